@@ -1,0 +1,170 @@
+package contract
+
+import "github.com/hall-dev/hall/internal/presence"
+
+// Presence is one live presence on the wire.
+type Presence struct {
+	PresenceID    string   `json:"presence_id"`
+	AgentID       string   `json:"agent_id"`
+	Brain         string   `json:"brain"`
+	CallerRoot    string   `json:"caller_root,omitempty"`
+	Kind          string   `json:"kind,omitempty"`
+	Theme         string   `json:"theme,omitempty"`
+	Worktree      string   `json:"worktree,omitempty"`
+	WorkingSet    []string `json:"working_set"`
+	TaskRef       string   `json:"task_ref,omitempty"`
+	Mutation      Mutation `json:"mutation"`
+	MutationLevel string   `json:"mutation_level"` // "observed", "declared" or "none"
+	FirstSeenMs   int64    `json:"first_seen_ms"`
+	LastBeatMs    int64    `json:"last_beat_ms"`
+	QueryCount    int64    `json:"query_count"`
+	TTLMs         int64    `json:"ttl_ms"`
+	ExpiresAtMs   int64    `json:"expires_at_ms"`
+}
+
+// Mutation is the two honest levels, as stored.
+type Mutation struct {
+	ObservedAtMs   int64  `json:"observed_at_ms,omitempty"`
+	DeclaredIntent string `json:"declared_intent,omitempty"`
+}
+
+// Side names one presence of a collision.
+type Side struct {
+	PresenceID string `json:"presence_id"`
+	AgentID    string `json:"agent_id"`
+	Theme      string `json:"theme,omitempty"`
+}
+
+// Collision is two mutating presences sharing a place on one brain.
+type Collision struct {
+	CollisionID string   `json:"collision_id"` // "<a presence_id>~<b presence_id>"
+	Brain       string   `json:"brain"`
+	A           Side     `json:"a"`
+	B           Side     `json:"b"`
+	Clauses     []string `json:"clauses"` // same_caller_root, same_worktree, working_set_overlap
+	Place       string   `json:"place"`   // the shared worktree, caller_root or path
+	Paths       []string `json:"paths"`   // overlapping working-set paths
+}
+
+// PresencesResponse is GET /api/presences: THE contract for UI clients and
+// pollers. Collisions is always present ([] when none). Error is set, with
+// both lists empty, when the registry cannot be read.
+type PresencesResponse struct {
+	Presences   []Presence  `json:"presences"`
+	Collisions  []Collision `json:"collisions"`
+	ServedBrain string      `json:"served_brain,omitempty"`
+	ServedAtMs  int64       `json:"served_at_ms"`
+	Cursor      string      `json:"cursor,omitempty"` // the stream event id this state matches
+	Error       string      `json:"error,omitempty"`  // "registry_unreadable"
+	Detail      string      `json:"detail,omitempty"` // why, when Error is set
+}
+
+// ErrorResponse is every JSON error: a snake_case code and a sentence.
+type ErrorResponse struct {
+	Error  string `json:"error"`
+	Detail string `json:"detail"`
+}
+
+// Health is GET /api/health.
+type Health struct {
+	Status         string          `json:"status"`
+	StartedAtMs    int64           `json:"started_at_ms"`
+	UptimeMs       int64           `json:"uptime_ms"`
+	Presences      *HealthRoster   `json:"presences,omitempty"`
+	PresencesError string          `json:"presences_error,omitempty"`
+	Store          HealthStoreStat `json:"store"`
+}
+
+// HealthRoster is the owner-wide roster as a diagnostic.
+type HealthRoster struct {
+	Live           int         `json:"live"`
+	CollisionCount int         `json:"collision_count"`
+	Skipped        int         `json:"skipped"`
+	Presences      []Presence  `json:"presences"`
+	Collisions     []Collision `json:"collisions"`
+}
+
+// HealthStoreStat counts the store traffic since start.
+type HealthStoreStat struct {
+	Kind        string `json:"kind"`
+	Beats       int64  `json:"beats"`
+	Writes      int64  `json:"writes"`
+	WriteErrors int64  `json:"write_errors"`
+	Throttled   int64  `json:"throttled"`
+}
+
+// FromRecord maps a domain record to its wire form.
+func FromRecord(r presence.Record) Presence {
+	ws := r.WorkingSet
+	if ws == nil {
+		ws = []string{}
+	}
+	return Presence{
+		PresenceID:    r.PresenceID,
+		AgentID:       r.AgentID,
+		Brain:         r.Brain,
+		CallerRoot:    r.CallerRoot,
+		Kind:          r.Kind,
+		Theme:         r.Theme,
+		Worktree:      r.Worktree,
+		WorkingSet:    append([]string{}, ws...),
+		TaskRef:       r.TaskRef,
+		Mutation:      Mutation{ObservedAtMs: r.Mutation.ObservedAtMs, DeclaredIntent: r.Mutation.DeclaredIntent},
+		MutationLevel: string(r.Mutation.Level()),
+		FirstSeenMs:   r.FirstSeenMs,
+		LastBeatMs:    r.LastBeatMs,
+		QueryCount:    r.QueryCount,
+		TTLMs:         r.TTL().Milliseconds(),
+		ExpiresAtMs:   r.ExpiresAtMs(),
+	}
+}
+
+// FromCollision maps a domain collision to its wire form.
+func FromCollision(c presence.Collision) Collision {
+	clauses := make([]string, len(c.Clauses))
+	for i, cl := range c.Clauses {
+		clauses[i] = string(cl)
+	}
+	paths := c.Paths
+	if paths == nil {
+		paths = []string{}
+	}
+	return Collision{
+		CollisionID: c.Key(),
+		Brain:       c.Brain,
+		A:           Side{PresenceID: c.A.PresenceID, AgentID: c.A.AgentID, Theme: c.A.Theme},
+		B:           Side{PresenceID: c.B.PresenceID, AgentID: c.B.AgentID, Theme: c.B.Theme},
+		Clauses:     clauses,
+		Place:       c.Place,
+		Paths:       append([]string{}, paths...),
+	}
+}
+
+// Presences maps records, never returning nil.
+func Presences(rs []presence.Record) []Presence {
+	out := make([]Presence, len(rs))
+	for i, r := range rs {
+		out[i] = FromRecord(r)
+	}
+	return out
+}
+
+// Collisions maps collisions, never returning nil.
+func Collisions(cs []presence.Collision) []Collision {
+	out := make([]Collision, len(cs))
+	for i, c := range cs {
+		out[i] = FromCollision(c)
+	}
+	return out
+}
+
+// FromSnapshot builds the contract response for a snapshot already narrowed
+// to servedBrain ("" for owner-wide).
+func FromSnapshot(s presence.Snapshot, servedBrain string) PresencesResponse {
+	return PresencesResponse{
+		Presences:   Presences(s.Live),
+		Collisions:  Collisions(s.Collisions),
+		ServedBrain: servedBrain,
+		ServedAtMs:  s.AtMs,
+	}
+}

@@ -1,0 +1,160 @@
+package presence
+
+import (
+	"path/filepath"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Limits on what an agent may send. Every field is bounded so one agent
+// cannot inflate the store, the page or the cockpit text.
+const (
+	MaxIDLen         = 128  // agent_id, task_ref, tool, kind
+	MaxThemeLen      = 200  // theme, declared_intent
+	MaxPathLen       = 1024 // brain, caller_root, worktree, each working-set entry
+	MaxWorkingSetLen = 64   // entries in working_set
+)
+
+// Beat is one report from a session: "I am here, doing this". Empty fields
+// are "not said": they keep what the presence already declared. WorkingSet
+// nil keeps the previous set; a non-nil empty slice clears it.
+type Beat struct {
+	AgentID        string
+	Brain          string
+	CallerRoot     string
+	Kind           string
+	Theme          string
+	Worktree       string
+	WorkingSet     []string
+	TaskRef        string
+	Tool           string // the tool the agent just ran, classified by the Hall
+	DeclaredIntent string
+}
+
+// Normalize validates the beat against the limits and returns it with its
+// paths canonical. Any violation is an EINVALID or ETOOLARGE error naming
+// the field.
+func (b Beat) Normalize() (Beat, error) {
+	type field struct {
+		name, value string
+		max         int
+		required    bool
+		oneLine     bool
+	}
+	for _, f := range []field{
+		{"agent_id", b.AgentID, MaxIDLen, true, true},
+		{"brain", b.Brain, MaxPathLen, true, true},
+		{"caller_root", b.CallerRoot, MaxPathLen, false, true},
+		{"worktree", b.Worktree, MaxPathLen, false, true},
+		{"kind", b.Kind, MaxIDLen, false, true},
+		{"task_ref", b.TaskRef, MaxIDLen, false, true},
+		{"tool", b.Tool, MaxIDLen, false, true},
+		{"theme", b.Theme, MaxThemeLen, false, true},
+		{"declared_intent", b.DeclaredIntent, MaxThemeLen, false, true},
+	} {
+		if err := checkText(f.name, f.value, f.max, f.required); err != nil {
+			return Beat{}, err
+		}
+	}
+	if len(b.WorkingSet) > MaxWorkingSetLen {
+		return Beat{}, Errorf(ETOOLARGE, "working_set has %d entries, limit %d", len(b.WorkingSet), MaxWorkingSetLen)
+	}
+	var err error
+	if b.Brain, err = canonicalField("brain", b.Brain); err != nil {
+		return Beat{}, err
+	}
+	if b.CallerRoot, err = canonicalField("caller_root", b.CallerRoot); err != nil {
+		return Beat{}, err
+	}
+	if b.Worktree, err = canonicalField("worktree", b.Worktree); err != nil {
+		return Beat{}, err
+	}
+	if b.WorkingSet != nil {
+		ws := make([]string, 0, len(b.WorkingSet))
+		for i, p := range b.WorkingSet {
+			if err := checkText("working_set entry", p, MaxPathLen, true); err != nil {
+				return Beat{}, Errorf(ErrorCode(err), "working_set[%d]: %s", i, ErrorMessage(err))
+			}
+			ws = append(ws, filepath.Clean(p))
+		}
+		b.WorkingSet = ws
+	}
+	return b, nil
+}
+
+func canonicalField(name, p string) (string, error) {
+	if p == "" {
+		return "", nil
+	}
+	c, err := CanonicalPath(p)
+	if err != nil {
+		return "", Errorf(EINVALID, "%s: %s", name, ErrorMessage(err))
+	}
+	return c, nil
+}
+
+// checkText enforces presence, length, UTF-8 and the absence of control
+// characters: a field is shown on one line everywhere.
+func checkText(name, v string, max int, required bool) error {
+	switch {
+	case required && strings.TrimSpace(v) == "":
+		return Errorf(EINVALID, "%s is required", name)
+	case len(v) > max:
+		return Errorf(ETOOLARGE, "%s is %d bytes, limit %d", name, len(v), max)
+	case !utf8.ValidString(v):
+		return Errorf(EINVALID, "%s is not valid UTF-8", name)
+	case strings.IndexFunc(v, unicode.IsControl) >= 0:
+		return Errorf(EINVALID, "%s contains a control character", name)
+	}
+	return nil
+}
+
+// signal is what forces a write at once when it changes: every declaration
+// and whether a mutation has been observed at all.
+func signal(r Record) string {
+	return strings.Join([]string{
+		r.CallerRoot, r.Kind, r.Theme, r.Worktree, strings.Join(r.WorkingSet, "\x00"),
+		r.TaskRef, r.Mutation.DeclaredIntent, boolString(r.Mutation.ObservedAtMs > 0),
+	}, "\x01")
+}
+
+func boolString(b bool) string {
+	if b {
+		return "1"
+	}
+	return "0"
+}
+
+// apply folds a normalized beat into the presence's previous state (zero
+// when new) at nowMs, returning the next state.
+func (b Beat) apply(prev Record, nowMs int64, ttlMs int64, c Classifier) Record {
+	r := prev.Clone()
+	if r.PresenceID == "" {
+		r = Record{Schema: Schema, PresenceID: ID(b.AgentID, b.Brain), AgentID: b.AgentID, Brain: b.Brain, FirstSeenMs: nowMs}
+	}
+	set := func(dst *string, v string) {
+		if v != "" {
+			*dst = v
+		}
+	}
+	set(&r.CallerRoot, b.CallerRoot)
+	set(&r.Kind, b.Kind)
+	set(&r.Theme, b.Theme)
+	set(&r.Worktree, b.Worktree)
+	set(&r.TaskRef, b.TaskRef)
+	set(&r.Mutation.DeclaredIntent, b.DeclaredIntent)
+	if b.WorkingSet != nil {
+		r.WorkingSet = append([]string(nil), b.WorkingSet...)
+		if len(r.WorkingSet) == 0 {
+			r.WorkingSet = nil
+		}
+	}
+	if b.Tool != "" && c.Mutating(b.Tool) {
+		r.Mutation.ObservedAtMs = nowMs
+	}
+	r.LastBeatMs = nowMs
+	r.QueryCount++
+	r.TTLMs = ttlMs
+	return r
+}

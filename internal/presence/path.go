@@ -1,0 +1,82 @@
+package presence
+
+import (
+	"path/filepath"
+	"strings"
+)
+
+// CanonicalPath returns p absolute, cleaned and, when it exists on this
+// machine, with symlinks resolved. A relative path is an EINVALID error: the
+// Hall never guesses which directory a caller meant.
+func CanonicalPath(p string) (string, error) {
+	if p == "" {
+		return "", Errorf(EINVALID, "path is empty")
+	}
+	if !filepath.IsAbs(p) {
+		return "", Errorf(EINVALID, "path %q is not absolute", p)
+	}
+	clean := filepath.Clean(p)
+	if resolved, err := filepath.EvalSymlinks(clean); err == nil {
+		return resolved, nil
+	}
+	// A brain on another host, or one not created yet: the cleaned path is
+	// the best canonical form there is.
+	return clean, nil
+}
+
+// resolveEntry makes one working-set entry absolute: relative entries resolve
+// against the record's worktree, else its caller_root, else its brain.
+func (r Record) resolveEntry(entry string) string {
+	if entry == "" {
+		return ""
+	}
+	if filepath.IsAbs(entry) {
+		return filepath.Clean(entry)
+	}
+	base := r.Worktree
+	if base == "" {
+		base = r.CallerRoot
+	}
+	if base == "" {
+		base = r.Brain
+	}
+	return filepath.Join(base, entry)
+}
+
+// ResolvedWorkingSet returns the record's working set as absolute, cleaned
+// paths, empty entries dropped.
+func (r Record) ResolvedWorkingSet() []string {
+	out := make([]string, 0, len(r.WorkingSet))
+	for _, e := range r.WorkingSet {
+		if p := r.resolveEntry(e); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// PathsOverlap reports whether two cleaned absolute paths overlap segment by
+// segment: equal, or one an ancestor of the other. "src/auth" overlaps
+// "src/auth/login.go" but not "src/authz". When they overlap, deeper is the
+// more specific of the two: the place both hands touch.
+func PathsOverlap(a, b string) (deeper string, ok bool) {
+	a, b = filepath.Clean(a), filepath.Clean(b)
+	switch {
+	case a == b:
+		return a, true
+	case isAncestor(a, b):
+		return b, true
+	case isAncestor(b, a):
+		return a, true
+	default:
+		return "", false
+	}
+}
+
+// isAncestor reports whether anc is a proper ancestor of p (both cleaned).
+func isAncestor(anc, p string) bool {
+	if anc == string(filepath.Separator) {
+		return p != anc && strings.HasPrefix(p, anc)
+	}
+	return len(p) > len(anc) && strings.HasPrefix(p, anc) && p[len(anc)] == filepath.Separator
+}

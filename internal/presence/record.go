@@ -1,0 +1,180 @@
+package presence
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// Schema is the version tag every record carries.
+const Schema = "m1nd-presence-v0"
+
+// DefaultTTL is the lifetime of a beat when a record names none (2 min).
+const DefaultTTL = 120 * time.Second
+
+// Record is one presence: one session of one agent on one brain, upserted by
+// its beats. It is the on-disk (and on-bucket) format of the spec: snake_case
+// JSON, epoch milliseconds in fields ending in _ms.
+type Record struct {
+	Schema     string   `json:"schema"`
+	PresenceID string   `json:"presence_id"`
+	AgentID    string   `json:"agent_id"`
+	Brain      string   `json:"brain"`
+	CallerRoot string   `json:"caller_root,omitempty"`
+	Kind       string   `json:"kind,omitempty"`
+	Theme      string   `json:"theme,omitempty"`
+	Worktree   string   `json:"worktree,omitempty"`
+	WorkingSet []string `json:"working_set,omitempty"`
+	TaskRef    string   `json:"task_ref,omitempty"`
+	Mutation   Mutation `json:"mutation"`
+
+	FirstSeenMs int64 `json:"first_seen_ms"`
+	LastBeatMs  int64 `json:"last_beat_ms"`
+	QueryCount  int64 `json:"query_count"`
+	TTLMs       int64 `json:"ttl_ms,omitempty"`
+}
+
+// Mutation holds the two honest mutation levels: what the Hall observed (a
+// mutating tool ran) and what the agent declared. Neither is ever derived
+// from the other.
+type Mutation struct {
+	ObservedAtMs   int64  `json:"observed_at_ms,omitempty"`
+	DeclaredIntent string `json:"declared_intent,omitempty"`
+}
+
+// Level names the strongest mutation signal a record carries.
+type Level string
+
+// The mutation levels, strongest first.
+const (
+	LevelObserved Level = "observed"
+	LevelDeclared Level = "declared"
+	LevelNone     Level = "none"
+)
+
+// Level reports the strongest signal: observed beats declared.
+func (m Mutation) Level() Level {
+	switch {
+	case m.ObservedAtMs > 0:
+		return LevelObserved
+	case m.DeclaredIntent != "":
+		return LevelDeclared
+	default:
+		return LevelNone
+	}
+}
+
+// Mutating reports whether the record carries any mutation signal, the third
+// condition of the collision predicate.
+func (r Record) Mutating() bool { return r.Mutation.Level() != LevelNone }
+
+// ID returns the stable presence id for (agentID, brain): "prs_" and the
+// first 12 hex digits of SHA-256(agent_id, a zero byte, brain). The brain
+// must already be canonical, or two spellings of one path get two ids.
+func ID(agentID, brain string) string {
+	h := sha256.New()
+	h.Write([]byte(agentID))
+	h.Write([]byte{0})
+	h.Write([]byte(brain))
+	return "prs_" + hex.EncodeToString(h.Sum(nil))[:12]
+}
+
+// ValidID reports whether id has the shape ID returns: "prs_" and 12
+// lowercase hex digits. Stores use it so an id can never name a path.
+func ValidID(id string) bool {
+	if len(id) != 16 || id[:4] != "prs_" {
+		return false
+	}
+	for _, c := range id[4:] {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// TTL is the record's lifetime, DefaultTTL when it names none.
+func (r Record) TTL() time.Duration {
+	if r.TTLMs <= 0 {
+		return DefaultTTL
+	}
+	return time.Duration(r.TTLMs) * time.Millisecond
+}
+
+// ExpiresAtMs is the last millisecond at which the record is still live.
+func (r Record) ExpiresAtMs() int64 { return r.LastBeatMs + r.TTL().Milliseconds() }
+
+// Stale reports now - last_beat_ms > ttl_ms: exactly at the ttl a record is
+// still live, one millisecond later it is gone.
+func (r Record) Stale(now time.Time) bool {
+	return now.UnixMilli()-r.LastBeatMs > r.TTL().Milliseconds()
+}
+
+// Clone returns a copy that shares no slice with r.
+func (r Record) Clone() Record {
+	if r.WorkingSet != nil {
+		r.WorkingSet = append([]string(nil), r.WorkingSet...)
+	}
+	return r
+}
+
+// wireRecord mirrors Record with pointers where absence must be told apart
+// from zero, so a foreign file lacking a required field is refused.
+type wireRecord struct {
+	Record
+	PresenceID *string   `json:"presence_id"`
+	AgentID    *string   `json:"agent_id"`
+	Brain      *string   `json:"brain"`
+	LastBeatMs *int64    `json:"last_beat_ms"`
+	Mutation   *Mutation `json:"mutation"`
+}
+
+// DecodeRecord parses one record written by the Hall or by any other writer:
+// unknown fields are ignored, field order and layout do not matter, and a
+// record lacking presence_id, agent_id, brain or last_beat_ms is an error.
+func DecodeRecord(data []byte) (Record, error) {
+	var w wireRecord
+	if err := json.Unmarshal(data, &w); err != nil {
+		return Record{}, Errorf(EINVALID, "decode record: %v", err)
+	}
+	var missing []string
+	if w.PresenceID == nil || *w.PresenceID == "" {
+		missing = append(missing, "presence_id")
+	}
+	if w.AgentID == nil || *w.AgentID == "" {
+		missing = append(missing, "agent_id")
+	}
+	if w.Brain == nil || *w.Brain == "" {
+		missing = append(missing, "brain")
+	}
+	if w.LastBeatMs == nil {
+		missing = append(missing, "last_beat_ms")
+	}
+	if len(missing) > 0 {
+		return Record{}, Errorf(EINVALID, "decode record: missing %v", missing)
+	}
+	r := w.Record
+	r.PresenceID, r.AgentID, r.Brain, r.LastBeatMs = *w.PresenceID, *w.AgentID, *w.Brain, *w.LastBeatMs
+	if w.Mutation != nil {
+		r.Mutation = *w.Mutation
+	}
+	if r.Schema == "" {
+		r.Schema = Schema
+	}
+	return r, nil
+}
+
+// EncodeRecord writes the record as the spec shows it: pretty-printed JSON
+// with a trailing newline.
+func EncodeRecord(r Record) ([]byte, error) {
+	if r.Schema == "" {
+		r.Schema = Schema
+	}
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("encode record %s: %w", r.PresenceID, err)
+	}
+	return append(b, '\n'), nil
+}

@@ -1,0 +1,295 @@
+package presence
+
+import (
+	"context"
+	"log/slog"
+	"reflect"
+	"sort"
+	"sync"
+	"time"
+)
+
+// DefaultThrottle is the least time between two store writes of one
+// presence, unless its signal changed.
+const DefaultThrottle = 5 * time.Second
+
+// Config configures a Service. Zero values take the defaults noted.
+type Config struct {
+	Now        func() time.Time // the clock; time.Now when nil
+	TTL        time.Duration    // ttl written into beaten records; DefaultTTL
+	Throttle   time.Duration    // DefaultThrottle
+	Brains     []string         // brains known before anyone beats, canonical
+	Classifier *Classifier      // DefaultMutatingTools when nil
+	Logger     *slog.Logger     // slog.Default() when nil
+}
+
+// Service is the Hall's one view of the presences: it reads the store,
+// overlays the beats it took itself (so its projection stays exact between
+// throttled writes), filters staleness at read, and derives collisions.
+//
+// Without Run, every read lists the store. While Run is active, reads come
+// from a cache that the store's watch, a periodic rescan and this Hall's own
+// writes keep current, and Changed signals each change.
+type Service struct {
+	store    Store
+	now      func() time.Time
+	ttl      time.Duration
+	throttle time.Duration
+	brains   map[string]bool
+	classify Classifier
+	log      *slog.Logger
+
+	mu       sync.Mutex
+	cache    map[string]Record // the store's records, stale included
+	skipped  int
+	cacheErr error
+	watching bool
+	entries  map[string]*entry // this Hall's beats, by presence id
+
+	changed chan struct{}
+	stats   Stats
+}
+
+// entry is this Hall's projection of one presence it takes beats for.
+type entry struct {
+	mu        sync.Mutex // serializes beats (and their writes) of one presence
+	seeded    bool       // rec was loaded from the store (or found absent)
+	rec       Record     // the exact current state
+	written   bool       // rec (or an earlier state) reached the store once
+	lastWrite time.Time  // clock time of the last store write
+	dirty     bool       // rec is newer than the store's copy
+	signal    string     // signal(rec) at the last write
+}
+
+// Stats counts what the service did, for health and benchmarks.
+type Stats struct {
+	Beats        int64
+	Writes       int64
+	WriteErrors  int64
+	Throttled    int64
+	Refreshes    int64
+	RefreshError int64
+}
+
+// NewService returns a Service over store.
+func NewService(store Store, cfg Config) *Service {
+	s := &Service{
+		store:    store,
+		now:      cfg.Now,
+		ttl:      cfg.TTL,
+		throttle: cfg.Throttle,
+		brains:   map[string]bool{},
+		log:      cfg.Logger,
+		entries:  map[string]*entry{},
+		changed:  make(chan struct{}, 1),
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.ttl <= 0 {
+		s.ttl = DefaultTTL
+	}
+	if s.throttle <= 0 {
+		s.throttle = DefaultThrottle
+	}
+	if cfg.Classifier != nil {
+		s.classify = *cfg.Classifier
+	} else {
+		s.classify = NewClassifier(DefaultMutatingTools)
+	}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	for _, b := range cfg.Brains {
+		s.brains[b] = true
+	}
+	return s
+}
+
+// Now is the service's clock.
+func (s *Service) Now() time.Time { return s.now() }
+
+// Changed delivers a token after each change the service knows of: a beat
+// written or projected, a leave, a store refresh that saw new content. Many
+// changes between two reads coalesce into one token.
+func (s *Service) Changed() <-chan struct{} { return s.changed }
+
+func (s *Service) notify() {
+	select {
+	case s.changed <- struct{}{}:
+	default:
+	}
+}
+
+// Stats returns a copy of the counters.
+func (s *Service) Stats() Stats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stats
+}
+
+// Refresh lists the store into the cache. A store that cannot be read
+// empties the cache and records the error: the roster is dropped whole,
+// never half-shown. It reports whether anything the cache held changed.
+func (s *Service) Refresh(ctx context.Context) (bool, error) {
+	l, err := s.store.List(ctx)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stats.Refreshes++
+	if err != nil {
+		s.stats.RefreshError++
+		changed := s.cacheErr == nil || len(s.cache) > 0
+		s.cache, s.skipped, s.cacheErr = nil, 0, err
+		return changed, err
+	}
+	next := make(map[string]Record, len(l.Records))
+	for _, r := range l.Records {
+		if old, ok := next[r.PresenceID]; !ok || r.LastBeatMs > old.LastBeatMs {
+			next[r.PresenceID] = r
+		}
+	}
+	changed := s.cacheErr != nil || !sameRecords(s.cache, next)
+	s.cache, s.skipped, s.cacheErr = next, l.Skipped, nil
+	return changed, nil
+}
+
+// Snapshot is the roster at one instant: the live records in roster order,
+// their collisions, and the brains the Hall knows.
+type Snapshot struct {
+	AtMs       int64
+	Live       []Record    // newest beat first, then agent_id, then presence_id
+	Collisions []Collision // by brain, then pair
+	Skipped    int         // store entries that did not decode
+	brains     map[string]bool
+}
+
+// Snapshot returns the live roster. When the store cannot be read it returns
+// an empty snapshot (still with the configured brains) and the error.
+func (s *Service) Snapshot(ctx context.Context) (Snapshot, error) {
+	s.mu.Lock()
+	watching := s.watching
+	s.mu.Unlock()
+	if !watching {
+		if _, err := s.Refresh(ctx); err != nil && ctx.Err() != nil {
+			return Snapshot{}, err
+		}
+	}
+	now := s.now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	snap := Snapshot{AtMs: now.UnixMilli(), Skipped: s.skipped, brains: make(map[string]bool, len(s.brains))}
+	for b := range s.brains {
+		snap.brains[b] = true
+	}
+	if s.cacheErr != nil {
+		return snap, s.cacheErr
+	}
+	for id, r := range s.cache {
+		snap.brains[r.Brain] = true
+		if e, ok := s.entries[id]; ok && e.rec.LastBeatMs >= r.LastBeatMs && e.rec.PresenceID != "" {
+			r = e.rec
+		}
+		if !r.Stale(now) {
+			snap.Live = append(snap.Live, r.Clone())
+		}
+	}
+	SortRoster(snap.Live)
+	snap.Collisions = CollisionsIn("", snap.Live)
+	return snap, nil
+}
+
+// SortRoster orders records newest beat first, then by agent_id, then by
+// presence_id, so every surface shows one order.
+func SortRoster(rs []Record) {
+	sort.Slice(rs, func(i, j int) bool {
+		a, b := rs[i], rs[j]
+		if a.LastBeatMs != b.LastBeatMs {
+			return a.LastBeatMs > b.LastBeatMs
+		}
+		if a.AgentID != b.AgentID {
+			return a.AgentID < b.AgentID
+		}
+		return a.PresenceID < b.PresenceID
+	})
+}
+
+// Known reports whether the Hall knows brain: configured, or named by any
+// stored record (stale ones included).
+func (s Snapshot) Known(brain string) bool { return s.brains[brain] }
+
+// Brains returns the known brains, sorted.
+func (s Snapshot) Brains() []string {
+	out := make([]string, 0, len(s.brains))
+	for b := range s.brains {
+		out = append(out, b)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ForBrain narrows the snapshot to one brain; "" returns it whole.
+func (s Snapshot) ForBrain(brain string) Snapshot {
+	if brain == "" {
+		return s
+	}
+	out := Snapshot{AtMs: s.AtMs, Skipped: s.Skipped, brains: s.brains}
+	for _, r := range s.Live {
+		if r.Brain == brain {
+			out.Live = append(out.Live, r)
+		}
+	}
+	for _, c := range s.Collisions {
+		if c.Brain == brain {
+			out.Collisions = append(out.Collisions, c)
+		}
+	}
+	return out
+}
+
+// Find returns the live record with the id.
+func (s Snapshot) Find(id string) (Record, bool) {
+	for _, r := range s.Live {
+		if r.PresenceID == id {
+			return r, true
+		}
+	}
+	return Record{}, false
+}
+
+// CollisionsFor returns the collisions the presence with id is a side of.
+func (s Snapshot) CollisionsFor(id string) []Collision {
+	var out []Collision
+	for _, c := range s.Collisions {
+		if _, ok := c.Partner(id); ok {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// NextExpiryMs is the first millisecond at which a live record goes stale,
+// 0 when none is live: the moment a live view must look again.
+func (s Snapshot) NextExpiryMs() int64 {
+	var next int64
+	for _, r := range s.Live {
+		if e := r.ExpiresAtMs() + 1; next == 0 || e < next {
+			next = e
+		}
+	}
+	return next
+}
+
+func sameRecords(a, b map[string]Record) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for id, ra := range a {
+		rb, ok := b[id]
+		if !ok || !sameRecord(ra, rb) {
+			return false
+		}
+	}
+	return true
+}
+
+func sameRecord(a, b Record) bool { return reflect.DeepEqual(a, b) }

@@ -1,0 +1,183 @@
+package presence
+
+import (
+	"context"
+	"time"
+)
+
+// BeatResult is what a beat answers: the stable id, whether this beat's
+// state reached the store (false when throttled or when the store failed),
+// why not, and the collisions the beating presence is a side of.
+type BeatResult struct {
+	PresenceID string
+	Stored     bool
+	Throttled  bool   // the state is held in memory and will be written
+	Reason     string // why it was not stored, when it was not
+	Collisions []Collision
+}
+
+// Beat takes one beat: it folds the beat into the presence's state, writes
+// the store at most once per throttle window (at once when the signal
+// changed), and answers with the presence's own collisions. A store that
+// cannot be written never fails the beat: Stored is false, Reason says why,
+// and the failure is logged and counted. Only a beat that breaks the input
+// rules is an error, and it changes nothing.
+func (s *Service) Beat(ctx context.Context, b Beat) (BeatResult, error) {
+	b, err := b.Normalize()
+	if err != nil {
+		return BeatResult{}, err
+	}
+	id := ID(b.AgentID, b.Brain)
+	e := s.entry(id)
+
+	e.mu.Lock()
+	s.seed(ctx, e, id)
+	now := s.now()
+	e.rec = b.apply(e.rec, now.UnixMilli(), s.ttl.Milliseconds(), s.classify)
+	sig := signal(e.rec)
+	res := BeatResult{PresenceID: id}
+	if e.written && sig == e.signal && now.Sub(e.lastWrite) < s.throttle {
+		e.dirty = true
+		res.Throttled = true
+		res.Reason = "throttled: held in memory, written within " + s.throttle.String()
+		s.count(func(st *Stats) { st.Throttled++ })
+	} else {
+		res.Stored, res.Reason = s.write(ctx, e, now)
+	}
+	rec := e.rec.Clone()
+	e.mu.Unlock()
+
+	s.mu.Lock()
+	s.stats.Beats++
+	if res.Stored && s.cacheErr == nil {
+		if s.cache == nil {
+			s.cache = map[string]Record{}
+		}
+		s.cache[id] = rec
+	}
+	s.mu.Unlock()
+	s.notify()
+
+	snap, err := s.Snapshot(ctx)
+	if err == nil {
+		res.Collisions = snap.CollisionsFor(id)
+	}
+	return res, nil
+}
+
+// entry returns this Hall's projection of a presence, new when unknown.
+func (s *Service) entry(id string) *entry {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, ok := s.entries[id]
+	if !ok {
+		e = &entry{}
+		s.entries[id] = e
+	}
+	return e
+}
+
+// seed loads a new projection from the store, so first_seen_ms and
+// query_count survive a Hall restart; the caller holds e.mu.
+func (s *Service) seed(ctx context.Context, e *entry, id string) {
+	if e.seeded {
+		return
+	}
+	e.seeded = true
+	if r, err := s.store.Get(ctx, id); err == nil && !r.Stale(s.now()) {
+		e.rec = r
+		e.written, e.signal = true, signal(r)
+	}
+}
+
+// write stores e.rec; the caller holds e.mu.
+func (s *Service) write(ctx context.Context, e *entry, now time.Time) (bool, string) {
+	if err := s.store.Upsert(ctx, e.rec); err != nil {
+		e.dirty = true
+		s.count(func(st *Stats) { st.WriteErrors++ })
+		s.log.Warn("presence not stored", "presence_id", e.rec.PresenceID, "err", err)
+		return false, "store unavailable: " + ErrorMessage(err)
+	}
+	e.written, e.dirty, e.lastWrite, e.signal = true, false, now, signal(e.rec)
+	s.count(func(st *Stats) { st.Writes++ })
+	return true, ""
+}
+
+func (s *Service) count(f func(*Stats)) {
+	s.mu.Lock()
+	f(&s.stats)
+	s.mu.Unlock()
+}
+
+// FlushDue writes every held state whose throttle window has passed (all of
+// them when force is set), so a throttled beat is never lost: the last
+// state reaches the store. It returns how many it wrote.
+func (s *Service) FlushDue(ctx context.Context, force bool) int {
+	s.mu.Lock()
+	var due []*entry
+	for _, e := range s.entries {
+		due = append(due, e)
+	}
+	s.mu.Unlock()
+	n := 0
+	for _, e := range due {
+		e.mu.Lock()
+		now := s.now()
+		if e.dirty && (force || now.Sub(e.lastWrite) >= s.throttle) && !e.rec.Stale(now) {
+			if ok, _ := s.write(ctx, e, now); ok {
+				n++
+				rec := e.rec.Clone()
+				s.mu.Lock()
+				if s.cacheErr == nil && s.cache != nil {
+					s.cache[rec.PresenceID] = rec
+				}
+				s.mu.Unlock()
+			}
+		}
+		e.mu.Unlock()
+	}
+	s.prune()
+	return n
+}
+
+// prune forgets projections that went stale with nothing left to write, so
+// memory stays bounded by the live sessions.
+func (s *Service) prune() {
+	now := s.now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for id, e := range s.entries {
+		if e.mu.TryLock() {
+			if !e.dirty && e.rec.Stale(now) {
+				delete(s.entries, id)
+			}
+			e.mu.Unlock()
+		}
+	}
+}
+
+// Leave removes a presence at once: the explicit end of a session. It is an
+// ENOTFOUND error when neither the store nor this Hall knows the id.
+func (s *Service) Leave(ctx context.Context, id string) error {
+	if !ValidID(id) {
+		return Errorf(EINVALID, "presence id %q is not prs_ and 12 lowercase hex digits", id)
+	}
+	s.mu.Lock()
+	e := s.entries[id]
+	delete(s.entries, id)
+	s.mu.Unlock()
+	if e != nil {
+		e.mu.Lock() // wait out a beat in flight
+		e.dirty = false
+		e.mu.Unlock()
+	}
+	err := s.store.Delete(ctx, id)
+	if err != nil && !(ErrorCode(err) == ENOTFOUND && e != nil) {
+		return err
+	}
+	s.mu.Lock()
+	delete(s.cache, id)
+	s.mu.Unlock()
+	s.notify()
+	return nil
+}

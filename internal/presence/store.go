@@ -1,0 +1,38 @@
+package presence
+
+import "context"
+
+// Store keeps presence records. The sidecar directory (DirStore) is the
+// embedded default; a distributed backend sits beside it behind the same
+// interface. A Store returns every record it holds, stale ones included:
+// staleness is filtered at read, by the caller, against its own clock.
+type Store interface {
+	// List returns every record that decodes, and how many entries were
+	// skipped because they did not (foreign, corrupt or incomplete files).
+	List(ctx context.Context) (Listing, error)
+	// Get returns one record, or an ENOTFOUND error.
+	Get(ctx context.Context, id string) (Record, error)
+	// Upsert writes the record under its presence id, atomically: a reader
+	// sees the old record or the new one, never half of either.
+	Upsert(ctx context.Context, r Record) error
+	// Delete removes a record; ENOTFOUND when there is none.
+	Delete(ctx context.Context, id string) error
+}
+
+// Listing is what one List call saw.
+type Listing struct {
+	Records []Record
+	Skipped int // entries that looked like records but did not decode
+}
+
+// Reclaimer is a Store that can reclaim what dead sessions left behind: stale
+// records and leftover temp files. The Hall calls it once at boot.
+type Reclaimer interface {
+	Reclaim(ctx context.Context, now int64) (ReclaimReport, error)
+}
+
+// ReclaimReport counts what a reclaim removed.
+type ReclaimReport struct {
+	StaleRecords int
+	TempFiles    int
+}

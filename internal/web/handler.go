@@ -1,0 +1,41 @@
+package web
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/hall-dev/hall/internal/presence"
+)
+
+// Roster is what the read surfaces need from the domain: the live roster at
+// this instant.
+type Roster interface {
+	Snapshot(ctx context.Context) (presence.Snapshot, error)
+}
+
+// Handler serves every surface of the Hall. Its fields are its
+// dependencies; set them before serving.
+type Handler struct {
+	Service   *presence.Service
+	Roster    Roster // Service when nil; a cached live view in production
+	StoreKind string // "dir", "nats"…, shown on health
+	StartedAt time.Time
+	Log       *slog.Logger
+}
+
+func (h *Handler) roster() Roster {
+	if h.Roster != nil {
+		return h.Roster
+	}
+	return h.Service
+}
+
+// scope resolves the brain query parameter: "" for owner-wide, else the
+// canonical path. A relative path is an EINVALID error.
+func scope(raw string) (string, error) {
+	if raw == "" {
+		return "", nil
+	}
+	return presence.CanonicalPath(raw)
+}

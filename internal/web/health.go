@@ -1,0 +1,38 @@
+package web
+
+import (
+	"net/http"
+
+	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/presence"
+)
+
+// HandleHealth serves GET /api/health: status, uptime, and the owner-wide
+// roster as a diagnostic. An unreadable registry drops the presences block
+// whole and says why; health itself still answers 200.
+func (h *Handler) HandleHealth(w http.ResponseWriter, r *http.Request) {
+	now := h.Service.Now()
+	st := h.Service.Stats()
+	out := contract.Health{
+		Status:      "ok",
+		StartedAtMs: h.StartedAt.UnixMilli(),
+		UptimeMs:    now.Sub(h.StartedAt).Milliseconds(),
+		Store: contract.HealthStoreStat{
+			Kind: h.StoreKind, Beats: st.Beats, Writes: st.Writes,
+			WriteErrors: st.WriteErrors, Throttled: st.Throttled,
+		},
+	}
+	snap, err := h.roster().Snapshot(r.Context())
+	if err != nil {
+		out.PresencesError = "registry unreadable: " + presence.ErrorMessage(err)
+	} else {
+		out.Presences = &contract.HealthRoster{
+			Live:           len(snap.Live),
+			CollisionCount: len(snap.Collisions),
+			Skipped:        snap.Skipped,
+			Presences:      contract.Presences(snap.Live),
+			Collisions:     contract.Collisions(snap.Collisions),
+		}
+	}
+	writeJSON(w, http.StatusOK, out)
+}

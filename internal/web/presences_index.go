@@ -1,0 +1,71 @@
+package web
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
+	"strings"
+
+	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/presence"
+)
+
+// HandlePresencesIndex serves GET /api/presences[?brain=]: the contract.
+// Owner-wide without brain; a known brain's roster with served_brain
+// echoing its canonical path; 404 for a brain the Hall does not know. An
+// unreadable registry is 200 with empty lists and an error: the roster is
+// dropped whole. The ETag covers everything but served_at_ms, so a poller's
+// If-None-Match gets 304 while nothing changed.
+func (h *Handler) HandlePresencesIndex(w http.ResponseWriter, r *http.Request) {
+	brain, err := scope(r.URL.Query().Get("brain"))
+	if err != nil {
+		writeError(w, err, "invalid_brain")
+		return
+	}
+	snap, err := h.roster().Snapshot(r.Context())
+	if err != nil {
+		h.Log.Warn("registry unreadable", "err", err)
+		writeJSON(w, http.StatusOK, contract.PresencesResponse{
+			Presences:  []contract.Presence{},
+			Collisions: []contract.Collision{},
+			ServedAtMs: snap.AtMs,
+			Error:      "registry_unreadable",
+			Detail:     presence.ErrorMessage(err),
+		})
+		return
+	}
+	if brain != "" && !snap.Known(brain) {
+		writeError(w, presence.Errorf(presence.ENOTFOUND, "the Hall knows no brain %q", brain), "unknown_brain")
+		return
+	}
+	resp := contract.FromSnapshot(snap.ForBrain(brain), brain)
+	etag := etagOf(resp)
+	w.Header().Set("ETag", etag)
+	if match := r.Header.Get("If-None-Match"); match != "" && etagMatches(match, etag) {
+		w.Header().Set("Cache-Control", "no-cache")
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	writeJSON(w, http.StatusOK, resp)
+	// writeJSON sets no-store; a conditional poller needs no-cache instead.
+}
+
+// etagOf hashes the response without its clock, so the tag changes exactly
+// when the roster or its collisions do.
+func etagOf(resp contract.PresencesResponse) string {
+	resp.ServedAtMs = 0
+	b, _ := json.Marshal(resp)
+	sum := sha256.Sum256(b)
+	return `"` + hex.EncodeToString(sum[:12]) + `"`
+}
+
+func etagMatches(header, etag string) bool {
+	for _, t := range strings.Split(header, ",") {
+		t = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(t), "W/"))
+		if t == etag || t == "*" {
+			return true
+		}
+	}
+	return false
+}
