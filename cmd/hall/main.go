@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -32,7 +33,7 @@ type exitError struct {
 func (e *exitError) Error() string { return e.err.Error() }
 
 // run dispatches to a command and turns its error into an exit code.
-func run(ctx context.Context, args []string, stdin *os.File, stdout, stderr *os.File) int {
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	cmd, rest := "serve", args
 	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
 		cmd, rest = args[0], args[1:]
@@ -68,7 +69,7 @@ func run(ctx context.Context, args []string, stdin *os.File, stdout, stderr *os.
 }
 
 // commands are the subcommands beside serve, registered by their files.
-var commands = map[string]func(ctx context.Context, args []string, stdin *os.File, stdout, stderr *os.File) error{}
+var commands = map[string]func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error{}
 
 const usage = `usage: hall [command] [flags]
 
@@ -77,6 +78,7 @@ commands:
   beat    report a beat to a Hall, or straight into a registry
   leave   end a presence at once
   watch   follow a Hall's live stream
+  relay   mirror this machine's sidecar folder into a NATS bucket
   help    this text
 
 Run "hall <command> -h" for a command's flags. Every flag can also be set

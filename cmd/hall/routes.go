@@ -16,6 +16,7 @@ func newRouter(h *web.Handler, log *slog.Logger) *echo.Echo {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.Use(middleware.Recover())
+	e.Use(echo.WrapMiddleware(web.SecurityHeaders))
 	e.HTTPErrorHandler = func(err error, c echo.Context) {
 		he, ok := err.(*echo.HTTPError)
 		status, code := http.StatusInternalServerError, "internal"
@@ -31,8 +32,15 @@ func newRouter(h *web.Handler, log *slog.Logger) *echo.Echo {
 		}
 	}
 
+	e.GET("/", wrap(h.HandlePage))
+	e.GET("/static/:name", wrap(h.HandleStatic))
 	e.GET("/api/presences", wrap(h.HandlePresencesIndex))
+	e.GET("/api/presences/stream", wrap(h.HandlePresencesStream))
 	e.GET("/api/health", wrap(h.HandleHealth))
+	e.GET("/api/north", wrap(h.HandleNorth))
+	e.GET("/api/cockpit", wrap(h.HandleCockpit))
+	e.POST("/api/presences/beat", wrap(web.RequireToken(h.WriteToken, h.HandleBeat)))
+	e.DELETE("/api/presences/:presence_id", wrap(web.RequireToken(h.WriteToken, h.HandleLeave)))
 	return e
 }
 

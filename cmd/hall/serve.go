@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hall-dev/hall/internal/presence"
+	"github.com/hall-dev/hall/internal/stream"
 	"github.com/hall-dev/hall/internal/web"
 )
 
@@ -30,6 +31,17 @@ type Config struct {
 	MutatingTools       []string
 	Rescan              time.Duration
 	LogLevel            slog.Level
+	PprofAddr           string // loopback address for net/http/pprof; off when empty
+	Demo                bool           // a temporary registry with simulated agents (cmd/hall/demo.go)
+	Page                web.PageConfig // timings of the live page's script; defaults when zero
+	StreamHeartbeat     time.Duration  // comment line on an idle live stream; 15 s when zero
+	Store               string         // "dir" (the default) or nats://host:port[,…] (cmd/hall/store.go)
+	NATSCreds           string         // NATS credentials file, for a nats:// store
+	NATSTLSCA           string         // PEM CAs of the NATS servers' certificates
+
+	// Now is the Hall's clock, time.Now when nil. No flag sets it: the
+	// fault suite steps it (cmd/hall/fault_test.go).
+	Now func() time.Time
 }
 
 // parseServeConfig reads serve's flags.
@@ -47,7 +59,13 @@ func parseServeConfig(args []string, stderr io.Writer) (Config, error) {
 	fs.BoolVar(&cfg.AllowInsecureRemote, "allow-insecure-remote", false, "allow a non-loopback address without --token")
 	fs.Var(&tools, "mutating-tool", "a tool name that counts as a mutation (repeatable; replaces the defaults)")
 	fs.DurationVar(&cfg.Rescan, "rescan", 30*time.Second, "full rescan of the store, the safety net under its watch")
+	fs.StringVar(&cfg.PprofAddr, "pprof-addr", "", "serve net/http/pprof on this loopback address (for profiling; off by default)")
 	fs.StringVar(&level, "log-level", "info", "debug, info, warn or error")
+	fs.DurationVar(&cfg.StreamHeartbeat, "stream-heartbeat", stream.DefaultHeartbeat, "heartbeat comment on an idle live stream (keeps proxies from closing it)")
+	fs.BoolVar(&cfg.Demo, "demo", false, "run over a temporary registry with simulated agents, to see the Hall alive")
+	fs.StringVar(&cfg.Store, "store", storeDir, "where presences live: dir (the sidecar folder under --registry-root) or nats://host:port[,host:port…] (a JetStream bucket several Halls share)")
+	fs.StringVar(&cfg.NATSCreds, "nats-creds", "", "NATS credentials file (JWT and nkey seed), for --store nats://")
+	fs.StringVar(&cfg.NATSTLSCA, "nats-tls-ca", "", "PEM file of the CAs that sign the NATS servers' certificates, for --store nats://")
 	if err := parseWithEnv(fs, args); err != nil {
 		return cfg, &exitError{code: 2, err: err}
 	}
@@ -80,6 +98,9 @@ func (c Config) Validate() error {
 	if c.TTL <= 0 {
 		return fmt.Errorf("--ttl must be positive, got %s", c.TTL)
 	}
+	if _, err := parseStoreSpec(c.Store); err != nil {
+		return err
+	}
 	return nil
 }
 
@@ -98,13 +119,18 @@ type Main struct {
 	Config Config
 	Log    *slog.Logger
 
-	Store   *presence.DirStore
-	Service *presence.Service
+	Store     presence.Store // chosen by --store (cmd/hall/store.go)
+	StoreKind string         // "dir" or "nats"
+	Service   *presence.Service
+	Hub       *stream.Hub // the live stream, and the cached roster every read serves from
 
 	ln     net.Listener
 	server *http.Server
 	cancel context.CancelFunc
 	done   chan struct{}
+
+	closeStore func() error
+	pprof      *http.Server
 }
 
 // NewMain returns a Main for the config.
@@ -124,17 +150,23 @@ func (m *Main) Run(ctx context.Context) error {
 	if err := m.Config.Validate(); err != nil {
 		return err
 	}
-	m.Store = presence.NewDirStore(m.Config.RegistryRoot)
-	if err := m.Store.Init(); err != nil {
-		return fmt.Errorf("open registry %s: %w", m.Config.RegistryRoot, err)
+	store, err := openStore(storeOptions{
+		Spec: m.Config.Store, RegistryRoot: m.Config.RegistryRoot, TTL: m.Config.TTL,
+		NATSCreds: m.Config.NATSCreds, NATSTLSCA: m.Config.NATSTLSCA, Name: "hall serve",
+	}, m.Log)
+	if err != nil {
+		return err
 	}
+	m.Store, m.StoreKind, m.closeStore = store.Store, store.Kind, store.Close
 	startedAt := time.Now()
-	if rep, err := m.Store.Reclaim(ctx, startedAt.UnixMilli()); err != nil {
-		m.Log.Warn("boot reclaim failed", "err", err)
-	} else if rep.StaleRecords+rep.TempFiles > 0 {
-		m.Log.Info("boot reclaim", "stale_records", rep.StaleRecords, "temp_files", rep.TempFiles)
+	if rc, ok := m.Store.(presence.Reclaimer); ok {
+		if rep, err := rc.Reclaim(ctx, startedAt.UnixMilli()); err != nil {
+			m.Log.Warn("boot reclaim failed", "err", err)
+		} else if rep.StaleRecords+rep.TempFiles > 0 {
+			m.Log.Info("boot reclaim", "stale_records", rep.StaleRecords, "temp_files", rep.TempFiles)
+		}
 	}
-	svcCfg := presence.Config{TTL: m.Config.TTL, Brains: m.Config.Brains, Logger: m.Log}
+	svcCfg := presence.Config{TTL: m.Config.TTL, Brains: m.Config.Brains, Logger: m.Log, Now: m.Config.Now}
 	if len(m.Config.MutatingTools) > 0 {
 		c := presence.NewClassifier(m.Config.MutatingTools)
 		svcCfg.Classifier = &c
@@ -149,12 +181,18 @@ func (m *Main) Run(ctx context.Context) error {
 		_ = m.Service.Run(runCtx, presence.RunConfig{Rescan: m.Config.Rescan})
 	}()
 
-	h := &web.Handler{Service: m.Service, StoreKind: "dir", StartedAt: startedAt, Log: m.Log}
+	m.Hub = stream.NewHub(m.Service, stream.Config{Heartbeat: m.Config.StreamHeartbeat, Log: m.Log})
+	m.Hub.Start(runCtx)
+
+	h := &web.Handler{Service: m.Service, StoreKind: m.StoreKind, WriteToken: m.Config.Token, StartedAt: startedAt, Log: m.Log, Page: m.Config.Page}
+	h.Roster, h.Stream = m.Hub, m.Hub
 	e := newRouter(h, m.Log)
 	ln, err := net.Listen("tcp", m.Config.Addr)
 	if err != nil {
+		m.Hub.Close()
 		cancel()
 		<-m.done
+		m.closeStore()
 		return fmt.Errorf("listen %s: %w", m.Config.Addr, err)
 	}
 	m.ln = ln
@@ -164,7 +202,12 @@ func (m *Main) Run(ctx context.Context) error {
 			m.Log.Error("http server stopped", "err", err)
 		}
 	}()
-	m.Log.Info("hall listening", "url", m.URL(), "registry", m.Store.Dir())
+	m.Log.Info("hall listening", "url", m.URL(), "store", m.StoreKind, "at", store.Where)
+	if m.Config.PprofAddr != "" {
+		if m.pprof, err = startPprof(m.Config.PprofAddr, m.Log); err != nil {
+			m.Log.Warn("profiler not started", "err", err)
+		}
+	}
 	return nil
 }
 
@@ -172,6 +215,14 @@ func (m *Main) Run(ctx context.Context) error {
 // throttled beat to the store.
 func (m *Main) Close() error {
 	var err error
+	if m.pprof != nil {
+		_ = m.pprof.Close()
+	}
+	if m.Hub != nil {
+		// Open streams never go idle: end them first, or Shutdown waits
+		// its whole timeout on them.
+		m.Hub.Close()
+	}
 	if m.server != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
@@ -183,6 +234,10 @@ func (m *Main) Close() error {
 		m.cancel()
 		<-m.done
 	}
+	if m.closeStore != nil {
+		// After the live loop: its last act flushes held beats to the store.
+		err = errors.Join(err, m.closeStore())
+	}
 	return err
 }
 
@@ -193,6 +248,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
+	if cfg.Demo {
+		return runDemo(ctx, cfg, log, stdout)
+	}
 	m := NewMain(cfg, log)
 	if err := m.Run(ctx); err != nil {
 		return err
@@ -202,4 +260,3 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	log.Info("shutting down")
 	return m.Close()
 }
-

@@ -2,7 +2,7 @@ package presence
 
 import (
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -50,47 +50,89 @@ func CollisionBetween(a, b Record) (Collision, bool) {
 	if a.PresenceID == b.PresenceID || a.Brain != b.Brain || !a.Mutating() || !b.Mutating() {
 		return Collision{}, false
 	}
+	va, vb := viewOf(&a), viewOf(&b)
+	return collide(&a, &b, &va, &vb)
+}
+
+// view is what the place condition compares of one record, computed once
+// per record rather than once per pair: caller_root and worktree cleaned
+// ("" when unset, so an unset one never matches) and the working set
+// resolved to absolute, cleaned paths.
+type view struct {
+	callerRoot, worktree string
+	ws                   []string
+	keys                 []string // ws in the sweep's sort form; CollisionsIn only
+}
+
+func viewOf(r *Record) view {
+	return view{callerRoot: cleanOrEmpty(r.CallerRoot), worktree: cleanOrEmpty(r.Worktree), ws: r.ResolvedWorkingSet()}
+}
+
+// collide applies the place condition to two distinct, mutating records on
+// one brain, given their views.
+func collide(a, b *Record, va, vb *view) (Collision, bool) {
+	var cl collider
+	return cl.collide(a, b, va, vb)
+}
+
+// collider cuts the Clauses and Paths of many collisions from shared
+// arrays, so a sweep allocates per batch rather than per collision. Each
+// slice handed out is capped at its length: appending to one never writes
+// into another.
+type collider struct {
+	clauses []Clause
+	paths   []string
+}
+
+func (cl *collider) collide(a, b *Record, va, vb *view) (Collision, bool) {
 	if a.PresenceID > b.PresenceID {
-		a, b = b, a
+		a, b, va, vb = b, a, vb, va
 	}
-	c := Collision{Brain: a.Brain, A: a, B: b}
-	if a.CallerRoot != "" && filepath.Clean(a.CallerRoot) == filepath.Clean(b.CallerRoot) {
-		c.Clauses = append(c.Clauses, ClauseCallerRoot)
-	}
-	if a.Worktree != "" && filepath.Clean(a.Worktree) == filepath.Clean(b.Worktree) {
-		c.Clauses = append(c.Clauses, ClauseWorktree)
-	}
-	seen := map[string]bool{}
-	for _, pa := range a.ResolvedWorkingSet() {
-		for _, pb := range b.ResolvedWorkingSet() {
-			if p, ok := PathsOverlap(pa, pb); ok && !seen[p] {
-				seen[p] = true
-				c.Paths = append(c.Paths, p)
+	start := len(cl.paths)
+	for _, pa := range va.ws {
+		for _, pb := range vb.ws {
+			if p, ok := overlapCleaned(pa, pb); ok {
+				cl.paths = append(cl.paths, p)
 			}
 		}
 	}
-	if len(c.Paths) > 0 {
-		sort.Strings(c.Paths)
-		c.Clauses = append(c.Clauses, ClauseWorkingSet)
+	var paths []string
+	if len(cl.paths) > start {
+		paths = cl.paths[start:]
+		slices.Sort(paths)
+		paths = slices.Compact(paths)
+		cl.paths = cl.paths[:start+len(paths)]
+		paths = paths[:len(paths):len(paths)]
 	}
-	if len(c.Clauses) == 0 {
+	cs := cl.clauses[len(cl.clauses):]
+	if va.callerRoot != "" && va.callerRoot == vb.callerRoot {
+		cs = append(cs, ClauseCallerRoot)
+	}
+	if va.worktree != "" && va.worktree == vb.worktree {
+		cs = append(cs, ClauseWorktree)
+	}
+	if paths != nil {
+		cs = append(cs, ClauseWorkingSet)
+	}
+	if len(cs) == 0 {
 		return Collision{}, false
 	}
-	c.Place = c.place()
-	return c, true
-}
-
-// place picks what to name first: the shared worktree, else the shared
-// caller_root, else the first overlapping path.
-func (c Collision) place() string {
+	cs = cs[:len(cs):len(cs)]
+	if cap(cl.clauses)-len(cl.clauses) >= len(cs) {
+		cl.clauses = cl.clauses[:len(cl.clauses)+len(cs)]
+	}
+	c := Collision{Brain: a.Brain, A: *a, B: *b, Clauses: cs, Paths: paths}
+	// Name first the shared worktree, else the shared caller_root, else
+	// the first overlapping path.
 	switch {
 	case c.has(ClauseWorktree):
-		return filepath.Clean(c.A.Worktree)
+		c.Place = va.worktree
 	case c.has(ClauseCallerRoot):
-		return filepath.Clean(c.A.CallerRoot)
+		c.Place = va.callerRoot
 	default:
-		return c.Paths[0]
+		c.Place = paths[0]
 	}
+	return c, true
 }
 
 func (c Collision) has(cl Clause) bool {
@@ -108,27 +150,155 @@ func (c Collision) has(cl Clause) bool {
 // records and the collisions found, not with the square of a brain's roster.
 // The order is deterministic: by brain, then A's id, then B's id.
 func CollisionsIn(brain string, live []Record) []Collision {
-	byBrain := map[string][]int{}
-	for i, r := range live {
-		if (brain == "" || r.Brain == brain) && r.Mutating() {
-			byBrain[r.Brain] = append(byBrain[r.Brain], i)
-		}
+	views, byBrain := scopeViews(brain, live)
+	brains := make([]string, 0, len(byBrain))
+	for b := range byBrain {
+		brains = append(brains, b)
 	}
-	var out []Collision
-	for _, idx := range byBrain {
-		for _, pair := range candidatePairs(live, idx) {
-			if c, ok := CollisionBetween(live[pair[0]], live[pair[1]]); ok {
-				out = append(out, c)
+	slices.Sort(brains)
+	// Order the candidate pairs first, as small handles, brain by brain,
+	// then build each (wide) Collision once.
+	var sc sweepScratch
+	var pairs [][2]int
+	for _, b := range brains {
+		start := len(pairs)
+		pairs = sc.candidatePairs(pairs, views, byBrain[b])
+		ps := slices.DeleteFunc(pairs[start:], func(p [2]int) bool { return live[p[0]].PresenceID == live[p[1]].PresenceID })
+		for k, p := range ps {
+			if live[p[0]].PresenceID > live[p[1]].PresenceID {
+				ps[k] = [2]int{p[1], p[0]}
 			}
 		}
+		slices.SortFunc(ps, func(x, y [2]int) int {
+			if c := compareKeys(live[x[0]].PresenceID, live[x[1]].PresenceID, live[y[0]].PresenceID, live[y[1]].PresenceID); c != 0 {
+				return c
+			}
+			if x[0] != y[0] {
+				return x[0] - y[0]
+			}
+			return x[1] - y[1]
+		})
+		// A pair found through several clauses or paths is now adjacent.
+		ps = slices.Compact(ps)
+		pairs = pairs[:start+len(ps)]
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Brain != out[j].Brain {
-			return out[i].Brain < out[j].Brain
+	if len(pairs) == 0 {
+		return nil
+	}
+	cl := collider{clauses: make([]Clause, 0, 3*len(pairs))}
+	out := make([]Collision, 0, len(pairs))
+	for _, p := range pairs {
+		if c, ok := cl.collide(&live[p[0]], &live[p[1]], &views[p[0]], &views[p[1]]); ok {
+			out = append(out, c)
 		}
-		return out[i].Key() < out[j].Key()
-	})
+	}
+	if len(out) == 0 {
+		return nil
+	}
 	return out
+}
+
+// scopeViews returns the view of every mutating record in scope (by index
+// into live) and those indexes by brain. The resolved paths and their sweep
+// keys are cut from two shared strings: two allocations for all of them,
+// not one per entry. A resolved entry is what Record.resolveEntry returns:
+// for the Unix paths the Hall deals in, filepath.Join of base and entry is
+// Clean(base + separator + entry). TestCollisionsInEqualsBruteForce holds
+// the two to the same answers.
+func scopeViews(brain string, live []Record) ([]view, map[string][]int) {
+	views := make([]view, len(live))
+	byBrain := map[string][]int{}
+	var scope []int // in live order: every pass below walks this one order
+	size := 0
+	for i := range live {
+		r := &live[i]
+		if (brain != "" && r.Brain != brain) || !r.Mutating() {
+			continue
+		}
+		scope = append(scope, i)
+		byBrain[r.Brain] = append(byBrain[r.Brain], i)
+		views[i].callerRoot, views[i].worktree = cleanOrEmpty(r.CallerRoot), cleanOrEmpty(r.Worktree)
+		base := r.resolveBase()
+		for _, e := range r.WorkingSet {
+			size += len(base) + 1 + len(e)
+		}
+	}
+
+	// Pass 1: every entry joined to its base, end to end.
+	var raw strings.Builder
+	raw.Grow(size)
+	var ends []int
+	for _, i := range scope {
+		base := live[i].resolveBase()
+		for _, e := range live[i].WorkingSet {
+			if e == "" {
+				continue
+			}
+			if !filepath.IsAbs(e) && base != "" {
+				raw.WriteString(base)
+				raw.WriteByte(filepath.Separator)
+			}
+			raw.WriteString(e)
+			ends = append(ends, raw.Len())
+		}
+	}
+	all := raw.String()
+
+	// Pass 2: cleaned (no copy when already clean), and the sweep keys.
+	ws := make([]string, 0, len(ends))
+	var keys strings.Builder
+	keys.Grow(size)
+	from := 0
+	for _, end := range ends {
+		p := filepath.Clean(all[from:end])
+		from = end
+		ws = append(ws, p)
+		for j := 0; j < len(p); j++ {
+			c := p[j]
+			if c == filepath.Separator {
+				c = 0
+			}
+			keys.WriteByte(c)
+		}
+	}
+	allKeys := keys.String()
+	ks := make([]string, len(ws))
+	from = 0
+	for k, p := range ws {
+		ks[k] = allKeys[from : from+len(p)]
+		from += len(p)
+	}
+
+	// Pass 3: hand each record its share.
+	k := 0
+	for _, i := range scope {
+		n := 0
+		for _, e := range live[i].WorkingSet {
+			if e != "" {
+				n++
+			}
+		}
+		views[i].ws = ws[k : k+n : k+n]
+		views[i].keys = ks[k : k+n : k+n]
+		k += n
+	}
+	return views, byBrain
+}
+
+// compareKeys orders two pairs as their Keys (a1~b1 against a2~b2) compare,
+// without building the strings in the common case.
+func compareKeys(a1, b1, a2, b2 string) int {
+	if a1 == a2 {
+		return strings.Compare(b1, b2)
+	}
+	n := min(len(a1), len(a2))
+	for i := 0; i < n; i++ {
+		if a1[i] != a2[i] {
+			return int(a1[i]) - int(a2[i])
+		}
+	}
+	// One id is a prefix of the other: the separator takes part.
+	return strings.Compare(a1+"~"+b1, a2+"~"+b2)
 }
 
 // CollisionsFor returns the collisions one presence is a side of: its own
@@ -143,60 +313,69 @@ func CollisionsFor(p Record, live []Record) []Collision {
 	return out
 }
 
-// candidatePairs returns each pair of indexes (into live) that shares a
-// caller_root, a worktree or an overlapping working-set path, once.
-func candidatePairs(live []Record, idx []int) [][2]int {
-	seen := map[[2]int]bool{}
-	var pairs [][2]int
+// sweepScratch holds what candidatePairs reuses from one brain to the next.
+type sweepScratch struct {
+	entries []sweepEntry
+	open    []sweepEntry
+}
+
+type sweepEntry struct {
+	key   string
+	owner int
+}
+
+func bySweepKey(a, b sweepEntry) int { return strings.Compare(a.key, b.key) }
+
+// candidatePairs appends to pairs every pair of indexes (into views) that
+// shares a caller_root, a worktree or an overlapping working-set path, as
+// often as it is found: the caller sorts and compacts.
+func (sc *sweepScratch) candidatePairs(pairs [][2]int, views []view, idx []int) [][2]int {
 	add := func(i, j int) {
-		if i == j {
-			return
-		}
-		if i > j {
-			i, j = j, i
-		}
-		k := [2]int{i, j}
-		if !seen[k] {
-			seen[k] = true
-			pairs = append(pairs, k)
+		if i != j {
+			pairs = append(pairs, [2]int{i, j})
 		}
 	}
-	addGroups := func(key func(Record) string) {
-		groups := map[string][]int{}
+
+	// Equal keys: sort (key, owner) and pair within each run.
+	addRuns := func(key func(v *view) string) {
+		es := sc.entries[:0]
 		for _, i := range idx {
-			if k := key(live[i]); k != "" {
-				groups[k] = append(groups[k], i)
+			if k := key(&views[i]); k != "" {
+				es = append(es, sweepEntry{k, i})
 			}
 		}
-		for _, g := range groups {
-			for x := range g {
-				for y := x + 1; y < len(g); y++ {
-					add(g[x], g[y])
+		slices.SortFunc(es, bySweepKey)
+		for x := 0; x < len(es); {
+			y := x + 1
+			for y < len(es) && es[y].key == es[x].key {
+				y++
+			}
+			for p := x; p < y; p++ {
+				for q := p + 1; q < y; q++ {
+					add(es[p].owner, es[q].owner)
 				}
 			}
+			x = y
 		}
+		sc.entries = es
 	}
-	addGroups(func(r Record) string { return cleanOrEmpty(r.CallerRoot) })
-	addGroups(func(r Record) string { return cleanOrEmpty(r.Worktree) })
+	addRuns(func(v *view) string { return v.callerRoot })
+	addRuns(func(v *view) string { return v.worktree })
 
 	// Working sets: sort every (path, owner) so that a path's descendants
-	// follow it contiguously (separators compare lowest), then sweep with a
-	// stack of the ancestors still open. Each entry pairs with the open
-	// ancestors and equal paths only, so the sweep costs n·log n plus the
-	// overlaps it finds.
-	type entry struct {
-		key   string
-		owner int
-	}
-	var entries []entry
+	// follow it contiguously (the separator made the lowest byte), then
+	// sweep with a stack of the ancestors still open. Each entry pairs with
+	// the open ancestors and equal paths only, so the sweep costs n·log n
+	// plus the overlaps it finds.
+	es := sc.entries[:0]
 	for _, i := range idx {
-		for _, p := range live[i].ResolvedWorkingSet() {
-			entries = append(entries, entry{strings.ReplaceAll(p, string(filepath.Separator), "\x00"), i})
+		for _, k := range views[i].keys {
+			es = append(es, sweepEntry{k, i})
 		}
 	}
-	sort.Slice(entries, func(a, b int) bool { return entries[a].key < entries[b].key })
-	var open []entry
-	for _, e := range entries {
+	slices.SortFunc(es, bySweepKey)
+	open := sc.open[:0]
+	for _, e := range es {
 		for len(open) > 0 && !keyCovers(open[len(open)-1].key, e.key) {
 			open = open[:len(open)-1]
 		}
@@ -205,11 +384,14 @@ func candidatePairs(live []Record, idx []int) [][2]int {
 		}
 		open = append(open, e)
 	}
+	sc.entries, sc.open = es, open
 	return pairs
 }
 
 // keyCovers reports whether anc equals p or is its ancestor, in the
-// separator-as-zero-byte form the sweep sorts by.
+// separator-as-zero-byte form the sweep sorts by. A path holding a zero
+// byte of its own may be taken for an ancestor it is not: that only adds a
+// candidate, which collide then refuses.
 func keyCovers(anc, p string) bool {
 	if anc == p {
 		return true

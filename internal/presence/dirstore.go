@@ -8,7 +8,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -24,8 +28,40 @@ const tempPrefix = ".tmp-"
 // DirStore is the sidecar directory store: <root>/presences/<id>.json, one
 // pretty-printed record per file, written to a temp file in the same folder
 // and renamed into place.
+//
+// List remembers what it decoded, keyed by each file's inode, size and
+// modification time: a rescan stats every file but reads and decodes only
+// the files that changed, so the periodic safety net and the rescans that
+// follow the watch cost little over a large registry.
 type DirStore struct {
 	dir string
+
+	mu      sync.Mutex
+	decoded map[string]decodedFile // by file name
+}
+
+// decodedFile is one file's last decode, and the stat it was taken under.
+type decodedFile struct {
+	key fileKey
+	rec Record
+	err error
+}
+
+// fileKey tells one version of a file from another. Writers rename a new
+// file into place, so a new version has a new inode even when its size and
+// time match the old one.
+type fileKey struct {
+	ino   uint64
+	size  int64
+	mtime int64
+}
+
+func keyOf(info fs.FileInfo) fileKey {
+	k := fileKey{size: info.Size(), mtime: info.ModTime().UnixNano()}
+	if st, ok := info.Sys().(*syscall.Stat_t); ok {
+		k.ino = uint64(st.Ino)
+	}
+	return k
 }
 
 // NewDirStore returns a store over <registryRoot>/presences. It does not
@@ -58,30 +94,101 @@ func (s *DirStore) path(id string) (string, error) {
 // that do not decode, lack a required field or exceed MaxRecordBytes are
 // skipped and counted. A folder that cannot be read is an EUNAVAILABLE error.
 func (s *DirStore) List(ctx context.Context) (Listing, error) {
-	entries, err := os.ReadDir(s.dir)
+	slots, err := s.scan(ctx)
 	if err != nil {
-		return Listing{}, Errorf(EUNAVAILABLE, "read presences folder: %v", err)
+		return Listing{}, err
 	}
-	l := Listing{Records: make([]Record, 0, len(entries))}
-	for _, e := range entries {
-		if err := ctx.Err(); err != nil {
-			return Listing{}, err
-		}
-		name := e.Name()
-		if !isRecordName(name) || e.IsDir() {
-			continue
-		}
-		r, err := s.readFile(filepath.Join(s.dir, name))
-		switch {
-		case err == nil:
-			l.Records = append(l.Records, r)
-		case errors.Is(err, fs.ErrNotExist):
-			// Deleted between ReadDir and open: a leave, not a fault.
-		default:
+	l := Listing{Records: make([]Record, 0, len(slots))}
+	for _, sl := range slots {
+		if sl.err == nil {
+			l.Records = append(l.Records, sl.rec.Clone())
+		} else {
 			l.Skipped++
 		}
 	}
 	return l, nil
+}
+
+// slot is one record file seen by scan.
+type slot struct {
+	name string
+	key  fileKey
+	rec  Record
+	err  error
+	read bool // not in the decode cache: read and decode it
+}
+
+// scan stats every record file, decodes those the cache does not hold in
+// their current version, and returns them all (files deleted mid-scan
+// left out).
+func (s *DirStore) scan(ctx context.Context) ([]slot, error) {
+	entries, err := os.ReadDir(s.dir)
+	if err != nil {
+		return nil, Errorf(EUNAVAILABLE, "read presences folder: %v", err)
+	}
+	slots := make([]slot, 0, len(entries))
+	s.mu.Lock()
+	for _, e := range entries {
+		if !isRecordName(e.Name()) || e.IsDir() {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil {
+			continue // gone since ReadDir: a leave, not a fault
+		}
+		sl := slot{name: e.Name(), key: keyOf(info)}
+		if d, ok := s.decoded[sl.name]; ok && d.key == sl.key {
+			sl.rec, sl.err = d.rec, d.err
+		} else {
+			sl.read = true
+		}
+		slots = append(slots, sl)
+	}
+	s.mu.Unlock()
+
+	// Reading and decoding is most of a start-up over a large registry:
+	// spread it over the cores. Each worker fills its own slots.
+	var todo []int
+	for i := range slots {
+		if slots[i].read {
+			todo = append(todo, i)
+		}
+	}
+	workers := min(runtime.GOMAXPROCS(0), 1+len(todo)/64)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				n := int(next.Add(1) - 1)
+				if n >= len(todo) || ctx.Err() != nil {
+					return
+				}
+				sl := &slots[todo[n]]
+				sl.rec, sl.err = s.readFile(filepath.Join(s.dir, sl.name))
+			}
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+
+	kept := slots[:0]
+	fresh := make(map[string]decodedFile, len(slots))
+	for _, sl := range slots {
+		if errors.Is(sl.err, fs.ErrNotExist) {
+			continue // deleted between stat and open: a leave, not a fault
+		}
+		kept = append(kept, sl)
+		fresh[sl.name] = decodedFile{key: sl.key, rec: sl.rec, err: sl.err}
+	}
+	s.mu.Lock()
+	s.decoded = fresh // forgets files that are gone: memory follows the folder
+	s.mu.Unlock()
+	return kept, nil
 }
 
 // isRecordName reports whether a folder entry may hold a record.
@@ -192,19 +299,23 @@ func (s *DirStore) Reclaim(ctx context.Context, nowMs int64) (ReclaimReport, err
 	}
 	now := time.UnixMilli(nowMs)
 	for _, e := range entries {
-		name := e.Name()
-		full := filepath.Join(s.dir, name)
-		switch {
-		case strings.HasPrefix(name, tempPrefix):
-			info, err := e.Info()
-			if err == nil && now.Sub(info.ModTime()) > staleTempAge && os.Remove(full) == nil {
-				rep.TempFiles++
-			}
-		case isRecordName(name):
-			r, err := s.readFile(full)
-			if err == nil && r.Stale(now) && os.Remove(full) == nil {
-				rep.StaleRecords++
-			}
+		if !strings.HasPrefix(e.Name(), tempPrefix) {
+			continue
+		}
+		info, err := e.Info()
+		if err == nil && now.Sub(info.ModTime()) > staleTempAge && os.Remove(filepath.Join(s.dir, e.Name())) == nil {
+			rep.TempFiles++
+		}
+	}
+	// The scan fills the decode cache, so the Hall's first List after boot
+	// reads no file twice.
+	slots, err := s.scan(ctx)
+	if err != nil {
+		return rep, err
+	}
+	for _, sl := range slots {
+		if sl.err == nil && sl.rec.Stale(now) && os.Remove(filepath.Join(s.dir, sl.name)) == nil {
+			rep.StaleRecords++
 		}
 	}
 	return rep, nil

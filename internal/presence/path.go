@@ -33,14 +33,20 @@ func (r Record) resolveEntry(entry string) string {
 	if filepath.IsAbs(entry) {
 		return filepath.Clean(entry)
 	}
-	base := r.Worktree
-	if base == "" {
-		base = r.CallerRoot
+	return filepath.Join(r.resolveBase(), entry)
+}
+
+// resolveBase is what relative working-set entries resolve against: the
+// worktree, else the caller_root, else the brain.
+func (r Record) resolveBase() string {
+	switch {
+	case r.Worktree != "":
+		return r.Worktree
+	case r.CallerRoot != "":
+		return r.CallerRoot
+	default:
+		return r.Brain
 	}
-	if base == "" {
-		base = r.Brain
-	}
-	return filepath.Join(base, entry)
 }
 
 // ResolvedWorkingSet returns the record's working set as absolute, cleaned
@@ -60,7 +66,12 @@ func (r Record) ResolvedWorkingSet() []string {
 // "src/auth/login.go" but not "src/authz". When they overlap, deeper is the
 // more specific of the two: the place both hands touch.
 func PathsOverlap(a, b string) (deeper string, ok bool) {
-	a, b = filepath.Clean(a), filepath.Clean(b)
+	return overlapCleaned(filepath.Clean(a), filepath.Clean(b))
+}
+
+// overlapCleaned is PathsOverlap for paths already cleaned, as resolved
+// working sets are: the collision sweep calls it per pair of entries.
+func overlapCleaned(a, b string) (deeper string, ok bool) {
 	switch {
 	case a == b:
 		return a, true

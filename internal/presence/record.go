@@ -106,10 +106,25 @@ func (r Record) TTL() time.Duration {
 // ExpiresAtMs is the last millisecond at which the record is still live.
 func (r Record) ExpiresAtMs() int64 { return r.LastBeatMs + r.TTL().Milliseconds() }
 
+// MinClockSkew is the least a beat may be stamped ahead of a reader's clock
+// and still be believed (see Stale): writers on other machines run clocks a
+// few seconds apart, and a short ttl must not hide them for it.
+const MinClockSkew = 5 * time.Second
+
 // Stale reports now - last_beat_ms > ttl_ms: exactly at the ttl a record is
 // still live, one millisecond later it is gone.
+//
+// A beat stamped in the future (a writer's clock ahead, or this clock set
+// back) is believed up to one ttl (at least MinClockSkew) ahead of now, and
+// it lapses at last_beat_ms + ttl_ms like any other: a presence that stops
+// beating after the clock went back by J leaves within ttl + J. A beat
+// stamped further ahead is not believed at all: the record is stale, so no
+// clock can make a presence immortal. (The Service also never shows again
+// a version it once found stale, so none rises as the clock catches up.)
 func (r Record) Stale(now time.Time) bool {
-	return now.UnixMilli()-r.LastBeatMs > r.TTL().Milliseconds()
+	age := now.UnixMilli() - r.LastBeatMs
+	ttl := r.TTL().Milliseconds()
+	return age > ttl || -age > max(ttl, MinClockSkew.Milliseconds())
 }
 
 // Clone returns a copy that shares no slice with r.
@@ -162,6 +177,11 @@ func DecodeRecord(data []byte) (Record, error) {
 	}
 	if r.Schema == "" {
 		r.Schema = Schema
+	}
+	if len(r.WorkingSet) == 0 {
+		// "working_set": [] and an absent set say the same; one form keeps
+		// decode(encode(r)) == r and change detection free of false alarms.
+		r.WorkingSet = nil
 	}
 	return r, nil
 }

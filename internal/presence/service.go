@@ -1,11 +1,15 @@
 package presence
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"reflect"
+	"slices"
 	"sort"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -45,8 +49,12 @@ type Service struct {
 	cacheErr error
 	watching bool
 	entries  map[string]*entry // this Hall's beats, by presence id
+	// lapsed holds, by presence id, the last_beat_ms of a version found
+	// stale: it stays gone though the clock is set back, until rewritten.
+	lapsed map[string]int64
 
 	changed chan struct{}
+	version atomic.Uint64 // advanced by every notify
 	stats   Stats
 }
 
@@ -59,6 +67,9 @@ type entry struct {
 	lastWrite time.Time  // clock time of the last store write
 	dirty     bool       // rec is newer than the store's copy
 	signal    string     // signal(rec) at the last write
+	// shown is a copy of rec for readers. It is guarded by Service.mu, not
+	// by mu, so a snapshot never reads rec while a beat rewrites it.
+	shown Record
 }
 
 // Stats counts what the service did, for health and benchmarks.
@@ -81,6 +92,7 @@ func NewService(store Store, cfg Config) *Service {
 		brains:   map[string]bool{},
 		log:      cfg.Logger,
 		entries:  map[string]*entry{},
+		lapsed:   map[string]int64{},
 		changed:  make(chan struct{}, 1),
 	}
 	if s.now == nil {
@@ -115,11 +127,18 @@ func (s *Service) Now() time.Time { return s.now() }
 func (s *Service) Changed() <-chan struct{} { return s.changed }
 
 func (s *Service) notify() {
+	s.version.Add(1)
 	select {
 	case s.changed <- struct{}{}:
 	default:
 	}
 }
+
+// Version advances with every change the service signals. A reader that
+// saw version v and a Snapshot taken after it knows nothing it was told of
+// has happened since while Version still returns v; ttl expiries are the
+// reader's to time (Snapshot.NextExpiryMs).
+func (s *Service) Version() uint64 { return s.version.Load() }
 
 // Stats returns a copy of the counters.
 func (s *Service) Stats() Stats {
@@ -150,6 +169,11 @@ func (s *Service) Refresh(ctx context.Context) (bool, error) {
 	}
 	changed := s.cacheErr != nil || !sameRecords(s.cache, next)
 	s.cache, s.skipped, s.cacheErr = next, l.Skipped, nil
+	for id := range s.lapsed {
+		if _, ok := next[id]; !ok {
+			delete(s.lapsed, id)
+		}
+	}
 	return changed, nil
 }
 
@@ -184,32 +208,94 @@ func (s *Service) Snapshot(ctx context.Context) (Snapshot, error) {
 	if s.cacheErr != nil {
 		return snap, s.cacheErr
 	}
-	for id, r := range s.cache {
+	for _, r := range s.cache {
 		snap.brains[r.Brain] = true
-		if e, ok := s.entries[id]; ok && e.rec.LastBeatMs >= r.LastBeatMs && e.rec.PresenceID != "" {
-			r = e.rec
-		}
-		if !r.Stale(now) {
-			snap.Live = append(snap.Live, r.Clone())
-		}
 	}
+	snap.Live = s.liveLocked(now, "")
 	SortRoster(snap.Live)
 	snap.Collisions = CollisionsIn("", snap.Live)
 	return snap, nil
 }
 
+// liveLocked returns the live records on brain ("" for all), each the
+// newer of the store's copy and this Hall's projection; the caller holds
+// s.mu.
+func (s *Service) liveLocked(now time.Time, brain string) []Record {
+	live := make([]Record, 0, len(s.cache))
+	for id, r := range s.cache {
+		if brain != "" && r.Brain != brain {
+			continue
+		}
+		if e, ok := s.entries[id]; ok && e.shown.LastBeatMs >= r.LastBeatMs && e.shown.PresenceID != "" {
+			r = e.shown
+		}
+		// A version once found stale never comes back, though the clock
+		// goes back or catches up on a beat stamped too far ahead: a
+		// presence that stopped does not rise again.
+		if lb, ok := s.lapsed[id]; ok && lb == r.LastBeatMs {
+			continue
+		}
+		if r.Stale(now) {
+			s.lapsed[id] = r.LastBeatMs
+			continue
+		}
+		live = append(live, r.Clone())
+	}
+	return live
+}
+
+// nextExpiryMs is the first millisecond at which a live record goes stale,
+// 0 when none is live: Snapshot.NextExpiryMs without building a snapshot.
+func (s *Service) nextExpiryMs(now time.Time) int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var next int64
+	for id, r := range s.cache {
+		if e, ok := s.entries[id]; ok && e.shown.LastBeatMs >= r.LastBeatMs && e.shown.PresenceID != "" {
+			r = e.shown
+		}
+		if e := r.ExpiresAtMs() + 1; !r.Stale(now) && (next == 0 || e < next) {
+			next = e
+		}
+	}
+	return next
+}
+
+// collisionsOf returns the live collisions the presence is a side of,
+// looking at its own brain only: what a beat answers with, at a cost that
+// does not grow with the other brains.
+func (s *Service) collisionsOf(ctx context.Context, id, brain string) []Collision {
+	s.mu.Lock()
+	watching := s.watching
+	s.mu.Unlock()
+	if !watching {
+		if _, err := s.Refresh(ctx); err != nil {
+			return nil
+		}
+	}
+	s.mu.Lock()
+	live := s.liveLocked(s.now(), brain)
+	s.mu.Unlock()
+	var out []Collision
+	for _, c := range CollisionsIn(brain, live) {
+		if _, ok := c.Partner(id); ok {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // SortRoster orders records newest beat first, then by agent_id, then by
 // presence_id, so every surface shows one order.
 func SortRoster(rs []Record) {
-	sort.Slice(rs, func(i, j int) bool {
-		a, b := rs[i], rs[j]
+	slices.SortFunc(rs, func(a, b Record) int {
 		if a.LastBeatMs != b.LastBeatMs {
-			return a.LastBeatMs > b.LastBeatMs
+			return cmp.Compare(b.LastBeatMs, a.LastBeatMs)
 		}
 		if a.AgentID != b.AgentID {
-			return a.AgentID < b.AgentID
+			return strings.Compare(a.AgentID, b.AgentID)
 		}
-		return a.PresenceID < b.PresenceID
+		return strings.Compare(a.PresenceID, b.PresenceID)
 	})
 }
 

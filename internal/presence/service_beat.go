@@ -33,10 +33,15 @@ func (s *Service) Beat(ctx context.Context, b Beat) (BeatResult, error) {
 	e.mu.Lock()
 	s.seed(ctx, e, id)
 	now := s.now()
+	prevBeatMs := e.rec.LastBeatMs
 	e.rec = b.apply(e.rec, now.UnixMilli(), s.ttl.Milliseconds(), s.classify)
 	sig := signal(e.rec)
 	res := BeatResult{PresenceID: id}
-	if e.written && sig == e.signal && now.Sub(e.lastWrite) < s.throttle {
+	// A clock that went back since the last beat is written through at
+	// once: the stored copy, stamped ahead of every new beat, would
+	// otherwise win over them at read until the window passed.
+	clockBack := now.UnixMilli() < prevBeatMs
+	if e.written && sig == e.signal && !clockBack && withinThrottle(now, e.lastWrite, s.throttle) {
 		e.dirty = true
 		res.Throttled = true
 		res.Reason = "throttled: held in memory, written within " + s.throttle.String()
@@ -44,10 +49,12 @@ func (s *Service) Beat(ctx context.Context, b Beat) (BeatResult, error) {
 	} else {
 		res.Stored, res.Reason = s.write(ctx, e, now)
 	}
+	// Publish while still holding e.mu, so concurrent beats of one
+	// presence publish in the order they applied: a reader never sees an
+	// older state after a newer one.
 	rec := e.rec.Clone()
-	e.mu.Unlock()
-
 	s.mu.Lock()
+	e.shown = rec
 	s.stats.Beats++
 	if res.Stored && s.cacheErr == nil {
 		if s.cache == nil {
@@ -56,11 +63,11 @@ func (s *Service) Beat(ctx context.Context, b Beat) (BeatResult, error) {
 		s.cache[id] = rec
 	}
 	s.mu.Unlock()
+	e.mu.Unlock()
 	s.notify()
 
-	snap, err := s.Snapshot(ctx)
-	if err == nil {
-		res.Collisions = snap.CollisionsFor(id)
+	if rec.Mutating() { // a side without a mutation signal never collides
+		res.Collisions = s.collisionsOf(ctx, id, b.Brain)
 	}
 	return res, nil
 }
@@ -103,6 +110,15 @@ func (s *Service) write(ctx context.Context, e *entry, now time.Time) (bool, str
 	return true, ""
 }
 
+// withinThrottle reports whether now is still inside the throttle window
+// the write at last opened. A clock set back before last closes it: the
+// window is measured forward only, or a jump back would hold writes for as
+// long as the jump.
+func withinThrottle(now, last time.Time, throttle time.Duration) bool {
+	d := now.Sub(last)
+	return d >= 0 && d < throttle
+}
+
 func (s *Service) count(f func(*Stats)) {
 	s.mu.Lock()
 	f(&s.stats)
@@ -123,7 +139,7 @@ func (s *Service) FlushDue(ctx context.Context, force bool) int {
 	for _, e := range due {
 		e.mu.Lock()
 		now := s.now()
-		if e.dirty && (force || now.Sub(e.lastWrite) >= s.throttle) && !e.rec.Stale(now) {
+		if e.dirty && (force || !withinThrottle(now, e.lastWrite, s.throttle)) && !e.rec.Stale(now) {
 			if ok, _ := s.write(ctx, e, now); ok {
 				n++
 				rec := e.rec.Clone()
@@ -140,15 +156,16 @@ func (s *Service) FlushDue(ctx context.Context, force bool) int {
 	return n
 }
 
-// prune forgets projections that went stale with nothing left to write, so
-// memory stays bounded by the live sessions.
+// prune forgets projections that went stale, so memory stays bounded by the
+// live sessions. A stale state is never written (FlushDue skips it), so one
+// still dirty, because the store refused it, is dropped all the same.
 func (s *Service) prune() {
 	now := s.now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for id, e := range s.entries {
 		if e.mu.TryLock() {
-			if !e.dirty && e.rec.Stale(now) {
+			if e.rec.Stale(now) {
 				delete(s.entries, id)
 			}
 			e.mu.Unlock()

@@ -15,8 +15,9 @@ type RunConfig struct {
 // Run keeps the cache current until ctx ends: it follows the store's watch
 // (when the store is a Watcher), rescans periodically as the safety net,
 // wakes at the next ttl expiry so a silent presence leaves though no file
-// changed, and flushes throttled beats when their window passes. Each
-// change is signalled on Changed. On return it flushes every held beat.
+// changed (and looks again at once when the clock jumps), and flushes
+// throttled beats when their window passes. Each change is signalled on
+// Changed. On return it flushes every held beat.
 func (s *Service) Run(ctx context.Context, cfg RunConfig) error {
 	if cfg.Rescan <= 0 {
 		cfg.Rescan = 30 * time.Second
@@ -42,7 +43,14 @@ func (s *Service) Run(ctx context.Context, cfg RunConfig) error {
 		}
 	}
 	if w, ok := s.store.(Watcher); ok {
-		go s.watchLoop(ctx, w, poke, cfg.Retry)
+		// Run returns only once the watch has ended: no goroutine of its
+		// own outlives it. Deferred after the flush, so it runs first.
+		watchDone := make(chan struct{})
+		defer func() { <-watchDone }()
+		go func() {
+			defer close(watchDone)
+			s.watchLoop(ctx, w, poke, cfg.Retry)
+		}()
 	}
 
 	s.refreshAndNotify(ctx)
@@ -56,6 +64,7 @@ func (s *Service) Run(ctx context.Context, cfg RunConfig) error {
 	defer flush.Stop()
 	expiry := time.NewTimer(time.Hour)
 	defer expiry.Stop()
+	clock := newClockWatch(s.now())
 
 	for {
 		s.armExpiry(ctx, expiry)
@@ -74,10 +83,41 @@ func (s *Service) Run(ctx context.Context, cfg RunConfig) error {
 			s.refreshAndNotify(ctx)
 		case <-flush.C:
 			s.FlushDue(ctx, false)
+			// A jump of the clock ages every record at once, which no file
+			// event tells and the armed timer (monotonic) does not see:
+			// look again now rather than when the timer fires.
+			if clock.jumped(s.now()) {
+				s.notify()
+			}
 		case <-expiry.C:
 			s.notify()
 		}
 	}
+}
+
+// clockJump is how far the service's clock may drift from the monotonic
+// clock between two looks before Run takes it for a jump.
+const clockJump = 500 * time.Millisecond
+
+// clockWatch notices the service's clock (wall time, or a test's) moving
+// apart from the monotonic clock: an NTP step, a suspended machine, a clock
+// set by hand.
+type clockWatch struct {
+	wallMs int64
+	mono   time.Time
+}
+
+func newClockWatch(now time.Time) *clockWatch {
+	return &clockWatch{wallMs: now.UnixMilli(), mono: time.Now()}
+}
+
+// jumped reports whether now moved more than clockJump off the monotonic
+// time elapsed since the last look, forward or back.
+func (c *clockWatch) jumped(now time.Time) bool {
+	mono := time.Now()
+	drift := (now.UnixMilli() - c.wallMs) - mono.Sub(c.mono).Milliseconds()
+	c.wallMs, c.mono = now.UnixMilli(), mono
+	return drift > clockJump.Milliseconds() || -drift > clockJump.Milliseconds()
 }
 
 func (s *Service) watchLoop(ctx context.Context, w Watcher, poke func(), retry time.Duration) {
@@ -101,13 +141,10 @@ func (s *Service) refreshAndNotify(ctx context.Context) {
 
 // armExpiry sets the timer to the next moment a live record goes stale.
 func (s *Service) armExpiry(ctx context.Context, t *time.Timer) {
-	snap, err := s.Snapshot(ctx)
 	wait := time.Hour
-	if next := snap.NextExpiryMs(); err == nil && next > 0 {
-		wait = time.Duration(next-s.now().UnixMilli()) * time.Millisecond
-		if wait < time.Millisecond {
-			wait = time.Millisecond
-		}
+	now := s.now()
+	if next := s.nextExpiryMs(now); next > 0 {
+		wait = max(time.Duration(next-now.UnixMilli())*time.Millisecond, time.Millisecond)
 	}
 	t.Reset(wait)
 }

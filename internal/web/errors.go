@@ -44,3 +44,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	enc.SetEscapeHTML(true)
 	_ = enc.Encode(v)
 }
+
+func errorBody(code string, err error) contract.ErrorResponse {
+	return contract.ErrorResponse{Error: code, Detail: err.Error()}
+}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hall-dev/hall/internal/presence"
+	"github.com/hall-dev/hall/static"
 )
 
 // Roster is what the read surfaces need from the domain: the live roster at
@@ -17,11 +18,17 @@ type Roster interface {
 // Handler serves every surface of the Hall. Its fields are its
 // dependencies; set them before serving.
 type Handler struct {
-	Service   *presence.Service
-	Roster    Roster // Service when nil; a cached live view in production
-	StoreKind string // "dir", "nats"…, shown on health
-	StartedAt time.Time
-	Log       *slog.Logger
+	Service    *presence.Service
+	Roster     Roster // Service when nil; a cached live view in production
+	StoreKind  string // "dir", "nats"…, shown on health
+	WriteToken string // when set, beat and leave require it as a bearer token
+	StartedAt  time.Time
+	Log        *slog.Logger
+
+	Stream Streamer // serves /api/presences/stream; 503 when nil
+
+	Assets *static.Assets // the page's CSS and JS; the embedded ones when nil
+	Page   PageConfig     // timings of the live page's script; defaults when zero
 }
 
 func (h *Handler) roster() Roster {

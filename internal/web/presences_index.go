@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -23,13 +24,14 @@ func (h *Handler) HandlePresencesIndex(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err, "invalid_brain")
 		return
 	}
-	snap, err := h.roster().Snapshot(r.Context())
+	snap, cursor, err := h.snapshotCursor(r.Context())
 	if err != nil {
 		h.Log.Warn("registry unreadable", "err", err)
 		writeJSON(w, http.StatusOK, contract.PresencesResponse{
 			Presences:  []contract.Presence{},
 			Collisions: []contract.Collision{},
 			ServedAtMs: snap.AtMs,
+			Cursor:     cursor,
 			Error:      "registry_unreadable",
 			Detail:     presence.ErrorMessage(err),
 		})
@@ -39,16 +41,50 @@ func (h *Handler) HandlePresencesIndex(w http.ResponseWriter, r *http.Request) {
 		writeError(w, presence.Errorf(presence.ENOTFOUND, "the Hall knows no brain %q", brain), "unknown_brain")
 		return
 	}
-	resp := contract.FromSnapshot(snap.ForBrain(brain), brain)
-	etag := etagOf(resp)
+	// With a cursor the tag is cheap: one cursor is one roster, so a poller
+	// that has it gets its 304 before anything is encoded.
+	etag := cursorETag(cursor, brain)
+	var resp contract.PresencesResponse
+	if etag == "" {
+		resp = contract.FromSnapshot(snap.ForBrain(brain), brain)
+		etag = etagOf(resp)
+	}
 	w.Header().Set("ETag", etag)
 	if match := r.Header.Get("If-None-Match"); match != "" && etagMatches(match, etag) {
 		w.Header().Set("Cache-Control", "no-cache")
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
+	if cursor != "" {
+		resp = contract.FromSnapshot(snap.ForBrain(brain), brain)
+		resp.Cursor = cursor
+	}
 	writeJSON(w, http.StatusOK, resp)
 	// writeJSON sets no-store; a conditional poller needs no-cache instead.
+}
+
+// CursorRoster is a Roster that also names the stream event its snapshot
+// matches (*stream.Hub): the contract carries it as cursor, so a client can
+// fetch, then stream from that cursor, with no gap and no repeat.
+type CursorRoster interface {
+	SnapshotCursor(ctx context.Context) (presence.Snapshot, string, error)
+}
+
+func (h *Handler) snapshotCursor(ctx context.Context) (presence.Snapshot, string, error) {
+	if cr, ok := h.roster().(CursorRoster); ok {
+		return cr.SnapshotCursor(ctx)
+	}
+	snap, err := h.roster().Snapshot(ctx)
+	return snap, "", err
+}
+
+// cursorETag tags the brain's roster at a cursor; "" without a cursor.
+func cursorETag(cursor, brain string) string {
+	if cursor == "" {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(brain))
+	return `"c` + cursor + "-" + hex.EncodeToString(sum[:4]) + `"`
 }
 
 // etagOf hashes the response without its clock, so the tag changes exactly

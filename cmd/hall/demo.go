@@ -1,0 +1,234 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/hall-dev/hall/internal/presence"
+)
+
+// DemoPeriod is how often the simulated agents beat in `hall --demo`.
+const DemoPeriod = 2 * time.Second
+
+// demoCycle is the length of the demo's script in steps; it then repeats.
+const demoCycle = 12
+
+// demoBase is where the simulated agents' brains and worktrees live. The
+// paths need not exist: the Hall records what agents say.
+const demoBase = "/home/demo"
+
+// Demo drives a handful of simulated agents through Service.Beat, the same
+// beat path real agents take: they work, move between worktrees, two of
+// them end up editing one worktree (a collision) and part again, and one
+// leaves and comes back. The script repeats until Close.
+type Demo struct {
+	svc    *presence.Service
+	period time.Duration
+	log    *slog.Logger
+
+	// afterStep, when set, is called after each step with the roster it
+	// left; tests use it to follow the script without sleeping.
+	afterStep func(ctx context.Context, step int, snap presence.Snapshot)
+
+	cancel    context.CancelFunc
+	done      chan struct{}
+	closeOnce sync.Once
+}
+
+// NewDemo returns a demo that beats svc every period.
+func NewDemo(svc *presence.Service, period time.Duration, log *slog.Logger) *Demo {
+	if period <= 0 {
+		period = DemoPeriod
+	}
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Demo{svc: svc, period: period, log: log}
+}
+
+// Start runs the script in a goroutine until ctx ends or Close is called.
+func (d *Demo) Start(ctx context.Context) {
+	ctx, d.cancel = context.WithCancel(ctx)
+	d.done = make(chan struct{})
+	go func() {
+		defer close(d.done)
+		t := time.NewTicker(d.period)
+		defer t.Stop()
+		for step := 0; ; step++ {
+			d.step(ctx, step)
+			if d.afterStep != nil {
+				if snap, err := d.svc.Snapshot(ctx); err == nil {
+					d.afterStep(ctx, step, snap)
+				}
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	}()
+}
+
+// Close stops the script, waits for its goroutine and lets every simulated
+// presence leave, so a Hall that outlives the demo shows nobody.
+func (d *Demo) Close() {
+	d.closeOnce.Do(func() {
+		if d.cancel == nil {
+			return
+		}
+		d.cancel()
+		<-d.done
+		ctx := context.Background()
+		for _, a := range demoAgents {
+			if err := d.svc.Leave(ctx, presence.ID(a.agent, a.brain)); err != nil && presence.ErrorCode(err) != presence.ENOTFOUND {
+				d.log.Debug("demo leave", "agent", a.agent, "err", err)
+			}
+		}
+	})
+}
+
+// demoAgent is one simulated agent: fixed declarations, and a script that
+// says, for each step of the cycle, where it works and what it just ran.
+type demoAgent struct {
+	agent, brain, kind, theme, task, intent string
+	arrive                                  int // first step it beats, so the first minute shows joins
+	at                                      func(step int) demoMove
+}
+
+// demoMove is an agent's state at one step.
+type demoMove struct {
+	away       bool // not in the Hall at this step (it left)
+	worktree   string
+	callerRoot string
+	workingSet []string
+	tool       string
+}
+
+func demoPath(rel string) string { return demoBase + "/" + rel }
+
+// demoAgents is the cast. codex-2 moves into claude-7's worktree for steps
+// 4–8 and touches the files claude-7 declared: a collision on both
+// same_worktree and working_set_overlap, which dissolves when it moves
+// back. cursor-1 and claude-9 share a caller root but only read: same place
+// alone never warns. nightly-bot leaves at step 9 and rejoins at 11. The
+// agents arrive over the first steps, so a newcomer sees them join.
+var demoAgents = []demoAgent{
+	{
+		agent: "claude-7", brain: demoPath("shop"), kind: "executor",
+		theme: "checkout refactor", task: "msn_8c1d2e",
+		at: func(int) demoMove {
+			return demoMove{worktree: demoPath("shop-wt2"), workingSet: []string{"src/checkout/", "go.mod"}, tool: "Edit"}
+		},
+	},
+	{
+		agent: "codex-2", brain: demoPath("shop"), kind: "executor",
+		theme: "search index rebuild", task: "msn_41aa07", arrive: 1,
+		at: func(step int) demoMove {
+			switch {
+			case step < 2:
+				return demoMove{worktree: demoPath("shop-wt3"), workingSet: []string{"internal/search/"}, tool: "Read"}
+			case step < 4 || step > 8:
+				return demoMove{worktree: demoPath("shop-wt3"), workingSet: []string{"internal/search/"}, tool: "Edit"}
+			default:
+				return demoMove{worktree: demoPath("shop-wt2"), workingSet: []string{"src/checkout/cart.go", "internal/search/"}, tool: "Write"}
+			}
+		},
+	},
+	{
+		agent: "cursor-1", brain: demoPath("shop"), kind: "reviewer",
+		theme: "review PR #412", task: "pr_412", arrive: 2,
+		at: func(int) demoMove { return demoMove{callerRoot: demoPath("shop"), tool: "Read"} },
+	},
+	{
+		agent: "claude-9", brain: demoPath("shop"), kind: "planner",
+		theme: "plan Q3 search work", arrive: 3,
+		at: func(int) demoMove { return demoMove{callerRoot: demoPath("shop"), tool: "Grep"} },
+	},
+	{
+		agent: "m1nd-runtime", brain: demoPath("payments"), kind: "runtime",
+		theme: "ledger reconcile", intent: "migrate ledger schema", task: "msn_77c0de",
+		at: func(int) demoMove {
+			return demoMove{worktree: demoPath("payments"), workingSet: []string{"migrations/"}, tool: "search"}
+		},
+	},
+	{
+		agent: "nightly-bot", brain: demoPath("payments"), kind: "script",
+		theme: "dependency bump", arrive: 2,
+		at: func(step int) demoMove {
+			switch {
+			case step == 9 || step == 10:
+				return demoMove{away: true}
+			case step >= 6 && step < 9:
+				return demoMove{callerRoot: demoPath("payments-ci"), workingSet: []string{"go.mod", "go.sum"}, tool: "Write"}
+			default:
+				return demoMove{callerRoot: demoPath("payments-ci"), workingSet: []string{"go.mod", "go.sum"}, tool: "Read"}
+			}
+		},
+	},
+}
+
+// step plays one step of the script: every agent that has arrived beats,
+// or leaves.
+func (d *Demo) step(ctx context.Context, step int) {
+	for _, a := range demoAgents {
+		if ctx.Err() != nil {
+			return
+		}
+		if step < a.arrive {
+			continue
+		}
+		mv := a.at(step % demoCycle)
+		if mv.away {
+			err := d.svc.Leave(ctx, presence.ID(a.agent, a.brain))
+			if err != nil && presence.ErrorCode(err) != presence.ENOTFOUND {
+				d.log.Warn("demo leave", "agent", a.agent, "err", err)
+			}
+			continue
+		}
+		ws := mv.workingSet
+		if ws == nil {
+			ws = []string{}
+		}
+		_, err := d.svc.Beat(ctx, presence.Beat{
+			AgentID: a.agent, Brain: a.brain, Kind: a.kind, Theme: a.theme, TaskRef: a.task,
+			DeclaredIntent: a.intent, Worktree: mv.worktree, CallerRoot: mv.callerRoot,
+			WorkingSet: ws, Tool: mv.tool,
+		})
+		if err != nil {
+			d.log.Warn("demo beat", "agent", a.agent, "err", err)
+		}
+	}
+}
+
+// runDemo is `hall --demo`: the Hall over a temporary registry (removed on
+// exit) with the simulated agents, until SIGINT or SIGTERM.
+func runDemo(ctx context.Context, cfg Config, log *slog.Logger, stdout io.Writer) (err error) {
+	dir, err := os.MkdirTemp("", "hall-demo-*")
+	if err != nil {
+		return fmt.Errorf("demo registry: %w", err)
+	}
+	defer func() {
+		if rerr := os.RemoveAll(dir); rerr != nil && err == nil {
+			err = fmt.Errorf("remove demo registry: %w", rerr)
+		}
+	}()
+	cfg.RegistryRoot = dir
+	m := NewMain(cfg, log)
+	if err := m.Run(ctx); err != nil {
+		return err
+	}
+	d := NewDemo(m.Service, DemoPeriod, log)
+	d.Start(ctx)
+	fmt.Fprintf(stdout, "Hall demo: open %s\n", m.URL())
+	fmt.Fprintf(stdout, "simulated agents over a temporary registry %s (removed on exit); Ctrl-C stops\n", dir)
+	<-ctx.Done()
+	log.Info("shutting down")
+	d.Close()
+	return m.Close()
+}

@@ -1,0 +1,86 @@
+package main
+
+import (
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/hall-dev/hall/internal/presence"
+)
+
+// MustOpenHall starts the real Hall on 127.0.0.1:0 over a temp registry
+// (or cfg.RegistryRoot when set) and closes it when the test ends.
+func MustOpenHall(tb testing.TB, cfg Config) *Main {
+	tb.Helper()
+	if cfg.Addr == "" {
+		cfg.Addr = "127.0.0.1:0"
+	}
+	if cfg.RegistryRoot == "" {
+		cfg.RegistryRoot = tb.TempDir()
+	}
+	if cfg.TTL == 0 {
+		cfg.TTL = presence.DefaultTTL
+	}
+	m := NewMain(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err := m.Run(tb.Context()); err != nil {
+		tb.Fatalf("run hall: %v", err)
+	}
+	tb.Cleanup(func() {
+		if err := m.Close(); err != nil {
+			tb.Errorf("close hall: %v", err)
+		}
+	})
+	return m
+}
+
+// writeSidecar writes a record file by hand, as another process would.
+func writeSidecar(tb testing.TB, registryRoot, name, body string) {
+	tb.Helper()
+	dir := filepath.Join(registryRoot, "presences")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// getJSON fetches url and decodes the body into out, returning the status.
+func getJSON(tb testing.TB, url string, out any) int {
+	tb.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		tb.Fatalf("GET %s: %v", url, err)
+	}
+	defer resp.Body.Close()
+	if out != nil {
+		if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+			tb.Fatalf("GET %s: decode: %v", url, err)
+		}
+	}
+	return resp.StatusCode
+}
+
+// eventually polls cond until it holds or the generous deadline passes.
+func eventually(tb testing.TB, what string, cond func() bool) {
+	tb.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			tb.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func nowMs() int64 { return time.Now().UnixMilli() }
+
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}

@@ -1,0 +1,306 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/url"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/stream"
+)
+
+func init() { commands["watch"] = runWatch }
+
+// DefaultHall is the Hall that watch (and the other client commands) talk
+// to unless told otherwise.
+const DefaultHall = "http://" + DefaultAddr
+
+// watchConfig is everything watch needs, parsed from flags and HALL_*.
+type watchConfig struct {
+	Hall            string
+	Brain           string
+	PresenceID      string
+	Token           string
+	JSON            bool
+	CollisionsOnly  bool
+	ExitOnCollision bool
+}
+
+func parseWatchConfig(args []string, stderr io.Writer) (watchConfig, error) {
+	fs := flag.NewFlagSet("hall watch", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var cfg watchConfig
+	fs.StringVar(&cfg.Hall, "hall", DefaultHall, "the Hall to follow")
+	fs.StringVar(&cfg.Brain, "brain", "", "follow one brain (absolute path); every brain when empty")
+	fs.StringVar(&cfg.PresenceID, "presence-id", "", "follow one presence: its own join and leave, and its own collisions")
+	fs.StringVar(&cfg.Token, "token", "", "bearer token, when the Hall asks for one")
+	fs.BoolVar(&cfg.JSON, "json", false, "print one JSON object a line instead of sentences")
+	fs.BoolVar(&cfg.CollisionsOnly, "collisions-only", false, "print collisions opening and closing only")
+	fs.BoolVar(&cfg.ExitOnCollision, "exit-on-collision", false, "exit with status 3 at the first collision (one already open counts)")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), "usage: hall watch [flags]\n\nFollows a Hall's live stream and prints joins, leaves and collisions as they\nhappen. Reconnects and resumes by itself; Ctrl-C ends it.\n\n")
+		fs.PrintDefaults()
+	}
+	if err := parseWithEnv(fs, args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return cfg, &exitError{code: 0}
+		}
+		return cfg, &exitError{code: 2, err: err}
+	}
+	if fs.NArg() > 0 {
+		return cfg, &exitError{code: 2, err: fmt.Errorf("watch takes no arguments, got %q", fs.Args())}
+	}
+	u, err := url.Parse(cfg.Hall)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return cfg, &exitError{code: 2, err: fmt.Errorf("--hall %q: want an http:// or https:// URL", cfg.Hall)}
+	}
+	return cfg, nil
+}
+
+// streamURL is the stream address for the config.
+func (c watchConfig) streamURL() string {
+	q := url.Values{}
+	if c.Brain != "" {
+		q.Set("brain", c.Brain)
+	}
+	if c.PresenceID != "" {
+		q.Set("presence_id", c.PresenceID)
+	}
+	if c.CollisionsOnly {
+		q.Set("collisions_only", "1")
+	}
+	u := strings.TrimRight(c.Hall, "/") + "/api/presences/stream"
+	if len(q) > 0 {
+		u += "?" + q.Encode()
+	}
+	return u
+}
+
+// runWatch is the watch command.
+func runWatch(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
+	cfg, err := parseWatchConfig(args, stderr)
+	if err != nil {
+		return err
+	}
+	return watch(ctx, cfg, stdout, stderr)
+}
+
+// errCollision ends Follow at the first collision under --exit-on-collision.
+var errCollision = errors.New("collision")
+
+// watch follows the stream until ctx ends, printing each change. The
+// client reconnects and resumes by itself; a resync (a snapshot after a
+// reconnect the Hall could not resume) is told as the changes it implies,
+// so nothing that happened while disconnected goes unprinted.
+func watch(ctx context.Context, cfg watchConfig, stdout, stderr io.Writer) error {
+	p := &watchPrinter{out: stdout, json: cfg.JSON, cfg: cfg, now: time.Now}
+	var view stream.View
+	var first string // the collision that ends an --exit-on-collision run
+	client := &stream.Client{
+		URL:   cfg.streamURL(),
+		Token: cfg.Token,
+		OnDisconnect: func(err error, wait time.Duration) {
+			fmt.Fprintf(stderr, "hall watch: %v; reconnecting in %s\n", err, wait.Round(time.Millisecond))
+		},
+	}
+	err := client.Follow(ctx, func(ev stream.Event) error {
+		ch := view.Apply(ev)
+		if err := p.print(ev, ch); err != nil {
+			return err
+		}
+		if cfg.ExitOnCollision {
+			if cs := view.Response().Collisions; len(cs) > 0 {
+				first = describeCollision(cs[0])
+				return errCollision
+			}
+		}
+		return nil
+	})
+	switch {
+	case errors.Is(err, errCollision):
+		return &exitError{code: 3, err: fmt.Errorf("collision: %s", first)}
+	case err != nil:
+		var se *stream.StatusError
+		if errors.As(err, &se) && se.Code != "" {
+			return fmt.Errorf("watch %s: %s: %s", cfg.Hall, se.Code, se.Detail)
+		}
+		return fmt.Errorf("watch %s: %w", cfg.Hall, err)
+	}
+	return nil
+}
+
+// watchPrinter turns events into lines: sentences, or JSON objects.
+type watchPrinter struct {
+	out  io.Writer
+	json bool
+	cfg  watchConfig
+	now  func() time.Time
+}
+
+// watchLine is one --json line. Type is snapshot, join, update, leave,
+// collision_opened, collision_changed, collision_closed,
+// registry_unreadable or registry_readable.
+type watchLine struct {
+	Type      string                      `json:"type"`
+	EventID   string                      `json:"event_id"`
+	Seq       uint64                      `json:"seq,omitempty"`
+	AtMs      int64                       `json:"at_ms"`            // when watch received it
+	Resync    bool                        `json:"resync,omitempty"` // from a snapshot after a reconnect
+	Snapshot  *contract.PresencesResponse `json:"snapshot,omitempty"`
+	Presence  *contract.Presence          `json:"presence,omitempty"` // for a leave: as last seen
+	Collision *contract.Collision         `json:"collision,omitempty"`
+	Detail    string                      `json:"detail,omitempty"`
+}
+
+func (p *watchPrinter) print(ev stream.Event, ch stream.Change) error {
+	now := p.now()
+	var lines []watchLine
+	add := func(l watchLine) {
+		l.EventID, l.Seq, l.AtMs, l.Resync = ev.ID, ch.Seq, now.UnixMilli(), ch.Resync
+		lines = append(lines, l)
+	}
+	if ev.Snapshot != nil && (p.json || !ch.Resync) {
+		add(watchLine{Type: "snapshot", Snapshot: ev.Snapshot})
+	}
+	first := ev.Snapshot != nil && !ch.Resync
+	if ch.Error != "" && !first {
+		add(watchLine{Type: "registry_unreadable", Detail: detailOf(ev)})
+	}
+	if ch.Recovered && !first {
+		add(watchLine{Type: "registry_readable"})
+	}
+	if !first {
+		for i := range ch.Joins {
+			add(watchLine{Type: "join", Presence: &ch.Joins[i]})
+		}
+		if p.json {
+			for i := range ch.Updates {
+				add(watchLine{Type: "update", Presence: &ch.Updates[i]})
+			}
+		}
+		for i := range ch.Leaves {
+			add(watchLine{Type: "leave", Presence: &ch.Leaves[i]})
+		}
+	}
+	// Collisions open at connect are printed too: they are news to a
+	// watcher, and --exit-on-collision counts them.
+	for i := range ch.Opened {
+		add(watchLine{Type: "collision_opened", Collision: &ch.Opened[i]})
+	}
+	for i := range ch.Changed {
+		add(watchLine{Type: "collision_changed", Collision: &ch.Changed[i]})
+	}
+	for i := range ch.Closed {
+		add(watchLine{Type: "collision_closed", Collision: &ch.Closed[i]})
+	}
+
+	var b strings.Builder
+	for _, l := range lines {
+		if p.json {
+			j, err := json.Marshal(l)
+			if err != nil {
+				return fmt.Errorf("encode %s line: %w", l.Type, err)
+			}
+			b.Write(j)
+			b.WriteByte('\n')
+			continue
+		}
+		b.WriteString(now.Format("15:04:05") + " " + p.sentence(l) + "\n")
+	}
+	_, err := io.WriteString(p.out, b.String())
+	return err
+}
+
+// sentence says one line in words. Every field an agent or another writer
+// chose passes through clean: a record can hold anything.
+func (p *watchPrinter) sentence(l watchLine) string {
+	switch l.Type {
+	case "snapshot":
+		s := l.Snapshot
+		scope := "all brains"
+		switch {
+		case p.cfg.PresenceID != "":
+			scope = "presence " + p.cfg.PresenceID
+		case s.ServedBrain != "":
+			scope = clean(s.ServedBrain)
+		}
+		if s.Error != "" {
+			return fmt.Sprintf("watching %s (%s): registry unreadable: %s", clean(p.cfg.Hall), scope, clean(s.Detail))
+		}
+		if p.cfg.CollisionsOnly {
+			return fmt.Sprintf("watching %s (%s): %s", clean(p.cfg.Hall), scope, plural(len(s.Collisions), "collision"))
+		}
+		return fmt.Sprintf("watching %s (%s): %s, %s", clean(p.cfg.Hall), scope,
+			plural(len(s.Presences), "presence"), plural(len(s.Collisions), "collision"))
+	case "join":
+		pr := l.Presence
+		s := fmt.Sprintf("+ %s joined %s", clean(pr.AgentID), clean(where(*pr)))
+		if pr.Theme != "" {
+			s += ": " + clean(pr.Theme)
+		}
+		return s + " (" + pr.PresenceID + ")"
+	case "leave":
+		pr := l.Presence
+		return fmt.Sprintf("- %s left %s (%s)", clean(pr.AgentID), clean(where(*pr)), pr.PresenceID)
+	case "collision_opened":
+		return "! collision " + describeCollision(*l.Collision)
+	case "collision_changed":
+		return "! collision changed " + describeCollision(*l.Collision)
+	case "collision_closed":
+		c := l.Collision
+		return fmt.Sprintf("= collision closed on %s: %s and %s", clean(c.Brain), clean(c.A.AgentID), clean(c.B.AgentID))
+	case "registry_unreadable":
+		return "! registry unreadable, roster dropped: " + clean(l.Detail)
+	case "registry_readable":
+		return "registry readable again"
+	}
+	return l.Type
+}
+
+func describeCollision(c contract.Collision) string {
+	return fmt.Sprintf("on %s: %s and %s at %s (%s)", clean(c.Brain), clean(c.A.AgentID), clean(c.B.AgentID),
+		clean(c.Place), strings.Join(c.Clauses, ", "))
+}
+
+// where names a presence's place: its worktree, else its brain.
+func where(p contract.Presence) string {
+	if p.Worktree != "" {
+		return p.Worktree
+	}
+	return p.Brain
+}
+
+func detailOf(ev stream.Event) string {
+	switch {
+	case ev.Diff != nil:
+		return ev.Diff.Detail
+	case ev.Snapshot != nil:
+		return ev.Snapshot.Detail
+	}
+	return ""
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// clean makes a field safe for a terminal: control characters (escape
+// sequences) and bidirectional overrides become "?".
+func clean(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) {
+			return '?'
+		}
+		return r
+	}, s)
+}

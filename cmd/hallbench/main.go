@@ -1,0 +1,92 @@
+// Command hallbench is the Hall's benchmark command: it builds and starts a
+// real Hall, drives it from separate processes over loopback (this same
+// binary in a worker role), and prints one table of figures beside their
+// goals. `task bench` runs it; the README publishes its output.
+//
+// Roles: the default role orchestrates; -role beat, get and subscribe are
+// load generators; -role bare serves a bare Echo handler (204) so the beat
+// and read paths are compared with the framework's own floor in one run.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "hallbench:", err)
+		os.Exit(1)
+	}
+}
+
+// options are every role's flags; each role reads the ones it needs.
+type options struct {
+	role     string
+	url      string
+	addr     string
+	agents   int
+	conns    int
+	duration time.Duration
+	path     string
+	etag     string
+	subs     int
+	probes   int
+	quick    bool
+	only     string
+	soak     time.Duration
+}
+
+func run(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("hallbench", flag.ContinueOnError)
+	var o options
+	fs.StringVar(&o.role, "role", "", "worker role: beat, get, subscribe, bare (internal)")
+	fs.StringVar(&o.url, "url", "", "the Hall's base URL (worker roles)")
+	fs.StringVar(&o.addr, "addr", "127.0.0.1:0", "listen address (bare role)")
+	fs.IntVar(&o.agents, "agents", 200, "simulated agents (beat role)")
+	fs.IntVar(&o.conns, "conns", 8, "concurrent connections (get role)")
+	fs.DurationVar(&o.duration, "duration", 8*time.Second, "how long each load runs")
+	fs.StringVar(&o.path, "path", "/api/presences", "path to read (get role)")
+	fs.StringVar(&o.etag, "etag", "", "If-None-Match to send (get role)")
+	fs.IntVar(&o.subs, "subs", 1000, "SSE subscribers (subscribe role)")
+	fs.IntVar(&o.probes, "probes", 20, "probe changes to wait for (subscribe role)")
+	fs.BoolVar(&o.quick, "quick", false, "smaller loads and shorter runs (a smoke run, not the published figures)")
+	fs.StringVar(&o.only, "only", "", "run only the scenarios whose name contains this")
+	fs.DurationVar(&o.soak, "soak", 0, "run the soak for this long instead of the benchmarks")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	switch o.role {
+	case "":
+		if o.soak > 0 {
+			return runSoak(ctx, o)
+		}
+		return orchestrate(ctx, o)
+	case "beat":
+		return emit(loadBeats(ctx, o))
+	case "get":
+		return emit(loadGets(ctx, o))
+	case "subscribe":
+		return emit(subscribe(ctx, o))
+	case "bare":
+		return serveBare(ctx, o.addr)
+	default:
+		return fmt.Errorf("unknown role %q", o.role)
+	}
+}
+
+// emit prints a worker's result as one JSON line for the orchestrator.
+func emit(v any, err error) error {
+	if err != nil {
+		return err
+	}
+	return json.NewEncoder(os.Stdout).Encode(v)
+}

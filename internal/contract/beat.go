@@ -1,0 +1,62 @@
+package contract
+
+import "github.com/hall-dev/hall/internal/presence"
+
+// BeatRequest is the body of POST /api/presences/beat. agent_id and brain
+// are required; every other field is optional and, when absent, keeps what
+// the presence declared before. working_set absent keeps the set; [] clears
+// it.
+type BeatRequest struct {
+	AgentID        string    `json:"agent_id"`
+	Brain          string    `json:"brain"`
+	CallerRoot     string    `json:"caller_root,omitempty"`
+	Kind           string    `json:"kind,omitempty"`
+	Theme          string    `json:"theme,omitempty"`
+	Worktree       string    `json:"worktree,omitempty"`
+	WorkingSet     *[]string `json:"working_set,omitempty"`
+	TaskRef        string    `json:"task_ref,omitempty"`
+	Tool           string    `json:"tool,omitempty"`
+	DeclaredIntent string    `json:"declared_intent,omitempty"`
+}
+
+// BeatResponse answers a beat: the stable id, whether this beat reached the
+// store (false when throttled — it is held in memory and written within the
+// throttle window — or when the store failed), why not, and this agent's
+// north lines: one per collision partner, [] when none.
+type BeatResponse struct {
+	PresenceID string   `json:"presence_id"`
+	Stored     bool     `json:"stored"`
+	Reason     string   `json:"reason,omitempty"`
+	North      []string `json:"north"`
+}
+
+// NorthResponse is GET /api/north: one presence's collision lines.
+type NorthResponse struct {
+	PresenceID string   `json:"presence_id"`
+	North      []string `json:"north"`
+	Error      string   `json:"error,omitempty"` // "registry_unreadable"
+	Detail     string   `json:"detail,omitempty"`
+}
+
+// Beat maps the request to the domain's beat.
+func (b BeatRequest) Beat() presence.Beat {
+	out := presence.Beat{
+		AgentID: b.AgentID, Brain: b.Brain, CallerRoot: b.CallerRoot, Kind: b.Kind,
+		Theme: b.Theme, Worktree: b.Worktree, TaskRef: b.TaskRef, Tool: b.Tool,
+		DeclaredIntent: b.DeclaredIntent,
+	}
+	if b.WorkingSet != nil {
+		out.WorkingSet = append([]string{}, (*b.WorkingSet)...)
+	}
+	return out
+}
+
+// FromBeatResult maps a beat's result to its response.
+func FromBeatResult(r presence.BeatResult) BeatResponse {
+	return BeatResponse{
+		PresenceID: r.PresenceID,
+		Stored:     r.Stored,
+		Reason:     r.Reason,
+		North:      NorthLines(r.PresenceID, r.Collisions),
+	}
+}

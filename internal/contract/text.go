@@ -1,0 +1,222 @@
+package contract
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/hall-dev/hall/internal/presence"
+)
+
+// DrillCap is the most rows the strip's drill shows, on the page and in the
+// cockpit text.
+const DrillCap = 6
+
+// CockpitBudgetTokens bounds the cockpit root line and the drill, each, at
+// characters/4.
+const CockpitBudgetTokens = 800
+
+// Field widths in the cockpit and north text: long enough to recognise,
+// short enough that six rows stay inside the budget whatever agents send.
+const (
+	textAgentWidth = 40
+	textThemeWidth = 60
+	textPlaceWidth = 72
+)
+
+// NorthLines returns one line per collision partner of the presence id,
+// naming the partner, the shared place and the clause(s); [] when none.
+func NorthLines(id string, cs []presence.Collision) []string {
+	out := []string{}
+	for _, c := range cs {
+		p, ok := c.Partner(id)
+		if !ok {
+			continue
+		}
+		line := fmt.Sprintf("collision: %s (%s) also mutating at %s [%s]",
+			clip(p.AgentID, textAgentWidth), p.PresenceID, clipPath(c.Place, textPlaceWidth), clauseText(c.Clauses))
+		if len(c.Paths) > 0 && !(len(c.Paths) == 1 && c.Paths[0] == c.Place) {
+			line += fmt.Sprintf(" paths %s", clipPaths(c.Paths))
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+func clauseText(cls []presence.Clause) string {
+	s := make([]string, len(cls))
+	for i, c := range cls {
+		s[i] = string(c)
+	}
+	return strings.Join(s, ", ")
+}
+
+func clipPaths(ps []string) string {
+	const show = 3
+	var parts []string
+	for i, p := range ps {
+		if i == show {
+			parts = append(parts, fmt.Sprintf("+%d more", len(ps)-show))
+			break
+		}
+		parts = append(parts, clipPath(p, textPlaceWidth))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// ScopeLabel is "this brain" when the view is one brain, else "all brains".
+func ScopeLabel(brain string) string {
+	if brain != "" {
+		return "this brain"
+	}
+	return "all brains"
+}
+
+// RootLine is the strip's one root line: live count, scope label, and the
+// collision warning riding the label when any collision is live.
+func RootLine(live, collisions int, brain string) string {
+	noun := "presences"
+	if live == 1 {
+		noun = "presence"
+	}
+	label := ScopeLabel(brain)
+	if collisions > 0 {
+		w := "collisions"
+		if collisions == 1 {
+			w = "collision"
+		}
+		label = fmt.Sprintf("%s ⚠ %d %s", label, collisions, w)
+	}
+	return fmt.Sprintf("%d %s · %s", live, noun, label)
+}
+
+// Where is the place a presence works: its worktree, else its caller_root,
+// else its brain.
+func Where(r presence.Record) string {
+	switch {
+	case r.Worktree != "":
+		return r.Worktree
+	case r.CallerRoot != "":
+		return r.CallerRoot
+	default:
+		return r.Brain
+	}
+}
+
+// MutatingText names the mutation level for people: what was seen, what was
+// said, or nothing.
+func MutatingText(r presence.Record) string {
+	switch r.Mutation.Level() {
+	case presence.LevelObserved:
+		return "mutating (observed)"
+	case presence.LevelDeclared:
+		return "mutating (declared)"
+	default:
+		return "not mutating"
+	}
+}
+
+// Age is a short human duration: 45s, 12m, 3h, 2d.
+func Age(d time.Duration) string {
+	switch {
+	case d < 0:
+		return "0s"
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	default:
+		return fmt.Sprintf("%dd", int(d.Hours()/24))
+	}
+}
+
+// Cockpit is the strip as plain text for agents: the root line and the
+// drill, each within CockpitBudgetTokens at characters/4 whatever the
+// roster holds. The snapshot must already be narrowed to brain.
+type Cockpit struct {
+	Root  string
+	Drill []string
+}
+
+// String joins the root line and the indented drill rows.
+func (c Cockpit) String() string {
+	var b strings.Builder
+	b.WriteString(c.Root)
+	b.WriteByte('\n')
+	for _, row := range c.Drill {
+		b.WriteString("  ")
+		b.WriteString(row)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// CockpitFor renders the cockpit of a snapshot narrowed to brain ("" for
+// owner-wide).
+func CockpitFor(s presence.Snapshot, brain string) Cockpit {
+	root := "presences: " + RootLine(len(s.Live), len(s.Collisions), brain)
+	if len(s.Collisions) > 0 {
+		c := s.Collisions[0]
+		root += fmt.Sprintf(" (%s × %s at %s", clip(c.A.AgentID, textAgentWidth), clip(c.B.AgentID, textAgentWidth), clipPath(c.Place, textPlaceWidth))
+		if len(s.Collisions) > 1 {
+			root += fmt.Sprintf("; +%d more", len(s.Collisions)-1)
+		}
+		root += ")"
+	}
+	now := time.UnixMilli(s.AtMs)
+	var drill []string
+	for i, r := range s.Live {
+		if i == DrillCap {
+			drill = append(drill, fmt.Sprintf("… +%d more", len(s.Live)-DrillCap))
+			break
+		}
+		theme := r.Theme
+		if theme == "" {
+			theme = "-"
+		}
+		drill = append(drill, strings.Join([]string{
+			clip(r.AgentID, textAgentWidth),
+			clip(theme, textThemeWidth),
+			clipPath(Where(r), textPlaceWidth),
+			Age(now.Sub(time.UnixMilli(r.FirstSeenMs))),
+			MutatingText(r),
+		}, " · "))
+	}
+	return Cockpit{Root: root, Drill: drill}
+}
+
+// clip makes s one printable line of at most width runes, ending in "…"
+// when cut. Control characters (a foreign writer may store them) become
+// spaces, so a field can never break the line it sits on.
+func clip(s string, width int) string {
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
+	if utf8.RuneCountInString(s) <= width {
+		return s
+	}
+	rs := []rune(s)
+	return string(rs[:width-1]) + "…"
+}
+
+// clipPath keeps a path's tail, the part a person recognises: "…/shop-wt2/src".
+func clipPath(p string, width int) string {
+	p = clip(p, 1<<30)
+	if utf8.RuneCountInString(p) <= width {
+		return p
+	}
+	rs := []rune(p)
+	tail := string(rs[len(rs)-(width-1):])
+	if i := strings.IndexRune(tail, filepath.Separator); i > 0 && i < len(tail)-1 {
+		tail = tail[i:]
+	}
+	return "…" + tail
+}

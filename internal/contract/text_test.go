@@ -1,0 +1,151 @@
+package contract
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/hall-dev/hall/internal/presence"
+)
+
+// tokens is the budget's measure: characters / 4, rounded up.
+func tokens(s string) int { return (utf8.RuneCountInString(s) + 3) / 4 }
+
+// worstRecord fills every field to its limit with wide characters, the way
+// an agent trying to blow the budget would.
+func worstRecord(i int, brain string) presence.Record {
+	wide := func(n int) string { return strings.Repeat("𝔚", n/4) } // 4 bytes a rune
+	path := func(n int) string {
+		var b strings.Builder
+		for b.Len() < n-16 {
+			b.WriteString("/segment-" + wide(8))
+		}
+		return b.String()
+	}
+	agent := fmt.Sprintf("%03d-%s", i, strings.Repeat("a", presence.MaxIDLen-4))
+	r := presence.Record{
+		PresenceID:  presence.ID(agent, brain),
+		AgentID:     agent,
+		Brain:       brain,
+		CallerRoot:  path(presence.MaxPathLen),
+		Worktree:    path(presence.MaxPathLen),
+		Kind:        strings.Repeat("k", presence.MaxIDLen),
+		Theme:       strings.Repeat("t", presence.MaxThemeLen),
+		TaskRef:     strings.Repeat("r", presence.MaxIDLen),
+		Mutation:    presence.Mutation{ObservedAtMs: 1, DeclaredIntent: strings.Repeat("i", presence.MaxThemeLen)},
+		FirstSeenMs: 0,
+		LastBeatMs:  int64(1_000_000 + i),
+	}
+	for j := 0; j < presence.MaxWorkingSetLen; j++ {
+		r.WorkingSet = append(r.WorkingSet, path(presence.MaxPathLen))
+	}
+	return r
+}
+
+// TestCockpitBudget fixes the budget mechanically: the root line and the
+// drill each stay within CockpitBudgetTokens (characters/4) in the worst
+// case — longest allowed fields, wide characters, more than six presences,
+// every pair colliding — for both scopes.
+func TestCockpitBudget(t *testing.T) {
+	for _, n := range []int{1, 6, 7, 40} {
+		for _, brain := range []string{"", "/" + strings.Repeat("b", presence.MaxPathLen-1)} {
+			b := brain
+			if b == "" {
+				b = "/" + strings.Repeat("c", presence.MaxPathLen-1)
+			}
+			var live []presence.Record
+			for i := 0; i < n; i++ {
+				r := worstRecord(i, b)
+				r.Worktree = "/shared/" + strings.Repeat("w", presence.MaxPathLen-9) // everyone in one worktree
+				live = append(live, r)
+			}
+			presence.SortRoster(live)
+			snap := presence.Snapshot{AtMs: 365 * 24 * 3600 * 1000, Live: live, Collisions: presence.CollisionsIn("", live)}
+			c := CockpitFor(snap, brain)
+			drill := strings.Join(c.Drill, "\n")
+			if got := tokens(c.Root); got > CockpitBudgetTokens {
+				t.Errorf("n=%d scoped=%v: root line is %d tokens, budget %d", n, brain != "", got, CockpitBudgetTokens)
+			}
+			if got := tokens(drill); got > CockpitBudgetTokens {
+				t.Errorf("n=%d scoped=%v: drill is %d tokens, budget %d", n, brain != "", got, CockpitBudgetTokens)
+			}
+			if want := min(n, DrillCap) + boolInt(n > DrillCap); len(c.Drill) != want {
+				t.Errorf("n=%d: drill has %d rows, want %d", n, len(c.Drill), want)
+			}
+			if strings.ContainsAny(c.String(), "\r\t") || strings.Count(c.String(), "\n") != 1+len(c.Drill) {
+				t.Errorf("n=%d: the cockpit is not one line per row:\n%s", n, c)
+			}
+			t.Logf("n=%d scoped=%v: root %d tokens, drill %d tokens", n, brain != "", tokens(c.Root), tokens(drill))
+		}
+	}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func TestClipKeepsLinesOneLine(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"plain", "plain"},
+		{"two\nlines", "two lines"},
+		{"tab\there", "tab here"},
+		{strings.Repeat("é", 10), strings.Repeat("é", 10)},
+		{strings.Repeat("é", 11), strings.Repeat("é", 9) + "…"},
+	}
+	for _, tc := range cases {
+		if got := clip(tc.in, 10); got != tc.want {
+			t.Errorf("clip(%q): got %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	if got := clipPath("/home/ana/projects/shop/worktrees/wt2/src", 24); got != "…/shop/worktrees/wt2/src" {
+		t.Errorf("clipPath: got %q", got)
+	}
+}
+
+func TestRootLine(t *testing.T) {
+	cases := []struct {
+		live, coll int
+		brain      string
+		want       string
+	}{
+		{0, 0, "", "0 presences · all brains"},
+		{1, 0, "/b", "1 presence · this brain"},
+		{3, 1, "", "3 presences · all brains ⚠ 1 collision"},
+		{4, 2, "/b", "4 presences · this brain ⚠ 2 collisions"},
+	}
+	for _, tc := range cases {
+		if got := RootLine(tc.live, tc.coll, tc.brain); got != tc.want {
+			t.Errorf("RootLine(%d,%d,%q): got %q, want %q", tc.live, tc.coll, tc.brain, got, tc.want)
+		}
+	}
+}
+
+func TestAge(t *testing.T) {
+	cases := map[time.Duration]string{-time.Second: "0s", 0: "0s", 59 * time.Second: "59s", time.Minute: "1m", 90 * time.Minute: "1h", 47 * time.Hour: "47h", 72 * time.Hour: "3d"}
+	for d, want := range cases {
+		if got := Age(d); got != want {
+			t.Errorf("Age(%s): got %q, want %q", d, got, want)
+		}
+	}
+}
+
+func TestNorthLinesOnlyForSides(t *testing.T) {
+	a := presence.Record{PresenceID: "prs_aaaaaaaaaaaa", AgentID: "claude-7", Brain: "/b", Worktree: "/b/wt", Mutation: presence.Mutation{ObservedAtMs: 1}}
+	b := presence.Record{PresenceID: "prs_bbbbbbbbbbbb", AgentID: "codex-2", Brain: "/b", Worktree: "/b/wt", WorkingSet: []string{"src"}, Mutation: presence.Mutation{DeclaredIntent: "x"}}
+	a.WorkingSet = []string{"src/auth"}
+	cs := presence.CollisionsIn("", []presence.Record{a, b})
+	if got := NorthLines(a.PresenceID, cs); len(got) != 1 || got[0] != "collision: codex-2 (prs_bbbbbbbbbbbb) also mutating at /b/wt [same_worktree, working_set_overlap] paths /b/wt/src/auth" {
+		t.Errorf("a's north: got %q", got)
+	}
+	if got := NorthLines(b.PresenceID, cs); len(got) != 1 || !strings.Contains(got[0], "claude-7") {
+		t.Errorf("b's north: got %q", got)
+	}
+	if got := NorthLines("prs_cccccccccccc", cs); got == nil || len(got) != 0 {
+		t.Errorf("a bystander's north: got %#v, want []", got)
+	}
+}

@@ -1,0 +1,426 @@
+package presence
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// dirNames lists the folder's entry names, sorted.
+func dirNames(tb testing.TB, dir string) []string {
+	tb.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		tb.Fatalf("ReadDir: %v", err)
+	}
+	out := make([]string, 0, len(entries))
+	for _, e := range entries {
+		out = append(out, e.Name())
+	}
+	sort.Strings(out)
+	return out
+}
+
+func TestDirStoreRoundtrip(t *testing.T) {
+	ctx := context.Background()
+	s := mustOpenDirStore(t)
+	a := specRecord()
+	a.PresenceID = ID(a.AgentID, a.Brain)
+	b := newRec("codex-1", brain, withWS("src"), withIntent("fix"))
+
+	for _, r := range []Record{a, b} {
+		if err := s.Upsert(ctx, r); err != nil {
+			t.Fatalf("Upsert(%s): %v", r.PresenceID, err)
+		}
+	}
+	got, err := s.Get(ctx, a.PresenceID)
+	if err != nil {
+		t.Fatalf("Get: %v", err)
+	}
+	if !reflect.DeepEqual(got, a) {
+		t.Errorf("Get:\ngot  %#v\nwant %#v", got, a)
+	}
+	raw, err := os.ReadFile(filepath.Join(s.Dir(), a.PresenceID+".json"))
+	if err != nil {
+		t.Fatalf("record file: %v", err)
+	}
+	if !strings.HasPrefix(string(raw), "{\n  \"schema\": \"m1nd-presence-v0\",\n") {
+		t.Errorf("record file: got %q..., want pretty-printed JSON starting with the schema", raw[:min(40, len(raw))])
+	}
+
+	// Upsert again: still one file per presence, holding the new state.
+	a.QueryCount, a.Theme = 42, "second"
+	if err := s.Upsert(ctx, a); err != nil {
+		t.Fatalf("Upsert again: %v", err)
+	}
+	if got, want := dirNames(t, s.Dir()), []string{b.PresenceID + ".json", a.PresenceID + ".json"}; !sameSet(got, want) {
+		t.Errorf("folder: got %v, want exactly %v (no temp files)", got, want)
+	}
+	l, err := s.List(ctx)
+	if err != nil {
+		t.Fatalf("List: %v", err)
+	}
+	if l.Skipped != 0 {
+		t.Errorf("Skipped: got %d, want 0", l.Skipped)
+	}
+	byID := map[string]Record{}
+	for _, r := range l.Records {
+		byID[r.PresenceID] = r
+	}
+	if got := byID[a.PresenceID]; !reflect.DeepEqual(got, a) {
+		t.Errorf("List record a:\ngot  %#v\nwant %#v", got, a)
+	}
+	if got := byID[b.PresenceID]; !reflect.DeepEqual(got, b) {
+		t.Errorf("List record b:\ngot  %#v\nwant %#v", got, b)
+	}
+	if got, want := len(l.Records), 2; got != want {
+		t.Errorf("List: got %d records, want %d", got, want)
+	}
+
+	if err := s.Delete(ctx, a.PresenceID); err != nil {
+		t.Fatalf("Delete: %v", err)
+	}
+	if _, err := s.Get(ctx, a.PresenceID); ErrorCode(err) != ENOTFOUND {
+		t.Errorf("Get after Delete: got %v, want code %q", err, ENOTFOUND)
+	}
+	if err := s.Delete(ctx, a.PresenceID); ErrorCode(err) != ENOTFOUND {
+		t.Errorf("Delete again: got %v, want code %q", err, ENOTFOUND)
+	}
+	if err := s.Delete(ctx, "prs_000000000000"); ErrorCode(err) != ENOTFOUND {
+		t.Errorf("Delete unknown: got %v, want code %q", err, ENOTFOUND)
+	}
+	if got, want := dirNames(t, s.Dir()), []string{b.PresenceID + ".json"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("folder after Delete: got %v, want %v", got, want)
+	}
+}
+
+func sameSet(a, b []string) bool {
+	a, b = append([]string(nil), a...), append([]string(nil), b...)
+	sort.Strings(a)
+	sort.Strings(b)
+	return reflect.DeepEqual(a, b)
+}
+
+func TestDirStoreRejectsCraftedIDs(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	s := NewDirStore(root)
+	if err := s.Init(); err != nil {
+		t.Fatalf("Init: %v", err)
+	}
+	// A file a traversal would reach if the id named a path.
+	victim := writeRecordFile(t, root, "x.json", []byte(specExample))
+	for _, id := range []string{"../x", "../presences/../x", "/etc/passwd", "prs_CC073E458413", "", "prs_cc073e45841/"} {
+		if _, err := s.Get(ctx, id); ErrorCode(err) != EINVALID {
+			t.Errorf("Get(%q): got %v, want code %q", id, err, EINVALID)
+		}
+		if err := s.Delete(ctx, id); ErrorCode(err) != EINVALID {
+			t.Errorf("Delete(%q): got %v, want code %q", id, err, EINVALID)
+		}
+		r := specRecord()
+		r.PresenceID = id
+		if err := s.Upsert(ctx, r); ErrorCode(err) != EINVALID {
+			t.Errorf("Upsert(%q): got %v, want code %q", id, err, EINVALID)
+		}
+	}
+	if _, err := os.Stat(victim); err != nil {
+		t.Errorf("file outside the folder: got %v, want it untouched", err)
+	}
+	if got := dirNames(t, root); !reflect.DeepEqual(got, []string{"presences", "x.json"}) {
+		t.Errorf("registry root: got %v, want [presences x.json]", got)
+	}
+	if got := dirNames(t, s.Dir()); len(got) != 0 {
+		t.Errorf("presences folder: got %v, want empty", got)
+	}
+}
+
+func TestDirStoreListReadsForeignAndSkipsBroken(t *testing.T) {
+	ctx := context.Background()
+	s := mustOpenDirStore(t)
+	dir := s.Dir()
+
+	want := map[string]Record{}
+	foreign := func(name string, r Record, data string) {
+		writeRecordFile(t, dir, name, []byte(data))
+		want[r.PresenceID] = r
+	}
+	// Pretty, the spec's own example, under a name that is not its id.
+	foreign("prs_3fa94c0e11d2.json", specRecord(), specExample)
+	// Compact, reversed field order, unknown fields at every level.
+	r2 := Record{Schema: Schema, PresenceID: "prs_aaaaaaaaaaaa", AgentID: "m1nd-runtime", Brain: "/srv/brain",
+		WorkingSet: []string{"a"}, Mutation: Mutation{ObservedAtMs: 7}, LastBeatMs: 99, QueryCount: 3}
+	foreign("prs_aaaaaaaaaaaa.json", r2, `{"query_count":3,"last_beat_ms":99,"mutation":{"observed_at_ms":7,"level":"observed"},`+
+		`"working_set":["a"],"brain":"/srv/brain","agent_id":"m1nd-runtime","presence_id":"prs_aaaaaaaaaaaa","runtime":{"pid":1},"tags":["x"]}`)
+	// Null mutation, tabs and CRLF, no schema.
+	r3 := Record{Schema: Schema, PresenceID: "prs_bbbbbbbbbbbb", AgentID: "script", Brain: "/srv/brain", LastBeatMs: 5}
+	foreign("prs_bbbbbbbbbbbb.json", r3, "{\r\n\t\"presence_id\": \"prs_bbbbbbbbbbbb\",\r\n\t\"agent_id\": \"script\",\r\n\t\"brain\": \"/srv/brain\",\r\n\t\"mutation\": null,\r\n\t\"last_beat_ms\": 5\r\n}\r\n")
+	// A record named freely by its writer is still a record.
+	r4 := Record{Schema: Schema, PresenceID: "prs_cccccccccccc", AgentID: "cursor", Brain: "/srv/brain", LastBeatMs: 6}
+	foreign("cursor-session.json", r4, `{"presence_id":"prs_cccccccccccc","agent_id":"cursor","brain":"/srv/brain","last_beat_ms":6}`)
+
+	// Names that are not records: ignored, not counted, even with valid content.
+	for _, name := range []string{"README.md", "prs_dddddddddddd.json.bak", "prs_dddddddddddd.txt", "prs_dddddddddddd",
+		".tmp-prs_dddddddddddd-123", ".hidden.json", "prs_dddddddddddd.JSON~"} {
+		writeRecordFile(t, dir, name, []byte(`{"presence_id":"prs_dddddddddddd","agent_id":"x","brain":"/b","last_beat_ms":1}`))
+	}
+	if err := os.Mkdir(filepath.Join(dir, "folder.json"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	// Files that look like records but are not: skipped and counted.
+	broken := map[string]string{
+		"garbage.json":        "this is not json",
+		"truncated.json":      specExample[:100],
+		"empty.json":          "",
+		"array.json":          `[{"presence_id":"prs_eeeeeeeeeeee"}]`,
+		"no-presence-id.json": `{"agent_id":"a","brain":"/b","last_beat_ms":1}`,
+		"no-agent-id.json":    `{"presence_id":"prs_eeeeeeeeeeee","brain":"/b","last_beat_ms":1}`,
+		"no-brain.json":       `{"presence_id":"prs_eeeeeeeeeeee","agent_id":"a","last_beat_ms":1}`,
+		"no-last-beat.json":   `{"presence_id":"prs_eeeeeeeeeeee","agent_id":"a","brain":"/b"}`,
+		"empty-brain.json":    `{"presence_id":"prs_eeeeeeeeeeee","agent_id":"a","brain":"","last_beat_ms":1}`,
+		// Valid JSON, but over MaxRecordBytes: skipped unread.
+		"huge.json": `{"presence_id":"prs_ffffffffffff","agent_id":"a","brain":"/b","last_beat_ms":1,"pad":"` +
+			strings.Repeat("x", MaxRecordBytes) + `"}`,
+	}
+	for name, data := range broken {
+		writeRecordFile(t, dir, name, []byte(data))
+	}
+
+	l, err := s.List(ctx)
+	if err != nil {
+		t.Fatalf("List: %v", err)
+	}
+	got := map[string]Record{}
+	for _, r := range l.Records {
+		got[r.PresenceID] = r
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("List records:\ngot  %#v\nwant %#v", got, want)
+	}
+	if got, want := l.Skipped, len(broken); got != want {
+		t.Errorf("List Skipped: got %d, want %d", got, want)
+	}
+
+	// Get reads a foreign record by id, and reports a broken one as
+	// unavailable rather than absent.
+	if r, err := s.Get(ctx, "prs_aaaaaaaaaaaa"); err != nil || !reflect.DeepEqual(r, r2) {
+		t.Errorf("Get(foreign): got %#v, %v, want %#v", r, err, r2)
+	}
+	writeRecordFile(t, dir, "prs_eeeeeeeeeeee.json", []byte("{broken"))
+	if _, err := s.Get(ctx, "prs_eeeeeeeeeeee"); ErrorCode(err) != EUNAVAILABLE {
+		t.Errorf("Get(broken): got %v, want code %q", err, EUNAVAILABLE)
+	}
+}
+
+func TestDirStoreListMissingFolder(t *testing.T) {
+	s := NewDirStore(filepath.Join(t.TempDir(), "nope"))
+	if _, err := s.List(context.Background()); ErrorCode(err) != EUNAVAILABLE {
+		t.Errorf("List without Init: got %v, want code %q", err, EUNAVAILABLE)
+	}
+	if err := s.Init(); err != nil {
+		t.Fatalf("Init: %v", err)
+	}
+	l, err := s.List(context.Background())
+	if err != nil || len(l.Records) != 0 || l.Skipped != 0 {
+		t.Errorf("List after Init: got %+v, %v, want empty", l, err)
+	}
+	if err := s.Init(); err != nil {
+		t.Errorf("Init twice: got %v, want nil", err)
+	}
+}
+
+func TestDirStoreReclaim(t *testing.T) {
+	ctx := context.Background()
+	s := mustOpenDirStore(t)
+	dir := s.Dir()
+	now := time.Now()
+	nowMs := now.UnixMilli()
+
+	live := newRec("live", brain, withLastBeat(nowMs-1000))
+	boundary := newRec("boundary", brain, withLastBeat(nowMs-300), withTTL(300)) // exactly at ttl: live
+	stale := newRec("stale", brain, withLastBeat(nowMs-120001))                  // default ttl passed by 1 ms
+	staleShort := newRec("short", brain, withLastBeat(nowMs-301), withTTL(300))
+	for _, r := range []Record{live, boundary, stale, staleShort} {
+		if err := s.Upsert(ctx, r); err != nil {
+			t.Fatalf("Upsert: %v", err)
+		}
+	}
+	// A stale record under another writer's name is reclaimed too.
+	writeRecordFile(t, dir, "foreign.json",
+		[]byte(fmt.Sprintf(`{"presence_id":"prs_aaaaaaaaaaaa","agent_id":"x","brain":"/b","last_beat_ms":%d}`, nowMs-200000)))
+	undecodable := writeRecordFile(t, dir, "junk.json", []byte("not a record"))
+	notes := writeRecordFile(t, dir, "notes.txt", []byte("keep me"))
+	oldTemp := writeRecordFile(t, dir, tempPrefix+"prs_aaaaaaaaaaaa-1", []byte("{half"))
+	freshTemp := writeRecordFile(t, dir, tempPrefix+"prs_bbbbbbbbbbbb-2", []byte("{half"))
+	old := now.Add(-2 * time.Minute)
+	for _, p := range []string{oldTemp, undecodable, notes} {
+		if err := os.Chtimes(p, old, old); err != nil {
+			t.Fatalf("Chtimes: %v", err)
+		}
+	}
+	recent := now.Add(-10 * time.Second)
+	if err := os.Chtimes(freshTemp, recent, recent); err != nil {
+		t.Fatalf("Chtimes: %v", err)
+	}
+
+	rep, err := s.Reclaim(ctx, nowMs)
+	if err != nil {
+		t.Fatalf("Reclaim: %v", err)
+	}
+	if got, want := rep, (ReclaimReport{StaleRecords: 3, TempFiles: 1}); got != want {
+		t.Errorf("Reclaim report: got %+v, want %+v", got, want)
+	}
+	wantNames := []string{live.PresenceID + ".json", boundary.PresenceID + ".json", "junk.json", "notes.txt", filepath.Base(freshTemp)}
+	if got := dirNames(t, dir); !sameSet(got, wantNames) {
+		t.Errorf("folder after Reclaim: got %v, want %v", got, wantNames)
+	}
+	// A second reclaim finds nothing more.
+	if rep, err := s.Reclaim(ctx, nowMs); err != nil || rep != (ReclaimReport{}) {
+		t.Errorf("second Reclaim: got %+v, %v, want nothing reclaimed", rep, err)
+	}
+}
+
+// Writers replace large records in a loop while readers list and get them:
+// every read decodes whole, and each record is consistent with itself.
+func TestDirStoreConcurrentReadersNeverSeePartialFiles(t *testing.T) {
+	ctx := context.Background()
+	s := mustOpenDirStore(t)
+	const (
+		writers = 3
+		readers = 4
+		iters   = 150
+	)
+	// A record near the field limits: about 64 KiB of working set, so a
+	// torn write would be visible to any reader that caught it.
+	big := func(w, i int) Record {
+		agent := fmt.Sprintf("writer-%d", w)
+		r := newRec(agent, brain)
+		r.Theme = "iter " + strconv.Itoa(i) + " " + strings.Repeat("t", MaxThemeLen-20)
+		n := i%MaxWorkingSetLen + 1
+		r.WorkingSet = make([]string, n)
+		for k := range r.WorkingSet {
+			r.WorkingSet[k] = fmt.Sprintf("/%04d/", k) + strings.Repeat("p", MaxPathLen-7)
+		}
+		r.QueryCount = int64(i)
+		r.CallerRoot = "/" + strings.Repeat("c", MaxPathLen-1)
+		r.Mutation.DeclaredIntent = strings.Repeat("d", MaxThemeLen)
+		return r
+	}
+	check := func(r Record) error {
+		var i int
+		if _, err := fmt.Sscanf(r.Theme, "iter %d", &i); err != nil {
+			return fmt.Errorf("theme %q: %v", r.Theme[:min(20, len(r.Theme))], err)
+		}
+		if got, want := len(r.WorkingSet), i%MaxWorkingSetLen+1; got != want {
+			return fmt.Errorf("iter %d: got %d working-set entries, want %d", i, got, want)
+		}
+		if got, want := r.QueryCount, int64(i); got != want {
+			return fmt.Errorf("iter %d: got query_count %d, want %d", i, got, want)
+		}
+		return nil
+	}
+	// Seed every record so readers always find them.
+	for w := 0; w < writers; w++ {
+		if err := s.Upsert(ctx, big(w, 0)); err != nil {
+			t.Fatalf("Upsert: %v", err)
+		}
+	}
+	if n, _ := json.Marshal(big(0, MaxWorkingSetLen-1)); len(n) < 64<<10 {
+		t.Fatalf("record size: got %d bytes, want at least 64 KiB", len(n))
+	}
+
+	stop := make(chan struct{})
+	errs := make(chan error, 64)
+	var wwg, rwg sync.WaitGroup
+	for w := 0; w < writers; w++ {
+		wwg.Add(1)
+		go func(w int) {
+			defer wwg.Done()
+			for i := 1; i <= iters; i++ {
+				if err := s.Upsert(ctx, big(w, i)); err != nil {
+					errs <- fmt.Errorf("Upsert: %v", err)
+					return
+				}
+			}
+		}(w)
+	}
+	var reads, lists int64
+	var mu sync.Mutex
+	for k := 0; k < readers; k++ {
+		rwg.Add(1)
+		go func(k int) {
+			defer rwg.Done()
+			var myReads, myLists int64
+			defer func() { mu.Lock(); reads += myReads; lists += myLists; mu.Unlock() }()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if k%2 == 0 {
+					l, err := s.List(ctx)
+					if err != nil {
+						errs <- fmt.Errorf("List: %v", err)
+						return
+					}
+					myLists++
+					if l.Skipped != 0 {
+						errs <- fmt.Errorf("List: got Skipped %d, want 0 (a partial file was read)", l.Skipped)
+						return
+					}
+					if len(l.Records) != writers {
+						errs <- fmt.Errorf("List: got %d records, want %d", len(l.Records), writers)
+						return
+					}
+					for _, r := range l.Records {
+						if err := check(r); err != nil {
+							errs <- fmt.Errorf("List: %v", err)
+							return
+						}
+					}
+				} else {
+					id := ID(fmt.Sprintf("writer-%d", myReads%writers), brain)
+					r, err := s.Get(ctx, id)
+					if err != nil {
+						errs <- fmt.Errorf("Get(%s): %v", id, err)
+						return
+					}
+					if err := check(r); err != nil {
+						errs <- fmt.Errorf("Get: %v", err)
+						return
+					}
+					myReads++
+				}
+			}
+		}(k)
+	}
+	wwg.Wait()
+	close(stop)
+	rwg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if reads == 0 || lists == 0 {
+		t.Errorf("readers: got %d gets and %d lists, want some of each", reads, lists)
+	}
+	if got := dirNames(t, s.Dir()); len(got) != writers {
+		t.Errorf("folder after the run: got %v, want %d record files and no temp files", got, writers)
+	}
+	for w := 0; w < writers; w++ {
+		r := readStoredRecord(t, s, ID(fmt.Sprintf("writer-%d", w), brain))
+		if got, want := r.QueryCount, int64(iters); got != want {
+			t.Errorf("writer %d final query_count: got %d, want %d", w, got, want)
+		}
+	}
+}

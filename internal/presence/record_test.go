@@ -1,0 +1,293 @@
+package presence
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// refID is the spec's id computed without the package: prs_ and the first
+// 12 hex digits of SHA-256(agent_id, a zero byte, brain).
+func refID(agent, brain string) string {
+	sum := sha256.Sum256([]byte(agent + "\x00" + brain))
+	return "prs_" + hex.EncodeToString(sum[:])[:12]
+}
+
+func TestIDGolden(t *testing.T) {
+	tests := []struct {
+		agent, brain string
+		want         string // pinned: printf 'agent\0brain' | sha256sum
+	}{
+		{"claude-7", "/home/ana/shop", "prs_cc073e458413"},
+		{"codex-1", "/home/ana/shop", "prs_b13b19552d63"},
+		{"claude-7", "/srv/other", "prs_27e775004673"},
+	}
+	for _, tt := range tests {
+		got := ID(tt.agent, tt.brain)
+		if got != tt.want {
+			t.Errorf("ID(%q, %q): got %q, want %q", tt.agent, tt.brain, got, tt.want)
+		}
+		if ref := refID(tt.agent, tt.brain); got != ref {
+			t.Errorf("ID(%q, %q): got %q, want reference %q", tt.agent, tt.brain, got, ref)
+		}
+		if !ValidID(got) {
+			t.Errorf("ValidID(ID(%q, %q) = %q): got false, want true", tt.agent, tt.brain, got)
+		}
+	}
+	// The zero byte separates the two parts: moving a character across
+	// the boundary must change the id.
+	if a, b := ID("ab", "/c"), ID("a", "b/c"); a == b {
+		t.Errorf("ID(ab, /c) and ID(a, b/c): got both %q, want different ids", a)
+	}
+	for _, pair := range [][2]string{{"x", "/y"}, {"", ""}, {"é-agent", "/home/ünï"}, {strings.Repeat("a", 500), "/"}} {
+		if got, want := ID(pair[0], pair[1]), refID(pair[0], pair[1]); got != want {
+			t.Errorf("ID(%q, %q): got %q, want %q", pair[0], pair[1], got, want)
+		}
+	}
+}
+
+func TestValidID(t *testing.T) {
+	tests := []struct {
+		id   string
+		want bool
+	}{
+		{"prs_cc073e458413", true},
+		{"prs_000000000000", true},
+		{"prs_abcdefabcdef", true},
+		{"prs_CC073E458413", false}, // uppercase
+		{"prs_cc073e45841", false},  // 11 digits
+		{"prs_cc073e4584133", false},
+		{"prs_cc073e45841g", false}, // not hex
+		{"prx_cc073e458413", false},
+		{"PRS_cc073e458413", false},
+		{"cc073e458413", false},
+		{"", false},
+		{"prs_", false},
+		{"../x", false},
+		{"prs_../../../etc", false},
+		{"prs_cc073e45/413", false},
+		{"prs_cc073e4584é", false}, // 16 bytes, not hex
+		{"prs_cc073e458413\x00", false},
+	}
+	for _, tt := range tests {
+		if got := ValidID(tt.id); got != tt.want {
+			t.Errorf("ValidID(%q): got %v, want %v", tt.id, got, tt.want)
+		}
+	}
+}
+
+func TestRecordStaleBoundary(t *testing.T) {
+	tests := []struct {
+		name      string
+		ttlMs     int64
+		sinceBeat int64 // now - last_beat_ms
+		want      bool
+	}{
+		{"fresh", 1000, 0, false},
+		{"exactly at ttl is live", 1000, 1000, false},
+		{"one ms past ttl is stale", 1000, 1001, true},
+		{"ttl absent: 120000 is live", 0, 120000, false},
+		{"ttl absent: 120001 is stale", 0, 120001, true},
+		{"negative ttl means default: live", -5, 120000, false},
+		{"negative ttl means default: stale", -5, 120001, true},
+		{"beat from the future within the skew allowance is live", 1000, -5000, false},
+		{"beat further ahead than a ttl and the skew allowance is stale", 1000, -5001, true},
+		{"short ttl exactly", 300, 300, false},
+		{"short ttl past", 300, 301, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newRec("a", "/b", withTTL(tt.ttlMs))
+			now := time.UnixMilli(r.LastBeatMs + tt.sinceBeat)
+			if got := r.Stale(now); got != tt.want {
+				t.Errorf("Stale(now-last_beat=%d, ttl_ms=%d): got %v, want %v", tt.sinceBeat, tt.ttlMs, got, tt.want)
+			}
+		})
+	}
+	if got, want := (Record{}).TTL(), 120*time.Second; got != want {
+		t.Errorf("TTL with ttl_ms absent: got %v, want %v", got, want)
+	}
+	r := newRec("a", "/b", withTTL(300))
+	if got, want := r.ExpiresAtMs(), r.LastBeatMs+300; got != want {
+		t.Errorf("ExpiresAtMs: got %d, want %d", got, want)
+	}
+	if r.Stale(time.UnixMilli(r.ExpiresAtMs())) || !r.Stale(time.UnixMilli(r.ExpiresAtMs()+1)) {
+		t.Errorf("Stale around ExpiresAtMs %d: got live/stale mismatch, want live at it and stale 1 ms after", r.ExpiresAtMs())
+	}
+}
+
+func TestTTLAbsentInFileIsDefault(t *testing.T) {
+	r, err := DecodeRecord([]byte(`{"presence_id":"prs_cc073e458413","agent_id":"claude-7","brain":"/home/ana/shop","last_beat_ms":1000}`))
+	if err != nil {
+		t.Fatalf("DecodeRecord: %v", err)
+	}
+	if got, want := r.TTLMs, int64(0); got != want {
+		t.Errorf("ttl_ms: got %d, want %d", got, want)
+	}
+	if r.Stale(time.UnixMilli(1000 + 120000)) {
+		t.Errorf("Stale at last_beat+120000 with ttl absent: got true, want false")
+	}
+	if !r.Stale(time.UnixMilli(1000 + 120001)) {
+		t.Errorf("Stale at last_beat+120001 with ttl absent: got false, want true")
+	}
+}
+
+// specExample is the record as SPEC.md shows it.
+const specExample = `{
+  "schema": "m1nd-presence-v0",
+  "presence_id": "prs_3fa94c0e11d2",
+  "agent_id": "claude-7",
+  "brain": "/home/ana/shop",
+  "caller_root": "/home/ana/shop-wt2",
+  "kind": "executor",
+  "theme": "checkout refactor",
+  "worktree": "/home/ana/shop-wt2",
+  "working_set": ["src/checkout/", "go.mod"],
+  "task_ref": "msn_8c1d2e",
+  "mutation": { "observed_at_ms": 1764489600000, "declared_intent": "edit checkout" },
+  "first_seen_ms": 1764489000000,
+  "last_beat_ms": 1764489655000,
+  "query_count": 41,
+  "ttl_ms": 120000
+}`
+
+func specRecord() Record {
+	return Record{
+		Schema:      Schema,
+		PresenceID:  "prs_3fa94c0e11d2",
+		AgentID:     "claude-7",
+		Brain:       "/home/ana/shop",
+		CallerRoot:  "/home/ana/shop-wt2",
+		Kind:        "executor",
+		Theme:       "checkout refactor",
+		Worktree:    "/home/ana/shop-wt2",
+		WorkingSet:  []string{"src/checkout/", "go.mod"},
+		TaskRef:     "msn_8c1d2e",
+		Mutation:    Mutation{ObservedAtMs: 1764489600000, DeclaredIntent: "edit checkout"},
+		FirstSeenMs: 1764489000000,
+		LastBeatMs:  1764489655000,
+		QueryCount:  41,
+		TTLMs:       120000,
+	}
+}
+
+func TestDecodeRecordForeignShapes(t *testing.T) {
+	want := specRecord()
+	tests := []struct {
+		name string
+		data string
+		want Record
+	}{
+		{"spec example, pretty", specExample, want},
+		{"compact, other field order, unknown fields", `{"ttl_ms":120000,"query_count":41,"last_beat_ms":1764489655000,"first_seen_ms":1764489000000,` +
+			`"mutation":{"declared_intent":"edit checkout","observed_at_ms":1764489600000,"confidence":0.9},"task_ref":"msn_8c1d2e",` +
+			`"working_set":["src/checkout/","go.mod"],"worktree":"/home/ana/shop-wt2","theme":"checkout refactor","kind":"executor",` +
+			`"caller_root":"/home/ana/shop-wt2","brain":"/home/ana/shop","agent_id":"claude-7","presence_id":"prs_3fa94c0e11d2",` +
+			`"schema":"m1nd-presence-v0","runtime":{"pid":4242,"host":"box"},"extra":[1,2,3]}`, want},
+		{"null mutation, no schema, minimal", `{"presence_id":"prs_3fa94c0e11d2","agent_id":"claude-7","brain":"/home/ana/shop","last_beat_ms":5,"mutation":null}`,
+			Record{Schema: Schema, PresenceID: "prs_3fa94c0e11d2", AgentID: "claude-7", Brain: "/home/ana/shop", LastBeatMs: 5}},
+		{"last_beat_ms zero is present", `{"presence_id":"p","agent_id":"a","brain":"/b","last_beat_ms":0}`,
+			Record{Schema: Schema, PresenceID: "p", AgentID: "a", Brain: "/b"}},
+		{"empty working set reads as none", `{"presence_id":"p","agent_id":"a","brain":"/b","last_beat_ms":1,"working_set":[]}`,
+			Record{Schema: Schema, PresenceID: "p", AgentID: "a", Brain: "/b", LastBeatMs: 1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := DecodeRecord([]byte(tt.data))
+			if err != nil {
+				t.Fatalf("DecodeRecord: got error %v, want none", err)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("DecodeRecord:\ngot  %#v\nwant %#v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestDecodeRecordRefusesIncomplete(t *testing.T) {
+	tests := []struct {
+		name, data, missing string
+	}{
+		{"not json", `not json`, ""},
+		{"truncated", specExample[:len(specExample)/2], ""},
+		{"array", `[1,2]`, ""},
+		{"null", `null`, "presence_id"},
+		{"empty object", `{}`, "presence_id"},
+		{"no presence_id", `{"agent_id":"a","brain":"/b","last_beat_ms":1}`, "presence_id"},
+		{"empty presence_id", `{"presence_id":"","agent_id":"a","brain":"/b","last_beat_ms":1}`, "presence_id"},
+		{"no agent_id", `{"presence_id":"p","brain":"/b","last_beat_ms":1}`, "agent_id"},
+		{"null agent_id", `{"presence_id":"p","agent_id":null,"brain":"/b","last_beat_ms":1}`, "agent_id"},
+		{"no brain", `{"presence_id":"p","agent_id":"a","last_beat_ms":1}`, "brain"},
+		{"no last_beat_ms", `{"presence_id":"p","agent_id":"a","brain":"/b"}`, "last_beat_ms"},
+		{"null last_beat_ms", `{"presence_id":"p","agent_id":"a","brain":"/b","last_beat_ms":null}`, "last_beat_ms"},
+		{"last_beat_ms a string", `{"presence_id":"p","agent_id":"a","brain":"/b","last_beat_ms":"1"}`, ""},
+		{"last_beat_ms fractional", `{"presence_id":"p","agent_id":"a","brain":"/b","last_beat_ms":1.5}`, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := DecodeRecord([]byte(tt.data))
+			if err == nil {
+				t.Fatalf("DecodeRecord(%q): got no error, want one", tt.data)
+			}
+			if got, want := ErrorCode(err), EINVALID; got != want {
+				t.Errorf("ErrorCode: got %q, want %q", got, want)
+			}
+			if tt.missing != "" && !strings.Contains(err.Error(), tt.missing) {
+				t.Errorf("error %q: want it to name %q", err, tt.missing)
+			}
+		})
+	}
+}
+
+func TestEncodeRecordIsPrettySnakeCase(t *testing.T) {
+	data, err := EncodeRecord(specRecord())
+	if err != nil {
+		t.Fatalf("EncodeRecord: %v", err)
+	}
+	s := string(data)
+	for _, want := range []string{"{\n  \"schema\": \"m1nd-presence-v0\",\n  \"presence_id\": \"prs_3fa94c0e11d2\",", `"observed_at_ms": 1764489600000`, `"ttl_ms": 120000`} {
+		if !strings.Contains(s, want) {
+			t.Errorf("encoded record: want it to contain %q, got\n%s", want, s)
+		}
+	}
+	if !strings.HasSuffix(s, "}\n") {
+		t.Errorf("encoded record: got %q at the end, want a trailing newline", s[len(s)-3:])
+	}
+	back, err := DecodeRecord(data)
+	if err != nil {
+		t.Fatalf("DecodeRecord(EncodeRecord(r)): %v", err)
+	}
+	if got, want := back, specRecord(); !reflect.DeepEqual(got, want) {
+		t.Errorf("roundtrip:\ngot  %#v\nwant %#v", got, want)
+	}
+	// A record without a schema is written with one.
+	r := specRecord()
+	r.Schema = ""
+	data, _ = EncodeRecord(r)
+	if !strings.Contains(string(data), `"schema": "m1nd-presence-v0"`) {
+		t.Errorf("encoded record without schema: got\n%s\nwant schema m1nd-presence-v0", data)
+	}
+}
+
+func TestMutationLevel(t *testing.T) {
+	tests := []struct {
+		m    Mutation
+		want Level
+	}{
+		{Mutation{}, LevelNone},
+		{Mutation{DeclaredIntent: "x"}, LevelDeclared},
+		{Mutation{ObservedAtMs: 1}, LevelObserved},
+		{Mutation{ObservedAtMs: 1, DeclaredIntent: "x"}, LevelObserved},
+	}
+	for _, tt := range tests {
+		if got := tt.m.Level(); got != tt.want {
+			t.Errorf("%+v.Level(): got %q, want %q", tt.m, got, tt.want)
+		}
+		if got, want := (Record{Mutation: tt.m}).Mutating(), tt.want != LevelNone; got != want {
+			t.Errorf("Mutating with %+v: got %v, want %v", tt.m, got, want)
+		}
+	}
+}

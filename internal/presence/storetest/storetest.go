@@ -1,0 +1,379 @@
+// Package storetest is the contract every presence.Store backend keeps,
+// written once and run against each backend (the sidecar directory and the
+// NATS bucket), so the Service above them cannot tell which one it reads.
+//
+// Run takes a function that opens a fresh, empty store for one subtest.
+// Checks that need to put bytes the store would never write itself (a
+// corrupt entry) use the RawWriter interface when the opened store offers
+// it; checks of live change notification run when it is a
+// presence.Watcher. Backend-specific behaviour (CAS merges, engine expiry,
+// file-system quirks) is tested beside each backend, not here.
+package storetest
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hall-dev/hall/internal/presence"
+)
+
+// RawWriter is a store that lets a test place arbitrary bytes under an id,
+// as a foreign or broken writer would.
+type RawWriter interface {
+	WriteRaw(ctx context.Context, id string, data []byte) error
+}
+
+// eventually bounds every "it happens" wait: generous, because CI
+// machines are small and busy; a passing run never waits it out.
+const eventually = 15 * time.Second
+
+// Run runs the contract against stores that open returns. Every subtest
+// opens its own store.
+func Run(t *testing.T, open func(t *testing.T) presence.Store) {
+	t.Run("GetMissingIsNotFound", func(t *testing.T) {
+		s := open(t)
+		_, err := s.Get(context.Background(), presence.ID("nobody", "/nowhere"))
+		if got, want := presence.ErrorCode(err), presence.ENOTFOUND; got != want {
+			t.Fatalf("Get of a missing id: got code %q (%v), want %q", got, err, want)
+		}
+	})
+
+	t.Run("DeleteMissingIsNotFound", func(t *testing.T) {
+		s := open(t)
+		err := s.Delete(context.Background(), presence.ID("nobody", "/nowhere"))
+		if got, want := presence.ErrorCode(err), presence.ENOTFOUND; got != want {
+			t.Fatalf("Delete of a missing id: got code %q (%v), want %q", got, err, want)
+		}
+	})
+
+	t.Run("InvalidIDIsRefused", func(t *testing.T) {
+		s := open(t)
+		ctx := context.Background()
+		for _, id := range []string{"", "prs_", "../../etc/passwd", "prs_ABCDEF012345", "prs_0123456789ab.json", "prs_*"} {
+			if _, err := s.Get(ctx, id); presence.ErrorCode(err) != presence.EINVALID {
+				t.Errorf("Get(%q): got code %q (%v), want %q", id, presence.ErrorCode(err), err, presence.EINVALID)
+			}
+			if err := s.Delete(ctx, id); presence.ErrorCode(err) != presence.EINVALID {
+				t.Errorf("Delete(%q): got code %q (%v), want %q", id, presence.ErrorCode(err), err, presence.EINVALID)
+			}
+			r := Record("a", "/b", time.Now().UnixMilli())
+			r.PresenceID = id
+			if err := s.Upsert(ctx, r); presence.ErrorCode(err) != presence.EINVALID {
+				t.Errorf("Upsert(%q): got code %q (%v), want %q", id, presence.ErrorCode(err), err, presence.EINVALID)
+			}
+		}
+	})
+
+	t.Run("RoundtripFieldForField", func(t *testing.T) {
+		s := open(t)
+		ctx := context.Background()
+		now := time.Now().UnixMilli()
+		full := presence.Record{
+			Schema:     presence.Schema,
+			PresenceID: presence.ID("claude-7", "/home/ana/shop"),
+			AgentID:    "claude-7",
+			Brain:      "/home/ana/shop",
+			CallerRoot: "/home/ana/shop-wt2",
+			Kind:       "executor",
+			Theme:      "checkout refactor — ünïcode & <html>",
+			Worktree:   "/home/ana/shop-wt2",
+			WorkingSet: []string{"src/checkout/", "go.mod"},
+			TaskRef:    "msn_8c1d2e",
+			Mutation:   presence.Mutation{ObservedAtMs: now - 5000, DeclaredIntent: "edit checkout"},
+
+			FirstSeenMs: now - 60000,
+			LastBeatMs:  now,
+			QueryCount:  41,
+			TTLMs:       120000,
+		}
+		bare := presence.Record{Schema: presence.Schema, PresenceID: presence.ID("bare", "/b"), AgentID: "bare", Brain: "/b", LastBeatMs: now}
+		for _, want := range []presence.Record{full, bare} {
+			if err := s.Upsert(ctx, want); err != nil {
+				t.Fatalf("Upsert: %v", err)
+			}
+			got, err := s.Get(ctx, want.PresenceID)
+			if err != nil {
+				t.Fatalf("Get: %v", err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("Get after Upsert:\n got %+v\nwant %+v", got, want)
+			}
+		}
+		l, err := s.List(ctx)
+		if err != nil {
+			t.Fatalf("List: %v", err)
+		}
+		for _, want := range []presence.Record{full, bare} {
+			got, ok := find(l.Records, want.PresenceID)
+			if !ok || !reflect.DeepEqual(got, want) {
+				t.Errorf("List after Upsert:\n got %+v (found %v)\nwant %+v", got, ok, want)
+			}
+		}
+	})
+
+	t.Run("UpsertReplaces", func(t *testing.T) {
+		s := open(t)
+		ctx := context.Background()
+		now := time.Now().UnixMilli()
+		first := Record("codex-1", "/w", now-1000)
+		first.Theme, first.WorkingSet, first.Mutation.DeclaredIntent = "first", []string{"a", "b"}, "edit"
+		if err := s.Upsert(ctx, first); err != nil {
+			t.Fatalf("Upsert first: %v", err)
+		}
+		// A later beat that changes every declaration and clears some.
+		second := first.Clone()
+		second.LastBeatMs, second.QueryCount = now, first.QueryCount+1
+		second.Theme, second.WorkingSet, second.Mutation.DeclaredIntent = "second", nil, ""
+		if err := s.Upsert(ctx, second); err != nil {
+			t.Fatalf("Upsert second: %v", err)
+		}
+		got, err := s.Get(ctx, first.PresenceID)
+		if err != nil {
+			t.Fatalf("Get: %v", err)
+		}
+		if !reflect.DeepEqual(got, second) {
+			t.Errorf("Get after replace:\n got %+v\nwant %+v", got, second)
+		}
+		l, err := s.List(ctx)
+		if err != nil {
+			t.Fatalf("List: %v", err)
+		}
+		if got, want := ids(l.Records), []string{first.PresenceID}; !reflect.DeepEqual(got, want) {
+			t.Errorf("List after replace: got ids %v, want %v (one record per presence)", got, want)
+		}
+	})
+
+	t.Run("ListDelete", func(t *testing.T) {
+		s := open(t)
+		ctx := context.Background()
+		now := time.Now().UnixMilli()
+		byID := map[string]presence.Record{}
+		var want []string
+		for i := range 5 {
+			r := Record(fmt.Sprintf("agent-%d", i), "/brain", now)
+			byID[r.PresenceID] = r
+			want = append(want, r.PresenceID)
+			if err := s.Upsert(ctx, r); err != nil {
+				t.Fatalf("Upsert %d: %v", i, err)
+			}
+		}
+		sort.Strings(want)
+		l, err := s.List(ctx)
+		if err != nil {
+			t.Fatalf("List: %v", err)
+		}
+		if got := ids(l.Records); !reflect.DeepEqual(got, want) {
+			t.Fatalf("List: got ids %v, want %v", got, want)
+		}
+		if l.Skipped != 0 {
+			t.Errorf("List: got %d skipped, want 0", l.Skipped)
+		}
+
+		gone := want[2]
+		if err := s.Delete(ctx, gone); err != nil {
+			t.Fatalf("Delete: %v", err)
+		}
+		if _, err := s.Get(ctx, gone); presence.ErrorCode(err) != presence.ENOTFOUND {
+			t.Errorf("Get after Delete: got code %q (%v), want %q", presence.ErrorCode(err), err, presence.ENOTFOUND)
+		}
+		if err := s.Delete(ctx, gone); presence.ErrorCode(err) != presence.ENOTFOUND {
+			t.Errorf("second Delete: got code %q (%v), want %q", presence.ErrorCode(err), err, presence.ENOTFOUND)
+		}
+		l, err = s.List(ctx)
+		if err != nil {
+			t.Fatalf("List: %v", err)
+		}
+		if got, want := ids(l.Records), append(append([]string{}, want[:2]...), want[3:]...); !reflect.DeepEqual(got, want) {
+			t.Errorf("List after Delete: got ids %v, want %v", got, want)
+		}
+
+		// A presence that left and comes back is an ordinary upsert.
+		back := byID[gone]
+		back.LastBeatMs++
+		if err := s.Upsert(ctx, back); err != nil {
+			t.Fatalf("Upsert after Delete: %v", err)
+		}
+		if got, err := s.Get(ctx, gone); err != nil || !reflect.DeepEqual(got, back) {
+			t.Errorf("Get after re-Upsert: got %+v, %v; want %+v", got, err, back)
+		}
+	})
+
+	t.Run("ConcurrentUpsertsOfDistinctIDsAllLand", func(t *testing.T) {
+		s := open(t)
+		ctx := context.Background()
+		const n = 32
+		now := time.Now().UnixMilli()
+		var wg sync.WaitGroup
+		errs := make(chan error, n)
+		want := make([]string, n)
+		for i := range n {
+			r := Record(fmt.Sprintf("swarm-%02d", i), "/swarm", now)
+			want[i] = r.PresenceID
+			wg.Go(func() {
+				if err := s.Upsert(ctx, r); err != nil {
+					errs <- err
+				}
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Errorf("concurrent Upsert: %v", err)
+		}
+		sort.Strings(want)
+		l, err := s.List(ctx)
+		if err != nil {
+			t.Fatalf("List: %v", err)
+		}
+		if got := ids(l.Records); !reflect.DeepEqual(got, want) {
+			t.Errorf("List after %d concurrent upserts: got %d ids, want %d:\n got %v\nwant %v", n, len(got), n, got, want)
+		}
+	})
+
+	t.Run("ListSkipsUndecodable", func(t *testing.T) {
+		s := open(t)
+		raw, ok := s.(RawWriter)
+		if !ok {
+			t.Skip("this backend cannot hold bytes it did not encode")
+		}
+		ctx := context.Background()
+		good := Record("good", "/b", time.Now().UnixMilli())
+		if err := s.Upsert(ctx, good); err != nil {
+			t.Fatalf("Upsert: %v", err)
+		}
+		for i, data := range []string{
+			`{not json`,
+			`{"schema":"m1nd-presence-v0","agent_id":"x","brain":"/b","last_beat_ms":1}`, // no presence_id
+			`[]`,
+		} {
+			id := presence.ID(fmt.Sprintf("broken-%d", i), "/b")
+			if err := raw.WriteRaw(ctx, id, []byte(data)); err != nil {
+				t.Fatalf("WriteRaw: %v", err)
+			}
+		}
+		l, err := s.List(ctx)
+		if err != nil {
+			t.Fatalf("List: %v", err)
+		}
+		if got, want := ids(l.Records), []string{good.PresenceID}; !reflect.DeepEqual(got, want) {
+			t.Errorf("List: got ids %v, want %v", got, want)
+		}
+		if got, want := l.Skipped, 3; got != want {
+			t.Errorf("List: got %d skipped, want %d", got, want)
+		}
+	})
+
+	t.Run("WatchNotifiesChanges", func(t *testing.T) {
+		s := open(t)
+		w, ok := s.(presence.Watcher)
+		if !ok {
+			t.Skip("this backend has no watch")
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		notified := make(chan struct{}, 1)
+		done := make(chan error, 1)
+		go func() {
+			done <- w.Watch(ctx, func() {
+				select {
+				case notified <- struct{}{}:
+				default:
+				}
+			})
+		}()
+		defer func() {
+			cancel()
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Errorf("Watch after cancel: got %v, want nil", err)
+				}
+			case <-time.After(eventually):
+				t.Errorf("Watch did not return within %s of its context ending", eventually)
+			}
+		}()
+		// The watch notifies once it is in place; changes after that must
+		// each be heard.
+		wait(t, notified, "the watch to start")
+		r := Record("watched", "/w", time.Now().UnixMilli())
+		if err := s.Upsert(ctx, r); err != nil {
+			t.Fatalf("Upsert: %v", err)
+		}
+		waitFor(t, notified, "an upsert", func() bool {
+			l, err := s.List(ctx)
+			_, ok := find(l.Records, r.PresenceID)
+			return err == nil && ok
+		})
+		if err := s.Delete(ctx, r.PresenceID); err != nil {
+			t.Fatalf("Delete: %v", err)
+		}
+		waitFor(t, notified, "a delete", func() bool {
+			l, err := s.List(ctx)
+			_, ok := find(l.Records, r.PresenceID)
+			return err == nil && !ok
+		})
+	})
+}
+
+// Record returns a minimal live record of agent on brain, beaten at ms.
+func Record(agent, brain string, ms int64) presence.Record {
+	return presence.Record{
+		Schema:      presence.Schema,
+		PresenceID:  presence.ID(agent, brain),
+		AgentID:     agent,
+		Brain:       brain,
+		FirstSeenMs: ms,
+		LastBeatMs:  ms,
+		QueryCount:  1,
+		TTLMs:       presence.DefaultTTL.Milliseconds(),
+	}
+}
+
+func wait(t *testing.T, ch <-chan struct{}, what string) {
+	t.Helper()
+	select {
+	case <-ch:
+	case <-time.After(eventually):
+		t.Fatalf("no notify for %s within %s", what, eventually)
+	}
+}
+
+// waitFor waits for notifications until cond holds: a notify may come
+// before the change it announces is visible to every reader (coalesced or
+// early), so one notify alone proves nothing.
+func waitFor(t *testing.T, ch <-chan struct{}, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.After(eventually)
+	for {
+		select {
+		case <-ch:
+			if cond() {
+				return
+			}
+		case <-deadline:
+			t.Fatalf("no notify showing %s within %s", what, eventually)
+		}
+	}
+}
+
+func find(rs []presence.Record, id string) (presence.Record, bool) {
+	for _, r := range rs {
+		if r.PresenceID == id {
+			return r, true
+		}
+	}
+	return presence.Record{}, false
+}
+
+func ids(rs []presence.Record) []string {
+	out := make([]string, 0, len(rs))
+	for _, r := range rs {
+		out = append(out, r.PresenceID)
+	}
+	sort.Strings(out)
+	return out
+}

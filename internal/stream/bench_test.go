@@ -1,0 +1,141 @@
+package stream_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/hall-dev/hall/internal/presence"
+	"github.com/hall-dev/hall/internal/stream"
+)
+
+// BenchmarkChangeToSubscriber measures the time from an outside writer's
+// file write (an m1nd runtime updating its record) to each subscriber
+// reading the diff, with 1,000 presences in the registry and 1,000 open
+// streams. Each iteration is one write; its latency is counted once per
+// subscriber. Reported: p50 and p99 over all (write, subscriber) pairs.
+//
+//	go test -run '^$' -bench ChangeToSubscriber -benchtime 200x ./internal/stream/
+func BenchmarkChangeToSubscriber(b *testing.B) {
+	const presences, subscribers = 1000, 100
+	th := newTestHall(b, stream.Config{})
+	now := time.Now().UnixMilli()
+	recs := make([]presence.Record, presences)
+	for i := range recs {
+		agent := fmt.Sprintf("agent-%04d", i)
+		brain := fmt.Sprintf("/srv/brain-%d", i%10)
+		recs[i] = presence.Record{
+			Schema: presence.Schema, PresenceID: presence.ID(agent, brain), AgentID: agent, Brain: brain,
+			Worktree: fmt.Sprintf("%s/wt-%d", brain, i%50), WorkingSet: []string{"src/", "go.mod"},
+			Mutation: presence.Mutation{DeclaredIntent: "edit"}, FirstSeenMs: now, LastBeatMs: now, TTLMs: 3_600_000,
+		}
+		if err := th.store.Upsert(context.Background(), recs[i]); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Logf("setup: %d records written in %s", presences, time.Since(time.UnixMilli(now)))
+	deadline := time.Now().Add(time.Minute)
+	for {
+		snap, err := th.hub.Snapshot(context.Background())
+		if err == nil && len(snap.Live) == presences {
+			break
+		}
+		if time.Now().After(deadline) {
+			b.Fatalf("the hall never saw %d presences", presences)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+
+	b.Logf("setup: hall sees them at %s", time.Since(time.UnixMilli(now)))
+	// Subscribers: raw readers that note when the awaited marker arrives.
+	var marker atomic.Pointer[[]byte]
+	arrivals := make(chan time.Time, subscribers)
+	tr := &http.Transport{MaxConnsPerHost: 0, MaxIdleConnsPerHost: subscribers}
+	hc := &http.Client{Transport: tr}
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	ready := make(chan struct{}, subscribers)
+	for i := 0; i < subscribers; i++ {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, th.srv.URL, nil)
+		resp, err := hc.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer resp.Body.Close()
+			br := bufio.NewReaderSize(resp.Body, 16<<10)
+			first := true
+			for {
+				line, err := br.ReadSlice('\n')
+				if err == bufio.ErrBufferFull {
+					continue // the snapshot's long data line
+				}
+				if err != nil {
+					return
+				}
+				if !bytes.HasPrefix(line, []byte("data: ")) {
+					continue
+				}
+				if first {
+					first = false
+					ready <- struct{}{}
+					continue
+				}
+				if m := marker.Load(); m != nil && bytes.Contains(line, *m) {
+					arrivals <- time.Now()
+				}
+			}
+		}()
+	}
+	for i := 0; i < subscribers; i++ {
+		<-ready
+	}
+	b.Logf("setup: %d subscribers connected at %s", subscribers, time.Since(time.UnixMilli(now)))
+	defer func() {
+		cancel()
+		wg.Wait()
+		tr.CloseIdleConnections()
+	}()
+
+	lat := make([]time.Duration, 0, b.N*subscribers)
+	b.ResetTimer()
+	for n := 0; n < b.N; n++ {
+		r := recs[n%presences]
+		r.Theme = fmt.Sprintf("bench-%d", n)
+		r.LastBeatMs = time.Now().UnixMilli()
+		m := []byte(`"theme":"` + r.Theme + `"`)
+		marker.Store(&m)
+		start := time.Now()
+		if err := th.store.Upsert(context.Background(), r); err != nil {
+			b.Fatal(err)
+		}
+		for i := 0; i < subscribers; i++ {
+			select {
+			case at := <-arrivals:
+				lat = append(lat, at.Sub(start))
+			case <-time.After(time.Minute):
+				b.Fatalf("write %d: %d of %d subscribers heard of it", n, i, subscribers)
+			}
+		}
+	}
+	b.StopTimer()
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	pct := func(p float64) float64 {
+		return float64(lat[int(p*float64(len(lat)-1))].Microseconds()) / 1000
+	}
+	b.ReportMetric(pct(0.50), "p50-ms")
+	b.ReportMetric(pct(0.99), "p99-ms")
+	b.ReportMetric(pct(1), "max-ms")
+	if st := th.hub.Stats(); st.Dropped > 0 {
+		b.Errorf("%d subscribers dropped during the benchmark", st.Dropped)
+	}
+}

@@ -1,0 +1,209 @@
+package stream
+
+import (
+	"slices"
+	"sort"
+
+	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/presence"
+)
+
+// state is one roster in wire form, keyed for diffing: presences by
+// presence_id, collisions by collision_id.
+type state struct {
+	presences  map[string]contract.Presence
+	collisions map[string]contract.Collision
+	errCode    string // "registry_unreadable" while the roster is dropped whole
+	errDetail  string
+}
+
+// stateOf maps a snapshot (or the error that replaced it) to wire form.
+func stateOf(snap presence.Snapshot, err error) state {
+	st := state{
+		presences:  make(map[string]contract.Presence, len(snap.Live)),
+		collisions: make(map[string]contract.Collision, len(snap.Collisions)),
+	}
+	if err != nil {
+		st.errCode, st.errDetail = "registry_unreadable", presence.ErrorMessage(err)
+		return st
+	}
+	for _, r := range snap.Live {
+		st.presences[r.PresenceID] = contract.FromRecord(r)
+	}
+	for _, c := range snap.Collisions {
+		w := contract.FromCollision(c)
+		st.collisions[w.CollisionID] = w
+	}
+	return st
+}
+
+// change is one diff in full: what left and what closed keep their last
+// wire form, so a subscriber filtered to a brain or a presence can tell
+// whether the change is its own.
+type change struct {
+	seq     uint64
+	joins   []contract.Presence
+	updates []contract.Presence
+	leaves  []contract.Presence
+	opened  []contract.Collision // new, or open with different clauses, place, paths or sides
+	closed  []contract.Collision
+	// errChanged is set when the registry became unreadable or readable
+	// again; errCode is the state after the change. Such a diff reaches
+	// every subscriber, though its lists may be empty for it.
+	errChanged bool
+	errCode    string
+	errDetail  string
+}
+
+func (c *change) empty() bool {
+	return !c.errChanged && len(c.joins)+len(c.updates)+len(c.leaves)+len(c.opened)+len(c.closed) == 0
+}
+
+// diffStates returns what turns prev into next. Every list is sorted by id,
+// so one change always encodes the same way.
+func diffStates(prev, next state) *change {
+	c := &change{errCode: next.errCode, errDetail: next.errDetail}
+	c.errChanged = (prev.errCode == "") != (next.errCode == "")
+	for id, p := range next.presences {
+		old, ok := prev.presences[id]
+		switch {
+		case !ok:
+			c.joins = append(c.joins, p)
+		case !samePresence(old, p):
+			c.updates = append(c.updates, p)
+		}
+	}
+	for id, p := range prev.presences {
+		if _, ok := next.presences[id]; !ok {
+			c.leaves = append(c.leaves, p)
+		}
+	}
+	for id, x := range next.collisions {
+		if old, ok := prev.collisions[id]; !ok || !sameCollision(old, x) {
+			c.opened = append(c.opened, x)
+		}
+	}
+	for id, x := range prev.collisions {
+		if _, ok := next.collisions[id]; !ok {
+			c.closed = append(c.closed, x)
+		}
+	}
+	for _, l := range [][]contract.Presence{c.joins, c.updates, c.leaves} {
+		sort.Slice(l, func(i, j int) bool { return l[i].PresenceID < l[j].PresenceID })
+	}
+	for _, l := range [][]contract.Collision{c.opened, c.closed} {
+		sort.Slice(l, func(i, j int) bool { return l[i].CollisionID < l[j].CollisionID })
+	}
+	return c
+}
+
+func samePresence(a, b contract.Presence) bool {
+	return a.PresenceID == b.PresenceID && a.AgentID == b.AgentID && a.Brain == b.Brain &&
+		a.CallerRoot == b.CallerRoot && a.Kind == b.Kind && a.Theme == b.Theme &&
+		a.Worktree == b.Worktree && slices.Equal(a.WorkingSet, b.WorkingSet) &&
+		a.TaskRef == b.TaskRef && a.Mutation == b.Mutation && a.MutationLevel == b.MutationLevel &&
+		a.FirstSeenMs == b.FirstSeenMs && a.LastBeatMs == b.LastBeatMs &&
+		a.QueryCount == b.QueryCount && a.TTLMs == b.TTLMs && a.ExpiresAtMs == b.ExpiresAtMs
+}
+
+func sameCollision(a, b contract.Collision) bool {
+	return a.Brain == b.Brain && a.A == b.A && a.B == b.B && a.Place == b.Place &&
+		slices.Equal(a.Clauses, b.Clauses) && slices.Equal(a.Paths, b.Paths)
+}
+
+// Filter narrows a stream to what one subscriber asked for. The zero
+// Filter is the owner-wide roster. The snapshot a subscriber gets on
+// connect is narrowed by the same filter, so snapshot plus diffs always
+// rebuild exactly the view it asked for.
+type Filter struct {
+	// Brain keeps one brain's presences and collisions ("" for every brain).
+	Brain string
+	// PresenceID is the agent's view: only that presence's own join,
+	// updates and leave, and only the collisions it is a side of.
+	PresenceID string
+	// CollisionsOnly drops presences: only collisions opening and closing.
+	CollisionsOnly bool
+}
+
+func (f Filter) keepsPresence(p contract.Presence) bool {
+	return !f.CollisionsOnly && (f.Brain == "" || p.Brain == f.Brain) &&
+		(f.PresenceID == "" || p.PresenceID == f.PresenceID)
+}
+
+func (f Filter) keepsCollision(c contract.Collision) bool {
+	return (f.Brain == "" || c.Brain == f.Brain) &&
+		(f.PresenceID == "" || c.A.PresenceID == f.PresenceID || c.B.PresenceID == f.PresenceID)
+}
+
+// diff narrows c to the filter; false when nothing of it is the
+// subscriber's (such a diff is not sent to it at all).
+func (f Filter) diff(c *change) (contract.Diff, bool) {
+	d := contract.Diff{
+		Seq:              c.seq,
+		Joins:            []contract.Presence{},
+		Updates:          []contract.Presence{},
+		Leaves:           []string{},
+		CollisionsOpened: []contract.Collision{},
+		CollisionsClosed: []contract.Collision{},
+		Error:            c.errCode,
+		Detail:           c.errDetail,
+	}
+	for _, p := range c.joins {
+		if f.keepsPresence(p) {
+			d.Joins = append(d.Joins, p)
+		}
+	}
+	for _, p := range c.updates {
+		if f.keepsPresence(p) {
+			d.Updates = append(d.Updates, p)
+		}
+	}
+	for _, p := range c.leaves {
+		if f.keepsPresence(p) {
+			d.Leaves = append(d.Leaves, p.PresenceID)
+		}
+	}
+	for _, x := range c.opened {
+		if f.keepsCollision(x) {
+			d.CollisionsOpened = append(d.CollisionsOpened, x)
+		}
+	}
+	for _, x := range c.closed {
+		if f.keepsCollision(x) {
+			d.CollisionsClosed = append(d.CollisionsClosed, x)
+		}
+	}
+	n := len(d.Joins) + len(d.Updates) + len(d.Leaves) + len(d.CollisionsOpened) + len(d.CollisionsClosed)
+	return d, n > 0 || c.errChanged
+}
+
+// response is the snapshot a subscriber gets: for the zero filter or a
+// brain, exactly what GET /api/presences[?brain=] answers; narrowed further
+// for a presence or collisions only.
+func (f Filter) response(snap presence.Snapshot, err error, cursor string) contract.PresencesResponse {
+	if err != nil {
+		return contract.PresencesResponse{
+			Presences:  []contract.Presence{},
+			Collisions: []contract.Collision{},
+			ServedAtMs: snap.AtMs,
+			Cursor:     cursor,
+			Error:      "registry_unreadable",
+			Detail:     presence.ErrorMessage(err),
+		}
+	}
+	s := snap.ForBrain(f.Brain)
+	if f.PresenceID != "" {
+		narrowed := presence.Snapshot{AtMs: s.AtMs, Skipped: s.Skipped}
+		if r, ok := s.Find(f.PresenceID); ok {
+			narrowed.Live = []presence.Record{r}
+		}
+		narrowed.Collisions = s.CollisionsFor(f.PresenceID)
+		s = narrowed
+	}
+	if f.CollisionsOnly {
+		s.Live = nil
+	}
+	resp := contract.FromSnapshot(s, f.Brain)
+	resp.Cursor = cursor
+	return resp
+}

@@ -1,0 +1,388 @@
+package stream
+
+import (
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/presence"
+)
+
+func pres(id, brain string, beat int64) contract.Presence {
+	return contract.Presence{PresenceID: id, AgentID: "agent-" + id, Brain: brain, LastBeatMs: beat, WorkingSet: []string{}}
+}
+
+func coll(a, b, brain string, clauses ...string) contract.Collision {
+	return contract.Collision{CollisionID: a + "~" + b, Brain: brain, A: contract.Side{PresenceID: a}, B: contract.Side{PresenceID: b}, Clauses: clauses, Paths: []string{}}
+}
+
+func st(ps []contract.Presence, cs []contract.Collision, errCode string) state {
+	s := state{presences: map[string]contract.Presence{}, collisions: map[string]contract.Collision{}, errCode: errCode}
+	for _, p := range ps {
+		s.presences[p.PresenceID] = p
+	}
+	for _, c := range cs {
+		s.collisions[c.CollisionID] = c
+	}
+	return s
+}
+
+func ids(ps []contract.Presence) []string {
+	out := []string{}
+	for _, p := range ps {
+		out = append(out, p.PresenceID)
+	}
+	return out
+}
+
+func cids(cs []contract.Collision) []string {
+	out := []string{}
+	for _, c := range cs {
+		out = append(out, c.CollisionID)
+	}
+	return out
+}
+
+func TestDiffStates(t *testing.T) {
+	a1, a2 := pres("a", "/b1", 1), pres("a", "/b1", 2)
+	b1, c1 := pres("b", "/b1", 1), pres("c", "/b2", 1)
+	ab := coll("a", "b", "/b1", "same_worktree")
+	abMore := coll("a", "b", "/b1", "same_worktree", "working_set_overlap")
+	for _, tc := range []struct {
+		name                                 string
+		prev, next                           state
+		joins, updates, leaves, opened, shut []string
+		errChanged, empty                    bool
+	}{
+		{name: "nothing changed", prev: st([]contract.Presence{a1}, nil, ""), next: st([]contract.Presence{a1}, nil, ""), empty: true},
+		{name: "join", prev: st(nil, nil, ""), next: st([]contract.Presence{a1, c1}, nil, ""), joins: []string{"a", "c"}},
+		{name: "update", prev: st([]contract.Presence{a1}, nil, ""), next: st([]contract.Presence{a2}, nil, ""), updates: []string{"a"}},
+		{name: "leave", prev: st([]contract.Presence{a1, b1}, nil, ""), next: st([]contract.Presence{b1}, nil, ""), leaves: []string{"a"}},
+		{name: "collision opens with the second writer",
+			prev: st([]contract.Presence{a1}, nil, ""), next: st([]contract.Presence{a1, b1}, []contract.Collision{ab}, ""),
+			joins: []string{"b"}, opened: []string{"a~b"}},
+		{name: "collision with new clauses is opened again (upsert)",
+			prev: st([]contract.Presence{a1, b1}, []contract.Collision{ab}, ""), next: st([]contract.Presence{a1, b1}, []contract.Collision{abMore}, ""),
+			opened: []string{"a~b"}},
+		{name: "collision closes as a side leaves",
+			prev: st([]contract.Presence{a1, b1}, []contract.Collision{ab}, ""), next: st([]contract.Presence{a1}, nil, ""),
+			leaves: []string{"b"}, shut: []string{"a~b"}},
+		{name: "registry unreadable drops the roster whole",
+			prev: st([]contract.Presence{a1, b1}, []contract.Collision{ab}, ""), next: st(nil, nil, "registry_unreadable"),
+			leaves: []string{"a", "b"}, shut: []string{"a~b"}, errChanged: true},
+		{name: "registry readable again, still empty",
+			prev: st(nil, nil, "registry_unreadable"), next: st(nil, nil, ""), errChanged: true},
+		{name: "still unreadable", prev: st(nil, nil, "registry_unreadable"), next: st(nil, nil, "registry_unreadable"), empty: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := diffStates(tc.prev, tc.next)
+			for _, x := range []struct {
+				what      string
+				got, want []string
+			}{
+				{"joins", ids(c.joins), tc.joins}, {"updates", ids(c.updates), tc.updates}, {"leaves", ids(c.leaves), tc.leaves},
+				{"opened", cids(c.opened), tc.opened}, {"closed", cids(c.closed), tc.shut},
+			} {
+				if x.want == nil {
+					x.want = []string{}
+				}
+				if !reflect.DeepEqual(x.got, x.want) {
+					t.Errorf("%s: got %v, want %v", x.what, x.got, x.want)
+				}
+			}
+			if c.errChanged != tc.errChanged || c.empty() != tc.empty {
+				t.Errorf("errChanged %v empty %v, want %v %v", c.errChanged, c.empty(), tc.errChanged, tc.empty)
+			}
+		})
+	}
+}
+
+// TestSamePresenceSeesEveryField: a change in any wire field is an update,
+// including fields added to the contract later.
+func TestSamePresenceSeesEveryField(t *testing.T) {
+	base := contract.Presence{WorkingSet: []string{"x"}}
+	v := reflect.ValueOf(&base).Elem()
+	for i := 0; i < v.NumField(); i++ {
+		changed := base
+		changed.WorkingSet = []string{"x"}
+		f := reflect.ValueOf(&changed).Elem().Field(i)
+		switch f.Kind() {
+		case reflect.String:
+			f.SetString("changed")
+		case reflect.Int64:
+			f.SetInt(42)
+		case reflect.Slice:
+			f.Set(reflect.ValueOf([]string{"y"}))
+		case reflect.Struct:
+			m := f.Addr().Interface().(*contract.Mutation)
+			for _, mm := range []contract.Mutation{{ObservedAtMs: 1}, {DeclaredIntent: "edit"}} {
+				*m = mm
+				if samePresence(base, changed) {
+					t.Errorf("a change to mutation %+v is not seen", mm)
+				}
+			}
+			continue
+		default:
+			t.Fatalf("field %s of kind %s: teach this test and samePresence about it", v.Type().Field(i).Name, f.Kind())
+		}
+		if samePresence(base, changed) {
+			t.Errorf("a change to %s is not seen: samePresence must compare it", v.Type().Field(i).Name)
+		}
+	}
+	if !samePresence(base, base) {
+		t.Error("a presence differs from itself")
+	}
+}
+
+func TestSameCollisionSeesEveryField(t *testing.T) {
+	base := coll("a", "b", "/b", "same_worktree")
+	for name, mod := range map[string]func(*contract.Collision){
+		"brain":   func(c *contract.Collision) { c.Brain = "/c" },
+		"a":       func(c *contract.Collision) { c.A.Theme = "new" },
+		"b":       func(c *contract.Collision) { c.B.AgentID = "new" },
+		"clauses": func(c *contract.Collision) { c.Clauses = append(c.Clauses, "same_caller_root") },
+		"place":   func(c *contract.Collision) { c.Place = "/elsewhere" },
+		"paths":   func(c *contract.Collision) { c.Paths = []string{"/p"} },
+	} {
+		c := coll("a", "b", "/b", "same_worktree")
+		mod(&c)
+		if sameCollision(base, c) {
+			t.Errorf("a change to %s is not seen", name)
+		}
+	}
+}
+
+func TestFilterDiff(t *testing.T) {
+	a, b, c := pres("prs_a", "/shop", 1), pres("prs_b", "/shop", 1), pres("prs_c", "/docs", 1)
+	ab := coll("prs_a", "prs_b", "/shop", "same_worktree")
+	ch := &change{seq: 7, joins: []contract.Presence{a}, updates: []contract.Presence{c}, leaves: []contract.Presence{b},
+		opened: []contract.Collision{ab}}
+	for _, tc := range []struct {
+		name                          string
+		f                             Filter
+		joins, updates, leaves, opens int
+		keep                          bool
+	}{
+		{"owner-wide", Filter{}, 1, 1, 1, 1, true},
+		{"one brain", Filter{Brain: "/shop"}, 1, 0, 1, 1, true},
+		{"another brain", Filter{Brain: "/docs"}, 0, 1, 0, 0, true},
+		{"an unknown brain sees nothing", Filter{Brain: "/none"}, 0, 0, 0, 0, false},
+		{"agent's view: its own join and collision", Filter{PresenceID: "prs_a"}, 1, 0, 0, 1, true},
+		{"agent's view: its own leave", Filter{PresenceID: "prs_b"}, 0, 0, 1, 1, true},
+		{"agent's view of a bystander", Filter{PresenceID: "prs_c"}, 0, 1, 0, 0, true},
+		{"collisions only", Filter{CollisionsOnly: true}, 0, 0, 0, 1, true},
+		{"collisions only, other brain", Filter{Brain: "/docs", CollisionsOnly: true}, 0, 0, 0, 0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d, keep := tc.f.diff(ch)
+			got := []int{len(d.Joins), len(d.Updates), len(d.Leaves), len(d.CollisionsOpened)}
+			if want := []int{tc.joins, tc.updates, tc.leaves, tc.opens}; !reflect.DeepEqual(got, want) || keep != tc.keep {
+				t.Errorf("joins, updates, leaves, opened: got %v keep %v, want %v keep %v", got, keep, want, tc.keep)
+			}
+			if d.Seq != 7 || d.Joins == nil || d.Updates == nil || d.Leaves == nil || d.CollisionsOpened == nil || d.CollisionsClosed == nil {
+				t.Errorf("diff must carry its seq and [] (not null) lists: %+v", d)
+			}
+		})
+	}
+	// A change of the registry's state reaches every subscriber, even one
+	// for which the rest of the diff is empty.
+	errCh := &change{seq: 8, errChanged: true, errCode: "registry_unreadable", errDetail: "gone"}
+	if d, keep := (Filter{Brain: "/none"}).diff(errCh); !keep || d.Error != "registry_unreadable" {
+		t.Errorf("registry error diff: got %+v keep %v, want it kept with its error", d, keep)
+	}
+}
+
+func TestFilterResponse(t *testing.T) {
+	recs := []presence.Record{
+		{PresenceID: "prs_aaaaaaaaaaaa", AgentID: "a", Brain: "/shop", Worktree: "/wt", LastBeatMs: 3, Mutation: presence.Mutation{DeclaredIntent: "x"}},
+		{PresenceID: "prs_bbbbbbbbbbbb", AgentID: "b", Brain: "/shop", Worktree: "/wt", LastBeatMs: 2, Mutation: presence.Mutation{DeclaredIntent: "x"}},
+		{PresenceID: "prs_cccccccccccc", AgentID: "c", Brain: "/docs", LastBeatMs: 1},
+	}
+	snap := presence.Snapshot{AtMs: 99, Live: recs, Collisions: presence.CollisionsIn("", recs)}
+	for _, tc := range []struct {
+		name        string
+		f           Filter
+		presences   []string
+		collisions  int
+		servedBrain string
+	}{
+		{"owner-wide", Filter{}, []string{"prs_aaaaaaaaaaaa", "prs_bbbbbbbbbbbb", "prs_cccccccccccc"}, 1, ""},
+		{"brain", Filter{Brain: "/docs"}, []string{"prs_cccccccccccc"}, 0, "/docs"},
+		{"agent", Filter{PresenceID: "prs_bbbbbbbbbbbb"}, []string{"prs_bbbbbbbbbbbb"}, 1, ""},
+		{"agent not live", Filter{PresenceID: "prs_dddddddddddd"}, []string{}, 0, ""},
+		{"collisions only", Filter{Brain: "/shop", CollisionsOnly: true}, []string{}, 1, "/shop"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := tc.f.response(snap, nil, "123")
+			if got := ids(r.Presences); !reflect.DeepEqual(got, tc.presences) || len(r.Collisions) != tc.collisions ||
+				r.ServedBrain != tc.servedBrain || r.Cursor != "123" || r.ServedAtMs != 99 {
+				t.Errorf("got %v, %d collisions, served %q, cursor %q; want %v, %d, %q", got, len(r.Collisions), r.ServedBrain, r.Cursor, tc.presences, tc.collisions, tc.servedBrain)
+			}
+		})
+	}
+	r := Filter{Brain: "/shop"}.response(presence.Snapshot{AtMs: 5}, presence.Errorf(presence.EUNAVAILABLE, "folder gone"), "9")
+	if r.Error != "registry_unreadable" || r.Detail != "folder gone" || r.Presences == nil || r.Collisions == nil || r.ServedBrain != "" {
+		t.Errorf("unreadable registry: got %+v, want the contract's error answer", r)
+	}
+}
+
+func TestParseID(t *testing.T) {
+	const base = 1_764_489_600_000_000_000
+	for _, tc := range []struct {
+		id   string
+		seq  uint64
+		okay bool
+	}{
+		{strconv.FormatUint(base, 10), 0, true},
+		{strconv.FormatUint(base+5, 10), 5, true},
+		{strconv.FormatUint(base+10, 10), 10, true},
+		{" " + strconv.FormatUint(base+3, 10) + " ", 3, true},
+		{strconv.FormatUint(base+11, 10), 0, false}, // not issued yet
+		{strconv.FormatUint(base-1, 10), 0, false},  // an earlier run
+		{"", 0, false}, {"abc", 0, false}, {"-5", 0, false}, {"1e18", 0, false},
+		{"99999999999999999999999", 0, false}, {"0x10", 0, false},
+	} {
+		seq, ok := parseID(tc.id, base, 10)
+		if seq != tc.seq || ok != tc.okay {
+			t.Errorf("parseID(%q): got %d %v, want %d %v", tc.id, seq, ok, tc.seq, tc.okay)
+		}
+	}
+}
+
+func TestRing(t *testing.T) {
+	r := newRing(3)
+	if !r.covers(0, 0) || r.covers(0, 1) {
+		t.Error("an empty ring covers only the present")
+	}
+	for s := uint64(1); s <= 5; s++ {
+		r.push(&change{seq: s})
+	}
+	for _, tc := range []struct {
+		from   uint64
+		covers bool
+		seqs   []uint64
+	}{
+		{0, false, nil}, {1, false, nil}, {2, true, []uint64{3, 4, 5}}, {4, true, []uint64{5}}, {5, true, nil},
+	} {
+		if got := r.covers(tc.from, 5); got != tc.covers {
+			t.Errorf("covers(%d): got %v, want %v", tc.from, got, tc.covers)
+		}
+		if !tc.covers {
+			continue
+		}
+		var got []uint64
+		for _, c := range r.since(tc.from) {
+			got = append(got, c.seq)
+		}
+		if !reflect.DeepEqual(got, tc.seqs) {
+			t.Errorf("since(%d): got %v, want %v (never the one it saw)", tc.from, got, tc.seqs)
+		}
+	}
+}
+
+func TestEncodeEvent(t *testing.T) {
+	got := string(encodeEvent("42", "diff", contract.Diff{Seq: 1, Joins: []contract.Presence{{Theme: "line\nbreak </script>"}}}))
+	want := "id: 42\nevent: diff\ndata: "
+	if got[:len(want)] != want || got[len(got)-2:] != "\n\n" {
+		t.Errorf("frame: got %q", got)
+	}
+	body := got[len(want) : len(got)-2]
+	for _, bad := range []string{"\n", "\r", "<"} {
+		if strings.Contains(body, bad) {
+			t.Errorf("data line holds %q: %q", bad, body)
+		}
+	}
+	f := parseFrame([]byte(got))
+	if ev, ok, err := f.event(); err != nil || !ok || ev.Diff.Joins[0].Theme != "line\nbreak </script>" {
+		t.Errorf("round trip: got %+v %v %v", ev, ok, err)
+	}
+}
+
+func TestParseFrame(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		raw    string
+		id     string
+		event  string
+		data   string
+		retry  int64
+		ok     bool
+		broken bool
+	}{
+		{"diff", "id: 5\nevent: diff\ndata: {\"seq\":5}", "5", "diff", `{"seq":5}`, 0, true, false},
+		{"no space after colon", "id:5\nevent:diff\ndata:{\"seq\":5}", "5", "diff", `{"seq":5}`, 0, true, false},
+		{"CRLF", "id: 5\r\nevent: diff\r\ndata: {\"seq\":5}", "5", "diff", `{"seq":5}`, 0, true, false},
+		{"retry alone", "retry: 2000", "", "", "", 2000, false, false},
+		{"heartbeat", ": heartbeat", "", "", "", 0, false, false},
+		{"unknown event", "id: 5\nevent: other\ndata: {}", "5", "other", "{}", 0, false, false},
+		{"cut before data", "id: 5\nevent: diff", "5", "diff", "", 0, false, false},
+		{"cut inside data", "id: 5\nevent: diff\ndata: {\"seq\":", "5", "diff", `{"seq":`, 0, false, true},
+		{"multi-line data", "id: 1\nevent: snapshot\ndata: {\"presences\":\ndata: []}", "1", "snapshot", "{\"presences\":\n[]}", 0, true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := parseFrame([]byte(tc.raw))
+			if f.id != tc.id || f.name != tc.event || string(f.data) != tc.data || f.retry.Milliseconds() != tc.retry {
+				t.Errorf("fields: got %q %q %q %v", f.id, f.name, f.data, f.retry)
+			}
+			_, ok, err := f.event()
+			if ok != tc.ok || (err != nil) != tc.broken {
+				t.Errorf("event: ok %v err %v, want ok %v broken %v", ok, err, tc.ok, tc.broken)
+			}
+		})
+	}
+}
+
+func TestViewApply(t *testing.T) {
+	var v View
+	a, b := pres("a", "/s", 2), pres("b", "/s", 1)
+	ab := coll("a", "b", "/s", "same_worktree")
+	c := v.Apply(Event{ID: "1", Snapshot: &contract.PresencesResponse{Presences: []contract.Presence{a, b}, Collisions: []contract.Collision{ab}}})
+	if len(c.Joins) != 2 || len(c.Opened) != 1 || c.Resync {
+		t.Errorf("first snapshot: got %+v, want two joins and the open collision", c)
+	}
+	a2 := a
+	a2.LastBeatMs = 3
+	abMore := coll("a", "b", "/s", "same_worktree", "working_set_overlap")
+	c = v.Apply(Event{ID: "2", Diff: &contract.Diff{Seq: 2, Updates: []contract.Presence{a2}, CollisionsOpened: []contract.Collision{abMore}}})
+	if len(c.Updates) != 1 || len(c.Changed) != 1 || len(c.Opened) != 0 {
+		t.Errorf("update and upsert: got %+v, want one update and one changed collision", c)
+	}
+	c = v.Apply(Event{ID: "3", Diff: &contract.Diff{Seq: 3, Leaves: []string{"b"}, CollisionsClosed: []contract.Collision{ab}}})
+	if len(c.Leaves) != 1 || c.Leaves[0].AgentID != "agent-b" || len(c.Closed) != 1 {
+		t.Errorf("leave: got %+v, want b as last seen, and the collision closed", c)
+	}
+	c = v.Apply(Event{ID: "4", Diff: &contract.Diff{Seq: 4, Error: "registry_unreadable", Leaves: []string{"a"}}})
+	if c.Error != "registry_unreadable" || len(c.Leaves) != 1 {
+		t.Errorf("drop: got %+v", c)
+	}
+	c = v.Apply(Event{ID: "5", Diff: &contract.Diff{Seq: 5}})
+	if !c.Recovered {
+		t.Errorf("recovery: got %+v", c)
+	}
+	// A resync: compared with what the view held.
+	c = v.Apply(Event{ID: "9", Snapshot: &contract.PresencesResponse{Presences: []contract.Presence{b}, Collisions: []contract.Collision{}}})
+	if !c.Resync || len(c.Joins) != 1 || c.Joins[0].PresenceID != "b" {
+		t.Errorf("resync: got %+v, want b joining", c)
+	}
+	r := v.Response()
+	if r.Cursor != "9" || len(r.Presences) != 1 {
+		t.Errorf("response: got %+v", r)
+	}
+}
+
+func TestViewResponseOrder(t *testing.T) {
+	var v View
+	v.Apply(Event{ID: "1", Snapshot: &contract.PresencesResponse{
+		Presences:  []contract.Presence{pres("z", "/s", 1), pres("y", "/s", 5), pres("x", "/s", 1)},
+		Collisions: []contract.Collision{coll("x", "z", "/t"), coll("x", "y", "/t"), coll("y", "z", "/a")},
+	}})
+	r := v.Response()
+	if got := ids(r.Presences); !reflect.DeepEqual(got, []string{"y", "x", "z"}) {
+		t.Errorf("presences: got %v, want newest beat first, then agent_id", got)
+	}
+	if got := cids(r.Collisions); !reflect.DeepEqual(got, []string{"y~z", "x~y", "x~z"}) {
+		t.Errorf("collisions: got %v, want by brain, then id", got)
+	}
+}

@@ -1,0 +1,294 @@
+package stream
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/hall-dev/hall/internal/presence"
+)
+
+// Defaults for a Hub's Config.
+const (
+	DefaultHistory      = 1024
+	DefaultBuffer       = 256
+	DefaultHeartbeat    = 15 * time.Second
+	DefaultRetry        = 2 * time.Second
+	DefaultWriteTimeout = 10 * time.Second
+)
+
+// Source is what the Hub needs from the domain: the live roster and a
+// signal after each change. *presence.Service is one; the Hub must be its
+// only reader of Changed.
+type Source interface {
+	Snapshot(ctx context.Context) (presence.Snapshot, error)
+	Changed() <-chan struct{}
+}
+
+// Config tunes a Hub. Zero values take the defaults.
+type Config struct {
+	History      int           // diffs kept for resume
+	Buffer       int           // events queued for one subscriber before it is dropped
+	Heartbeat    time.Duration // comment line sent on an idle stream, ≤ 15 s keeps proxies open
+	Retry        time.Duration // reconnect delay advertised to clients (retry:)
+	WriteTimeout time.Duration // a write blocked longer drops its subscriber
+	Log          *slog.Logger
+}
+
+// ErrClosed is returned to subscribers arriving after Close.
+var ErrClosed = errors.New("stream: hub closed")
+
+// Hub turns the source's change signals into numbered diffs and fans them
+// out. Every diff gets the next seq; the last History diffs are kept so a
+// reconnecting subscriber resumes without loss; each subscriber has a
+// bounded queue and is dropped (its connection closed, so its client
+// reconnects and resumes) when it falls behind, never stalling the others.
+//
+// The Hub is also a cached live view of the roster (web.Roster): Snapshot
+// and SnapshotCursor bring it up to date first, so a read always sees every
+// change signalled before it, and the cursor they return is the event id
+// the state matches.
+type Hub struct {
+	src  Source
+	cfg  Config
+	log  *slog.Logger
+	base uint64 // the run's start in Unix nanoseconds: event ids are base+seq
+
+	mu      sync.Mutex
+	snap    presence.Snapshot
+	err     error
+	cur     state
+	synced  bool
+	seq     uint64
+	hist    ring
+	subs    map[*subscriber]struct{}
+	closed  bool
+	started bool
+	stats   Stats
+
+	stop     chan struct{}
+	loopDone chan struct{}
+}
+
+// Stats counts what the hub did.
+type Stats struct {
+	Seq         uint64 // diffs emitted this run
+	Subscribers int    // open now
+	Subscribed  int64  // ever
+	Dropped     int64  // cut off for falling behind
+	Resumed     int64  // reconnects served from history
+	Snapshots   int64  // connects served a snapshot
+}
+
+// NewHub returns a hub over src. Call Start to follow src, and Close to end
+// every stream.
+func NewHub(src Source, cfg Config) *Hub {
+	if cfg.History <= 0 {
+		cfg.History = DefaultHistory
+	}
+	if cfg.Buffer <= 0 {
+		cfg.Buffer = DefaultBuffer
+	}
+	if cfg.Heartbeat <= 0 {
+		cfg.Heartbeat = DefaultHeartbeat
+	}
+	if cfg.Retry <= 0 {
+		cfg.Retry = DefaultRetry
+	}
+	if cfg.WriteTimeout <= 0 {
+		cfg.WriteTimeout = DefaultWriteTimeout
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	return &Hub{
+		src:      src,
+		cfg:      cfg,
+		log:      cfg.Log,
+		base:     uint64(time.Now().UnixNano()),
+		hist:     newRing(cfg.History),
+		subs:     map[*subscriber]struct{}{},
+		stop:     make(chan struct{}),
+		loopDone: make(chan struct{}),
+	}
+}
+
+// Start takes the first snapshot and follows the source's changes until
+// ctx ends or Close.
+func (h *Hub) Start(ctx context.Context) {
+	h.mu.Lock()
+	if h.started || h.closed {
+		h.mu.Unlock()
+		return
+	}
+	h.started = true
+	h.syncLocked(ctx)
+	h.mu.Unlock()
+	go h.loop(ctx)
+}
+
+func (h *Hub) loop(ctx context.Context) {
+	defer close(h.loopDone)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-h.stop:
+			return
+		case <-h.src.Changed():
+			h.mu.Lock()
+			h.syncLocked(ctx)
+			h.mu.Unlock()
+		}
+	}
+}
+
+// Close ends every open stream at once (so http.Server.Shutdown need not
+// wait on them) and stops following the source. Streams asked for after
+// Close are refused.
+func (h *Hub) Close() {
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return
+	}
+	h.closed = true
+	subs := h.subs
+	h.subs = map[*subscriber]struct{}{}
+	started := h.started
+	h.mu.Unlock()
+	close(h.stop)
+	for s := range subs {
+		s.end()
+	}
+	if started {
+		<-h.loopDone
+	}
+}
+
+// Stats returns a copy of the counters.
+func (h *Hub) Stats() Stats {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	st := h.stats
+	st.Seq, st.Subscribers = h.seq, len(h.subs)
+	return st
+}
+
+// Snapshot returns the live roster, brought up to date first.
+func (h *Hub) Snapshot(ctx context.Context) (presence.Snapshot, error) {
+	snap, _, err := h.SnapshotCursor(ctx)
+	return snap, err
+}
+
+// SnapshotCursor returns the live roster and the id of the stream event it
+// matches: a client that reads it, then streams with that id as its
+// Last-Event-ID, misses nothing and sees nothing twice.
+func (h *Hub) SnapshotCursor(ctx context.Context) (presence.Snapshot, string, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		// No stream will follow: answer from the source, with no cursor.
+		snap, err := h.src.Snapshot(ctx)
+		return snap, "", err
+	}
+	h.syncLocked(ctx)
+	return h.snap, formatID(h.base, h.seq), h.err
+}
+
+// syncLocked reads the source, and when the roster changed records the diff
+// under the next seq and sends it to every subscriber. The caller holds
+// h.mu, so seqs, history and deliveries stay in one order.
+func (h *Hub) syncLocked(ctx context.Context) {
+	if h.closed {
+		return
+	}
+	snap, err := h.src.Snapshot(ctx)
+	if err != nil && ctx.Err() != nil {
+		return // cancelled: says nothing about the store
+	}
+	next := stateOf(snap, err)
+	h.snap, h.err = snap, err
+	if !h.synced {
+		h.synced, h.cur = true, next
+		return
+	}
+	c := diffStates(h.cur, next)
+	h.cur = next
+	if c.empty() {
+		return
+	}
+	h.seq++
+	c.seq = h.seq
+	h.hist.push(c)
+	h.fanout(c)
+}
+
+// fanout queues the diff for each subscriber whose filter keeps any of it,
+// encoding once per distinct filter. A subscriber whose queue is full is
+// dropped here rather than waited for.
+func (h *Hub) fanout(c *change) {
+	if len(h.subs) == 0 {
+		return
+	}
+	id := formatID(h.base, c.seq)
+	frames := map[Filter][]byte{}
+	for s := range h.subs {
+		fr, ok := frames[s.filter]
+		if !ok {
+			if d, keep := s.filter.diff(c); keep {
+				fr = encodeEvent(id, "diff", d)
+			}
+			frames[s.filter] = fr
+		}
+		if fr == nil {
+			continue
+		}
+		select {
+		case s.queue <- fr:
+		default:
+			delete(h.subs, s)
+			h.stats.Dropped++
+			s.end()
+			h.log.Debug("stream subscriber fell behind; dropped", "filter", s.filter, "seq", c.seq)
+		}
+	}
+}
+
+// start is what a new subscriber is sent first: the diffs it missed, or a
+// snapshot when it cannot resume.
+type start struct {
+	resume  bool
+	replay  []*change
+	snap    presence.Snapshot
+	snapErr error
+	seq     uint64
+}
+
+// subscribe registers s and returns, in the same instant, what it must be
+// sent first: together they miss no diff and repeat none.
+func (h *Hub) subscribe(ctx context.Context, s *subscriber, lastID string) (start, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return start{}, ErrClosed
+	}
+	h.syncLocked(ctx)
+	h.subs[s] = struct{}{}
+	h.stats.Subscribed++
+	if seq, ok := parseID(lastID, h.base, h.seq); ok && h.hist.covers(seq, h.seq) {
+		h.stats.Resumed++
+		return start{resume: true, replay: h.hist.since(seq), seq: h.seq}, nil
+	}
+	h.stats.Snapshots++
+	return start{snap: h.snap, snapErr: h.err, seq: h.seq}, nil
+}
+
+func (h *Hub) unsubscribe(s *subscriber) {
+	h.mu.Lock()
+	delete(h.subs, s)
+	h.mu.Unlock()
+	s.end()
+}

@@ -1,0 +1,414 @@
+package stream_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hall-dev/hall/internal/presence"
+	"github.com/hall-dev/hall/internal/stream"
+)
+
+// wait bounds "it eventually happens": generous for a loaded 2-core machine
+// under -race, never a measure of speed.
+const wait = 20 * time.Second
+
+// testHall is a real presence service over a temp registry, followed by a
+// hub, served on 127.0.0.1:0.
+type testHall struct {
+	root  string
+	store *presence.DirStore
+	svc   *presence.Service
+	hub   *stream.Hub
+	srv   *httptest.Server
+}
+
+func newTestHall(tb testing.TB, cfg stream.Config) *testHall {
+	tb.Helper()
+	root := tb.TempDir()
+	store := presence.NewDirStore(root)
+	if err := store.Init(); err != nil {
+		tb.Fatal(err)
+	}
+	log := slog.New(slog.DiscardHandler)
+	svc := presence.NewService(store, presence.Config{Logger: log, TTL: time.Hour})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = svc.Run(ctx, presence.RunConfig{})
+	}()
+	cfg.Log = log
+	hub := stream.NewHub(svc, cfg)
+	hub.Start(ctx)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		hub.ServeStream(w, r, stream.Filter{Brain: q.Get("brain"), PresenceID: q.Get("presence_id"), CollisionsOnly: q.Get("collisions_only") == "1"})
+	}))
+	tb.Cleanup(func() {
+		hub.Close()
+		srv.Close()
+		cancel()
+		<-done
+	})
+	return &testHall{root: root, store: store, svc: svc, hub: hub, srv: srv}
+}
+
+// beat takes one in-process beat and brings the hub up to date, so each
+// call is one diff.
+func (th *testHall) beat(tb testing.TB, b presence.Beat) {
+	tb.Helper()
+	if _, err := th.svc.Beat(context.Background(), b); err != nil {
+		tb.Fatal(err)
+	}
+	if _, err := th.hub.Snapshot(context.Background()); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// follower follows the hub's stream with the real client.
+type follower struct {
+	client *stream.Client
+	events chan stream.Event
+	cancel context.CancelFunc
+	done   chan struct{}
+	drops  int
+	mu     sync.Mutex
+}
+
+func follow(tb testing.TB, u, lastID string) *follower {
+	tb.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	f := &follower{events: make(chan stream.Event, 1<<12), cancel: cancel, done: make(chan struct{})}
+	f.client = &stream.Client{URL: u, LastEventID: lastID, MinWait: 10 * time.Millisecond, MaxWait: 100 * time.Millisecond,
+		OnDisconnect: func(error, time.Duration) { f.mu.Lock(); f.drops++; f.mu.Unlock() }}
+	go func() {
+		defer close(f.done)
+		_ = f.client.Follow(ctx, func(ev stream.Event) error {
+			select {
+			case f.events <- ev:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		})
+	}()
+	tb.Cleanup(func() { cancel(); <-f.done })
+	return f
+}
+
+func (f *follower) next(tb testing.TB, what string) stream.Event {
+	tb.Helper()
+	select {
+	case ev := <-f.events:
+		return ev
+	case <-time.After(wait):
+		tb.Fatalf("timed out waiting for %s", what)
+		return stream.Event{}
+	}
+}
+
+// TestHubMemoryFlatAcross100kDiffs: the history is bounded and nothing else
+// accumulates, however many diffs a run emits.
+func TestHubMemoryFlatAcross100kDiffs(t *testing.T) {
+	th := newTestHall(t, stream.Config{History: 512})
+	f := follow(t, th.srv.URL, "")
+	f.next(t, "the snapshot")
+	go func() { // drain whatever reaches the follower
+		for range f.events {
+		}
+	}()
+
+	heap := func() uint64 {
+		runtime.GC()
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		return ms.HeapInuse
+	}
+	b := presence.Beat{AgentID: "busy-1", Brain: "/srv/mem", Theme: "warm up"}
+	const total, warm = 100_000, 10_000
+	var at10k uint64
+	for i := 1; i <= total; i++ {
+		b.Tool = fmt.Sprintf("t%d", i%10) // a changing beat, so each is a diff
+		th.beat(t, b)
+		if i == warm {
+			at10k = heap()
+		}
+	}
+	if got := th.hub.Stats().Seq; got < total {
+		t.Fatalf("diffs emitted: got %d, want %d", got, total)
+	}
+	end := heap()
+	t.Logf("heap in use: %d KiB after %d diffs, %d KiB after %d", at10k>>10, warm, end>>10, total)
+	// Flat: 90,000 more diffs may not cost more than a few MiB of noise.
+	if end > at10k+4<<20 {
+		t.Errorf("heap grew from %d KiB to %d KiB over 90,000 diffs: something keeps them", at10k>>10, end>>10)
+	}
+}
+
+// stalledClient opens a stream over raw TCP and never reads a byte of it.
+func stalledClient(tb testing.TB, base string) net.Conn {
+	tb.Helper()
+	u, _ := url.Parse(base)
+	c, err := net.Dial("tcp", u.Host)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	fmt.Fprintf(c, "GET / HTTP/1.1\r\nHost: %s\r\nAccept: text/event-stream\r\n\r\n", u.Host)
+	tb.Cleanup(func() { c.Close() })
+	return c
+}
+
+// bigBeat is a beat whose record is ~64 KiB, so a client that does not
+// read fills its socket buffers in a few dozen diffs.
+func bigBeat(agent string) presence.Beat {
+	ws := make([]string, presence.MaxWorkingSetLen)
+	for i := range ws {
+		ws[i] = fmt.Sprintf("/srv/big/%02d/%s", i, strings.Repeat("x", presence.MaxPathLen-20))
+	}
+	return presence.Beat{AgentID: agent, Brain: "/srv/big", WorkingSet: ws}
+}
+
+// TestHubStalledSubscriberDoesNotDelayOthers: a client that never reads is
+// dropped when its queue fills; another subscriber receives every diff,
+// in lockstep with the writer, before, while and after it is stuck.
+func TestHubStalledSubscriberDoesNotDelayOthers(t *testing.T) {
+	th := newTestHall(t, stream.Config{Buffer: 4})
+	healthy := follow(t, th.srv.URL, "")
+	healthy.next(t, "the snapshot")
+	stalledClient(t, th.srv.URL)
+	deadline := time.Now().Add(wait)
+	for th.hub.Stats().Subscribers != 2 {
+		if time.Now().After(deadline) {
+			t.Fatal("the stalled client never subscribed")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+
+	b := bigBeat("big-1")
+	var seq uint64
+	step := func() {
+		b.Tool = fmt.Sprintf("t%d", seq%10)
+		// A hub that waited on the stalled subscriber would block here.
+		wrote := make(chan struct{})
+		go func() {
+			defer close(wrote)
+			_, _ = th.svc.Beat(context.Background(), b)
+			_, _ = th.hub.Snapshot(context.Background())
+		}()
+		select {
+		case <-wrote:
+		case <-time.After(wait):
+			t.Fatalf("diff %d: the writer is stuck behind the stalled subscriber", seq+1)
+		}
+		ev := healthy.next(t, fmt.Sprintf("diff %d at the healthy subscriber", seq+1))
+		if ev.Diff == nil || ev.Diff.Seq != seq+1 {
+			t.Fatalf("healthy subscriber: got %+v, want diff %d", ev, seq+1)
+		}
+		seq++
+	}
+	// Write until the stalled one is cut off; its socket buffers hold a few
+	// MiB, so that takes some dozens of 64 KiB diffs, never thousands.
+	for th.hub.Stats().Dropped == 0 {
+		if seq > 5000 {
+			t.Fatal("the stalled subscriber was never dropped")
+		}
+		step()
+	}
+	for i := 0; i < 10; i++ {
+		step()
+	}
+	st := th.hub.Stats()
+	if st.Subscribers != 1 || st.Dropped != 1 {
+		t.Errorf("after the stall: %d subscribers, %d dropped; want the healthy one left, the stalled one dropped", st.Subscribers, st.Dropped)
+	}
+	healthy.mu.Lock()
+	defer healthy.mu.Unlock()
+	if healthy.drops != 0 {
+		t.Errorf("the healthy subscriber was disconnected %d times, want 0", healthy.drops)
+	}
+	t.Logf("stalled subscriber dropped after %d diffs of ~64 KiB", seq-10)
+}
+
+// TestHubSlowSubscriberResumes: a subscriber too slow for its queue is
+// dropped; its client reconnects with Last-Event-ID and resumes from the
+// history, so it still sees every diff once, in order.
+func TestHubSlowSubscriberResumes(t *testing.T) {
+	th := newTestHall(t, stream.Config{Buffer: 1})
+	f := follow(t, th.srv.URL, "")
+	f.next(t, "the snapshot")
+	const n = 300
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		b := presence.Beat{AgentID: "fast-1", Brain: "/srv/slow"}
+		for i := 0; i < n; i++ {
+			b.Tool = fmt.Sprintf("t%d", i%10)
+			th.beat(t, b)
+		}
+	}()
+	var seq uint64
+	for seq < n {
+		ev := f.next(t, fmt.Sprintf("diff %d", seq+1))
+		if ev.Snapshot != nil {
+			t.Fatalf("after diff %d: a snapshot; the history should have resumed it", seq)
+		}
+		if ev.Diff.Seq != seq+1 {
+			t.Fatalf("got diff %d after %d: lost or repeated", ev.Diff.Seq, seq)
+		}
+		seq++
+		time.Sleep(time.Millisecond) // slower than the writer
+	}
+	<-done
+	t.Logf("slow subscriber: %d drops, %d resumes", th.hub.Stats().Dropped, th.hub.Stats().Resumed)
+	if th.hub.Stats().Dropped == 0 || th.hub.Stats().Resumed == 0 {
+		t.Errorf("the slow subscriber was never dropped and resumed (stats %+v): the test proved nothing", th.hub.Stats())
+	}
+}
+
+// TestHubHistoryIsBounded: a client further behind than the history gets a
+// snapshot; one within it gets exactly the diffs after its id, never the one
+// it last saw.
+func TestHubHistoryIsBounded(t *testing.T) {
+	th := newTestHall(t, stream.Config{History: 4})
+	first := follow(t, th.srv.URL, "")
+	snap := first.next(t, "the snapshot")
+	ids := []string{snap.ID}
+	b := presence.Beat{AgentID: "a-1", Brain: "/srv/h"}
+	for i := 0; i < 10; i++ {
+		b.Tool = fmt.Sprintf("t%d", i)
+		th.beat(t, b)
+		ids = append(ids, first.next(t, "a diff").ID)
+	}
+	for _, tc := range []struct {
+		from     int // index into ids: 0 is the snapshot, k is diff k
+		snapshot bool
+		firstSeq uint64
+	}{
+		{0, true, 0}, {5, true, 0}, {6, false, 7}, {9, false, 10},
+	} {
+		f := follow(t, th.srv.URL, ids[tc.from])
+		ev := f.next(t, "the first event")
+		switch {
+		case tc.snapshot && ev.Snapshot == nil:
+			t.Errorf("from diff %d with 4 kept: got %+v, want a snapshot", tc.from, ev.Diff)
+		case !tc.snapshot && (ev.Diff == nil || ev.Diff.Seq != tc.firstSeq):
+			t.Errorf("from diff %d: got %+v, want diff %d", tc.from, ev, tc.firstSeq)
+		}
+		f.cancel()
+	}
+	// From the newest id: nothing to replay, and the next diff is next.
+	f := follow(t, th.srv.URL, ids[10])
+	b.Tool = "last"
+	th.beat(t, b)
+	if ev := f.next(t, "diff 11"); ev.Diff == nil || ev.Diff.Seq != 11 {
+		t.Errorf("from the newest id: got %+v, want diff 11 and nothing before it", ev)
+	}
+}
+
+// TestHubRefusesAfterClose: a stream asked for after Close is a 503 JSON,
+// not a hang.
+func TestHubRefusesAfterClose(t *testing.T) {
+	th := newTestHall(t, stream.Config{})
+	th.hub.Close()
+	resp, err := http.Get(th.srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("after Close: got %d, want 503", resp.StatusCode)
+	}
+	// The roster still answers, without a cursor.
+	if _, cur, err := th.hub.SnapshotCursor(context.Background()); err != nil || cur != "" {
+		t.Errorf("after Close: cursor %q err %v, want no cursor and no error", cur, err)
+	}
+}
+
+// TestHubHeartbeat: an idle stream carries a comment line each interval.
+func TestHubHeartbeat(t *testing.T) {
+	th := newTestHall(t, stream.Config{Heartbeat: 20 * time.Millisecond})
+	resp, err := http.Get(th.srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	buf := make([]byte, 0, 1<<16)
+	deadline := time.Now().Add(wait)
+	for strings.Count(string(buf), ": heartbeat\n\n") < 3 {
+		if time.Now().After(deadline) {
+			t.Fatalf("no three heartbeats in %q", buf)
+		}
+		tmp := make([]byte, 4096)
+		n, err := resp.Body.Read(tmp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		buf = append(buf, tmp[:n]...)
+	}
+}
+
+// TestHubCloseEndsStreamsForShutdown: Close ends every stream, including
+// one whose handler is blocked writing to a client that stopped reading,
+// so http.Server.Shutdown completes at once instead of waiting on them.
+func TestHubCloseEndsStreamsForShutdown(t *testing.T) {
+	root := t.TempDir()
+	store := presence.NewDirStore(root)
+	if err := store.Init(); err != nil {
+		t.Fatal(err)
+	}
+	svc := presence.NewService(store, presence.Config{Logger: slog.New(slog.DiscardHandler), TTL: time.Hour})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { _ = svc.Run(ctx, presence.RunConfig{}) }()
+	// A queue long enough that the stalled subscriber is never dropped:
+	// its handler stays blocked in a write until Close.
+	hub := stream.NewHub(svc, stream.Config{Buffer: 100_000, WriteTimeout: time.Hour, Log: slog.New(slog.DiscardHandler)})
+	hub.Start(ctx)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hub.ServeStream(w, r, stream.Filter{}) })}
+	go srv.Serve(ln)
+	base := "http://" + ln.Addr().String()
+
+	healthy := follow(t, base, "")
+	healthy.next(t, "the snapshot")
+	stalledClient(t, base)
+	for hub.Stats().Subscribers != 2 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	b := bigBeat("big-1")
+	for i := 0; i < 200; i++ { // ~12 MiB: more than the stalled socket holds
+		b.Tool = fmt.Sprintf("t%d", i%10)
+		if _, err := svc.Beat(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := hub.Snapshot(ctx); err != nil {
+			t.Fatal(err)
+		}
+		healthy.next(t, "a diff")
+	}
+	if hub.Stats().Dropped != 0 {
+		t.Fatal("the stalled subscriber was dropped: the test needs it blocked")
+	}
+
+	start := time.Now()
+	hub.Close()
+	sctx, scancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer scancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		t.Errorf("shutdown with open streams: %v after %s, want done within 2s", err, time.Since(start))
+	}
+}

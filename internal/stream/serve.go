@@ -1,0 +1,173 @@
+package stream
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/hall-dev/hall/internal/contract"
+)
+
+// subscriber is one open stream. Its queue is bounded; end closes gone and
+// fails any write in flight, so a subscriber stuck on a client that stopped
+// reading lets go of its goroutine at once.
+type subscriber struct {
+	filter  Filter
+	queue   chan []byte
+	gone    chan struct{}
+	w       http.ResponseWriter
+	rc      *http.ResponseController
+	timeout time.Duration
+
+	mu    sync.Mutex
+	ended bool
+}
+
+func (s *subscriber) end() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ended {
+		return
+	}
+	s.ended = true
+	close(s.gone)
+	if s.rc != nil {
+		// A deadline in the past fails the blocked write, if any, now.
+		_ = s.rc.SetWriteDeadline(time.Unix(1, 0))
+	}
+}
+
+// arm sets the deadline for the next write; false once the subscriber
+// ended, so a write can never slip past end with a fresh deadline.
+func (s *subscriber) arm() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ended {
+		return false
+	}
+	if s.rc != nil {
+		_ = s.rc.SetWriteDeadline(time.Now().Add(s.timeout))
+	}
+	return true
+}
+
+// ServeStream serves one SSE stream of the roster narrowed by f: a snapshot
+// event (or, for a Last-Event-ID this run can resume from, exactly the
+// diffs after it), then diff events as they happen, and a comment line
+// every Heartbeat. The caller has already refused bad input (an unknown
+// brain gets its 404 before this is called). Last-Event-ID comes from the
+// header, else the last_event_id query parameter (for clients that cannot
+// set headers); an id that is malformed, too old, or from another run gets
+// a fresh snapshot, never an error.
+func (h *Hub) ServeStream(w http.ResponseWriter, r *http.Request, f Filter) {
+	lastID := r.Header.Get("Last-Event-ID")
+	if lastID == "" {
+		lastID = r.URL.Query().Get("last_event_id")
+	}
+	s := &subscriber{
+		filter:  f,
+		queue:   make(chan []byte, h.cfg.Buffer),
+		gone:    make(chan struct{}),
+		w:       w,
+		rc:      http.NewResponseController(w),
+		timeout: h.cfg.WriteTimeout,
+	}
+	st, err := h.subscribe(r.Context(), s, lastID)
+	if err != nil {
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		w.Header().Set("Retry-After", "1")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_ = json.NewEncoder(w).Encode(contract.ErrorResponse{Error: "shutting_down", Detail: "the Hall is shutting down"})
+		return
+	}
+	defer h.unsubscribe(s)
+
+	hd := w.Header()
+	hd.Set("Content-Type", "text/event-stream")
+	hd.Set("Cache-Control", "no-cache")
+	hd.Set("Connection", "keep-alive")
+	hd.Set("X-Accel-Buffering", "no") // nginx: pass each event through at once
+	w.WriteHeader(http.StatusOK)
+
+	var first bytes.Buffer
+	first.WriteString("retry: " + strconv.FormatInt(h.cfg.Retry.Milliseconds(), 10) + "\n\n")
+	if st.resume {
+		for _, c := range st.replay {
+			if d, keep := f.diff(c); keep {
+				first.Write(encodeEvent(formatID(h.base, c.seq), "diff", d))
+			}
+		}
+	} else {
+		id := formatID(h.base, st.seq)
+		first.Write(encodeEvent(id, "snapshot", f.response(st.snap, st.snapErr, id)))
+	}
+	if !s.write(first.Bytes()) {
+		return
+	}
+
+	heartbeat := time.NewTicker(h.cfg.Heartbeat)
+	defer heartbeat.Stop()
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case <-s.gone:
+			return
+		case fr := <-s.queue:
+			// Batch what is already queued into one flush.
+			var buf bytes.Buffer
+			buf.Write(fr)
+		more:
+			for buf.Len() < 64<<10 {
+				select {
+				case fr := <-s.queue:
+					buf.Write(fr)
+				default:
+					break more
+				}
+			}
+			if !s.write(buf.Bytes()) {
+				return
+			}
+		case <-heartbeat.C:
+			if !s.write([]byte(": heartbeat\n\n")) {
+				return
+			}
+		}
+	}
+}
+
+// write sends b and flushes it; false when the stream is over.
+func (s *subscriber) write(b []byte) bool {
+	if !s.arm() {
+		return false
+	}
+	if _, err := s.w.Write(b); err != nil {
+		return false
+	}
+	err := s.rc.Flush()
+	return err == nil || errors.Is(err, http.ErrNotSupported)
+}
+
+// encodeEvent frames one SSE event. JSON never holds a raw newline, so the
+// data is one line; the id is a number, so no field can break the framing.
+func encodeEvent(id, event string, v any) []byte {
+	data, err := json.Marshal(v)
+	if err != nil {
+		// The wire types always marshal; this is a programming error.
+		panic("stream: encode " + event + ": " + err.Error())
+	}
+	b := make([]byte, 0, len(data)+len(id)+len(event)+24)
+	b = append(b, "id: "...)
+	b = append(b, id...)
+	b = append(b, "\nevent: "...)
+	b = append(b, event...)
+	b = append(b, "\ndata: "...)
+	b = append(b, data...)
+	b = append(b, "\n\n"...)
+	return b
+}

@@ -1,0 +1,44 @@
+package web
+
+import (
+	"net/http"
+
+	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/presence"
+)
+
+// HandleNorth serves GET /api/north?presence_id= (or ?agent_id=&brain=):
+// one line per collision partner of that presence, [] when it collides with
+// nobody (or is not live). An unreadable registry still answers 200, with
+// no lines and the error.
+func (h *Handler) HandleNorth(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	id := q.Get("presence_id")
+	if id == "" {
+		agent, brainRaw := q.Get("agent_id"), q.Get("brain")
+		if agent == "" || brainRaw == "" {
+			writeJSON(w, http.StatusBadRequest, errorBody("missing_presence", errString("give presence_id, or agent_id and brain")))
+			return
+		}
+		brain, err := presence.CanonicalPath(brainRaw)
+		if err != nil {
+			writeError(w, err, "invalid_brain")
+			return
+		}
+		id = presence.ID(agent, brain)
+	}
+	if !presence.ValidID(id) {
+		writeJSON(w, http.StatusBadRequest, errorBody("invalid_presence_id", errString("presence_id is prs_ and 12 lowercase hex digits")))
+		return
+	}
+	snap, err := h.roster().Snapshot(r.Context())
+	if err != nil {
+		writeJSON(w, http.StatusOK, contract.NorthResponse{PresenceID: id, North: []string{}, Error: "registry_unreadable", Detail: presence.ErrorMessage(err)})
+		return
+	}
+	writeJSON(w, http.StatusOK, contract.NorthResponse{PresenceID: id, North: contract.NorthLines(id, snap.CollisionsFor(id))})
+}
+
+type errString string
+
+func (e errString) Error() string { return string(e) }

@@ -1,0 +1,368 @@
+// Package views renders the Hall's HTML with templ: the layout, the Hall
+// page (strip, drill, roster, collision list, brain picker) and the error
+// pages. It renders the first, complete page; static/hall.js keeps it live
+// by applying the stream's JSON diffs to the same markup, so the markup
+// here and the DOM the script builds must stay in step (the data-testid
+// names are the shared vocabulary, and the browser tests check both).
+//
+// Views read the wire types (internal/contract): what the page shows is
+// exactly what /api/presences serves. They know nothing of HTTP.
+package views
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/url"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/a-h/templ"
+
+	"github.com/hall-dev/hall/internal/contract"
+)
+
+// DrillCap is how many presences the strip's drill shows; the roster
+// beneath shows them all.
+const DrillCap = 6
+
+// Page is what every page's layout needs.
+type Page struct {
+	Title string
+	CSS   string // hashed URL of the stylesheet
+	JS    string // hashed URL of the script
+}
+
+// BrainCount is one entry of the brain picker.
+type BrainCount struct {
+	Brain      string
+	Live       int
+	Collisions int
+}
+
+// Live configures the script that keeps the page current.
+type Live struct {
+	StreamURL string // the SSE stream for this scope
+	PollURL   string // the contract, polled when the stream is unavailable
+	SilenceMs int64  // a stream silent this long is taken for stuck
+	PollMs    int64  // the polling period
+	RetryMs   int64  // how soon a failed stream is tried again
+}
+
+// Hall is the Hall page's model.
+type Hall struct {
+	Page
+	Live
+	Brain  string // the chosen brain, "" for all brains
+	Data   contract.PresencesResponse
+	Brains []BrainCount
+}
+
+// NotFound is the model of a page for a brain the Hall does not know, or a
+// brain parameter it cannot read.
+type NotFound struct {
+	Page
+	Heading string
+	Detail  string
+	Brains  []BrainCount
+}
+
+// BrainURL is the deep link of a brain; "" links to all brains.
+func BrainURL(brain string) string {
+	if brain == "" {
+		return "/"
+	}
+	return "/?brain=" + url.QueryEscape(brain)
+}
+
+// ShortPath shortens a path for a narrow cell: the last two segments after
+// an ellipsis. The full path goes in the title.
+func ShortPath(p string) string {
+	trimmed := strings.TrimRight(p, "/")
+	if trimmed == "" {
+		return p
+	}
+	segs := strings.Split(strings.TrimLeft(trimmed, "/"), "/")
+	if len(segs) <= 2 {
+		return p
+	}
+	return "…/" + strings.Join(segs[len(segs)-2:], "/")
+}
+
+// ShortWhere shortens where a presence works for the drill: relative to
+// the folder that holds its brain when it lies there ("shop-wt2",
+// "shop/.worktrees/wt2"), since worktrees sit beside or inside the brain;
+// else as ShortPath.
+func ShortWhere(p, brain string) string {
+	parent := strings.TrimRight(brain, "/")
+	if i := strings.LastIndex(parent, "/"); i > 0 {
+		parent = parent[:i]
+		if rel, ok := strings.CutPrefix(strings.TrimRight(p, "/"), parent+"/"); ok && rel != "" {
+			if segs := strings.Split(rel, "/"); len(segs) > 3 {
+				return "…/" + strings.Join(segs[len(segs)-2:], "/")
+			}
+			return rel
+		}
+	}
+	return ShortPath(p)
+}
+
+// BaseName is a brain's last segment, how people name a repository.
+func BaseName(p string) string {
+	trimmed := strings.TrimRight(p, "/")
+	if i := strings.LastIndex(trimmed, "/"); i >= 0 && i < len(trimmed)-1 {
+		return trimmed[i+1:]
+	}
+	if trimmed == "" {
+		return p
+	}
+	return trimmed
+}
+
+// Where is the place a presence works: its worktree, else its caller root,
+// else its brain.
+func Where(p contract.Presence) string {
+	switch {
+	case p.Worktree != "":
+		return p.Worktree
+	case p.CallerRoot != "":
+		return p.CallerRoot
+	default:
+		return p.Brain
+	}
+}
+
+// Age formats a duration in milliseconds the way the page ticks it: 42s,
+// 5m, 3h 05m, 2d 4h. Negative ages (clock skew) read as 0s.
+func Age(ms int64) string {
+	if ms < 0 {
+		ms = 0
+	}
+	s := ms / 1000
+	switch {
+	case s < 60:
+		return fmt.Sprintf("%ds", s)
+	case s < 3600:
+		return fmt.Sprintf("%dm", s/60)
+	case s < 86400:
+		return fmt.Sprintf("%dh %02dm", s/3600, s/60%60)
+	default:
+		return fmt.Sprintf("%dd %dh", s/86400, s/3600%24)
+	}
+}
+
+// ISO is an epoch-millisecond instant as an RFC 3339 UTC string, for the
+// datetime attribute of <time>.
+func ISO(ms int64) string {
+	return time.UnixMilli(ms).UTC().Format(time.RFC3339)
+}
+
+// Plural writes "1 agent", "3 agents".
+func Plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// ScopeLabel is "this brain" when a brain is chosen, else "all brains".
+func ScopeLabel(brain string) string {
+	if brain != "" {
+		return "this brain"
+	}
+	return "all brains"
+}
+
+// CollisionWarning is the warning that rides the scope label, "" when no
+// collision is live.
+func CollisionWarning(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return "⚠ " + Plural(n, "collision", "collisions")
+}
+
+// ClauseLabel reads a collision clause as words.
+func ClauseLabel(c string) string {
+	switch c {
+	case "same_caller_root":
+		return "same caller root"
+	case "same_worktree":
+		return "same worktree"
+	case "working_set_overlap":
+		return "working sets overlap"
+	default:
+		return c
+	}
+}
+
+// MutationText is how the drill and roster show a presence's mutation
+// level: what the Hall observed reads as a fact ("editing"), what the
+// agent declared reads as an intention ("intends: …").
+func MutationText(p contract.Presence) string {
+	switch p.MutationLevel {
+	case "observed":
+		return "editing"
+	case "declared":
+		return "intends: " + p.Mutation.DeclaredIntent
+	default:
+		return "—"
+	}
+}
+
+// MutationTitle is the tooltip of the mutation cell.
+func MutationTitle(p contract.Presence) string {
+	switch p.MutationLevel {
+	case "observed":
+		t := "a mutating tool ran (observed by the Hall)"
+		if p.Mutation.DeclaredIntent != "" {
+			t += "; declared: " + p.Mutation.DeclaredIntent
+		}
+		return t
+	case "declared":
+		return "declared by the agent, not observed"
+	default:
+		return "no mutation signal"
+	}
+}
+
+// Colliding is the set of presence ids that are a side of a live collision.
+func Colliding(cs []contract.Collision) map[string]bool {
+	out := map[string]bool{}
+	for _, c := range cs {
+		out[c.A.PresenceID] = true
+		out[c.B.PresenceID] = true
+	}
+	return out
+}
+
+// DrillRows picks the strip's rows: presences in a collision first, then
+// observed mutation, then declared, then the rest; within each, the
+// longest-running first. It returns at most DrillCap rows and how many it
+// left for the roster.
+func DrillRows(d contract.PresencesResponse) ([]contract.Presence, int) {
+	colliding := Colliding(d.Collisions)
+	rows := append([]contract.Presence(nil), d.Presences...)
+	rank := func(p contract.Presence) int {
+		r := 3
+		switch p.MutationLevel {
+		case "observed":
+			r = 1
+		case "declared":
+			r = 2
+		}
+		if colliding[p.PresenceID] {
+			r = 0
+		}
+		return r
+	}
+	sort.SliceStable(rows, func(i, j int) bool {
+		a, b := rows[i], rows[j]
+		if ra, rb := rank(a), rank(b); ra != rb {
+			return ra < rb
+		}
+		if a.FirstSeenMs != b.FirstSeenMs {
+			return a.FirstSeenMs < b.FirstSeenMs
+		}
+		if a.AgentID != b.AgentID {
+			return a.AgentID < b.AgentID
+		}
+		return a.PresenceID < b.PresenceID
+	})
+	if len(rows) <= DrillCap {
+		return rows, 0
+	}
+	return rows[:DrillCap], len(rows) - DrillCap
+}
+
+// WorkingSetShown is how many working-set entries a roster cell lists
+// before "+N more".
+const WorkingSetShown = 3
+
+// Theme is the theme shown, with a placeholder when the agent gave none.
+func Theme(p contract.Presence) string {
+	if p.Theme == "" {
+		return "(no theme)"
+	}
+	return p.Theme
+}
+
+// Or returns s, or the dash when s is empty.
+func Or(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
+}
+
+// Title is the document title: the root line, so a background tab reads.
+func Title(h Hall) string {
+	t := fmt.Sprintf("%s · %s", Plural(len(h.Data.Presences), "agent", "agents"), ScopeLabel(h.Brain))
+	if w := CollisionWarning(len(h.Data.Collisions)); w != "" {
+		t += " · " + w
+	}
+	return t + " — Hall"
+}
+
+func itoa(n int) string { return fmt.Sprint(n) }
+
+func i64(n int64) string { return fmt.Sprint(n) }
+
+// ClauseText reads a collision's clauses as words, comma-separated.
+func ClauseText(cs []string) string {
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = ClauseLabel(c)
+	}
+	return strings.Join(out, ", ")
+}
+
+// BannerText names the first collision and counts the others.
+func BannerText(cs []contract.Collision) string {
+	if len(cs) == 0 {
+		return ""
+	}
+	c := cs[0]
+	t := c.A.AgentID + " and " + c.B.AgentID + " are both mutating in " + c.Place
+	if len(cs) > 1 {
+		t += " (and " + Plural(len(cs)-1, "more collision", "more collisions") + ")"
+	}
+	return t
+}
+
+// PathSegments splits a path after each slash: "/a/b" is "/", "a/", "b".
+// Joined, the segments are the path again.
+func PathSegments(p string) []string {
+	var out []string
+	for p != "" {
+		i := strings.IndexByte(p, '/')
+		if i < 0 {
+			out = append(out, p)
+			break
+		}
+		out = append(out, p[:i+1])
+		p = p[i+1:]
+	}
+	return out
+}
+
+// PathText writes a path, escaped, with a line-break opportunity (<wbr>)
+// after each slash, so a narrow cell wraps it between segments rather than
+// inside a name. It is written in Go because templ would put a space
+// between the segments.
+func PathText(p string) templ.Component {
+	return templ.ComponentFunc(func(_ context.Context, w io.Writer) error {
+		for i, seg := range PathSegments(p) {
+			if i > 0 {
+				if _, err := io.WriteString(w, "<wbr>"); err != nil {
+					return err
+				}
+			}
+			if _, err := io.WriteString(w, templ.EscapeString(seg)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
