@@ -634,6 +634,7 @@
   var checking = false;
   var retryTimer = 0;
   var polling = false;
+  var pollGen = 0; // a new polling run ignores answers to the one before
   var pollTimer = 0;
   var etag = '';
 
@@ -806,7 +807,8 @@
     }
     if (!polling) {
       polling = true;
-      pollOnce();
+      pollGen++;
+      pollOnce(pollGen);
     }
   }
 
@@ -817,15 +819,20 @@
     etag = '';
   }
 
-  function pollOnce() {
+  function pollOnce(gen) {
     pollTimer = 0;
+    var current = function () {
+      return polling && gen === pollGen;
+    };
     var next = function () {
-      if (polling) {
-        pollTimer = setTimeout(pollOnce, cfg.pollMs);
+      if (current()) {
+        pollTimer = setTimeout(function () {
+          pollOnce(gen);
+        }, cfg.pollMs);
       }
     };
     fetchContract(true).then(function (res) {
-      if (!polling) {
+      if (!current()) {
         return;
       }
       if (res.status === 304) {
@@ -839,7 +846,7 @@
       }
       next();
     }, function () {
-      if (polling) {
+      if (current()) {
         setMode('polling', 'Hall unreachable');
       }
       next();

@@ -623,7 +623,7 @@ func TestFaultTenThousandSubscribersDrop(t *testing.T) {
 	}
 
 	w := watchStream(t, m.URL())
-	w.until(t, "a snapshot for a new subscriber", func(stream.Change) bool { return len(w.response().Presences) == 2 })
+	w.untilView(t, "a snapshot for a new subscriber", func(r contract.PresencesResponse) bool { return len(r.Presences) == 2 })
 	writeFaultRecord(t, root, faultRecord("a-3", "/srv/shop", "/srv/shop/wt-2"))
 	w.until(t, "a-3 joining on the new subscriber's stream", func(c stream.Change) bool {
 		return slices.ContainsFunc(c.Joins, func(p contract.Presence) bool { return p.AgentID == "a-3" })
@@ -645,7 +645,7 @@ func TestFaultSIGTERMWithOpenStreams(t *testing.T) {
 	}
 	for i := 0; i < 5; i++ {
 		w := watchStream(t, base)
-		w.until(t, "a snapshot", func(stream.Change) bool { return len(w.response().Presences) == 1 })
+		w.untilView(t, "a snapshot", func(r contract.PresencesResponse) bool { return len(r.Presences) == 1 })
 	}
 	u, _ := url.Parse(base)
 	for i := 0; i < 2; i++ {

@@ -31,7 +31,7 @@ type Config struct {
 	MutatingTools       []string
 	Rescan              time.Duration
 	LogLevel            slog.Level
-	PprofAddr           string // loopback address for net/http/pprof; off when empty
+	PprofAddr           string         // loopback address for net/http/pprof; off when empty
 	Demo                bool           // a temporary registry with simulated agents (cmd/hall/demo.go)
 	Page                web.PageConfig // timings of the live page's script; defaults when zero
 	StreamHeartbeat     time.Duration  // comment line on an idle live stream; 15 s when zero

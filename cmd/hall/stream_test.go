@@ -289,7 +289,7 @@ func TestStreamTTLExpiryLeaves(t *testing.T) {
 	f.until(t, "the snapshot", func(stream.Change) bool { return true })
 
 	r := record("quiet-1", "/srv/shop", "/srv/shop", false)
-	r.TTLMs = 1500
+	r.TTLMs = 3000
 	upsert(t, root, r)
 	file := filepath.Join(root, "presences", presence.ID("quiet-1", "/srv/shop")+".json")
 	before, err := os.Stat(file)
@@ -422,7 +422,9 @@ func TestStreamBurstEndsInTheRightState(t *testing.T) {
 // the roster whole (a diff that says so); once it is back, new writes
 // stream again.
 func TestStreamFolderDeletedAndRecreated(t *testing.T) {
-	m := MustOpenHall(t, Config{TTL: time.Minute, Rescan: 200 * time.Millisecond})
+	// No rescan within the test: the watch alone must notice the folder
+	// going, coming back, and the writes after.
+	m := MustOpenHall(t, Config{TTL: time.Minute, Rescan: time.Hour})
 	root := m.Config.RegistryRoot
 	upsert(t, root, record("before-1", "/srv/shop", "/srv/shop", false))
 	f := follow(t, streamURL(m, ""), "")
@@ -442,7 +444,6 @@ func TestStreamFolderDeletedAndRecreated(t *testing.T) {
 	f.until(t, "the registry readable again", func(c stream.Change) bool { return c.Recovered })
 	upsert(t, root, record("after-1", "/srv/shop", "/srv/shop", false))
 	f.until(t, "after-1 joining", func(c stream.Change) bool { return len(c.Joins) == 1 && c.Joins[0].AgentID == "after-1" })
-	// And the watch is back, not just the rescan: another write arrives too.
 	upsert(t, root, record("after-2", "/srv/shop", "/srv/shop", false))
 	f.until(t, "after-2 joining", func(c stream.Change) bool { return len(c.Joins) == 1 && c.Joins[0].AgentID == "after-2" })
 	if got := contractNow(t, m.URL()+"/api/presences"); !sameRoster(f.view.Response(), got) {

@@ -2,6 +2,7 @@ package presence
 
 import (
 	"context"
+	"math"
 	"slices"
 	"sync"
 	"testing"
@@ -41,6 +42,19 @@ func TestStaleWithClockSkew(t *testing.T) {
 				t.Errorf("Stale(last_beat %d ms ahead, ttl_ms %d): got %v, want %v", tt.aheadMs, tt.ttlMs, got, tt.want)
 			}
 		})
+	}
+}
+
+// A stamp anywhere in int64, as a foreign file may hold, is judged without
+// overflow: the extremes are stale at any sane clock.
+func TestStaleExtremeStamps(t *testing.T) {
+	now := time.UnixMilli(t0)
+	for _, lb := range []int64{math.MinInt64, math.MinInt64 + 1, -1, 0, math.MaxInt64 - 1, math.MaxInt64} {
+		r := newRec("a", "/b", withTTL(60_000))
+		r.LastBeatMs = lb
+		if !r.Stale(now) {
+			t.Errorf("Stale(last_beat_ms %d) at %d: got live, want stale", lb, t0)
+		}
 	}
 }
 

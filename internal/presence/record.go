@@ -122,9 +122,10 @@ const MinClockSkew = 5 * time.Second
 // clock can make a presence immortal. (The Service also never shows again
 // a version it once found stale, so none rises as the clock catches up.)
 func (r Record) Stale(now time.Time) bool {
-	age := now.UnixMilli() - r.LastBeatMs
-	ttl := r.TTL().Milliseconds()
-	return age > ttl || -age > max(ttl, MinClockSkew.Milliseconds())
+	nowMs, ttl := now.UnixMilli(), r.TTL().Milliseconds()
+	// No arithmetic on the stamp itself: a foreign file's last_beat_ms may
+	// be any int64, and a wrapped difference would read as fresh.
+	return r.LastBeatMs < nowMs-ttl || r.LastBeatMs > nowMs+max(ttl, MinClockSkew.Milliseconds())
 }
 
 // Clone returns a copy that shares no slice with r.

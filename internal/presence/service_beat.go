@@ -153,6 +153,11 @@ func (s *Service) FlushDue(ctx context.Context, force bool) int {
 		e.mu.Unlock()
 	}
 	s.prune()
+	if n > 0 {
+		// A held state just reached the cache: readers must hear of it, as
+		// the store's own echo of the write finds the cache already equal.
+		s.notify()
+	}
 	return n
 }
 

@@ -99,7 +99,9 @@ func (c *Client) Follow(ctx context.Context, handle func(Event) error) error {
 			return err
 		}
 		if got {
-			wait = max(minWait, retry)
+			// The connection worked: start over from the server's
+			// advertised retry, within our bounds.
+			wait = min(max(minWait, retry), maxWait)
 		}
 		sleep := wait/2 + rand.N(wait/2+1) // jitter spreads a herd of reconnects
 		if c.OnDisconnect != nil {

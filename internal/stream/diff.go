@@ -8,33 +8,78 @@ import (
 	"github.com/hall-dev/hall/internal/presence"
 )
 
-// state is one roster in wire form, keyed for diffing: presences by
-// presence_id, collisions by collision_id.
-type state struct {
-	presences  map[string]contract.Presence
+// roster is the hub's state: the snapshot's records by presence_id (kept
+// in domain form, so a sync compares records and maps to the wire only
+// what changed), and its collisions in wire form by collision_id (the wire
+// form is what a subscriber sees change: a side's beat is not a change of
+// the collision).
+type roster struct {
+	records    map[string]presence.Record
 	collisions map[string]contract.Collision
 	errCode    string // "registry_unreadable" while the roster is dropped whole
 	errDetail  string
 }
 
-// stateOf maps a snapshot (or the error that replaced it) to wire form.
-func stateOf(snap presence.Snapshot, err error) state {
-	st := state{
-		presences:  make(map[string]contract.Presence, len(snap.Live)),
+// rosterOf keys a snapshot (or the error that replaced it). The snapshot's
+// records are its own copies and never change, so they are kept as they are.
+func rosterOf(snap presence.Snapshot, err error) roster {
+	if err != nil {
+		return roster{errCode: "registry_unreadable", errDetail: presence.ErrorMessage(err)}
+	}
+	r := roster{
+		records:    make(map[string]presence.Record, len(snap.Live)),
 		collisions: make(map[string]contract.Collision, len(snap.Collisions)),
 	}
-	if err != nil {
-		st.errCode, st.errDetail = "registry_unreadable", presence.ErrorMessage(err)
-		return st
-	}
-	for _, r := range snap.Live {
-		st.presences[r.PresenceID] = contract.FromRecord(r)
+	for _, rec := range snap.Live {
+		r.records[rec.PresenceID] = rec
 	}
 	for _, c := range snap.Collisions {
 		w := contract.FromCollision(c)
-		st.collisions[w.CollisionID] = w
+		r.collisions[w.CollisionID] = w
 	}
-	return st
+	return r
+}
+
+// diffRosters returns what turns prev into next, in wire form, every list
+// sorted by id so one change always encodes the same way.
+func diffRosters(prev, next roster) *change {
+	c := &change{errCode: next.errCode, errDetail: next.errDetail}
+	c.errChanged = (prev.errCode == "") != (next.errCode == "")
+	for id, r := range next.records {
+		old, ok := prev.records[id]
+		switch {
+		case !ok:
+			c.joins = append(c.joins, contract.FromRecord(r))
+		case !sameRecord(old, r):
+			c.updates = append(c.updates, contract.FromRecord(r))
+		}
+	}
+	for id, r := range prev.records {
+		if _, ok := next.records[id]; !ok {
+			c.leaves = append(c.leaves, contract.FromRecord(r))
+		}
+	}
+	diffCollisions(c, prev.collisions, next.collisions)
+	c.sort()
+	return c
+}
+
+// sameRecord compares every field of two records: equal records have equal
+// wire forms, which derive from them alone.
+func sameRecord(a, b presence.Record) bool {
+	return a.Schema == b.Schema && a.PresenceID == b.PresenceID && a.AgentID == b.AgentID && a.Brain == b.Brain &&
+		a.CallerRoot == b.CallerRoot && a.Kind == b.Kind && a.Theme == b.Theme && a.Worktree == b.Worktree &&
+		slices.Equal(a.WorkingSet, b.WorkingSet) && a.TaskRef == b.TaskRef && a.Mutation == b.Mutation &&
+		a.FirstSeenMs == b.FirstSeenMs && a.LastBeatMs == b.LastBeatMs && a.QueryCount == b.QueryCount && a.TTLMs == b.TTLMs
+}
+
+// state is a roster in wire form, as a client rebuilds it (View):
+// presences by presence_id, collisions by collision_id.
+type state struct {
+	presences  map[string]contract.Presence
+	collisions map[string]contract.Collision
+	errCode    string
+	errDetail  string
 }
 
 // change is one diff in full: what left and what closed keep their last
@@ -59,8 +104,8 @@ func (c *change) empty() bool {
 	return !c.errChanged && len(c.joins)+len(c.updates)+len(c.leaves)+len(c.opened)+len(c.closed) == 0
 }
 
-// diffStates returns what turns prev into next. Every list is sorted by id,
-// so one change always encodes the same way.
+// diffStates returns what turns prev into next (wire forms, as a View
+// holds them), every list sorted by id.
 func diffStates(prev, next state) *change {
 	c := &change{errCode: next.errCode, errDetail: next.errDetail}
 	c.errChanged = (prev.errCode == "") != (next.errCode == "")
@@ -78,23 +123,33 @@ func diffStates(prev, next state) *change {
 			c.leaves = append(c.leaves, p)
 		}
 	}
-	for id, x := range next.collisions {
-		if old, ok := prev.collisions[id]; !ok || !sameCollision(old, x) {
+	diffCollisions(c, prev.collisions, next.collisions)
+	c.sort()
+	return c
+}
+
+// diffCollisions adds to c the collisions that opened (or changed: an
+// upsert) and closed between prev and next.
+func diffCollisions(c *change, prev, next map[string]contract.Collision) {
+	for id, x := range next {
+		if old, ok := prev[id]; !ok || !sameCollision(old, x) {
 			c.opened = append(c.opened, x)
 		}
 	}
-	for id, x := range prev.collisions {
-		if _, ok := next.collisions[id]; !ok {
+	for id, x := range prev {
+		if _, ok := next[id]; !ok {
 			c.closed = append(c.closed, x)
 		}
 	}
+}
+
+func (c *change) sort() {
 	for _, l := range [][]contract.Presence{c.joins, c.updates, c.leaves} {
 		sort.Slice(l, func(i, j int) bool { return l[i].PresenceID < l[j].PresenceID })
 	}
 	for _, l := range [][]contract.Collision{c.opened, c.closed} {
 		sort.Slice(l, func(i, j int) bool { return l[i].CollisionID < l[j].CollisionID })
 	}
-	return c
 }
 
 func samePresence(a, b contract.Presence) bool {

@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"errors"
 	"reflect"
 	"strconv"
 	"strings"
@@ -384,5 +385,78 @@ func TestViewResponseOrder(t *testing.T) {
 	}
 	if got := cids(r.Collisions); !reflect.DeepEqual(got, []string{"y~z", "x~y", "x~z"}) {
 		t.Errorf("collisions: got %v, want by brain, then id", got)
+	}
+}
+
+// TestSameRecordSeesEveryField: a change in any stored field is an update,
+// including fields added to the record later.
+func TestSameRecordSeesEveryField(t *testing.T) {
+	base := presence.Record{WorkingSet: []string{"x"}}
+	typ := reflect.TypeOf(base)
+	for i := 0; i < typ.NumField(); i++ {
+		changed := base.Clone()
+		f := reflect.ValueOf(&changed).Elem().Field(i)
+		switch f.Kind() {
+		case reflect.String:
+			f.SetString("changed")
+		case reflect.Int64:
+			f.SetInt(42)
+		case reflect.Slice:
+			f.Set(reflect.ValueOf([]string{"y"}))
+		case reflect.Struct:
+			for _, m := range []presence.Mutation{{ObservedAtMs: 1}, {DeclaredIntent: "edit"}} {
+				changed.Mutation = m
+				if sameRecord(base, changed) {
+					t.Errorf("a change to mutation %+v is not seen", m)
+				}
+			}
+			continue
+		default:
+			t.Fatalf("field %s of kind %s: teach this test and sameRecord about it", typ.Field(i).Name, f.Kind())
+		}
+		if sameRecord(base, changed) {
+			t.Errorf("a change to %s is not seen: sameRecord must compare it", typ.Field(i).Name)
+		}
+	}
+	if !sameRecord(base, base.Clone()) {
+		t.Error("a record differs from its clone")
+	}
+}
+
+// TestDiffRosters: the hub's diff over domain records, in wire form.
+func TestDiffRosters(t *testing.T) {
+	rec := func(agent, wt string, beat int64) presence.Record {
+		return presence.Record{PresenceID: presence.ID(agent, "/s"), AgentID: agent, Brain: "/s", Worktree: wt, LastBeatMs: beat,
+			Mutation: presence.Mutation{DeclaredIntent: "edit"}}
+	}
+	snap := func(rs ...presence.Record) presence.Snapshot {
+		return presence.Snapshot{Live: rs, Collisions: presence.CollisionsIn("", rs)}
+	}
+	a1, a2, b1, b2 := rec("a", "/wt", 1), rec("a", "/wt", 2), rec("b", "/wt", 1), rec("b", "/wt", 2)
+	aID, bID := presence.ID("a", "/s"), presence.ID("b", "/s")
+	for _, tc := range []struct {
+		name                                 string
+		prev, next                           roster
+		joins, updates, leaves, opened, shut int
+		errChanged                           bool
+	}{
+		{name: "join opens the collision", prev: rosterOf(snap(a1), nil), next: rosterOf(snap(a1, b1), nil), joins: 1, opened: 1},
+		{name: "a side's beat updates it, not its collision", prev: rosterOf(snap(a1, b1), nil), next: rosterOf(snap(a2, b2), nil), updates: 2},
+		{name: "a side leaving closes it", prev: rosterOf(snap(a1, b1), nil), next: rosterOf(snap(a1), nil), leaves: 1, shut: 1},
+		{name: "unreadable", prev: rosterOf(snap(a1, b1), nil), next: rosterOf(presence.Snapshot{}, errors.New("gone")), leaves: 2, shut: 1, errChanged: true},
+		{name: "nothing", prev: rosterOf(snap(a1, b1), nil), next: rosterOf(snap(a1, b1), nil)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := diffRosters(tc.prev, tc.next)
+			got := []int{len(c.joins), len(c.updates), len(c.leaves), len(c.opened), len(c.closed)}
+			if want := []int{tc.joins, tc.updates, tc.leaves, tc.opened, tc.shut}; !reflect.DeepEqual(got, want) || c.errChanged != tc.errChanged {
+				t.Errorf("joins, updates, leaves, opened, closed: got %v (err changed %v), want %v (%v)", got, c.errChanged, want, tc.errChanged)
+			}
+			for _, p := range append(append(c.joins, c.updates...), c.leaves...) {
+				if p.PresenceID != aID && p.PresenceID != bID || p.MutationLevel != "declared" || p.WorkingSet == nil {
+					t.Errorf("wire form: got %+v", p)
+				}
+			}
+		})
 	}
 }

@@ -59,7 +59,7 @@ type Hub struct {
 	mu      sync.Mutex
 	snap    presence.Snapshot
 	err     error
-	cur     state
+	cur     roster
 	synced  bool
 	seq     uint64
 	hist    ring
@@ -209,13 +209,13 @@ func (h *Hub) syncLocked(ctx context.Context) {
 	if err != nil && ctx.Err() != nil {
 		return // cancelled: says nothing about the store
 	}
-	next := stateOf(snap, err)
+	next := rosterOf(snap, err)
 	h.snap, h.err = snap, err
 	if !h.synced {
 		h.synced, h.cur = true, next
 		return
 	}
-	c := diffStates(h.cur, next)
+	c := diffRosters(h.cur, next)
 	h.cur = next
 	if c.empty() {
 		return

@@ -23,8 +23,9 @@ type subscriber struct {
 	rc      *http.ResponseController
 	timeout time.Duration
 
-	mu    sync.Mutex
-	ended bool
+	mu       sync.Mutex
+	ended    bool
+	deadline time.Time // the write deadline now set
 }
 
 func (s *subscriber) end() {
@@ -49,8 +50,11 @@ func (s *subscriber) arm() bool {
 	if s.ended {
 		return false
 	}
-	if s.rc != nil {
-		_ = s.rc.SetWriteDeadline(time.Now().Add(s.timeout))
+	// Moving the deadline costs a timer update: do it only once half the
+	// timeout is used, so a write always has between half and all of it.
+	if now := time.Now(); s.rc != nil && s.deadline.Sub(now) < s.timeout/2 {
+		s.deadline = now.Add(s.timeout)
+		_ = s.rc.SetWriteDeadline(s.deadline)
 	}
 	return true
 }
@@ -118,19 +122,16 @@ func (h *Hub) ServeStream(w http.ResponseWriter, r *http.Request, f Filter) {
 		case <-s.gone:
 			return
 		case fr := <-s.queue:
-			// Batch what is already queued into one flush.
-			var buf bytes.Buffer
-			buf.Write(fr)
-		more:
-			for buf.Len() < 64<<10 {
-				select {
-				case fr := <-s.queue:
-					buf.Write(fr)
-				default:
-					break more
+			// What else is queued goes out in the same flush.
+			if n := len(s.queue); n > 0 {
+				buf := bytes.NewBuffer(make([]byte, 0, len(fr)*(n+1)))
+				buf.Write(fr)
+				for ; n > 0 && buf.Len() < 256<<10; n-- {
+					buf.Write(<-s.queue)
 				}
+				fr = buf.Bytes()
 			}
-			if !s.write(buf.Bytes()) {
+			if !s.write(fr) {
 				return
 			}
 		case <-heartbeat.C:

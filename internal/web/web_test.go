@@ -113,4 +113,3 @@ func beatBody(agent, brain string, extra map[string]any) string {
 	b, _ := json.Marshal(m)
 	return string(b)
 }
-
