@@ -276,8 +276,10 @@ func messageTTL(r presence.Record, now time.Time) time.Duration {
 	return (left + time.Second - 1).Truncate(time.Second)
 }
 
-// warnLongTTL logs once when a record lives longer than the bucket's
-// max-age: the engine will remove it at the max-age, before it goes stale.
+// warnLongTTL logs once when a record lives longer than the ttl this store
+// was opened with: unless another Hall or relay raised the bucket's
+// max-age further, the engine removes it at the max-age, before it goes
+// stale.
 func (s *Store) warnLongTTL(r presence.Record) {
 	if r.TTL() <= s.opts.TTL {
 		return
@@ -287,7 +289,7 @@ func (s *Store) warnLongTTL(r presence.Record) {
 	s.warnedTTL = true
 	s.mu.Unlock()
 	if !warned {
-		s.log.Warn("record ttl exceeds the bucket's max-age; it will expire early: raise --ttl", "presence_id", r.PresenceID, "record_ttl", r.TTL(), "ttl", s.opts.TTL)
+		s.log.Warn("a record's ttl is longer than --ttl; the bucket may expire it early: raise --ttl", "presence_id", r.PresenceID, "record_ttl", r.TTL(), "ttl", s.opts.TTL)
 	}
 }
 

@@ -126,6 +126,9 @@ type Store struct {
 	notify         func() // the running Watch's, for this store's own writes
 	view           *view  // the watched bucket; nil when no watch is loaded
 	warnedTTL      bool
+	// The oldest write of this store its watch has not delivered yet.
+	echoRev   uint64
+	echoSince time.Time
 }
 
 // Open connects to the servers and returns the store. An unreachable server

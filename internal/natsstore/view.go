@@ -102,6 +102,10 @@ func slotOf(e jetstream.KeyValueEntry) slot {
 func (s *Store) viewPut(id string, rev uint64, r presence.Record) {
 	s.mu.Lock()
 	changed := s.view != nil && s.view.apply(id, slot{rev: rev, rec: r.Clone()})
+	if changed {
+		// Not delivered by the watch yet (or the view would hold rev).
+		s.expectEcho(rev)
+	}
 	notify := s.notify
 	s.mu.Unlock()
 	if changed && notify != nil {
@@ -203,8 +207,35 @@ func (s *Store) List(ctx context.Context) (presence.Listing, error) {
 	}
 }
 
+// echoTimeout is how long a write of this store may go unseen by its own
+// watch before the watch is taken for stalled (its consumer lost with a
+// cluster node) and replaced. An echo takes milliseconds.
+const echoTimeout = 3 * time.Second
+
+// expectEcho notes a write at rev that the watch should deliver; the
+// caller holds s.mu.
+func (s *Store) expectEcho(rev uint64) {
+	if s.echoSince.IsZero() {
+		s.echoSince = time.Now()
+	}
+	s.echoRev = max(s.echoRev, rev)
+}
+
+// echoed notes that the watch delivered rev; the caller holds s.mu.
+func (s *Store) echoed(rev uint64) {
+	if rev >= s.echoRev {
+		s.echoRev, s.echoSince = 0, time.Time{}
+	}
+}
+
+func (s *Store) echoOverdue() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return !s.echoSince.IsZero() && time.Since(s.echoSince) > echoTimeout
+}
+
 // errRewatch ends one watch so Watch opens a fresh one at once.
-var errRewatch = errors.New("nats reconnected")
+var errRewatch = errors.New("nats store: rewatch")
 
 // Watch follows the bucket until ctx ends: it loads every current value
 // into the view, calls notify, then calls notify after every put, delete,
@@ -212,8 +243,12 @@ var errRewatch = errors.New("nats reconnected")
 // fresh watch and calls notify, so the live loop re-reads fresh data
 // rather than what it saw before the outage; when the connection stays
 // down past OutageGrace it calls notify once more, so the live loop finds
-// the store unavailable and says so. It returns an error when the watch
-// cannot start or breaks; the caller retries.
+// the store unavailable and says so. It also rewatches when the bucket's
+// stream elects a new leader, or when its own write does not come back
+// through the watch within echoTimeout: both mean the watch's consumer
+// may have died with a cluster node, which the client alone notices only
+// after tens of seconds. It returns an error when the watch cannot start
+// or stays broken past OutageGrace; the caller retries.
 func (s *Store) Watch(ctx context.Context, notify func()) error {
 	s.mu.Lock()
 	if s.watching {
@@ -278,12 +313,27 @@ func (s *Store) watchOnce(ctx context.Context, notify func()) (loaded bool, err 
 	}
 	s.mu.Lock()
 	gen := s.connGen
+	s.echoRev, s.echoSince = 0, time.Time{} // a fresh watch starts square
 	s.mu.Unlock()
+	// A new leader for the bucket's stream means a node was lost, and this
+	// watch's consumer may have been on it: rewatch rather than wait for
+	// the client to notice missing heartbeats (tens of seconds).
+	elected := make(chan struct{}, 1)
+	if sub, err := s.nc.Subscribe("$JS.EVENT.ADVISORY.STREAM.LEADER_ELECTED.KV_"+s.opts.Bucket, func(*nats.Msg) {
+		select {
+		case elected <- struct{}{}:
+		default:
+		}
+	}); err == nil {
+		defer sub.Unsubscribe()
+	}
 	w, err := kv.WatchAll(ctx)
 	if err != nil {
 		return false, unavailable(err, "watch bucket %s", s.opts.Bucket)
 	}
 	defer s.stopWatcher(w)
+	echoCheck := time.NewTicker(echoTimeout / 2)
+	defer echoCheck.Stop()
 
 	loading := newView() // filled until the watch says all values came
 	var outage <-chan time.Time
@@ -304,6 +354,14 @@ func (s *Store) watchOnce(ctx context.Context, notify func()) (loaded bool, err 
 		case <-outage:
 			outage = nil
 			notify() // past the grace, List reports the outage
+		case <-elected:
+			s.log.Info("nats bucket stream elected a new leader; rewatching", "bucket", s.opts.Bucket)
+			return loading == nil, errRewatch
+		case <-echoCheck.C:
+			if s.echoOverdue() {
+				s.log.Warn("nats watch silent on this store's own write; rewatching", "bucket", s.opts.Bucket)
+				return loading == nil, errRewatch
+			}
 		case e, ok := <-w.Updates():
 			if !ok {
 				return loading == nil, presence.Errorf(presence.EUNAVAILABLE, "nats: watch of bucket %s closed", s.opts.Bucket)
@@ -325,6 +383,7 @@ func (s *Store) watchOnce(ctx context.Context, notify func()) (loaded bool, err 
 			}
 			s.mu.Lock()
 			changed := s.view != nil && s.view.apply(e.Key(), slotOf(e))
+			s.echoed(e.Revision())
 			s.mu.Unlock()
 			if changed {
 				notify()

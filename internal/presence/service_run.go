@@ -8,7 +8,7 @@ import (
 // RunConfig tunes the live loop. Zero values take the defaults noted.
 type RunConfig struct {
 	Rescan   time.Duration // full rescan, the safety net; 30 s
-	Coalesce time.Duration // how long a burst of store events gathers; 5 ms
+	Coalesce time.Duration // least time between two reads a burst of store events triggers; 5 ms
 	Retry    time.Duration // how soon a broken watch is retried; 1 s
 }
 
@@ -65,6 +65,7 @@ func (s *Service) Run(ctx context.Context, cfg RunConfig) error {
 	expiry := time.NewTimer(time.Hour)
 	defer expiry.Stop()
 	clock := newClockWatch(s.now())
+	var lastRead time.Time // the last read a store event triggered
 
 	for {
 		s.armExpiry(ctx, expiry)
@@ -72,12 +73,17 @@ func (s *Service) Run(ctx context.Context, cfg RunConfig) error {
 		case <-ctx.Done():
 			return nil
 		case <-events:
-			// Gather the rest of a burst, so 500 file writes cost few reads.
-			time.Sleep(cfg.Coalesce)
-			select {
-			case <-events:
-			default:
+			// A change after a quiet spell is read at once (live streams
+			// wait on this read); a burst is read at most once per
+			// Coalesce, so 500 file writes still cost few reads.
+			if wait := cfg.Coalesce - time.Since(lastRead); wait > 0 {
+				time.Sleep(wait)
+				select {
+				case <-events:
+				default:
+				}
 			}
+			lastRead = time.Now()
 			s.refreshAndNotify(ctx)
 		case <-rescan.C:
 			s.refreshAndNotify(ctx)

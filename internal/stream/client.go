@@ -11,6 +11,7 @@ import (
 	"mime"
 	"net/http"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	sse "github.com/r3labs/sse/v2"
@@ -158,7 +159,8 @@ func (c *Client) connect(ctx context.Context, handle func(Event) error) (bool, t
 	if idle <= 0 {
 		idle = 45 * time.Second
 	}
-	watchdog := time.AfterFunc(idle, cancel)
+	var idled atomic.Bool
+	watchdog := time.AfterFunc(idle, func() { idled.Store(true); cancel() })
 	defer watchdog.Stop()
 
 	reader := sse.NewEventStreamReader(resp.Body, maxEventBytes)
@@ -167,7 +169,10 @@ func (c *Client) connect(ctx context.Context, handle func(Event) error) (bool, t
 	for {
 		raw, err := reader.ReadEvent()
 		if err != nil || ctx.Err() != nil {
-			if err == nil || errors.Is(err, io.EOF) {
+			switch {
+			case idled.Load():
+				err = fmt.Errorf("nothing received for %s", idle)
+			case err == nil || errors.Is(err, io.EOF):
 				err = errors.New("stream ended")
 			}
 			return got, retry, err

@@ -161,3 +161,40 @@ func TestClientEndsWithContext(t *testing.T) {
 		t.Fatal("Follow did not end with its context")
 	}
 }
+
+// TestClientNoticesASilentStream: a connection that sends nothing, not
+// even a heartbeat, for IdleTimeout is taken for dead and replaced.
+func TestClientNoticesASilentStream(t *testing.T) {
+	s := &scriptedStream{} // for its record of Last-Event-IDs
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		s.lastIDs = append(s.lastIDs, r.Header.Get("Last-Event-ID"))
+		n := len(s.lastIDs)
+		s.mu.Unlock()
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprintf(w, "id: %d\nevent: snapshot\ndata: {\"presences\":[],\"collisions\":[],\"served_at_ms\":1}\n\n", n)
+		w.(http.Flusher).Flush()
+		<-r.Context().Done() // then silence
+	}))
+	defer srv.Close()
+	var reasons []string
+	c := &stream.Client{URL: srv.URL, IdleTimeout: 50 * time.Millisecond, MinWait: time.Millisecond, MaxWait: 2 * time.Millisecond,
+		OnDisconnect: func(err error, _ time.Duration) { reasons = append(reasons, err.Error()) }}
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	err := c.Follow(ctx, func(ev stream.Event) error {
+		if ev.ID == "2" {
+			return errors.New("second connection")
+		}
+		return nil
+	})
+	if err == nil || err.Error() != "second connection" {
+		t.Fatalf("Follow: got %v, want a second connection after the silence", err)
+	}
+	if len(reasons) != 1 || reasons[0] != "nothing received for 50ms" {
+		t.Errorf("disconnect reasons: got %q", reasons)
+	}
+	if ids := s.ids(); fmt.Sprint(ids) != "[ 1]" {
+		t.Errorf("Last-Event-ID per connection: got %q, want none, then 1", ids)
+	}
+}
