@@ -107,10 +107,9 @@ func loadBeats(ctx context.Context, o options) (loadResult, error) {
 		})
 	}
 	return drive(ctx, o.agents, o.duration, func(ctx context.Context, w, i int) (int, error) {
-		body := bodies[w]
-		if i%50 == 49 { // a new declaration now and then forces a write
-			body = bytes.Replace(body, []byte(`"steady"`), []byte(fmt.Sprintf(`"shift %d"`, i)), 1)
-		}
+		// The theme moves on every 50 beats: a new declaration, one forced
+		// write; the beats between repeat it and are throttled.
+		body := bytes.Replace(bodies[w], []byte(`"steady"`), []byte(fmt.Sprintf(`"phase %d"`, i/50)), 1)
 		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
 		return do(client, req)

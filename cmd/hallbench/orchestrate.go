@@ -242,10 +242,10 @@ func (b *bench) reads(ctx context.Context) error {
 	defer bare.stop()
 	var floor loadResult
 	dur := b.o.duration.String()
-	if err := b.load(ctx, &floor, "-role", "get", "-url", "http://"+bare.url, "-conns", "8", "-duration", dur); err != nil {
+	if err := b.load(ctx, &floor, "-role", "get", "-url", "http://"+bare.url, "-conns", "4", "-duration", dur); err != nil {
 		return err
 	}
-	b.add("bare Echo 204 GET, 8 connections: req/s (p99)", fmt.Sprintf("%.0f/s (%.2f ms)", floor.RPS, floor.P99Ms), "", nil)
+	b.add("bare Echo 204 GET, 4 connections: req/s (p99)", fmt.Sprintf("%.0f/s (%.2f ms)", floor.RPS, floor.P99Ms), "", nil)
 	for _, n := range []int{100, 1000} {
 		root := b.newRoot(fmt.Sprintf("reads-%d", n))
 		if err := writeRegistry(root, n, 50, time.Now().UnixMilli()); err != nil {
@@ -261,9 +261,9 @@ func (b *bench) reads(ctx context.Context) error {
 			return err
 		}
 		var full, cond loadResult
-		err = b.load(ctx, &full, "-role", "get", "-url", h.url, "-conns", "8", "-duration", dur)
+		err = b.load(ctx, &full, "-role", "get", "-url", h.url, "-conns", "4", "-duration", dur)
 		if err == nil {
-			err = b.load(ctx, &cond, "-role", "get", "-url", h.url, "-conns", "8", "-duration", dur, "-etag", etag)
+			err = b.load(ctx, &cond, "-role", "get", "-url", h.url, "-conns", "4", "-duration", dur, "-etag", etag)
 		}
 		h.stop()
 		if err != nil {
@@ -274,7 +274,7 @@ func (b *bench) reads(ctx context.Context) error {
 		if n == 100 {
 			fullOK, goal = pass(full.P99Ms <= 5), "p99 ≤ 5 ms"
 		}
-		b.add(fmt.Sprintf("GET /api/presences, %d presences: req/s (p99)", n), fmt.Sprintf("%.0f/s (%.2f ms)", full.RPS, full.P99Ms), goal, fullOK)
+		b.add(fmt.Sprintf("GET /api/presences, %d presences, 4 connections: req/s (p99)", n), fmt.Sprintf("%.0f/s (%.2f ms)", full.RPS, full.P99Ms), goal, fullOK)
 		ratio := cond.RPS / floor.RPS
 		b.add(fmt.Sprintf("conditional GET → 304, %d presences: req/s (p99), ÷ bare", n),
 			fmt.Sprintf("%.0f/s (%.2f ms), %.0f %% (%d of %d were 304)", cond.RPS, cond.P99Ms, 100*ratio, cond.Status[3], cond.Requests), "≥ 80 % of bare", pass(ratio >= 0.8 && cond.Status[3] == int(cond.Requests)))

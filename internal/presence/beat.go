@@ -35,7 +35,11 @@ type Beat struct {
 // Normalize validates the beat against the limits and returns it with its
 // paths canonical. Any violation is an EINVALID or ETOOLARGE error naming
 // the field.
-func (b Beat) Normalize() (Beat, error) {
+func (b Beat) Normalize() (Beat, error) { return b.normalize(CanonicalPath) }
+
+// normalize is Normalize with the path canonicalizer given: the Service
+// passes a memoizing one, since agents repeat their paths in every beat.
+func (b Beat) normalize(canon func(string) (string, error)) (Beat, error) {
 	type field struct {
 		name, value string
 		max         int
@@ -61,13 +65,13 @@ func (b Beat) Normalize() (Beat, error) {
 		return Beat{}, Errorf(ETOOLARGE, "working_set has %d entries, limit %d", len(b.WorkingSet), MaxWorkingSetLen)
 	}
 	var err error
-	if b.Brain, err = canonicalField("brain", b.Brain); err != nil {
+	if b.Brain, err = canonicalField(canon, "brain", b.Brain); err != nil {
 		return Beat{}, err
 	}
-	if b.CallerRoot, err = canonicalField("caller_root", b.CallerRoot); err != nil {
+	if b.CallerRoot, err = canonicalField(canon, "caller_root", b.CallerRoot); err != nil {
 		return Beat{}, err
 	}
-	if b.Worktree, err = canonicalField("worktree", b.Worktree); err != nil {
+	if b.Worktree, err = canonicalField(canon, "worktree", b.Worktree); err != nil {
 		return Beat{}, err
 	}
 	if b.WorkingSet != nil {
@@ -83,11 +87,11 @@ func (b Beat) Normalize() (Beat, error) {
 	return b, nil
 }
 
-func canonicalField(name, p string) (string, error) {
+func canonicalField(canon func(string) (string, error), name, p string) (string, error) {
 	if p == "" {
 		return "", nil
 	}
-	c, err := CanonicalPath(p)
+	c, err := canon(p)
 	if err != nil {
 		return "", Errorf(EINVALID, "%s: %s", name, ErrorMessage(err))
 	}

@@ -256,6 +256,10 @@ func (s *DirStore) Upsert(ctx context.Context, r Record) error {
 	if err := tmp.Chmod(0o644); err != nil {
 		return Errorf(EUNAVAILABLE, "write presence %s: %v", r.PresenceID, err)
 	}
+	// The temp file's inode, size and time are the record file's after
+	// the rename: remembered, the rescan that the write's own watch event
+	// triggers finds the file known and does not read it back.
+	info, statErr := tmp.Stat()
 	if err := tmp.Close(); err != nil {
 		return Errorf(EUNAVAILABLE, "write presence %s: %v", r.PresenceID, err)
 	}
@@ -265,7 +269,20 @@ func (s *DirStore) Upsert(ctx context.Context, r Record) error {
 		return Errorf(EUNAVAILABLE, "write presence %s: %v", r.PresenceID, err)
 	}
 	done = true
+	if statErr == nil {
+		s.remember(r.PresenceID+".json", decodedFile{key: keyOf(info), rec: r.Clone()})
+	}
 	return nil
+}
+
+// remember records what a file now holds, as if a scan had decoded it.
+func (s *DirStore) remember(name string, d decodedFile) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.decoded == nil {
+		s.decoded = map[string]decodedFile{}
+	}
+	s.decoded[name] = d
 }
 
 // Delete removes one record file.
@@ -275,6 +292,11 @@ func (s *DirStore) Delete(ctx context.Context, id string) error {
 		return err
 	}
 	err = os.Remove(p)
+	if err == nil || errors.Is(err, fs.ErrNotExist) {
+		s.mu.Lock()
+		delete(s.decoded, id+".json")
+		s.mu.Unlock()
+	}
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return Errorf(ENOTFOUND, "no presence %s", id)

@@ -3,6 +3,8 @@ package presence
 import (
 	"path/filepath"
 	"strings"
+	"sync"
+	"time"
 )
 
 // CanonicalPath returns p absolute, cleaned and, when it exists on this
@@ -90,4 +92,48 @@ func isAncestor(anc, p string) bool {
 		return p != anc && strings.HasPrefix(p, anc)
 	}
 	return len(p) > len(anc) && strings.HasPrefix(p, anc) && p[len(anc)] == filepath.Separator
+}
+
+// pathCache memoizes CanonicalPath for a while: every beat names its
+// brain, caller_root and worktree again, and resolving symlinks costs a
+// system call per path segment. An entry is trusted for pathCacheTTL, so a
+// symlink changed on disk is followed within seconds; the cache is emptied
+// when it reaches pathCacheMax entries, so memory stays bounded.
+type pathCache struct {
+	now func() time.Time
+	mu  sync.Mutex
+	m   map[string]cachedPath
+}
+
+type cachedPath struct {
+	canonical string
+	at        time.Time
+}
+
+const (
+	pathCacheTTL = 10 * time.Second
+	pathCacheMax = 4096
+)
+
+// canonical is CanonicalPath, from the cache when a recent answer is there.
+// Errors are not cached: they are the caller's mistake, answered at once.
+func (c *pathCache) canonical(p string) (string, error) {
+	now := c.now()
+	c.mu.Lock()
+	e, ok := c.m[p]
+	c.mu.Unlock()
+	if ok && now.Sub(e.at) >= 0 && now.Sub(e.at) < pathCacheTTL {
+		return e.canonical, nil
+	}
+	canon, err := CanonicalPath(p)
+	if err != nil {
+		return "", err
+	}
+	c.mu.Lock()
+	if c.m == nil || len(c.m) >= pathCacheMax {
+		c.m = map[string]cachedPath{}
+	}
+	c.m[p] = cachedPath{canonical: canon, at: now}
+	c.mu.Unlock()
+	return canon, nil
 }

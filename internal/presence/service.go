@@ -52,8 +52,16 @@ type Service struct {
 	// lapsed holds, by presence id, the last_beat_ms of a version found
 	// stale: it stays gone though the clock is set back, until rewritten.
 	lapsed map[string]int64
+	// own holds this Hall's own cache changes (stored beats, flushes,
+	// leaves) by the generation they were made in, until a store listing
+	// begun after them makes them redundant: a listing begun before a
+	// write must not undo it, or a beat flickers out of the roster (a
+	// spurious leave on the live stream) until the store is read again.
+	own    map[string]ownChange
+	ownGen uint64
 
 	changed chan struct{}
+	paths   pathCache // canonical brains, caller roots and worktrees of recent beats
 	version atomic.Uint64 // advanced by every notify
 	stats   Stats
 }
@@ -98,6 +106,9 @@ func NewService(store Store, cfg Config) *Service {
 	if s.now == nil {
 		s.now = time.Now
 	}
+	// The path cache ages on the monotonic clock: a jump of the wall
+	// clock must not keep an answer forever.
+	s.paths.now = time.Now
 	if s.ttl <= 0 {
 		s.ttl = DefaultTTL
 	}
@@ -151,6 +162,9 @@ func (s *Service) Stats() Stats {
 // empties the cache and records the error: the roster is dropped whole,
 // never half-shown. It reports whether anything the cache held changed.
 func (s *Service) Refresh(ctx context.Context) (bool, error) {
+	s.mu.Lock()
+	from := s.ownGen
+	s.mu.Unlock()
 	l, err := s.store.List(ctx)
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -167,6 +181,18 @@ func (s *Service) Refresh(ctx context.Context) (bool, error) {
 			next[r.PresenceID] = r
 		}
 	}
+	for id, c := range s.own {
+		switch {
+		case c.gen <= from: // made before the listing began: it shows it
+			delete(s.own, id)
+		case c.gone:
+			delete(next, id)
+		default:
+			if r, ok := next[id]; !ok || r.LastBeatMs < c.rec.LastBeatMs {
+				next[id] = c.rec
+			}
+		}
+	}
 	changed := s.cacheErr != nil || !sameRecords(s.cache, next)
 	s.cache, s.skipped, s.cacheErr = next, l.Skipped, nil
 	for id := range s.lapsed {
@@ -175,6 +201,23 @@ func (s *Service) Refresh(ctx context.Context) (bool, error) {
 		}
 	}
 	return changed, nil
+}
+
+// ownChange is one change this Hall made to the store and its cache.
+type ownChange struct {
+	gen  uint64
+	rec  Record
+	gone bool // a leave
+}
+
+// ownChangeLocked records a change this Hall just made to the store and
+// the cache; the caller holds s.mu.
+func (s *Service) ownChangeLocked(id string, rec Record, gone bool) {
+	s.ownGen++
+	if s.own == nil {
+		s.own = map[string]ownChange{}
+	}
+	s.own[id] = ownChange{gen: s.ownGen, rec: rec, gone: gone}
 }
 
 // Snapshot is the roster at one instant: the live records in roster order,

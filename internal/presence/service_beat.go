@@ -23,7 +23,7 @@ type BeatResult struct {
 // and the failure is logged and counted. Only a beat that breaks the input
 // rules is an error, and it changes nothing.
 func (s *Service) Beat(ctx context.Context, b Beat) (BeatResult, error) {
-	b, err := b.Normalize()
+	b, err := b.normalize(s.paths.canonical)
 	if err != nil {
 		return BeatResult{}, err
 	}
@@ -61,6 +61,7 @@ func (s *Service) Beat(ctx context.Context, b Beat) (BeatResult, error) {
 			s.cache = map[string]Record{}
 		}
 		s.cache[id] = rec
+		s.ownChangeLocked(id, rec, false)
 	}
 	s.mu.Unlock()
 	e.mu.Unlock()
@@ -146,6 +147,7 @@ func (s *Service) FlushDue(ctx context.Context, force bool) int {
 				s.mu.Lock()
 				if s.cacheErr == nil && s.cache != nil {
 					s.cache[rec.PresenceID] = rec
+					s.ownChangeLocked(rec.PresenceID, rec, false)
 				}
 				s.mu.Unlock()
 			}
@@ -199,6 +201,7 @@ func (s *Service) Leave(ctx context.Context, id string) error {
 	}
 	s.mu.Lock()
 	delete(s.cache, id)
+	s.ownChangeLocked(id, Record{}, true)
 	s.mu.Unlock()
 	s.notify()
 	return nil

@@ -17,6 +17,7 @@ const (
 	DefaultHeartbeat    = 15 * time.Second
 	DefaultRetry        = 2 * time.Second
 	DefaultWriteTimeout = 10 * time.Second
+	DefaultMinInterval  = 20 * time.Millisecond
 )
 
 // Source is what the Hub needs from the domain: the live roster and a
@@ -27,6 +28,14 @@ type Source interface {
 	Changed() <-chan struct{}
 }
 
+// versionedSource is a Source that tells cheaply whether anything changed
+// since a Snapshot (*presence.Service is one): reads then serve the cached
+// roster, with no work, until the version moves or a ttl runs out.
+type versionedSource interface {
+	Version() uint64
+	Now() time.Time
+}
+
 // Config tunes a Hub. Zero values take the defaults.
 type Config struct {
 	History      int           // diffs kept for resume
@@ -34,6 +43,7 @@ type Config struct {
 	Heartbeat    time.Duration // comment line sent on an idle stream, ≤ 15 s keeps proxies open
 	Retry        time.Duration // reconnect delay advertised to clients (retry:)
 	WriteTimeout time.Duration // a write blocked longer drops its subscriber
+	MinInterval  time.Duration // least time between two diffs from the source's signals
 	Log          *slog.Logger
 }
 
@@ -67,6 +77,9 @@ type Hub struct {
 	closed  bool
 	started bool
 	stats   Stats
+	ver     uint64 // the source's version when snap was taken
+	verOK   bool   // ver is known (the source is versioned)
+	nextExp int64  // snap.NextExpiryMs(): the roster changes then by itself
 
 	stop     chan struct{}
 	loopDone chan struct{}
@@ -99,6 +112,9 @@ func NewHub(src Source, cfg Config) *Hub {
 	}
 	if cfg.WriteTimeout <= 0 {
 		cfg.WriteTimeout = DefaultWriteTimeout
+	}
+	if cfg.MinInterval <= 0 {
+		cfg.MinInterval = DefaultMinInterval
 	}
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
@@ -141,6 +157,17 @@ func (h *Hub) loop(ctx context.Context) {
 			h.mu.Lock()
 			h.syncLocked(ctx)
 			h.mu.Unlock()
+			// Leading edge: a change after a quiet spell goes out at once;
+			// a storm of changes (hundreds of beats a second) is gathered
+			// into at most one diff per MinInterval, so fan-out and
+			// snapshot work stay bounded whatever the beat rate.
+			select {
+			case <-ctx.Done():
+				return
+			case <-h.stop:
+				return
+			case <-time.After(h.cfg.MinInterval):
+			}
 		}
 	}
 }
@@ -194,8 +221,27 @@ func (h *Hub) SnapshotCursor(ctx context.Context) (presence.Snapshot, string, er
 		snap, err := h.src.Snapshot(ctx)
 		return snap, "", err
 	}
-	h.syncLocked(ctx)
+	if !h.freshLocked() {
+		h.syncLocked(ctx)
+	}
 	return h.snap, formatID(h.base, h.seq), h.err
+}
+
+// freshLocked reports whether the cached roster still stands: the source
+// signalled nothing since it was taken, and no presence in it has expired.
+// When it does, the roster is restamped with the time it is served at: a
+// client measures ages against served_at_ms, which must not lag behind.
+func (h *Hub) freshLocked() bool {
+	v, ok := h.src.(versionedSource)
+	if !ok || !h.synced || !h.verOK || v.Version() != h.ver {
+		return false
+	}
+	now := v.Now().UnixMilli()
+	if h.nextExp != 0 && now >= h.nextExp {
+		return false
+	}
+	h.snap.AtMs = now
+	return true
 }
 
 // syncLocked reads the source, and when the roster changed records the diff
@@ -205,12 +251,20 @@ func (h *Hub) syncLocked(ctx context.Context) {
 	if h.closed {
 		return
 	}
+	// The version is read before the snapshot: a change that lands during
+	// it moves the version past ver, so the next read syncs again.
+	var ver uint64
+	vs, versioned := h.src.(versionedSource)
+	if versioned {
+		ver = vs.Version()
+	}
 	snap, err := h.src.Snapshot(ctx)
 	if err != nil && ctx.Err() != nil {
 		return // cancelled: says nothing about the store
 	}
 	next := rosterOf(snap, err)
 	h.snap, h.err = snap, err
+	h.ver, h.verOK, h.nextExp = ver, versioned, snap.NextExpiryMs()
 	if !h.synced {
 		h.synced, h.cur = true, next
 		return
@@ -275,7 +329,9 @@ func (h *Hub) subscribe(ctx context.Context, s *subscriber, lastID string) (star
 	if h.closed {
 		return start{}, ErrClosed
 	}
-	h.syncLocked(ctx)
+	if !h.freshLocked() {
+		h.syncLocked(ctx)
+	}
 	h.subs[s] = struct{}{}
 	h.stats.Subscribed++
 	if seq, ok := parseID(lastID, h.base, h.seq); ok && h.hist.covers(seq, h.seq) {

@@ -412,3 +412,79 @@ func TestHubCloseEndsStreamsForShutdown(t *testing.T) {
 		t.Errorf("shutdown with open streams: %v after %s, want done within 2s", err, time.Since(start))
 	}
 }
+
+// TestHubNoSpuriousLeaves: beats taken while the service re-reads the store
+// (each beat's own write sets off a read) never flicker out of the stream:
+// 300 presences join, none leaves.
+func TestHubNoSpuriousLeaves(t *testing.T) {
+	th := newTestHall(t, stream.Config{})
+	f := follow(t, th.srv.URL, "")
+	f.next(t, "the snapshot")
+	const n = 300
+	for i := 0; i < n; i++ {
+		th.beat(t, presence.Beat{AgentID: fmt.Sprintf("a-%03d", i), Brain: "/srv/flicker"})
+	}
+	th.beat(t, presence.Beat{AgentID: "marker", Brain: "/srv/flicker"})
+	marker := presence.ID("marker", "/srv/flicker")
+	leaves := 0
+	for seen := false; !seen; {
+		ev := f.next(t, "the marker's join")
+		leaves += len(ev.Diff.Leaves)
+		for _, p := range ev.Diff.Joins {
+			seen = seen || p.PresenceID == marker
+		}
+	}
+	if leaves != 0 {
+		t.Errorf("%d presences left the stream that never left the store", leaves)
+	}
+	if snap, _ := th.hub.Snapshot(context.Background()); len(snap.Live) != n+1 {
+		t.Errorf("roster: got %d, want %d", len(snap.Live), n+1)
+	}
+}
+
+// testClock is a settable clock for the service under test.
+type testClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *testClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+func (c *testClock) Add(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
+
+// TestHubQuietRosterIsServedFresh: reads of a roster that did not change
+// reuse it under the same cursor, but stamped with the time they are
+// served at; a ttl running out changes it though nothing signalled.
+func TestHubQuietRosterIsServedFresh(t *testing.T) {
+	store := presence.NewDirStore(t.TempDir())
+	if err := store.Init(); err != nil {
+		t.Fatal(err)
+	}
+	clock := &testClock{now: time.UnixMilli(1_764_489_600_000)}
+	svc := presence.NewService(store, presence.Config{Now: clock.Now, TTL: time.Minute, Logger: slog.New(slog.DiscardHandler)})
+	ctx := context.Background()
+	hub := stream.NewHub(svc, stream.Config{Log: slog.New(slog.DiscardHandler)})
+	hub.Start(ctx)
+	defer hub.Close()
+	if _, err := svc.Beat(ctx, presence.Beat{AgentID: "a-1", Brain: "/srv/q"}); err != nil {
+		t.Fatal(err)
+	}
+	snap1, cur1, err := hub.SnapshotCursor(ctx)
+	if err != nil || len(snap1.Live) != 1 {
+		t.Fatalf("after a beat: %d live, err %v", len(snap1.Live), err)
+	}
+	clock.Add(10 * time.Second)
+	snap2, cur2, _ := hub.SnapshotCursor(ctx)
+	if cur2 != cur1 || len(snap2.Live) != 1 || snap2.AtMs != clock.Now().UnixMilli() {
+		t.Errorf("quiet roster 10 s later: cursor %s→%s, %d live, served at %d; want the same cursor and roster, served at %d",
+			cur1, cur2, len(snap2.Live), snap2.AtMs, clock.Now().UnixMilli())
+	}
+	clock.Add(time.Minute) // past the ttl: no file changed, nothing signalled
+	snap3, cur3, _ := hub.SnapshotCursor(ctx)
+	if cur3 == cur2 || len(snap3.Live) != 0 {
+		t.Errorf("after the ttl: cursor %s→%s, %d live; want a new cursor and nobody", cur2, cur3, len(snap3.Live))
+	}
+}

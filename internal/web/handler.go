@@ -29,6 +29,8 @@ type Handler struct {
 
 	Assets *static.Assets // the page's CSS and JS; the embedded ones when nil
 	Page   PageConfig     // timings of the live page's script; defaults when zero
+
+	bodies rosterBodies // encoded contract responses of the latest cursor
 }
 
 func (h *Handler) roster() Roster {

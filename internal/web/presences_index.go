@@ -1,12 +1,15 @@
 package web
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/presence"
@@ -56,11 +59,73 @@ func (h *Handler) HandlePresencesIndex(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if cursor != "" {
-		resp = contract.FromSnapshot(snap.ForBrain(brain), brain)
-		resp.Cursor = cursor
+		// One cursor is one roster: its encoding is made once per brain
+		// and reused until the next change, only the clock is fresh.
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-store")
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write(h.bodies.get(snap, brain, cursor).response(snap.AtMs))
+		return
 	}
 	writeJSON(w, http.StatusOK, resp)
-	// writeJSON sets no-store; a conditional poller needs no-cache instead.
+}
+
+// rosterBodies caches the encoded roster of the latest cursor, per brain.
+type rosterBodies struct {
+	mu sync.Mutex
+	m  map[string]*rosterBody
+}
+
+// rosterBody is one brain's contract response at one cursor, encoded but
+// for served_at_ms, which every response stamps anew.
+type rosterBody struct {
+	cursor     string
+	head, tail []byte // before and after the served_at_ms value
+}
+
+// maxCachedBodies bounds the cache: one entry per brain asked for.
+const maxCachedBodies = 256
+
+func (c *rosterBodies) get(snap presence.Snapshot, brain, cursor string) *rosterBody {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if b, ok := c.m[brain]; ok && b.cursor == cursor {
+		return b
+	}
+	if c.m == nil || len(c.m) >= maxCachedBodies {
+		c.m = map[string]*rosterBody{}
+	}
+	b := encodeRosterBody(contract.FromSnapshot(snap.ForBrain(brain), brain), cursor)
+	c.m[brain] = b
+	return b
+}
+
+// encodeRosterBody encodes resp exactly as writeJSON would, split around
+// served_at_ms.
+func encodeRosterBody(resp contract.PresencesResponse, cursor string) *rosterBody {
+	resp.Cursor = cursor
+	resp.ServedAtMs = servedAtMark
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(true)
+	_ = enc.Encode(resp)
+	full := buf.Bytes()
+	mark := []byte(`"served_at_ms":` + strconv.FormatInt(servedAtMark, 10))
+	i := bytes.Index(full, mark)
+	head := append([]byte(nil), full[:i+len(`"served_at_ms":`)]...)
+	tail := append([]byte(nil), full[i+len(mark):]...)
+	return &rosterBody{cursor: cursor, head: head, tail: tail}
+}
+
+// servedAtMark stands in for served_at_ms while encoding: no real clock
+// reads it, and nothing an agent sends can contain it outside a string.
+const servedAtMark int64 = -7_433_000_000_001
+
+func (b *rosterBody) response(servedAtMs int64) []byte {
+	out := make([]byte, 0, len(b.head)+len(b.tail)+16)
+	out = append(out, b.head...)
+	out = strconv.AppendInt(out, servedAtMs, 10)
+	return append(out, b.tail...)
 }
 
 // CursorRoster is a Roster that also names the stream event its snapshot
