@@ -61,7 +61,7 @@ type Service struct {
 	ownGen uint64
 
 	changed chan struct{}
-	paths   pathCache // canonical brains, caller roots and worktrees of recent beats
+	paths   pathCache     // canonical brains, caller roots and worktrees of recent beats
 	version atomic.Uint64 // advanced by every notify
 	stats   Stats
 }

@@ -13,7 +13,7 @@ import (
 // Defaults for a Hub's Config.
 const (
 	DefaultHistory      = 1024
-	DefaultBuffer       = 256
+	DefaultBuffer       = 64
 	DefaultHeartbeat    = 15 * time.Second
 	DefaultRetry        = 2 * time.Second
 	DefaultWriteTimeout = 10 * time.Second
