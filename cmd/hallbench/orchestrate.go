@@ -62,6 +62,7 @@ func orchestrate(ctx context.Context, o options) error {
 		{"collisions", b.collisions},
 		{"latency", b.latency},
 		{"fanout", b.fanout},
+		{"crosshall", b.crossHall},
 	}
 	for _, s := range scenarios {
 		if o.only != "" && !strings.Contains(s.name, o.only) {
