@@ -32,6 +32,7 @@ const (
 	soakPollerCount = 4
 	soakTTL         = 5 * time.Second
 	soakEvery       = 10 * time.Second
+	soakWarmup      = 20 * time.Second
 )
 
 // check is one verdict line of the soak.
@@ -41,8 +42,8 @@ type check struct {
 }
 
 func runSoak(ctx context.Context, o options) error {
-	if o.soak < 20*time.Second {
-		return fmt.Errorf("-soak %s: run it for 20s at least (samples are taken every %s)", o.soak, soakEvery)
+	if o.soak < soakWarmup+3*soakEvery {
+		return fmt.Errorf("-soak %s: run it for %s at least (%s of warm-up, then samples every %s)", o.soak, soakWarmup+3*soakEvery, soakWarmup, soakEvery)
 	}
 	tmp, err := os.MkdirTemp("", "hallsoak-")
 	if err != nil {
@@ -199,9 +200,14 @@ func runSoak(ctx context.Context, o options) error {
 	add("contract reads all good", pollers.errs.Load() == 0, fmt.Sprintf("%d reads, %d 304, %d bad %s", pollers.polls.Load(), pollers.notMod.Load(), pollers.errs.Load(), lastErr))
 	add("beats and leaves all answered", st.beatErrors.Load() == 0 && st.leaveErrors.Load() == 0,
 		fmt.Sprintf("%d beat errors, %d leave errors", st.beatErrors.Load(), st.leaveErrors.Load()))
-	okRSS, rssDetail := flat(samples, soakEvery, func(s sample) int64 { return s.rssKiB }, 4<<10)
+	// The roster and the Go heap take about 20 s to reach their steady
+	// size (agents join over the first seconds, the 5 s ttl starts lapsing
+	// them, the heap goal settles): growth before that is warm-up, not a
+	// trend.
+	warmup := max(soakWarmup, o.soak/4)
+	okRSS, rssDetail := flat(samples, warmup, func(s sample) int64 { return s.rssKiB }, 4<<10)
 	add("resident memory flat", okRSS, rssDetail+" (KiB)")
-	okG, gDetail := flat(samples, soakEvery, func(s sample) int64 { return int64(s.goroutines) }, 20)
+	okG, gDetail := flat(samples, warmup, func(s sample) int64 { return int64(s.goroutines) }, 20)
 	add("goroutines flat", okG, gDetail)
 
 	// The table.
