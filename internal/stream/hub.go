@@ -83,6 +83,8 @@ type Hub struct {
 
 	stop     chan struct{}
 	loopDone chan struct{}
+
+	frames snapshotFrames // encoded snapshot events of the latest seq
 }
 
 // Stats counts what the hub did.

@@ -106,8 +106,7 @@ func (h *Hub) ServeStream(w http.ResponseWriter, r *http.Request, f Filter) {
 			}
 		}
 	} else {
-		id := formatID(h.base, st.seq)
-		first.Write(encodeEvent(id, "snapshot", f.response(st.snap, st.snapErr, id)))
+		first.Write(h.snapshotFrame(f, st))
 	}
 	if !s.write(first.Bytes()) {
 		return
@@ -171,4 +170,49 @@ func encodeEvent(id, event string, v any) []byte {
 	b = append(b, data...)
 	b = append(b, "\n\n"...)
 	return b
+}
+
+// snapshotFrames caches the encoded snapshot event of the latest seq, per
+// filter: a thousand subscribers arriving at one roster share one encoding
+// (and the heap is spared a copy of the roster per subscriber); each frame
+// is stamped with its own served_at_ms.
+type snapshotFrames struct {
+	mu sync.Mutex
+	m  map[Filter]snapshotFrame
+}
+
+type snapshotFrame struct {
+	seq     uint64
+	failed  bool // the roster was dropped (an unreadable store)
+	stamped contract.Stamped
+}
+
+// maxSnapshotFrames bounds the cache: one entry per distinct filter.
+const maxSnapshotFrames = 256
+
+// snapshotFrame returns the snapshot event that starts a stream at st.
+func (h *Hub) snapshotFrame(f Filter, st start) []byte {
+	id := formatID(h.base, st.seq)
+	h.frames.mu.Lock()
+	fr, ok := h.frames.m[f]
+	h.frames.mu.Unlock()
+	if !ok || fr.seq != st.seq || fr.failed != (st.snapErr != nil) {
+		stamped, err := contract.NewStamped(f.response(st.snap, st.snapErr, id))
+		if err != nil {
+			panic("stream: " + err.Error()) // the wire types always encode
+		}
+		fr = snapshotFrame{seq: st.seq, failed: st.snapErr != nil, stamped: stamped}
+		h.frames.mu.Lock()
+		if h.frames.m == nil || len(h.frames.m) >= maxSnapshotFrames {
+			h.frames.m = map[Filter]snapshotFrame{}
+		}
+		h.frames.m[f] = fr
+		h.frames.mu.Unlock()
+	}
+	b := make([]byte, 0, fr.stamped.Len()+len(id)+40)
+	b = append(b, "id: "...)
+	b = append(b, id...)
+	b = append(b, "\nevent: snapshot\ndata: "...)
+	b = fr.stamped.AppendAt(b, st.snap.AtMs)
+	return append(b, "\n\n"...)
 }

@@ -1,13 +1,11 @@
 package web
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -76,11 +74,11 @@ type rosterBodies struct {
 	m  map[string]*rosterBody
 }
 
-// rosterBody is one brain's contract response at one cursor, encoded but
-// for served_at_ms, which every response stamps anew.
+// rosterBody is one brain's contract response at one cursor, encoded
+// once; every response stamps its own served_at_ms.
 type rosterBody struct {
-	cursor     string
-	head, tail []byte // before and after the served_at_ms value
+	cursor  string
+	stamped contract.Stamped
 }
 
 // maxCachedBodies bounds the cache: one entry per brain asked for.
@@ -100,32 +98,20 @@ func (c *rosterBodies) get(snap presence.Snapshot, brain, cursor string) *roster
 	return b
 }
 
-// encodeRosterBody encodes resp exactly as writeJSON would, split around
+// encodeRosterBody encodes resp exactly as writeJSON would, but for
 // served_at_ms.
 func encodeRosterBody(resp contract.PresencesResponse, cursor string) *rosterBody {
 	resp.Cursor = cursor
-	resp.ServedAtMs = servedAtMark
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(true)
-	_ = enc.Encode(resp)
-	full := buf.Bytes()
-	mark := []byte(`"served_at_ms":` + strconv.FormatInt(servedAtMark, 10))
-	i := bytes.Index(full, mark)
-	head := append([]byte(nil), full[:i+len(`"served_at_ms":`)]...)
-	tail := append([]byte(nil), full[i+len(mark):]...)
-	return &rosterBody{cursor: cursor, head: head, tail: tail}
+	st, err := contract.NewStamped(resp)
+	if err != nil {
+		panic("web: " + err.Error()) // the wire types always encode
+	}
+	return &rosterBody{cursor: cursor, stamped: st}
 }
 
-// servedAtMark stands in for served_at_ms while encoding: no real clock
-// reads it, and nothing an agent sends can contain it outside a string.
-const servedAtMark int64 = -7_433_000_000_001
-
 func (b *rosterBody) response(servedAtMs int64) []byte {
-	out := make([]byte, 0, len(b.head)+len(b.tail)+16)
-	out = append(out, b.head...)
-	out = strconv.AppendInt(out, servedAtMs, 10)
-	return append(out, b.tail...)
+	out := b.stamped.AppendAt(make([]byte, 0, b.stamped.Len()+1), servedAtMs)
+	return append(out, '\n') // as json.Encoder ends a value
 }
 
 // CursorRoster is a Roster that also names the stream event its snapshot
