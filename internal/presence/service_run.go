@@ -67,8 +67,16 @@ func (s *Service) Run(ctx context.Context, cfg RunConfig) error {
 	clock := newClockWatch(s.now())
 	var lastRead time.Time // the last read a store event triggered
 
+	var due int64 // the expiry the timer is armed for (ms), 0 when none
 	for {
-		s.armExpiry(ctx, expiry)
+		// An expiry is signalled whenever its moment has passed, whichever
+		// case woke the loop: a timer that fires together with another
+		// case may lose the select, and by the next arming the record is
+		// stale and no longer "next", so the timer alone would miss it.
+		if due != 0 && s.now().UnixMilli() >= due {
+			s.notify()
+		}
+		due = s.armExpiry(expiry)
 		select {
 		case <-ctx.Done():
 			return nil
@@ -96,7 +104,7 @@ func (s *Service) Run(ctx context.Context, cfg RunConfig) error {
 				s.notify()
 			}
 		case <-expiry.C:
-			s.notify()
+			// Signalled at the top of the loop.
 		}
 	}
 }
@@ -145,12 +153,15 @@ func (s *Service) refreshAndNotify(ctx context.Context) {
 	}
 }
 
-// armExpiry sets the timer to the next moment a live record goes stale.
-func (s *Service) armExpiry(ctx context.Context, t *time.Timer) {
+// armExpiry sets the timer to the next moment a live record goes stale and
+// returns that moment (ms), 0 when nothing is live.
+func (s *Service) armExpiry(t *time.Timer) int64 {
 	wait := time.Hour
 	now := s.now()
-	if next := s.nextExpiryMs(now); next > 0 {
+	next := s.nextExpiryMs(now)
+	if next > 0 {
 		wait = max(time.Duration(next-now.UnixMilli())*time.Millisecond, time.Millisecond)
 	}
 	t.Reset(wait)
+	return next
 }
