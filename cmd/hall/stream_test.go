@@ -167,11 +167,16 @@ func TestStreamOutsideWriteJoins(t *testing.T) {
 	defer resp.Body.Close()
 	for h, want := range map[string]string{
 		"Content-Type": "text/event-stream", "Cache-Control": "no-cache",
-		"X-Accel-Buffering": "no", "Connection": "keep-alive",
+		"X-Accel-Buffering": "no",
 	} {
 		if got := resp.Header.Get(h); got != want {
 			t.Errorf("header %s: got %q, want %q", h, got, want)
 		}
+	}
+	// The stream owns its connection (the Hall hijacks it, one goroutine a
+	// stream): its body runs until the connection closes, and says so.
+	if !resp.Close || resp.ContentLength != -1 || len(resp.TransferEncoding) != 0 {
+		t.Errorf("framing: got close=%v length=%d encoding=%v, want a body delimited by the connection's close", resp.Close, resp.ContentLength, resp.TransferEncoding)
 	}
 	br := bufio.NewReader(resp.Body)
 	blocks := readBlocks(t, br, 2)

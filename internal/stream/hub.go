@@ -84,7 +84,9 @@ type Hub struct {
 	stop     chan struct{}
 	loopDone chan struct{}
 
-	frames snapshotFrames // encoded snapshot events of the latest seq
+	frames    snapshotFrames // encoded snapshot events of the latest seq
+	live      liveness       // hijacked streams, swept for clients gone
+	sweepDone chan struct{}
 }
 
 // Stats counts what the hub did.
@@ -122,14 +124,15 @@ func NewHub(src Source, cfg Config) *Hub {
 		cfg.Log = slog.Default()
 	}
 	return &Hub{
-		src:      src,
-		cfg:      cfg,
-		log:      cfg.Log,
-		base:     uint64(time.Now().UnixNano()),
-		hist:     newRing(cfg.History),
-		subs:     map[*subscriber]struct{}{},
-		stop:     make(chan struct{}),
-		loopDone: make(chan struct{}),
+		src:       src,
+		cfg:       cfg,
+		log:       cfg.Log,
+		base:      uint64(time.Now().UnixNano()),
+		hist:      newRing(cfg.History),
+		subs:      map[*subscriber]struct{}{},
+		stop:      make(chan struct{}),
+		loopDone:  make(chan struct{}),
+		sweepDone: make(chan struct{}),
 	}
 }
 
@@ -145,6 +148,7 @@ func (h *Hub) Start(ctx context.Context) {
 	h.syncLocked(ctx)
 	h.mu.Unlock()
 	go h.loop(ctx)
+	go h.sweepLoop()
 }
 
 func (h *Hub) loop(ctx context.Context) {
@@ -194,6 +198,7 @@ func (h *Hub) Close() {
 	}
 	if started {
 		<-h.loopDone
+		<-h.sweepDone
 	}
 }
 
@@ -348,5 +353,6 @@ func (h *Hub) unsubscribe(s *subscriber) {
 	h.mu.Lock()
 	delete(h.subs, s)
 	h.mu.Unlock()
+	h.unwatchConn(s)
 	s.end()
 }

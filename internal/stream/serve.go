@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"net"
 	"net/http"
 	"strconv"
 	"sync"
@@ -21,6 +22,7 @@ type subscriber struct {
 	gone    chan struct{}
 	w       http.ResponseWriter
 	rc      *http.ResponseController
+	conn    net.Conn // the hijacked connection; nil when w could not be hijacked
 	timeout time.Duration
 
 	mu       sync.Mutex
@@ -36,6 +38,11 @@ func (s *subscriber) end() {
 	}
 	s.ended = true
 	close(s.gone)
+	if s.conn != nil {
+		// Fails a blocked write at once and frees the socket.
+		_ = s.conn.Close()
+		return
+	}
 	if s.rc != nil {
 		// A deadline in the past fails the blocked write, if any, now.
 		_ = s.rc.SetWriteDeadline(time.Unix(1, 0))
@@ -52,9 +59,14 @@ func (s *subscriber) arm() bool {
 	}
 	// Moving the deadline costs a timer update: do it only once half the
 	// timeout is used, so a write always has between half and all of it.
-	if now := time.Now(); s.rc != nil && s.deadline.Sub(now) < s.timeout/2 {
+	if now := time.Now(); s.deadline.Sub(now) < s.timeout/2 {
 		s.deadline = now.Add(s.timeout)
-		_ = s.rc.SetWriteDeadline(s.deadline)
+		switch {
+		case s.conn != nil:
+			_ = s.conn.SetWriteDeadline(s.deadline)
+		case s.rc != nil:
+			_ = s.rc.SetWriteDeadline(s.deadline)
+		}
 	}
 	return true
 }
@@ -88,15 +100,37 @@ func (h *Hub) ServeStream(w http.ResponseWriter, r *http.Request, f Filter) {
 		_ = json.NewEncoder(w).Encode(contract.ErrorResponse{Error: "shutting_down", Detail: "the Hall is shutting down"})
 		return
 	}
-	defer h.unsubscribe(s)
 
 	hd := w.Header()
 	hd.Set("Content-Type", "text/event-stream")
 	hd.Set("Cache-Control", "no-cache")
 	hd.Set("Connection", "keep-alive")
 	hd.Set("X-Accel-Buffering", "no") // nginx: pass each event through at once
+	if h.hijack(s, hd) {
+		// The connection is the stream's own now: pump it from a fresh
+		// goroutine and let this handler (and all that net/http and the
+		// router hold for the request) go. Its end is noticed by the
+		// liveness sweep or a failed write, not by the request's context.
+		go func() {
+			defer h.unsubscribe(s)
+			defer func() {
+				if v := recover(); v != nil {
+					h.log.Error("stream panicked", "panic", v)
+				}
+			}()
+			h.pump(s, f, st, nil)
+		}()
+		return
+	}
+	defer h.unsubscribe(s)
 	w.WriteHeader(http.StatusOK)
+	h.pump(s, f, st, r.Context().Done())
+}
 
+// pump writes the stream's first events (a snapshot, or the diffs to
+// resume from), then what the hub queues and a heartbeat, until the stream
+// ends, a write fails, or done closes.
+func (h *Hub) pump(s *subscriber, f Filter, st start, done <-chan struct{}) {
 	var first bytes.Buffer
 	first.WriteString("retry: " + strconv.FormatInt(h.cfg.Retry.Milliseconds(), 10) + "\n\n")
 	if st.resume {
@@ -111,12 +145,13 @@ func (h *Hub) ServeStream(w http.ResponseWriter, r *http.Request, f Filter) {
 	if !s.write(first.Bytes()) {
 		return
 	}
+	first = bytes.Buffer{} // a snapshot can be large: do not hold it for the stream's life
 
 	heartbeat := time.NewTicker(h.cfg.Heartbeat)
 	defer heartbeat.Stop()
 	for {
 		select {
-		case <-r.Context().Done():
+		case <-done:
 			return
 		case <-s.gone:
 			return
@@ -141,10 +176,43 @@ func (h *Hub) ServeStream(w http.ResponseWriter, r *http.Request, f Filter) {
 	}
 }
 
+// hijack takes the connection over from net/http, so a stream costs one
+// goroutine rather than two: net/http keeps a reader goroutine per open
+// request to notice a client going away, and with ten thousand subscribers
+// those stacks (and the buffers its connection holds) are most of the
+// Hall's memory. The hub's liveness sweep notices gone clients instead.
+// hijack writes the response head itself; the body runs until the
+// connection closes. False when w cannot be hijacked (a test recorder,
+// HTTP/2): the stream is then served through w.
+func (h *Hub) hijack(s *subscriber, hd http.Header) bool {
+	conn, _, err := s.rc.Hijack()
+	if err != nil {
+		return false
+	}
+	// The request was read whole: nothing in net/http's buffers is needed.
+	hd.Set("Connection", "close")
+	hd.Del("Content-Length")
+	var head bytes.Buffer
+	head.WriteString("HTTP/1.1 200 OK\r\n")
+	_ = hd.Write(&head)
+	head.WriteString("\r\n")
+	s.mu.Lock()
+	s.conn, s.w, s.rc = conn, nil, nil
+	s.mu.Unlock()
+	if s.write(head.Bytes()) {
+		h.watchConn(s)
+	}
+	return true
+}
+
 // write sends b and flushes it; false when the stream is over.
 func (s *subscriber) write(b []byte) bool {
 	if !s.arm() {
 		return false
+	}
+	if s.conn != nil {
+		_, err := s.conn.Write(b)
+		return err == nil
 	}
 	if _, err := s.w.Write(b); err != nil {
 		return false
@@ -215,4 +283,56 @@ func (h *Hub) snapshotFrame(f Filter, st start) []byte {
 	b = append(b, "\nevent: snapshot\ndata: "...)
 	b = fr.stamped.AppendAt(b, st.snap.AtMs)
 	return append(b, "\n\n"...)
+}
+
+// liveness holds the hijacked streams, swept for clients that went away:
+// one goroutine for all streams, where net/http would keep one per stream.
+type liveness struct {
+	mu    sync.Mutex
+	conns map[*subscriber]struct{}
+}
+
+// livenessSweep is how often gone clients are looked for.
+const livenessSweep = 500 * time.Millisecond
+
+func (h *Hub) watchConn(s *subscriber) {
+	h.live.mu.Lock()
+	if h.live.conns == nil {
+		h.live.conns = map[*subscriber]struct{}{}
+	}
+	h.live.conns[s] = struct{}{}
+	h.live.mu.Unlock()
+}
+
+func (h *Hub) unwatchConn(s *subscriber) {
+	h.live.mu.Lock()
+	delete(h.live.conns, s)
+	h.live.mu.Unlock()
+}
+
+// sweepLoop peeks at every hijacked connection each livenessSweep, without
+// blocking, and ends the streams whose client closed, until the hub stops.
+func (h *Hub) sweepLoop() {
+	defer close(h.sweepDone)
+	t := time.NewTicker(livenessSweep)
+	defer t.Stop()
+	buf := make([]byte, 512)
+	for {
+		select {
+		case <-h.stop:
+			return
+		case <-t.C:
+		}
+		h.live.mu.Lock()
+		subs := make([]*subscriber, 0, len(h.live.conns))
+		for s := range h.live.conns {
+			subs = append(subs, s)
+		}
+		h.live.mu.Unlock()
+		for _, s := range subs {
+			if peerGone(s.conn, buf) {
+				s.end()
+			}
+		}
+	}
 }
