@@ -156,25 +156,6 @@ func readHealth(tb testing.TB, base string) contract.Health {
 	return h
 }
 
-// beatHall posts one beat, as an agent's hook does, requiring 200.
-func beatHall(tb testing.TB, base string, b contract.BeatRequest) contract.BeatResponse {
-	tb.Helper()
-	body, _ := json.Marshal(b)
-	resp, err := http.Post(base+"/api/presences/beat", "application/json", bytes.NewReader(body))
-	if err != nil {
-		tb.Fatalf("POST beat: %v", err)
-	}
-	defer resp.Body.Close()
-	var out contract.BeatResponse
-	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
-		tb.Fatalf("POST beat: decode: %v", err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		tb.Fatalf("POST beat %s: got %d %+v, want 200", b.AgentID, resp.StatusCode, out)
-	}
-	return out
-}
-
 // writeFaultRecord writes a record as another writer would: atomically,
 // behind the Hall's back.
 func writeFaultRecord(tb testing.TB, root string, r presence.Record) {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/presence"
 )
 
@@ -83,4 +85,23 @@ func nowMs() int64 { return time.Now().UnixMilli() }
 func jsonString(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
+}
+
+// beatHall posts one beat, as an agent's hook does, requiring 200.
+func beatHall(tb testing.TB, base string, b contract.BeatRequest) contract.BeatResponse {
+	tb.Helper()
+	body, _ := json.Marshal(b)
+	resp, err := http.Post(base+"/api/presences/beat", "application/json", bytes.NewReader(body))
+	if err != nil {
+		tb.Fatalf("POST beat: %v", err)
+	}
+	defer resp.Body.Close()
+	var out contract.BeatResponse
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+		tb.Fatalf("POST beat: decode: %v", err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		tb.Fatalf("POST beat %s: got %d %+v, want 200", b.AgentID, resp.StatusCode, out)
+	}
+	return out
 }

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
@@ -27,25 +25,6 @@ import (
 // heartbeats), seconds on a small machine. A passing run never waits it
 // out.
 const natsWait = 45 * time.Second
-
-// postBeat sends a beat to a Hall over HTTP, as an agent's hook does.
-func postBeat(tb testing.TB, m *Main, b contract.BeatRequest) contract.BeatResponse {
-	tb.Helper()
-	body, _ := json.Marshal(b)
-	resp, err := http.Post(m.URL()+"/api/presences/beat", "application/json", bytes.NewReader(body))
-	if err != nil {
-		tb.Fatalf("POST beat: %v", err)
-	}
-	defer resp.Body.Close()
-	var out contract.BeatResponse
-	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
-		tb.Fatalf("POST beat: decode: %v", err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		tb.Fatalf("POST beat: status %d", resp.StatusCode)
-	}
-	return out
-}
 
 func beatOf(agent, brain, worktree string) contract.BeatRequest {
 	return contract.BeatRequest{AgentID: agent, Brain: brain, Worktree: worktree, DeclaredIntent: "edit", Theme: agent + " at work"}
@@ -105,7 +84,7 @@ func TestNATSTwoHallsOneRoster(t *testing.T) {
 	fb := follow(t, streamURL(b, ""), "")
 	fb.until(t, "B's connect snapshot", func(stream.Change) bool { return true })
 
-	first := postBeat(t, a, beatOf("claude-1", "/srv/shop", "/srv/shop-wt1"))
+	first := beatHall(t, a.URL(), beatOf("claude-1", "/srv/shop", "/srv/shop-wt1"))
 	if !first.Stored {
 		t.Fatalf("beat into A: not stored: %s", first.Reason)
 	}
@@ -113,7 +92,7 @@ func TestNATSTwoHallsOneRoster(t *testing.T) {
 		return slices.Contains(ids(c.Joins), first.PresenceID)
 	})
 
-	second := postBeat(t, b, beatOf("codex-2", "/srv/shop", "/srv/shop-wt1"))
+	second := beatHall(t, b.URL(), beatOf("codex-2", "/srv/shop", "/srv/shop-wt1"))
 	if len(second.North) != 1 {
 		t.Errorf("beat into B colliding with A's presence: got north %q, want one line", second.North)
 	}
@@ -160,7 +139,7 @@ func TestNATSDownAtStartupThenBack(t *testing.T) {
 	if status := getJSON(t, m.URL()+"/api/health", &h); status != http.StatusOK || h.PresencesError == "" || h.Presences != nil {
 		t.Errorf("health with NATS down: status %d, %+v; want 200 with presences_error", status, h)
 	}
-	res := postBeat(t, m, beatOf("early-bird", "/srv/shop", "/srv/shop"))
+	res := beatHall(t, m.URL(), beatOf("early-bird", "/srv/shop", "/srv/shop"))
 	if res.Stored || !strings.Contains(res.Reason, "unavailable") {
 		t.Errorf("beat with NATS down: got stored %v, reason %q; want not stored, store unavailable", res.Stored, res.Reason)
 	}
@@ -227,8 +206,8 @@ func TestNATSClusterNodeLost(t *testing.T) {
 	fa, fb := follow(t, streamURL(a, ""), ""), follow(t, streamURL(b, ""), "")
 	var want []string
 	for i := range 3 {
-		want = append(want, postBeat(t, a, beatOf(fmt.Sprintf("a-%d", i), "/srv/shop", fmt.Sprintf("/srv/a%d", i))).PresenceID)
-		want = append(want, postBeat(t, b, beatOf(fmt.Sprintf("b-%d", i), "/srv/shop", fmt.Sprintf("/srv/b%d", i))).PresenceID)
+		want = append(want, beatHall(t, a.URL(), beatOf(fmt.Sprintf("a-%d", i), "/srv/shop", fmt.Sprintf("/srv/a%d", i))).PresenceID)
+		want = append(want, beatHall(t, b.URL(), beatOf(fmt.Sprintf("b-%d", i), "/srv/shop", fmt.Sprintf("/srv/b%d", i))).PresenceID)
 	}
 	for _, m := range []*Main{a, b} {
 		waitFor(t, "both Halls to serve all six presences", func() bool { return hasAll(contractNow(t, m.URL()+"/api/presences"), want) })
@@ -255,12 +234,12 @@ func TestNATSClusterNodeLost(t *testing.T) {
 
 	// Beats after the loss: re-beats of the six, and two new presences.
 	for i := range 3 {
-		postBeat(t, a, beatOf(fmt.Sprintf("a-%d", i), "/srv/shop", fmt.Sprintf("/srv/a%d", i)))
-		postBeat(t, b, beatOf(fmt.Sprintf("b-%d", i), "/srv/shop", fmt.Sprintf("/srv/b%d", i)))
+		beatHall(t, a.URL(), beatOf(fmt.Sprintf("a-%d", i), "/srv/shop", fmt.Sprintf("/srv/a%d", i)))
+		beatHall(t, b.URL(), beatOf(fmt.Sprintf("b-%d", i), "/srv/shop", fmt.Sprintf("/srv/b%d", i)))
 	}
 	want = append(want,
-		postBeat(t, a, beatOf("a-after", "/srv/shop", "/srv/a-after")).PresenceID,
-		postBeat(t, b, beatOf("b-after", "/srv/shop", "/srv/b-after")).PresenceID)
+		beatHall(t, a.URL(), beatOf("a-after", "/srv/shop", "/srv/a-after")).PresenceID,
+		beatHall(t, b.URL(), beatOf("b-after", "/srv/shop", "/srv/b-after")).PresenceID)
 	for _, m := range []*Main{a, b} {
 		waitFor(t, "both Halls to serve all eight presences after the node loss", func() bool {
 			watchLeaves(fa, "A")
@@ -293,7 +272,7 @@ func BenchmarkCrossHallLatency(b *testing.B) {
 	for i := 0; b.Loop(); i++ {
 		req.Theme = fmt.Sprintf("beat %d", i)
 		start := time.Now()
-		postBeat(b, hallA, req)
+		beatHall(b, hallA.URL(), req)
 		fb.until(b, "the beat at B's subscriber", func(c stream.Change) bool {
 			for _, p := range append(c.Joins, c.Updates...) {
 				if p.Theme == req.Theme {
