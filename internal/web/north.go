@@ -1,6 +1,7 @@
 package web
 
 import (
+	"errors"
 	"net/http"
 
 	"github.com/hall-dev/hall/internal/contract"
@@ -17,7 +18,7 @@ func (h *Handler) HandleNorth(w http.ResponseWriter, r *http.Request) {
 	if id == "" {
 		agent, brainRaw := q.Get("agent_id"), q.Get("brain")
 		if agent == "" || brainRaw == "" {
-			writeJSON(w, http.StatusBadRequest, errorBody("missing_presence", errString("give presence_id, or agent_id and brain")))
+			writeJSON(w, http.StatusBadRequest, errorBody("missing_presence", errors.New("give presence_id, or agent_id and brain")))
 			return
 		}
 		brain, err := presence.CanonicalPath(brainRaw)
@@ -28,7 +29,7 @@ func (h *Handler) HandleNorth(w http.ResponseWriter, r *http.Request) {
 		id = presence.ID(agent, brain)
 	}
 	if !presence.ValidID(id) {
-		writeJSON(w, http.StatusBadRequest, errorBody("invalid_presence_id", errString("presence_id is prs_ and 12 lowercase hex digits")))
+		writeJSON(w, http.StatusBadRequest, errorBody("invalid_presence_id", errors.New("presence_id is prs_ and 12 lowercase hex digits")))
 		return
 	}
 	snap, err := h.roster().Snapshot(r.Context())
@@ -38,7 +39,3 @@ func (h *Handler) HandleNorth(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusOK, contract.NorthResponse{PresenceID: id, North: contract.NorthLines(id, snap.CollisionsFor(id))})
 }
-
-type errString string
-
-func (e errString) Error() string { return string(e) }
