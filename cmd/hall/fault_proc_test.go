@@ -576,8 +576,9 @@ func openSnapshot(host string, req, buf []byte) (net.Conn, error) {
 // TestFaultTenThousandSubscribersDrop: 10,000 SSE subscribers (raw TCP, in
 // a child process, so each side stays within the open-file limit) all
 // disconnect at once (the process is killed). The Hall lets go of every
-// one: its goroutine count returns to the baseline, and a new subscriber
-// still gets a snapshot and then diffs.
+// one: its open descriptors and goroutines return to the baseline (a
+// stream whose client keeps up holds no goroutine at all), and a new
+// subscriber still gets a snapshot and then diffs.
 func TestFaultTenThousandSubscribersDrop(t *testing.T) {
 	const subs = 10000
 	started := time.Now()
@@ -592,15 +593,18 @@ func TestFaultTenThousandSubscribersDrop(t *testing.T) {
 	http.DefaultClient.CloseIdleConnections()
 	untilFault(t, "no subscriber", func() bool { return m.Hub.Stats().Subscribers == 0 })
 	runtime.GC()
-	base := runtime.NumGoroutine()
+	base, baseFDs := runtime.NumGoroutine(), openFDs(t)
 
 	holder := startHelper(t, "subscribers", []string{"HALL_FAULT_URL=" + m.URL(), "HALL_FAULT_SUBS=" + strconv.Itoa(subs)})
 	holder.line(t, "ready ", 3*time.Minute)
 	if got := m.Hub.Stats().Subscribers; got != subs {
 		t.Fatalf("subscribers held: got %d, want %d", got, subs)
 	}
-	peak := runtime.NumGoroutine()
+	peak, peakFDs := runtime.NumGoroutine(), openFDs(t)
 	opened := time.Since(started)
+	if peakFDs < baseFDs+subs {
+		t.Fatalf("descriptors while held: got %d, want at least %d (one a stream)", peakFDs, baseFDs+subs)
+	}
 
 	if err := holder.cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
@@ -608,18 +612,18 @@ func TestFaultTenThousandSubscribersDrop(t *testing.T) {
 	<-holder.exited
 	dropped := time.Now()
 	deadline := dropped.Add(2 * time.Minute)
-	for m.Hub.Stats().Subscribers > 0 || runtime.NumGoroutine() > base+2 {
+	for m.Hub.Stats().Subscribers > 0 || runtime.NumGoroutine() > base+2 || openFDs(t) > baseFDs+2 {
 		if time.Now().After(deadline) {
 			buf := make([]byte, 1<<20)
-			t.Fatalf("after the drop: %d subscribers, %d goroutines, want 0 and the baseline %d (+2)\n%s",
-				m.Hub.Stats().Subscribers, runtime.NumGoroutine(), base, buf[:runtime.Stack(buf, true)])
+			t.Fatalf("after the drop: %d subscribers, %d goroutines, %d descriptors; want 0 and the baselines %d and %d (+2)\n%s",
+				m.Hub.Stats().Subscribers, runtime.NumGoroutine(), openFDs(t), base, baseFDs, buf[:runtime.Stack(buf, true)])
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	t.Logf("%d subscribers: opened in %s; goroutines %d → %d → %d; released %s after the drop",
-		subs, opened.Round(time.Millisecond), base, peak, runtime.NumGoroutine(), time.Since(dropped).Round(time.Millisecond))
-	if peak < base+subs {
-		t.Errorf("goroutines while held: got %d, want at least %d (one a stream)", peak, base+subs)
+	t.Logf("%d subscribers: opened in %s; goroutines %d → %d → %d; descriptors %d → %d → %d; released %s after the drop",
+		subs, opened.Round(time.Millisecond), base, peak, runtime.NumGoroutine(), baseFDs, peakFDs, openFDs(t), time.Since(dropped).Round(time.Millisecond))
+	if peak > base+subs/100 {
+		t.Errorf("goroutines while held: got %d over a baseline of %d; streams whose clients keep up should hold none", peak, base)
 	}
 
 	w := watchStream(t, m.URL())
@@ -688,4 +692,14 @@ func TestFaultSIGTERMWithOpenStreams(t *testing.T) {
 	if r, err := presence.DecodeRecord(data); err != nil || r.QueryCount != 2 {
 		t.Errorf("stored record after exit: got query_count %d (%v), want 2 (the held beat flushed)", r.QueryCount, err)
 	}
+}
+
+// openFDs counts this process's open file descriptors.
+func openFDs(t *testing.T) int {
+	t.Helper()
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatalf("count open descriptors: %v", err)
+	}
+	return len(ents)
 }

@@ -520,6 +520,17 @@ func TestStreamResumeLosesAndRepeatsNothing(t *testing.T) {
 	if ev := q.next(t, "the replay"); ev.Diff == nil || mustUint(t, ev.ID) != mustUint(t, want.Cursor)+1 {
 		t.Errorf("?last_event_id=: got %+v, want the diff after the cursor", ev)
 	}
+
+	// Health counts it all: one snapshot, three resumes, the two streams
+	// still open (the stopped ones are noticed within a liveness sweep).
+	var health contract.Health
+	eventually(t, "health to count two open streams", func() bool {
+		health = contract.Health{}
+		return getJSON(t, m.URL()+"/api/health", &health) == http.StatusOK && health.Stream != nil && health.Stream.Subscribers == 2
+	})
+	if st := *health.Stream; st.Snapshots != 1 || st.Resumed != 3 || st.Subscribed != 4 || st.Dropped != 0 || st.Diffs != ev.Diff.Seq {
+		t.Errorf("health stream: got %+v, want 1 snapshot, 3 resumed, 4 subscribed, 0 dropped, %d diffs", st, ev.Diff.Seq)
+	}
 }
 
 // TestStreamRestartFallsBackToSnapshot: an id from an earlier run of the

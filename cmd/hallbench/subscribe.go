@@ -25,7 +25,16 @@ type subscribeResult struct {
 	P50Ms     float64 `json:"p50_ms"`
 	P99Ms     float64 `json:"p99_ms"`
 	MaxMs     float64 `json:"max_ms"`
-	Missed    int     `json:"missed"` // probes a subscriber never saw
+	Missed    int     `json:"missed"`            // probes a subscriber never saw
+	Dropped   int64   `json:"dropped,omitempty"` // streams the Hall cut off for falling behind
+}
+
+// lost says what did not arrive: missed probes, and dropped streams when any.
+func (r subscribeResult) lost() string {
+	if r.Dropped > 0 {
+		return fmt.Sprintf("%d missed, %d streams dropped", r.Missed, r.Dropped)
+	}
+	return fmt.Sprintf("%d missed", r.Missed)
 }
 
 // subscribe holds o.subs SSE connections, prints "ready" once every one has

@@ -73,6 +73,17 @@ type Health struct {
 	Presences      *HealthRoster   `json:"presences,omitempty"`
 	PresencesError string          `json:"presences_error,omitempty"`
 	Store          HealthStoreStat `json:"store"`
+	Stream         *HealthStream   `json:"stream,omitempty"`
+}
+
+// HealthStream counts the live stream's traffic since start.
+type HealthStream struct {
+	Subscribers int    `json:"subscribers"` // open now
+	Subscribed  int64  `json:"subscribed"`  // ever
+	Dropped     int64  `json:"dropped"`     // cut off for falling behind (their clients resume)
+	Resumed     int64  `json:"resumed"`     // reconnects served from the history
+	Snapshots   int64  `json:"snapshots"`   // connects served a snapshot
+	Diffs       uint64 `json:"diffs"`       // diffs emitted
 }
 
 // HealthRoster is the owner-wide roster as a diagnostic.

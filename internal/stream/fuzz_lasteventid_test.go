@@ -95,7 +95,7 @@ func FuzzLastEventID(f *testing.F) {
 				id = issued + text
 			}
 		}
-		s := &subscriber{queue: make(chan []byte, 1), gone: make(chan struct{})}
+		s := newSubscriber(Filter{}, h.cfg)
 		st, err := h.subscribe(ctx, s, id)
 		if err != nil {
 			t.Fatalf("subscribe(%q): %v", id, err)

@@ -40,7 +40,7 @@ type versionedSource interface {
 type Config struct {
 	History      int           // diffs kept for resume
 	Buffer       int           // events queued for one subscriber before it is dropped
-	Heartbeat    time.Duration // comment line sent on an idle stream, ≤ 15 s keeps proxies open
+	Heartbeat    time.Duration // comment line sent on every stream this often, ≤ 15 s keeps proxies open
 	Retry        time.Duration // reconnect delay advertised to clients (retry:)
 	WriteTimeout time.Duration // a write blocked longer drops its subscriber
 	MinInterval  time.Duration // least time between two diffs from the source's signals
@@ -86,7 +86,10 @@ type Hub struct {
 
 	frames    snapshotFrames // encoded snapshot events of the latest seq
 	live      liveness       // hijacked streams, swept for clients gone
-	sweepDone chan struct{}
+	wr        writers        // subscribers with frames to write
+	sched     []*subscriber  // sendLocked's scratch, under mu
+	writeDone chan struct{}
+	tendDone  chan struct{}
 }
 
 // Stats counts what the hub did.
@@ -132,7 +135,9 @@ func NewHub(src Source, cfg Config) *Hub {
 		subs:      map[*subscriber]struct{}{},
 		stop:      make(chan struct{}),
 		loopDone:  make(chan struct{}),
-		sweepDone: make(chan struct{}),
+		writeDone: make(chan struct{}),
+		tendDone:  make(chan struct{}),
+		wr:        writers{wake: make(chan struct{}, 1)},
 	}
 }
 
@@ -148,7 +153,8 @@ func (h *Hub) Start(ctx context.Context) {
 	h.syncLocked(ctx)
 	h.mu.Unlock()
 	go h.loop(ctx)
-	go h.sweepLoop()
+	go h.writeLoop()
+	go h.tendLoop()
 }
 
 func (h *Hub) loop(ctx context.Context) {
@@ -194,11 +200,13 @@ func (h *Hub) Close() {
 	h.mu.Unlock()
 	close(h.stop)
 	for s := range subs {
+		h.unwatchConn(s)
 		s.end()
 	}
 	if started {
 		<-h.loopDone
-		<-h.sweepDone
+		<-h.writeDone
+		<-h.tendDone
 	}
 }
 
@@ -288,7 +296,7 @@ func (h *Hub) syncLocked(ctx context.Context) {
 }
 
 // fanout queues the diff for each subscriber whose filter keeps any of it,
-// encoding once per distinct filter. A subscriber whose queue is full is
+// encoding once per distinct filter. A subscriber Buffer frames behind is
 // dropped here rather than waited for.
 func (h *Hub) fanout(c *change) {
 	if len(h.subs) == 0 {
@@ -296,26 +304,53 @@ func (h *Hub) fanout(c *change) {
 	}
 	id := formatID(h.base, c.seq)
 	frames := map[Filter][]byte{}
-	for s := range h.subs {
-		fr, ok := frames[s.filter]
+	h.sendLocked(func(f Filter) []byte {
+		fr, ok := frames[f]
 		if !ok {
-			if d, keep := s.filter.diff(c); keep {
+			if d, keep := f.diff(c); keep {
 				fr = encodeEvent(id, "diff", d)
 			}
-			frames[s.filter] = fr
+			frames[f] = fr
 		}
+		return fr
+	})
+}
+
+// sendLocked queues for each subscriber the frame frameOf gives for its
+// filter (none when nil) and hands those that need it to the writers. The
+// caller holds h.mu, so every subscriber gets frames in one order.
+func (h *Hub) sendLocked(frameOf func(Filter) []byte) {
+	sched := h.sched[:0]
+	for s := range h.subs {
+		fr := frameOf(s.filter)
 		if fr == nil {
 			continue
 		}
-		select {
-		case s.queue <- fr:
-		default:
-			delete(h.subs, s)
-			h.stats.Dropped++
-			s.end()
-			h.log.Debug("stream subscriber fell behind; dropped", "filter", s.filter, "seq", c.seq)
+		switch s.enqueue(fr) {
+		case queueFull:
+			h.dropLocked(s, true)
+			h.log.Debug("stream subscriber fell behind; dropped", "filter", s.filter)
+		case queueEnded:
+			h.dropLocked(s, false)
+		case queueScheduled:
+			sched = append(sched, s)
 		}
 	}
+	h.schedule(sched...)
+	clear(sched) // do not hold subscribers that may end
+	h.sched = sched[:0]
+}
+
+// dropLocked ends s and forgets it; the caller holds h.mu.
+func (h *Hub) dropLocked(s *subscriber, behind bool) {
+	if _, ok := h.subs[s]; ok {
+		delete(h.subs, s)
+		if behind {
+			h.stats.Dropped++
+		}
+	}
+	h.unwatchConn(s)
+	s.end()
 }
 
 // start is what a new subscriber is sent first: the diffs it missed, or a
@@ -349,10 +384,4 @@ func (h *Hub) subscribe(ctx context.Context, s *subscriber, lastID string) (star
 	return start{snap: h.snap, snapErr: h.err, seq: h.seq}, nil
 }
 
-func (h *Hub) unsubscribe(s *subscriber) {
-	h.mu.Lock()
-	delete(h.subs, s)
-	h.mu.Unlock()
-	h.unwatchConn(s)
-	s.end()
-}
+func (h *Hub) unsubscribe(s *subscriber) { h.drop(s, false) }

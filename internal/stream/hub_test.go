@@ -488,3 +488,25 @@ func TestHubQuietRosterIsServedFresh(t *testing.T) {
 		t.Errorf("after the ttl: cursor %s→%s, %d live; want a new cursor and nobody", cur2, cur3, len(snap3.Live))
 	}
 }
+
+// TestHubStreamOutlivesItsWriteTimeout: the write timeout bounds one
+// blocked write, not a stream's life: a stream open for several timeouts,
+// whose client keeps up, still gets every diff.
+func TestHubStreamOutlivesItsWriteTimeout(t *testing.T) {
+	const timeout = 100 * time.Millisecond
+	th := newTestHall(t, stream.Config{WriteTimeout: timeout})
+	f := follow(t, th.srv.URL, "")
+	f.next(t, "the snapshot")
+	b := presence.Beat{AgentID: "long-1", Brain: "/srv/long"}
+	for i := 1; i <= 3; i++ {
+		time.Sleep(3 * timeout)
+		b.Tool = fmt.Sprintf("t%d", i)
+		th.beat(t, b)
+		if ev := f.next(t, fmt.Sprintf("diff %d", i)); ev.Diff == nil || ev.Diff.Seq != uint64(i) {
+			t.Fatalf("after %s open: got %+v, want diff %d", time.Duration(i)*3*timeout, ev, i)
+		}
+	}
+	if st := th.hub.Stats(); st.Subscribers != 1 || st.Subscribed != 1 {
+		t.Errorf("stats %+v: want the one stream still open, never reconnected", st)
+	}
+}

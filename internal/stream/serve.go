@@ -8,26 +8,109 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/hall-dev/hall/internal/contract"
 )
 
-// subscriber is one open stream. Its queue is bounded; end closes gone and
-// fails any write in flight, so a subscriber stuck on a client that stopped
-// reading lets go of its goroutine at once.
+// subscriber is one open stream. The frames meant for it wait in pending,
+// in order, at most Config.Buffer of them; at any moment at most one
+// goroutine writes them, named by owner:
+//
+//   - nobody, while nothing is pending;
+//   - the hub's writers, which write to a socket without blocking: a
+//     client that keeps up costs no goroutine of its own;
+//   - a flusher, a goroutine that waits on the socket with a deadline:
+//     the stream's first events, a client whose socket was full, and a
+//     stream served through its ResponseWriter (whose handler is its
+//     flusher for its whole life).
+//
+// end closes gone and the connection, which fails any write in flight, so
+// a flusher stuck on a client that stopped reading lets go at once.
 type subscriber struct {
 	filter  Filter
-	queue   chan []byte
-	gone    chan struct{}
-	w       http.ResponseWriter
-	rc      *http.ResponseController
-	conn    net.Conn // the hijacked connection; nil when w could not be hijacked
-	timeout time.Duration
+	limit   int           // frames pending before the subscriber is dropped
+	timeout time.Duration // a blocking write may take this long
 
-	mu       sync.Mutex
-	ended    bool
-	deadline time.Time // the write deadline now set
+	conn net.Conn        // the hijacked connection; nil when served through w
+	raw  syscall.RawConn // conn's descriptor for non-blocking writes; nil when unavailable
+	w    http.ResponseWriter
+	rc   *http.ResponseController
+	kick chan struct{} // wakes the handler of a stream served through w
+	gone chan struct{}
+
+	mu      sync.Mutex
+	pending [][]byte // frames (and parts of frames) to write, in order
+	queued  int      // frames enqueued since the owner last took them
+	owner   owner
+	ended   bool
+}
+
+// owner is who writes a subscriber's pending frames.
+type owner uint8
+
+const (
+	ownedByNone    owner = iota // nothing pending
+	ownedByWriters              // in the hub's ready list, or being written by a writer
+	ownedByFlusher              // a goroutine blocking on the socket
+)
+
+func newSubscriber(f Filter, cfg Config) *subscriber {
+	// The stream's start is written by its handler, as a flusher: frames
+	// that arrive meanwhile queue behind it.
+	return &subscriber{filter: f, limit: cfg.Buffer, timeout: cfg.WriteTimeout, gone: make(chan struct{}), owner: ownedByFlusher}
+}
+
+// queued is what enqueue did with a frame.
+type queued uint8
+
+const (
+	queueAdded     queued = iota // behind others, for the subscriber's owner
+	queueScheduled               // the first: hand the subscriber to the writers
+	queueFull                    // Buffer frames behind: drop the subscriber
+	queueEnded                   // the stream is over
+)
+
+// enqueue adds fr to the frames to write.
+func (s *subscriber) enqueue(fr []byte) queued {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.ended:
+		return queueEnded
+	case s.queued >= s.limit:
+		return queueFull
+	}
+	s.pending = append(s.pending, fr)
+	s.queued++
+	if s.kick != nil {
+		select {
+		case s.kick <- struct{}{}:
+		default:
+		}
+	}
+	if s.owner != ownedByNone {
+		return queueAdded
+	}
+	s.owner = ownedByWriters
+	return queueScheduled
+}
+
+// take hands the pending frames to their owner; nil when there are none
+// (the owner then lets go) or the subscriber ended.
+func (s *subscriber) take() [][]byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ended {
+		return nil
+	}
+	frames := s.pending
+	s.pending, s.queued = nil, 0
+	if len(frames) == 0 && s.kick == nil {
+		s.owner = ownedByNone
+	}
+	return frames
 }
 
 func (s *subscriber) end() {
@@ -37,6 +120,7 @@ func (s *subscriber) end() {
 		return
 	}
 	s.ended = true
+	s.pending = nil
 	close(s.gone)
 	if s.conn != nil {
 		// Fails a blocked write at once and frees the socket.
@@ -47,28 +131,6 @@ func (s *subscriber) end() {
 		// A deadline in the past fails the blocked write, if any, now.
 		_ = s.rc.SetWriteDeadline(time.Unix(1, 0))
 	}
-}
-
-// arm sets the deadline for the next write; false once the subscriber
-// ended, so a write can never slip past end with a fresh deadline.
-func (s *subscriber) arm() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.ended {
-		return false
-	}
-	// Moving the deadline costs a timer update: do it only once half the
-	// timeout is used, so a write always has between half and all of it.
-	if now := time.Now(); s.deadline.Sub(now) < s.timeout/2 {
-		s.deadline = now.Add(s.timeout)
-		switch {
-		case s.conn != nil:
-			_ = s.conn.SetWriteDeadline(s.deadline)
-		case s.rc != nil:
-			_ = s.rc.SetWriteDeadline(s.deadline)
-		}
-	}
-	return true
 }
 
 // ServeStream serves one SSE stream of the roster narrowed by f: a snapshot
@@ -84,14 +146,7 @@ func (h *Hub) ServeStream(w http.ResponseWriter, r *http.Request, f Filter) {
 	if lastID == "" {
 		lastID = r.URL.Query().Get("last_event_id")
 	}
-	s := &subscriber{
-		filter:  f,
-		queue:   make(chan []byte, h.cfg.Buffer),
-		gone:    make(chan struct{}),
-		w:       w,
-		rc:      http.NewResponseController(w),
-		timeout: h.cfg.WriteTimeout,
-	}
+	s := newSubscriber(f, h.cfg)
 	st, err := h.subscribe(r.Context(), s, lastID)
 	if err != nil {
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
@@ -106,88 +161,70 @@ func (h *Hub) ServeStream(w http.ResponseWriter, r *http.Request, f Filter) {
 	hd.Set("Cache-Control", "no-cache")
 	hd.Set("Connection", "keep-alive")
 	hd.Set("X-Accel-Buffering", "no") // nginx: pass each event through at once
-	if h.hijack(s, hd) {
-		// The connection is the stream's own now: pump it from a fresh
-		// goroutine and let this handler (and all that net/http and the
-		// router hold for the request) go. Its end is noticed by the
-		// liveness sweep or a failed write, not by the request's context.
-		go func() {
-			defer h.unsubscribe(s)
-			defer func() {
-				if v := recover(); v != nil {
-					h.log.Error("stream panicked", "panic", v)
-				}
-			}()
-			h.pump(s, f, st, nil)
-		}()
+	first := h.firstEvents(f, st)
+	if head, ok := h.hijack(s, w, hd); ok {
+		// The connection is the stream's own now. This handler writes the
+		// start, then returns, letting go of all that net/http and the
+		// router hold for the request; the hub's writers carry on, and
+		// its liveness sweep notices the client leaving.
+		s.mu.Lock()
+		s.pending = append(append([][]byte{head}, first...), s.pending...)
+		s.mu.Unlock()
+		h.watchConn(s)
+		h.flush(s)
 		return
 	}
-	defer h.unsubscribe(s)
+	// Served through w: this handler is the stream's flusher for its life.
+	defer h.drop(s, false)
+	s.mu.Lock()
+	s.w, s.rc = w, http.NewResponseController(w)
+	s.kick = make(chan struct{}, 1)
+	s.pending = append(first, s.pending...)
+	s.mu.Unlock()
 	w.WriteHeader(http.StatusOK)
-	h.pump(s, f, st, r.Context().Done())
-}
-
-// pump writes the stream's first events (a snapshot, or the diffs to
-// resume from), then what the hub queues and a heartbeat, until the stream
-// ends, a write fails, or done closes.
-func (h *Hub) pump(s *subscriber, f Filter, st start, done <-chan struct{}) {
-	var first bytes.Buffer
-	first.WriteString("retry: " + strconv.FormatInt(h.cfg.Retry.Milliseconds(), 10) + "\n\n")
-	if st.resume {
-		for _, c := range st.replay {
-			if d, keep := f.diff(c); keep {
-				first.Write(encodeEvent(formatID(h.base, c.seq), "diff", d))
-			}
-		}
-	} else {
-		first.Write(h.snapshotFrame(f, st))
-	}
-	if !s.write(first.Bytes()) {
-		return
-	}
-	first = bytes.Buffer{} // a snapshot can be large: do not hold it for the stream's life
-
-	heartbeat := time.NewTicker(h.cfg.Heartbeat)
-	defer heartbeat.Stop()
 	for {
+		frames := s.take()
+		if len(frames) > 0 && !s.writeTo(frames) {
+			return
+		}
 		select {
-		case <-done:
+		case <-r.Context().Done():
 			return
 		case <-s.gone:
 			return
-		case fr := <-s.queue:
-			// What else is queued goes out in the same flush.
-			if n := len(s.queue); n > 0 {
-				buf := bytes.NewBuffer(make([]byte, 0, len(fr)*(n+1)))
-				buf.Write(fr)
-				for ; n > 0 && buf.Len() < 256<<10; n-- {
-					buf.Write(<-s.queue)
-				}
-				fr = buf.Bytes()
-			}
-			if !s.write(fr) {
-				return
-			}
-		case <-heartbeat.C:
-			if !s.write([]byte(": heartbeat\n\n")) {
-				return
-			}
+		case <-s.kick:
 		}
 	}
 }
 
-// hijack takes the connection over from net/http, so a stream costs one
-// goroutine rather than two: net/http keeps a reader goroutine per open
-// request to notice a client going away, and with ten thousand subscribers
-// those stacks (and the buffers its connection holds) are most of the
-// Hall's memory. The hub's liveness sweep notices gone clients instead.
-// hijack writes the response head itself; the body runs until the
-// connection closes. False when w cannot be hijacked (a test recorder,
-// HTTP/2): the stream is then served through w.
-func (h *Hub) hijack(s *subscriber, hd http.Header) bool {
-	conn, _, err := s.rc.Hijack()
+// firstEvents is what a stream starts with: the reconnect delay, then the
+// snapshot or the diffs to resume from.
+func (h *Hub) firstEvents(f Filter, st start) [][]byte {
+	var first bytes.Buffer
+	first.WriteString("retry: " + strconv.FormatInt(h.cfg.Retry.Milliseconds(), 10) + "\n\n")
+	if !st.resume {
+		return append([][]byte{first.Bytes()}, h.snapshotFrame(f, st)...)
+	}
+	for _, c := range st.replay {
+		if d, keep := f.diff(c); keep {
+			first.Write(encodeEvent(formatID(h.base, c.seq), "diff", d))
+		}
+	}
+	return [][]byte{first.Bytes()}
+}
+
+// hijack takes the connection over from net/http, so a stream costs no
+// goroutine while its client keeps up: net/http keeps a reader goroutine
+// per open request to notice a client going away and the handler's own,
+// and with ten thousand subscribers those stacks (and the buffers the
+// connection holds) would be most of the Hall's memory. It returns the
+// response head to write first; the body runs until the connection
+// closes. False when w cannot be hijacked (a test recorder, HTTP/2): the
+// stream is then served through w.
+func (h *Hub) hijack(s *subscriber, w http.ResponseWriter, hd http.Header) ([]byte, bool) {
+	conn, _, err := http.NewResponseController(w).Hijack()
 	if err != nil {
-		return false
+		return nil, false
 	}
 	// The request was read whole: nothing in net/http's buffers is needed.
 	hd.Set("Connection", "close")
@@ -197,25 +234,40 @@ func (h *Hub) hijack(s *subscriber, hd http.Header) bool {
 	_ = hd.Write(&head)
 	head.WriteString("\r\n")
 	s.mu.Lock()
-	s.conn, s.w, s.rc = conn, nil, nil
+	s.conn, s.raw = conn, rawConn(conn)
 	s.mu.Unlock()
-	if s.write(head.Bytes()) {
-		h.watchConn(s)
-	}
-	return true
+	return head.Bytes(), true
 }
 
-// write sends b and flushes it; false when the stream is over.
-func (s *subscriber) write(b []byte) bool {
-	if !s.arm() {
-		return false
+// flush writes the subscriber's pending frames with blocking writes until
+// none are left, then lets go; a write that fails or outlasts the write
+// timeout drops the subscriber.
+func (h *Hub) flush(s *subscriber) {
+	// The writers' non-blocking writes obey the deadline too: lift it
+	// before handing the subscriber back.
+	defer func() { _ = s.conn.SetWriteDeadline(time.Time{}) }()
+	for {
+		frames := s.take()
+		if len(frames) == 0 {
+			return
+		}
+		_ = s.conn.SetWriteDeadline(time.Now().Add(s.timeout))
+		bufs := net.Buffers(frames)
+		if _, err := bufs.WriteTo(s.conn); err != nil {
+			h.drop(s, false)
+			return
+		}
 	}
-	if s.conn != nil {
-		_, err := s.conn.Write(b)
-		return err == nil
-	}
-	if _, err := s.w.Write(b); err != nil {
-		return false
+}
+
+// writeTo writes frames through the ResponseWriter and flushes them; false
+// when the stream is over.
+func (s *subscriber) writeTo(frames [][]byte) bool {
+	_ = s.rc.SetWriteDeadline(time.Now().Add(s.timeout))
+	for _, fr := range frames {
+		if _, err := s.w.Write(fr); err != nil {
+			return false
+		}
 	}
 	err := s.rc.Flush()
 	return err == nil || errors.Is(err, http.ErrNotSupported)
@@ -258,8 +310,11 @@ type snapshotFrame struct {
 // maxSnapshotFrames bounds the cache: one entry per distinct filter.
 const maxSnapshotFrames = 256
 
-// snapshotFrame returns the snapshot event that starts a stream at st.
-func (h *Hub) snapshotFrame(f Filter, st start) []byte {
+// snapshotFrame returns the snapshot event that starts a stream at st, in
+// parts: the roster's encoding is shared by every subscriber arriving at
+// it (and must not be modified); only the id and served_at_ms are the
+// stream's own.
+func (h *Hub) snapshotFrame(f Filter, st start) [][]byte {
 	id := formatID(h.base, st.seq)
 	h.frames.mu.Lock()
 	fr, ok := h.frames.m[f]
@@ -277,62 +332,9 @@ func (h *Hub) snapshotFrame(f Filter, st start) []byte {
 		h.frames.m[f] = fr
 		h.frames.mu.Unlock()
 	}
-	b := make([]byte, 0, fr.stamped.Len()+len(id)+40)
-	b = append(b, "id: "...)
-	b = append(b, id...)
-	b = append(b, "\nevent: snapshot\ndata: "...)
-	b = fr.stamped.AppendAt(b, st.snap.AtMs)
-	return append(b, "\n\n"...)
+	head, stamp, tail := fr.stamped.Split(st.snap.AtMs)
+	return [][]byte{[]byte("id: " + id + "\nevent: snapshot\ndata: "), head, stamp, tail, eventEnd}
 }
 
-// liveness holds the hijacked streams, swept for clients that went away:
-// one goroutine for all streams, where net/http would keep one per stream.
-type liveness struct {
-	mu    sync.Mutex
-	conns map[*subscriber]struct{}
-}
-
-// livenessSweep is how often gone clients are looked for.
-const livenessSweep = 500 * time.Millisecond
-
-func (h *Hub) watchConn(s *subscriber) {
-	h.live.mu.Lock()
-	if h.live.conns == nil {
-		h.live.conns = map[*subscriber]struct{}{}
-	}
-	h.live.conns[s] = struct{}{}
-	h.live.mu.Unlock()
-}
-
-func (h *Hub) unwatchConn(s *subscriber) {
-	h.live.mu.Lock()
-	delete(h.live.conns, s)
-	h.live.mu.Unlock()
-}
-
-// sweepLoop peeks at every hijacked connection each livenessSweep, without
-// blocking, and ends the streams whose client closed, until the hub stops.
-func (h *Hub) sweepLoop() {
-	defer close(h.sweepDone)
-	t := time.NewTicker(livenessSweep)
-	defer t.Stop()
-	buf := make([]byte, 512)
-	for {
-		select {
-		case <-h.stop:
-			return
-		case <-t.C:
-		}
-		h.live.mu.Lock()
-		subs := make([]*subscriber, 0, len(h.live.conns))
-		for s := range h.live.conns {
-			subs = append(subs, s)
-		}
-		h.live.mu.Unlock()
-		for _, s := range subs {
-			if peerGone(s.conn, buf) {
-				s.end()
-			}
-		}
-	}
-}
+// eventEnd ends an event.
+var eventEnd = []byte("\n\n")

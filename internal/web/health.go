@@ -7,8 +7,8 @@ import (
 	"github.com/hall-dev/hall/internal/presence"
 )
 
-// HandleHealth serves GET /api/health: status, uptime, and the owner-wide
-// roster as a diagnostic. An unreadable registry drops the presences block
+// HandleHealth serves GET /api/health: status, uptime, the store's and the
+// live stream's counters, and the owner-wide roster as a diagnostic. An unreadable registry drops the presences block
 // whole and says why; health itself still answers 200.
 func (h *Handler) HandleHealth(w http.ResponseWriter, r *http.Request) {
 	now := h.Service.Now()
@@ -21,6 +21,13 @@ func (h *Handler) HandleHealth(w http.ResponseWriter, r *http.Request) {
 			Kind: h.StoreKind, Beats: st.Beats, Writes: st.Writes,
 			WriteErrors: st.WriteErrors, Throttled: st.Throttled,
 		},
+	}
+	if h.Stream != nil {
+		ss := h.Stream.Stats()
+		out.Stream = &contract.HealthStream{
+			Subscribers: ss.Subscribers, Subscribed: ss.Subscribed, Dropped: ss.Dropped,
+			Resumed: ss.Resumed, Snapshots: ss.Snapshots, Diffs: ss.Seq,
+		}
 	}
 	snap, err := h.roster().Snapshot(r.Context())
 	if err != nil {

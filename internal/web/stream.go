@@ -11,6 +11,7 @@ import (
 // production. It is called once the request is known to be good.
 type Streamer interface {
 	ServeStream(w http.ResponseWriter, r *http.Request, f stream.Filter)
+	Stats() stream.Stats
 }
 
 // HandlePresencesStream serves GET /api/presences/stream: the contract
