@@ -14,30 +14,51 @@ import (
 // form is what a subscriber sees change: a side's beat is not a change of
 // the collision).
 type roster struct {
-	records    map[string]presence.Record
+	records    map[string]*presence.Record // into the snapshot's Live, which never changes
 	collisions map[string]contract.Collision
 	errCode    string // "registry_unreadable" while the roster is dropped whole
 	errDetail  string
 }
 
 // rosterOf keys a snapshot (or the error that replaced it). The snapshot's
-// records are its own copies and never change, so they are kept as they are.
-func rosterOf(snap presence.Snapshot, err error) roster {
+// records are its own copies and never change, so they are kept as they
+// are. A collision whose wire form prev already holds reuses it: most of a
+// roster's collisions are the same from one change to the next.
+func rosterOf(snap presence.Snapshot, err error, prev roster) roster {
 	if err != nil {
 		return roster{errCode: "registry_unreadable", errDetail: presence.ErrorMessage(err)}
 	}
 	r := roster{
-		records:    make(map[string]presence.Record, len(snap.Live)),
+		records:    make(map[string]*presence.Record, len(snap.Live)),
 		collisions: make(map[string]contract.Collision, len(snap.Collisions)),
 	}
-	for _, rec := range snap.Live {
-		r.records[rec.PresenceID] = rec
+	for i := range snap.Live {
+		r.records[snap.Live[i].PresenceID] = &snap.Live[i]
 	}
 	for _, c := range snap.Collisions {
-		w := contract.FromCollision(c)
-		r.collisions[w.CollisionID] = w
+		id := c.Key()
+		if w, ok := prev.collisions[id]; ok && wireOf(c, w) {
+			r.collisions[id] = w
+			continue
+		}
+		r.collisions[id] = contract.FromCollision(c)
 	}
 	return r
+}
+
+// wireOf reports whether w is c's wire form.
+func wireOf(c presence.Collision, w contract.Collision) bool {
+	if c.Brain != w.Brain || c.Place != w.Place || len(c.Clauses) != len(w.Clauses) || !slices.Equal(c.Paths, w.Paths) ||
+		w.A != (contract.Side{PresenceID: c.A.PresenceID, AgentID: c.A.AgentID, Theme: c.A.Theme}) ||
+		w.B != (contract.Side{PresenceID: c.B.PresenceID, AgentID: c.B.AgentID, Theme: c.B.Theme}) {
+		return false
+	}
+	for i, cl := range c.Clauses {
+		if string(cl) != w.Clauses[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // diffRosters returns what turns prev into next, in wire form, every list
@@ -49,14 +70,14 @@ func diffRosters(prev, next roster) *change {
 		old, ok := prev.records[id]
 		switch {
 		case !ok:
-			c.joins = append(c.joins, contract.FromRecord(r))
-		case !sameRecord(old, r):
-			c.updates = append(c.updates, contract.FromRecord(r))
+			c.joins = append(c.joins, contract.FromRecord(*r))
+		case old != r && !sameRecord(old, r):
+			c.updates = append(c.updates, contract.FromRecord(*r))
 		}
 	}
 	for id, r := range prev.records {
 		if _, ok := next.records[id]; !ok {
-			c.leaves = append(c.leaves, contract.FromRecord(r))
+			c.leaves = append(c.leaves, contract.FromRecord(*r))
 		}
 	}
 	diffCollisions(c, prev.collisions, next.collisions)
@@ -66,7 +87,7 @@ func diffRosters(prev, next roster) *change {
 
 // sameRecord compares every field of two records: equal records have equal
 // wire forms, which derive from them alone.
-func sameRecord(a, b presence.Record) bool {
+func sameRecord(a, b *presence.Record) bool {
 	return a.Schema == b.Schema && a.PresenceID == b.PresenceID && a.AgentID == b.AgentID && a.Brain == b.Brain &&
 		a.CallerRoot == b.CallerRoot && a.Kind == b.Kind && a.Theme == b.Theme && a.Worktree == b.Worktree &&
 		slices.Equal(a.WorkingSet, b.WorkingSet) && a.TaskRef == b.TaskRef && a.Mutation == b.Mutation &&

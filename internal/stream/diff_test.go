@@ -155,6 +155,52 @@ func TestSameCollisionSeesEveryField(t *testing.T) {
 	}
 }
 
+// TestWireOfSeesEveryField: a collision's cached wire form is reused only
+// when it is exactly what FromCollision would make: every field of the wire
+// form, changed alone, is seen.
+func TestWireOfSeesEveryField(t *testing.T) {
+	dom := presence.Collision{
+		Brain:   "/b",
+		A:       presence.Record{PresenceID: "prs_00000000000a", AgentID: "a", Theme: "t"},
+		B:       presence.Record{PresenceID: "prs_00000000000b", AgentID: "b"},
+		Clauses: []presence.Clause{"same_worktree", "working_set_overlap"},
+		Place:   "/b/wt",
+		Paths:   []string{"/b/wt/src"},
+	}
+	if !wireOf(dom, contract.FromCollision(dom)) {
+		t.Fatal("a collision's own wire form is not recognised")
+	}
+	mods := map[string]func(*contract.Collision){
+		"CollisionID": nil, // the map key: both sides' ids, checked through A and B
+		"Brain":       func(c *contract.Collision) { c.Brain = "/c" },
+		"A":           func(c *contract.Collision) { c.A.Theme = "new" },
+		"B":           func(c *contract.Collision) { c.B.AgentID = "new" },
+		"Clauses":     func(c *contract.Collision) { c.Clauses = []string{"same_worktree", "same_caller_root"} },
+		"Place":       func(c *contract.Collision) { c.Place = "/elsewhere" },
+		"Paths":       func(c *contract.Collision) { c.Paths = []string{"/b/wt/docs"} },
+	}
+	typ := reflect.TypeOf(contract.Collision{})
+	for i := 0; i < typ.NumField(); i++ {
+		mod, ok := mods[typ.Field(i).Name]
+		if !ok {
+			t.Fatalf("field %s: teach this test and wireOf about it", typ.Field(i).Name)
+		}
+		if mod == nil {
+			continue
+		}
+		w := contract.FromCollision(dom)
+		mod(&w)
+		if wireOf(dom, w) {
+			t.Errorf("a change to %s is not seen", typ.Field(i).Name)
+		}
+	}
+	fewer := contract.FromCollision(dom)
+	fewer.Clauses = fewer.Clauses[:1]
+	if wireOf(dom, fewer) {
+		t.Error("a clause fewer is not seen")
+	}
+}
+
 func TestFilterDiff(t *testing.T) {
 	a, b, c := pres("prs_a", "/shop", 1), pres("prs_b", "/shop", 1), pres("prs_c", "/docs", 1)
 	ab := coll("prs_a", "prs_b", "/shop", "same_worktree")
@@ -406,7 +452,7 @@ func TestSameRecordSeesEveryField(t *testing.T) {
 		case reflect.Struct:
 			for _, m := range []presence.Mutation{{ObservedAtMs: 1}, {DeclaredIntent: "edit"}} {
 				changed.Mutation = m
-				if sameRecord(base, changed) {
+				if sameRecord(&base, &changed) {
 					t.Errorf("a change to mutation %+v is not seen", m)
 				}
 			}
@@ -414,11 +460,11 @@ func TestSameRecordSeesEveryField(t *testing.T) {
 		default:
 			t.Fatalf("field %s of kind %s: teach this test and sameRecord about it", typ.Field(i).Name, f.Kind())
 		}
-		if sameRecord(base, changed) {
+		if sameRecord(&base, &changed) {
 			t.Errorf("a change to %s is not seen: sameRecord must compare it", typ.Field(i).Name)
 		}
 	}
-	if !sameRecord(base, base.Clone()) {
+	if clone := base.Clone(); !sameRecord(&base, &clone) {
 		t.Error("a record differs from its clone")
 	}
 }
@@ -440,11 +486,11 @@ func TestDiffRosters(t *testing.T) {
 		joins, updates, leaves, opened, shut int
 		errChanged                           bool
 	}{
-		{name: "join opens the collision", prev: rosterOf(snap(a1), nil), next: rosterOf(snap(a1, b1), nil), joins: 1, opened: 1},
-		{name: "a side's beat updates it, not its collision", prev: rosterOf(snap(a1, b1), nil), next: rosterOf(snap(a2, b2), nil), updates: 2},
-		{name: "a side leaving closes it", prev: rosterOf(snap(a1, b1), nil), next: rosterOf(snap(a1), nil), leaves: 1, shut: 1},
-		{name: "unreadable", prev: rosterOf(snap(a1, b1), nil), next: rosterOf(presence.Snapshot{}, errors.New("gone")), leaves: 2, shut: 1, errChanged: true},
-		{name: "nothing", prev: rosterOf(snap(a1, b1), nil), next: rosterOf(snap(a1, b1), nil)},
+		{name: "join opens the collision", prev: rosterOf(snap(a1), nil, roster{}), next: rosterOf(snap(a1, b1), nil, roster{}), joins: 1, opened: 1},
+		{name: "a side's beat updates it, not its collision", prev: rosterOf(snap(a1, b1), nil, roster{}), next: rosterOf(snap(a2, b2), nil, roster{}), updates: 2},
+		{name: "a side leaving closes it", prev: rosterOf(snap(a1, b1), nil, roster{}), next: rosterOf(snap(a1), nil, roster{}), leaves: 1, shut: 1},
+		{name: "unreadable", prev: rosterOf(snap(a1, b1), nil, roster{}), next: rosterOf(presence.Snapshot{}, errors.New("gone"), roster{}), leaves: 2, shut: 1, errChanged: true},
+		{name: "nothing", prev: rosterOf(snap(a1, b1), nil, roster{}), next: rosterOf(snap(a1, b1), nil, roster{})},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := diffRosters(tc.prev, tc.next)

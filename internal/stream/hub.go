@@ -277,7 +277,7 @@ func (h *Hub) syncLocked(ctx context.Context) {
 	if err != nil && ctx.Err() != nil {
 		return // cancelled: says nothing about the store
 	}
-	next := rosterOf(snap, err)
+	next := rosterOf(snap, err, h.cur)
 	h.snap, h.err = snap, err
 	h.ver, h.verOK, h.nextExp = ver, versioned, snap.NextExpiryMs()
 	if !h.synced {
