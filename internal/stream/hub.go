@@ -85,11 +85,12 @@ type Hub struct {
 	loopDone chan struct{}
 
 	frames    snapshotFrames // encoded snapshot events of the latest seq
-	live      liveness       // hijacked streams, swept for clients gone
+	live      liveness       // hijacked streams, watched for clients gone
 	wr        writers        // subscribers with frames to write
 	sched     []*subscriber  // sendLocked's scratch, under mu
 	writeDone chan struct{}
 	tendDone  chan struct{}
+	liveDone  chan struct{}
 }
 
 // Stats counts what the hub did.
@@ -137,6 +138,7 @@ func NewHub(src Source, cfg Config) *Hub {
 		loopDone:  make(chan struct{}),
 		writeDone: make(chan struct{}),
 		tendDone:  make(chan struct{}),
+		liveDone:  make(chan struct{}),
 		wr:        writers{wake: make(chan struct{}, 1)},
 	}
 }
@@ -153,8 +155,10 @@ func (h *Hub) Start(ctx context.Context) {
 	h.syncLocked(ctx)
 	h.mu.Unlock()
 	go h.loop(ctx)
+	h.openLiveness()
 	go h.writeLoop()
 	go h.tendLoop()
+	go h.liveLoop()
 }
 
 func (h *Hub) loop(ctx context.Context) {
@@ -207,6 +211,7 @@ func (h *Hub) Close() {
 		<-h.loopDone
 		<-h.writeDone
 		<-h.tendDone
+		<-h.liveDone
 	}
 }
 

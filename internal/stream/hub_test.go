@@ -510,3 +510,49 @@ func TestHubStreamOutlivesItsWriteTimeout(t *testing.T) {
 		t.Errorf("stats %+v: want the one stream still open, never reconnected", st)
 	}
 }
+
+// TestHubNoticesClientsLeaving: with no heartbeat or diff to fail a write,
+// a client that closes its connection is still let go of (its stream and
+// descriptor), while one that sends stray bytes and keeps reading is not.
+func TestHubNoticesClientsLeaving(t *testing.T) {
+	th := newTestHall(t, stream.Config{Heartbeat: time.Hour})
+	chatty := stalledClient(t, th.srv.URL)
+	var leaving []net.Conn
+	for i := 0; i < 50; i++ {
+		leaving = append(leaving, stalledClient(t, th.srv.URL))
+	}
+	until := func(what string, cond func(stream.Stats) bool) {
+		t.Helper()
+		deadline := time.Now().Add(wait)
+		for !cond(th.hub.Stats()) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: stats %+v", what, th.hub.Stats())
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	until("51 streams open", func(st stream.Stats) bool { return st.Subscribers == 51 })
+	if _, err := chatty.Write([]byte("stray bytes on an event stream\n")); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range leaving {
+		c.Close()
+	}
+	until("the 50 that left let go of", func(st stream.Stats) bool { return st.Subscribers == 1 })
+
+	// The chatty one is still served: a diff reaches it.
+	th.beat(t, presence.Beat{AgentID: "after-1", Brain: "/srv/after"})
+	_ = chatty.SetReadDeadline(time.Now().Add(wait))
+	var got []byte
+	buf := make([]byte, 64<<10)
+	for !strings.Contains(string(got), "after-1") {
+		n, err := chatty.Read(buf)
+		if err != nil {
+			t.Fatalf("the chatty client, after %d bytes: %v", len(got), err)
+		}
+		got = append(got, buf[:n]...)
+	}
+	if st := th.hub.Stats(); st.Subscribers != 1 || st.Dropped != 0 {
+		t.Errorf("stats %+v: want the chatty stream kept, none dropped", st)
+	}
+}

@@ -1,18 +1,65 @@
-//go:build !unix
+//go:build !linux
 
 package stream
 
 import (
-	"net"
-	"syscall"
+	"sync"
+	"time"
 )
 
-// rawConn has no use here: every write goes through a flusher.
-func rawConn(net.Conn) syscall.RawConn { return nil }
+// liveness holds the hijacked streams, swept for clients that went away:
+// one goroutine for all streams, where net/http would keep one per stream.
+type liveness struct {
+	mu    sync.Mutex
+	conns map[*subscriber]struct{}
+}
 
-// writeNow cannot write without blocking here: a flusher writes it all.
-func writeNow(_ syscall.RawConn, frames [][]byte) ([][]byte, error) { return frames, nil }
+// livenessSweep is how often gone clients are looked for.
+const livenessSweep = 500 * time.Millisecond
 
-// peerGone cannot peek without blocking here: a gone client is noticed
-// when a write to it fails (within a heartbeat).
-func peerGone(syscall.RawConn, []byte) bool { return false }
+// openLiveness has nothing to open for a sweep.
+func (h *Hub) openLiveness() {}
+
+func (h *Hub) watchConn(s *subscriber) {
+	h.live.mu.Lock()
+	if h.live.conns == nil {
+		h.live.conns = map[*subscriber]struct{}{}
+	}
+	h.live.conns[s] = struct{}{}
+	h.live.mu.Unlock()
+}
+
+func (h *Hub) unwatchConn(s *subscriber) {
+	h.live.mu.Lock()
+	delete(h.live.conns, s)
+	h.live.mu.Unlock()
+}
+
+// liveLoop peeks at every hijacked connection each livenessSweep, without
+// blocking, and ends the streams whose client closed, until the hub stops.
+func (h *Hub) liveLoop() {
+	defer close(h.liveDone)
+	t := time.NewTicker(livenessSweep)
+	defer t.Stop()
+	buf := make([]byte, 512)
+	var subs []*subscriber
+	for {
+		select {
+		case <-h.stop:
+			return
+		case <-t.C:
+		}
+		h.live.mu.Lock()
+		for s := range h.live.conns {
+			subs = append(subs, s)
+		}
+		h.live.mu.Unlock()
+		for _, s := range subs {
+			if peerGone(s.raw, buf) {
+				h.drop(s, false)
+			}
+		}
+		clear(subs)
+		subs = subs[:0]
+	}
+}

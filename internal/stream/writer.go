@@ -124,46 +124,16 @@ func (h *Hub) drop(s *subscriber, behind bool) {
 	h.mu.Unlock()
 }
 
-// liveness holds the hijacked streams, swept for clients that went away:
-// one goroutine for all streams, where net/http would keep one per stream.
-type liveness struct {
-	mu    sync.Mutex
-	conns map[*subscriber]struct{}
-}
-
-// livenessSweep is how often gone clients are looked for.
-const livenessSweep = 500 * time.Millisecond
-
-func (h *Hub) watchConn(s *subscriber) {
-	h.live.mu.Lock()
-	if h.live.conns == nil {
-		h.live.conns = map[*subscriber]struct{}{}
-	}
-	h.live.conns[s] = struct{}{}
-	h.live.mu.Unlock()
-}
-
-func (h *Hub) unwatchConn(s *subscriber) {
-	h.live.mu.Lock()
-	delete(h.live.conns, s)
-	h.live.mu.Unlock()
-}
-
 // heartbeatFrame is the comment that keeps an idle stream open through
 // proxies.
 var heartbeatFrame = []byte(": heartbeat\n\n")
 
-// tendLoop, until the hub stops, peeks at every hijacked connection each
-// livenessSweep, without blocking, ending the streams whose client closed;
-// and sends every stream a heartbeat each Heartbeat.
+// tendLoop sends every stream a heartbeat each Heartbeat, until the hub
+// stops.
 func (h *Hub) tendLoop() {
 	defer close(h.tendDone)
-	sweep := time.NewTicker(livenessSweep)
-	defer sweep.Stop()
 	heartbeat := time.NewTicker(h.cfg.Heartbeat)
 	defer heartbeat.Stop()
-	buf := make([]byte, 512)
-	var subs []*subscriber
 	for {
 		select {
 		case <-h.stop:
@@ -172,19 +142,6 @@ func (h *Hub) tendLoop() {
 			h.mu.Lock()
 			h.sendLocked(func(Filter) []byte { return heartbeatFrame })
 			h.mu.Unlock()
-		case <-sweep.C:
-			h.live.mu.Lock()
-			for s := range h.live.conns {
-				subs = append(subs, s)
-			}
-			h.live.mu.Unlock()
-			for _, s := range subs {
-				if peerGone(s.raw, buf) {
-					h.drop(s, false)
-				}
-			}
-			clear(subs)
-			subs = subs[:0]
 		}
 	}
 }

@@ -1,0 +1,149 @@
+//go:build linux
+
+package stream
+
+import (
+	"errors"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// liveness watches the hijacked streams for clients that went away with
+// one epoll set and one goroutine, where net/http would keep a reader
+// goroutine per stream: a client's hang-up wakes the loop, and an idle
+// Hall holding ten thousand streams does no work for them.
+type liveness struct {
+	mu   sync.Mutex
+	epfd int  // the epoll set, while open
+	open bool // between Start and the hub's stop
+	byFD map[int32]*subscriber
+	fdOf map[*subscriber]int32
+}
+
+// hangupEvents wake the loop once for a client that closed or reset its
+// end; the loop re-arms a stream that turns out alive.
+const hangupEvents = unix.EPOLLRDHUP | unix.EPOLLHUP | unix.EPOLLERR | unix.EPOLLONESHOT
+
+// liveWait bounds one wait, so the loop sees the hub stop.
+const liveWait = 250 * time.Millisecond
+
+func (h *Hub) watchConn(s *subscriber) {
+	if s.raw == nil {
+		return
+	}
+	l := &h.live
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.open {
+		return
+	}
+	_ = s.raw.Control(func(fd uintptr) {
+		ev := unix.EpollEvent{Events: hangupEvents, Fd: int32(fd)}
+		if err := unix.EpollCtl(l.epfd, unix.EPOLL_CTL_ADD, int(fd), &ev); err == nil {
+			l.byFD[int32(fd)], l.fdOf[s] = s, int32(fd)
+		}
+	})
+}
+
+// unwatchConn takes s out of the set. It runs before s's connection closes,
+// so the descriptor cannot yet name another stream's socket.
+func (h *Hub) unwatchConn(s *subscriber) {
+	l := &h.live
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	fd, ok := l.fdOf[s]
+	if !ok {
+		return
+	}
+	delete(l.fdOf, s)
+	delete(l.byFD, fd)
+	if l.open {
+		_ = unix.EpollCtl(l.epfd, unix.EPOLL_CTL_DEL, int(fd), nil)
+	}
+}
+
+// openLiveness makes the epoll set; Start calls it before any stream can
+// be watched. Without it (it failed), a gone client is noticed when a
+// write to it fails, within a heartbeat.
+func (h *Hub) openLiveness() {
+	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	if err != nil {
+		h.log.Error("stream: cannot watch for clients leaving; they are noticed when a write fails", "err", err)
+		return
+	}
+	l := &h.live
+	l.mu.Lock()
+	l.epfd, l.open = epfd, true
+	l.byFD, l.fdOf = map[int32]*subscriber{}, map[*subscriber]int32{}
+	l.mu.Unlock()
+}
+
+// liveLoop waits for hang-ups and ends those streams, until the hub stops;
+// then it closes the set.
+func (h *Hub) liveLoop() {
+	defer close(h.liveDone)
+	l := &h.live
+	l.mu.Lock()
+	epfd, open := l.epfd, l.open
+	l.mu.Unlock()
+	if !open {
+		<-h.stop
+		return
+	}
+	defer func() {
+		l.mu.Lock()
+		l.open = false
+		_ = unix.Close(l.epfd)
+		l.epfd, l.byFD, l.fdOf = -1, nil, nil
+		l.mu.Unlock()
+	}()
+
+	events := make([]unix.EpollEvent, 256)
+	buf := make([]byte, 512)
+	var hung []*subscriber
+	for {
+		select {
+		case <-h.stop:
+			return
+		default:
+		}
+		n, err := unix.EpollWait(epfd, events, int(liveWait.Milliseconds()))
+		if err != nil {
+			if errors.Is(err, unix.EINTR) {
+				continue
+			}
+			h.log.Error("stream: watching for clients leaving failed", "err", err)
+			<-h.stop
+			return
+		}
+		l.mu.Lock()
+		for _, ev := range events[:n] {
+			if s, ok := l.byFD[ev.Fd]; ok {
+				hung = append(hung, s)
+			}
+		}
+		l.mu.Unlock()
+		for _, s := range hung {
+			if peerGone(s.raw, buf) {
+				h.drop(s, false)
+				continue
+			}
+			h.rearm(s) // a spurious wake-up, or the client sent data: still there
+		}
+		clear(hung)
+		hung = hung[:0]
+	}
+}
+
+// rearm watches s again after a wake-up that was not a hang-up.
+func (h *Hub) rearm(s *subscriber) {
+	l := &h.live
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if fd, ok := l.fdOf[s]; ok && l.open {
+		ev := unix.EpollEvent{Events: hangupEvents, Fd: fd}
+		_ = unix.EpollCtl(l.epfd, unix.EPOLL_CTL_MOD, int(fd), &ev)
+	}
+}
