@@ -43,10 +43,15 @@ type Service struct {
 	classify Classifier
 	log      *slog.Logger
 
+	// refreshMu orders refreshes and rereads, so a listing that began
+	// before a reread can never land after it and undo it.
+	refreshMu sync.Mutex
+
 	mu       sync.Mutex
 	cache    map[string]Record // the store's records, stale included
 	skipped  int
 	cacheErr error
+	listed   bool // cache came from a listing (and rereads since), not an error
 	watching bool
 	entries  map[string]*entry // this Hall's beats, by presence id
 	// lapsed holds, by presence id, the last_beat_ms of a version found
@@ -88,6 +93,7 @@ type Stats struct {
 	Throttled    int64
 	Refreshes    int64
 	RefreshError int64
+	Rereads      int64 // partial refreshes: only the entries a watch named
 }
 
 // NewService returns a Service over store.
@@ -162,6 +168,8 @@ func (s *Service) Stats() Stats {
 // empties the cache and records the error: the roster is dropped whole,
 // never half-shown. It reports whether anything the cache held changed.
 func (s *Service) Refresh(ctx context.Context) (bool, error) {
+	s.refreshMu.Lock()
+	defer s.refreshMu.Unlock()
 	s.mu.Lock()
 	from := s.ownGen
 	s.mu.Unlock()
@@ -172,7 +180,7 @@ func (s *Service) Refresh(ctx context.Context) (bool, error) {
 	if err != nil {
 		s.stats.RefreshError++
 		changed := s.cacheErr == nil || len(s.cache) > 0
-		s.cache, s.skipped, s.cacheErr = nil, 0, err
+		s.cache, s.skipped, s.cacheErr, s.listed = nil, 0, err, false
 		return changed, err
 	}
 	next := make(map[string]Record, len(l.Records))
@@ -194,12 +202,74 @@ func (s *Service) Refresh(ctx context.Context) (bool, error) {
 		}
 	}
 	changed := s.cacheErr != nil || !sameRecords(s.cache, next)
-	s.cache, s.skipped, s.cacheErr = next, l.Skipped, nil
+	s.cache, s.skipped, s.cacheErr, s.listed = next, l.Skipped, nil, true
 	for id := range s.lapsed {
 		if _, ok := next[id]; !ok {
 			delete(s.lapsed, id)
 		}
 	}
+	return changed, nil
+}
+
+// rereadMin is the most keys a reread takes however small the roster; past
+// it, and past a quarter of the roster, a whole listing costs no more.
+const rereadMin = 64
+
+// reread brings the cache up to date with the store entries of keys only,
+// as a KeyWatcher named them: the same result as Refresh for those
+// entries, at the cost of reading them alone. Whenever the store cannot
+// answer so (no KeyWatcher, nothing listed yet, the store unreadable, too
+// many keys) it refreshes whole. It reports whether the cache changed.
+func (s *Service) reread(ctx context.Context, keys []string) (bool, error) {
+	kw, ok := s.store.(KeyWatcher)
+	s.refreshMu.Lock()
+	s.mu.Lock()
+	from, listed, n := s.ownGen, s.listed, len(s.cache)
+	s.mu.Unlock()
+	if !ok || !listed || len(keys) > max(rereadMin, n/4) {
+		s.refreshMu.Unlock()
+		return s.Refresh(ctx)
+	}
+	d, err := kw.Reread(ctx, keys)
+	if err != nil {
+		s.refreshMu.Unlock()
+		if ctx.Err() != nil {
+			return false, err
+		}
+		return s.Refresh(ctx)
+	}
+	defer s.refreshMu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stats.Rereads++
+	changed := false
+	for id, r := range d.Touched {
+		// This Hall's own changes hold as in Refresh, for the ids the
+		// reread saw: one made after it began wins over what it read.
+		if c, ok := s.own[id]; ok {
+			switch {
+			case c.gen <= from:
+				delete(s.own, id)
+			case c.gone:
+				r = nil
+			case r == nil || r.LastBeatMs < c.rec.LastBeatMs:
+				r = &c.rec
+			}
+		}
+		old, had := s.cache[id]
+		switch {
+		case r == nil:
+			if had {
+				delete(s.cache, id)
+				changed = true
+			}
+			delete(s.lapsed, id)
+		case !had || !sameRecord(old, *r):
+			s.cache[id] = *r
+			changed = true
+		}
+	}
+	s.skipped = d.Skipped
 	return changed, nil
 }
 
