@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"log/slog"
-	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -64,6 +63,13 @@ type Service struct {
 	// spurious leave on the live stream) until the store is read again.
 	own    map[string]ownChange
 	ownGen uint64
+
+	// collisions holds, by brain, the collisions the last Snapshot derived
+	// and the live records they came from: the next one derives again
+	// only the brains whose live records changed.
+	collisions    map[string]*brainCollisions
+	allCollisions []Collision // every brain's, joined
+	scratch       []Record    // Snapshot's live records before sorting
 
 	changed chan struct{}
 	paths   pathCache     // canonical brains, caller roots and worktrees of recent beats
@@ -324,17 +330,127 @@ func (s *Service) Snapshot(ctx context.Context) (Snapshot, error) {
 	for _, r := range s.cache {
 		snap.brains[r.Brain] = true
 	}
-	snap.Live = s.liveLocked(now, "")
-	SortRoster(snap.Live)
-	snap.Collisions = CollisionsIn("", snap.Live)
+	s.scratch = s.appendLiveLocked(s.scratch[:0], now, "")
+	snap.Live = sortedRoster(s.scratch)
+	clear(s.scratch) // hold no records past their snapshot
+	snap.Collisions = s.collisionsLocked(snap.Live)
 	return snap, nil
+}
+
+// rosterKey is a record's newest-first key and where the record is:
+// sorting these moves two words per swap, not whole records, and no
+// pointer (a pointer moved while the collector runs costs a barrier).
+type rosterKey struct {
+	beat int64
+	at   int
+}
+
+// sortedRoster returns rs in roster order (SortRoster's), in a new slice.
+func sortedRoster(rs []Record) []Record {
+	keys := make([]rosterKey, len(rs))
+	for i := range rs {
+		keys[i] = rosterKey{beat: rs[i].LastBeatMs, at: i}
+	}
+	slices.SortFunc(keys, func(a, b rosterKey) int {
+		if a.beat != b.beat {
+			return cmp.Compare(b.beat, a.beat)
+		}
+		ra, rb := &rs[a.at], &rs[b.at]
+		if ra.AgentID != rb.AgentID {
+			return strings.Compare(ra.AgentID, rb.AgentID)
+		}
+		return strings.Compare(ra.PresenceID, rb.PresenceID)
+	})
+	out := make([]Record, len(rs))
+	for k, key := range keys {
+		out[k] = rs[key.at]
+	}
+	return out
+}
+
+// brainCollisions is what CollisionsIn found on one brain, and the live
+// mutating records of the brain it was given (by id): the only records
+// that can take part in a collision.
+type brainCollisions struct {
+	live       map[string]Record
+	collisions []Collision
+}
+
+// holds reports whether the records of live at idx are exactly the records
+// bc was derived from.
+func (bc *brainCollisions) holds(live []Record, idx []int) bool {
+	if len(idx) != len(bc.live) {
+		return false
+	}
+	for _, i := range idx {
+		if old, ok := bc.live[live[i].PresenceID]; !ok || !sameRecord(old, live[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// collisionsLocked returns CollisionsIn("", live), deriving again only the
+// brains whose live mutating records changed since the last call (a beat,
+// a write, a leave, a stale-out). CollisionsIn orders by brain first and
+// a collision never spans two brains, so the brains' answers joined in
+// brain order are the whole answer. When no brain changed it returns the
+// last answer itself: snapshots are read-only. The caller holds s.mu.
+func (s *Service) collisionsLocked(live []Record) []Collision {
+	byBrain := make(map[string][]int, len(s.collisions))
+	for i := range live {
+		if live[i].Mutating() { // a side without a mutation signal never collides
+			byBrain[live[i].Brain] = append(byBrain[live[i].Brain], i)
+		}
+	}
+	brains := make([]string, 0, len(byBrain))
+	for b := range byBrain {
+		brains = append(brains, b)
+	}
+	slices.Sort(brains)
+	next := make(map[string]*brainCollisions, len(byBrain))
+	changed := len(byBrain) != len(s.collisions)
+	total := 0
+	for _, b := range brains {
+		idx := byBrain[b]
+		bc := s.collisions[b]
+		if bc == nil || !bc.holds(live, idx) {
+			rs := make([]Record, len(idx))
+			bc = &brainCollisions{live: make(map[string]Record, len(idx))}
+			for k, i := range idx {
+				rs[k] = live[i]
+				bc.live[live[i].PresenceID] = live[i]
+			}
+			bc.collisions = CollisionsIn(b, rs)
+			changed = true
+		}
+		next[b] = bc
+		total += len(bc.collisions)
+	}
+	s.collisions = next
+	if !changed {
+		return s.allCollisions
+	}
+	var out []Collision
+	if total > 0 {
+		out = make([]Collision, 0, total)
+		for _, b := range brains {
+			out = append(out, next[b].collisions...)
+		}
+	}
+	s.allCollisions = out
+	return out
 }
 
 // liveLocked returns the live records on brain ("" for all), each the
 // newer of the store's copy and this Hall's projection; the caller holds
 // s.mu.
 func (s *Service) liveLocked(now time.Time, brain string) []Record {
-	live := make([]Record, 0, len(s.cache))
+	return s.appendLiveLocked(make([]Record, 0, len(s.cache)), now, brain)
+}
+
+// appendLiveLocked is liveLocked appending to live.
+func (s *Service) appendLiveLocked(live []Record, now time.Time, brain string) []Record {
 	for id, r := range s.cache {
 		if brain != "" && r.Brain != brain {
 			continue
@@ -352,7 +468,7 @@ func (s *Service) liveLocked(now time.Time, brain string) []Record {
 			s.lapsed[id] = r.LastBeatMs
 			continue
 		}
-		live = append(live, r.Clone())
+		live = append(live, r) // no copy of the working set: records are read-only
 	}
 	return live
 }
@@ -400,17 +516,7 @@ func (s *Service) collisionsOf(ctx context.Context, id, brain string) []Collisio
 
 // SortRoster orders records newest beat first, then by agent_id, then by
 // presence_id, so every surface shows one order.
-func SortRoster(rs []Record) {
-	slices.SortFunc(rs, func(a, b Record) int {
-		if a.LastBeatMs != b.LastBeatMs {
-			return cmp.Compare(b.LastBeatMs, a.LastBeatMs)
-		}
-		if a.AgentID != b.AgentID {
-			return strings.Compare(a.AgentID, b.AgentID)
-		}
-		return strings.Compare(a.PresenceID, b.PresenceID)
-	})
-}
+func SortRoster(rs []Record) { copy(rs, sortedRoster(rs)) }
 
 // Known reports whether the Hall knows brain: configured, or named by any
 // stored record (stale ones included).
@@ -491,4 +597,13 @@ func sameRecords(a, b map[string]Record) bool {
 	return true
 }
 
-func sameRecord(a, b Record) bool { return reflect.DeepEqual(a, b) }
+// sameRecord reports whether a and b hold the same fields. A nil and an
+// empty working set are the same: DecodeRecord and Beat make both nil.
+// TestSameRecordSeesEveryField keeps it in step with Record.
+func sameRecord(a, b Record) bool {
+	return a.PresenceID == b.PresenceID && a.LastBeatMs == b.LastBeatMs && a.QueryCount == b.QueryCount &&
+		a.Mutation == b.Mutation && a.FirstSeenMs == b.FirstSeenMs && a.TTLMs == b.TTLMs &&
+		a.Schema == b.Schema && a.AgentID == b.AgentID && a.Brain == b.Brain && a.CallerRoot == b.CallerRoot &&
+		a.Kind == b.Kind && a.Theme == b.Theme && a.Worktree == b.Worktree && a.TaskRef == b.TaskRef &&
+		slices.Equal(a.WorkingSet, b.WorkingSet)
+}
