@@ -51,6 +51,9 @@ type DirStore struct {
 	// complete is set while decoded holds every record file: after a
 	// scan, kept by Upsert, Delete and Reread. Reread answers only then.
 	complete bool
+	// unsettled holds the version of each file a reread found not
+	// decoding and left as it was (see Delta.Unsettled).
+	unsettled map[string]fileKey
 }
 
 // decodedFile is one file's last decode, and the stat it was taken under.
@@ -206,6 +209,7 @@ func (s *DirStore) scan(ctx context.Context) ([]slot, error) {
 	s.mu.Lock()
 	s.decoded = fresh // forgets files that are gone: memory follows the folder
 	s.complete = true
+	s.unsettled = nil // a listing takes every file as it is
 	s.mu.Unlock()
 	return kept, nil
 }
@@ -216,9 +220,11 @@ func (s *DirStore) scan(ctx context.Context) ([]slot, error) {
 // (highest last_beat_ms; on a tie, the first file by name, as List's order
 // gives it), whatever file it is in. A file whose version (inode, size,
 // time) is known is not read again. Names that cannot hold a record are
-// ignored. It fails, and the caller lists instead, before the first scan,
-// when a file cannot be examined, and when the folder is gone: a missing
-// file is a leave only while the folder is there.
+// ignored. A file that does not decode is left as it was on the first
+// look at its version (Delta.Unsettled) and counted skipped on the next.
+// It fails, and the caller lists instead, before the first scan, when a
+// file cannot be examined, and when the folder is gone: a missing file is
+// a leave only while the folder is there.
 func (s *DirStore) Reread(ctx context.Context, names []string) (Delta, error) {
 	s.readMu.Lock()
 	defer s.readMu.Unlock()
@@ -278,6 +284,19 @@ func (s *DirStore) Reread(ctx context.Context, names []string) (Delta, error) {
 	defer s.mu.Unlock()
 	d := Delta{Touched: make(map[string]*Record, len(rs))}
 	for _, r := range rs {
+		if !r.gone && r.d.err != nil {
+			if known, ok := s.decoded[r.name]; !ok || known.key != r.d.key {
+				if k, seen := s.unsettled[r.name]; !seen || k != r.d.key {
+					if s.unsettled == nil {
+						s.unsettled = map[string]fileKey{}
+					}
+					s.unsettled[r.name] = r.d.key
+					d.Unsettled = append(d.Unsettled, r.name)
+					continue
+				}
+			}
+		}
+		delete(s.unsettled, r.name)
 		if old, ok := s.decoded[r.name]; ok && old.err == nil {
 			d.Touched[old.rec.PresenceID] = nil
 		}

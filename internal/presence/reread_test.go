@@ -157,6 +157,16 @@ func TestDirStoreRereadAnswersAsAListing(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Reread: %v", err)
 			}
+			if len(d.Unsettled) > 0 {
+				// Not decoding at first look: left as it was, and taken
+				// as it is on the second.
+				if len(d.Touched) != 0 {
+					t.Errorf("first look at a file that does not decode: got %s touched, want none", describe(d.Touched))
+				}
+				if d, err = s.Reread(ctx, d.Unsettled); err != nil || len(d.Unsettled) > 0 {
+					t.Fatalf("second look: got %+v, %v, want it settled", d, err)
+				}
+			}
 			got := map[string]*Record{}
 			for id, r := range d.Touched {
 				got[id] = r
@@ -275,6 +285,11 @@ func TestDirStoreRereadFollowsRandomChanges(t *testing.T) {
 		d, err := s.Reread(ctx, []string{name})
 		if err != nil {
 			t.Fatalf("step %d: Reread: %v", step, err)
+		}
+		if len(d.Unsettled) > 0 {
+			if d, err = s.Reread(ctx, d.Unsettled); err != nil {
+				t.Fatalf("step %d: Reread: %v", step, err)
+			}
 		}
 		// Everything, by name: the memory must hold exactly the folder.
 		all, err := s.Reread(ctx, names)
@@ -441,7 +456,7 @@ func TestServiceRereadKeepsOwnChangesMadeDuringIt(t *testing.T) {
 	reread := func() <-chan error {
 		done := make(chan error, 1)
 		go func() {
-			_, err := svc.reread(ctx, []string{name})
+			_, _, err := svc.reread(ctx, []string{name})
 			done <- err
 		}()
 		<-store.read
@@ -506,5 +521,62 @@ func TestServiceRereadKeepsOwnChangesMadeDuringIt(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(store.Dir(), name)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("record file after the leave: got %v, want it removed", err)
+	}
+}
+
+// A file written in place is empty for an instant after its first event.
+// A reread that sees it so leaves the record as it was, and takes the
+// file as it is on its next look: the record back when the write is done,
+// or the file skipped when it still does not decode.
+func TestDirStoreRereadWaitsOutAWriteInPlace(t *testing.T) {
+	ctx := context.Background()
+	s := mustOpenDirStore(t)
+	a := newRec("a", brain)
+	name := a.PresenceID + ".json"
+	if err := s.Upsert(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.List(ctx); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(filepath.Join(s.Dir(), name), os.O_WRONLY|os.O_TRUNC, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	d, err := s.Reread(ctx, []string{name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Touched) != 0 || d.Skipped != 0 || !reflect.DeepEqual(d.Unsettled, []string{name}) {
+		t.Errorf("the truncated instant: got touched %s, skipped %d, unsettled %v; want nothing touched, 0 skipped, %s unsettled", describe(d.Touched), d.Skipped, d.Unsettled, name)
+	}
+	a.QueryCount = 9
+	if _, err := f.Write(mustEncode(t, a)); err != nil {
+		t.Fatal(err)
+	}
+	d, err = s.Reread(ctx, []string{name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := d.Touched[a.PresenceID]; got == nil || got.QueryCount != 9 || len(d.Unsettled) != 0 {
+		t.Errorf("the write done: got touched %s, unsettled %v; want the new record", describe(d.Touched), d.Unsettled)
+	}
+
+	// Truncated and left so: skipped on the second look.
+	if err := f.Truncate(0); err != nil {
+		t.Fatal(err)
+	}
+	for look, want := range []int{0, 1} {
+		d, err = s.Reread(ctx, []string{name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Skipped != want {
+			t.Errorf("look %d at a file left empty: got %d skipped, want %d", look+1, d.Skipped, want)
+		}
+	}
+	if r, ok := d.Touched[a.PresenceID]; !ok || r != nil {
+		t.Errorf("second look at a file left empty: got touched %s, want %s gone", describe(d.Touched), a.PresenceID)
 	}
 }

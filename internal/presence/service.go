@@ -225,8 +225,9 @@ const rereadMin = 64
 // as a KeyWatcher named them: the same result as Refresh for those
 // entries, at the cost of reading them alone. Whenever the store cannot
 // answer so (no KeyWatcher, nothing listed yet, the store unreadable, too
-// many keys) it refreshes whole. It reports whether the cache changed.
-func (s *Service) reread(ctx context.Context, keys []string) (bool, error) {
+// many keys) it refreshes whole. It reports whether the cache changed, and
+// the keys to reread a moment later (Delta.Unsettled).
+func (s *Service) reread(ctx context.Context, keys []string) (changed bool, again []string, err error) {
 	kw, ok := s.store.(KeyWatcher)
 	s.refreshMu.Lock()
 	s.mu.Lock()
@@ -234,21 +235,22 @@ func (s *Service) reread(ctx context.Context, keys []string) (bool, error) {
 	s.mu.Unlock()
 	if !ok || !listed || len(keys) > max(rereadMin, n/4) {
 		s.refreshMu.Unlock()
-		return s.Refresh(ctx)
+		changed, err = s.Refresh(ctx)
+		return changed, nil, err
 	}
 	d, err := kw.Reread(ctx, keys)
 	if err != nil {
 		s.refreshMu.Unlock()
 		if ctx.Err() != nil {
-			return false, err
+			return false, nil, err
 		}
-		return s.Refresh(ctx)
+		changed, err = s.Refresh(ctx)
+		return changed, nil, err
 	}
 	defer s.refreshMu.Unlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.stats.Rereads++
-	changed := false
 	for id, r := range d.Touched {
 		// This Hall's own changes hold as in Refresh, for the ids the
 		// reread saw: one made after it began wins over what it read.
@@ -276,7 +278,7 @@ func (s *Service) reread(ctx context.Context, keys []string) (bool, error) {
 		}
 	}
 	s.skipped = d.Skipped
-	return changed, nil
+	return changed, d.Unsettled, nil
 }
 
 // ownChange is one change this Hall made to the store and its cache.

@@ -70,6 +70,12 @@ func (s *Service) Run(ctx context.Context, cfg RunConfig) error {
 	clock := newClockWatch(s.now())
 	var lastRead time.Time // the last read a store event triggered
 
+	// settle rereads, a moment later, entries a reread found mid-write.
+	settle := time.NewTimer(time.Hour)
+	settle.Stop()
+	defer settle.Stop()
+	var unsettled []string
+
 	var due int64 // the expiry the timer is armed for (ms), 0 when none
 	for {
 		// An expiry is signalled whenever its moment has passed, whichever
@@ -92,8 +98,15 @@ func (s *Service) Run(ctx context.Context, cfg RunConfig) error {
 				// Only the entries named are read, each at once (live
 				// streams wait on this read): a burst gathers by itself
 				// into the next read while one runs.
-				if changed, _ := s.reread(ctx, keys); changed {
+				changed, again, _ := s.reread(ctx, keys)
+				if changed {
 					s.notify()
+				}
+				if len(again) > 0 {
+					if len(unsettled) == 0 {
+						settle.Reset(cfg.Coalesce)
+					}
+					unsettled = append(unsettled, again...)
 				}
 				continue
 			}
@@ -110,6 +123,11 @@ func (s *Service) Run(ctx context.Context, cfg RunConfig) error {
 			pending.take() // the listing below covers what came meanwhile
 			lastRead = time.Now()
 			s.refreshAndNotify(ctx)
+		case <-settle.C:
+			for _, k := range unsettled {
+				poke(k)
+			}
+			unsettled = nil
 		case <-rescan.C:
 			s.refreshAndNotify(ctx)
 		case <-flush.C:

@@ -43,9 +43,17 @@ const AllKeys = ""
 // now holds under it (the newest copy, when several entries hold one, as
 // the caller of List would pick) or nil when it holds none any more.
 // Skipped is the store's whole skip count now, as List would report it.
+//
+// Unsettled names entries that did not decode on this first look, and are
+// taken as they were until they are looked at again: a file written in
+// place is empty or half-written for an instant after its first event,
+// and a reread follows events closely enough to see it. The caller
+// rereads them a moment later; an entry seen again in the same state
+// counts as skipped then.
 type Delta struct {
-	Touched map[string]*Record
-	Skipped int
+	Touched   map[string]*Record
+	Skipped   int
+	Unsettled []string
 }
 
 // Watch watches the presences folder with fsnotify: creates, writes,
