@@ -580,3 +580,29 @@ func TestDirStoreRereadWaitsOutAWriteInPlace(t *testing.T) {
 		t.Errorf("second look at a file left empty: got touched %s, want %s gone", describe(d.Touched), a.PresenceID)
 	}
 }
+
+// BenchmarkDirStoreReread is what an outside write now costs the store:
+// one of 1,000 files rewritten, reread by name (stat, read, decode, one
+// walk of the store's memory).
+//
+//	go test -run '^$' -bench DirStoreReread -benchmem ./internal/presence/
+func BenchmarkDirStoreReread(b *testing.B) {
+	store, recs := benchRegistry(b, 1000)
+	ctx := context.Background()
+	if _, err := store.List(ctx); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		r := recs[i%len(recs)]
+		r.QueryCount = int64(1_000_000 + i)
+		i++
+		b.StopTimer()
+		writeOutside(b, store.Dir(), r)
+		b.StartTimer()
+		if _, err := store.Reread(ctx, []string{r.PresenceID + ".json"}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -9,12 +9,13 @@ import (
 // RunConfig tunes the live loop. Zero values take the defaults noted.
 type RunConfig struct {
 	Rescan   time.Duration // full rescan, the safety net; 30 s
-	Coalesce time.Duration // least time between two reads a burst of store events triggers; 5 ms
+	Coalesce time.Duration // least time between two whole listings a burst of store events triggers, and the wait before a file found mid-write is read again; 5 ms
 	Retry    time.Duration // how soon a broken watch is retried; 1 s
 }
 
 // Run keeps the cache current until ctx ends: it follows the store's watch
-// (when the store is a Watcher), rescans periodically as the safety net,
+// (when the store is a Watcher; rereading only the entries a KeyWatcher
+// names), rescans periodically as the safety net,
 // wakes at the next ttl expiry so a silent presence leaves though no file
 // changed (and looks again at once when the clock jumps), and flushes
 // throttled beats when their window passes. Each change is signalled on
