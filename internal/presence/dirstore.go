@@ -297,6 +297,13 @@ func (s *DirStore) Reread(ctx context.Context, names []string) (Delta, error) {
 			}
 		}
 		delete(s.unsettled, r.name)
+		// The id a file is named for is touched too: a List by another
+		// caller may have taken the change from the memory already, and
+		// the reread must still answer for the presence the file is
+		// named for (a file named otherwise waits for the next listing).
+		if id := strings.TrimSuffix(r.name, ".json"); ValidID(id) {
+			d.Touched[id] = nil
+		}
 		if old, ok := s.decoded[r.name]; ok && old.err == nil {
 			d.Touched[old.rec.PresenceID] = nil
 		}

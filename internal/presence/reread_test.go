@@ -90,7 +90,7 @@ func TestDirStoreRereadAnswersAsAListing(t *testing.T) {
 			writeRecordFile(t, dir, bName, mustEncode(t, newer(a, -5)))
 		},
 		reread:  []string{bName},
-		touched: []want{{a.PresenceID, &a}}, // a.json's copy is newer
+		touched: []want{{a.PresenceID, &a}, {b.PresenceID, nil}}, // a.json's copy is newer; b has none
 	}, {
 		name: "a file named for one id holding a newer copy of another",
 		change: func(t *testing.T, dir string) {
@@ -140,7 +140,7 @@ func TestDirStoreRereadAnswersAsAListing(t *testing.T) {
 		name:    "a folder named like a record",
 		change:  func(t *testing.T, dir string) { os.Mkdir(filepath.Join(dir, bName), 0o755) },
 		reread:  []string{bName},
-		touched: nil,
+		touched: []want{{b.PresenceID, nil}}, // the id it is named for: none held
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -405,17 +405,39 @@ func TestServiceRunBurstEndsInTheListedState(t *testing.T) {
 		}
 	}
 	want, _ := listedByID(t, store)
-	untilSnapshotNow(t, svc, "the roster the folder holds", func(s Snapshot) bool {
-		if len(s.Live) != len(want) {
-			return false
-		}
+	differs := func(s Snapshot) []string {
+		var out []string
+		got := map[string]Record{}
 		for _, r := range s.Live {
-			if w, ok := want[r.PresenceID]; !ok || !reflect.DeepEqual(w, r) {
-				return false
+			got[r.PresenceID] = r
+			if w, ok := want[r.PresenceID]; !ok {
+				out = append(out, fmt.Sprintf("%s: got query_count %d, want none", r.PresenceID, r.QueryCount))
+			} else if !reflect.DeepEqual(w, r) {
+				out = append(out, fmt.Sprintf("%s: got query_count %d, want %d", r.PresenceID, r.QueryCount, w.QueryCount))
 			}
 		}
-		return true
-	})
+		for id, w := range want {
+			if _, ok := got[id]; !ok {
+				out = append(out, fmt.Sprintf("%s: got none, want query_count %d", id, w.QueryCount))
+			}
+		}
+		return out
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		snap, err := svc.Snapshot(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := differs(snap)
+		if len(d) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the roster after the burst differs from the folder's (stats %+v):\n%v", svc.Stats(), d)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 // pausedRereads is the real DirStore with a pause after each reread has

@@ -207,7 +207,9 @@ func (s *Service) Refresh(ctx context.Context) (bool, error) {
 			}
 		}
 	}
-	changed := s.cacheErr != nil || !sameRecords(s.cache, next)
+	// The skip count is part of every snapshot (health shows it): a
+	// change to it alone is a change readers must hear of.
+	changed := s.cacheErr != nil || s.skipped != l.Skipped || !sameRecords(s.cache, next)
 	s.cache, s.skipped, s.cacheErr, s.listed = next, l.Skipped, nil, true
 	for id := range s.lapsed {
 		if _, ok := next[id]; !ok {
@@ -277,6 +279,7 @@ func (s *Service) reread(ctx context.Context, keys []string) (changed bool, agai
 			changed = true
 		}
 	}
+	changed = changed || s.skipped != d.Skipped
 	s.skipped = d.Skipped
 	return changed, d.Unsettled, nil
 }
