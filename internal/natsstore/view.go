@@ -78,7 +78,7 @@ func (v *view) listing() presence.Listing {
 		case s.bad:
 			l.Skipped++
 		default:
-			l.Records = append(l.Records, s.rec.Clone())
+			l.Records = append(l.Records, s.rec) // read-only, as every Record handed on
 		}
 	}
 	return l

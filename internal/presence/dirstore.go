@@ -31,13 +31,29 @@ const tempPrefix = ".tmp-"
 //
 // List remembers what it decoded, keyed by each file's inode, size and
 // modification time: a rescan stats every file but reads and decodes only
-// the files that changed, so the periodic safety net and the rescans that
-// follow the watch cost little over a large registry.
+// the files that changed, so the periodic safety net costs little over a
+// large registry. That memory is also a model of the whole folder, which
+// Reread keeps current file by file as the watch names them: one outside
+// write costs one stat and one read, not a listing.
+//
+// Records handed out (List, Get, Reread) share their WorkingSet with the
+// store's memory: treat them as read-only, as every Record is once made.
 type DirStore struct {
 	dir string
 
+	// readMu orders whole scans and rereads: a reread never runs inside
+	// a scan, so a scan that began before a change can never overwrite
+	// what a reread learned of it.
+	readMu sync.Mutex
+
 	mu      sync.Mutex
 	decoded map[string]decodedFile // by file name
+	// complete is set while decoded holds every record file: after a
+	// scan, kept by Upsert, Delete and Reread. Reread answers only then.
+	complete bool
+	// unsettled holds the version of each file a reread found not
+	// decoding and left as it was (see Delta.Unsettled).
+	unsettled map[string]fileKey
 }
 
 // decodedFile is one file's last decode, and the stat it was taken under.
@@ -101,7 +117,7 @@ func (s *DirStore) List(ctx context.Context) (Listing, error) {
 	l := Listing{Records: make([]Record, 0, len(slots))}
 	for _, sl := range slots {
 		if sl.err == nil {
-			l.Records = append(l.Records, sl.rec.Clone())
+			l.Records = append(l.Records, sl.rec)
 		} else {
 			l.Skipped++
 		}
@@ -122,8 +138,13 @@ type slot struct {
 // their current version, and returns them all (files deleted mid-scan
 // left out).
 func (s *DirStore) scan(ctx context.Context) ([]slot, error) {
+	s.readMu.Lock()
+	defer s.readMu.Unlock()
 	entries, err := os.ReadDir(s.dir)
 	if err != nil {
+		s.mu.Lock()
+		s.complete = false
+		s.mu.Unlock()
 		return nil, Errorf(EUNAVAILABLE, "read presences folder: %v", err)
 	}
 	slots := make([]slot, 0, len(entries))
@@ -187,8 +208,133 @@ func (s *DirStore) scan(ctx context.Context) ([]slot, error) {
 	}
 	s.mu.Lock()
 	s.decoded = fresh // forgets files that are gone: memory follows the folder
+	s.complete = true
+	s.unsettled = nil // a listing takes every file as it is
 	s.mu.Unlock()
 	return kept, nil
+}
+
+// Reread brings the named record files up to date in the store's memory
+// of the folder and answers, for every presence id they held before or
+// hold now, the record the folder now holds under it: the newest copy
+// (highest last_beat_ms; on a tie, the first file by name, as List's order
+// gives it), whatever file it is in. A file whose version (inode, size,
+// time) is known is not read again. Names that cannot hold a record are
+// ignored. A file that does not decode is left as it was on the first
+// look at its version (Delta.Unsettled) and counted skipped on the next.
+// It fails, and the caller lists instead, before the first scan, when a
+// file cannot be examined, and when the folder is gone: a missing file is
+// a leave only while the folder is there.
+func (s *DirStore) Reread(ctx context.Context, names []string) (Delta, error) {
+	s.readMu.Lock()
+	defer s.readMu.Unlock()
+	s.mu.Lock()
+	complete := s.complete
+	s.mu.Unlock()
+	if !complete {
+		return Delta{}, Errorf(EUNAVAILABLE, "reread presences folder: not listed yet")
+	}
+	type reread struct {
+		name string
+		d    decodedFile
+		gone bool
+	}
+	rs := make([]reread, 0, len(names))
+	missing := false
+	for _, name := range names {
+		if err := ctx.Err(); err != nil {
+			return Delta{}, err
+		}
+		if !isRecordName(name) || baseName(name) != name {
+			continue
+		}
+		p := filepath.Join(s.dir, name)
+		info, err := os.Lstat(p)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			rs, missing = append(rs, reread{name: name, gone: true}), true
+			continue
+		case err != nil:
+			return Delta{}, Errorf(EUNAVAILABLE, "reread %s: %v", name, err)
+		case info.IsDir(): // never a record: a scan passes it by
+			rs = append(rs, reread{name: name, gone: true})
+			continue
+		}
+		r := reread{name: name, d: decodedFile{key: keyOf(info)}}
+		s.mu.Lock()
+		known, ok := s.decoded[name]
+		s.mu.Unlock()
+		if ok && known.key == r.d.key {
+			r.d = known
+		} else {
+			r.d.rec, r.d.err = s.readFile(p)
+			if errors.Is(r.d.err, fs.ErrNotExist) {
+				r.gone, missing = true, true
+			}
+		}
+		rs = append(rs, r)
+	}
+	if missing {
+		if _, err := os.Stat(s.dir); err != nil {
+			return Delta{}, Errorf(EUNAVAILABLE, "read presences folder: %v", err)
+		}
+	}
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d := Delta{Touched: make(map[string]*Record, len(rs))}
+	for _, r := range rs {
+		if !r.gone && r.d.err != nil {
+			if known, ok := s.decoded[r.name]; !ok || known.key != r.d.key {
+				if k, seen := s.unsettled[r.name]; !seen || k != r.d.key {
+					if s.unsettled == nil {
+						s.unsettled = map[string]fileKey{}
+					}
+					s.unsettled[r.name] = r.d.key
+					d.Unsettled = append(d.Unsettled, r.name)
+					continue
+				}
+			}
+		}
+		delete(s.unsettled, r.name)
+		// The id a file is named for is touched too: a List by another
+		// caller may have taken the change from the memory already, and
+		// the reread must still answer for the presence the file is
+		// named for (a file named otherwise waits for the next listing).
+		if id := strings.TrimSuffix(r.name, ".json"); ValidID(id) {
+			d.Touched[id] = nil
+		}
+		if old, ok := s.decoded[r.name]; ok && old.err == nil {
+			d.Touched[old.rec.PresenceID] = nil
+		}
+		if r.gone {
+			delete(s.decoded, r.name)
+			continue
+		}
+		s.decoded[r.name] = r.d
+		if r.d.err == nil {
+			d.Touched[r.d.rec.PresenceID] = nil
+		}
+	}
+	// One walk over the memory, no file touched: the skip count, and the
+	// newest copy of each touched id (another file may hold one too).
+	from := make(map[string]string, len(d.Touched)) // the file each answer is from
+	for name, f := range s.decoded {
+		if f.err != nil {
+			d.Skipped++
+			continue
+		}
+		id := f.rec.PresenceID
+		cur, ok := d.Touched[id]
+		if !ok {
+			continue
+		}
+		if cur == nil || f.rec.LastBeatMs > cur.LastBeatMs || (f.rec.LastBeatMs == cur.LastBeatMs && name < from[id]) {
+			rec := f.rec
+			d.Touched[id], from[id] = &rec, name
+		}
+	}
+	return d, nil
 }
 
 // isRecordName reports whether a folder entry may hold a record.
@@ -338,6 +484,9 @@ func (s *DirStore) Reclaim(ctx context.Context, nowMs int64) (ReclaimReport, err
 	for _, sl := range slots {
 		if sl.err == nil && sl.rec.Stale(now) && os.Remove(filepath.Join(s.dir, sl.name)) == nil {
 			rep.StaleRecords++
+			s.mu.Lock()
+			delete(s.decoded, sl.name)
+			s.mu.Unlock()
 		}
 	}
 	return rep, nil

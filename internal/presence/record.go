@@ -17,6 +17,13 @@ const DefaultTTL = 120 * time.Second
 // Record is one presence: one session of one agent on one brain, upserted by
 // its beats. It is the on-disk (and on-bucket) format of the spec: snake_case
 // JSON, epoch milliseconds in fields ending in _ms.
+//
+// A Record is a value, but its WorkingSet is shared by every copy: once a
+// record is handed on (to a Store, by a Store, in a Snapshot or a
+// Collision) no one writes into its WorkingSet. Code that changes a working
+// set assigns a new slice (Clone first, as Beat does). So the store's
+// memory, the Service's cache and every snapshot share one copy of each
+// record's paths rather than one per read.
 type Record struct {
 	Schema     string   `json:"schema"`
 	PresenceID string   `json:"presence_id"`

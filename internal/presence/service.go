@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"log/slog"
-	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -43,10 +42,15 @@ type Service struct {
 	classify Classifier
 	log      *slog.Logger
 
+	// refreshMu orders refreshes and rereads, so a listing that began
+	// before a reread can never land after it and undo it.
+	refreshMu sync.Mutex
+
 	mu       sync.Mutex
 	cache    map[string]Record // the store's records, stale included
 	skipped  int
 	cacheErr error
+	listed   bool // cache came from a listing (and rereads since), not an error
 	watching bool
 	entries  map[string]*entry // this Hall's beats, by presence id
 	// lapsed holds, by presence id, the last_beat_ms of a version found
@@ -59,6 +63,13 @@ type Service struct {
 	// spurious leave on the live stream) until the store is read again.
 	own    map[string]ownChange
 	ownGen uint64
+
+	// collisions holds, by brain, the collisions the last Snapshot derived
+	// and the live records they came from: the next one derives again
+	// only the brains whose live records changed.
+	collisions    map[string]*brainCollisions
+	allCollisions []Collision // every brain's, joined
+	scratch       []Record    // Snapshot's live records before sorting
 
 	changed chan struct{}
 	paths   pathCache     // canonical brains, caller roots and worktrees of recent beats
@@ -88,6 +99,7 @@ type Stats struct {
 	Throttled    int64
 	Refreshes    int64
 	RefreshError int64
+	Rereads      int64 // partial refreshes: only the entries a watch named
 }
 
 // NewService returns a Service over store.
@@ -162,6 +174,8 @@ func (s *Service) Stats() Stats {
 // empties the cache and records the error: the roster is dropped whole,
 // never half-shown. It reports whether anything the cache held changed.
 func (s *Service) Refresh(ctx context.Context) (bool, error) {
+	s.refreshMu.Lock()
+	defer s.refreshMu.Unlock()
 	s.mu.Lock()
 	from := s.ownGen
 	s.mu.Unlock()
@@ -172,7 +186,7 @@ func (s *Service) Refresh(ctx context.Context) (bool, error) {
 	if err != nil {
 		s.stats.RefreshError++
 		changed := s.cacheErr == nil || len(s.cache) > 0
-		s.cache, s.skipped, s.cacheErr = nil, 0, err
+		s.cache, s.skipped, s.cacheErr, s.listed = nil, 0, err, false
 		return changed, err
 	}
 	next := make(map[string]Record, len(l.Records))
@@ -193,14 +207,81 @@ func (s *Service) Refresh(ctx context.Context) (bool, error) {
 			}
 		}
 	}
-	changed := s.cacheErr != nil || !sameRecords(s.cache, next)
-	s.cache, s.skipped, s.cacheErr = next, l.Skipped, nil
+	// The skip count is part of every snapshot (health shows it): a
+	// change to it alone is a change readers must hear of.
+	changed := s.cacheErr != nil || s.skipped != l.Skipped || !sameRecords(s.cache, next)
+	s.cache, s.skipped, s.cacheErr, s.listed = next, l.Skipped, nil, true
 	for id := range s.lapsed {
 		if _, ok := next[id]; !ok {
 			delete(s.lapsed, id)
 		}
 	}
 	return changed, nil
+}
+
+// rereadMin is the most keys a reread takes however small the roster; past
+// it, and past a quarter of the roster, a whole listing costs no more.
+const rereadMin = 64
+
+// reread brings the cache up to date with the store entries of keys only,
+// as a KeyWatcher named them: the same result as Refresh for those
+// entries, at the cost of reading them alone. Whenever the store cannot
+// answer so (no KeyWatcher, nothing listed yet, the store unreadable, too
+// many keys) it refreshes whole. It reports whether the cache changed, and
+// the keys to reread a moment later (Delta.Unsettled).
+func (s *Service) reread(ctx context.Context, keys []string) (changed bool, again []string, err error) {
+	kw, ok := s.store.(KeyWatcher)
+	s.refreshMu.Lock()
+	s.mu.Lock()
+	from, listed, n := s.ownGen, s.listed, len(s.cache)
+	s.mu.Unlock()
+	if !ok || !listed || len(keys) > max(rereadMin, n/4) {
+		s.refreshMu.Unlock()
+		changed, err = s.Refresh(ctx)
+		return changed, nil, err
+	}
+	d, err := kw.Reread(ctx, keys)
+	if err != nil {
+		s.refreshMu.Unlock()
+		if ctx.Err() != nil {
+			return false, nil, err
+		}
+		changed, err = s.Refresh(ctx)
+		return changed, nil, err
+	}
+	defer s.refreshMu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stats.Rereads++
+	for id, r := range d.Touched {
+		// This Hall's own changes hold as in Refresh, for the ids the
+		// reread saw: one made after it began wins over what it read.
+		if c, ok := s.own[id]; ok {
+			switch {
+			case c.gen <= from:
+				delete(s.own, id)
+			case c.gone:
+				r = nil
+			case r == nil || r.LastBeatMs < c.rec.LastBeatMs:
+				r = &c.rec
+			}
+		}
+		old, had := s.cache[id]
+		switch {
+		case r == nil:
+			if had {
+				delete(s.cache, id)
+				changed = true
+			}
+			delete(s.lapsed, id)
+		case !had || !sameRecord(old, *r):
+			s.cache[id] = *r
+			changed = true
+		}
+	}
+	changed = changed || s.skipped != d.Skipped
+	s.skipped = d.Skipped
+	return changed, d.Unsettled, nil
 }
 
 // ownChange is one change this Hall made to the store and its cache.
@@ -254,17 +335,127 @@ func (s *Service) Snapshot(ctx context.Context) (Snapshot, error) {
 	for _, r := range s.cache {
 		snap.brains[r.Brain] = true
 	}
-	snap.Live = s.liveLocked(now, "")
-	SortRoster(snap.Live)
-	snap.Collisions = CollisionsIn("", snap.Live)
+	s.scratch = s.appendLiveLocked(s.scratch[:0], now, "")
+	snap.Live = sortedRoster(s.scratch)
+	clear(s.scratch) // hold no records past their snapshot
+	snap.Collisions = s.collisionsLocked(snap.Live)
 	return snap, nil
+}
+
+// rosterKey is a record's newest-first key and where the record is:
+// sorting these moves two words per swap, not whole records, and no
+// pointer (a pointer moved while the collector runs costs a barrier).
+type rosterKey struct {
+	beat int64
+	at   int
+}
+
+// sortedRoster returns rs in roster order (SortRoster's), in a new slice.
+func sortedRoster(rs []Record) []Record {
+	keys := make([]rosterKey, len(rs))
+	for i := range rs {
+		keys[i] = rosterKey{beat: rs[i].LastBeatMs, at: i}
+	}
+	slices.SortFunc(keys, func(a, b rosterKey) int {
+		if a.beat != b.beat {
+			return cmp.Compare(b.beat, a.beat)
+		}
+		ra, rb := &rs[a.at], &rs[b.at]
+		if ra.AgentID != rb.AgentID {
+			return strings.Compare(ra.AgentID, rb.AgentID)
+		}
+		return strings.Compare(ra.PresenceID, rb.PresenceID)
+	})
+	out := make([]Record, len(rs))
+	for k, key := range keys {
+		out[k] = rs[key.at]
+	}
+	return out
+}
+
+// brainCollisions is what CollisionsIn found on one brain, and the live
+// mutating records of the brain it was given (by id): the only records
+// that can take part in a collision.
+type brainCollisions struct {
+	live       map[string]Record
+	collisions []Collision
+}
+
+// holds reports whether the records of live at idx are exactly the records
+// bc was derived from.
+func (bc *brainCollisions) holds(live []Record, idx []int) bool {
+	if len(idx) != len(bc.live) {
+		return false
+	}
+	for _, i := range idx {
+		if old, ok := bc.live[live[i].PresenceID]; !ok || !sameRecord(old, live[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// collisionsLocked returns CollisionsIn("", live), deriving again only the
+// brains whose live mutating records changed since the last call (a beat,
+// a write, a leave, a stale-out). CollisionsIn orders by brain first and
+// a collision never spans two brains, so the brains' answers joined in
+// brain order are the whole answer. When no brain changed it returns the
+// last answer itself: snapshots are read-only. The caller holds s.mu.
+func (s *Service) collisionsLocked(live []Record) []Collision {
+	byBrain := make(map[string][]int, len(s.collisions))
+	for i := range live {
+		if live[i].Mutating() { // a side without a mutation signal never collides
+			byBrain[live[i].Brain] = append(byBrain[live[i].Brain], i)
+		}
+	}
+	brains := make([]string, 0, len(byBrain))
+	for b := range byBrain {
+		brains = append(brains, b)
+	}
+	slices.Sort(brains)
+	next := make(map[string]*brainCollisions, len(byBrain))
+	changed := len(byBrain) != len(s.collisions)
+	total := 0
+	for _, b := range brains {
+		idx := byBrain[b]
+		bc := s.collisions[b]
+		if bc == nil || !bc.holds(live, idx) {
+			rs := make([]Record, len(idx))
+			bc = &brainCollisions{live: make(map[string]Record, len(idx))}
+			for k, i := range idx {
+				rs[k] = live[i]
+				bc.live[live[i].PresenceID] = live[i]
+			}
+			bc.collisions = CollisionsIn(b, rs)
+			changed = true
+		}
+		next[b] = bc
+		total += len(bc.collisions)
+	}
+	s.collisions = next
+	if !changed {
+		return s.allCollisions
+	}
+	var out []Collision
+	if total > 0 {
+		out = make([]Collision, 0, total)
+		for _, b := range brains {
+			out = append(out, next[b].collisions...)
+		}
+	}
+	s.allCollisions = out
+	return out
 }
 
 // liveLocked returns the live records on brain ("" for all), each the
 // newer of the store's copy and this Hall's projection; the caller holds
 // s.mu.
 func (s *Service) liveLocked(now time.Time, brain string) []Record {
-	live := make([]Record, 0, len(s.cache))
+	return s.appendLiveLocked(make([]Record, 0, len(s.cache)), now, brain)
+}
+
+// appendLiveLocked is liveLocked appending to live.
+func (s *Service) appendLiveLocked(live []Record, now time.Time, brain string) []Record {
 	for id, r := range s.cache {
 		if brain != "" && r.Brain != brain {
 			continue
@@ -282,7 +473,7 @@ func (s *Service) liveLocked(now time.Time, brain string) []Record {
 			s.lapsed[id] = r.LastBeatMs
 			continue
 		}
-		live = append(live, r.Clone())
+		live = append(live, r) // no copy of the working set: records are read-only
 	}
 	return live
 }
@@ -330,17 +521,7 @@ func (s *Service) collisionsOf(ctx context.Context, id, brain string) []Collisio
 
 // SortRoster orders records newest beat first, then by agent_id, then by
 // presence_id, so every surface shows one order.
-func SortRoster(rs []Record) {
-	slices.SortFunc(rs, func(a, b Record) int {
-		if a.LastBeatMs != b.LastBeatMs {
-			return cmp.Compare(b.LastBeatMs, a.LastBeatMs)
-		}
-		if a.AgentID != b.AgentID {
-			return strings.Compare(a.AgentID, b.AgentID)
-		}
-		return strings.Compare(a.PresenceID, b.PresenceID)
-	})
-}
+func SortRoster(rs []Record) { copy(rs, sortedRoster(rs)) }
 
 // Known reports whether the Hall knows brain: configured, or named by any
 // stored record (stale ones included).
@@ -421,4 +602,13 @@ func sameRecords(a, b map[string]Record) bool {
 	return true
 }
 
-func sameRecord(a, b Record) bool { return reflect.DeepEqual(a, b) }
+// sameRecord reports whether a and b hold the same fields. A nil and an
+// empty working set are the same: DecodeRecord and Beat make both nil.
+// TestSameRecordSeesEveryField keeps it in step with Record.
+func sameRecord(a, b Record) bool {
+	return a.PresenceID == b.PresenceID && a.LastBeatMs == b.LastBeatMs && a.QueryCount == b.QueryCount &&
+		a.Mutation == b.Mutation && a.FirstSeenMs == b.FirstSeenMs && a.TTLMs == b.TTLMs &&
+		a.Schema == b.Schema && a.AgentID == b.AgentID && a.Brain == b.Brain && a.CallerRoot == b.CallerRoot &&
+		a.Kind == b.Kind && a.Theme == b.Theme && a.Worktree == b.Worktree && a.TaskRef == b.TaskRef &&
+		slices.Equal(a.WorkingSet, b.WorkingSet)
+}

@@ -2,18 +2,20 @@ package presence
 
 import (
 	"context"
+	"sync"
 	"time"
 )
 
 // RunConfig tunes the live loop. Zero values take the defaults noted.
 type RunConfig struct {
 	Rescan   time.Duration // full rescan, the safety net; 30 s
-	Coalesce time.Duration // least time between two reads a burst of store events triggers; 5 ms
+	Coalesce time.Duration // least time between two whole listings a burst of store events triggers, and the wait before a file found mid-write is read again; 5 ms
 	Retry    time.Duration // how soon a broken watch is retried; 1 s
 }
 
 // Run keeps the cache current until ctx ends: it follows the store's watch
-// (when the store is a Watcher), rescans periodically as the safety net,
+// (when the store is a Watcher; rereading only the entries a KeyWatcher
+// names), rescans periodically as the safety net,
 // wakes at the next ttl expiry so a silent presence leaves though no file
 // changed (and looks again at once when the clock jumps), and flushes
 // throttled beats when their window passes. Each change is signalled on
@@ -36,7 +38,9 @@ func (s *Service) Run(ctx context.Context, cfg RunConfig) error {
 	}()
 
 	events := make(chan struct{}, 1)
-	poke := func() {
+	var pending pendingKeys
+	poke := func(key string) {
+		pending.add(key)
 		select {
 		case events <- struct{}{}:
 		default:
@@ -67,6 +71,12 @@ func (s *Service) Run(ctx context.Context, cfg RunConfig) error {
 	clock := newClockWatch(s.now())
 	var lastRead time.Time // the last read a store event triggered
 
+	// settle rereads, a moment later, entries a reread found mid-write.
+	settle := time.NewTimer(time.Hour)
+	settle.Stop()
+	defer settle.Stop()
+	var unsettled []string
+
 	var due int64 // the expiry the timer is armed for (ms), 0 when none
 	for {
 		// An expiry is signalled whenever its moment has passed, whichever
@@ -81,9 +91,29 @@ func (s *Service) Run(ctx context.Context, cfg RunConfig) error {
 		case <-ctx.Done():
 			return nil
 		case <-events:
-			// A change after a quiet spell is read at once (live streams
-			// wait on this read); a burst is read at most once per
-			// Coalesce, so 500 file writes still cost few reads.
+			keys, all := pending.take()
+			if !all && len(keys) == 0 {
+				continue // the token of keys a listing already took
+			}
+			if !all {
+				// Only the entries named are read, each at once (live
+				// streams wait on this read): a burst gathers by itself
+				// into the next read while one runs.
+				changed, again, _ := s.reread(ctx, keys)
+				if changed {
+					s.notify()
+				}
+				if len(again) > 0 {
+					if len(unsettled) == 0 {
+						settle.Reset(cfg.Coalesce)
+					}
+					unsettled = append(unsettled, again...)
+				}
+				continue
+			}
+			// A whole listing after a quiet spell is read at once; a
+			// burst of them is read at most once per Coalesce, so a
+			// store that cannot name its changes still reads little.
 			if wait := cfg.Coalesce - time.Since(lastRead); wait > 0 {
 				time.Sleep(wait)
 				select {
@@ -91,8 +121,14 @@ func (s *Service) Run(ctx context.Context, cfg RunConfig) error {
 				default:
 				}
 			}
+			pending.take() // the listing below covers what came meanwhile
 			lastRead = time.Now()
 			s.refreshAndNotify(ctx)
+		case <-settle.C:
+			for _, k := range unsettled {
+				poke(k)
+			}
+			unsettled = nil
 		case <-rescan.C:
 			s.refreshAndNotify(ctx)
 		case <-flush.C:
@@ -134,17 +170,66 @@ func (c *clockWatch) jumped(now time.Time) bool {
 	return drift > clockJump.Milliseconds() || -drift > clockJump.Milliseconds()
 }
 
-func (s *Service) watchLoop(ctx context.Context, w Watcher, poke func(), retry time.Duration) {
+// watchLoop follows the store's watch, and restarts it when it breaks.
+// A store that cannot name its changes (a Watcher only) pokes AllKeys.
+func (s *Service) watchLoop(ctx context.Context, w Watcher, poke func(key string), retry time.Duration) {
+	watch := func() error { return w.Watch(ctx, func() { poke(AllKeys) }) }
+	if kw, ok := w.(KeyWatcher); ok {
+		watch = func() error { return kw.WatchKeys(ctx, poke) }
+	}
 	for ctx.Err() == nil {
-		if err := w.Watch(ctx, poke); err != nil {
+		if err := watch(); err != nil {
 			s.log.Debug("store watch ended; retrying", "err", err)
 		}
 		select {
 		case <-ctx.Done():
 		case <-time.After(retry):
-			poke()
+			poke(AllKeys)
 		}
 	}
+}
+
+// pendingKeys gathers what a store's watch named until the live loop takes
+// it: keys to reread, or all (AllKeys) to list the whole store.
+type pendingKeys struct {
+	mu   sync.Mutex
+	keys map[string]struct{}
+	all  bool
+}
+
+// maxPendingKeys bounds the keys held: past it a whole listing is cheaper
+// anyway, and memory stays bounded however long a burst.
+const maxPendingKeys = 4096
+
+func (p *pendingKeys) add(key string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.all {
+		return
+	}
+	if key == AllKeys || len(p.keys) >= maxPendingKeys {
+		p.all, p.keys = true, nil
+		return
+	}
+	if p.keys == nil {
+		p.keys = map[string]struct{}{}
+	}
+	p.keys[key] = struct{}{}
+}
+
+// take empties the set and returns what it held.
+func (p *pendingKeys) take() (keys []string, all bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	all = p.all
+	if !all {
+		keys = make([]string, 0, len(p.keys))
+		for k := range p.keys {
+			keys = append(keys, k)
+		}
+	}
+	p.keys, p.all = nil, false
+	return keys, all
 }
 
 func (s *Service) refreshAndNotify(ctx context.Context) {

@@ -1,0 +1,149 @@
+package presence
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// benchRegistry writes benchRoster(n), beating now, into a fresh DirStore
+// with Upsert, as n live Halls' sessions would have left it.
+func benchRegistry(tb testing.TB, n int) (*DirStore, []Record) {
+	tb.Helper()
+	store := mustOpenDirStore(tb)
+	recs := benchRoster(n)
+	now := time.Now().UnixMilli()
+	for i := range recs {
+		recs[i].LastBeatMs, recs[i].FirstSeenMs, recs[i].TTLMs = now, now, 3_600_000
+		if recs[i].Mutation.ObservedAtMs != 0 {
+			recs[i].Mutation.ObservedAtMs = now
+		}
+		if err := store.Upsert(context.Background(), recs[i]); err != nil {
+			tb.Fatalf("Upsert: %v", err)
+		}
+	}
+	return store, recs
+}
+
+// writeOutside writes r as another process does: a temp file in the
+// folder, renamed over the record's file.
+func writeOutside(tb testing.TB, dir string, r Record) {
+	tb.Helper()
+	data, err := EncodeRecord(r)
+	if err != nil {
+		tb.Fatalf("EncodeRecord: %v", err)
+	}
+	tmp := filepath.Join(dir, ".bench-"+r.PresenceID)
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		tb.Fatalf("write: %v", err)
+	}
+	if err := os.Rename(tmp, filepath.Join(dir, r.PresenceID+".json")); err != nil {
+		tb.Fatalf("rename: %v", err)
+	}
+}
+
+// BenchmarkOutsideWriteToSnapshot is the domain's share of the change →
+// subscriber latency: another process rewrites one of 1,000 sidecar files,
+// the watch hears it, the live loop brings the cache up to date, Changed
+// fires, and Snapshot returns the roster with the new record in it (what
+// the stream hub does next). Writes are spaced past the live loop's
+// coalescing window, as changes after a quiet spell are (the spacing is
+// not timed). Run it with
+//
+//	go test -run '^$' -bench OutsideWriteToSnapshot -benchtime 300x ./internal/presence/
+func BenchmarkOutsideWriteToSnapshot(b *testing.B) {
+	const n = 1000
+	store, recs := benchRegistry(b, n)
+	svc := NewService(store, Config{})
+	startRun(b, svc, RunConfig{})
+	untilSnapshot(b, svc, "the roster to load", func(s Snapshot) bool { return len(s.Live) == n })
+	ctx := context.Background()
+	b.ResetTimer()
+	i := 0
+	for b.Loop() {
+		b.StopTimer()
+		time.Sleep(8 * time.Millisecond) // a quiet spell: past the coalescing window
+		select {
+		case <-svc.Changed(): // drop a token left over
+		default:
+		}
+		r := recs[i%n]
+		r.QueryCount = int64(1_000_000 + i)
+		i++
+		b.StartTimer()
+		writeOutside(b, store.Dir(), r)
+		for {
+			<-svc.Changed()
+			snap, err := svc.Snapshot(ctx)
+			if err != nil {
+				b.Fatalf("Snapshot: %v", err)
+			}
+			if got, ok := snap.Find(r.PresenceID); ok && got.QueryCount == r.QueryCount {
+				break
+			}
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/op")
+}
+
+// BenchmarkDirStoreList is one full listing of 1,000 files none of which
+// changed: the periodic rescan's cost.
+//
+//	go test -run '^$' -bench 'DirStoreList|ServiceRefresh|ServiceSnapshot' -benchmem ./internal/presence/
+func BenchmarkDirStoreList(b *testing.B) {
+	store, _ := benchRegistry(b, 1000)
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := store.List(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkServiceRefresh is a full refresh of the cache over 1,000
+// unchanged files.
+func BenchmarkServiceRefresh(b *testing.B) {
+	store, _ := benchRegistry(b, 1000)
+	svc := NewService(store, Config{})
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := svc.Refresh(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkServiceSnapshot is a snapshot of 1,000 live presences read from
+// the watched cache: unchanged=true between two snapshots nothing changed,
+// unchanged=false one record changed (what follows an outside write).
+func BenchmarkServiceSnapshot(b *testing.B) {
+	for _, unchanged := range []bool{true, false} {
+		b.Run(fmt.Sprintf("unchanged=%v", unchanged), func(b *testing.B) {
+			store, recs := benchRegistry(b, 1000)
+			svc := NewService(store, Config{})
+			startRun(b, svc, RunConfig{Rescan: time.Hour})
+			untilSnapshot(b, svc, "the roster to load", func(s Snapshot) bool { return len(s.Live) == len(recs) })
+			ctx := context.Background()
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				if !unchanged {
+					r := recs[i%len(recs)]
+					r.QueryCount = int64(1_000_000 + i)
+					i++
+					svc.mu.Lock()
+					svc.cache[r.PresenceID] = r
+					svc.mu.Unlock()
+				}
+				if _, err := svc.Snapshot(ctx); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

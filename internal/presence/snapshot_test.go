@@ -1,0 +1,114 @@
+package presence
+
+import (
+	"context"
+	"math/rand"
+	"reflect"
+	"testing"
+	"time"
+)
+
+// sameRecord must see a change in any field, or a change would go
+// unsignalled and a brain's collisions would be served stale. A field
+// added to Record fails here until sameRecord compares it.
+func TestSameRecordSeesEveryField(t *testing.T) {
+	base := newRec("a", brain, withWS("src"), withCallerRoot("/r"), withWorktree("/w"))
+	if !sameRecord(base, base) || !sameRecord(base, base.Clone()) {
+		t.Fatal("sameRecord: a record differs from itself")
+	}
+	var walk func(v reflect.Value, path string)
+	walk = func(v reflect.Value, path string) {
+		for i := 0; i < v.NumField(); i++ {
+			f, name := v.Field(i), path+v.Type().Field(i).Name
+			if f.Kind() == reflect.Struct {
+				walk(f, name+".")
+				continue
+			}
+			changed := base.Clone()
+			cv := reflect.ValueOf(&changed).Elem()
+			for _, part := range splitPath(name) {
+				cv = cv.FieldByName(part)
+			}
+			switch cv.Kind() {
+			case reflect.String:
+				cv.SetString(cv.String() + "x")
+			case reflect.Int64:
+				cv.SetInt(cv.Int() + 1)
+			case reflect.Slice:
+				cv.Set(reflect.ValueOf([]string{"other"}))
+			default:
+				t.Fatalf("field %s: kind %s not covered by this test", name, cv.Kind())
+			}
+			if sameRecord(base, changed) {
+				t.Errorf("sameRecord: a change of %s is not seen", name)
+			}
+		}
+	}
+	walk(reflect.ValueOf(base), "")
+}
+
+func splitPath(p string) []string {
+	var out []string
+	start := 0
+	for i := 0; i < len(p); i++ {
+		if p[i] == '.' {
+			out = append(out, p[start:i])
+			start = i + 1
+		}
+	}
+	return append(out, p[start:])
+}
+
+// Snapshot derives again only the brains whose live records changed; its
+// collisions stay exactly CollisionsIn over the whole live roster through
+// writes, beats, leaves, brains emptied and records going stale.
+func TestSnapshotCollisionsEqualAWholeDerivation(t *testing.T) {
+	ctx := context.Background()
+	clk := newTestClock(t0)
+	store := mustOpenDirStore(t)
+	svc := NewService(store, Config{Now: clk.Now})
+	rng := rand.New(rand.NewSource(3))
+	roster := benchRoster(300)
+	for i := range roster {
+		roster[i].TTLMs = int64(60_000 + rng.Intn(120_000))
+		if err := store.Upsert(ctx, roster[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for step := 0; step < 60; step++ {
+		snap, err := svc.Snapshot(ctx) // not watching: a listing, then the derivation
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := CollisionsIn("", snap.Live)
+		if !reflect.DeepEqual(snap.Collisions, want) {
+			t.Fatalf("step %d: Snapshot's collisions (%d) differ from CollisionsIn over its live roster (%d)", step, len(snap.Collisions), len(want))
+		}
+		if step > 0 && len(snap.Live) == 0 {
+			break
+		}
+		// Change a few records: move them, drop their mutation, remove
+		// them, or let the clock age the roster.
+		for k := 0; k < 1+rng.Intn(4); k++ {
+			r := roster[rng.Intn(len(roster))]
+			switch rng.Intn(5) {
+			case 0:
+				store.Delete(ctx, r.PresenceID)
+				continue
+			case 1:
+				r.Mutation = Mutation{}
+			case 2:
+				r.Worktree, r.CallerRoot = roster[rng.Intn(len(roster))].Worktree, ""
+			case 3:
+				r.WorkingSet = append([]string(nil), roster[rng.Intn(len(roster))].WorkingSet...)
+			}
+			r.LastBeatMs = clk.Now().UnixMilli()
+			if err := store.Upsert(ctx, r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if rng.Intn(3) == 0 {
+			clk.Advance(time.Duration(rng.Intn(40)) * time.Second)
+		}
+	}
+}
