@@ -369,8 +369,11 @@ func TestHubCloseEndsStreamsForShutdown(t *testing.T) {
 	}
 	svc := presence.NewService(store, presence.Config{Logger: slog.New(slog.DiscardHandler), TTL: time.Hour})
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() { _ = svc.Run(ctx, presence.RunConfig{}) }()
+	ran := make(chan struct{})
+	go func() { defer close(ran); _ = svc.Run(ctx, presence.RunConfig{}) }()
+	// Run flushes held beats as it returns: wait for it before the temp
+	// folder is removed.
+	defer func() { cancel(); <-ran }()
 	// A queue long enough that the stalled subscriber is never dropped:
 	// its handler stays blocked in a write until Close.
 	hub := stream.NewHub(svc, stream.Config{Buffer: 100_000, WriteTimeout: time.Hour, Log: slog.New(slog.DiscardHandler)})
