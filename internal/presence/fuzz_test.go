@@ -108,3 +108,19 @@ func FuzzPathsOverlap(f *testing.F) {
 		}
 	})
 }
+
+// isClean is a shortcut past filepath.Clean: it may refuse a clean path,
+// never pass one Clean would change.
+func FuzzCleanPath(f *testing.F) {
+	for _, p := range []string{"/", "/a/b", "a/b", "", ".", "./a", "a/..", "/a/", "//a", "/a/.b", "a\x00/b"} {
+		f.Add(p)
+	}
+	f.Fuzz(func(t *testing.T, p string) {
+		if isClean(p) && filepath.Clean(p) != p {
+			t.Fatalf("isClean(%q) = true, but Clean gives %q", p, filepath.Clean(p))
+		}
+		if got, want := cleanPath(p), filepath.Clean(p); got != want {
+			t.Fatalf("cleanPath(%q): got %q, want %q", p, got, want)
+		}
+	})
+}
