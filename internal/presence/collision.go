@@ -17,9 +17,14 @@ const (
 // Collision is two mutating presences sharing a place on one brain. It is
 // derived at read and never stored. A is the side with the smaller
 // presence_id, so one pair always reads the same way.
+//
+// A and B point at the records themselves, not at copies: CollisionsIn's
+// point into the live slice it was given (a Snapshot's into its Live), so
+// a collision costs a few words rather than two whole records. Treat them
+// as read-only, as the rest of a snapshot is.
 type Collision struct {
 	Brain   string
-	A, B    Record
+	A, B    *Record
 	Clauses []Clause // in the order caller_root, worktree, working_set
 	Place   string   // the shared place a person should look at first
 	Paths   []string // overlapping working-set paths, absolute, sorted
@@ -30,20 +35,21 @@ func (c Collision) Key() string { return c.A.PresenceID + "~" + c.B.PresenceID }
 
 // Partner returns the other side of the collision for the presence id, and
 // false when id is neither side.
-func (c Collision) Partner(id string) (Record, bool) {
+func (c Collision) Partner(id string) (*Record, bool) {
 	switch id {
 	case c.A.PresenceID:
 		return c.B, true
 	case c.B.PresenceID:
 		return c.A, true
 	}
-	return Record{}, false
+	return nil, false
 }
 
 // CollisionBetween applies the spec's predicate to one pair: same brain, AND
 // (same non-empty caller_root OR same non-empty worktree OR overlapping
 // declared working sets), AND both carry a mutation signal. Staleness is the
-// caller's concern: pass live records.
+// caller's concern: pass live records. The collision's sides point at its
+// own copies of a and b.
 func CollisionBetween(a, b Record) (Collision, bool) {
 	if a.PresenceID == b.PresenceID || a.Brain != b.Brain || !a.Mutating() || !b.Mutating() {
 		return Collision{}, false
@@ -119,7 +125,7 @@ func (cl *collider) collide(a, b *Record, va, vb *view) (Collision, bool) {
 	if cap(cl.clauses)-len(cl.clauses) >= len(cs) {
 		cl.clauses = cl.clauses[:len(cl.clauses)+len(cs)]
 	}
-	c := Collision{Brain: a.Brain, A: *a, B: *b, Clauses: cs, Paths: paths}
+	c := Collision{Brain: a.Brain, A: a, B: b, Clauses: cs, Paths: paths}
 	// Name first the shared worktree, else the shared caller_root, else
 	// the first overlapping path.
 	switch {

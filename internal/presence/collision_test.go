@@ -250,7 +250,7 @@ func TestCollisionBetween(t *testing.T) {
 				if lo.PresenceID > hi.PresenceID {
 					lo, hi = hi, lo
 				}
-				if !reflect.DeepEqual(c.A, lo) || !reflect.DeepEqual(c.B, hi) {
+				if !reflect.DeepEqual(*c.A, lo) || !reflect.DeepEqual(*c.B, hi) {
 					t.Errorf("sides: got A=%s B=%s, want A=%s B=%s", c.A.AgentID, c.B.AgentID, lo.AgentID, hi.AgentID)
 				}
 				if got, want := c.Brain, tt.a.Brain; got != want {
@@ -604,6 +604,29 @@ func TestCollisionsInSlicesAreIndependent(t *testing.T) {
 				t.Fatalf("editing collision %d changed collision %d's paths: got %v, want %v", i, j, got[j].Paths, want[j].Paths)
 			}
 		}
+	}
+}
+
+// A collision's sides are the roster's own records, not copies: a
+// snapshot's collisions cost a few words each and name what Live holds.
+func TestCollisionsInSidesAreTheRostersRecords(t *testing.T) {
+	live := []Record{
+		newRec("a", brain, withCallerRoot("/w")),
+		newRec("b", brain, withCallerRoot("/w")),
+	}
+	got := CollisionsIn("", live)
+	if len(got) != 1 {
+		t.Fatalf("CollisionsIn: got %d collisions, want 1", len(got))
+	}
+	lo, hi := &live[0], &live[1]
+	if lo.PresenceID > hi.PresenceID {
+		lo, hi = hi, lo
+	}
+	if got[0].A != lo || got[0].B != hi {
+		t.Errorf("sides: got %p and %p, want the roster's %p and %p", got[0].A, got[0].B, lo, hi)
+	}
+	if p, ok := got[0].Partner(lo.PresenceID); !ok || p != hi {
+		t.Errorf("Partner(A): got %p %v, want %p true", p, ok, hi)
 	}
 }
 
