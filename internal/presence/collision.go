@@ -65,7 +65,22 @@ func CollisionBetween(a, b Record) (Collision, bool) {
 type view struct {
 	callerRoot, worktree string
 	ws                   []string
-	keys                 []string // ws in the sweep's sort form; CollisionsIn only
+	// A sweep numbers the distinct caller_roots and worktrees it finds
+	// (from 1), so that a pair compares two numbers rather than two
+	// paths; 0 when not numbered.
+	rootID, treeID int32
+}
+
+// samePlace reports whether two views' places (caller_roots, or worktrees)
+// are the same non-empty path, by their numbers when both have one.
+func samePlace(a, b string, aID, bID int32) bool {
+	if a == "" {
+		return false
+	}
+	if aID != 0 && bID != 0 {
+		return aID == bID
+	}
+	return a == b
 }
 
 func viewOf(r *Record) view {
@@ -92,6 +107,13 @@ func (cl *collider) collide(a, b *Record, va, vb *view) (Collision, bool) {
 	if a.PresenceID > b.PresenceID {
 		a, b, va, vb = b, a, vb, va
 	}
+	return cl.between(a.Brain, a, b, va, vb)
+}
+
+// between is collide for a pair already ordered (a's presence_id the
+// smaller) on brain: it reads the views only, not the records, which a
+// sweep over a large roster no longer has in cache.
+func (cl *collider) between(brain string, a, b *Record, va, vb *view) (Collision, bool) {
 	start := len(cl.paths)
 	for _, pa := range va.ws {
 		for _, pb := range vb.ws {
@@ -103,16 +125,20 @@ func (cl *collider) collide(a, b *Record, va, vb *view) (Collision, bool) {
 	var paths []string
 	if len(cl.paths) > start {
 		paths = cl.paths[start:]
-		slices.Sort(paths)
-		paths = slices.Compact(paths)
-		cl.paths = cl.paths[:start+len(paths)]
+		if len(paths) > 1 {
+			slices.Sort(paths)
+			paths = slices.Compact(paths)
+			cl.paths = cl.paths[:start+len(paths)]
+		}
 		paths = paths[:len(paths):len(paths)]
 	}
+	sameRoot := samePlace(va.callerRoot, vb.callerRoot, va.rootID, vb.rootID)
+	sameTree := samePlace(va.worktree, vb.worktree, va.treeID, vb.treeID)
 	cs := cl.clauses[len(cl.clauses):]
-	if va.callerRoot != "" && va.callerRoot == vb.callerRoot {
+	if sameRoot {
 		cs = append(cs, ClauseCallerRoot)
 	}
-	if va.worktree != "" && va.worktree == vb.worktree {
+	if sameTree {
 		cs = append(cs, ClauseWorktree)
 	}
 	if paths != nil {
@@ -125,13 +151,13 @@ func (cl *collider) collide(a, b *Record, va, vb *view) (Collision, bool) {
 	if cap(cl.clauses)-len(cl.clauses) >= len(cs) {
 		cl.clauses = cl.clauses[:len(cl.clauses)+len(cs)]
 	}
-	c := Collision{Brain: a.Brain, A: a, B: b, Clauses: cs, Paths: paths}
+	c := Collision{Brain: brain, A: a, B: b, Clauses: cs, Paths: paths}
 	// Name first the shared worktree, else the shared caller_root, else
 	// the first overlapping path.
 	switch {
-	case c.has(ClauseWorktree):
+	case sameTree:
 		c.Place = va.worktree
-	case c.has(ClauseCallerRoot):
+	case sameRoot:
 		c.Place = va.callerRoot
 	default:
 		c.Place = paths[0]
@@ -139,34 +165,29 @@ func (cl *collider) collide(a, b *Record, va, vb *view) (Collision, bool) {
 	return c, true
 }
 
-func (c Collision) has(cl Clause) bool {
-	for _, x := range c.Clauses {
-		if x == cl {
-			return true
-		}
-	}
-	return false
-}
-
 // CollisionsIn returns every collision among the live records on brain, or
-// on every brain when brain is "". The pairs are found through hashed
-// caller_roots, worktrees and working-set paths (see sweep), so the cost
-// grows with the records and the collisions found, not with the square of
-// a brain's roster nor with the number of brains. The order is
+// on every brain when brain is "". The pairs are found by sorting each
+// brain's caller_roots, worktrees and working-set paths (see sweep), so
+// the cost grows with the records and the collisions found, not with the
+// square of a brain's roster nor with the number of brains. The order is
 // deterministic: by brain, then Key, then the sides' positions in live.
 func CollisionsIn(brain string, live []Record) []Collision {
-	var sw sweep
-	sw.rank(brain, live)
-	sw.candidates()
-	pairs := sw.pairs()
-	if len(pairs) == 0 {
+	sw := sweeps.Get().(*sweep)
+	defer sw.release()
+	sw.run(brain, live)
+	if len(sw.pairs) == 0 {
 		return nil
 	}
-	cl := collider{clauses: make([]Clause, 0, 3*len(pairs))}
-	out := make([]Collision, 0, len(pairs))
-	for _, p := range pairs {
+	// Most collisions carry one or two clauses and one or two paths: the
+	// collider's arrays start at that and grow with what is left.
+	cl := collider{paths: make([]string, 0, len(sw.pairs))}
+	out := make([]Collision, 0, len(sw.pairs))
+	for k, p := range sw.pairs {
+		if cap(cl.clauses)-len(cl.clauses) < 3 {
+			cl.clauses = make([]Clause, 0, 2*(len(sw.pairs)-k)+1)
+		}
 		a, b := p[0], p[1]
-		if c, ok := cl.collide(&live[sw.recs[a]], &live[sw.recs[b]], &sw.views[a], &sw.views[b]); ok {
+		if c, ok := cl.between(sw.brainName(a), &live[sw.recs[a]], &live[sw.recs[b]], &sw.views[a], &sw.views[b]); ok {
 			out = append(out, c)
 		}
 	}
