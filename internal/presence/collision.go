@@ -1,9 +1,7 @@
 package presence
 
 import (
-	"path/filepath"
 	"slices"
-	"strings"
 )
 
 // Clause names one reason two presences share a place.
@@ -19,9 +17,14 @@ const (
 // Collision is two mutating presences sharing a place on one brain. It is
 // derived at read and never stored. A is the side with the smaller
 // presence_id, so one pair always reads the same way.
+//
+// A and B point at the records themselves, not at copies: CollisionsIn's
+// point into the live slice it was given (a Snapshot's into its Live), so
+// a collision costs a few words rather than two whole records. Treat them
+// as read-only, as the rest of a snapshot is.
 type Collision struct {
 	Brain   string
-	A, B    Record
+	A, B    *Record
 	Clauses []Clause // in the order caller_root, worktree, working_set
 	Place   string   // the shared place a person should look at first
 	Paths   []string // overlapping working-set paths, absolute, sorted
@@ -32,20 +35,21 @@ func (c Collision) Key() string { return c.A.PresenceID + "~" + c.B.PresenceID }
 
 // Partner returns the other side of the collision for the presence id, and
 // false when id is neither side.
-func (c Collision) Partner(id string) (Record, bool) {
+func (c Collision) Partner(id string) (*Record, bool) {
 	switch id {
 	case c.A.PresenceID:
 		return c.B, true
 	case c.B.PresenceID:
 		return c.A, true
 	}
-	return Record{}, false
+	return nil, false
 }
 
 // CollisionBetween applies the spec's predicate to one pair: same brain, AND
 // (same non-empty caller_root OR same non-empty worktree OR overlapping
 // declared working sets), AND both carry a mutation signal. Staleness is the
-// caller's concern: pass live records.
+// caller's concern: pass live records. The collision's sides point at its
+// own copies of a and b.
 func CollisionBetween(a, b Record) (Collision, bool) {
 	if a.PresenceID == b.PresenceID || a.Brain != b.Brain || !a.Mutating() || !b.Mutating() {
 		return Collision{}, false
@@ -61,7 +65,22 @@ func CollisionBetween(a, b Record) (Collision, bool) {
 type view struct {
 	callerRoot, worktree string
 	ws                   []string
-	keys                 []string // ws in the sweep's sort form; CollisionsIn only
+	// A sweep numbers the distinct caller_roots and worktrees it finds
+	// (from 1), so that a pair compares two numbers rather than two
+	// paths; 0 when not numbered.
+	rootID, treeID int32
+}
+
+// samePlace reports whether two views' places (caller_roots, or worktrees)
+// are the same non-empty path, by their numbers when both have one.
+func samePlace(a, b string, aID, bID int32) bool {
+	if a == "" {
+		return false
+	}
+	if aID != 0 && bID != 0 {
+		return aID == bID
+	}
+	return a == b
 }
 
 func viewOf(r *Record) view {
@@ -88,6 +107,13 @@ func (cl *collider) collide(a, b *Record, va, vb *view) (Collision, bool) {
 	if a.PresenceID > b.PresenceID {
 		a, b, va, vb = b, a, vb, va
 	}
+	return cl.between(a.Brain, a, b, va, vb)
+}
+
+// between is collide for a pair already ordered (a's presence_id the
+// smaller) on brain: it reads the views only, not the records, which a
+// sweep over a large roster no longer has in cache.
+func (cl *collider) between(brain string, a, b *Record, va, vb *view) (Collision, bool) {
 	start := len(cl.paths)
 	for _, pa := range va.ws {
 		for _, pb := range vb.ws {
@@ -99,16 +125,20 @@ func (cl *collider) collide(a, b *Record, va, vb *view) (Collision, bool) {
 	var paths []string
 	if len(cl.paths) > start {
 		paths = cl.paths[start:]
-		slices.Sort(paths)
-		paths = slices.Compact(paths)
-		cl.paths = cl.paths[:start+len(paths)]
+		if len(paths) > 1 {
+			slices.Sort(paths)
+			paths = slices.Compact(paths)
+			cl.paths = cl.paths[:start+len(paths)]
+		}
 		paths = paths[:len(paths):len(paths)]
 	}
+	sameRoot := samePlace(va.callerRoot, vb.callerRoot, va.rootID, vb.rootID)
+	sameTree := samePlace(va.worktree, vb.worktree, va.treeID, vb.treeID)
 	cs := cl.clauses[len(cl.clauses):]
-	if va.callerRoot != "" && va.callerRoot == vb.callerRoot {
+	if sameRoot {
 		cs = append(cs, ClauseCallerRoot)
 	}
-	if va.worktree != "" && va.worktree == vb.worktree {
+	if sameTree {
 		cs = append(cs, ClauseWorktree)
 	}
 	if paths != nil {
@@ -121,13 +151,13 @@ func (cl *collider) collide(a, b *Record, va, vb *view) (Collision, bool) {
 	if cap(cl.clauses)-len(cl.clauses) >= len(cs) {
 		cl.clauses = cl.clauses[:len(cl.clauses)+len(cs)]
 	}
-	c := Collision{Brain: a.Brain, A: *a, B: *b, Clauses: cs, Paths: paths}
+	c := Collision{Brain: brain, A: a, B: b, Clauses: cs, Paths: paths}
 	// Name first the shared worktree, else the shared caller_root, else
 	// the first overlapping path.
 	switch {
-	case c.has(ClauseWorktree):
+	case sameTree:
 		c.Place = va.worktree
-	case c.has(ClauseCallerRoot):
+	case sameRoot:
 		c.Place = va.callerRoot
 	default:
 		c.Place = paths[0]
@@ -135,60 +165,29 @@ func (cl *collider) collide(a, b *Record, va, vb *view) (Collision, bool) {
 	return c, true
 }
 
-func (c Collision) has(cl Clause) bool {
-	for _, x := range c.Clauses {
-		if x == cl {
-			return true
-		}
-	}
-	return false
-}
-
 // CollisionsIn returns every collision among the live records on brain, or
-// on every brain when brain is "". The pairs are found through indexes on
-// caller_root, worktree and working-set paths, so the cost grows with the
-// records and the collisions found, not with the square of a brain's roster.
-// The order is deterministic: by brain, then A's id, then B's id.
+// on every brain when brain is "". The pairs are found by sorting each
+// brain's caller_roots, worktrees and working-set paths (see sweep), so
+// the cost grows with the records and the collisions found, not with the
+// square of a brain's roster nor with the number of brains. The order is
+// deterministic: by brain, then Key, then the sides' positions in live.
 func CollisionsIn(brain string, live []Record) []Collision {
-	views, byBrain := scopeViews(brain, live)
-	brains := make([]string, 0, len(byBrain))
-	for b := range byBrain {
-		brains = append(brains, b)
-	}
-	slices.Sort(brains)
-	// Order the candidate pairs first, as small handles, brain by brain,
-	// then build each (wide) Collision once.
-	var sc sweepScratch
-	var pairs [][2]int
-	for _, b := range brains {
-		start := len(pairs)
-		pairs = sc.candidatePairs(pairs, views, byBrain[b])
-		ps := slices.DeleteFunc(pairs[start:], func(p [2]int) bool { return live[p[0]].PresenceID == live[p[1]].PresenceID })
-		for k, p := range ps {
-			if live[p[0]].PresenceID > live[p[1]].PresenceID {
-				ps[k] = [2]int{p[1], p[0]}
-			}
-		}
-		slices.SortFunc(ps, func(x, y [2]int) int {
-			if c := compareKeys(live[x[0]].PresenceID, live[x[1]].PresenceID, live[y[0]].PresenceID, live[y[1]].PresenceID); c != 0 {
-				return c
-			}
-			if x[0] != y[0] {
-				return x[0] - y[0]
-			}
-			return x[1] - y[1]
-		})
-		// A pair found through several clauses or paths is now adjacent.
-		ps = slices.Compact(ps)
-		pairs = pairs[:start+len(ps)]
-	}
-	if len(pairs) == 0 {
+	sw := sweeps.Get().(*sweep)
+	defer sw.release()
+	sw.run(brain, live)
+	if len(sw.pairs) == 0 {
 		return nil
 	}
-	cl := collider{clauses: make([]Clause, 0, 3*len(pairs))}
-	out := make([]Collision, 0, len(pairs))
-	for _, p := range pairs {
-		if c, ok := cl.collide(&live[p[0]], &live[p[1]], &views[p[0]], &views[p[1]]); ok {
+	// Most collisions carry one or two clauses and one or two paths: the
+	// collider's arrays start at that and grow with what is left.
+	cl := collider{paths: make([]string, 0, len(sw.pairs))}
+	out := make([]Collision, 0, len(sw.pairs))
+	for k, p := range sw.pairs {
+		if cap(cl.clauses)-len(cl.clauses) < 3 {
+			cl.clauses = make([]Clause, 0, 2*(len(sw.pairs)-k)+1)
+		}
+		a, b := p[0], p[1]
+		if c, ok := cl.between(sw.brainName(a), &live[sw.recs[a]], &live[sw.recs[b]], &sw.views[a], &sw.views[b]); ok {
 			out = append(out, c)
 		}
 	}
@@ -196,109 +195,6 @@ func CollisionsIn(brain string, live []Record) []Collision {
 		return nil
 	}
 	return out
-}
-
-// scopeViews returns the view of every mutating record in scope (by index
-// into live) and those indexes by brain. The resolved paths and their sweep
-// keys are cut from two shared strings: two allocations for all of them,
-// not one per entry. A resolved entry is what Record.resolveEntry returns:
-// for the Unix paths the Hall deals in, filepath.Join of base and entry is
-// Clean(base + separator + entry). TestCollisionsInEqualsBruteForce holds
-// the two to the same answers.
-func scopeViews(brain string, live []Record) ([]view, map[string][]int) {
-	views := make([]view, len(live))
-	byBrain := map[string][]int{}
-	var scope []int // in live order: every pass below walks this one order
-	size := 0
-	for i := range live {
-		r := &live[i]
-		if (brain != "" && r.Brain != brain) || !r.Mutating() {
-			continue
-		}
-		scope = append(scope, i)
-		byBrain[r.Brain] = append(byBrain[r.Brain], i)
-		views[i].callerRoot, views[i].worktree = cleanOrEmpty(r.CallerRoot), cleanOrEmpty(r.Worktree)
-		base := r.resolveBase()
-		for _, e := range r.WorkingSet {
-			size += len(base) + 1 + len(e)
-		}
-	}
-
-	// Pass 1: every entry joined to its base, end to end.
-	var raw strings.Builder
-	raw.Grow(size)
-	var ends []int
-	for _, i := range scope {
-		base := live[i].resolveBase()
-		for _, e := range live[i].WorkingSet {
-			if e == "" {
-				continue
-			}
-			if !filepath.IsAbs(e) && base != "" {
-				raw.WriteString(base)
-				raw.WriteByte(filepath.Separator)
-			}
-			raw.WriteString(e)
-			ends = append(ends, raw.Len())
-		}
-	}
-	all := raw.String()
-
-	// Pass 2: cleaned (no copy when already clean), and the sweep keys.
-	ws := make([]string, 0, len(ends))
-	var keys strings.Builder
-	keys.Grow(size)
-	from := 0
-	for _, end := range ends {
-		p := filepath.Clean(all[from:end])
-		from = end
-		ws = append(ws, p)
-		for j := 0; j < len(p); j++ {
-			c := p[j]
-			if c == filepath.Separator {
-				c = 0
-			}
-			keys.WriteByte(c)
-		}
-	}
-	allKeys := keys.String()
-	ks := make([]string, len(ws))
-	from = 0
-	for k, p := range ws {
-		ks[k] = allKeys[from : from+len(p)]
-		from += len(p)
-	}
-
-	// Pass 3: hand each record its share.
-	k := 0
-	for _, i := range scope {
-		n := 0
-		for _, e := range live[i].WorkingSet {
-			if e != "" {
-				n++
-			}
-		}
-		views[i].ws = ws[k : k+n : k+n]
-		views[i].keys = ks[k : k+n : k+n]
-		k += n
-	}
-	return views, byBrain
-}
-
-// compareKeys orders two pairs as their Keys (a1~b1 against a2~b2) compare,
-// without building the strings in the common case.
-func compareKeys(a1, b1, a2, b2 string) int {
-	if a1 == a2 {
-		return strings.Compare(b1, b2)
-	}
-	n := min(len(a1), len(a2))
-	for i := 0; i < n; i++ {
-		if a1[i] != a2[i] {
-			return int(a1[i]) - int(a2[i])
-		}
-	}
-	// One id is a prefix of the other: the separator takes part.
-	return strings.Compare(a1+"~"+b1, a2+"~"+b2)
 }
 
 // CollisionsFor returns the collisions one presence is a side of: its own
@@ -313,98 +209,9 @@ func CollisionsFor(p Record, live []Record) []Collision {
 	return out
 }
 
-// sweepScratch holds what candidatePairs reuses from one brain to the next.
-type sweepScratch struct {
-	entries []sweepEntry
-	open    []sweepEntry
-}
-
-type sweepEntry struct {
-	key   string
-	owner int
-}
-
-func bySweepKey(a, b sweepEntry) int { return strings.Compare(a.key, b.key) }
-
-// candidatePairs appends to pairs every pair of indexes (into views) that
-// shares a caller_root, a worktree or an overlapping working-set path, as
-// often as it is found: the caller sorts and compacts.
-func (sc *sweepScratch) candidatePairs(pairs [][2]int, views []view, idx []int) [][2]int {
-	add := func(i, j int) {
-		if i != j {
-			pairs = append(pairs, [2]int{i, j})
-		}
-	}
-
-	// Equal keys: sort (key, owner) and pair within each run.
-	addRuns := func(key func(v *view) string) {
-		es := sc.entries[:0]
-		for _, i := range idx {
-			if k := key(&views[i]); k != "" {
-				es = append(es, sweepEntry{k, i})
-			}
-		}
-		slices.SortFunc(es, bySweepKey)
-		for x := 0; x < len(es); {
-			y := x + 1
-			for y < len(es) && es[y].key == es[x].key {
-				y++
-			}
-			for p := x; p < y; p++ {
-				for q := p + 1; q < y; q++ {
-					add(es[p].owner, es[q].owner)
-				}
-			}
-			x = y
-		}
-		sc.entries = es
-	}
-	addRuns(func(v *view) string { return v.callerRoot })
-	addRuns(func(v *view) string { return v.worktree })
-
-	// Working sets: sort every (path, owner) so that a path's descendants
-	// follow it contiguously (the separator made the lowest byte), then
-	// sweep with a stack of the ancestors still open. Each entry pairs with
-	// the open ancestors and equal paths only, so the sweep costs n·log n
-	// plus the overlaps it finds.
-	es := sc.entries[:0]
-	for _, i := range idx {
-		for _, k := range views[i].keys {
-			es = append(es, sweepEntry{k, i})
-		}
-	}
-	slices.SortFunc(es, bySweepKey)
-	open := sc.open[:0]
-	for _, e := range es {
-		for len(open) > 0 && !keyCovers(open[len(open)-1].key, e.key) {
-			open = open[:len(open)-1]
-		}
-		for _, o := range open {
-			add(o.owner, e.owner)
-		}
-		open = append(open, e)
-	}
-	sc.entries, sc.open = es, open
-	return pairs
-}
-
-// keyCovers reports whether anc equals p or is its ancestor, in the
-// separator-as-zero-byte form the sweep sorts by. A path holding a zero
-// byte of its own may be taken for an ancestor it is not: that only adds a
-// candidate, which collide then refuses.
-func keyCovers(anc, p string) bool {
-	if anc == p {
-		return true
-	}
-	if anc == "\x00" { // the root covers everything
-		return true
-	}
-	return len(p) > len(anc) && strings.HasPrefix(p, anc) && p[len(anc)] == 0
-}
-
 func cleanOrEmpty(p string) string {
 	if p == "" {
 		return ""
 	}
-	return filepath.Clean(p)
+	return cleanPath(p)
 }

@@ -250,7 +250,7 @@ func TestCollisionBetween(t *testing.T) {
 				if lo.PresenceID > hi.PresenceID {
 					lo, hi = hi, lo
 				}
-				if !reflect.DeepEqual(c.A, lo) || !reflect.DeepEqual(c.B, hi) {
+				if !reflect.DeepEqual(*c.A, lo) || !reflect.DeepEqual(*c.B, hi) {
 					t.Errorf("sides: got A=%s B=%s, want A=%s B=%s", c.A.AgentID, c.B.AgentID, lo.AgentID, hi.AgentID)
 				}
 				if got, want := c.Brain, tt.a.Brain; got != want {
@@ -501,6 +501,80 @@ func TestCollisionsInEqualsBruteForce(t *testing.T) {
 	}
 }
 
+// Ids need not have ID's shape. Where one is a proper prefix of another,
+// Key order is not the order of the ids ("ab~y" sorts before "a~x"), and
+// CollisionsIn still follows Key order, as the brute force does.
+func TestCollisionsInOrdersLooseIDsByKey(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	const alphabet = "ab-\x7f" // below and above the "~" of a Key
+	loose := 0
+	for round := 0; round < 300; round++ {
+		live := randomRoster(rng, rng.Intn(40))
+		used := map[string]bool{}
+		for i := range live {
+			for {
+				id := ""
+				for k := rng.Intn(3); k >= 0; k-- {
+					id += string(alphabet[rng.Intn(len(alphabet))])
+				}
+				if !used[id] {
+					used[id], live[i].PresenceID = true, id
+					break
+				}
+			}
+		}
+		for _, scope := range []string{"", "/b/two"} {
+			got := CollisionsIn(scope, live)
+			want := bruteCollisions(scope, live)
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("round %d scope %q: got %v, want %v", round, scope, keys(got), keys(want))
+			}
+			for k := 1; k < len(want); k++ {
+				if want[k].Brain == want[k-1].Brain && want[k].A.PresenceID > want[k-1].A.PresenceID {
+					loose++ // a later pair whose A sorts first: the order ids alone would get wrong
+				}
+			}
+		}
+	}
+	if loose < 50 {
+		t.Fatalf("rosters too tame: got %d pairs out of id order, want at least 50", loose)
+	}
+}
+
+// Two records of one presence (a roster read mid-rewrite, say) never
+// collide with each other; with a third they collide once each, ordered by
+// their places in live.
+func TestCollisionsInDuplicateIDs(t *testing.T) {
+	rec := func(id string, pos int) Record {
+		r := newRec(fmt.Sprintf("agent-%d", pos), brain, withWorktree("/w/wt"))
+		r.PresenceID = id
+		return r
+	}
+	tests := []struct {
+		name string
+		live []Record
+		want [][2]int // A and B, as indexes into live
+	}{
+		{"duplicate sorts first", []Record{rec("prs_a", 0), rec("prs_b", 1), rec("prs_a", 2)}, [][2]int{{0, 1}, {2, 1}}},
+		{"duplicate sorts last", []Record{rec("prs_b", 0), rec("prs_a", 1), rec("prs_b", 2)}, [][2]int{{1, 0}, {1, 2}}},
+		{"duplicates alone", []Record{rec("prs_a", 0), rec("prs_a", 1)}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := CollisionsIn("", tt.live)
+			if len(got) != len(tt.want) {
+				t.Fatalf("got %d collisions %v, want %d", len(got), keys(got), len(tt.want))
+			}
+			for k, w := range tt.want {
+				if got[k].A.AgentID != tt.live[w[0]].AgentID || got[k].B.AgentID != tt.live[w[1]].AgentID {
+					t.Errorf("collision %d: got %s × %s, want %s × %s", k, got[k].A.AgentID, got[k].B.AgentID,
+						tt.live[w[0]].AgentID, tt.live[w[1]].AgentID)
+				}
+			}
+		})
+	}
+}
+
 // The Clauses and Paths of one collision share no memory with another's:
 // a caller appending to or editing one changes nothing else.
 func TestCollisionsInSlicesAreIndependent(t *testing.T) {
@@ -530,6 +604,29 @@ func TestCollisionsInSlicesAreIndependent(t *testing.T) {
 				t.Fatalf("editing collision %d changed collision %d's paths: got %v, want %v", i, j, got[j].Paths, want[j].Paths)
 			}
 		}
+	}
+}
+
+// A collision's sides are the roster's own records, not copies: a
+// snapshot's collisions cost a few words each and name what Live holds.
+func TestCollisionsInSidesAreTheRostersRecords(t *testing.T) {
+	live := []Record{
+		newRec("a", brain, withCallerRoot("/w")),
+		newRec("b", brain, withCallerRoot("/w")),
+	}
+	got := CollisionsIn("", live)
+	if len(got) != 1 {
+		t.Fatalf("CollisionsIn: got %d collisions, want 1", len(got))
+	}
+	lo, hi := &live[0], &live[1]
+	if lo.PresenceID > hi.PresenceID {
+		lo, hi = hi, lo
+	}
+	if got[0].A != lo || got[0].B != hi {
+		t.Errorf("sides: got %p and %p, want the roster's %p and %p", got[0].A, got[0].B, lo, hi)
+	}
+	if p, ok := got[0].Partner(lo.PresenceID); !ok || p != hi {
+		t.Errorf("Partner(A): got %p %v, want %p true", p, ok, hi)
 	}
 }
 

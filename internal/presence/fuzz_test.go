@@ -108,3 +108,36 @@ func FuzzPathsOverlap(f *testing.F) {
 		}
 	})
 }
+
+// isClean is a shortcut past filepath.Clean: it may refuse a clean path,
+// never pass one Clean would change. sortKey makes the same check in the
+// pass that builds a sweep key.
+func FuzzCleanPath(f *testing.F) {
+	for _, p := range []string{"/", "/a/b", "a/b", "", ".", "./a", "a/..", "/a/", "//a", "/a/.b", "a\x00/b"} {
+		f.Add(p)
+	}
+	f.Fuzz(func(t *testing.T, p string) {
+		if isClean(p) && filepath.Clean(p) != p {
+			t.Fatalf("isClean(%q) = true, but Clean gives %q", p, filepath.Clean(p))
+		}
+		if got, want := cleanPath(p), filepath.Clean(p); got != want {
+			t.Fatalf("cleanPath(%q): got %q, want %q", p, got, want)
+		}
+		// sortKey's check is isClean's, and its key is the path with
+		// its separators made zero bytes.
+		key, clean := sortKey([]byte("x"), p, true)
+		if clean != isClean(p) {
+			t.Fatalf("sortKey(%q) clean: got %v, want isClean's %v", p, clean, isClean(p))
+		}
+		want := "x" + strings.ReplaceAll(p, "/", "\x00")
+		if !clean {
+			want = "x"
+		}
+		if string(key) != want {
+			t.Fatalf("sortKey(%q, check): got %q, want %q", p, key, want)
+		}
+		if key, _ := sortKey(nil, p, false); string(key) != strings.ReplaceAll(p, "/", "\x00") {
+			t.Fatalf("sortKey(%q): got %q, want %q", p, key, strings.ReplaceAll(p, "/", "\x00"))
+		}
+	})
+}

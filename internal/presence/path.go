@@ -63,6 +63,38 @@ func (r Record) ResolvedWorkingSet() []string {
 	return out
 }
 
+// cleanPath is filepath.Clean, skipping the work for a path already clean,
+// as nearly every path a beat names is: one tight scan, where Clean copies
+// through a buffer byte by byte.
+func cleanPath(p string) string {
+	if isClean(p) {
+		return p
+	}
+	return filepath.Clean(p)
+}
+
+// isClean reports, cheaply and conservatively, that filepath.Clean would
+// return p unchanged: no doubled separator, no "." or ".." element, no
+// trailing separator. A false answer only costs the full Clean (so a name
+// like ".git", refused for its dot, is merely slower).
+func isClean(p string) bool {
+	if filepath.Separator != '/' || p == "" {
+		return false
+	}
+	if p == "/" {
+		return true
+	}
+	if p[0] == '.' || p[len(p)-1] == '/' {
+		return false
+	}
+	for i := 0; i < len(p)-1; i++ {
+		if p[i] == '/' && (p[i+1] == '/' || p[i+1] == '.') {
+			return false
+		}
+	}
+	return true
+}
+
 // PathsOverlap reports whether two cleaned absolute paths overlap segment by
 // segment: equal, or one an ancestor of the other. "src/auth" overlaps
 // "src/auth/login.go" but not "src/authz". When they overlap, deeper is the

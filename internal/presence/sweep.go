@@ -1,0 +1,606 @@
+package presence
+
+import (
+	"cmp"
+	"math/bits"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// sweep finds the colliding pairs of a roster without comparing every
+// pair: brain by brain, it sorts the caller_roots, worktrees and
+// working-set paths and pairs the records that share one (see candidates),
+// then puts the pairs in CollisionsIn's order with a counting sort (see
+// distinct). Its cost grows with the records, their entries and the pairs
+// found: a brain's sort costs that brain's n·log n, and no work ever spans
+// two brains.
+//
+// A record is known by its rank: its place in the order brain, then
+// presence_id, then position in live. A pair (a, b) with a < b then has A's
+// side first, and pairs ordered by rank are in the output's order.
+//
+// Allocation is most of the cost of a sweep left to itself (the GC runs
+// all along), so a sweep's arrays are pooled and reused: nothing a
+// Collision holds is among them. What is sorted is int32 handles, never
+// strings, so no sort moves a pointer under a running GC.
+type sweep struct {
+	headers []header   // of the records in scope, brain by brain (see scope)
+	recs    []int32    // by rank: index into live
+	slot    []int32    // by rank: index into headers
+	brain   []int32    // by rank: the brain's place among the sorted brains
+	first   []int32    // by rank: the first rank with the same presence_id
+	views   []view     // by rank
+	ws      []string   // the resolved working sets of every rank, in rank order
+	keys    []string   // ws in sort form: separators made zero bytes
+	keyAt   []int32    // by rank: where its ws and keys start; keyAt[n] = len(keys)
+	ends    []int32    // by brain place: one past its last rank
+	loose   []bool     // by brain place: some id is a proper prefix of another
+	found   [][2]int32 // candidate pairs of the brain at hand, as often as found
+	places  int32      // the caller_roots and worktrees numbered so far
+	pairs   [][2]int32 // distinct pairs, in output order
+
+	paths, sortKeys arena // where ws and keys are cut from
+
+	// Scratch.
+	brainIDs                           map[string]int32
+	brainNames                         []string
+	inScope, inBrain, order, place, at []int32
+	partners, seen                     []int32
+	key                                []byte
+	hs, open                           []headed
+}
+
+var sweeps = sync.Pool{New: func() any { return &sweep{brainIDs: map[string]int32{}} }}
+
+// resize returns s with length n, reusing its array when it is big enough.
+// The elements are stale: the caller writes every one.
+func resize[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n, n+n/4)
+	}
+	return s[:n]
+}
+
+// release drops what the sweep holds of the caller's roster and returns it
+// to the pool.
+func (sw *sweep) release() {
+	clear(sw.headers)
+	clear(sw.views)
+	clear(sw.ws)
+	clear(sw.keys)
+	clear(sw.brainNames)
+	clear(sw.brainIDs)
+	sw.paths, sw.sortKeys = arena{}, arena{}
+	sweeps.Put(sw)
+}
+
+// header is what the sweep reads of a record.
+type header struct {
+	id, callerRoot, worktree, base string
+	ws                             []string
+	live                           int32 // the record's index in live
+}
+
+// id returns the presence_id of rank r.
+func (sw *sweep) id(r int32) string { return sw.headers[sw.slot[r]].id }
+
+// brainName returns the brain of rank r.
+func (sw *sweep) brainName(r int32) string { return sw.brainNames[sw.order[sw.brain[r]]] }
+
+// run finds the distinct colliding pairs of the mutating records in scope,
+// in output order, in sw.pairs. One pass over the roster finds the records
+// in scope and groups them by brain; then each brain is taken whole: its
+// records sorted by id, resolved, swept and their pairs ordered, while
+// they are still in cache. (A roster of thousands does not fit; walking it
+// once a step made the cost grow faster than the roster.)
+func (sw *sweep) run(brain string, live []Record) {
+	sw.scope(brain, live)
+	sw.pairs, sw.places = sw.pairs[:0], 0
+	n := len(sw.recs)
+	sw.first, sw.views, sw.keyAt = resize(sw.first, n), resize(sw.views, n), resize(sw.keyAt, n+1)
+	sw.keyAt[0] = 0
+	start := int32(0)
+	for p, end := range sw.ends {
+		sw.rank(int32(p), start, end)
+		sw.resolve(start, end)
+		sw.candidates(start, end)
+		sw.distinct(start, end)
+		start = end
+	}
+}
+
+// scope finds the mutating records on brain ("" for all) and orders them
+// by brain: sw.recs holds them brain by brain, in live order within one.
+func (sw *sweep) scope(brain string, live []Record) {
+	sw.inScope, sw.inBrain, sw.brainNames = sw.inScope[:0], sw.inBrain[:0], sw.brainNames[:0]
+	last, lastID, entries := "", int32(-1), 0
+	for i := range live {
+		r := &live[i]
+		if (brain != "" && r.Brain != brain) || !r.Mutating() {
+			continue
+		}
+		if r.Brain != last || lastID < 0 {
+			id, ok := sw.brainIDs[r.Brain]
+			if !ok {
+				id = int32(len(sw.brainNames))
+				sw.brainIDs[r.Brain] = id
+				sw.brainNames = append(sw.brainNames, r.Brain)
+			}
+			last, lastID = r.Brain, id
+		}
+		sw.inScope, sw.inBrain = append(sw.inScope, int32(i)), append(sw.inBrain, lastID)
+		entries += len(r.WorkingSet)
+	}
+	sw.ws, sw.keys = slices.Grow(sw.ws[:0], entries), slices.Grow(sw.keys[:0], entries)
+	n, nb := len(sw.inScope), len(sw.brainNames)
+	sw.recs, sw.ends = sw.recs[:0], sw.ends[:0]
+	if n == 0 {
+		return
+	}
+
+	// Brains in order, then a counting sort by brain, which keeps live
+	// order within each.
+	sw.order = resize(sw.order, nb)
+	for k := range sw.order {
+		sw.order[k] = int32(k)
+	}
+	slices.SortFunc(sw.order, func(x, y int32) int { return strings.Compare(sw.brainNames[x], sw.brainNames[y]) })
+	sw.place = resize(sw.place, nb)
+	for p, id := range sw.order {
+		sw.place[id] = int32(p)
+	}
+	sw.ends, sw.at = resize(sw.ends, nb), resize(sw.at, nb)
+	clear(sw.ends)
+	for _, b := range sw.inBrain {
+		sw.ends[sw.place[b]]++
+	}
+	sw.at[0] = 0
+	for p := 1; p < nb; p++ {
+		sw.ends[p] += sw.ends[p-1]
+		sw.at[p] = sw.ends[p-1]
+	}
+	// Each record's headers are read here, walking live in order, and
+	// laid out brain by brain: the passes over one brain then read them
+	// side by side, not one record in every few dozen of a roster too
+	// large for the cache.
+	sw.recs, sw.brain = resize(sw.recs, n), resize(sw.brain, n)
+	sw.slot, sw.headers = resize(sw.slot, n), resize(sw.headers, n)
+	for k, i := range sw.inScope {
+		p := sw.place[sw.inBrain[k]]
+		r := &live[i]
+		sw.headers[sw.at[p]] = header{r.PresenceID, r.CallerRoot, r.Worktree, r.resolveBase(), r.WorkingSet, i}
+		sw.brain[sw.at[p]] = p
+		sw.at[p]++
+	}
+	sw.loose = resize(sw.loose, nb)
+	clear(sw.loose)
+}
+
+// rank sorts the records of brain p, ranks start to end, by id and
+// position: a rank's place in that order. Two records of one presence
+// share their first rank.
+func (sw *sweep) rank(p, start, end int32) {
+	hs := sw.hs[:0]
+	for s := start; s < end; s++ {
+		hs = append(hs, headed{h: s})
+	}
+	// Ties on id go by h, the slot, which is in live order.
+	sortHeaded(hs, func(s int32) string { return sw.headers[s].id })
+	for k, x := range hs {
+		sw.slot[start+int32(k)], sw.recs[start+int32(k)] = x.h, sw.headers[x.h].live
+	}
+	sw.hs = hs
+	id := sw.id
+	for r := start; r < end; r++ {
+		sw.first[r] = r
+		if r == start {
+			continue
+		}
+		if id(r) == id(r-1) {
+			sw.first[r] = sw.first[r-1]
+		} else if strings.HasPrefix(id(r), id(r-1)) {
+			// Sorted, a proper prefix is followed by a longer id
+			// starting with it: checking neighbours finds every one.
+			sw.loose[p] = true
+		}
+	}
+}
+
+// resolve computes the view of ranks start to end and the sweep keys of
+// their working sets: each path with its separators made zero bytes, so
+// that a path's descendants sort right after it. The resolved paths, and
+// the keys, are cut from arenas, not allocated one by one. A resolved entry
+// is what Record.resolveEntry returns: for the Unix paths the Hall deals
+// in, filepath.Join of base and entry is Clean(base + separator + entry).
+// TestCollisionsInEqualsBruteForce holds the two to the same answers.
+func (sw *sweep) resolve(start, end int32) {
+	size := 0
+	for _, h := range sw.headers[start:end] {
+		for _, e := range h.ws {
+			size += len(h.base) + 1 + len(e)
+		}
+	}
+	// The entries after these, at a guess of 40 bytes each.
+	hint := 40 * (cap(sw.ws) - len(sw.ws) - (size+39)/40)
+	sw.paths.reserve(size, hint)
+	sw.sortKeys.reserve(size, hint)
+	for k := start; k < end; k++ {
+		h, v := &sw.headers[sw.slot[k]], &sw.views[k]
+		v.callerRoot = cleanOrEmpty(h.callerRoot)
+		if h.worktree == h.callerRoot { // often: the agent works at the top of its checkout
+			v.worktree = v.callerRoot
+		} else {
+			v.worktree = cleanOrEmpty(h.worktree)
+		}
+		v.rootID, v.treeID = 0, 0
+		base := h.base
+		for _, e := range h.ws {
+			if e == "" {
+				continue
+			}
+			sw.paths.begin()
+			if !filepath.IsAbs(e) && base != "" {
+				sw.paths.b.WriteString(base)
+				sw.paths.b.WriteByte(filepath.Separator)
+			}
+			sw.paths.b.WriteString(e)
+			p := sw.paths.cut()
+			key, clean := sortKey(sw.key[:0], p, true)
+			if !clean {
+				p = filepath.Clean(p)
+				key, _ = sortKey(sw.key[:0], p, false)
+			}
+			sw.ws = append(sw.ws, p)
+			sw.sortKeys.begin()
+			sw.sortKeys.b.Write(key)
+			sw.keys = append(sw.keys, sw.sortKeys.cut())
+			sw.key = key
+		}
+		sw.keyAt[k+1] = int32(len(sw.ws))
+		v.ws = sw.ws[sw.keyAt[k]:sw.keyAt[k+1]:sw.keyAt[k+1]] // scope sized ws: it never moves
+	}
+}
+
+// sortKey appends to dst the sweep key of the cleaned path p: p with its
+// separators made zero bytes. With check, it first makes sure p is clean
+// (isClean's test, in the same pass) and reports false, p unconverted,
+// when it is not sure.
+func sortKey(dst []byte, p string, check bool) ([]byte, bool) {
+	if check && !(filepath.Separator == '/' && p != "" && p[0] != '.' && (p[len(p)-1] != '/' || p == "/")) {
+		return dst, false
+	}
+	n := len(dst)
+	dst = slices.Grow(dst, len(p))[:n+len(p)]
+	key := dst[n:]
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if c == filepath.Separator {
+			if check && i+1 < len(p) && (p[i+1] == '/' || p[i+1] == '.') {
+				return dst[:n], false
+			}
+			c = 0
+		}
+		key[i] = c
+	}
+	return dst, true
+}
+
+// arena cuts strings from large shared buffers: one allocation for many
+// strings. A Builder only appends, so a string its String returned stays
+// valid whatever is written after it.
+type arena struct {
+	b    strings.Builder
+	from int
+}
+
+// reserve makes room for n more bytes, in a new buffer when the current
+// one lacks it (what was cut from the old one stays valid). A new buffer
+// also makes room for about hint bytes more, up to 64 KiB: a few buffers
+// for a large roster, one small one for a small roster.
+func (a *arena) reserve(n, hint int) {
+	if a.b.Cap()-a.b.Len() < n {
+		a.b = strings.Builder{}
+		a.b.Grow(n + min(hint, 64<<10))
+	}
+}
+
+// begin marks the start of the next string; cut returns what was written
+// since.
+func (a *arena) begin()      { a.from = a.b.Len() }
+func (a *arena) cut() string { return a.b.String()[a.from:] }
+
+// add records the candidate pair of ranks x and y, unless they are one
+// record or two records of one presence.
+func (sw *sweep) add(x, y int32) {
+	if sw.first[x] == sw.first[y] {
+		return
+	}
+	if x > y {
+		x, y = y, x
+	}
+	sw.found = append(sw.found, [2]int32{x, y})
+}
+
+// candidates finds every pair of ranks start to end (one brain) that
+// shares a caller_root, a worktree or an overlapping working-set path, as
+// often as it is found. Sorting a brain's places costs that brain's
+// n·log n, and never compares places of two brains.
+func (sw *sweep) candidates(start, end int32) {
+	var (
+		hs, open   = sw.hs, sw.open // ranks or entries to sort; open ancestors
+		callerRoot = func(r int32) string { return sw.views[r].callerRoot }
+		worktree   = func(r int32) string { return sw.views[r].worktree }
+		key        = func(k int32) string { return sw.keys[k] }
+	)
+	sw.found = sw.found[:0]
+	// Equal places: sort the ranks by place, pair within each run and
+	// number the runs.
+	for kind, place := range []func(r int32) string{callerRoot, worktree} {
+		hs = hs[:0]
+		for r := start; r < end; r++ {
+			if place(r) != "" {
+				hs = append(hs, headed{h: r})
+			}
+		}
+		sortHeaded(hs, place)
+		for x := 0; x < len(hs); {
+			y := x + 1
+			for y < len(hs) && hs[y].head == hs[x].head && place(hs[y].h) == place(hs[x].h) {
+				y++
+			}
+			sw.places++
+			for p := x; p < y; p++ {
+				if v := &sw.views[hs[p].h]; kind == 0 {
+					v.rootID = sw.places
+				} else {
+					v.treeID = sw.places
+				}
+				for q := p + 1; q < y; q++ {
+					sw.add(hs[p].h, hs[q].h)
+				}
+			}
+			x = y
+		}
+	}
+
+	// Working sets: sort every entry by key, so that a path's
+	// descendants follow it contiguously (the separator made the
+	// lowest byte), then sweep with a stack of the ancestors still
+	// open. Each entry pairs with the open ancestors and equal paths
+	// only, so the sweep costs n·log n plus the overlaps it finds.
+	hs = hs[:0]
+	for r := start; r < end; r++ {
+		for k := sw.keyAt[r]; k < sw.keyAt[r+1]; k++ {
+			hs = append(hs, headed{h: k, owner: r})
+		}
+	}
+	sortHeaded(hs, key)
+	open = open[:0]
+	for _, e := range hs {
+		for len(open) > 0 && !keyCovers(key(open[len(open)-1].h), key(e.h)) {
+			open = open[:len(open)-1]
+		}
+		for _, o := range open {
+			sw.add(o.owner, e.owner)
+		}
+		open = append(open, e)
+	}
+	sw.hs, sw.open = hs, open
+}
+
+// headed is a sort handle: h names a string, head holds the eight bytes of
+// it that follow the prefix every string in the sort shares (zero-padded),
+// and owner is the rank a working-set entry belongs to. A brain's places
+// share a long prefix ("/home/dev/brain-07-wt…"): comparing heads settles
+// most comparisons with one integer compare instead of a walk through it.
+type headed struct {
+	head     uint64
+	h, owner int32
+}
+
+// sortHeaded sorts hs by str(h), then by h.
+func sortHeaded(hs []headed, str func(int32) string) {
+	if len(hs) < 2 {
+		return
+	}
+	first := str(hs[0].h)
+	lcp := len(first)
+	for _, x := range hs[1:] {
+		s := str(x.h)
+		n := min(lcp, len(s))
+		i := 0
+		for i < n && s[i] == first[i] {
+			i++
+		}
+		lcp = i
+	}
+	for k := range hs {
+		s := str(hs[k].h)[lcp:]
+		var head uint64
+		for i := 0; i < 8; i++ {
+			head <<= 8
+			if i < len(s) {
+				head |= uint64(s[i])
+			}
+		}
+		hs[k].head = head
+	}
+	hsort := headSorter{str: str, lcp: lcp}
+	hsort.quick(hs, 2*bits.Len(uint(len(hs))))
+}
+
+// headSorter orders headed handles: heads in big-endian order compare as
+// the strings do, up to ties, so only equal heads compare the strings. It
+// is a quicksort written out for the one type, so that the comparison of
+// heads is inlined rather than a call through a function value, which
+// was most of the sweep's sorting time.
+type headSorter struct {
+	str func(int32) string
+	lcp int
+}
+
+func (s *headSorter) less(x, y *headed) bool {
+	if x.head != y.head {
+		return x.head < y.head
+	}
+	return s.tie(x, y) < 0
+}
+
+func (s *headSorter) tie(x, y *headed) int {
+	if c := strings.Compare(s.str(x.h)[s.lcp:], s.str(y.h)[s.lcp:]); c != 0 {
+		return c
+	}
+	return cmp.Compare(x.h, y.h)
+}
+
+func (s *headSorter) compare(x, y headed) int {
+	if x.head != y.head {
+		return cmp.Compare(x.head, y.head)
+	}
+	return s.tie(&x, &y)
+}
+
+// quick sorts hs: Hoare partitions around a median of three, insertion
+// sort below 16 elements, and pdqsort past depth partitions, so the cost
+// stays n·log n whatever the input. No two handles are equal (ties go by
+// h), so every partition leaves both sides non-empty.
+func (s *headSorter) quick(hs []headed, depth int) {
+	for len(hs) > 16 {
+		if depth == 0 {
+			slices.SortFunc(hs, s.compare)
+			return
+		}
+		depth--
+		m, l := len(hs)/2, len(hs)-1
+		if s.less(&hs[m], &hs[0]) {
+			hs[m], hs[0] = hs[0], hs[m]
+		}
+		if s.less(&hs[l], &hs[m]) {
+			hs[l], hs[m] = hs[m], hs[l]
+			if s.less(&hs[m], &hs[0]) {
+				hs[m], hs[0] = hs[0], hs[m]
+			}
+		}
+		pivot := hs[m]
+		i, j := -1, len(hs)
+		for {
+			for i++; s.less(&hs[i], &pivot); i++ {
+			}
+			for j--; s.less(&pivot, &hs[j]); j-- {
+			}
+			if i >= j {
+				break
+			}
+			hs[i], hs[j] = hs[j], hs[i]
+		}
+		// Recurse into the smaller side, loop on the larger.
+		if j+1 < len(hs)-j-1 {
+			s.quick(hs[:j+1], depth)
+			hs = hs[j+1:]
+		} else {
+			s.quick(hs[j+1:], depth)
+			hs = hs[:j+1]
+		}
+	}
+	for i := 1; i < len(hs); i++ {
+		x, j := hs[i], i
+		for j > 0 && s.less(&x, &hs[j-1]) {
+			hs[j] = hs[j-1]
+			j--
+		}
+		hs[j] = x
+	}
+}
+
+// keyCovers reports whether anc equals p or is its ancestor, in the
+// separator-as-zero-byte form the sweep sorts by. A path holding a zero
+// byte of its own may be taken for an ancestor it is not: that only adds a
+// candidate, which collide then refuses.
+func keyCovers(anc, p string) bool {
+	if anc == p {
+		return true
+	}
+	if anc == "\x00" { // the root covers everything
+		return true
+	}
+	return len(p) > len(anc) && strings.HasPrefix(p, anc) && p[len(anc)] == 0
+}
+
+// distinct appends to sw.pairs the distinct candidate pairs of ranks
+// start to end (one brain) in CollisionsIn's order: a counting sort on A's
+// rank, then each A's partners deduplicated and sorted.
+func (sw *sweep) distinct(start, end int32) {
+	n := int(end - start)
+	if len(sw.found) == 0 {
+		return
+	}
+	at := resize(sw.at, n+1)
+	clear(at)
+	for _, f := range sw.found {
+		at[f[0]-start+1]++
+	}
+	for a := 1; a <= n; a++ {
+		at[a] += at[a-1]
+	}
+	partners, fill := resize(sw.partners, len(sw.found)), resize(sw.seen, n)
+	copy(fill, at[:n])
+	for _, f := range sw.found {
+		partners[fill[f[0]-start]] = f[1]
+		fill[f[0]-start]++
+	}
+	seen := fill // reused: any value a+1 cannot hold yet
+	clear(seen)
+	from := len(sw.pairs)
+	for a := int32(0); a < int32(n); a++ {
+		bs := partners[at[a]:at[a+1]]
+		uniq := bs[:0]
+		for _, b := range bs {
+			if seen[b-start] != a+1 {
+				seen[b-start] = a + 1
+				uniq = append(uniq, b)
+			}
+		}
+		slices.Sort(uniq)
+		for _, b := range uniq {
+			sw.pairs = append(sw.pairs, [2]int32{start + a, b})
+		}
+	}
+	sw.at, sw.partners, sw.seen = at, partners, seen
+	if sw.loose[sw.brain[start]] {
+		sw.reorderLoose(sw.pairs[from:])
+	}
+}
+
+// reorderLoose puts back in Key order the pairs of a brain where one
+// presence_id is a proper prefix of another: there "a~x" sorts after
+// "ab~y" though "a" sorts before "ab". Ids as ID makes them never are.
+func (sw *sweep) reorderLoose(pairs [][2]int32) {
+	id := sw.id
+	slices.SortFunc(pairs, func(x, y [2]int32) int {
+		if c := compareKeys(id(x[0]), id(x[1]), id(y[0]), id(y[1])); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(sw.recs[x[0]], sw.recs[y[0]]); c != 0 {
+			return c
+		}
+		return cmp.Compare(sw.recs[x[1]], sw.recs[y[1]])
+	})
+}
+
+// compareKeys orders two pairs as their Keys (a1~b1 against a2~b2) compare,
+// without building the strings in the common case.
+func compareKeys(a1, b1, a2, b2 string) int {
+	if a1 == a2 {
+		return strings.Compare(b1, b2)
+	}
+	n := min(len(a1), len(a2))
+	for i := 0; i < n; i++ {
+		if a1[i] != a2[i] {
+			return int(a1[i]) - int(a2[i])
+		}
+	}
+	// One id is a prefix of the other: the separator takes part.
+	return strings.Compare(a1+"~"+b1, a2+"~"+b2)
+}
