@@ -161,8 +161,8 @@ func TestSameCollisionSeesEveryField(t *testing.T) {
 func TestWireOfSeesEveryField(t *testing.T) {
 	dom := presence.Collision{
 		Brain:   "/b",
-		A:       presence.Record{PresenceID: "prs_00000000000a", AgentID: "a", Theme: "t"},
-		B:       presence.Record{PresenceID: "prs_00000000000b", AgentID: "b"},
+		A:       &presence.Record{PresenceID: "prs_00000000000a", AgentID: "a", Theme: "t"},
+		B:       &presence.Record{PresenceID: "prs_00000000000b", AgentID: "b"},
 		Clauses: []presence.Clause{"same_worktree", "working_set_overlap"},
 		Place:   "/b/wt",
 		Paths:   []string{"/b/wt/src"},
