@@ -14,6 +14,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime/pprof"
 	"os/signal"
 	"syscall"
 	"time"
@@ -43,6 +44,7 @@ type options struct {
 	quick    bool
 	only     string
 	soak     time.Duration
+	cpuprof  string
 }
 
 func run(ctx context.Context, args []string) error {
@@ -61,8 +63,20 @@ func run(ctx context.Context, args []string) error {
 	fs.BoolVar(&o.quick, "quick", false, "smaller loads and shorter runs (a smoke run, not the published figures)")
 	fs.StringVar(&o.only, "only", "", "run only the scenarios whose name contains this")
 	fs.DurationVar(&o.soak, "soak", 0, "run the soak for this long instead of the benchmarks")
+	fs.StringVar(&o.cpuprof, "cpuprofile", "", "write this process's CPU profile here (to profile a worker role)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if o.cpuprof != "" {
+		f, err := os.Create(o.cpuprof)
+		if err != nil {
+			return fmt.Errorf("cpu profile: %w", err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fmt.Errorf("cpu profile: %w", err)
+		}
+		defer pprof.StopCPUProfile()
 	}
 	switch o.role {
 	case "":
