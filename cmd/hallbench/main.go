@@ -14,8 +14,8 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"runtime/pprof"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
 	"time"
 )
