@@ -227,3 +227,23 @@ func TestRunNoticesClockJump(t *testing.T) {
 		})
 	}
 }
+
+// TestHugeTTLNeverWraps: a foreign file's ttl_ms may be any int64. One
+// past what a time.Duration holds (~292 years) is taken as that much, not
+// wrapped into a negative or tiny ttl: the record is live, as its ttl
+// says, and expires in the far future, never before now.
+func TestHugeTTLNeverWraps(t *testing.T) {
+	now := time.UnixMilli(t0)
+	for _, ttl := range []int64{math.MaxInt64 / 1_000_000, math.MaxInt64/1_000_000 + 1, 1 << 62, math.MaxInt64} {
+		r := newRec("a", "/b", withTTL(ttl), withLastBeat(t0-1_000))
+		if r.TTL() <= 0 {
+			t.Errorf("ttl_ms %d: TTL() = %s, want the largest duration", ttl, r.TTL())
+		}
+		if r.Stale(now) {
+			t.Errorf("ttl_ms %d: stale a second after its beat", ttl)
+		}
+		if r.ExpiresAtMs() <= t0 {
+			t.Errorf("ttl_ms %d: expires at %d, before now %d", ttl, r.ExpiresAtMs(), t0)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math"
 	"time"
 )
 
@@ -104,11 +105,19 @@ func ValidID(id string) bool {
 
 // TTL is the record's lifetime, DefaultTTL when it names none.
 func (r Record) TTL() time.Duration {
-	if r.TTLMs <= 0 {
+	switch {
+	case r.TTLMs <= 0:
 		return DefaultTTL
+	case r.TTLMs > maxTTLMs:
+		// A foreign file may hold any int64: beyond what a Duration holds
+		// (~292 years) it is that much, never wrapped into a short ttl.
+		return time.Duration(maxTTLMs) * time.Millisecond
 	}
 	return time.Duration(r.TTLMs) * time.Millisecond
 }
+
+// maxTTLMs is the longest ttl a time.Duration holds, in milliseconds.
+const maxTTLMs = math.MaxInt64 / int64(time.Millisecond)
 
 // ExpiresAtMs is the last millisecond at which the record is still live.
 func (r Record) ExpiresAtMs() int64 { return r.LastBeatMs + r.TTL().Milliseconds() }
