@@ -45,6 +45,7 @@ type options struct {
 	only     string
 	soak     time.Duration
 	cpuprof  string
+	client   string
 }
 
 func run(ctx context.Context, args []string) error {
@@ -63,6 +64,7 @@ func run(ctx context.Context, args []string) error {
 	fs.BoolVar(&o.quick, "quick", false, "smaller loads and shorter runs (a smoke run, not the published figures)")
 	fs.StringVar(&o.only, "only", "", "run only the scenarios whose name contains this")
 	fs.DurationVar(&o.soak, "soak", 0, "run the soak for this long instead of the benchmarks")
+	fs.StringVar(&o.client, "client", "raw", "subscribe role's client: raw (sockets and one epoll loop, Linux) or http (net/http, a goroutine a stream)")
 	fs.StringVar(&o.cpuprof, "cpuprofile", "", "write this process's CPU profile here (to profile a worker role)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -89,7 +91,10 @@ func run(ctx context.Context, args []string) error {
 	case "get":
 		return emit(loadGets(ctx, o))
 	case "subscribe":
-		return emit(subscribe(ctx, o))
+		if o.client == "http" {
+			return emit(subscribe(ctx, o))
+		}
+		return emit(subscribeEpoll(ctx, o))
 	case "bare":
 		return serveBare(ctx, o.addr)
 	default:
