@@ -166,7 +166,7 @@ func (h *Hub) ServeStream(w http.ResponseWriter, r *http.Request, f Filter) {
 		// The connection is the stream's own now. This handler writes the
 		// start, then returns, letting go of all that net/http and the
 		// router hold for the request; the hub's writers carry on, and
-		// its liveness sweep notices the client leaving.
+		// its liveness watch notices the client leaving.
 		s.mu.Lock()
 		s.pending = append(append([][]byte{head}, first...), s.pending...)
 		s.mu.Unlock()
