@@ -559,3 +559,81 @@ func TestHubNoticesClientsLeaving(t *testing.T) {
 		t.Errorf("stats %+v: want the chatty stream kept, none dropped", st)
 	}
 }
+
+// flushOnly hides everything of a ResponseWriter but writing and flushing,
+// as a middleware's wrapper or HTTP/2 does: the stream cannot be hijacked.
+type flushOnly struct{ w http.ResponseWriter }
+
+func (f flushOnly) Header() http.Header         { return f.w.Header() }
+func (f flushOnly) Write(b []byte) (int, error) { return f.w.Write(b) }
+func (f flushOnly) WriteHeader(code int)        { f.w.WriteHeader(code) }
+func (f flushOnly) Flush()                      { f.w.(http.Flusher).Flush() }
+
+// TestHubServesThroughAResponseWriter: where the connection cannot be
+// hijacked, the stream is served through the ResponseWriter by its
+// handler: snapshot, every diff in order, heartbeats, and the handler
+// returns when the client leaves.
+func TestHubServesThroughAResponseWriter(t *testing.T) {
+	th := newTestHall(t, stream.Config{Heartbeat: 50 * time.Millisecond})
+	handlers := make(chan struct{}, 64)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			select {
+			case handlers <- struct{}{}: // a handler returned
+			default: // a broken hub makes a follower reconnect without end
+			}
+		}()
+		th.hub.ServeStream(flushOnly{w}, r, stream.Filter{})
+	}))
+	// Closed after the followers' cleanups (which run first) end their
+	// streams: Close waits on the handlers.
+	t.Cleanup(srv.Close)
+
+	f := follow(t, srv.URL, "")
+	if ev := f.next(t, "the snapshot"); ev.Snapshot == nil {
+		t.Fatalf("first event: got %+v, want a snapshot", ev)
+	}
+	b := presence.Beat{AgentID: "w-1", Brain: "/srv/w"}
+	for i := 1; i <= 20; i++ {
+		b.Tool = fmt.Sprintf("t%d", i)
+		th.beat(t, b)
+		if ev := f.next(t, fmt.Sprintf("diff %d", i)); ev.Diff == nil || ev.Diff.Seq != uint64(i) {
+			t.Fatalf("got %+v, want diff %d", ev, i)
+		}
+		// On the same stream: not through a reconnect and a resume.
+		f.mu.Lock()
+		drops := f.drops
+		f.mu.Unlock()
+		if drops != 0 {
+			t.Fatalf("diff %d came after %d reconnects, want it on the first stream", i, drops)
+		}
+	}
+	resp, err := http.Get(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 0, 1<<16)
+	for strings.Count(string(buf), ": heartbeat\n\n") < 2 {
+		tmp := make([]byte, 4096)
+		n, err := resp.Body.Read(tmp)
+		if err != nil {
+			t.Fatalf("reading for heartbeats: %v after %q", err, buf)
+		}
+		buf = append(buf, tmp[:n]...)
+	}
+	resp.Body.Close()
+	select {
+	case <-handlers:
+	case <-time.After(wait):
+		t.Fatal("the handler of a stream whose client left never returned")
+	}
+	f.cancel()
+	select {
+	case <-handlers:
+	case <-time.After(wait):
+		t.Fatal("the second handler never returned")
+	}
+	if st := th.hub.Stats(); st.Subscribers != 0 {
+		t.Errorf("stats %+v: want no stream left", st)
+	}
+}
