@@ -100,7 +100,7 @@ func FuzzLastEventID(f *testing.F) {
 		if err != nil {
 			t.Fatalf("subscribe(%q): %v", id, err)
 		}
-		defer h.unsubscribe(s)
+		defer h.drop(s, false)
 
 		seq, want := expectResume(id, h.base)
 		if st.resume != want {

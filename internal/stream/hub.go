@@ -388,5 +388,3 @@ func (h *Hub) subscribe(ctx context.Context, s *subscriber, lastID string) (star
 	h.stats.Snapshots++
 	return start{snap: h.snap, snapErr: h.err, seq: h.seq}, nil
 }
-
-func (h *Hub) unsubscribe(s *subscriber) { h.drop(s, false) }
