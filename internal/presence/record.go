@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 )
 
@@ -142,6 +143,17 @@ func (r Record) Stale(now time.Time) bool {
 	// No arithmetic on the stamp itself: a foreign file's last_beat_ms may
 	// be any int64, and a wrapped difference would read as fresh.
 	return r.LastBeatMs < nowMs-ttl || r.LastBeatMs > nowMs+max(ttl, MinClockSkew.Milliseconds())
+}
+
+// Equal reports whether r and o hold the same fields. A nil and an empty
+// working set are the same: DecodeRecord and Beat make both nil.
+// TestRecordEqualSeesEveryField keeps it in step with Record.
+func (r *Record) Equal(o *Record) bool {
+	return r.PresenceID == o.PresenceID && r.LastBeatMs == o.LastBeatMs && r.QueryCount == o.QueryCount &&
+		r.Mutation == o.Mutation && r.FirstSeenMs == o.FirstSeenMs && r.TTLMs == o.TTLMs &&
+		r.Schema == o.Schema && r.AgentID == o.AgentID && r.Brain == o.Brain && r.CallerRoot == o.CallerRoot &&
+		r.Kind == o.Kind && r.Theme == o.Theme && r.Worktree == o.Worktree && r.TaskRef == o.TaskRef &&
+		slices.Equal(r.WorkingSet, o.WorkingSet)
 }
 
 // Clone returns a copy that shares no slice with r.

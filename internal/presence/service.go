@@ -274,7 +274,7 @@ func (s *Service) reread(ctx context.Context, keys []string) (changed bool, agai
 				changed = true
 			}
 			delete(s.lapsed, id)
-		case !had || !sameRecord(old, *r):
+		case !had || !old.Equal(r):
 			s.cache[id] = *r
 			changed = true
 		}
@@ -388,7 +388,7 @@ func (bc *brainCollisions) holds(live []Record, idx []int) bool {
 		return false
 	}
 	for _, i := range idx {
-		if old, ok := bc.live[live[i].PresenceID]; !ok || !sameRecord(old, live[i]) {
+		if old, ok := bc.live[live[i].PresenceID]; !ok || !old.Equal(&live[i]) {
 			return false
 		}
 	}
@@ -595,20 +595,9 @@ func sameRecords(a, b map[string]Record) bool {
 	}
 	for id, ra := range a {
 		rb, ok := b[id]
-		if !ok || !sameRecord(ra, rb) {
+		if !ok || !ra.Equal(&rb) {
 			return false
 		}
 	}
 	return true
-}
-
-// sameRecord reports whether a and b hold the same fields. A nil and an
-// empty working set are the same: DecodeRecord and Beat make both nil.
-// TestSameRecordSeesEveryField keeps it in step with Record.
-func sameRecord(a, b Record) bool {
-	return a.PresenceID == b.PresenceID && a.LastBeatMs == b.LastBeatMs && a.QueryCount == b.QueryCount &&
-		a.Mutation == b.Mutation && a.FirstSeenMs == b.FirstSeenMs && a.TTLMs == b.TTLMs &&
-		a.Schema == b.Schema && a.AgentID == b.AgentID && a.Brain == b.Brain && a.CallerRoot == b.CallerRoot &&
-		a.Kind == b.Kind && a.Theme == b.Theme && a.Worktree == b.Worktree && a.TaskRef == b.TaskRef &&
-		slices.Equal(a.WorkingSet, b.WorkingSet)
 }

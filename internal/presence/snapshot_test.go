@@ -8,13 +8,14 @@ import (
 	"time"
 )
 
-// sameRecord must see a change in any field, or a change would go
-// unsignalled and a brain's collisions would be served stale. A field
-// added to Record fails here until sameRecord compares it.
-func TestSameRecordSeesEveryField(t *testing.T) {
+// Record.Equal must see a change in any field, or a change would go
+// unsignalled, a brain's collisions would be served stale, and the live
+// stream would miss an update. A field added to Record fails here until
+// Equal compares it.
+func TestRecordEqualSeesEveryField(t *testing.T) {
 	base := newRec("a", brain, withWS("src"), withCallerRoot("/r"), withWorktree("/w"))
-	if !sameRecord(base, base) || !sameRecord(base, base.Clone()) {
-		t.Fatal("sameRecord: a record differs from itself")
+	if clone := base.Clone(); !base.Equal(&base) || !base.Equal(&clone) {
+		t.Fatal("Equal: a record differs from itself")
 	}
 	var walk func(v reflect.Value, path string)
 	walk = func(v reflect.Value, path string) {
@@ -39,8 +40,8 @@ func TestSameRecordSeesEveryField(t *testing.T) {
 			default:
 				t.Fatalf("field %s: kind %s not covered by this test", name, cv.Kind())
 			}
-			if sameRecord(base, changed) {
-				t.Errorf("sameRecord: a change of %s is not seen", name)
+			if base.Equal(&changed) {
+				t.Errorf("Equal: a change of %s is not seen", name)
 			}
 		}
 	}

@@ -71,7 +71,7 @@ func diffRosters(prev, next roster) *change {
 		switch {
 		case !ok:
 			c.joins = append(c.joins, contract.FromRecord(*r))
-		case old != r && !sameRecord(old, r):
+		case old != r && !old.Equal(r):
 			c.updates = append(c.updates, contract.FromRecord(*r))
 		}
 	}
@@ -83,15 +83,6 @@ func diffRosters(prev, next roster) *change {
 	diffCollisions(c, prev.collisions, next.collisions)
 	c.sort()
 	return c
-}
-
-// sameRecord compares every field of two records: equal records have equal
-// wire forms, which derive from them alone.
-func sameRecord(a, b *presence.Record) bool {
-	return a.Schema == b.Schema && a.PresenceID == b.PresenceID && a.AgentID == b.AgentID && a.Brain == b.Brain &&
-		a.CallerRoot == b.CallerRoot && a.Kind == b.Kind && a.Theme == b.Theme && a.Worktree == b.Worktree &&
-		slices.Equal(a.WorkingSet, b.WorkingSet) && a.TaskRef == b.TaskRef && a.Mutation == b.Mutation &&
-		a.FirstSeenMs == b.FirstSeenMs && a.LastBeatMs == b.LastBeatMs && a.QueryCount == b.QueryCount && a.TTLMs == b.TTLMs
 }
 
 // state is a roster in wire form, as a client rebuilds it (View):
