@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/hooktest"
 	"github.com/hall-dev/hall/internal/presence"
 )
 
@@ -23,11 +24,7 @@ func runCLI(t *testing.T, stdin string, args ...string) (code int, stdout, stder
 
 func fixture(t *testing.T, name string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "..", "shared", "fixtures", "claude-code-hooks", name))
-	if err != nil {
-		t.Fatalf("fixture %s: %v", name, err)
-	}
-	return string(b)
+	return hooktest.Payload(t, hooktest.ClaudeCode, name)
 }
 
 func TestBeatCommandAgainstHall(t *testing.T) {
