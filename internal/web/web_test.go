@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hall-dev/hall/internal/dirstore"
 	"github.com/hall-dev/hall/internal/presence"
 )
 
@@ -28,11 +29,11 @@ func (c *testClock) Add(d time.Duration) {
 	c.mu.Unlock()
 }
 
-// testHall is a Handler over a real DirStore in a temp dir, served by a
+// testHall is a Handler over a real sidecar store (dirstore) in a temp dir, served by a
 // plain ServeMux with the same patterns cmd/hall routes through Echo.
 type testHall struct {
 	root  string
-	store *presence.DirStore
+	store *dirstore.Store
 	svc   *presence.Service
 	clock *testClock
 	srv   *httptest.Server
@@ -41,7 +42,7 @@ type testHall struct {
 func newTestHall(t *testing.T, token string) *testHall {
 	t.Helper()
 	root := t.TempDir()
-	store := presence.NewDirStore(root)
+	store := dirstore.New(root)
 	if err := store.Init(); err != nil {
 		t.Fatal(err)
 	}
