@@ -384,7 +384,7 @@ func Strip(h Hall) templ.Component {
 	})
 }
 
-// Drill is the strip's rows: at most DrillCap, colliding first.
+// Drill is the strip's rows: at most contract.DrillCap, colliding first.
 func Drill(d contract.PresencesResponse) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
@@ -402,8 +402,8 @@ func Drill(d contract.PresencesResponse) templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		rows, more := DrillRows(d)
-		colliding := Colliding(d.Collisions)
+		rows, more := contract.DrillRows(d)
+		colliding := contract.Colliding(d.Collisions)
 		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 29, "<ol class=\"drill\" data-testid=\"drill\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
@@ -489,9 +489,9 @@ func Drill(d contract.PresencesResponse) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var26 string
-			templ_7745c5c3_Var26, templ_7745c5c3_Err = templruntime.NewAttributeExpression(Where(p)).Resolve(ctx)
+			templ_7745c5c3_Var26, templ_7745c5c3_Err = templruntime.NewAttributeExpression(p.Where()).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/hall.templ`, Line: 84, Col: 66}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/hall.templ`, Line: 84, Col: 67}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var26)
 			if templ_7745c5c3_Err != nil {
@@ -502,9 +502,9 @@ func Drill(d contract.PresencesResponse) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var27 string
-			templ_7745c5c3_Var27, templ_7745c5c3_Err = templ.JoinStringErrs(ShortWhere(Where(p), p.Brain))
+			templ_7745c5c3_Var27, templ_7745c5c3_Err = templ.JoinStringErrs(ShortWhere(p.Where(), p.Brain))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/hall.templ`, Line: 84, Col: 100}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/hall.templ`, Line: 84, Col: 102}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var27))
 			if templ_7745c5c3_Err != nil {
@@ -692,7 +692,7 @@ func Roster(d contract.PresencesResponse) templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		colliding := Colliding(d.Collisions)
+		colliding := contract.Colliding(d.Collisions)
 		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 53, "<section class=\"roster\" aria-labelledby=\"roster-heading\"><h2 id=\"roster-heading\">Roster <span class=\"count\" data-testid=\"roster-count\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
@@ -830,9 +830,9 @@ func Roster(d contract.PresencesResponse) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var47 string
-			templ_7745c5c3_Var47, templ_7745c5c3_Err = templruntime.NewAttributeExpression(Where(p)).Resolve(ctx)
+			templ_7745c5c3_Var47, templ_7745c5c3_Err = templruntime.NewAttributeExpression(p.Where()).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/hall.templ`, Line: 122, Col: 86}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/hall.templ`, Line: 122, Col: 87}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var47)
 			if templ_7745c5c3_Err != nil {
@@ -842,7 +842,7 @@ func Roster(d contract.PresencesResponse) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = PathText(Where(p)).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = PathText(p.Where()).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"io"
 	"net/url"
-	"sort"
 	"strings"
 	"time"
 
@@ -22,10 +21,6 @@ import (
 
 	"github.com/hall-dev/hall/internal/contract"
 )
-
-// DrillCap is how many presences the strip's drill shows; the roster
-// beneath shows them all.
-const DrillCap = 6
 
 // Page is what every page's layout needs.
 type Page struct {
@@ -120,19 +115,6 @@ func BaseName(p string) string {
 	return trimmed
 }
 
-// Where is the place a presence works: its worktree, else its caller root,
-// else its brain.
-func Where(p contract.Presence) string {
-	switch {
-	case p.Worktree != "":
-		return p.Worktree
-	case p.CallerRoot != "":
-		return p.CallerRoot
-	default:
-		return p.Brain
-	}
-}
-
 // Age formats a duration in milliseconds the way the page ticks it: 42s,
 // 5m, 3h 05m, 2d 4h. Negative ages (clock skew) read as 0s.
 func Age(ms int64) string {
@@ -186,11 +168,11 @@ func CollisionWarning(n int) string {
 // ClauseLabel reads a collision clause as words.
 func ClauseLabel(c string) string {
 	switch c {
-	case "same_caller_root":
+	case contract.ClauseCallerRoot:
 		return "same caller root"
-	case "same_worktree":
+	case contract.ClauseWorktree:
 		return "same worktree"
-	case "working_set_overlap":
+	case contract.ClauseWorkingSet:
 		return "working sets overlap"
 	default:
 		return c
@@ -202,9 +184,9 @@ func ClauseLabel(c string) string {
 // agent declared reads as an intention ("intends: …").
 func MutationText(p contract.Presence) string {
 	switch p.MutationLevel {
-	case "observed":
+	case contract.LevelObserved:
 		return "editing"
-	case "declared":
+	case contract.LevelDeclared:
 		return "intends: " + p.Mutation.DeclaredIntent
 	default:
 		return "—"
@@ -214,66 +196,17 @@ func MutationText(p contract.Presence) string {
 // MutationTitle is the tooltip of the mutation cell.
 func MutationTitle(p contract.Presence) string {
 	switch p.MutationLevel {
-	case "observed":
+	case contract.LevelObserved:
 		t := "a mutating tool ran (observed by the Hall)"
 		if p.Mutation.DeclaredIntent != "" {
 			t += "; declared: " + p.Mutation.DeclaredIntent
 		}
 		return t
-	case "declared":
+	case contract.LevelDeclared:
 		return "declared by the agent, not observed"
 	default:
 		return "no mutation signal"
 	}
-}
-
-// Colliding is the set of presence ids that are a side of a live collision.
-func Colliding(cs []contract.Collision) map[string]bool {
-	out := map[string]bool{}
-	for _, c := range cs {
-		out[c.A.PresenceID] = true
-		out[c.B.PresenceID] = true
-	}
-	return out
-}
-
-// DrillRows picks the strip's rows: presences in a collision first, then
-// observed mutation, then declared, then the rest; within each, the
-// longest-running first. It returns at most DrillCap rows and how many it
-// left for the roster.
-func DrillRows(d contract.PresencesResponse) ([]contract.Presence, int) {
-	colliding := Colliding(d.Collisions)
-	rows := append([]contract.Presence(nil), d.Presences...)
-	rank := func(p contract.Presence) int {
-		r := 3
-		switch p.MutationLevel {
-		case "observed":
-			r = 1
-		case "declared":
-			r = 2
-		}
-		if colliding[p.PresenceID] {
-			r = 0
-		}
-		return r
-	}
-	sort.SliceStable(rows, func(i, j int) bool {
-		a, b := rows[i], rows[j]
-		if ra, rb := rank(a), rank(b); ra != rb {
-			return ra < rb
-		}
-		if a.FirstSeenMs != b.FirstSeenMs {
-			return a.FirstSeenMs < b.FirstSeenMs
-		}
-		if a.AgentID != b.AgentID {
-			return a.AgentID < b.AgentID
-		}
-		return a.PresenceID < b.PresenceID
-	})
-	if len(rows) <= DrillCap {
-		return rows, 0
-	}
-	return rows[:DrillCap], len(rows) - DrillCap
 }
 
 // WorkingSetShown is how many working-set entries a roster cell lists

@@ -241,14 +241,14 @@ func (p *watchPrinter) sentence(l watchLine) string {
 			plural(len(s.Presences), "presence"), plural(len(s.Collisions), "collision"))
 	case "join":
 		pr := l.Presence
-		s := fmt.Sprintf("+ %s joined %s", clean(pr.AgentID), clean(where(*pr)))
+		s := fmt.Sprintf("+ %s joined %s", clean(pr.AgentID), clean(pr.Where()))
 		if pr.Theme != "" {
 			s += ": " + clean(pr.Theme)
 		}
 		return s + " (" + pr.PresenceID + ")"
 	case "leave":
 		pr := l.Presence
-		return fmt.Sprintf("- %s left %s (%s)", clean(pr.AgentID), clean(where(*pr)), pr.PresenceID)
+		return fmt.Sprintf("- %s left %s (%s)", clean(pr.AgentID), clean(pr.Where()), pr.PresenceID)
 	case "collision_opened":
 		return "! collision " + describeCollision(*l.Collision)
 	case "collision_changed":
@@ -267,14 +267,6 @@ func (p *watchPrinter) sentence(l watchLine) string {
 func describeCollision(c contract.Collision) string {
 	return fmt.Sprintf("on %s: %s and %s at %s (%s)", clean(c.Brain), clean(c.A.AgentID), clean(c.B.AgentID),
 		clean(c.Place), strings.Join(c.Clauses, ", "))
-}
-
-// where names a presence's place: its worktree, else its brain.
-func where(p contract.Presence) string {
-	if p.Worktree != "" {
-		return p.Worktree
-	}
-	return p.Brain
 }
 
 func detailOf(ev stream.Event) string {

@@ -14,13 +14,31 @@ type Presence struct {
 	WorkingSet    []string `json:"working_set"`
 	TaskRef       string   `json:"task_ref,omitempty"`
 	Mutation      Mutation `json:"mutation"`
-	MutationLevel string   `json:"mutation_level"` // "observed", "declared" or "none"
+	MutationLevel string   `json:"mutation_level"` // LevelObserved, LevelDeclared or LevelNone
 	FirstSeenMs   int64    `json:"first_seen_ms"`
 	LastBeatMs    int64    `json:"last_beat_ms"`
 	QueryCount    int64    `json:"query_count"`
 	TTLMs         int64    `json:"ttl_ms"`
 	ExpiresAtMs   int64    `json:"expires_at_ms"`
 }
+
+// Where is the place the presence works: its worktree, else its
+// caller_root, else its brain (presence.Where).
+func (p Presence) Where() string { return presence.Where(p.Worktree, p.CallerRoot, p.Brain) }
+
+// The mutation levels, as Presence.MutationLevel carries them.
+const (
+	LevelObserved = string(presence.LevelObserved)
+	LevelDeclared = string(presence.LevelDeclared)
+	LevelNone     = string(presence.LevelNone)
+)
+
+// The clauses of a collision, as Collision.Clauses carries them.
+const (
+	ClauseCallerRoot = string(presence.ClauseCallerRoot)
+	ClauseWorktree   = string(presence.ClauseWorktree)
+	ClauseWorkingSet = string(presence.ClauseWorkingSet)
+)
 
 // Mutation is the two honest levels, as stored.
 type Mutation struct {
@@ -55,8 +73,25 @@ type PresencesResponse struct {
 	ServedBrain string      `json:"served_brain,omitempty"`
 	ServedAtMs  int64       `json:"served_at_ms"`
 	Cursor      string      `json:"cursor,omitempty"` // the stream event id this state matches
-	Error       string      `json:"error,omitempty"`  // "registry_unreadable"
+	Error       string      `json:"error,omitempty"`  // RegistryUnreadable
 	Detail      string      `json:"detail,omitempty"` // why, when Error is set
+}
+
+// RegistryUnreadable is the error code of a read surface whose store
+// cannot be read: the roster is dropped whole, never shown in part.
+const RegistryUnreadable = "registry_unreadable"
+
+// Unreadable is the contract's answer while the store cannot be read: both
+// lists empty, the error and why, served at atMs. The caller sets what
+// else it echoes (cursor, served brain).
+func Unreadable(err error, atMs int64) PresencesResponse {
+	return PresencesResponse{
+		Presences:  []Presence{},
+		Collisions: []Collision{},
+		ServedAtMs: atMs,
+		Error:      RegistryUnreadable,
+		Detail:     presence.ErrorMessage(err),
+	}
 }
 
 // ErrorResponse is every JSON error: a snake_case code and a sentence.

@@ -11,10 +11,6 @@ import (
 	"github.com/hall-dev/hall/internal/presence"
 )
 
-// DrillCap is the most rows the strip's drill shows, on the page and in the
-// cockpit text.
-const DrillCap = 6
-
 // CockpitBudgetTokens bounds the cockpit root line and the drill, each, at
 // characters/4.
 const CockpitBudgetTokens = 800
@@ -93,19 +89,6 @@ func RootLine(live, collisions int, brain string) string {
 	return fmt.Sprintf("%d %s · %s", live, noun, label)
 }
 
-// Where is the place a presence works: its worktree, else its caller_root,
-// else its brain.
-func Where(r presence.Record) string {
-	switch {
-	case r.Worktree != "":
-		return r.Worktree
-	case r.CallerRoot != "":
-		return r.CallerRoot
-	default:
-		return r.Brain
-	}
-}
-
 // MutatingText names the mutation level for people: what was seen, what was
 // said, or nothing.
 func MutatingText(r presence.Record) string {
@@ -136,7 +119,7 @@ func Age(d time.Duration) string {
 }
 
 // Cockpit is the strip as plain text for agents: the root line and the
-// drill, each within CockpitBudgetTokens at characters/4 whatever the
+// drill (its rows in the page's order, DrillRows), each within CockpitBudgetTokens at characters/4 whatever the
 // roster holds. The snapshot must already be narrowed to brain.
 type Cockpit struct {
 	Root  string
@@ -169,12 +152,9 @@ func CockpitFor(s presence.Snapshot, brain string) Cockpit {
 		root += ")"
 	}
 	now := time.UnixMilli(s.AtMs)
+	rows, more := drillRecords(s)
 	var drill []string
-	for i, r := range s.Live {
-		if i == DrillCap {
-			drill = append(drill, fmt.Sprintf("… +%d more", len(s.Live)-DrillCap))
-			break
-		}
+	for _, r := range rows {
 		theme := r.Theme
 		if theme == "" {
 			theme = "-"
@@ -182,10 +162,13 @@ func CockpitFor(s presence.Snapshot, brain string) Cockpit {
 		drill = append(drill, strings.Join([]string{
 			clip(r.AgentID, textAgentWidth),
 			clip(theme, textThemeWidth),
-			clipPath(Where(r), textPlaceWidth),
+			clipPath(r.Where(), textPlaceWidth),
 			Age(now.Sub(time.UnixMilli(r.FirstSeenMs))),
-			MutatingText(r),
+			MutatingText(*r),
 		}, " · "))
+	}
+	if more > 0 {
+		drill = append(drill, fmt.Sprintf("… +%d more", more))
 	}
 	return Cockpit{Root: root, Drill: drill}
 }

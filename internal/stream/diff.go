@@ -16,7 +16,7 @@ import (
 type roster struct {
 	records    map[string]*presence.Record // into the snapshot's Live, which never changes
 	collisions map[string]contract.Collision
-	errCode    string // "registry_unreadable" while the roster is dropped whole
+	errCode    string // contract.RegistryUnreadable while the roster is dropped whole
 	errDetail  string
 }
 
@@ -26,7 +26,7 @@ type roster struct {
 // roster's collisions are the same from one change to the next.
 func rosterOf(snap presence.Snapshot, err error, prev roster) roster {
 	if err != nil {
-		return roster{errCode: "registry_unreadable", errDetail: presence.ErrorMessage(err)}
+		return roster{errCode: contract.RegistryUnreadable, errDetail: presence.ErrorMessage(err)}
 	}
 	r := roster{
 		records:    make(map[string]*presence.Record, len(snap.Live)),
@@ -249,14 +249,9 @@ func (f Filter) diff(c *change) (contract.Diff, bool) {
 // for a presence or collisions only.
 func (f Filter) response(snap presence.Snapshot, err error, cursor string) contract.PresencesResponse {
 	if err != nil {
-		return contract.PresencesResponse{
-			Presences:  []contract.Presence{},
-			Collisions: []contract.Collision{},
-			ServedAtMs: snap.AtMs,
-			Cursor:     cursor,
-			Error:      "registry_unreadable",
-			Detail:     presence.ErrorMessage(err),
-		}
+		resp := contract.Unreadable(err, snap.AtMs)
+		resp.Cursor = cursor
+		return resp
 	}
 	s := snap.ForBrain(f.Brain)
 	if f.PresenceID != "" {

@@ -34,7 +34,7 @@ func (h *Handler) HandleNorth(w http.ResponseWriter, r *http.Request) {
 	}
 	snap, err := h.roster().Snapshot(r.Context())
 	if err != nil {
-		writeJSON(w, http.StatusOK, contract.NorthResponse{PresenceID: id, North: []string{}, Error: "registry_unreadable", Detail: presence.ErrorMessage(err)})
+		writeJSON(w, http.StatusOK, contract.NorthResponse{PresenceID: id, North: []string{}, Error: contract.RegistryUnreadable, Detail: presence.ErrorMessage(err)})
 		return
 	}
 	writeJSON(w, http.StatusOK, contract.NorthResponse{PresenceID: id, North: contract.NorthLines(id, snap.CollisionsFor(id))})

@@ -71,11 +71,8 @@ func (h *Handler) HandlePage(w http.ResponseWriter, r *http.Request) {
 	var data contract.PresencesResponse
 	if serr != nil {
 		h.Log.Warn("registry unreadable", "err", serr)
-		data = contract.PresencesResponse{
-			Presences: []contract.Presence{}, Collisions: []contract.Collision{},
-			ServedBrain: brain, ServedAtMs: snap.AtMs,
-			Error: "registry_unreadable", Detail: presence.ErrorMessage(serr),
-		}
+		data = contract.Unreadable(serr, snap.AtMs)
+		data.ServedBrain = brain
 	} else {
 		data = contract.FromSnapshot(snap.ForBrain(brain), brain)
 	}

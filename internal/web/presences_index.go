@@ -28,14 +28,9 @@ func (h *Handler) HandlePresencesIndex(w http.ResponseWriter, r *http.Request) {
 	snap, cursor, err := h.snapshotCursor(r.Context())
 	if err != nil {
 		h.Log.Warn("registry unreadable", "err", err)
-		writeJSON(w, http.StatusOK, contract.PresencesResponse{
-			Presences:  []contract.Presence{},
-			Collisions: []contract.Collision{},
-			ServedAtMs: snap.AtMs,
-			Cursor:     cursor,
-			Error:      "registry_unreadable",
-			Detail:     presence.ErrorMessage(err),
-		})
+		resp := contract.Unreadable(err, snap.AtMs)
+		resp.Cursor = cursor
+		writeJSON(w, http.StatusOK, resp)
 		return
 	}
 	if brain != "" && !snap.Known(brain) {
