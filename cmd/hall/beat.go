@@ -69,25 +69,39 @@ func (f *beatFlags) register(fs *flag.FlagSet, withFields bool) {
 // cannot use, prints a warning and exits 0: a hook must never break the
 // agent it reports on.
 func runBeat(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	return beatCommand(ctx, args, stdin, stderr, true)
+	return beatCommand(ctx, args, stdin, stdout, stderr, true)
 }
 
 // runLeave is `hall leave`: end a presence at once.
 func runLeave(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	return beatCommand(ctx, args, stdin, stderr, false)
+	return beatCommand(ctx, args, stdin, stdout, stderr, false)
 }
 
-func beatCommand(ctx context.Context, args []string, stdin io.Reader, stderr io.Writer, beat bool) error {
-	name := "hall leave"
+// The openings of beat's and leave's usage.
+const (
+	beatAbout = `usage: hall beat [flags]
+
+Report one beat to a Hall (--hall), or straight into a registry
+(--registry-root): who is speaking, on what, and the tool it just ran. With
+--hook, read an agent's hook payload on stdin instead. Collision lines
+print on stderr. A Hall that cannot be reached is a warning, and exit 0.
+`
+	leaveAbout = `usage: hall leave [flags]
+
+End a presence at once: --presence-id, or --agent-id and --brain.
+`
+)
+
+func beatCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, beat bool) error {
+	name, about := "hall leave", leaveAbout
 	if beat {
-		name = "hall beat"
+		name, about = "hall beat", beatAbout
 	}
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	var f beatFlags
 	f.register(fs, beat)
-	if err := parseWithEnv(fs, args); err != nil {
-		return &exitError{code: 2, err: err}
+	if err := parseFlags(fs, about, args, stdout, stderr); err != nil {
+		return err
 	}
 	if f.workingSet != nil {
 		ws := []string(f.workingSet)

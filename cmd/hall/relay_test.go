@@ -184,7 +184,7 @@ func TestRelayFlags(t *testing.T) {
 				t.Setenv(k, v)
 			}
 			var stderr bytes.Buffer
-			cfg, err := parseRelayConfig(tt.args, &stderr)
+			cfg, err := parseRelayConfig(tt.args, &stderr, &stderr)
 			switch {
 			case tt.want == "" && err != nil:
 				t.Fatalf("parse %v: %v", tt.args, err)
@@ -230,7 +230,7 @@ func TestServeStoreFlags(t *testing.T) {
 	t.Setenv("HALL_STORE", "nats://127.0.0.1:4222")
 	t.Setenv("HALL_NATS_CREDS", creds)
 	var stderr bytes.Buffer
-	cfg, err := parseServeConfig([]string{"--nats-tls-ca", "/etc/ca.pem"}, &stderr)
+	cfg, err := parseServeConfig([]string{"--nats-tls-ca", "/etc/ca.pem"}, &stderr, &stderr)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -202,7 +202,7 @@ func TestServeFlagsFromEnv(t *testing.T) {
 	t.Setenv("HALL_BRAIN", "/srv/a:/srv/b")
 	t.Setenv("HALL_TTL", "30s")
 	t.Setenv("M1ND_REGISTRY_DIR", "/var/m1nd")
-	cfg, err := parseServeConfig([]string{"--ttl", "45s"}, os.Stderr)
+	cfg, err := parseServeConfig([]string{"--ttl", "45s"}, os.Stdout, os.Stderr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +210,7 @@ func TestServeFlagsFromEnv(t *testing.T) {
 		t.Errorf("got %+v: want addr and brains from HALL_*, ttl from the flag, registry from M1ND_REGISTRY_DIR", cfg)
 	}
 	t.Setenv("HALL_REGISTRY_ROOT", "/var/hall")
-	cfg, _ = parseServeConfig(nil, os.Stderr)
+	cfg, _ = parseServeConfig(nil, os.Stdout, os.Stderr)
 	if cfg.RegistryRoot != "/var/hall" {
 		t.Errorf("registry root: got %q, want HALL_REGISTRY_ROOT over M1ND_REGISTRY_DIR", cfg.RegistryRoot)
 	}

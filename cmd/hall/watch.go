@@ -33,9 +33,15 @@ type watchConfig struct {
 	ExitOnCollision bool
 }
 
-func parseWatchConfig(args []string, stderr io.Writer) (watchConfig, error) {
+// watchAbout opens watch's usage.
+const watchAbout = `usage: hall watch [flags]
+
+Follows a Hall's live stream and prints joins, leaves and collisions as they
+happen. Reconnects and resumes by itself; Ctrl-C ends it.
+`
+
+func parseWatchConfig(args []string, stdout, stderr io.Writer) (watchConfig, error) {
 	fs := flag.NewFlagSet("hall watch", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	var cfg watchConfig
 	fs.StringVar(&cfg.Hall, "hall", DefaultHall, "the Hall to follow")
 	fs.StringVar(&cfg.Brain, "brain", "", "follow one brain (absolute path); every brain when empty")
@@ -44,15 +50,8 @@ func parseWatchConfig(args []string, stderr io.Writer) (watchConfig, error) {
 	fs.BoolVar(&cfg.JSON, "json", false, "print one JSON object a line instead of sentences")
 	fs.BoolVar(&cfg.CollisionsOnly, "collisions-only", false, "print collisions opening and closing only")
 	fs.BoolVar(&cfg.ExitOnCollision, "exit-on-collision", false, "exit with status 3 at the first collision (one already open counts)")
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "usage: hall watch [flags]\n\nFollows a Hall's live stream and prints joins, leaves and collisions as they\nhappen. Reconnects and resumes by itself; Ctrl-C ends it.\n\n")
-		fs.PrintDefaults()
-	}
-	if err := parseWithEnv(fs, args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return cfg, &exitError{code: 0}
-		}
-		return cfg, &exitError{code: 2, err: err}
+	if err := parseFlags(fs, watchAbout, args, stdout, stderr); err != nil {
+		return cfg, err
 	}
 	if fs.NArg() > 0 {
 		return cfg, &exitError{code: 2, err: fmt.Errorf("watch takes no arguments, got %q", fs.Args())}
@@ -85,7 +84,7 @@ func (c watchConfig) streamURL() string {
 
 // runWatch is the watch command.
 func runWatch(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
-	cfg, err := parseWatchConfig(args, stderr)
+	cfg, err := parseWatchConfig(args, stdout, stderr)
 	if err != nil {
 		return err
 	}

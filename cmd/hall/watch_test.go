@@ -257,7 +257,7 @@ func TestWatchCleansTerminalOutput(t *testing.T) {
 func TestWatchFlags(t *testing.T) {
 	t.Setenv("HALL_HALL", "http://127.0.0.1:9999")
 	t.Setenv("HALL_BRAIN", "/srv/env")
-	cfg, err := parseWatchConfig([]string{"--collisions-only", "--presence-id", "prs_0123456789ab"}, os.Stderr)
+	cfg, err := parseWatchConfig([]string{"--collisions-only", "--presence-id", "prs_0123456789ab"}, os.Stdout, os.Stderr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,7 +269,7 @@ func TestWatchFlags(t *testing.T) {
 	}
 	for _, args := range [][]string{{"--hall", "127.0.0.1:7433"}, {"extra"}, {"--nope"}} {
 		devnull, _ := os.Open(os.DevNull)
-		_, err := parseWatchConfig(args, devnull)
+		_, err := parseWatchConfig(args, devnull, devnull)
 		devnull.Close()
 		if ee, ok := err.(*exitError); !ok || ee.code != 2 {
 			t.Errorf("%q: got %v, want a usage error (exit 2)", args, err)
