@@ -21,6 +21,7 @@ func (rt Route) Pattern() string { return rt.Method + " " + rt.Path }
 
 // Routes returns every route the Hall serves. The write routes' handlers
 // already require h.WriteToken (see RequireToken): set it before calling.
+// A path none of them serves is HandleNotFound's.
 func (h *Handler) Routes() []Route {
 	return []Route{
 		{Method: http.MethodGet, Path: "/{$}", Handler: h.HandlePage},

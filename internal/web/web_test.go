@@ -41,12 +41,15 @@ type testHall struct {
 }
 
 // mountRoutes mounts the Hall's route table, Handler.Routes, on an
-// http.ServeMux: the routes cmd/hall serves, without Echo.
+// http.ServeMux: the routes cmd/hall serves, without Echo, and every other
+// path on HandleNotFound (on a ServeMux, "/" also takes a known path asked
+// with another method, which Echo answers 405).
 func mountRoutes(h *Handler) *http.ServeMux {
 	mux := http.NewServeMux()
 	for _, rt := range h.Routes() {
 		mux.HandleFunc(rt.Pattern(), rt.Handler)
 	}
+	mux.HandleFunc("/", h.HandleNotFound)
 	return mux
 }
 
