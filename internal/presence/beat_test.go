@@ -1,14 +1,16 @@
-package presence
+package presence_test
 
 import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/hall-dev/hall/internal/presence"
 )
 
 func TestBeatNormalize(t *testing.T) {
-	ok := Beat{AgentID: "claude-7", Brain: "/home/ana/shop"}
-	with := func(f func(*Beat)) Beat { b := ok; f(&b); return b }
+	ok := presence.Beat{AgentID: "claude-7", Brain: "/home/ana/shop"}
+	with := func(f func(*presence.Beat)) presence.Beat { b := ok; f(&b); return b }
 	long := func(n int) string { return strings.Repeat("x", n) }
 	absLong := func(n int) string { return "/" + strings.Repeat("p", n-1) }
 	many := func(n int) []string {
@@ -20,57 +22,57 @@ func TestBeatNormalize(t *testing.T) {
 	}
 	tests := []struct {
 		name     string
-		beat     Beat
+		beat     presence.Beat
 		wantCode string // "" = valid
 		wantIn   string // the error names the field
 	}{
 		{"minimal", ok, "", ""},
-		{"agent_id required", with(func(b *Beat) { b.AgentID = "" }), EINVALID, "agent_id"},
-		{"agent_id blank", with(func(b *Beat) { b.AgentID = "   " }), EINVALID, "agent_id"},
-		{"brain required", with(func(b *Beat) { b.Brain = "" }), EINVALID, "brain"},
-		{"relative brain", with(func(b *Beat) { b.Brain = "home/ana/shop" }), EINVALID, "brain"},
-		{"dot brain", with(func(b *Beat) { b.Brain = "./shop" }), EINVALID, "brain"},
-		{"relative caller_root", with(func(b *Beat) { b.CallerRoot = "wt" }), EINVALID, "caller_root"},
-		{"relative worktree", with(func(b *Beat) { b.Worktree = "wt" }), EINVALID, "worktree"},
-		{"agent_id at limit", with(func(b *Beat) { b.AgentID = long(MaxIDLen) }), "", ""},
-		{"agent_id over limit", with(func(b *Beat) { b.AgentID = long(MaxIDLen + 1) }), ETOOLARGE, "agent_id"},
-		{"kind over limit", with(func(b *Beat) { b.Kind = long(MaxIDLen + 1) }), ETOOLARGE, "kind"},
-		{"task_ref over limit", with(func(b *Beat) { b.TaskRef = long(MaxIDLen + 1) }), ETOOLARGE, "task_ref"},
-		{"tool over limit", with(func(b *Beat) { b.Tool = long(MaxIDLen + 1) }), ETOOLARGE, "tool"},
-		{"theme at limit", with(func(b *Beat) { b.Theme = long(MaxThemeLen) }), "", ""},
-		{"theme over limit", with(func(b *Beat) { b.Theme = long(MaxThemeLen + 1) }), ETOOLARGE, "theme"},
-		{"declared_intent over limit", with(func(b *Beat) { b.DeclaredIntent = long(MaxThemeLen + 1) }), ETOOLARGE, "declared_intent"},
-		{"brain at limit", with(func(b *Beat) { b.Brain = absLong(MaxPathLen) }), "", ""},
-		{"brain over limit", with(func(b *Beat) { b.Brain = absLong(MaxPathLen + 1) }), ETOOLARGE, "brain"},
-		{"caller_root over limit", with(func(b *Beat) { b.CallerRoot = absLong(MaxPathLen + 1) }), ETOOLARGE, "caller_root"},
-		{"worktree over limit", with(func(b *Beat) { b.Worktree = absLong(MaxPathLen + 1) }), ETOOLARGE, "worktree"},
-		{"working_set entry over limit", with(func(b *Beat) { b.WorkingSet = []string{"a", long(MaxPathLen + 1)} }), ETOOLARGE, "working_set[1]"},
-		{"working_set at 64 entries", with(func(b *Beat) { b.WorkingSet = many(MaxWorkingSetLen) }), "", ""},
-		{"working_set over 64 entries", with(func(b *Beat) { b.WorkingSet = many(MaxWorkingSetLen + 1) }), ETOOLARGE, "working_set"},
-		{"empty working_set entry", with(func(b *Beat) { b.WorkingSet = []string{"a", ""} }), EINVALID, "working_set[1]"},
-		{"newline in theme", with(func(b *Beat) { b.Theme = "a\nb" }), EINVALID, "theme"},
-		{"tab in agent_id", with(func(b *Beat) { b.AgentID = "a\tb" }), EINVALID, "agent_id"},
-		{"NUL in brain", with(func(b *Beat) { b.Brain = "/a\x00b" }), EINVALID, "brain"},
-		{"escape in declared_intent", with(func(b *Beat) { b.DeclaredIntent = "\x1b[31mred" }), EINVALID, "declared_intent"},
-		{"DEL in kind", with(func(b *Beat) { b.Kind = "x\x7f" }), EINVALID, "kind"},
-		{"C1 control in task_ref", with(func(b *Beat) { b.TaskRef = "x\u0085" }), EINVALID, "task_ref"},
-		{"control in working_set entry", with(func(b *Beat) { b.WorkingSet = []string{"a\rb"} }), EINVALID, "working_set[0]"},
-		{"invalid UTF-8 in theme", with(func(b *Beat) { b.Theme = "ok\xff" }), EINVALID, "theme"},
-		{"invalid UTF-8 in agent_id", with(func(b *Beat) { b.AgentID = "\xc3" }), EINVALID, "agent_id"},
-		{"invalid UTF-8 in working_set", with(func(b *Beat) { b.WorkingSet = []string{"\xfe"} }), EINVALID, "working_set[0]"},
-		{"unicode theme is fine", with(func(b *Beat) { b.Theme = "réparer le panier 🛒" }), "", ""},
+		{"agent_id required", with(func(b *presence.Beat) { b.AgentID = "" }), presence.EINVALID, "agent_id"},
+		{"agent_id blank", with(func(b *presence.Beat) { b.AgentID = "   " }), presence.EINVALID, "agent_id"},
+		{"brain required", with(func(b *presence.Beat) { b.Brain = "" }), presence.EINVALID, "brain"},
+		{"relative brain", with(func(b *presence.Beat) { b.Brain = "home/ana/shop" }), presence.EINVALID, "brain"},
+		{"dot brain", with(func(b *presence.Beat) { b.Brain = "./shop" }), presence.EINVALID, "brain"},
+		{"relative caller_root", with(func(b *presence.Beat) { b.CallerRoot = "wt" }), presence.EINVALID, "caller_root"},
+		{"relative worktree", with(func(b *presence.Beat) { b.Worktree = "wt" }), presence.EINVALID, "worktree"},
+		{"agent_id at limit", with(func(b *presence.Beat) { b.AgentID = long(presence.MaxIDLen) }), "", ""},
+		{"agent_id over limit", with(func(b *presence.Beat) { b.AgentID = long(presence.MaxIDLen + 1) }), presence.ETOOLARGE, "agent_id"},
+		{"kind over limit", with(func(b *presence.Beat) { b.Kind = long(presence.MaxIDLen + 1) }), presence.ETOOLARGE, "kind"},
+		{"task_ref over limit", with(func(b *presence.Beat) { b.TaskRef = long(presence.MaxIDLen + 1) }), presence.ETOOLARGE, "task_ref"},
+		{"tool over limit", with(func(b *presence.Beat) { b.Tool = long(presence.MaxIDLen + 1) }), presence.ETOOLARGE, "tool"},
+		{"theme at limit", with(func(b *presence.Beat) { b.Theme = long(presence.MaxThemeLen) }), "", ""},
+		{"theme over limit", with(func(b *presence.Beat) { b.Theme = long(presence.MaxThemeLen + 1) }), presence.ETOOLARGE, "theme"},
+		{"declared_intent over limit", with(func(b *presence.Beat) { b.DeclaredIntent = long(presence.MaxThemeLen + 1) }), presence.ETOOLARGE, "declared_intent"},
+		{"brain at limit", with(func(b *presence.Beat) { b.Brain = absLong(presence.MaxPathLen) }), "", ""},
+		{"brain over limit", with(func(b *presence.Beat) { b.Brain = absLong(presence.MaxPathLen + 1) }), presence.ETOOLARGE, "brain"},
+		{"caller_root over limit", with(func(b *presence.Beat) { b.CallerRoot = absLong(presence.MaxPathLen + 1) }), presence.ETOOLARGE, "caller_root"},
+		{"worktree over limit", with(func(b *presence.Beat) { b.Worktree = absLong(presence.MaxPathLen + 1) }), presence.ETOOLARGE, "worktree"},
+		{"working_set entry over limit", with(func(b *presence.Beat) { b.WorkingSet = []string{"a", long(presence.MaxPathLen + 1)} }), presence.ETOOLARGE, "working_set[1]"},
+		{"working_set at 64 entries", with(func(b *presence.Beat) { b.WorkingSet = many(presence.MaxWorkingSetLen) }), "", ""},
+		{"working_set over 64 entries", with(func(b *presence.Beat) { b.WorkingSet = many(presence.MaxWorkingSetLen + 1) }), presence.ETOOLARGE, "working_set"},
+		{"empty working_set entry", with(func(b *presence.Beat) { b.WorkingSet = []string{"a", ""} }), presence.EINVALID, "working_set[1]"},
+		{"newline in theme", with(func(b *presence.Beat) { b.Theme = "a\nb" }), presence.EINVALID, "theme"},
+		{"tab in agent_id", with(func(b *presence.Beat) { b.AgentID = "a\tb" }), presence.EINVALID, "agent_id"},
+		{"NUL in brain", with(func(b *presence.Beat) { b.Brain = "/a\x00b" }), presence.EINVALID, "brain"},
+		{"escape in declared_intent", with(func(b *presence.Beat) { b.DeclaredIntent = "\x1b[31mred" }), presence.EINVALID, "declared_intent"},
+		{"DEL in kind", with(func(b *presence.Beat) { b.Kind = "x\x7f" }), presence.EINVALID, "kind"},
+		{"C1 control in task_ref", with(func(b *presence.Beat) { b.TaskRef = "x\u0085" }), presence.EINVALID, "task_ref"},
+		{"control in working_set entry", with(func(b *presence.Beat) { b.WorkingSet = []string{"a\rb"} }), presence.EINVALID, "working_set[0]"},
+		{"invalid UTF-8 in theme", with(func(b *presence.Beat) { b.Theme = "ok\xff" }), presence.EINVALID, "theme"},
+		{"invalid UTF-8 in agent_id", with(func(b *presence.Beat) { b.AgentID = "\xc3" }), presence.EINVALID, "agent_id"},
+		{"invalid UTF-8 in working_set", with(func(b *presence.Beat) { b.WorkingSet = []string{"\xfe"} }), presence.EINVALID, "working_set[0]"},
+		{"unicode theme is fine", with(func(b *presence.Beat) { b.Theme = "réparer le panier 🛒" }), "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := tt.beat.Normalize()
-			if gotCode := ErrorCode(err); gotCode != tt.wantCode {
+			if gotCode := presence.ErrorCode(err); gotCode != tt.wantCode {
 				t.Fatalf("Normalize: got code %q (%v), want %q", gotCode, err, tt.wantCode)
 			}
 			if err != nil {
-				if !strings.Contains(ErrorMessage(err), tt.wantIn) {
-					t.Errorf("error %q: want it to name %q", ErrorMessage(err), tt.wantIn)
+				if !strings.Contains(presence.ErrorMessage(err), tt.wantIn) {
+					t.Errorf("error %q: want it to name %q", presence.ErrorMessage(err), tt.wantIn)
 				}
-				if !reflect.DeepEqual(got, Beat{}) {
+				if !reflect.DeepEqual(got, presence.Beat{}) {
 					t.Errorf("Normalize on error: got %+v, want the zero Beat", got)
 				}
 			}
@@ -80,11 +82,11 @@ func TestBeatNormalize(t *testing.T) {
 
 func TestBeatNormalizeCanonicalizes(t *testing.T) {
 	dir := t.TempDir() // may sit behind a symlink (macOS /var): canonical resolves it
-	want, err := CanonicalPath(dir)
+	want, err := presence.CanonicalPath(dir)
 	if err != nil {
 		t.Fatalf("CanonicalPath: %v", err)
 	}
-	b, err := Beat{
+	b, err := presence.Beat{
 		AgentID:    "a",
 		Brain:      dir + "/./sub/..",
 		CallerRoot: "/nonexistent/x/../y/",
@@ -103,11 +105,11 @@ func TestBeatNormalizeCanonicalizes(t *testing.T) {
 	if got, want := b.WorkingSet, []string{"src/auth", "/abs/p"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("working_set: got %q, want %q", got, want)
 	}
-	b, err = Beat{AgentID: "a", Brain: "/b"}.Normalize()
+	b, err = presence.Beat{AgentID: "a", Brain: "/b"}.Normalize()
 	if err != nil || b.WorkingSet != nil {
 		t.Errorf("absent working_set: got %#v, %v, want nil, no error", b.WorkingSet, err)
 	}
-	b, err = Beat{AgentID: "a", Brain: "/b", WorkingSet: []string{}}.Normalize()
+	b, err = presence.Beat{AgentID: "a", Brain: "/b", WorkingSet: []string{}}.Normalize()
 	if err != nil || b.WorkingSet == nil || len(b.WorkingSet) != 0 {
 		t.Errorf("empty working_set: got %#v, %v, want a non-nil empty slice (it clears the set)", b.WorkingSet, err)
 	}

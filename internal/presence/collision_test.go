@@ -1,23 +1,25 @@
-package presence
+package presence_test
 
 import (
 	"context"
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/hall-dev/hall/internal/dirstore/dirstoretest"
+	"github.com/hall-dev/hall/internal/presence"
+	"github.com/hall-dev/hall/internal/presence/presencetest"
 )
 
-const brain = "/home/ana/shop"
-
 func TestCollisionsForBothSides(t *testing.T) {
-	a := newRec("claude-7", brain, withWorktree("/w/wt"))
-	b := newRec("codex-1", brain, withWorktree("/w/wt"))
-	bystander := newRec("cursor-2", brain, withWorktree("/w/other"))
-	elsewhere := newRec("m1nd-1", "/srv/other", withWorktree("/w/wt"))
-	live := []Record{a, bystander, b, elsewhere}
+	a := presencetest.Rec("claude-7", brain, presencetest.Worktree("/w/wt"))
+	b := presencetest.Rec("codex-1", brain, presencetest.Worktree("/w/wt"))
+	bystander := presencetest.Rec("cursor-2", brain, presencetest.Worktree("/w/other"))
+	elsewhere := presencetest.Rec("m1nd-1", "/srv/other", presencetest.Worktree("/w/wt"))
+	live := []presence.Record{a, bystander, b, elsewhere}
 
-	for _, p := range []Record{a, b} {
-		got := CollisionsFor(p, live)
+	for _, p := range []presence.Record{a, b} {
+		got := presence.CollisionsFor(p, live)
 		if len(got) != 1 {
 			t.Fatalf("CollisionsFor(%s): got %d collisions, want 1", p.AgentID, len(got))
 		}
@@ -30,27 +32,27 @@ func TestCollisionsForBothSides(t *testing.T) {
 			t.Errorf("CollisionsFor(%s) partner: got %s, want %s", p.AgentID, partner.AgentID, want.AgentID)
 		}
 	}
-	for _, p := range []Record{bystander, elsewhere} {
-		if got := CollisionsFor(p, live); len(got) != 0 {
+	for _, p := range []presence.Record{bystander, elsewhere} {
+		if got := presence.CollisionsFor(p, live); len(got) != 0 {
 			t.Errorf("CollisionsFor(%s): got %d collisions, want 0", p.AgentID, len(got))
 		}
 	}
 
 	// The same through a Service snapshot: north lands on both sessions.
-	store := mustOpenDirStore(t)
+	store := dirstoretest.Open(t)
 	ctx := context.Background()
 	for _, r := range live {
 		if err := store.Upsert(ctx, r); err != nil {
 			t.Fatalf("Upsert: %v", err)
 		}
 	}
-	clk := newTestClock(t0 + 1000)
-	svc := NewService(store, Config{Now: clk.Now})
+	clk := presencetest.NewClock(presencetest.T0 + 1000)
+	svc := presence.NewService(store, presence.Config{Now: clk.Now})
 	snap, err := svc.Snapshot(ctx)
 	if err != nil {
 		t.Fatalf("Snapshot: %v", err)
 	}
-	for _, p := range []Record{a, b} {
+	for _, p := range []presence.Record{a, b} {
 		if got := snap.CollisionsFor(p.PresenceID); len(got) != 1 {
 			t.Errorf("Snapshot.CollisionsFor(%s): got %d, want 1", p.AgentID, len(got))
 		}
@@ -63,16 +65,16 @@ func TestCollisionsForBothSides(t *testing.T) {
 // A partner whose ttl ran out is not live, so it collides with no one.
 func TestStalePartnerNeverCollides(t *testing.T) {
 	ctx := context.Background()
-	store := mustOpenDirStore(t)
-	fresh := newRec("claude-7", brain, withWorktree("/w/wt"), withLastBeat(t0+60000))
-	old := newRec("codex-1", brain, withWorktree("/w/wt"), withLastBeat(t0), withTTL(60000))
-	for _, r := range []Record{fresh, old} {
+	store := dirstoretest.Open(t)
+	fresh := presencetest.Rec("claude-7", brain, presencetest.Worktree("/w/wt"), presencetest.LastBeat(presencetest.T0+60000))
+	old := presencetest.Rec("codex-1", brain, presencetest.Worktree("/w/wt"), presencetest.LastBeat(presencetest.T0), presencetest.TTL(60000))
+	for _, r := range []presence.Record{fresh, old} {
 		if err := store.Upsert(ctx, r); err != nil {
 			t.Fatalf("Upsert: %v", err)
 		}
 	}
-	clk := newTestClock(t0 + 60000) // exactly old's ttl: still live
-	svc := NewService(store, Config{Now: clk.Now})
+	clk := presencetest.NewClock(presencetest.T0 + 60000) // exactly old's ttl: still live
+	svc := presence.NewService(store, presence.Config{Now: clk.Now})
 
 	snap, err := svc.Snapshot(ctx)
 	if err != nil {
@@ -90,7 +92,7 @@ func TestStalePartnerNeverCollides(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Snapshot: %v", err)
 	}
-	if got, want := ids(snap.Live), []string{fresh.PresenceID}; !reflect.DeepEqual(got, want) {
+	if got, want := presencetest.IDs(snap.Live), []string{fresh.PresenceID}; !reflect.DeepEqual(got, want) {
 		t.Errorf("live 1 ms past the partner's ttl: got %v, want %v", got, want)
 	}
 	if got := snap.Collisions; len(got) != 0 {
