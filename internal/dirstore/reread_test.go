@@ -1,4 +1,4 @@
-package dirstore
+package dirstore_test
 
 import (
 	"context"
@@ -10,42 +10,18 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/hall-dev/hall/internal/dirstore"
+	"github.com/hall-dev/hall/internal/dirstore/dirstoretest"
 	"github.com/hall-dev/hall/internal/presence"
+	"github.com/hall-dev/hall/internal/presence/presencetest"
 )
-
-// listedByID is what a whole listing says, deduplicated as the Service
-// does: the newest copy of each presence (the first file by name on a
-// tie), and the skip count.
-func listedByID(tb testing.TB, s *Store) (map[string]presence.Record, int) {
-	tb.Helper()
-	l, err := s.List(context.Background())
-	if err != nil {
-		tb.Fatalf("List: %v", err)
-	}
-	out := map[string]presence.Record{}
-	for _, r := range l.Records {
-		if old, ok := out[r.PresenceID]; !ok || r.LastBeatMs > old.LastBeatMs {
-			out[r.PresenceID] = r
-		}
-	}
-	return out, l.Skipped
-}
-
-func mustEncode(tb testing.TB, r presence.Record) []byte {
-	tb.Helper()
-	data, err := presence.EncodeRecord(r)
-	if err != nil {
-		tb.Fatalf("EncodeRecord: %v", err)
-	}
-	return data
-}
 
 // Each change an outside writer makes, reread by its file name alone,
 // answers what a whole listing would for the ids it touched, and the
 // listing's skip count.
 func TestDirStoreRereadAnswersAsAListing(t *testing.T) {
-	a := newRec("a", brain, withWS("src"))
-	b := newRec("b", brain)
+	a := presencetest.Rec("a", brain, presencetest.WS("src"))
+	b := presencetest.Rec("b", brain)
 	aName, bName := a.PresenceID+".json", b.PresenceID+".json"
 	newer := func(r presence.Record, d int64) presence.Record { r.LastBeatMs += d; r.QueryCount += d; return r }
 
@@ -61,23 +37,25 @@ func TestDirStoreRereadAnswersAsAListing(t *testing.T) {
 		skipped int
 	}{{
 		name:    "create",
-		change:  func(t *testing.T, dir string) { writeRecordFile(t, dir, bName, mustEncode(t, b)) },
+		change:  func(t *testing.T, dir string) { dirstoretest.WriteFile(t, dir, bName, presencetest.Encode(t, b)) },
 		reread:  []string{bName},
 		touched: []want{{b.PresenceID, &b}},
 	}, {
-		name:    "rewrite in place",
-		change:  func(t *testing.T, dir string) { writeRecordFile(t, dir, aName, mustEncode(t, newer(a, 7))) },
+		name: "rewrite in place",
+		change: func(t *testing.T, dir string) {
+			dirstoretest.WriteFile(t, dir, aName, presencetest.Encode(t, newer(a, 7)))
+		},
 		reread:  []string{aName},
 		touched: []want{{a.PresenceID, ptr(newer(a, 7))}},
 	}, {
 		name: "rename into place",
 		change: func(t *testing.T, dir string) {
-			tmp := writeRecordFile(t, dir, tempPrefix+"x", mustEncode(t, newer(a, 9)))
+			tmp := dirstoretest.WriteFile(t, dir, dirstore.TempPrefix+"x", presencetest.Encode(t, newer(a, 9)))
 			if err := os.Rename(tmp, filepath.Join(dir, aName)); err != nil {
 				t.Fatal(err)
 			}
 		},
-		reread:  []string{tempPrefix + "x", aName}, // the temp file's own events name it too
+		reread:  []string{dirstore.TempPrefix + "x", aName}, // the temp file's own events name it too
 		touched: []want{{a.PresenceID, ptr(newer(a, 9))}},
 	}, {
 		name:    "delete",
@@ -87,14 +65,14 @@ func TestDirStoreRereadAnswersAsAListing(t *testing.T) {
 	}, {
 		name: "a file named for one id holding an older copy of another",
 		change: func(t *testing.T, dir string) {
-			writeRecordFile(t, dir, bName, mustEncode(t, newer(a, -5)))
+			dirstoretest.WriteFile(t, dir, bName, presencetest.Encode(t, newer(a, -5)))
 		},
 		reread:  []string{bName},
 		touched: []want{{a.PresenceID, &a}, {b.PresenceID, nil}}, // a.json's copy is newer; b has none
 	}, {
 		name: "a file named for one id holding a newer copy of another",
 		change: func(t *testing.T, dir string) {
-			writeRecordFile(t, dir, "notes.json", mustEncode(t, newer(a, 5)))
+			dirstoretest.WriteFile(t, dir, "notes.json", presencetest.Encode(t, newer(a, 5)))
 		},
 		reread:  []string{"notes.json"},
 		touched: []want{{a.PresenceID, ptr(newer(a, 5))}},
@@ -103,37 +81,37 @@ func TestDirStoreRereadAnswersAsAListing(t *testing.T) {
 		change: func(t *testing.T, dir string) {
 			twin := a
 			twin.Theme = "twin"
-			writeRecordFile(t, dir, "aaa.json", mustEncode(t, twin))
+			dirstoretest.WriteFile(t, dir, "aaa.json", presencetest.Encode(t, twin))
 		},
 		reread:  []string{"aaa.json"},
 		touched: []want{{a.PresenceID, ptr(func() presence.Record { r := a; r.Theme = "twin"; return r }())}},
 	}, {
 		name: "the record's own file deleted: the copy elsewhere remains",
 		change: func(t *testing.T, dir string) {
-			writeRecordFile(t, dir, "notes.json", mustEncode(t, newer(a, -5)))
+			dirstoretest.WriteFile(t, dir, "notes.json", presencetest.Encode(t, newer(a, -5)))
 			os.Remove(filepath.Join(dir, aName))
 		},
 		reread:  []string{"notes.json", aName},
 		touched: []want{{a.PresenceID, ptr(newer(a, -5))}},
 	}, {
 		name:    "a file overwritten with another id's record: both touched",
-		change:  func(t *testing.T, dir string) { writeRecordFile(t, dir, aName, mustEncode(t, b)) },
+		change:  func(t *testing.T, dir string) { dirstoretest.WriteFile(t, dir, aName, presencetest.Encode(t, b)) },
 		reread:  []string{aName},
 		touched: []want{{a.PresenceID, nil}, {b.PresenceID, &b}},
 	}, {
 		name:    "corrupted: skipped, and the id it held gone",
-		change:  func(t *testing.T, dir string) { writeRecordFile(t, dir, aName, []byte(`{"presence_id":`)) },
+		change:  func(t *testing.T, dir string) { dirstoretest.WriteFile(t, dir, aName, []byte(`{"presence_id":`)) },
 		reread:  []string{aName},
 		touched: []want{{a.PresenceID, nil}},
 		skipped: 1,
 	}, {
 		name:    "a foreign junk file: skipped, no id touched",
-		change:  func(t *testing.T, dir string) { writeRecordFile(t, dir, "junk.json", []byte("junk")) },
+		change:  func(t *testing.T, dir string) { dirstoretest.WriteFile(t, dir, "junk.json", []byte("junk")) },
 		reread:  []string{"junk.json"},
 		skipped: 1,
 	}, {
 		name:    "names that hold no record are passed by",
-		change:  func(t *testing.T, dir string) { writeRecordFile(t, dir, "notes.txt", mustEncode(t, b)) },
+		change:  func(t *testing.T, dir string) { dirstoretest.WriteFile(t, dir, "notes.txt", presencetest.Encode(t, b)) },
 		reread:  []string{"notes.txt", "../" + bName, "sub/" + bName},
 		touched: nil,
 	}, {
@@ -145,7 +123,7 @@ func TestDirStoreRereadAnswersAsAListing(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := context.Background()
-			s := mustOpenDirStore(t)
+			s := dirstoretest.Open(t)
 			if err := s.Upsert(ctx, a); err != nil {
 				t.Fatal(err)
 			}
@@ -182,7 +160,7 @@ func TestDirStoreRereadAnswersAsAListing(t *testing.T) {
 				t.Errorf("Skipped: got %d, want %d", d.Skipped, tt.skipped)
 			}
 			// And a whole listing agrees.
-			listed, skipped := listedByID(t, s)
+			listed, skipped := presencetest.ListedByID(t, s)
 			for id, r := range d.Touched {
 				l, ok := listed[id]
 				if (r == nil) == ok || (ok && !reflect.DeepEqual(l, *r)) {
@@ -219,8 +197,8 @@ func describe(m map[string]*presence.Record) string {
 // for a room everyone left.
 func TestDirStoreRereadRefusesWithoutAListing(t *testing.T) {
 	ctx := context.Background()
-	s := mustOpenDirStore(t)
-	a := newRec("a", brain)
+	s := dirstoretest.Open(t)
+	a := presencetest.Rec("a", brain)
 	if err := s.Upsert(ctx, a); err != nil {
 		t.Fatal(err)
 	}
@@ -252,11 +230,11 @@ func TestDirStoreRereadRefusesWithoutAListing(t *testing.T) {
 // everything touched agrees with a whole listing.
 func TestDirStoreRereadFollowsRandomChanges(t *testing.T) {
 	ctx := context.Background()
-	s := mustOpenDirStore(t)
+	s := dirstoretest.Open(t)
 	rng := rand.New(rand.NewSource(1))
 	var recs []presence.Record
 	for i := 0; i < 12; i++ {
-		recs = append(recs, newRec(fmt.Sprintf("agent-%d", i), brain))
+		recs = append(recs, presencetest.Rec(fmt.Sprintf("agent-%d", i), brain))
 	}
 	names := []string{"stray.json", "zz.json"}
 	for _, r := range recs {
@@ -272,12 +250,12 @@ func TestDirStoreRereadFollowsRandomChanges(t *testing.T) {
 		case 0:
 			os.Remove(p)
 		case 1:
-			writeRecordFile(t, s.Dir(), name, []byte("{broken"))
+			dirstoretest.WriteFile(t, s.Dir(), name, []byte("{broken"))
 		default:
 			r := recs[rng.Intn(len(recs))]
 			r.LastBeatMs += int64(rng.Intn(4))
 			r.QueryCount = int64(step)
-			tmp := writeRecordFile(t, s.Dir(), tempPrefix+"w", mustEncode(t, r))
+			tmp := dirstoretest.WriteFile(t, s.Dir(), dirstore.TempPrefix+"w", presencetest.Encode(t, r))
 			if err := os.Rename(tmp, p); err != nil {
 				t.Fatal(err)
 			}
@@ -296,7 +274,7 @@ func TestDirStoreRereadFollowsRandomChanges(t *testing.T) {
 		if err != nil {
 			t.Fatalf("step %d: Reread: %v", step, err)
 		}
-		listed, skipped := listedByID(t, s)
+		listed, skipped := presencetest.ListedByID(t, s)
 		if d.Skipped != skipped || all.Skipped != skipped {
 			t.Fatalf("step %d: skipped: reread %d (all %d), listing %d", step, d.Skipped, all.Skipped, skipped)
 		}
@@ -318,8 +296,8 @@ func TestDirStoreRereadFollowsRandomChanges(t *testing.T) {
 // or the file skipped when it still does not decode.
 func TestDirStoreRereadWaitsOutAWriteInPlace(t *testing.T) {
 	ctx := context.Background()
-	s := mustOpenDirStore(t)
-	a := newRec("a", brain)
+	s := dirstoretest.Open(t)
+	a := presencetest.Rec("a", brain)
 	name := a.PresenceID + ".json"
 	if err := s.Upsert(ctx, a); err != nil {
 		t.Fatal(err)
@@ -340,7 +318,7 @@ func TestDirStoreRereadWaitsOutAWriteInPlace(t *testing.T) {
 		t.Errorf("the truncated instant: got touched %s, skipped %d, unsettled %v; want nothing touched, 0 skipped, %s unsettled", describe(d.Touched), d.Skipped, d.Unsettled, name)
 	}
 	a.QueryCount = 9
-	if _, err := f.Write(mustEncode(t, a)); err != nil {
+	if _, err := f.Write(presencetest.Encode(t, a)); err != nil {
 		t.Fatal(err)
 	}
 	d, err = s.Reread(ctx, []string{name})
@@ -375,7 +353,7 @@ func TestDirStoreRereadWaitsOutAWriteInPlace(t *testing.T) {
 //
 //	go test -run '^$' -bench DirStoreReread -benchmem ./internal/dirstore/
 func BenchmarkDirStoreReread(b *testing.B) {
-	store, recs := benchRegistry(b, 1000)
+	store, recs := dirstoretest.BenchRegistry(b, 1000)
 	ctx := context.Background()
 	if _, err := store.List(ctx); err != nil {
 		b.Fatal(err)
@@ -387,7 +365,7 @@ func BenchmarkDirStoreReread(b *testing.B) {
 		r.QueryCount = int64(1_000_000 + i)
 		i++
 		b.StopTimer()
-		writeOutside(b, store.Dir(), r)
+		dirstoretest.WriteOutside(b, store.Dir(), r)
 		b.StartTimer()
 		if _, err := store.Reread(ctx, []string{r.PresenceID + ".json"}); err != nil {
 			b.Fatal(err)
