@@ -47,13 +47,17 @@ type Follower struct {
 }
 
 // Follow starts following the stream at u (query included) from lastID
-// ("" for a snapshot), until the test ends or Stop.
-func Follow(tb testing.TB, u, lastID string) *Follower {
+// ("" for a snapshot), until the test ends or Stop. opts adjust the client
+// before it starts (its HTTP client, say).
+func Follow(tb testing.TB, u, lastID string, opts ...func(*stream.Client)) *Follower {
 	tb.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	f := &Follower{cancel: cancel, done: make(chan struct{}), arrived: make(chan struct{}, 1)}
 	f.client = &stream.Client{URL: u, LastEventID: lastID, MinWait: 10 * time.Millisecond, MaxWait: 100 * time.Millisecond,
 		OnDisconnect: func(error, time.Duration) { f.mu.Lock(); f.drops++; f.mu.Unlock() }}
+	for _, o := range opts {
+		o(f.client)
+	}
 	go func() {
 		defer close(f.done)
 		f.err = f.client.Follow(ctx, func(ev stream.Event) error {
