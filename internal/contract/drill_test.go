@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hall-dev/hall/internal/presence"
+	"github.com/hall-dev/hall/internal/presence/presencetest"
 )
 
 // TestDrillOrder: colliding first, then observed, then declared, then the
@@ -15,11 +16,11 @@ import (
 // are the same rows.
 func TestDrillOrder(t *testing.T) {
 	const brain = "/srv/shop"
-	rec := func(agent string, firstSeen int64, worktree string, m presence.Mutation) presence.Record {
-		return presence.Record{PresenceID: presence.ID(agent, brain), AgentID: agent, Brain: brain,
-			Worktree: worktree, FirstSeenMs: firstSeen, LastBeatMs: 100, Mutation: m}
+	rec := func(agent string, firstSeen int64, worktree string, mutation presencetest.Option) presence.Record {
+		return presencetest.Rec(agent, brain, presencetest.Worktree(worktree), presencetest.At(firstSeen),
+			presencetest.LastBeat(100), mutation)
 	}
-	observed, declared := presence.Mutation{ObservedAtMs: 1}, presence.Mutation{DeclaredIntent: "edit"}
+	observed, declared, none := presencetest.Observed(1), presencetest.Intent("edit"), presencetest.NoMutation()
 	tests := []struct {
 		name     string
 		live     []presence.Record
@@ -30,7 +31,7 @@ func TestDrillOrder(t *testing.T) {
 		{
 			name: "bands before age",
 			live: []presence.Record{
-				rec("idle-old", 1, "/w/1", presence.Mutation{}),
+				rec("idle-old", 1, "/w/1", none),
 				rec("declared", 5, "/w/2", declared),
 				rec("observed", 9, "/w/3", observed),
 				rec("collider-b", 8, "/w/shared", declared),

@@ -25,7 +25,7 @@ func TestBeatStoresThrottlesAndAnswers(t *testing.T) {
 		t.Errorf("first beat: got %+v, want the stable id, stored, north []", got)
 	}
 
-	th.clock.Add(time.Second)
+	th.clock.Advance(time.Second)
 	th.do(t, "POST", "/api/presences/beat", beatBody("claude-7", "/srv/shop", nil), nil).decode(t, &got)
 	if got.Stored || !strings.HasPrefix(got.Reason, "throttled") {
 		t.Errorf("second beat within 5 s: got %+v, want throttled", got)
@@ -235,7 +235,7 @@ func TestBeatFailOpen(t *testing.T) {
 func TestCockpit(t *testing.T) {
 	th := newTestHall(t, "")
 	for i := 0; i < 8; i++ {
-		th.clock.Add(time.Second)
+		th.clock.Advance(time.Second)
 		extra := map[string]any{"theme": fmt.Sprintf("task %d", i), "worktree": fmt.Sprintf("/srv/shop/wt%d", i)}
 		if i < 2 {
 			extra["worktree"] = "/srv/shop/wt-shared"

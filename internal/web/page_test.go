@@ -18,8 +18,9 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/hall-dev/hall/internal/contract"
-	"github.com/hall-dev/hall/internal/dirstore"
+	"github.com/hall-dev/hall/internal/dirstore/dirstoretest"
 	"github.com/hall-dev/hall/internal/presence"
+	"github.com/hall-dev/hall/internal/presence/presencetest"
 	"github.com/hall-dev/hall/static"
 )
 
@@ -29,18 +30,15 @@ import (
 type pageHall struct {
 	root  string
 	svc   *presence.Service
-	clock *testClock
+	clock *presencetest.Clock
 	srv   *httptest.Server
 }
 
 func newPageHall(t *testing.T, brains ...string) *pageHall {
 	t.Helper()
-	root := t.TempDir()
-	store := dirstore.New(root)
-	if err := store.Init(); err != nil {
-		t.Fatal(err)
-	}
-	clock := &testClock{now: time.UnixMilli(1_764_489_600_000)}
+	store := dirstoretest.Open(t)
+	root := filepath.Dir(store.Dir())
+	clock := presencetest.NewClock(presencetest.T0)
 	svc := presence.NewService(store, presence.Config{Now: clock.Now, Brains: brains, Logger: slog.New(slog.DiscardHandler)})
 	h := &Handler{Service: svc, StoreKind: "dir", StartedAt: clock.Now(), Log: slog.New(slog.DiscardHandler),
 		Page: PageConfig{Silence: 4 * time.Second, Poll: 500 * time.Millisecond, Retry: time.Second}}
@@ -208,7 +206,7 @@ func TestPageDrillCap(t *testing.T) {
 			AgentID: fmt.Sprintf("agent-%d", i), Brain: shop,
 			Worktree: fmt.Sprintf("%s-wt%d", shop, i), Theme: fmt.Sprintf("theme %d", i),
 		})
-		ph.clock.Add(time.Second)
+		ph.clock.Advance(time.Second)
 	}
 	// Two of the last to arrive collide: they lead the drill.
 	ph.beat(t, presence.Beat{AgentID: "agent-6", Brain: shop, Worktree: shop + "-wt7", Tool: "Edit"})
@@ -251,7 +249,7 @@ func TestPageDrillRow(t *testing.T) {
 	id := ph.beat(t, presence.Beat{AgentID: "claude-7", Brain: shop, Worktree: "/srv/hall-test/shop-wt2", Theme: "checkout refactor", Tool: "Edit"})
 	ph.beat(t, presence.Beat{AgentID: "cursor-1", Brain: shop, CallerRoot: "/srv/hall-test/shop/.worktrees/a/b/review", DeclaredIntent: "fix the cart"})
 	ph.beat(t, presence.Beat{AgentID: "claude-9", Brain: shop})
-	ph.clock.Add(95 * time.Second)
+	ph.clock.Advance(95 * time.Second)
 
 	_, _, doc := ph.page(t, "")
 	row := doc.Find(`[data-testid="drill-row"][data-presence-id="` + id + `"]`)
@@ -301,7 +299,7 @@ func TestPageRosterAndCollisionList(t *testing.T) {
 		Worktree: shop + "-wt2", WorkingSet: []string{"src/checkout/", "go.mod", "a", "b", "c"},
 		TaskRef: "msn_8c1d2e", Tool: "Edit",
 	})
-	ph.clock.Add(30 * time.Second)
+	ph.clock.Advance(30 * time.Second)
 	b := ph.beat(t, presence.Beat{
 		AgentID: "codex-2", Brain: shop, Kind: "executor", Worktree: shop + "-wt2",
 		WorkingSet: []string{"src/checkout/cart.go"}, DeclaredIntent: "edit the cart",

@@ -6,28 +6,15 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
+	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/hall-dev/hall/internal/dirstore"
+	"github.com/hall-dev/hall/internal/dirstore/dirstoretest"
 	"github.com/hall-dev/hall/internal/presence"
+	"github.com/hall-dev/hall/internal/presence/presencetest"
 )
-
-// testClock is a settable clock for the service under test.
-type testClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *testClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
-func (c *testClock) Add(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
 
 // testHall is a Handler over a real sidecar store (dirstore) in a temp
 // dir, its route table (the one cmd/hall mounts on Echo) mounted on a
@@ -36,7 +23,7 @@ type testHall struct {
 	root  string
 	store *dirstore.Store
 	svc   *presence.Service
-	clock *testClock
+	clock *presencetest.Clock
 	srv   *httptest.Server
 }
 
@@ -55,12 +42,9 @@ func mountRoutes(h *Handler) *http.ServeMux {
 
 func newTestHall(t *testing.T, token string) *testHall {
 	t.Helper()
-	root := t.TempDir()
-	store := dirstore.New(root)
-	if err := store.Init(); err != nil {
-		t.Fatal(err)
-	}
-	clock := &testClock{now: time.UnixMilli(1_764_489_600_000)}
+	store := dirstoretest.Open(t)
+	root := filepath.Dir(store.Dir())
+	clock := presencetest.NewClock(presencetest.T0)
 	svc := presence.NewService(store, presence.Config{Now: clock.Now, Logger: slog.New(slog.DiscardHandler)})
 	h := &Handler{Service: svc, StoreKind: "dir", WriteToken: token, StartedAt: clock.Now(), Log: slog.New(slog.DiscardHandler)}
 	srv := httptest.NewServer(mountRoutes(h))
@@ -102,15 +86,7 @@ func (r reply) decode(t *testing.T, out any) {
 // files lists the record files in the store, for "writes nothing" checks.
 func (th *testHall) files(t *testing.T) []string {
 	t.Helper()
-	entries, err := os.ReadDir(th.store.Dir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, e := range entries {
-		out = append(out, e.Name())
-	}
-	return out
+	return dirstoretest.Names(t, th.store.Dir())
 }
 
 func beatBody(agent, brain string, extra map[string]any) string {

@@ -60,6 +60,11 @@ func Intent(s string) Option {
 	return func(r *presence.Record) { r.Mutation = presence.Mutation{DeclaredIntent: s} }
 }
 
+// Observed makes the mutation observed at ms (a declared intent stays).
+func Observed(ms int64) Option {
+	return func(r *presence.Record) { r.Mutation.ObservedAtMs = ms }
+}
+
 // NoMutation clears the mutation signal.
 func NoMutation() Option { return func(r *presence.Record) { r.Mutation = presence.Mutation{} } }
 
