@@ -30,7 +30,10 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
+	"github.com/hall-dev/hall/internal/dirstore/dirstoretest"
+	"github.com/hall-dev/hall/internal/eventually"
 	"github.com/hall-dev/hall/internal/presence"
+	"github.com/hall-dev/hall/internal/presence/presencetest"
 	"github.com/hall-dev/hall/internal/web"
 )
 
@@ -186,39 +189,22 @@ func (s sidecarRecord) id() string { return presence.ID(s.Agent, s.Brain) }
 func writeSidecarRecord(t *testing.T, registryRoot string, s sidecarRecord) {
 	t.Helper()
 	now := nowMs()
-	if s.FirstSeenMs == 0 {
-		s.FirstSeenMs = now
+	r := presencetest.Rec(s.Agent, s.Brain, presencetest.Worktree(s.Worktree), presencetest.Theme(s.Theme),
+		presencetest.NoMutation(), presencetest.At(now), presencetest.TTL(600_000))
+	r.Kind = "executor"
+	if s.FirstSeenMs != 0 {
+		r.FirstSeenMs = s.FirstSeenMs
 	}
-	mutation := map[string]any{}
 	if s.Observed {
-		mutation["observed_at_ms"] = now
+		r.Mutation.ObservedAtMs = now
 	}
-	if s.Intent != "" {
-		mutation["declared_intent"] = s.Intent
-	}
-	body, err := json.MarshalIndent(map[string]any{
-		"schema": presence.Schema, "presence_id": s.id(), "agent_id": s.Agent, "brain": s.Brain,
-		"worktree": s.Worktree, "theme": s.Theme, "mutation": mutation, "kind": "executor",
-		"first_seen_ms": s.FirstSeenMs, "last_beat_ms": now, "ttl_ms": 600_000, "query_count": 1,
-	}, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join(registryRoot, "presences")
-	tmp := filepath.Join(dir, ".tmp-"+s.id())
-	if err := os.WriteFile(tmp, body, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(tmp, filepath.Join(dir, s.id()+".json")); err != nil {
-		t.Fatal(err)
-	}
+	r.Mutation.DeclaredIntent = s.Intent
+	dirstoretest.Upsert(t, registryRoot, r)
 }
 
 func removeSidecarRecord(t *testing.T, registryRoot string, s sidecarRecord) {
 	t.Helper()
-	if err := os.Remove(filepath.Join(registryRoot, "presences", s.id()+".json")); err != nil {
-		t.Fatal(err)
-	}
+	dirstoretest.Remove(t, registryRoot, s.id())
 }
 
 func rowExists(id string) string {
@@ -357,7 +343,7 @@ func TestBrowserPollsWhenTheStreamIsBlocked(t *testing.T) {
 	two := sidecarRecord{Agent: "poll-2", Brain: brain, Worktree: brain + "-wt2", Theme: "polled collision", Observed: true}
 	writeSidecarRecord(t, root, two)
 	b.waitFor(t, "the collision warning, by polling", `txt(tid('collision-warning', tid('scope-label'))) === '⚠ 1 collision'`)
-	eventually(t, "a conditional poll answered 304", func() bool { return notModified.Load() > 0 })
+	eventually.True(t, wait, "a conditional poll answered 304", func() bool { return notModified.Load() > 0 })
 	if streamTries.Load() == 0 {
 		t.Error("the page never tried the stream")
 	}
@@ -469,7 +455,7 @@ func TestBrowserPollsBehindABufferingProxy(t *testing.T) {
 				// and again, and finds nothing missed. (Were it to give up on
 				// the stream, the third request would be a poll, sent after
 				// the status changed.)
-				eventually(t, "three checks of the quiet stream", func() bool { return contractGets.Load() >= 3 })
+				eventually.True(t, wait, "three checks of the quiet stream", func() bool { return contractGets.Load() >= 3 })
 				if got := eval[string](t, b, `tid('status').dataset.state`); got != "live" {
 					t.Fatalf("a quiet stream: status %q, want live", got)
 				}
@@ -522,7 +508,7 @@ func TestBrowserWithoutJavaScript(t *testing.T) {
 	for i := range 6 {
 		writeSidecarRecord(t, root, sidecarRecord{Agent: fmt.Sprintf("extra-%d", i), Brain: docs, Worktree: fmt.Sprintf("%s/.worktrees/team/w%d", docs, i), Theme: "more"})
 	}
-	eventually(t, "the Hall to serve them all", func() bool {
+	eventually.True(t, wait, "the Hall to serve them all", func() bool {
 		var n struct{ Presences []any }
 		getJSON(t, m.URL()+"/api/presences", &n)
 		return len(n.Presences) == 9

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/eventually"
 	"github.com/hall-dev/hall/internal/presence"
 )
 
@@ -138,7 +139,7 @@ func TestServeUnreadableRegistry(t *testing.T) {
 		t.Fatal(err)
 	}
 	var resp contract.PresencesResponse
-	eventually(t, "the roster to be dropped", func() bool {
+	eventually.True(t, wait, "the roster to be dropped", func() bool {
 		getJSON(t, m.URL()+"/api/presences", &resp)
 		return resp.Error != ""
 	})
@@ -164,7 +165,7 @@ func TestServeUnreadableRegistry(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeSidecar(t, root, "a.json", sidecar("claude-7", "/srv/shop", "/srv/shop", nowMs(), `null`))
-	eventually(t, "the roster to come back", func() bool {
+	eventually.True(t, wait, "the roster to come back", func() bool {
 		resp = contract.PresencesResponse{}
 		getJSON(t, m.URL()+"/api/presences", &resp)
 		return resp.Error == "" && len(resp.Presences) == 1

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/dirstore/dirstoretest"
+	"github.com/hall-dev/hall/internal/eventually"
 	"github.com/hall-dev/hall/internal/presence"
 )
 
@@ -90,15 +92,15 @@ func (wr *watchRun) exitCode(tb testing.TB) int {
 func TestWatchExitOnCollision(t *testing.T) {
 	m := MustOpenHall(t, Config{TTL: time.Minute})
 	root := m.Config.RegistryRoot
-	upsert(t, root, record("claude-7", "/srv/shop", "/srv/shop-wt2", true))
-	upsert(t, root, record("reader-1", "/srv/shop", "/srv/shop-wt2", false)) // not mutating: no collision
-	eventually(t, "two presences", func() bool { return len(contractNow(t, m.URL()+"/api/presences").Presences) == 2 })
+	dirstoretest.Upsert(t, root, liveRecord("claude-7", "/srv/shop", "/srv/shop-wt2", true))
+	dirstoretest.Upsert(t, root, liveRecord("reader-1", "/srv/shop", "/srv/shop-wt2", false)) // not mutating: no collision
+	eventually.True(t, wait, "two presences", func() bool { return len(contractNow(t, m.URL()+"/api/presences").Presences) == 2 })
 
 	wr := startWatch(t, "--hall", m.URL(), "--exit-on-collision")
 	if l := wr.line(t, "the header"); !strings.Contains(l, "watching "+m.URL()+" (all brains): 2 presences, 0 collisions") {
 		t.Errorf("header: got %q", l)
 	}
-	upsert(t, root, record("codex-2", "/srv/shop", "/srv/shop-wt2", true))
+	dirstoretest.Upsert(t, root, liveRecord("codex-2", "/srv/shop", "/srv/shop-wt2", true))
 	if l := wr.line(t, "the join"); !strings.Contains(l, "+ codex-2 joined /srv/shop-wt2") {
 		t.Errorf("join line: got %q", l)
 	}
@@ -118,9 +120,9 @@ func TestWatchExitOnCollision(t *testing.T) {
 func TestWatchExitOnCollisionAlreadyOpen(t *testing.T) {
 	m := MustOpenHall(t, Config{TTL: time.Minute})
 	root := m.Config.RegistryRoot
-	upsert(t, root, record("claude-7", "/srv/shop", "/srv/shop-wt2", true))
-	upsert(t, root, record("codex-2", "/srv/shop", "/srv/shop-wt2", true))
-	eventually(t, "the collision", func() bool { return len(contractNow(t, m.URL()+"/api/presences").Collisions) == 1 })
+	dirstoretest.Upsert(t, root, liveRecord("claude-7", "/srv/shop", "/srv/shop-wt2", true))
+	dirstoretest.Upsert(t, root, liveRecord("codex-2", "/srv/shop", "/srv/shop-wt2", true))
+	eventually.True(t, wait, "the collision", func() bool { return len(contractNow(t, m.URL()+"/api/presences").Collisions) == 1 })
 	wr := startWatch(t, "--hall", m.URL(), "--brain", "/srv/shop", "--collisions-only", "--exit-on-collision")
 	if got := wr.exitCode(t); got != 3 {
 		t.Errorf("exit code: got %d, want 3", got)
@@ -133,8 +135,8 @@ func TestWatchExitOnCollisionAlreadyOpen(t *testing.T) {
 func TestWatchJSONLinesParse(t *testing.T) {
 	m := MustOpenHall(t, Config{TTL: time.Minute})
 	root := m.Config.RegistryRoot
-	upsert(t, root, record("claude-7", "/srv/shop", "/srv/shop-wt2", true))
-	eventually(t, "one presence", func() bool { return len(contractNow(t, m.URL()+"/api/presences").Presences) == 1 })
+	dirstoretest.Upsert(t, root, liveRecord("claude-7", "/srv/shop", "/srv/shop-wt2", true))
+	eventually.True(t, wait, "one presence", func() bool { return len(contractNow(t, m.URL()+"/api/presences").Presences) == 1 })
 
 	wr := startWatch(t, "--hall", m.URL(), "--json")
 	next := func(what string) watchLine {
@@ -154,7 +156,7 @@ func TestWatchJSONLinesParse(t *testing.T) {
 	if l := next("the snapshot"); l.Type != "snapshot" || l.Snapshot == nil || len(l.Snapshot.Presences) != 1 {
 		t.Fatalf("first line: got %+v, want the snapshot with one presence", l)
 	}
-	upsert(t, root, record("codex-2", "/srv/shop", "/srv/shop-wt2", true))
+	dirstoretest.Upsert(t, root, liveRecord("codex-2", "/srv/shop", "/srv/shop-wt2", true))
 	want := []string{"join", "collision_opened"}
 	for _, w := range want {
 		if l := next(w); l.Type != w {
@@ -163,7 +165,7 @@ func TestWatchJSONLinesParse(t *testing.T) {
 			t.Errorf("join line: got %+v", l)
 		}
 	}
-	remove(t, root, "codex-2", "/srv/shop")
+	dirstoretest.Remove(t, root, presence.ID("codex-2", "/srv/shop"))
 	for _, w := range []string{"leave", "collision_closed"} {
 		l := next(w)
 		if l.Type != w {
@@ -199,7 +201,7 @@ func TestWatchReconnectsAndResumes(t *testing.T) {
 	if err := a.Close(); err != nil {
 		t.Fatal(err)
 	}
-	upsert(t, root, record("while-away", "/srv/shop", "/srv/shop", false))
+	dirstoretest.Upsert(t, root, liveRecord("while-away", "/srv/shop", "/srv/shop", false))
 	b := MustOpenHall(t, Config{Addr: addr, RegistryRoot: root, TTL: time.Minute})
 	_ = b
 	var types []string

@@ -149,6 +149,10 @@ func (f *Follower) Drain() []stream.Change {
 	return out
 }
 
+// Arrived receives a token when events arrive (one for several that
+// arrive together), for a test that reads them with Drain as they come.
+func (f *Follower) Arrived() <-chan struct{} { return f.arrived }
+
 // Discard stops queuing events for the test to read (the view still
 // follows them): for a follower a test only keeps connected.
 func (f *Follower) Discard() {
