@@ -361,6 +361,31 @@ func TestBrowserPollsWhenTheStreamIsBlocked(t *testing.T) {
 	}
 }
 
+// pageClockJS holds the page's clock (Date.now) for the test: it stands
+// still from the page's first script on and moves only when the test says
+// (window.__advanceClock). The page's silence rules read that clock, so a
+// loaded machine, however slow, never makes a silence the test did not.
+const pageClockJS = `(() => {
+  let now = Date.now();
+  Date.now = () => now;
+  window.__advanceClock = (ms) => { now += ms; return now; };
+})();`
+
+// holdClock holds the clock of every page the browser opens from now on
+// (pageClockJS).
+func (b *browser) holdClock(t *testing.T) {
+	t.Helper()
+	if _, err := chromedp.Call(b.ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: pageClockJS}); err != nil {
+		t.Fatalf("hold the page's clock: %v", err)
+	}
+}
+
+// advanceClock moves a held page clock on by d.
+func (b *browser) advanceClock(t *testing.T, d time.Duration) {
+	t.Helper()
+	eval[float64](t, b, fmt.Sprintf("window.__advanceClock(%d)", d.Milliseconds()))
+}
+
 // holdingWriter is the response side of a buffering proxy on the stream:
 // it passes the stream through until it has flushed the snapshot (or from
 // the start, when holdAll), then swallows everything, heartbeats included,
@@ -411,12 +436,18 @@ func bufferingProxy(t *testing.T, hall string, holdAll bool) string {
 
 // TestBrowserPollsBehindABufferingProxy: a proxy that buffers the stream
 // never says it failed; the stream just goes quiet. The page notices
-// silence past its threshold (shortened here from two heartbeats): a
-// stream that never delivered its snapshot is left at once; one that went
-// quiet is checked against the contract, and when the contract shows what
-// the stream did not, the page polls and is current again. A stream that
-// is quiet because the Hall is quiet passes the check and stays live.
+// silence past its threshold: a stream that never delivered its snapshot
+// is left at once; one that went quiet is checked against the contract,
+// and when the contract shows what the stream did not, the page polls and
+// is current again. A stream that is quiet because the Hall is quiet
+// passes the check and stays live.
+//
+// The page's clock is held (holdClock) and moved past the threshold only
+// where the test means a silence: with a real clock, a loaded machine
+// delivering the snapshot later than the threshold made the page leave a
+// stream that was merely slow, and the test failed waiting for it.
 func TestBrowserPollsBehindABufferingProxy(t *testing.T) {
+	const silence = time.Second
 	for _, tt := range []struct {
 		name        string
 		proxy       bool
@@ -428,13 +459,13 @@ func TestBrowserPollsBehindABufferingProxy(t *testing.T) {
 		{name: "no proxy, a quiet Hall", wantPolling: false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			m := MustOpenHall(t, Config{Page: web.PageConfig{Silence: time.Second, Poll: 250 * time.Millisecond, Retry: time.Hour}})
+			m := MustOpenHall(t, Config{Page: web.PageConfig{Silence: silence, Poll: 250 * time.Millisecond, Retry: time.Hour}})
 			base := m.URL()
 			if tt.proxy {
 				base = bufferingProxy(t, m.URL(), tt.holdAll)
 			}
 			b := openBrowser(t)
-			var contractGets atomic.Int64
+			var contractGets, streamGets atomic.Int64
 			requests := chromedp.Events(b.ctx, network.RequestWillBeSent)
 			go func() {
 				for ev, err := range requests {
@@ -443,25 +474,54 @@ func TestBrowserPollsBehindABufferingProxy(t *testing.T) {
 					}
 					if u, err := url.Parse(ev.Request.URL); err == nil && u.Path == "/api/presences" {
 						contractGets.Add(1)
+					} else if err == nil && u.Path == "/api/presences/stream" {
+						streamGets.Add(1)
 					}
 				}
 			}()
+			b.holdClock(t)
 			b.do(t, "open the page", chromedp.Navigate(base+"/"))
-			if !tt.holdAll {
+			if tt.holdAll {
+				// The stream is open and will never deliver its snapshot: a
+				// silence past the threshold, and the page leaves it.
+				eventually.True(t, wait, "the page to open the stream", func() bool { return streamGets.Load() > 0 })
+				b.advanceClock(t, silence+time.Millisecond)
+			} else {
 				b.waitFor(t, "the snapshot", `tid('status').dataset.state === 'live'`)
 			}
 			if !tt.wantPolling {
-				// The page checks the quiet stream against the contract, again
-				// and again, and finds nothing missed. (Were it to give up on
-				// the stream, the third request would be a poll, sent after
-				// the status changed.)
-				eventually.True(t, wait, "three checks of the quiet stream", func() bool { return contractGets.Load() >= 3 })
+				// The page checks the quiet stream against the contract after
+				// each silence, and finds nothing missed. (Were it to give up
+				// on the stream, the third request would be a poll, sent
+				// after the status changed.) A check ends by marking the
+				// stream heard at the page's now: a silence made while one is
+				// in flight is used up by it, so the clock moves on until the
+				// next check goes out.
+				for i := int64(1); i <= 3; i++ {
+					eventually.True(t, wait, fmt.Sprintf("check %d of the quiet stream", i), func() bool {
+						if contractGets.Load() >= i {
+							return true
+						}
+						b.advanceClock(t, silence+time.Millisecond)
+						return false
+					})
+				}
 				if got := eval[string](t, b, `tid('status').dataset.state`); got != "live" {
 					t.Fatalf("a quiet stream: status %q, want live", got)
 				}
 			}
 			one := sidecarRecord{Agent: "behind-proxy", Brain: "/srv/browser-test/shop", Worktree: "/srv/browser-test/shop", Theme: "held back"}
 			writeSidecarRecord(t, m.Config.RegistryRoot, one)
+			if tt.proxy && !tt.holdAll {
+				// The join is held back with the rest of the stream: once the
+				// Hall serves it, a silence, and the page checks the stream
+				// against the contract (twice, half a threshold apart) and
+				// finds it missing.
+				eventually.True(t, wait, "the Hall to serve the join", func() bool {
+					return len(contractNow(t, m.URL()+"/api/presences").Presences) == 1
+				})
+				b.advanceClock(t, silence+time.Millisecond)
+			}
 			b.waitFor(t, "the join", rowExists(one.id()))
 			want := "live live"
 			if tt.wantPolling {
