@@ -11,6 +11,7 @@ import (
 
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/presence"
+	"github.com/hall-dev/hall/internal/stream"
 )
 
 // watchRun runs `hall watch args…` through the real dispatch, with stdout
@@ -137,10 +138,10 @@ func TestWatchJSONLinesParse(t *testing.T) {
 	eventually(t, "one presence", func() bool { return len(contractNow(t, m.URL()+"/api/presences").Presences) == 1 })
 
 	wr := startWatch(t, "--hall", m.URL(), "--json")
-	next := func(what string) watchLine {
+	next := func(what string) stream.Line {
 		t.Helper()
 		raw := wr.line(t, what)
-		var l watchLine
+		var l stream.Line
 		dec := json.NewDecoder(strings.NewReader(raw))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&l); err != nil {
@@ -204,7 +205,7 @@ func TestWatchReconnectsAndResumes(t *testing.T) {
 	_ = b
 	var types []string
 	for len(types) < 2 {
-		var l watchLine
+		var l stream.Line
 		if err := json.Unmarshal([]byte(wr.line(t, "the resync")), &l); err != nil {
 			t.Fatal(err)
 		}
@@ -247,7 +248,7 @@ func TestWatchCleansTerminalOutput(t *testing.T) {
 		}
 	}
 	p := &watchPrinter{cfg: watchConfig{Hall: DefaultHall}}
-	got := p.sentence(watchLine{Type: "join", Presence: &contract.Presence{AgentID: "a\x1b]0;x\x07", Brain: "/b", PresenceID: presence.ID("a", "/b")}})
+	got := p.sentence(stream.Line{Type: "join", Presence: &contract.Presence{AgentID: "a\x1b]0;x\x07", Brain: "/b", PresenceID: presence.ID("a", "/b")}})
 	if strings.ContainsAny(got, "\x1b\x07") {
 		t.Errorf("join sentence carries raw control characters: %q", got)
 	}

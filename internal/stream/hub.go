@@ -44,6 +44,7 @@ type Config struct {
 	Retry        time.Duration // reconnect delay advertised to clients (retry:)
 	WriteTimeout time.Duration // a write blocked longer drops its subscriber
 	MinInterval  time.Duration // least time between two diffs from the source's signals
+	Events       int           // lines of recent history kept for GET /api/events
 	Log          *slog.Logger
 }
 
@@ -77,9 +78,11 @@ type Hub struct {
 	closed  bool
 	started bool
 	stats   Stats
-	ver     uint64 // the source's version when snap was taken
-	verOK   bool   // ver is known (the source is versioned)
-	nextExp int64  // snap.NextExpiryMs(): the roster changes then by itself
+	ver     uint64    // the source's version when snap was taken
+	verOK   bool      // ver is known (the source is versioned)
+	nextExp int64     // snap.NextExpiryMs(): the roster changes then by itself
+	teller  Teller    // tells each diff as lines, and when each collision opened
+	events  eventRing // the lines told, for GET /api/events
 
 	stop     chan struct{}
 	loopDone chan struct{}
@@ -124,6 +127,9 @@ func NewHub(src Source, cfg Config) *Hub {
 	if cfg.MinInterval <= 0 {
 		cfg.MinInterval = DefaultMinInterval
 	}
+	if cfg.Events <= 0 {
+		cfg.Events = DefaultEvents
+	}
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
@@ -133,6 +139,7 @@ func NewHub(src Source, cfg Config) *Hub {
 		log:       cfg.Log,
 		base:      uint64(time.Now().UnixNano()),
 		hist:      newRing(cfg.History),
+		events:    eventRing{buf: make([]Line, cfg.Events)},
 		subs:      map[*subscriber]struct{}{},
 		stop:      make(chan struct{}),
 		loopDone:  make(chan struct{}),
@@ -287,9 +294,11 @@ func (h *Hub) syncLocked(ctx context.Context) {
 	h.ver, h.verOK, h.nextExp = ver, versioned, snap.NextExpiryMs()
 	if !h.synced {
 		h.synced, h.cur = true, next
+		h.firstLookLocked(next)
 		return
 	}
 	c := diffRosters(h.cur, next)
+	prev := h.cur.collisions
 	h.cur = next
 	if c.empty() {
 		return
@@ -297,6 +306,7 @@ func (h *Hub) syncLocked(ctx context.Context) {
 	h.seq++
 	c.seq = h.seq
 	h.hist.push(c)
+	h.tellLocked(c, prev)
 	h.fanout(c)
 }
 
