@@ -1,9 +1,8 @@
 // Package views renders the Hall's HTML with templ: the layout, the Hall
-// page (strip, drill, roster, collision list, brain picker) and the error
-// pages. It renders the first, complete page; static/hall.js keeps it live
-// by applying the stream's JSON diffs to the same markup, so the markup
-// here and the DOM the script builds must stay in step (the data-testid
-// names are the shared vocabulary, and the browser tests check both).
+// page (strip, drill, recent events, collision list, roster, brain picker)
+// and the error pages. It is the page's only renderer: the first page, and
+// every region again as a fragment (Regions) that static/hall.js fetches
+// on each change and swaps in. Each region's root carries data-region.
 //
 // Views read the wire types (internal/contract): what the page shows is
 // exactly what /api/presences serves. They know nothing of HTTP.
@@ -21,6 +20,7 @@ import (
 	"github.com/a-h/templ"
 
 	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/stream"
 )
 
 // DrillCap is how many presences the strip's drill shows; the roster
@@ -32,6 +32,7 @@ type Page struct {
 	Title string
 	CSS   string // hashed URL of the stylesheet
 	JS    string // hashed URL of the script
+	Icon  string // hashed URL of the favicon
 }
 
 // BrainCount is one entry of the brain picker.
@@ -43,20 +44,131 @@ type BrainCount struct {
 
 // Live configures the script that keeps the page current.
 type Live struct {
-	StreamURL string // the SSE stream for this scope
-	PollURL   string // the contract, polled when the stream is unavailable
-	SilenceMs int64  // a stream silent this long is taken for stuck
-	PollMs    int64  // the polling period
-	RetryMs   int64  // how soon a failed stream is tried again
+	StreamURL    string // the SSE stream for this scope: each diff is a cue to fetch the regions
+	FragmentURL  string // the page's regions (Regions), fetched on each diff and polled without the stream
+	SilenceMs    int64  // a stream silent this long is taken for stuck
+	PollMs       int64  // the polling period
+	RetryMs      int64  // how soon a failed stream is tried again
+	IconURL      string // the favicon
+	AlertIconURL string // the favicon while a collision is open in scope
 }
 
 // Hall is the Hall page's model.
 type Hall struct {
 	Page
 	Live
-	Brain  string // the chosen brain, "" for all brains
-	Data   contract.PresencesResponse
-	Brains []BrainCount
+	Brain     string // the chosen brain, "" for all brains
+	Data      contract.PresencesResponse
+	Brains    []BrainCount
+	Recent    RecentEvents
+	Opened    map[string]stream.Opened // when the Hall saw each open collision open
+	RosterAll bool                     // the whole roster, not its first RosterShown rows
+	Sig       string                   // a signature of the scope's roster, to check a quiet stream against
+	// Total is how many collisions are open in scope when Data.Collisions
+	// holds only some of them; 0 means all of them are there.
+	Total int
+}
+
+// RecentEvents is the Recent panel: the newest lines about the scope, how
+// many more the Hall holds, and how many it keeps at most.
+type RecentEvents struct {
+	Lines   []stream.Line
+	LeftOut int
+	Kept    int
+	AllURL  string // GET /api/events for the scope, every line kept
+}
+
+// RosterShown is how many roster rows the page shows unless asked for all:
+// the first page of a roster of 10,000 stays small.
+const RosterShown = 100
+
+// CollisionsShown is how many collision cards the list shows before "+N more".
+const CollisionsShown = 50
+
+// CollisionsTotal is how many collisions are open in scope.
+func (h Hall) CollisionsTotal() int {
+	if h.Total > len(h.Data.Collisions) {
+		return h.Total
+	}
+	return len(h.Data.Collisions)
+}
+
+// CollisionsShownOf is the collisions the list shows.
+func CollisionsShownOf(cs []contract.Collision) []contract.Collision {
+	if len(cs) > CollisionsShown {
+		return cs[:CollisionsShown]
+	}
+	return cs
+}
+
+// RosterRows is the roster rows shown and how many are left out.
+func RosterRows(ps []contract.Presence, all bool) ([]contract.Presence, int) {
+	if all || len(ps) <= RosterShown {
+		return ps, 0
+	}
+	return ps[:RosterShown], len(ps) - RosterShown
+}
+
+// RosterURL links the page with the whole roster, or its first rows.
+func RosterURL(brain string, all bool) string {
+	u := BrainURL(brain)
+	if !all {
+		return u
+	}
+	if brain == "" {
+		return u + "?roster=all"
+	}
+	return u + "&roster=all"
+}
+
+// OpenedLabel leads a collision's age: "open" when the Hall saw it open,
+// "open ≥" when it was already open when the Hall first looked.
+func OpenedLabel(o stream.Opened) string {
+	if o.Seen {
+		return "open "
+	}
+	return "open ≥ "
+}
+
+// OpenedTitle explains the age.
+func OpenedTitle(o stream.Opened) string {
+	if o.Seen {
+		return "open since " + ISO(o.AtMs) + " (when the Hall saw it open)"
+	}
+	return "already open when the Hall first looked, at " + ISO(o.AtMs)
+}
+
+// LineText tells one recent event in words.
+func LineText(l stream.Line) string {
+	switch l.Type {
+	case stream.LineJoin:
+		t := l.Presence.AgentID + " joined " + ShortWhere(Where(*l.Presence), l.Presence.Brain)
+		if l.Presence.Theme != "" {
+			t += ": " + l.Presence.Theme
+		}
+		return "+ " + t
+	case stream.LineLeave:
+		return "− " + l.Presence.AgentID + " left " + ShortWhere(Where(*l.Presence), l.Presence.Brain)
+	case stream.LineCollisionOpened:
+		return "⚠ collision: " + pairText(*l.Collision)
+	case stream.LineCollisionChanged:
+		return "⚠ collision changed: " + pairText(*l.Collision)
+	case stream.LineCollisionClosed:
+		t := "✓ collision closed: " + l.Collision.A.AgentID + " and " + l.Collision.B.AgentID + " at " + l.Collision.Place
+		if l.OpenedAtMs != 0 {
+			t += ", lasted " + Age(l.LastedMs)
+		}
+		return t
+	case stream.LineRegistryUnreadable:
+		return "⚠ registry unreadable, roster dropped: " + l.Detail
+	case stream.LineRegistryReadable:
+		return "registry readable again"
+	}
+	return l.Type
+}
+
+func pairText(c contract.Collision) string {
+	return c.A.AgentID + " and " + c.B.AgentID + " at " + c.Place + " (" + ClauseText(c.Clauses) + ")"
 }
 
 // NotFound is the model of a page for a brain the Hall does not know, or a
@@ -299,7 +411,7 @@ func Or(s string) string {
 // Title is the document title: the root line, so a background tab reads.
 func Title(h Hall) string {
 	t := fmt.Sprintf("%s · %s", Plural(len(h.Data.Presences), "agent", "agents"), ScopeLabel(h.Brain))
-	if w := CollisionWarning(len(h.Data.Collisions)); w != "" {
+	if w := CollisionWarning(h.CollisionsTotal()); w != "" {
 		t += " · " + w
 	}
 	return t + " — Hall"

@@ -34,8 +34,10 @@ func newRouter(h *web.Handler, log *slog.Logger) *echo.Echo {
 
 	e.GET("/", wrap(h.HandlePage))
 	e.GET("/static/:name", wrap(h.HandleStatic))
+	e.GET("/fragments/:name", wrap(h.HandleFragment))
 	e.GET("/api/presences", wrap(h.HandlePresencesIndex))
 	e.GET("/api/presences/stream", wrap(h.HandlePresencesStream))
+	e.GET("/api/events", wrap(h.HandleEvents))
 	e.GET("/api/health", wrap(h.HandleHealth))
 	e.GET("/api/north", wrap(h.HandleNorth))
 	e.GET("/api/cockpit", wrap(h.HandleCockpit))

@@ -185,7 +185,7 @@ func (m *Main) Run(ctx context.Context) error {
 	m.Hub.Start(runCtx)
 
 	h := &web.Handler{Service: m.Service, StoreKind: m.StoreKind, WriteToken: m.Config.Token, StartedAt: startedAt, Log: m.Log, Page: m.Config.Page}
-	h.Roster, h.Stream = m.Hub, m.Hub
+	h.Roster, h.Stream, h.History = m.Hub, m.Hub, m.Hub
 	e := newRouter(h, m.Log)
 	ln, err := net.Listen("tcp", m.Config.Addr)
 	if err != nil {

@@ -25,12 +25,14 @@ type Handler struct {
 	StartedAt  time.Time
 	Log        *slog.Logger
 
-	Stream Streamer // serves /api/presences/stream; 503 when nil
+	Stream  Streamer // serves /api/presences/stream; 503 when nil
+	History History  // recent events and collision ages; none when nil
 
 	Assets *static.Assets // the page's CSS and JS; the embedded ones when nil
 	Page   PageConfig     // timings of the live page's script; defaults when zero
 
-	bodies rosterBodies // encoded contract responses of the latest cursor
+	bodies rosterBodies   // encoded contract responses of the latest cursor
+	frags  fragmentBodies // rendered page fragments of the latest cursor
 }
 
 func (h *Handler) roster() Roster {

@@ -1,0 +1,131 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"sync"
+
+	"github.com/a-h/templ"
+
+	"github.com/hall-dev/hall/internal/presence"
+	"github.com/hall-dev/hall/views"
+)
+
+// fragments are the regions of the Hall page that can be served alone;
+// "hall" is every region the live page swaps, in one response.
+var fragments = map[string]func(views.Hall) templ.Component{
+	"hall":   views.Regions,
+	"banner": func(h views.Hall) templ.Component { return views.Banner(h.Data.Collisions) },
+	"strip":  views.Strip,
+	"drill":  func(h views.Hall) templ.Component { return views.Drill(h.Data) },
+	"recent": func(h views.Hall) templ.Component { return views.Recent(h.Recent, h.Data.ServedAtMs) },
+	"collisions": func(h views.Hall) templ.Component {
+		return views.CollisionList(h.Data.Collisions, h.CollisionsTotal(), h.Opened, h.Data.ServedAtMs)
+	},
+	"roster": views.Roster,
+	"picker": func(h views.Hall) templ.Component { return views.Picker(h.Brain, h.Brains) },
+}
+
+// HandleFragment serves GET /fragments/{name}[?brain=][&roster=all]: one
+// region of the Hall page as HTML (hall, banner, strip, drill, recent,
+// collisions, roster, picker), rendered by the same templates as the page.
+// The live page fetches "hall" on each diff and while it polls. A body is
+// rendered once per cursor, brain and name, and carries an ETag: an
+// If-None-Match that still matches gets 304. A brain the Hall does not
+// know (any more) renders empty, as a client treats the contract's 404; a
+// brain that is not an absolute path, or an unknown name, is a 4xx.
+func (h *Handler) HandleFragment(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	render, ok := fragments[name]
+	if !ok {
+		writeError(w, presence.Errorf(presence.ENOTFOUND, "no fragment %q", name), "unknown_fragment")
+		return
+	}
+	q := r.URL.Query()
+	brain, err := scope(q.Get("brain"))
+	if err != nil {
+		writeError(w, err, "invalid_brain")
+		return
+	}
+	all := q.Get("roster") == "all"
+	snap, cursor, serr := h.snapshotCursor(r.Context())
+	key := fragmentKey{name: name, brain: brain, all: all}
+	if cursor != "" {
+		etag := fragmentETag(cursor, key)
+		w.Header().Set("ETag", etag)
+		w.Header().Set("Cache-Control", "no-cache")
+		if match := r.Header.Get("If-None-Match"); match != "" && etagMatches(match, etag) {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+	} else {
+		w.Header().Set("Cache-Control", "no-store")
+	}
+	body, err := h.frags.get(cursor, key, func() ([]byte, error) {
+		return renderBytes(r.Context(), render(h.hallModel(snap, cursor, serr, brain, all)))
+	})
+	if err != nil {
+		h.Log.Error("render fragment", "name", name, "err", err)
+		writeError(w, fmt.Errorf("render fragment %s: %w", name, err), "internal")
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(body)
+}
+
+func renderBytes(ctx context.Context, c templ.Component) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := c.Render(ctx, &buf); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+type fragmentKey struct {
+	name, brain string
+	all         bool
+}
+
+// fragmentETag tags a fragment at a cursor: one cursor is one roster, and
+// one history of recent events.
+func fragmentETag(cursor string, k fragmentKey) string {
+	sum := sha256.Sum256([]byte(fmt.Sprintf("%s\x00%s\x00%t", k.name, k.brain, k.all)))
+	return `"f` + cursor + "-" + hex.EncodeToString(sum[:4]) + `"`
+}
+
+// fragmentBodies caches rendered fragments of the latest cursor: every
+// open page asks for the same regions after each diff, and one rendering
+// serves them all. It holds one cursor's bodies, at most
+// maxCachedBodies of them.
+type fragmentBodies struct {
+	mu     sync.Mutex
+	cursor string
+	m      map[fragmentKey][]byte
+}
+
+func (c *fragmentBodies) get(cursor string, k fragmentKey, render func() ([]byte, error)) ([]byte, error) {
+	if cursor == "" {
+		return render()
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cursor == cursor {
+		if b, ok := c.m[k]; ok {
+			return b, nil
+		}
+	}
+	b, err := render()
+	if err != nil {
+		return nil, err
+	}
+	if c.cursor != cursor || len(c.m) >= maxCachedBodies {
+		c.cursor, c.m = cursor, map[fragmentKey][]byte{}
+	}
+	c.m[k] = b
+	return b, nil
+}
