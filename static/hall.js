@@ -1,31 +1,21 @@
-// hall.js keeps the server-rendered Hall page live. The server is the only
-// renderer: on each diff the stream announces (and on each poll when it
-// cannot stream), the page fetches its regions again as HTML
-// (GET /fragments/hall, the same templates as the page) and swaps each
-// region that changed, keeping focus, scroll positions and the status line.
-// At most one fetch is in flight; diffs arriving meanwhile coalesce into one
-// more fetch.
-//
-// It prefers the SSE stream. When EventSource is missing, the stream errors
-// or closes, or it stays silent past two heartbeats and a check shows it
-// missed a change, the page polls the regions with If-None-Match, says so
-// in the status line, and tries the stream again until it answers.
-//
-// Between updates it ticks ages against the server's clock, keeps the
-// title and favicon in step with the strip, announces new collisions to
-// screen readers, and, when asked on a click, shows a browser notification
-// for a new collision while the tab is hidden.
-//
-// Fetched HTML is parsed in a <template> (inert: nothing in it runs) and
-// comes from the server's escaping templates; no agent string is ever
-// turned into markup here. Plain script, no dependencies, no build step.
+// hall.js keeps the server-rendered Hall page live; the server is its only
+// renderer. On each diff the SSE stream announces (or each poll when it
+// cannot stream) the page fetches its regions as HTML (GET /fragments/hall,
+// the page's own templates) and swaps each region that changed, keeping
+// focus, scroll and the status line; one fetch in flight, later diffs
+// coalesced into one more. A stream that errors, closes, or stays silent
+// past two heartbeats while a check shows it missed a change gives way to
+// polling with If-None-Match, and is tried again until it answers. Ages
+// tick against the server's clock; title and favicon follow the strip; new
+// collisions are announced to screen readers and, opted in by a click,
+// notified while the tab is hidden. Fetched HTML is parsed in an inert
+// <template> and comes from escaping templates: no agent string becomes
+// markup here. Plain script, no dependencies, no build step.
 (function () {
   'use strict';
 
   var root = document.getElementById('hall');
-  if (!root) {
-    return;
-  }
+  if (!root) { return; }
 
   function intAttr(name, def) {
     var n = parseInt(root.getAttribute(name), 10);
@@ -42,31 +32,19 @@
     iconAlert: root.getAttribute('data-icon-alert')
   };
 
-  // Ages are measured against the server's clock, not against a client
-  // clock that may be minutes off.
+  // Ages count on the server's clock, not a client clock minutes off.
   var skew = intAttr('data-served-at-ms', 0) ? intAttr('data-served-at-ms', 0) - Date.now() : 0;
 
-  function tid(id, scope) {
-    return (scope || document).querySelector('[data-testid="' + id + '"]');
-  }
-  function all(sel, scope) {
-    return Array.prototype.slice.call((scope || document).querySelectorAll(sel));
-  }
+  function tid(id, scope) { return (scope || document).querySelector('[data-testid="' + id + '"]'); }
+  function all(sel, scope) { return Array.prototype.slice.call((scope || document).querySelectorAll(sel)); }
 
   // age formats as views.Age does: 42s, 5m, 3h 05m, 2d 4h.
   function age(ms) {
     var s = Math.floor(Math.max(0, ms) / 1000);
-    if (s < 60) {
-      return s + 's';
-    }
-    if (s < 3600) {
-      return Math.floor(s / 60) + 'm';
-    }
-    if (s < 86400) {
-      var m = Math.floor(s / 60) % 60;
-      return Math.floor(s / 3600) + 'h ' + (m < 10 ? '0' : '') + m + 'm';
-    }
-    return Math.floor(s / 86400) + 'd ' + (Math.floor(s / 3600) % 24) + 'h';
+    var m = Math.floor(s / 60) % 60;
+    return s < 60 ? s + 's' : s < 3600 ? Math.floor(s / 60) + 'm' :
+      s < 86400 ? Math.floor(s / 3600) + 'h ' + (m < 10 ? '0' : '') + m + 'm' :
+      Math.floor(s / 86400) + 'd ' + (Math.floor(s / 3600) % 24) + 'h';
   }
 
   function tick() {
@@ -75,19 +53,12 @@
       var ms = parseInt(t.getAttribute('data-ms'), 10);
       if (ms > 0) {
         var text = age(now - ms) + (t.getAttribute('data-suffix') || '');
-        if (t.textContent !== text) {
-          t.textContent = text;
-        }
+        if (t.textContent !== text) { t.textContent = text; }
       }
     });
   }
 
   // ---- swapping regions ----
-
-  var shown = {}; // region name -> the HTML it was last swapped from
-  all('[data-region]').forEach(function (r) {
-    shown[r.getAttribute('data-region')] = r.outerHTML;
-  });
   var collisionIds = idsOf(document);
 
   function idsOf(scope) {
@@ -100,9 +71,7 @@
 
   // keyOf names an element so its twin can be found in a new region.
   function keyOf(e) {
-    if (!e || e === document.body) {
-      return null;
-    }
+    if (!e || e === document.body) { return null; }
     var row = e.closest('[data-presence-id],[data-collision-id],[data-brain],[data-event-id]');
     return {
       testid: e.getAttribute('data-testid'), id: e.id, href: e.getAttribute('href'),
@@ -111,9 +80,7 @@
     };
   }
   function findKey(k, scope) {
-    if (k.id) {
-      return scope.querySelector('#' + CSS.escape(k.id));
-    }
+    if (k.id) { return scope.querySelector('#' + CSS.escape(k.id)); }
     return all(k.testid ? '[data-testid="' + k.testid + '"]' : k.href ? 'a[href]' : '*', scope).filter(function (e) {
       var kk = keyOf(e);
       return kk.href === k.href && kk.row === k.row;
@@ -125,57 +92,36 @@
     var scrolls = all('[data-keep-scroll]', old).map(function (e) {
       return { key: e.getAttribute('data-keep-scroll'), top: e.scrollTop, left: e.scrollLeft };
     });
-    var open = all('details[open][id]', old).map(function (d) {
-      return d.id;
-    });
+    var open = all('details[open][id]', old).map(function (d) { return d.id; });
     all('[data-keep]', next).forEach(function (n) {
       var mine = old.querySelector('[data-keep="' + n.getAttribute('data-keep') + '"]');
-      if (mine) {
-        n.replaceWith(mine);
-      }
+      if (mine) { n.replaceWith(mine); }
     });
     old.replaceWith(next);
     scrolls.forEach(function (s) {
       var e = next.querySelector('[data-keep-scroll="' + s.key + '"]');
-      if (e) {
-        e.scrollTop = s.top;
-        e.scrollLeft = s.left;
-      }
+      if (e) { e.scrollTop = s.top; e.scrollLeft = s.left; }
     });
-    open.forEach(function (id) {
-      var d = document.getElementById(id);
-      if (d) {
-        d.open = true;
-      }
-    });
+    open.forEach(function (id) { (document.getElementById(id) || {}).open = true; });
     var f = focused && findKey(focused, next);
-    if (f) {
-      f.focus({ preventScroll: true });
-    }
+    if (f) { f.focus({ preventScroll: true }); }
   }
 
-  // swap puts the fetched regions in place of the page's, skipping those
-  // whose HTML did not change, then brings the rest of the page in step.
+  // swap puts the fetched regions (those that changed) in place of the
+  // page's, then brings the rest of the page in step.
   function swap(html) {
     var tpl = document.createElement('template');
     tpl.innerHTML = html;
     Array.prototype.slice.call(tpl.content.children).forEach(function (next) {
-      var name = next.getAttribute('data-region');
-      var old = name && document.querySelector('[data-region="' + name + '"]');
-      var src = next.outerHTML;
-      if (old && shown[name] !== src) {
-        shown[name] = src;
-        swapRegion(old, next);
-      }
+      var old = document.querySelector('[data-region="' + next.getAttribute('data-region') + '"]');
+      if (old) { swapRegion(old, next); }
     });
     tick();
     var strip = tid('strip');
     document.title = strip.getAttribute('data-title') || document.title;
     var icon = document.querySelector('link[rel="icon"]');
     var want = strip.getAttribute('data-collisions') !== '0' ? cfg.iconAlert : cfg.icon;
-    if (icon && want && icon.getAttribute('href') !== want) {
-      icon.setAttribute('href', want);
-    }
+    if (icon && want && icon.getAttribute('href') !== want) { icon.setAttribute('href', want); }
     announceNew();
   }
 
@@ -185,13 +131,9 @@
       return !collisionIds[id];
     });
     collisionIds = now;
-    if (!fresh.length) {
-      return;
-    }
+    if (!fresh.length) { return; }
     var c = now[fresh[0]];
-    var text = function (id) {
-      return (tid(id, c) || {}).textContent || '';
-    };
+    var text = function (id) { return (tid(id, c) || {}).textContent || ''; };
     var msg = 'New collision: ' + text('collision-a') + ' and ' + text('collision-b') + ' are both mutating in ' +
       text('collision-place') + ' (' + text('collision-clauses') + ').';
     if (fresh.length > 1) {
@@ -206,7 +148,6 @@
   }
 
   // ---- notify me: opt-in, asked only on a click ----
-
   var notifyBtn = tid('notify');
   var KEY = 'hall-notify';
   function notifying() {
@@ -221,9 +162,7 @@
     if (notifying() && document.hidden) {
       var n = new Notification('Hall: new collision', { body: msg, tag: 'hall-collision' });
       notifyBtn.setAttribute('data-notified', String(parseInt(notifyBtn.getAttribute('data-notified') || '0', 10) + 1));
-      n.onclick = function () {
-        window.focus();
-      };
+      n.onclick = function () { window.focus(); };
     }
   }
   if (notifyBtn && window.Notification) {
@@ -236,16 +175,13 @@
         return;
       }
       Promise.resolve(Notification.requestPermission()).then(function (p) {
-        if (p === 'granted') {
-          localStorage.setItem(KEY, '1');
-        }
+        if (p === 'granted') { localStorage.setItem(KEY, '1'); }
         showNotifyState();
       });
     });
   }
 
   // ---- fetching: one in flight, the rest coalesced ----
-
   var etag = '';
   var inFlight = false;
   var again = false;
@@ -265,25 +201,23 @@
     }
   }
 
-  // fetchRegions GETs the regions; conditional sends the last ETag so an
-  // unchanged page costs a 304.
+  // fetchRegions GETs the regions; conditional on the last ETag (a 304),
+  // and on the regions' hashes: the Hall sends only those that changed.
   function fetchRegions(conditional) {
     var headers = { Accept: 'text/html' };
-    if (conditional && etag) {
-      headers['If-None-Match'] = etag;
+    if (conditional && etag) { headers['If-None-Match'] = etag; }
+    if (conditional) {
+      headers['X-Hall-Have'] = all('[data-region][data-hash]').map(function (r) { return r.getAttribute('data-hash'); }).join(' ');
     }
     return fetch(cfg.fragment, { headers: headers, cache: 'no-store', credentials: 'same-origin' }).then(function (r) {
-      if (r.status !== 200) {
-        return { status: r.status };
-      }
+      if (r.status !== 200) { return { status: r.status }; }
       return r.text().then(function (html) {
         return { status: 200, html: html, etag: r.headers.get('ETag') || '' };
       });
     });
   }
 
-  // refresh brings the page up to date; called while a fetch is in flight
-  // it only asks for one more fetch after it.
+  // refresh brings the page up to date; during a fetch it asks for one more.
   function refresh() {
     if (inFlight) {
       again = true;
@@ -295,9 +229,7 @@
     waiting = [];
     var done = function () {
       inFlight = false;
-      if (again) {
-        refresh();
-      }
+      if (again) { refresh(); }
     };
     return fetchRegions(true).then(function (res) {
       if (res.status === 200) {
@@ -308,9 +240,7 @@
       covered.forEach(function (t) {
         performance.measure('hall-update', { start: t, end: end });
       });
-      if (performance.getEntriesByName('hall-update').length > 10000) {
-        performance.clearMeasures('hall-update');
-      }
+      if (performance.getEntriesByName('hall-update').length > 10000) { performance.clearMeasures('hall-update'); }
       done();
       return res;
     }, function (err) {
@@ -320,7 +250,6 @@
   }
 
   // ---- live: the stream first, polling when it fails ----
-
   var es = null; // the EventSource being used or tried
   var esLive = false; // it delivered its snapshot
   var esOpenedAt = 0;
@@ -362,51 +291,36 @@
       }
     });
     src.onerror = function () {
-      if (src === es) {
-        streamFailed();
-      }
+      if (src === es) { streamFailed(); }
     };
   }
 
   function closeStream() {
-    if (es) {
-      es.close();
-    }
+    if (es) { es.close(); }
     es = null;
     esLive = false;
   }
 
-  // streamFailed leaves the stream for polling and schedules another try.
-  // The browser's own reconnect is not used: it would retry silently while
-  // the page showed a roster nobody updates.
+  // streamFailed polls and schedules another try (not the browser's silent
+  // reconnect, which would leave a roster nobody updates on show).
   function streamFailed() {
     closeStream();
     startPolling();
-    if (!retryTimer) {
-      retryTimer = setTimeout(connect, cfg.retryMs);
-    }
+    if (!retryTimer) { retryTimer = setTimeout(connect, cfg.retryMs); }
   }
 
-  // watch notices a stream gone quiet. SSE heartbeats are comments, which
-  // EventSource does not surface, so a quiet stream is checked: the
-  // regions are fetched, and if the scope's roster signature matches the
-  // page's, the Hall is simply quiet; if it differs twice in a row with no
-  // event between (a diff may be on its way), the stream is stuck behind
-  // something that buffers it, and the page polls instead. A stream that
-  // never delivered its snapshot within the threshold is given up at once.
+  // watch notices a quiet stream (heartbeats are comments, unseen by
+  // EventSource) and checks it: a fetched roster signature equal to the
+  // page's means a quiet Hall; one that differs twice with no event
+  // between means a stream stuck behind a buffer, and the page polls. A
+  // stream with no snapshot within the threshold is given up at once.
   function watch() {
-    if (!es || checking) {
-      return;
-    }
+    if (!es || checking) { return; }
     if (!esLive) {
-      if (Date.now() - esOpenedAt > cfg.silenceMs) {
-        streamFailed();
-      }
+      if (Date.now() - esOpenedAt > cfg.silenceMs) { streamFailed(); }
       return;
     }
-    if (Date.now() - lastEventAt > cfg.silenceMs) {
-      verify(es, 0);
-    }
+    if (Date.now() - lastEventAt > cfg.silenceMs) { verify(es, 0); }
   }
 
   function verify(src, attempt) {
@@ -425,9 +339,7 @@
         lastEventAt = Date.now();
         checking = false;
       } else if (attempt === 0) {
-        setTimeout(function () {
-          verify(src, 1);
-        }, Math.min(1000, Math.floor(cfg.silenceMs / 2)));
+        setTimeout(function () { verify(src, 1); }, Math.min(1000, Math.floor(cfg.silenceMs / 2)));
       } else {
         checking = false;
         streamFailed();
@@ -441,9 +353,7 @@
   }
 
   function startPolling() {
-    if (mode !== 'polling') {
-      setMode('polling');
-    }
+    if (mode !== 'polling') { setMode('polling'); }
     if (!polling) {
       polling = true;
       pollOnce(++pollGen);
@@ -456,15 +366,9 @@
   }
 
   function pollOnce(gen) {
-    var current = function () {
-      return polling && gen === pollGen;
-    };
+    var current = function () { return polling && gen === pollGen; };
     var next = function () {
-      if (current()) {
-        pollTimer = setTimeout(function () {
-          pollOnce(gen);
-        }, cfg.pollMs);
-      }
+      if (current()) { pollTimer = setTimeout(function () { pollOnce(gen); }, cfg.pollMs); }
     };
     refresh().then(function (res) {
       if (current()) {
@@ -472,9 +376,7 @@
       }
       next();
     }, function () {
-      if (current()) {
-        setMode('polling', 'Hall unreachable');
-      }
+      if (current()) { setMode('polling', 'Hall unreachable'); }
       next();
     });
   }

@@ -1,8 +1,9 @@
 // Package views renders the Hall's HTML with templ: the layout, the Hall
 // page (strip, drill, recent events, collision list, roster, brain picker)
 // and the error pages. It is the page's only renderer: the first page, and
-// every region again as a fragment (Regions) that static/hall.js fetches
-// on each change and swaps in. Each region's root carries data-region.
+// every region again as a fragment (GET /fragments/…) that static/hall.js
+// fetches on each change and swaps in. Each region's root carries
+// data-region.
 //
 // Views read the wire types (internal/contract): what the page shows is
 // exactly what /api/presences serves. They know nothing of HTTP.
@@ -45,7 +46,7 @@ type BrainCount struct {
 // Live configures the script that keeps the page current.
 type Live struct {
 	StreamURL    string // the SSE stream for this scope: each diff is a cue to fetch the regions
-	FragmentURL  string // the page's regions (Regions), fetched on each diff and polled without the stream
+	FragmentURL  string // the page's regions (GET /fragments/hall), fetched on each diff and polled without the stream
 	SilenceMs    int64  // a stream silent this long is taken for stuck
 	PollMs       int64  // the polling period
 	RetryMs      int64  // how soon a failed stream is tried again
@@ -155,8 +156,8 @@ func LineText(l stream.Line) string {
 		return "⚠ collision changed: " + pairText(*l.Collision)
 	case stream.LineCollisionClosed:
 		t := "✓ collision closed: " + l.Collision.A.AgentID + " and " + l.Collision.B.AgentID + " at " + l.Collision.Place
-		if l.OpenedAtMs != 0 {
-			t += ", lasted " + Age(l.LastedMs)
+		if l.LastedMs != nil {
+			t += ", lasted " + Age(*l.LastedMs)
 		}
 		return t
 	case stream.LineRegistryUnreadable:
@@ -262,6 +263,17 @@ func Age(ms int64) string {
 	default:
 		return fmt.Sprintf("%dd %dh", s/86400, s/3600%24)
 	}
+}
+
+// AgeText is the age of an instant at servedAtMs, with its suffix, as a
+// <time> shows it; "" when servedAtMs is 0: a fragment leaves ages to the
+// page's script, which ticks them anyway, so a region that did not change
+// renders the same bytes at every cursor.
+func AgeText(servedAtMs, ms int64, suffix string) string {
+	if servedAtMs == 0 {
+		return ""
+	}
+	return Age(servedAtMs-ms) + suffix
 }
 
 // ISO is an epoch-millisecond instant as an RFC 3339 UTC string, for the

@@ -66,6 +66,7 @@ func orchestrate(ctx context.Context, o options) error {
 		{"latency", b.latency},
 		{"fanout", b.fanout},
 		{"crosshall", b.crossHall},
+		{"page", b.page},
 	}
 	for _, s := range scenarios {
 		if o.only != "" && !strings.Contains(s.name, o.only) {

@@ -41,7 +41,7 @@ func TestHubEvents(t *testing.T) {
 		t.Fatalf("events: got %q (left %d), want %q", strings.Join(got, " "), left, want)
 	}
 	closed := lines[1]
-	if closed.Collision.CollisionID != cid || closed.OpenedAtMs != opened[cid].AtMs || closed.LastedMs < 0 || closed.AtMs < closed.OpenedAtMs {
+	if closed.Collision.CollisionID != cid || closed.OpenedAtMs != opened[cid].AtMs || closed.LastedMs == nil || *closed.LastedMs < 0 || closed.AtMs < closed.OpenedAtMs {
 		t.Errorf("collision_closed: got %+v, want the opening's time and how long it lasted", closed)
 	}
 	if lines[0].Presence.AgentID != "c" || lines[0].EventID == "" || lines[0].Seq == 0 {

@@ -36,9 +36,9 @@ type Line struct {
 	// collision_changed and collision_closed lines; absent when it was
 	// already open when the teller first looked.
 	OpenedAtMs int64 `json:"opened_at_ms,omitempty"`
-	// LastedMs is how long a closed collision was open, when OpenedAtMs is
-	// known.
-	LastedMs int64 `json:"lasted_ms,omitempty"`
+	// LastedMs is how long a closed collision was open, present when
+	// OpenedAtMs is known.
+	LastedMs *int64 `json:"lasted_ms,omitempty"`
 }
 
 // Brain is the brain a line is about; "" for a line about every brain
@@ -122,7 +122,8 @@ func (t *Teller) Tell(ev Event, ch Change, at time.Time) []Line {
 		c := &ch.Closed[i]
 		l := Line{Type: LineCollisionClosed, Collision: c}
 		if o, ok := t.opened[c.CollisionID]; ok && o.Seen {
-			l.OpenedAtMs, l.LastedMs = o.AtMs, now-o.AtMs
+			lasted := now - o.AtMs
+			l.OpenedAtMs, l.LastedMs = o.AtMs, &lasted
 		}
 		delete(t.opened, c.CollisionID)
 		add(l)

@@ -6,7 +6,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"hash/fnv"
 	"net/http"
+	"slices"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/a-h/templ"
@@ -15,10 +19,8 @@ import (
 	"github.com/hall-dev/hall/views"
 )
 
-// fragments are the regions of the Hall page that can be served alone;
-// "hall" is every region the live page swaps, in one response.
+// fragments are the regions of the Hall page that can be served alone.
 var fragments = map[string]func(views.Hall) templ.Component{
-	"hall":   views.Regions,
 	"banner": func(h views.Hall) templ.Component { return views.Banner(h.Data.Collisions) },
 	"strip":  views.Strip,
 	"drill":  func(h views.Hall) templ.Component { return views.Drill(h.Data) },
@@ -30,18 +32,25 @@ var fragments = map[string]func(views.Hall) templ.Component{
 	"picker": func(h views.Hall) templ.Component { return views.Picker(h.Brain, h.Brains) },
 }
 
+// hallRegions is the fragment "hall": every region the live page swaps, in
+// one response.
+var hallRegions = []string{"banner", "strip", "recent", "collisions", "roster", "picker"}
+
 // HandleFragment serves GET /fragments/{name}[?brain=][&roster=all]: one
-// region of the Hall page as HTML (hall, banner, strip, drill, recent,
-// collisions, roster, picker), rendered by the same templates as the page.
-// The live page fetches "hall" on each diff and while it polls. A body is
-// rendered once per cursor, brain and name, and carries an ETag: an
-// If-None-Match that still matches gets 304. A brain the Hall does not
-// know (any more) renders empty, as a client treats the contract's 404; a
-// brain that is not an absolute path, or an unknown name, is a 4xx.
+// region of the Hall page as HTML (banner, strip, drill, recent,
+// collisions, roster, picker), rendered by the same templates as the page,
+// or "hall", every region the live page swaps. Each region's root carries
+// data-region and data-hash, a hash of its bytes; a request whose
+// X-Hall-Have header lists a region's hash (space-separated) is sent the
+// other regions only. Ages are left to the page's script, so an unchanged
+// region is the same bytes at every cursor. A body is rendered once per
+// cursor, brain and name, and carries an ETag: an If-None-Match that still
+// matches gets 304. A brain the Hall does not know (any more) renders
+// empty, as a client treats the contract's 404; a brain that is not an
+// absolute path, or an unknown name, is a 4xx.
 func (h *Handler) HandleFragment(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
-	render, ok := fragments[name]
-	if !ok {
+	if _, ok := fragments[name]; !ok && name != "hall" {
 		writeError(w, presence.Errorf(presence.ENOTFOUND, "no fragment %q", name), "unknown_fragment")
 		return
 	}
@@ -65,25 +74,55 @@ func (h *Handler) HandleFragment(w http.ResponseWriter, r *http.Request) {
 	} else {
 		w.Header().Set("Cache-Control", "no-store")
 	}
-	body, err := h.frags.get(cursor, key, func() ([]byte, error) {
-		return renderBytes(r.Context(), render(h.hallModel(snap, cursor, serr, brain, all)))
+	regions, err := h.frags.get(cursor, key, func() ([]region, error) {
+		model := h.hallModel(snap, cursor, serr, brain, all)
+		model.Data.ServedAtMs = 0 // ages are the script's
+		names := []string{name}
+		if name == "hall" {
+			names = hallRegions
+		}
+		return renderRegions(r.Context(), model, names)
 	})
 	if err != nil {
 		h.Log.Error("render fragment", "name", name, "err", err)
 		writeError(w, fmt.Errorf("render fragment %s: %w", name, err), "internal")
 		return
 	}
+	have := strings.Fields(r.Header.Get("X-Hall-Have"))
+	if len(have) > 2*len(hallRegions) {
+		have = nil // not a page's list: send everything
+	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Vary", "X-Hall-Have")
 	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(body)
+	for _, rg := range regions {
+		if !slices.Contains(have, rg.hash) {
+			_, _ = w.Write(rg.body)
+		}
+	}
 }
 
-func renderBytes(ctx context.Context, c templ.Component) ([]byte, error) {
-	var buf bytes.Buffer
-	if err := c.Render(ctx, &buf); err != nil {
-		return nil, err
+// region is one region rendered, its hash marked on its root.
+type region struct {
+	hash string
+	body []byte
+}
+
+func renderRegions(ctx context.Context, model views.Hall, names []string) ([]region, error) {
+	out := make([]region, 0, len(names))
+	for _, n := range names {
+		var buf bytes.Buffer
+		if err := fragments[n](model).Render(ctx, &buf); err != nil {
+			return nil, err
+		}
+		f := fnv.New64a()
+		_, _ = f.Write(buf.Bytes())
+		hash := strconv.FormatUint(f.Sum64(), 36)
+		mark := []byte(`data-region="` + n + `"`)
+		body := bytes.Replace(buf.Bytes(), mark, append(mark, ` data-hash="`+hash+`"`...), 1)
+		out = append(out, region{hash: hash, body: body})
 	}
-	return buf.Bytes(), nil
+	return out, nil
 }
 
 type fragmentKey struct {
@@ -105,10 +144,10 @@ func fragmentETag(cursor string, k fragmentKey) string {
 type fragmentBodies struct {
 	mu     sync.Mutex
 	cursor string
-	m      map[fragmentKey][]byte
+	m      map[fragmentKey][]region
 }
 
-func (c *fragmentBodies) get(cursor string, k fragmentKey, render func() ([]byte, error)) ([]byte, error) {
+func (c *fragmentBodies) get(cursor string, k fragmentKey, render func() ([]region, error)) ([]region, error) {
 	if cursor == "" {
 		return render()
 	}
@@ -124,7 +163,7 @@ func (c *fragmentBodies) get(cursor string, k fragmentKey, render func() ([]byte
 		return nil, err
 	}
 	if c.cursor != cursor || len(c.m) >= maxCachedBodies {
-		c.cursor, c.m = cursor, map[fragmentKey][]byte{}
+		c.cursor, c.m = cursor, map[fragmentKey][]region{}
 	}
 	c.m[k] = b
 	return b, nil

@@ -107,8 +107,49 @@ func TestFragmentsServedAlone(t *testing.T) {
 		t.Errorf("strip: collisions %q, sig %q", got, strip.AttrOr("data-sig", ""))
 	}
 	_, body = lh.fetch(t, "/fragments/collisions"+q, nil)
-	if got := text(byID(parseHTML(t, body).Selection, "collision-open")); !strings.HasPrefix(got, "open ") || strings.Contains(got, "≥") {
-		t.Errorf("collision age: got %q, want open since the Hall saw it open", got)
+	open := byID(parseHTML(t, body).Selection, "collision-open")
+	if got := text(open); got != "open" || open.Find("time").AttrOr("data-ms", "") == "" {
+		t.Errorf("collision age: got %q, want \"open\" and the instant it opened, ticked by the page", got)
+	}
+}
+
+// TestFragmentHave: each region is marked with a hash of its bytes, the
+// same at every cursor while the region does not change (ages are left to
+// the page); a request listing hashes it has gets only the other regions.
+func TestFragmentHave(t *testing.T) {
+	lh := newLiveHall(t, true)
+	lh.mutate(t, "a", "/srv/known", "/srv/known/wt")
+	hashes := func(body string) map[string]string {
+		out := map[string]string{}
+		parseHTML(t, body).Find("body > [data-region]").Each(func(_ int, s *goquery.Selection) {
+			out[s.AttrOr("data-region", "")] = s.AttrOr("data-hash", "")
+		})
+		return out
+	}
+	_, body := lh.fetch(t, "/fragments/hall", nil)
+	before := hashes(body)
+	var have []string
+	for _, h := range before {
+		have = append(have, h)
+	}
+	if _, body := lh.fetch(t, "/fragments/hall", map[string]string{"X-Hall-Have": strings.Join(have, " ")}); body != "" {
+		t.Errorf("with every hash: got %s, want nothing", body)
+	}
+	lh.mutate(t, "b", "/srv/other", "/srv/other") // another brain: this brain's regions but the picker stay
+	resp, body := lh.fetch(t, "/fragments/hall?brain=%2Fsrv%2Fknown", nil)
+	scoped := hashes(body)
+	lh.mutate(t, "c", "/srv/other", "/srv/other")
+	var scopedHave []string
+	for _, h := range scoped {
+		scopedHave = append(scopedHave, h)
+	}
+	resp2, body := lh.fetch(t, "/fragments/hall?brain=%2Fsrv%2Fknown", map[string]string{"X-Hall-Have": strings.Join(scopedHave, " ")})
+	if resp2.Header.Get("ETag") == resp.Header.Get("ETag") {
+		t.Fatal("the cursor did not move")
+	}
+	got := hashes(body)
+	if len(got) != 1 || got["picker"] == "" || got["picker"] == scoped["picker"] {
+		t.Errorf("after a change elsewhere: got regions %v, want only the picker, changed", got)
 	}
 }
 
@@ -240,7 +281,7 @@ func TestEvents(t *testing.T) {
 		t.Fatalf("events: %d %s", status, body)
 	}
 	closed := all.Events[0]
-	if closed.Collision == nil || closed.LastedMs < 0 || closed.OpenedAtMs == 0 || closed.EventID == "" || closed.AtMs == 0 {
+	if closed.Collision == nil || closed.LastedMs == nil || *closed.LastedMs < 0 || closed.OpenedAtMs == 0 || closed.EventID == "" || closed.AtMs == 0 {
 		t.Errorf("collision_closed: %+v", closed)
 	}
 	for _, key := range []string{`"type":"collision_closed"`, `"event_id":`, `"seq":`, `"at_ms":`, `"collision":{"collision_id":`, `"opened_at_ms":`, `"lasted_ms":`, `"left_out":0`} {
