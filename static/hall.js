@@ -69,42 +69,42 @@
     return out;
   }
 
-  // keyOf names an element so its twin can be found in a new region.
-  function keyOf(e) {
-    if (!e || e === document.body) { return null; }
-    var row = e.closest('[data-presence-id],[data-collision-id],[data-brain],[data-event-id]');
-    return {
-      testid: e.getAttribute('data-testid'), id: e.id, href: e.getAttribute('href'),
-      row: row && (row.getAttribute('data-presence-id') || row.getAttribute('data-collision-id') ||
-        row.getAttribute('data-brain') || row.getAttribute('data-event-id'))
-    };
-  }
-  function findKey(k, scope) {
-    if (k.id) { return scope.querySelector('#' + CSS.escape(k.id)); }
-    return all(k.testid ? '[data-testid="' + k.testid + '"]' : k.href ? 'a[href]' : '*', scope).filter(function (e) {
-      var kk = keyOf(e);
-      return kk.href === k.href && kk.row === k.row;
-    })[0] || null;
+  function key(e) {
+    return e.nodeType === 1 && (e.getAttribute('data-presence-id') || e.getAttribute('data-collision-id') ||
+      e.getAttribute('data-event-id') || e.getAttribute('data-brain'));
   }
 
-  function swapRegion(old, next) {
-    var focused = old.contains(document.activeElement) ? keyOf(document.activeElement) : null;
-    var scrolls = all('[data-keep-scroll]', old).map(function (e) {
-      return { key: e.getAttribute('data-keep-scroll'), top: e.scrollTop, left: e.scrollLeft };
+  // morph makes the live element o match n, changing only what differs.
+  // Elements stay (and with them focus, scroll positions and open details);
+  // keyed children (rows, cards, events, brains) are matched by key and
+  // moved rather than rebuilt; the script's own parts (data-keep) and the
+  // text of ticking ages are left alone.
+  function morph(o, n) {
+    if (o.hasAttribute('data-keep')) { return; }
+    Array.prototype.slice.call(o.attributes).forEach(function (a) {
+      if (!n.hasAttribute(a.name) && a.name !== 'open') { o.removeAttribute(a.name); }
     });
-    var open = all('details[open][id]', old).map(function (d) { return d.id; });
-    all('[data-keep]', next).forEach(function (n) {
-      var mine = old.querySelector('[data-keep="' + n.getAttribute('data-keep') + '"]');
-      if (mine) { n.replaceWith(mine); }
+    Array.prototype.slice.call(n.attributes).forEach(function (a) {
+      if (o.getAttribute(a.name) !== a.value) { o.setAttribute(a.name, a.value); }
     });
-    old.replaceWith(next);
-    scrolls.forEach(function (s) {
-      var e = next.querySelector('[data-keep-scroll="' + s.key + '"]');
-      if (e) { e.scrollTop = s.top; e.scrollLeft = s.left; }
+    if (o.tagName === 'TIME') { return; }
+    var byKey = {};
+    Array.prototype.forEach.call(o.childNodes, function (c) {
+      if (key(c)) { byKey[key(c)] = c; }
     });
-    open.forEach(function (id) { (document.getElementById(id) || {}).open = true; });
-    var f = focused && findKey(focused, next);
-    if (f) { f.focus({ preventScroll: true }); }
+    var at = o.firstChild;
+    Array.prototype.slice.call(n.childNodes).forEach(function (c) {
+      var k = key(c);
+      var m = k ? byKey[k] : at && !key(at) && at.nodeName === c.nodeName ? at : null;
+      if (!m || m.nodeName !== c.nodeName) {
+        o.insertBefore(c, at);
+        return;
+      }
+      delete byKey[k];
+      if (m.nodeType === 1) { morph(m, c); } else if (m.nodeValue !== c.nodeValue) { m.nodeValue = c.nodeValue; }
+      if (m === at) { at = at.nextSibling; } else { o.insertBefore(m, at); }
+    });
+    while (at) { var gone = at; at = at.nextSibling; o.removeChild(gone); }
   }
 
   // swap puts the fetched regions (those that changed) in place of the
@@ -114,7 +114,7 @@
     tpl.innerHTML = html;
     Array.prototype.slice.call(tpl.content.children).forEach(function (next) {
       var old = document.querySelector('[data-region="' + next.getAttribute('data-region') + '"]');
-      if (old) { swapRegion(old, next); }
+      if (old) { morph(old, next); }
     });
     tick();
     var strip = tid('strip');
@@ -127,9 +127,7 @@
 
   function announceNew() {
     var now = idsOf(document);
-    var fresh = Object.keys(now).filter(function (id) {
-      return !collisionIds[id];
-    });
+    var fresh = Object.keys(now).filter(function (id) { return !collisionIds[id]; });
     collisionIds = now;
     if (!fresh.length) { return; }
     var c = now[fresh[0]];

@@ -492,15 +492,16 @@ func TestBrowserPollsBehindABufferingProxy(t *testing.T) {
 
 // shapeJS describes the rendered Hall element by element: tag, attributes
 // and own text, for the strip, banner, recent events, collision list,
-// roster and picker. Ages tick, and the status line and the notify button
-// are the script's (data-keep), so those are left out.
+// roster and picker. Ages tick, the status line and the notify button are
+// the script's (data-keep), and a fetched region is marked with its hash,
+// so those are left out.
 const shapeJS = `(() => {
   const out = [];
   for (const id of ['collision-banner', 'strip', 'recent', 'collisions', 'roster', 'brain-picker']) {
     const region = document.querySelector('[data-testid="' + id + '"]');
     for (const e of [region, ...region.querySelectorAll('*')]) {
       if (e.closest('[data-keep]')) continue;
-      const attrs = Array.from(e.attributes, a => a.name + '=' + a.value).sort().join(' ');
+      const attrs = Array.from(e.attributes).filter(a => a.name !== 'data-hash').map(a => a.name + '=' + a.value).sort().join(' ');
       const own = e.closest('time') ? '' : Array.from(e.childNodes)
         .filter(n => n.nodeType === 3).map(n => n.textContent.trim()).filter(Boolean).join('|');
       out.push(e.tagName.toLowerCase() + ' ' + attrs + ' :: ' + own);
