@@ -101,7 +101,11 @@
         return;
       }
       delete byKey[k];
-      if (m.nodeType === 1) { morph(m, c); } else if (m.nodeValue !== c.nodeValue) { m.nodeValue = c.nodeValue; }
+      if (m.nodeType !== 1) {
+        if (m.nodeValue !== c.nodeValue) { m.nodeValue = c.nodeValue; }
+      } else if (!m.hasAttribute('data-h') || m.getAttribute('data-h') !== c.getAttribute('data-h')) {
+        morph(m, c); // a row whose signature (data-h) is the same shows the same
+      }
       if (m === at) { at = at.nextSibling; } else { o.insertBefore(m, at); }
     });
     while (at) { var gone = at; at = at.nextSibling; o.removeChild(gone); }

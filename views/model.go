@@ -12,9 +12,11 @@ package views
 import (
 	"context"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"net/url"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -80,8 +82,22 @@ type RecentEvents struct {
 }
 
 // RosterShown is how many roster rows the page shows unless asked for all:
-// the first page of a roster of 10,000 stays small.
-const RosterShown = 100
+// the first page of a roster of 10,000 stays small, and so does each update.
+const RosterShown = 50
+
+// PresenceSig is a short signature of everything a presence's row shows:
+// rows carry it (data-h), and the page's script leaves a row whose
+// signature did not change untouched.
+func PresenceSig(p contract.Presence, colliding bool) string {
+	f := fnv.New64a()
+	for _, s := range append([]string{p.PresenceID, p.AgentID, p.Kind, p.Theme, p.Brain, p.Worktree, p.CallerRoot,
+		p.TaskRef, p.MutationLevel, p.Mutation.DeclaredIntent, strconv.FormatInt(p.FirstSeenMs, 36),
+		strconv.FormatInt(p.LastBeatMs, 36), strconv.FormatBool(colliding)}, p.WorkingSet...) {
+		_, _ = io.WriteString(f, s)
+		_, _ = f.Write([]byte{0})
+	}
+	return strconv.FormatUint(f.Sum64(), 36)
+}
 
 // CollisionsShown is how many collision cards the list shows before "+N more".
 const CollisionsShown = 50
