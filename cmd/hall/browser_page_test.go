@@ -13,10 +13,12 @@ import (
 
 	cdpbrowser "github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/chromedp"
+
+	"github.com/hall-dev/hall/internal/contract"
 )
 
-// TestBrowserCollisionLifecycle: a collision opens and closes on the live
-// page: the banner, the card with how long it has been open (ticking), the
+// TestBrowserCollisionLifecycle: a beat reaches the live page, then a
+// collision opens and closes on it: the banner, the card with how long it has been open (ticking), the
 // Recent panel (opened, then closed with how long it lasted), the favicon
 // red while it is open, and the Recent panel equal to GET /api/events.
 func TestBrowserCollisionLifecycle(t *testing.T) {
@@ -36,10 +38,13 @@ func TestBrowserCollisionLifecycle(t *testing.T) {
 
 	brain := "/srv/browser-test/shop"
 	wt := brain + "-wt"
-	one := sidecarRecord{Agent: "one", Brain: brain, Worktree: wt, Theme: "checkout", Observed: true}
 	two := sidecarRecord{Agent: "two", Brain: brain, Worktree: wt, Theme: "cart", Observed: true}
-	writeSidecarRecord(t, root, one)
+	// One agent beats through the API, as a hook does; the other is a
+	// sidecar file written by another process.
+	beatHall(t, m.URL(), contract.BeatRequest{AgentID: "one", Brain: brain, Worktree: wt, Theme: "checkout", Tool: "Edit"})
 	b.waitFor(t, "the join in Recent", `txt(tid('recent-item')) && txt(tid('recent-item')).startsWith('+ one joined')`)
+	beatHall(t, m.URL(), contract.BeatRequest{AgentID: "one", Brain: brain, Worktree: wt, Theme: "checkout, part 2", Tool: "Edit"})
+	b.waitFor(t, "the beat's new theme on the drill", `txt(tid('drill-theme')) === 'checkout, part 2'`)
 	writeSidecarRecord(t, root, two)
 	b.waitFor(t, "the collision on the page", `!tid('collision-banner').hidden && tid('collision')`)
 	for expr, want := range map[string]string{
