@@ -86,7 +86,7 @@ func (b *bench) add(figure, value, goal string, ok *bool) {
 }
 
 func (b *bench) print() {
-	fmt.Printf("\nmachine: %s, %d cores, %s; %s\n\n", cpuModel(), runtime.NumCPU(), runtime.Version(), time.Now().UTC().Format("2006-01-02"))
+	fmt.Printf("\nmachine: %s, %d cores, %s; %s; load average at the end %s\n\n", cpuModel(), runtime.NumCPU(), runtime.Version(), time.Now().UTC().Format("2006-01-02"), loadAverage())
 	fmt.Println("| figure | measured | goal | |")
 	fmt.Println("|---|---|---|---|")
 	for _, r := range b.rows {
@@ -537,6 +537,20 @@ func (b *bench) subscribers(ctx context.Context, n, subs, probes int, gap time.D
 		merged.Dropped = hh.Stream.Dropped
 	}
 	return merged, float64(rss1-rss0) / float64(merged.Connected), nil
+}
+
+// loadAverage is the machine's 1, 5 and 15 minute load averages: on a
+// shared machine they say how much else was running.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
 }
 
 func cpuModel() string {
