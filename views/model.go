@@ -380,25 +380,22 @@ func Colliding(cs []contract.Collision) map[string]bool {
 // DrillRows picks the strip's rows: presences in a collision first, then
 // observed mutation, then declared, then the rest; within each, the
 // longest-running first. It returns at most DrillCap rows and how many it
-// left for the roster.
+// left for the roster. It keeps the best DrillCap as it goes rather than
+// sorting the whole roster: 10,000 presences cost one pass.
 func DrillRows(d contract.PresencesResponse) ([]contract.Presence, int) {
 	colliding := Colliding(d.Collisions)
-	rows := append([]contract.Presence(nil), d.Presences...)
-	rank := func(p contract.Presence) int {
-		r := 3
-		switch p.MutationLevel {
-		case "observed":
-			r = 1
-		case "declared":
-			r = 2
+	rank := func(p *contract.Presence) int {
+		switch {
+		case colliding[p.PresenceID]:
+			return 0
+		case p.MutationLevel == "observed":
+			return 1
+		case p.MutationLevel == "declared":
+			return 2
 		}
-		if colliding[p.PresenceID] {
-			r = 0
-		}
-		return r
+		return 3
 	}
-	sort.SliceStable(rows, func(i, j int) bool {
-		a, b := rows[i], rows[j]
+	before := func(a, b *contract.Presence) bool {
 		if ra, rb := rank(a), rank(b); ra != rb {
 			return ra < rb
 		}
@@ -409,11 +406,26 @@ func DrillRows(d contract.PresencesResponse) ([]contract.Presence, int) {
 			return a.AgentID < b.AgentID
 		}
 		return a.PresenceID < b.PresenceID
-	})
-	if len(rows) <= DrillCap {
-		return rows, 0
 	}
-	return rows[:DrillCap], len(rows) - DrillCap
+	best := make([]*contract.Presence, 0, DrillCap+1)
+	for i := range d.Presences {
+		p := &d.Presences[i]
+		if len(best) == DrillCap && !before(p, best[DrillCap-1]) {
+			continue
+		}
+		at := sort.Search(len(best), func(j int) bool { return before(p, best[j]) })
+		best = append(best, nil)
+		copy(best[at+1:], best[at:])
+		best[at] = p
+		if len(best) > DrillCap {
+			best = best[:DrillCap]
+		}
+	}
+	rows := make([]contract.Presence, len(best))
+	for i, p := range best {
+		rows[i] = *p
+	}
+	return rows, len(d.Presences) - len(rows)
 }
 
 // WorkingSetShown is how many working-set entries a roster cell lists

@@ -81,7 +81,9 @@ func (h *Handler) HandleFragment(w http.ResponseWriter, r *http.Request) {
 		if name == "hall" {
 			names = hallRegions
 		}
-		return renderRegions(r.Context(), model, names)
+		// One rendering serves every page that asks at this cursor: it
+		// must not stop because the page that asked first went away.
+		return renderRegions(context.WithoutCancel(r.Context()), model, names)
 	})
 	if err != nil {
 		h.Log.Error("render fragment", "name", name, "err", err)
