@@ -70,6 +70,17 @@ type Hall struct {
 	// Total is how many collisions are open in scope when Data.Collisions
 	// holds only some of them; 0 means all of them are there.
 	Total int
+	// Sides is Colliding(Data.Collisions), computed once for every region
+	// that marks colliding rows; CollidingSet fills it when nil.
+	Sides map[string]bool
+}
+
+// CollidingSet is the presence ids that are a side of a live collision.
+func (h Hall) CollidingSet() map[string]bool {
+	if h.Sides == nil {
+		return Colliding(h.Data.Collisions)
+	}
+	return h.Sides
 }
 
 // RecentEvents is the Recent panel: the newest lines about the scope, how
@@ -377,13 +388,13 @@ func Colliding(cs []contract.Collision) map[string]bool {
 	return out
 }
 
-// DrillRows picks the strip's rows: presences in a collision first, then
+// DrillRows picks the strip's rows (colliding is Colliding(d.Collisions)):
+// presences in a collision first, then
 // observed mutation, then declared, then the rest; within each, the
 // longest-running first. It returns at most DrillCap rows and how many it
 // left for the roster. It keeps the best DrillCap as it goes rather than
 // sorting the whole roster: 10,000 presences cost one pass.
-func DrillRows(d contract.PresencesResponse) ([]contract.Presence, int) {
-	colliding := Colliding(d.Collisions)
+func DrillRows(d contract.PresencesResponse, colliding map[string]bool) ([]contract.Presence, int) {
 	rank := func(p *contract.Presence) int {
 		switch {
 		case colliding[p.PresenceID]:

@@ -142,7 +142,7 @@ func TestDrillRowsPicksAsASortWould(t *testing.T) {
 		if len(want) > DrillCap {
 			want = want[:DrillCap]
 		}
-		got, more := DrillRows(d)
+		got, more := DrillRows(d, colliding)
 		if more != n-len(want) || len(got) != len(want) {
 			t.Fatalf("n=%d: got %d rows and %d more, want %d and %d", n, len(got), more, len(want), n-len(want))
 		}

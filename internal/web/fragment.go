@@ -23,7 +23,7 @@ import (
 var fragments = map[string]func(views.Hall) templ.Component{
 	"banner": func(h views.Hall) templ.Component { return views.Banner(h.Data.Collisions) },
 	"strip":  views.Strip,
-	"drill":  func(h views.Hall) templ.Component { return views.Drill(h.Data) },
+	"drill":  func(h views.Hall) templ.Component { return views.Drill(h.Data, h.CollidingSet()) },
 	"recent": func(h views.Hall) templ.Component { return views.Recent(h.Recent, h.Data.ServedAtMs) },
 	"collisions": func(h views.Hall) templ.Component {
 		return views.CollisionList(h.Data.Collisions, h.CollisionsTotal(), h.Opened, h.Data.ServedAtMs)

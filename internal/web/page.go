@@ -121,6 +121,7 @@ func (h *Handler) hallModel(snap presence.Snapshot, cursor string, serr error, b
 		Brains:    brainCounts(snap),
 		RosterAll: rosterAll,
 		Sig:       rosterSig(data),
+		Sides:     views.Colliding(data.Collisions),
 	}
 	if len(data.Collisions) > 0 {
 		model.Page.Icon = model.AlertIconURL
