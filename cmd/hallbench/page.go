@@ -41,6 +41,29 @@ func (b *bench) page(ctx context.Context) error {
 
 const pageLoads = 5
 
+const counts1000 = 1000
+
+// paintMedian loads url pageLoads times and returns the median first
+// contentful paint.
+func paintMedian(tab context.Context, url string) (float64, error) {
+	var ps []float64
+	for range pageLoads {
+		if err := chromedp.Do(tab, chromedp.Navigate(url)); err != nil {
+			return 0, err
+		}
+		v, err := chromedp.Run(tab, chromedp.Poll[float64](`(() => {
+			const p = performance.getEntriesByName('first-contentful-paint')[0];
+			return p ? p.startTime : false;
+		})()`, chromedp.WithPollingTimeout(30*time.Second)))
+		if err != nil {
+			return 0, err
+		}
+		ps = append(ps, v)
+	}
+	slices.Sort(ps)
+	return ps[len(ps)/2], nil
+}
+
 func (b *bench) pageAt(ctx context.Context, chromium string, n int, updateFor time.Duration) error {
 	root := b.newRoot(fmt.Sprintf("page-%d", n))
 	if err := writeRegistry(root, n, 50, time.Now().UnixMilli()); err != nil {
@@ -60,6 +83,16 @@ func (b *bench) pageAt(ctx context.Context, chromium string, n int, updateFor ti
 	}
 	defer done()
 
+	if n == counts1000 {
+		// The floor: the browser's own cost of a page in the same layout
+		// with almost nothing in it (an unknown brain's 404 page).
+		floor, err := paintMedian(tab, h.url+"/?brain=/bench/nobody")
+		if err != nil {
+			return err
+		}
+		b.add("page: the floor, a near-empty page in the same layout (an unknown brain's 404): first contentful paint, median of 5",
+			fmt.Sprintf("%.0f ms", floor), "", nil)
+	}
 	var paints, waits []float64
 	var bytes int64
 	for range pageLoads {
