@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,15 +9,13 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"net/url"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/hallclient"
 	"github.com/hall-dev/hall/internal/presence"
+	"github.com/hall-dev/hall/internal/workspace"
 )
 
 func init() {
@@ -112,7 +109,7 @@ func beatCommand(ctx context.Context, args []string, stdin io.Reader, stderr io.
 	default:
 		return &exitError{code: 2, err: fmt.Errorf("--hook %q: only \"claude\" is known", f.hook)}
 	}
-	if err := fillDefaults(&f.req); err != nil {
+	if err := workspace.Fill(&f.req, ""); err != nil {
 		if f.hook != "" {
 			return warn(err)
 		}
@@ -138,95 +135,39 @@ func beatCommand(ctx context.Context, args []string, stdin io.Reader, stderr io.
 			fmt.Fprintln(stderr, "hall:", l)
 		}
 	}
-	var bad *badInputError
 	switch {
 	case err == nil:
 		return nil
-	case errors.As(err, &bad) && f.hook == "":
+	case hallclient.IsBadInput(err) && f.hook == "":
 		return &exitError{code: 1, err: err}
 	default:
 		return warn(err)
 	}
 }
 
-// badInputError is the Hall refusing what we sent: a script's mistake.
-type badInputError struct{ msg string }
-
-func (e *badInputError) Error() string { return e.msg }
-
-// fillDefaults measures what the agent did not say: its working directory,
-// its git worktree, and the brain (the repository's main worktree, so every
-// worktree of one repository shares one brain).
-func fillDefaults(req *contract.BeatRequest) error {
-	if req.CallerRoot == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return fmt.Errorf("working directory: %w", err)
-		}
-		req.CallerRoot = wd
-	}
-	if abs, err := filepath.Abs(req.CallerRoot); err == nil {
-		req.CallerRoot = abs
-	}
-	top, common := gitWhere(req.CallerRoot)
-	if req.Worktree == "" {
-		req.Worktree = top
-	}
-	if req.Brain == "" {
-		switch {
-		case common != "":
-			req.Brain = common
-		case top != "":
-			req.Brain = top
-		default:
-			req.Brain = req.CallerRoot
-		}
-	}
-	if abs, err := filepath.Abs(req.Brain); err == nil {
-		req.Brain = abs
-	}
-	return nil
-}
-
-// gitWhere returns the top level of dir's git worktree and the main
-// worktree of its repository; empty strings outside git.
-func gitWhere(dir string) (top, main string) {
-	out, err := exec.Command("git", "-C", dir, "rev-parse", "--path-format=absolute", "--show-toplevel", "--git-common-dir").Output()
-	if err != nil {
-		return "", ""
-	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	if len(lines) != 2 {
-		return "", ""
-	}
-	top = lines[0]
-	if filepath.Base(lines[1]) == ".git" {
-		main = filepath.Dir(lines[1])
-	} else {
-		main = top
-	}
-	return top, main
-}
-
-// beat sends the beat to the Hall, or writes the registry directly.
-func (f *beatFlags) beat(ctx context.Context) ([]string, error) {
+// client is the Hall this command speaks to: the registry folder written
+// directly through the same store code when --registry-root is set (every
+// call writes: there is no process to hold a throttled state), else the
+// Hall at --hall.
+func (f *beatFlags) client() (hallclient.Client, error) {
 	if f.registryRoot != "" {
-		svc, err := f.directService()
+		svc, err := directService(f.registryRoot)
 		if err != nil {
 			return nil, err
 		}
-		res, err := svc.Beat(ctx, f.req.Beat())
-		if err != nil {
-			return nil, &badInputError{presence.ErrorMessage(err)}
-		}
-		if !res.Stored {
-			return nil, fmt.Errorf("beat not stored: %s", res.Reason)
-		}
-		return contract.NorthLines(res.PresenceID, res.Collisions), nil
+		return &hallclient.Local{Service: svc}, nil
 	}
-	body, _ := json.Marshal(f.req)
-	var resp contract.BeatResponse
-	if err := f.call(ctx, http.MethodPost, "/api/presences/beat", body, &resp); err != nil {
+	return &hallclient.HTTP{Base: f.hall, Token: f.token}, nil
+}
+
+// beat sends the beat and returns the north lines.
+func (f *beatFlags) beat(ctx context.Context) ([]string, error) {
+	c, err := f.client()
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.Beat(ctx, f.req)
+	if err != nil {
 		return nil, err
 	}
 	if !resp.Stored && resp.Reason != "" && !strings.HasPrefix(resp.Reason, "throttled") {
@@ -235,80 +176,33 @@ func (f *beatFlags) beat(ctx context.Context) ([]string, error) {
 	return resp.North, nil
 }
 
-// leave ends the presence.
+// leave ends the presence; one already gone is no error, since the
+// leave's goal holds.
 func (f *beatFlags) leave(ctx context.Context) error {
 	id := f.presenceID
 	if id == "" {
 		brain, err := presence.CanonicalPath(f.req.Brain)
 		if err != nil {
-			return &badInputError{presence.ErrorMessage(err)}
+			return &hallclient.Error{Status: http.StatusBadRequest, Code: "invalid_brain", Detail: presence.ErrorMessage(err)}
 		}
 		id = presence.ID(f.req.AgentID, brain)
 	}
-	if f.registryRoot != "" {
-		svc, err := f.directService()
-		if err != nil {
-			return err
-		}
-		if err := svc.Leave(ctx, id); err != nil && presence.ErrorCode(err) != presence.ENOTFOUND {
-			return err
-		}
-		return nil
+	c, err := f.client()
+	if err != nil {
+		return err
 	}
-	err := f.call(ctx, http.MethodDelete, "/api/presences/"+url.PathEscape(id), nil, nil)
-	var st *statusError
-	if errors.As(err, &st) && st.status == http.StatusNotFound {
-		return nil // already gone: the leave's goal holds
+	if err := c.Leave(ctx, id); err != nil && !hallclient.IsNotFound(err) {
+		return err
 	}
-	return err
+	return nil
 }
 
-func (f *beatFlags) directService() (*presence.Service, error) {
-	store := presence.NewDirStore(f.registryRoot)
+// directService is a presence service over the sidecar folder at root,
+// for commands that write the registry directly.
+func directService(root string) (*presence.Service, error) {
+	store := presence.NewDirStore(root)
 	if err := store.Init(); err != nil {
 		return nil, err
 	}
 	return presence.NewService(store, presence.Config{Logger: slog.New(slog.DiscardHandler)}), nil
-}
-
-// statusError is a non-2xx answer from the Hall.
-type statusError struct {
-	status int
-	body   contract.ErrorResponse
-}
-
-func (e *statusError) Error() string {
-	return fmt.Sprintf("the Hall answered %d %s: %s", e.status, e.body.Error, e.body.Detail)
-}
-
-// call does one JSON request against the Hall.
-func (f *beatFlags) call(ctx context.Context, method, path string, body []byte, out any) error {
-	req, err := http.NewRequestWithContext(ctx, method, strings.TrimRight(f.hall, "/")+path, bytes.NewReader(body))
-	if err != nil {
-		return &badInputError{fmt.Sprintf("--hall %q: %v", f.hall, err)}
-	}
-	req.Header.Set("Content-Type", "application/json")
-	if f.token != "" {
-		req.Header.Set("Authorization", "Bearer "+f.token)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return fmt.Errorf("the Hall at %s is unreachable: %w", f.hall, err)
-	}
-	defer resp.Body.Close()
-	data, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if resp.StatusCode >= 300 {
-		se := &statusError{status: resp.StatusCode}
-		_ = json.Unmarshal(data, &se.body)
-		if resp.StatusCode >= 400 && resp.StatusCode < 500 && resp.StatusCode != http.StatusNotFound {
-			return &badInputError{se.Error()}
-		}
-		return se
-	}
-	if out != nil {
-		if err := json.Unmarshal(data, out); err != nil {
-			return fmt.Errorf("read the Hall's answer: %w", err)
-		}
-	}
-	return nil
 }

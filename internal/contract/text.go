@@ -156,6 +156,12 @@ func (c Cockpit) String() string {
 	return b.String()
 }
 
+// UnreadableCockpit is the cockpit's text while the registry cannot be
+// read: it says so rather than showing an empty Hall.
+func UnreadableCockpit(brain string) string {
+	return "presences: unavailable (registry unreadable) · " + ScopeLabel(brain) + "\n"
+}
+
 // CockpitFor renders the cockpit of a snapshot narrowed to brain ("" for
 // owner-wide).
 func CockpitFor(s presence.Snapshot, brain string) Cockpit {
