@@ -41,6 +41,9 @@ func newRouter(h *web.Handler, log *slog.Logger) *echo.Echo {
 	e.GET("/api/cockpit", wrap(h.HandleCockpit))
 	e.POST("/api/presences/beat", wrap(web.RequireToken(h.WriteToken, h.HandleBeat)))
 	e.DELETE("/api/presences/:presence_id", wrap(web.RequireToken(h.WriteToken, h.HandleLeave)))
+	// MCP over streamable HTTP: reads open, its writing tools check the
+	// token per call (internal/mcp).
+	e.Match([]string{http.MethodGet, http.MethodPost, http.MethodDelete}, "/mcp", wrap(h.HandleMCP))
 	return e
 }
 
