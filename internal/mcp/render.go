@@ -188,4 +188,3 @@ func renderPresences(resp contract.PresencesResponse) (PresencesOut, string) {
 	}
 	return out, t.String()
 }
-
