@@ -3,7 +3,6 @@ package mcp
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"log/slog"
 	"os"
 	"sync"
@@ -66,17 +65,18 @@ func (h *localHall) files(t *testing.T) []string {
 	return out
 }
 
-// session is a client connected to a server of cfg, in process.
+// clientOpts shapes the test client.
 type clientOpts struct {
 	name     string   // the client's name in the handshake
 	roots    []string // file roots the client offers
 	protocol string   // the protocol version asked for; the SDK's latest when empty
 }
 
+// connect serves cfg to a new SDK client, in process.
 func connect(t *testing.T, cfg Config, o clientOpts) *sdk.ClientSession {
 	t.Helper()
 	if cfg.Log == nil {
-		cfg.Log = slog.New(slog.DiscardHandler)
+		cfg.Log = quiet()
 	}
 	if o.name == "" {
 		o.name = "test-client"
@@ -145,4 +145,4 @@ func structured(t *testing.T, res *sdk.CallToolResult, out any) {
 	}
 }
 
-var _ = io.EOF
+func quiet() *slog.Logger { return slog.New(slog.DiscardHandler) }

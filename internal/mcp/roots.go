@@ -14,6 +14,11 @@ import (
 // server's directory.
 const rootsTimeout = time.Second
 
+// serverAsksNoMore is the protocol version from which a server may no
+// longer send a client requests of its own (SEP-2322): it asks for roots
+// through the call's answer instead, and the client calls again.
+const serverAsksNoMore = "2026-07-28"
+
 // callerDir is where the session's agent works when a call does not say:
 // its client's first file root, else Config.Dir; "" when neither is known.
 // Roots are asked once a session (again after the client says they
@@ -39,9 +44,9 @@ func (s *server) askRoots(ctx context.Context, req *sdk.CallToolRequest) ([]stri
 	if r, ok := req.Params.InputResponses["roots"].(*sdk.ListRootsResult); ok {
 		return rootPaths(r), nil
 	}
-	if req.Session.InitializeParams() != nil {
-		// A session opened with initialize (every client in the field
-		// today): the server asks the client itself.
+	if v := req.ProtocolVersion(); v != "" && v < serverAsksNoMore {
+		// A session on the protocol every client speaks today: the server
+		// asks the client itself.
 		ctx, cancel := context.WithTimeout(ctx, rootsTimeout)
 		defer cancel()
 		r, err := req.Session.ListRoots(ctx, nil)

@@ -137,7 +137,7 @@ func errorResult(err error) *sdk.CallToolResult {
 	if errors.As(err, &he) {
 		text = he.Code + ": " + he.Detail
 	}
-	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: contract.Clip(text, errorWidth)}}}
+	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: contract.Clip(text, errorWidth) + "\n"}}}
 }
 
 // needsInput is a handler asking the client for input first (its roots,

@@ -223,11 +223,11 @@ func (s *server) leave(ctx context.Context, req *sdk.CallToolRequest, in Presenc
 	}
 	switch err := s.cfg.Client.Leave(ctx, id); {
 	case hallclient.IsNotFound(err):
-		return LeaveOut{PresenceID: id}, id + " was not live: nothing to end", nil
+		return LeaveOut{PresenceID: id}, id + " was not live: nothing to end\n", nil
 	case err != nil:
 		return LeaveOut{}, "", err
 	}
-	return LeaveOut{PresenceID: id, Left: true}, id + " left", nil
+	return LeaveOut{PresenceID: id, Left: true}, id + " left\n", nil
 }
 
 // authorize refuses a writing call without the Hall's token, when it has
