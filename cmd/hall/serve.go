@@ -193,7 +193,7 @@ func (m *Main) Run(ctx context.Context) error {
 		Client:     &hallclient.Local{Service: m.Service, Roster: m.Hub},
 		WriteToken: m.Config.Token,
 		Log:        m.Log,
-	})
+	}, 0)
 	h.MCP = m.MCP
 	e := newRouter(h, m.Log)
 	ln, err := net.Listen("tcp", m.Config.Addr)

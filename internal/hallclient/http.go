@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -90,7 +91,10 @@ func (h *HTTP) do(ctx context.Context, method, path string, body []byte, out any
 		client = http.DefaultClient
 	}
 	resp, err := client.Do(req)
-	if err != nil {
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return fmt.Errorf("the Hall at %s did not answer in time: %w", h.Base, err)
+	case err != nil:
 		return fmt.Errorf("the Hall at %s is unreachable: %w", h.Base, err)
 	}
 	defer resp.Body.Close()

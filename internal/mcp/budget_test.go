@@ -46,8 +46,9 @@ func worstPath(tag string, n int) string {
 // TestBudget fixes the budget mechanically: every tool's text and its
 // structured content each stay within the cockpit's budget (800 tokens at
 // characters/4) in the worst case: every field at its limit in characters
-// JSON doubles, 41 presences in one worktree, caller root and working set,
-// all mutating, so every pair collides.
+// JSON doubles, 17 presences in one worktree, caller root and working set,
+// all mutating, so every pair collides: more than every cap, with "+N
+// more" counts of two and three digits (more presences only cost time).
 func TestBudget(t *testing.T) {
 	h := newLocalHall(t)
 	brain := worstPath("brain", presence.MaxPathLen)
@@ -56,8 +57,9 @@ func TestBudget(t *testing.T) {
 	for i := range ws {
 		ws[i] = worstPath(fmt.Sprintf("ws%02d", i), presence.MaxPathLen)
 	}
+	const n = 16 // presences beside the handshaking one
 	agent := func(i int) string { return fmt.Sprintf("%03d", i) + worst(presence.MaxIDLen-3) }
-	for i := range 40 {
+	for i := range n {
 		_, err := h.svc.Beat(t.Context(), presence.Beat{
 			AgentID: agent(i), Brain: brain, CallerRoot: place, Worktree: place, WorkingSet: ws,
 			Kind: worst(presence.MaxIDLen), Theme: worst(presence.MaxThemeLen), TaskRef: worst(presence.MaxIDLen),
@@ -67,7 +69,7 @@ func TestBudget(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	cs := connect(t, Config{Client: h.client(), AgentID: agent(40)}, clientOpts{})
+	cs := connect(t, Config{Client: h.client(), AgentID: agent(n)}, clientOpts{})
 
 	hs := call(t, cs, "handshake", map[string]any{
 		"brain": brain, "caller_root": place, "worktree": place, "working_set": ws,
@@ -76,8 +78,8 @@ func TestBudget(t *testing.T) {
 	})
 	var out HandshakeOut
 	structured(t, hs, &out)
-	if len(out.North) != maxNorth || out.NorthMore != 40-maxNorth {
-		t.Fatalf("handshake north: got %d lines and %d more, want %d and %d", len(out.North), out.NorthMore, maxNorth, 40-maxNorth)
+	if len(out.North) != maxNorth || out.NorthMore != n-maxNorth {
+		t.Fatalf("handshake north: got %d lines and %d more, want %d and %d", len(out.North), out.NorthMore, maxNorth, n-maxNorth)
 	}
 	results := map[string]*sdk.CallToolResult{"handshake": hs}
 	for _, tc := range []struct {
@@ -94,7 +96,7 @@ func TestBudget(t *testing.T) {
 	} {
 		results[tc.name] = call(t, cs, tc.tool, tc.args)
 	}
-	if !strings.Contains(text(t, results["presences"]), fmt.Sprintf("… +%d more", 41-maxRows)) {
+	if !strings.Contains(text(t, results["presences"]), fmt.Sprintf("… +%d more", n+1-maxRows)) {
 		t.Errorf("presences: no \"+N more\" line:\n%s", text(t, results["presences"]))
 	}
 	for name, res := range results {

@@ -12,10 +12,10 @@ import (
 	"github.com/hall-dev/hall/internal/contract"
 )
 
-// MaxSessions bounds the MCP sessions the Hall holds at once: a client
-// asking for one more gets 503 until one ends (a DELETE, or SessionTimeout
-// of silence).
-const MaxSessions = 256
+// DefaultMaxSessions bounds the MCP sessions the Hall holds at once: a
+// client asking for one more gets 503 until one ends (a DELETE, or
+// SessionTimeout of silence).
+const DefaultMaxSessions = 256
 
 // SessionTimeout ends an HTTP session its client left without a word.
 const SessionTimeout = 30 * time.Minute
@@ -25,24 +25,29 @@ const SessionTimeout = 30 * time.Minute
 // agent_id is made from), the SDK's DNS-rebinding check (a request that
 // reached a loopback address must name a loopback host), Go's cross-origin
 // protection on the writing methods (a browser page of another origin
-// cannot post), and at most MaxSessions sessions. Close ends every open
+// cannot post), and at most maxSessions sessions. Close ends every open
 // request at once, so the Hall's shutdown never waits on a client's stream.
 type HTTPHandler struct {
-	srv    *sdk.Server
-	next   http.Handler
-	ctx    context.Context
-	cancel context.CancelFunc
+	srv         *sdk.Server
+	maxSessions int
+	next        http.Handler
+	ctx         context.Context
+	cancel      context.CancelFunc
 }
 
-// NewHTTPHandler returns the /mcp handler over cfg's Hall.
-func NewHTTPHandler(cfg Config) *HTTPHandler {
+// NewHTTPHandler returns the /mcp handler over cfg's Hall, holding at most
+// maxSessions sessions (DefaultMaxSessions when not positive).
+func NewHTTPHandler(cfg Config, maxSessions int) *HTTPHandler {
+	if maxSessions <= 0 {
+		maxSessions = DefaultMaxSessions
+	}
 	srv := NewServer(cfg)
 	sh := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, &sdk.StreamableHTTPOptions{
 		Logger:         cfg.Log,
 		SessionTimeout: SessionTimeout,
 	})
 	ctx, cancel := context.WithCancel(context.Background())
-	return &HTTPHandler{srv: srv, next: http.NewCrossOriginProtection().Handler(sh), ctx: ctx, cancel: cancel}
+	return &HTTPHandler{srv: srv, maxSessions: maxSessions, next: http.NewCrossOriginProtection().Handler(sh), ctx: ctx, cancel: cancel}
 }
 
 // ServeHTTP serves one MCP request.
@@ -51,9 +56,9 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		refuse(w, http.StatusServiceUnavailable, "shutting_down", "the Hall is shutting down")
 		return
 	}
-	if r.Header.Get("Mcp-Session-Id") == "" && r.Method == http.MethodPost && h.sessions() >= MaxSessions {
+	if r.Header.Get("Mcp-Session-Id") == "" && r.Method == http.MethodPost && h.sessions() >= h.maxSessions {
 		w.Header().Set("Retry-After", "60")
-		refuse(w, http.StatusServiceUnavailable, "too_many_sessions", fmt.Sprintf("the Hall holds %d MCP sessions, its most: end one, or retry later", MaxSessions))
+		refuse(w, http.StatusServiceUnavailable, "too_many_sessions", fmt.Sprintf("the Hall holds %d MCP sessions, its most: end one, or retry later", h.maxSessions))
 		return
 	}
 	ctx, cancel := context.WithCancel(r.Context())
