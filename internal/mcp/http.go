@@ -68,10 +68,15 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.next.ServeHTTP(w, r.WithContext(ctx))
 }
 
+// sessions counts the sessions held: those initialized (a request that
+// opens none, as a client's probe of a newer protocol, holds none once
+// answered).
 func (h *HTTPHandler) sessions() int {
 	n := 0
-	for range h.srv.Sessions() {
-		n++
+	for ss := range h.srv.Sessions() {
+		if ss.InitializeParams() != nil {
+			n++
+		}
 	}
 	return n
 }
