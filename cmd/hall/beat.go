@@ -9,13 +9,14 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/hallclient"
+	"github.com/hall-dev/hall/internal/place"
 	"github.com/hall-dev/hall/internal/presence"
-	"github.com/hall-dev/hall/internal/workspace"
 )
 
 func init() {
@@ -109,7 +110,7 @@ func beatCommand(ctx context.Context, args []string, stdin io.Reader, stderr io.
 	default:
 		return &exitError{code: 2, err: fmt.Errorf("--hook %q: only \"claude\" is known", f.hook)}
 	}
-	if err := workspace.Fill(&f.req, ""); err != nil {
+	if err := fillDefaults(&f.req); err != nil {
 		if f.hook != "" {
 			return warn(err)
 		}
@@ -143,6 +144,23 @@ func beatCommand(ctx context.Context, args []string, stdin io.Reader, stderr io.
 	default:
 		return warn(err)
 	}
+}
+
+// fillDefaults measures what the agent did not say: its working directory,
+// its git worktree, and the brain (the repository's main worktree, so every
+// worktree of one repository shares one brain). The Hall's hook endpoint
+// derives the same from a payload's cwd (package place).
+func fillDefaults(req *contract.BeatRequest) error {
+	if req.CallerRoot == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return fmt.Errorf("working directory: %w", err)
+		}
+		req.CallerRoot = wd
+	}
+	p := place.Place{CallerRoot: req.CallerRoot, Worktree: req.Worktree, Brain: req.Brain}.Complete()
+	req.CallerRoot, req.Worktree, req.Brain = p.CallerRoot, p.Worktree, p.Brain
+	return nil
 }
 
 // client is the Hall this command speaks to: the registry folder written

@@ -8,7 +8,7 @@
 // Both answer with the wire types of internal/contract and refuse with the
 // same *Error the Hall's handlers would answer, so a caller cannot tell
 // where the Hall is from what it gets back. What it does not do: derive
-// an agent's paths (internal/workspace) or speak MCP (internal/mcp).
+// an agent's paths (internal/place) or speak MCP (internal/mcp).
 package hallclient
 
 import (

@@ -21,5 +21,5 @@
 // What does not live here: the beat's rules and the roster (internal/
 // presence), the wire types and the cockpit text (internal/contract), how a
 // Hall is reached (internal/hallclient), how paths are measured
-// (internal/workspace).
+// (internal/place).
 package mcp

@@ -9,9 +9,9 @@ import (
 
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/hallclient"
+	"github.com/hall-dev/hall/internal/place"
 	"github.com/hall-dev/hall/internal/presence"
 	"github.com/hall-dev/hall/internal/web"
-	"github.com/hall-dev/hall/internal/workspace"
 )
 
 // HandshakeIn is a beat's declarations. Every field is optional; absent
@@ -145,12 +145,14 @@ func (s *server) locate(ctx context.Context, req *sdk.CallToolRequest, b *contra
 		return &hallclient.Error{Status: http.StatusBadRequest, Code: "invalid_beat", Detail: "caller_root: " + presence.ErrorMessage(err)}
 	}
 	if b.CallerRoot != "" && (b.Brain == "" || b.Worktree == "") {
-		worktree, brain := workspace.Locate(b.CallerRoot)
+		// Measured from caller_root alone: what the call declared is kept
+		// as said, for the Hall to judge.
+		p := place.Place{CallerRoot: b.CallerRoot}.Complete()
 		if b.Worktree == "" {
-			b.Worktree = worktree
+			b.Worktree = p.Worktree
 		}
 		if b.Brain == "" {
-			b.Brain = brain
+			b.Brain = p.Brain
 		}
 	}
 	if b.Brain == "" {
