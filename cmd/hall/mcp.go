@@ -60,6 +60,6 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	done := make(chan struct{})
 	go func() { defer close(done); _ = svc.Run(runCtx, presence.RunConfig{}) }()
 	defer func() { cancel(); <-done }()
-	cfg.Client = &hallclient.Local{Service: svc}
+	cfg.Client = &hallclient.Local{Service: svc, Changes: svc.Changed()}
 	return mcp.ServeStdio(ctx, cfg, stdin, stdout)
 }

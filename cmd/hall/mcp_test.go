@@ -21,8 +21,12 @@ import (
 
 // mcpClient shapes the SDK client a test connects with.
 type mcpClient struct {
-	name  string   // the client's name in the handshake
-	roots []string // file roots it offers
+	name    string        // the client's name in the handshake
+	roots   []string      // file roots it offers
+	updated chan<- string // told the URI of each resource updated notification
+	// protocol is the version asked for: the SDK's newest when empty,
+	// which a stateful HTTP server answers with the newest before it.
+	protocol string
 }
 
 // stdioMCP runs `hall mcp args…` in process over two pipes, as an agent
@@ -80,13 +84,19 @@ func connectMCP(t *testing.T, c mcpClient, tr sdk.Transport) *sdk.ClientSession 
 	if c.name == "" {
 		c.name = "test-agent"
 	}
-	client := sdk.NewClient(&sdk.Implementation{Name: c.name, Version: "1"}, nil)
+	var opts *sdk.ClientOptions
+	if c.updated != nil {
+		opts = &sdk.ClientOptions{ResourceUpdatedHandler: func(_ context.Context, req *sdk.ResourceUpdatedNotificationRequest) {
+			c.updated <- req.Params.URI
+		}}
+	}
+	client := sdk.NewClient(&sdk.Implementation{Name: c.name, Version: "1"}, opts)
 	for _, r := range c.roots {
 		client.AddRoots(&sdk.Root{URI: "file://" + r})
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
-	cs, err := client.Connect(ctx, tr, nil)
+	cs, err := client.Connect(ctx, tr, &sdk.ClientSessionOptions{ProtocolVersion: c.protocol})
 	if err != nil {
 		t.Fatalf("connect: %v", err)
 	}
@@ -452,5 +462,65 @@ func TestMCPLinesUpWithClaudeHooks(t *testing.T) {
 	if p.PresenceID != h.PresenceID || p.Kind != "claude-code" || p.Theme != "checkout refactor" ||
 		p.Mutation.ObservedAtMs == 0 || p.Mutation.DeclaredIntent != "edit the cart" || p.MutationLevel != "observed" || p.QueryCount != 2 {
 		t.Errorf("the one presence: %+v, want the hook's observation and the handshake's declarations", p)
+	}
+}
+
+// TestMCPLiveRoster: a subscriber to a brain's roster is told when a
+// collision opens and closes through beats and leaves the Hall takes: over
+// HTTP from the Hall's own hub, over stdio from the Hall's stream.
+func TestMCPLiveRoster(t *testing.T) {
+	for _, name := range []string{"stdio", "http"} {
+		t.Run(name, func(t *testing.T) {
+			m := MustOpenHall(t, Config{})
+			updated := make(chan string, 64)
+			// The protocol of every client in the field today: Subscribe
+			// returns once the server took the subscription (internal/mcp
+			// tests the newest, whose subscriptions ride their own stream).
+			cs := mcpTransports(t, m, "")[name](mcpClient{updated: updated, protocol: "2025-11-25"})
+			beatHall(t, m.URL(), contract.BeatRequest{AgentID: "claude-7", Brain: "/srv/shop", Worktree: "/srv/shop-wt2", Tool: "Edit"})
+			uri := "hall://presences/srv/shop"
+			if err := cs.Subscribe(t.Context(), &sdk.SubscribeParams{URI: uri}); err != nil {
+				t.Fatal(err)
+			}
+			collisions := func() int {
+				r, err := cs.ReadResource(t.Context(), &sdk.ReadResourceParams{URI: uri})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var out struct {
+					CollisionCount int `json:"collision_count"`
+				}
+				if err := json.Unmarshal([]byte(r.Contents[0].Text), &out); err != nil {
+					t.Fatal(err)
+				}
+				return out.CollisionCount
+			}
+			// waitFor waits for notifications until the roster they announce
+			// shows want collisions: a read alone would see the change at
+			// once, the notification is what is tested.
+			waitFor := func(want int) {
+				t.Helper()
+				deadline := time.After(10 * time.Second)
+				for {
+					select {
+					case <-updated:
+					case <-deadline:
+						t.Fatalf("no update to %d collisions", want)
+					}
+					if collisions() == want {
+						return
+					}
+				}
+			}
+			b := beatHall(t, m.URL(), contract.BeatRequest{AgentID: "codex-2", Brain: "/srv/shop", Worktree: "/srv/shop-wt2", DeclaredIntent: "fix the cart"})
+			waitFor(1)
+			req, _ := http.NewRequestWithContext(t.Context(), http.MethodDelete, m.URL()+"/api/presences/"+b.PresenceID, nil)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			waitFor(0)
+		})
 	}
 }

@@ -190,7 +190,7 @@ func (m *Main) Run(ctx context.Context) error {
 	h := &web.Handler{Service: m.Service, StoreKind: m.StoreKind, WriteToken: m.Config.Token, StartedAt: startedAt, Log: m.Log, Page: m.Config.Page}
 	h.Roster, h.Stream = m.Hub, m.Hub
 	m.MCP = mcp.NewHTTPHandler(mcp.Config{
-		Client:     &hallclient.Local{Service: m.Service, Roster: m.Hub},
+		Client:     &hallclient.Local{Service: m.Service, Roster: m.Hub, Changes: m.Hub.Changed()},
 		WriteToken: m.Config.Token,
 		Log:        m.Log,
 	}, 0)

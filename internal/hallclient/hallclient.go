@@ -71,3 +71,10 @@ func IsNotFound(err error) bool {
 	var e *Error
 	return errors.As(err, &e) && e.Status == http.StatusNotFound
 }
+
+// Watcher is a Client that can follow the roster's changes: Watch calls
+// changed after each change (several may coalesce into one call) until ctx
+// ends. The live MCP resources use it to notify their subscribers.
+type Watcher interface {
+	Watch(ctx context.Context, changed func())
+}

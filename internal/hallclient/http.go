@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/stream"
 )
 
 // HTTP is a running Hall reached over HTTP. Every call ends with its
@@ -63,6 +64,17 @@ func (h *HTTP) Cockpit(ctx context.Context, brain string) (string, error) {
 	var out []byte
 	err := h.do(ctx, http.MethodGet, "/api/cockpit"+query("brain", brain), nil, &out)
 	return string(out), err
+}
+
+// Watch follows the Hall's live stream, collisions only, and calls changed
+// on each event (the snapshot of every connection included), reconnecting
+// by itself, until ctx ends or the Hall refuses the stream.
+func (h *HTTP) Watch(ctx context.Context, changed func()) {
+	c := &stream.Client{URL: strings.TrimRight(h.Base, "/") + "/api/presences/stream?collisions_only=1", Token: h.Token}
+	_ = c.Follow(ctx, func(stream.Event) error {
+		changed()
+		return nil
+	})
 }
 
 func query(name, value string) string {

@@ -21,6 +21,22 @@ type Roster interface {
 type Local struct {
 	Service *presence.Service
 	Roster  Roster // Service when nil
+	// Changes signals each change of the roster, for Watch: the Hall's
+	// hub (stream.Hub.Changed), or the service's own signal when nothing
+	// else reads it (hall mcp --registry-root). Nil: Watch reports none.
+	Changes <-chan struct{}
+}
+
+// Watch calls changed on each token of Changes until ctx ends.
+func (l *Local) Watch(ctx context.Context, changed func()) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-l.Changes: // a nil channel never delivers
+			changed()
+		}
+	}
 }
 
 func (l *Local) roster() Roster {

@@ -67,13 +67,21 @@ func (h *localHall) files(t *testing.T) []string {
 
 // clientOpts shapes the test client.
 type clientOpts struct {
-	name     string   // the client's name in the handshake
-	roots    []string // file roots the client offers
-	protocol string   // the protocol version asked for; the SDK's latest when empty
+	name     string        // the client's name in the handshake
+	roots    []string      // file roots the client offers
+	protocol string        // the protocol version asked for; the SDK's latest when empty
+	updated  chan<- string // told the URI of each resource updated notification
 }
 
 // connect serves cfg to a new SDK client, in process.
 func connect(t *testing.T, cfg Config, o clientOpts) *sdk.ClientSession {
+	t.Helper()
+	_, cs := connectServer(t, cfg, o)
+	return cs
+}
+
+// connectServer is connect, answering the server too, to look inside.
+func connectServer(t *testing.T, cfg Config, o clientOpts) (*server, *sdk.ClientSession) {
 	t.Helper()
 	if cfg.Log == nil {
 		cfg.Log = quiet()
@@ -82,12 +90,18 @@ func connect(t *testing.T, cfg Config, o clientOpts) *sdk.ClientSession {
 		o.name = "test-client"
 	}
 	st, ct := sdk.NewInMemoryTransports()
-	srv := NewServer(cfg)
-	ss, err := srv.Connect(t.Context(), st, nil)
+	s := newServer(cfg)
+	ss, err := s.srv.Connect(t.Context(), st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := sdk.NewClient(&sdk.Implementation{Name: o.name, Version: "1"}, nil)
+	var copts *sdk.ClientOptions
+	if o.updated != nil {
+		copts = &sdk.ClientOptions{ResourceUpdatedHandler: func(_ context.Context, req *sdk.ResourceUpdatedNotificationRequest) {
+			o.updated <- req.Params.URI
+		}}
+	}
+	c := sdk.NewClient(&sdk.Implementation{Name: o.name, Version: "1"}, copts)
 	for _, r := range o.roots {
 		c.AddRoots(&sdk.Root{URI: "file://" + r})
 	}
@@ -99,7 +113,7 @@ func connect(t *testing.T, cfg Config, o clientOpts) *sdk.ClientSession {
 		_ = cs.Close()
 		_ = ss.Wait()
 	})
-	return cs
+	return s, cs
 }
 
 // call calls a tool and returns its result, failing on a protocol error.

@@ -87,6 +87,11 @@ func refuse(w http.ResponseWriter, status int, code, detail string) {
 	_ = json.NewEncoder(w).Encode(contract.ErrorResponse{Error: code, Detail: detail})
 }
 
-// Close ends every request in flight (open streams included) and refuses
-// new ones.
-func (h *HTTPHandler) Close() { h.cancel() }
+// Close ends every request in flight (open streams included) and every
+// session, and refuses new ones.
+func (h *HTTPHandler) Close() {
+	h.cancel()
+	for ss := range h.srv.Sessions() {
+		_ = ss.Close()
+	}
+}

@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -63,12 +65,16 @@ const instructions = `The Hall shows which coding-agent sessions work where, and
 type server struct {
 	cfg      Config
 	log      *slog.Logger
+	srv      *sdk.Server
 	sessions sessions
+	live     live
 }
 
 // NewServer returns an MCP server with the Hall's five tools. One server
 // serves any number of sessions (stdio serves one; the HTTP handler many).
-func NewServer(cfg Config) *sdk.Server {
+func NewServer(cfg Config) *sdk.Server { return newServer(cfg).srv }
+
+func newServer(cfg Config) *server {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = DefaultTimeout
 	}
@@ -76,13 +82,17 @@ func NewServer(cfg Config) *sdk.Server {
 		cfg.Log = slog.Default()
 	}
 	s := &server{cfg: cfg, log: cfg.Log}
-	srv := sdk.NewServer(&sdk.Implementation{Name: Name, Title: "The Hall", Version: cfg.Version}, &sdk.ServerOptions{
+	s.sessions.gone = s.watchWhileSubscribed
+	s.srv = sdk.NewServer(&sdk.Implementation{Name: Name, Title: "The Hall", Version: cfg.Version}, &sdk.ServerOptions{
 		Instructions:            instructions,
 		Logger:                  cfg.Log,
 		RootsListChangedHandler: func(_ context.Context, req *sdk.RootsListChangedRequest) { s.sessions.forgetRoots(req.Session) },
+		SubscribeHandler:        s.subscribe,
+		UnsubscribeHandler:      s.unsubscribe,
 	})
-	s.addTools(srv)
-	return srv
+	s.addTools(s.srv)
+	s.addResources(s.srv)
+	return s
 }
 
 // addTool registers a tool whose handler answers a structured value and
@@ -148,17 +158,19 @@ type needsInput struct{ requests sdk.InputRequestMap }
 func (*needsInput) Error() string { return "the client's input is needed first" }
 
 // sessions keeps what the server knows of each MCP session: the agent_id
-// it beats as by default and the roots its client sent. An entry goes when
-// its session closes.
+// it beats as by default, the roots its client sent, the rosters it
+// subscribed to. An entry goes when its session closes.
 type sessions struct {
-	mu sync.Mutex
-	m  map[*sdk.ServerSession]*sessionState
+	mu   sync.Mutex
+	m    map[*sdk.ServerSession]*sessionState
+	gone func() // called after a session's entry went
 }
 
 type sessionState struct {
 	key        string   // what the default agent_id's digits are made from
 	roots      []string // the client's roots as paths, once asked
 	rootsAsked bool
+	subs       map[string]bool // roster URIs subscribed to
 }
 
 // get returns the session's state, creating it on first use.
@@ -185,8 +197,52 @@ func (ss *sessions) get(s *sdk.ServerSession) *sessionState {
 		ss.mu.Lock()
 		delete(ss.m, s)
 		ss.mu.Unlock()
+		if ss.gone != nil {
+			ss.gone()
+		}
 	}()
 	return st
+}
+
+// subscribe records the session's subscription to uri, unless that would
+// watch more than max distinct rosters.
+func (ss *sessions) subscribe(s *sdk.ServerSession, uri string, max int) error {
+	st := ss.get(s)
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if all := ss.subscribedLocked(); !contains(all, uri) && len(all) >= max {
+		return fmt.Errorf("the Hall watches %d rosters at once, its most: unsubscribe from one first", max)
+	}
+	if st.subs == nil {
+		st.subs = map[string]bool{}
+	}
+	st.subs[uri] = true
+	return nil
+}
+
+func (ss *sessions) unsubscribe(s *sdk.ServerSession, uri string) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if st, ok := ss.m[s]; ok {
+		delete(st.subs, uri)
+	}
+}
+
+// subscribed lists the roster URIs some session subscribed to, sorted.
+func (ss *sessions) subscribed() []string {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return ss.subscribedLocked()
+}
+
+func (ss *sessions) subscribedLocked() []string {
+	set := map[string]bool{}
+	for _, st := range ss.m {
+		for uri := range st.subs {
+			set[uri] = true
+		}
+	}
+	return slices.Sorted(maps.Keys(set))
 }
 
 func (ss *sessions) forgetRoots(s *sdk.ServerSession) {

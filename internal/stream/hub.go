@@ -83,6 +83,7 @@ type Hub struct {
 
 	stop     chan struct{}
 	loopDone chan struct{}
+	changed  chan struct{} // a token after each diff emitted (Changed)
 
 	frames    snapshotFrames // encoded snapshot events of the latest seq
 	live      liveness       // hijacked streams, watched for clients gone
@@ -136,6 +137,7 @@ func NewHub(src Source, cfg Config) *Hub {
 		subs:      map[*subscriber]struct{}{},
 		stop:      make(chan struct{}),
 		loopDone:  make(chan struct{}),
+		changed:   make(chan struct{}, 1),
 		writeDone: make(chan struct{}),
 		tendDone:  make(chan struct{}),
 		liveDone:  make(chan struct{}),
@@ -298,7 +300,17 @@ func (h *Hub) syncLocked(ctx context.Context) {
 	c.seq = h.seq
 	h.hist.push(c)
 	h.fanout(c)
+	select {
+	case h.changed <- struct{}{}:
+	default:
+	}
 }
+
+// Changed delivers a token after each diff the hub emits (a join, update
+// or leave, a collision opened or closed, an expiry, the registry dropped
+// or back); many diffs between two reads coalesce into one token. It has
+// one reader: the Hall's live MCP resources (internal/mcp).
+func (h *Hub) Changed() <-chan struct{} { return h.changed }
 
 // fanout queues the diff for each subscriber whose filter keeps any of it,
 // encoding once per distinct filter. A subscriber Buffer frames behind is
