@@ -374,3 +374,36 @@ func git(t *testing.T, dir string, args ...string) {
 		t.Fatalf("git %v: %v\n%s", args, err, out)
 	}
 }
+
+// TestFailOpen: a registry that can be neither read nor written breaks no
+// tool: the reads answer, saying the roster is unreadable; a handshake
+// answers stored false with the reason; no call is a tool error.
+func TestFailOpen(t *testing.T) {
+	h := newLocalHall(t)
+	cs := connect(t, Config{Client: h.client(), AgentID: "codex-2", Dir: "/srv/shop"}, clientOpts{})
+	dir := h.store.Dir()
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dir, []byte("not a folder"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var hs HandshakeOut
+	structured(t, call(t, cs, "handshake", map[string]any{"theme": "x"}), &hs)
+	if hs.Stored || hs.Reason == "" {
+		t.Errorf("handshake: %+v, want stored false with the reason", hs)
+	}
+	var ps PresencesOut
+	structured(t, call(t, cs, "presences", nil), &ps)
+	if ps.Error != "registry_unreadable" || ps.Detail == "" || len(ps.Presences) != 0 {
+		t.Errorf("presences: %+v, want registry_unreadable and no roster", ps)
+	}
+	var n NorthOut
+	structured(t, call(t, cs, "north", nil), &n)
+	if n.Error != "registry_unreadable" || len(n.North) != 0 {
+		t.Errorf("north: %+v", n)
+	}
+	if got := text(t, call(t, cs, "cockpit", nil)); got != contract.UnreadableCockpit("") {
+		t.Errorf("cockpit: %q", got)
+	}
+}
