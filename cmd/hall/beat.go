@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/dirstore"
 	"github.com/hall-dev/hall/internal/hallclient"
 	"github.com/hall-dev/hall/internal/place"
 	"github.com/hall-dev/hall/internal/presence"
@@ -218,7 +219,7 @@ func (f *beatFlags) leave(ctx context.Context) error {
 // directService is a presence service over the sidecar folder at root,
 // for commands that write the registry directly.
 func directService(root string) (*presence.Service, error) {
-	store := presence.NewDirStore(root)
+	store := dirstore.New(root)
 	if err := store.Init(); err != nil {
 		return nil, err
 	}

@@ -16,6 +16,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/dirstore"
 	"github.com/hall-dev/hall/internal/presence"
 )
 
@@ -412,7 +413,7 @@ func TestMCPRegistryDirect(t *testing.T) {
 	cs := stdioMCP(t, mcpClient{roots: []string{wt}}, "--registry-root", root, "--agent-id", "codex-2")
 	res, text := callTool(t, cs, "handshake", map[string]any{"theme": "fix the cart"})
 	h := structuredAs[handshakeOut](t, res, text)
-	store := presence.NewDirStore(root)
+	store := dirstore.New(root)
 	r, err := store.Get(t.Context(), h.PresenceID)
 	if err != nil || r.AgentID != "codex-2" || r.Theme != "fix the cart" || r.Worktree != wt {
 		t.Fatalf("the record written: %+v, %v", r, err)

@@ -11,6 +11,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/hall-dev/hall/internal/dirstore"
 	"github.com/hall-dev/hall/internal/hallclient"
 	"github.com/hall-dev/hall/internal/presence"
 )
@@ -32,7 +33,7 @@ func (c *clock) Add(d time.Duration) {
 // `hall mcp --registry-root` reaches it.
 type localHall struct {
 	root  string
-	store *presence.DirStore
+	store *dirstore.Store
 	svc   *presence.Service
 	clock *clock
 }
@@ -40,7 +41,7 @@ type localHall struct {
 func newLocalHall(t *testing.T) *localHall {
 	t.Helper()
 	root := t.TempDir()
-	store := presence.NewDirStore(root)
+	store := dirstore.New(root)
 	if err := store.Init(); err != nil {
 		t.Fatal(err)
 	}
