@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"path/filepath"
@@ -523,5 +524,22 @@ func TestMCPLiveRoster(t *testing.T) {
 			resp.Body.Close()
 			waitFor(0)
 		})
+	}
+}
+
+// TestMCPShutdownWithOpenSessions: the Hall stops cleanly, within its
+// shutdown's 2 s, while an MCP client holds a session and its stream open.
+func TestMCPShutdownWithOpenSessions(t *testing.T) {
+	m := NewMain(Config{Addr: "127.0.0.1:0", RegistryRoot: t.TempDir(), TTL: presence.DefaultTTL}, slog.New(slog.DiscardHandler))
+	if err := m.Run(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	cs := connectMCP(t, mcpClient{}, &sdk.StreamableClientTransport{Endpoint: m.URL() + "/mcp", MaxRetries: -1})
+	defer cs.Close()
+	if res, text := callTool(t, cs, "cockpit", nil); res.IsError {
+		t.Fatalf("cockpit: %s", text)
+	}
+	if err := m.Close(); err != nil {
+		t.Errorf("close with an MCP session open: %v (an open stream held the shutdown)", err)
 	}
 }

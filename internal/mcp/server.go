@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -319,11 +320,12 @@ func clientSlug(name string) string {
 }
 
 // ServeStdio serves the tools to one client over in and out (a process's
-// stdin and stdout) until the client goes or ctx ends.
+// stdin and stdout) until the client goes (its end of either pipe closed)
+// or ctx ends.
 func ServeStdio(ctx context.Context, cfg Config, in io.Reader, out io.Writer) error {
 	t := &sdk.IOTransport{Reader: nopReadCloser{in}, Writer: nopWriteCloser{out}}
 	err := NewServer(cfg).Run(ctx, t)
-	if ctx.Err() != nil || errors.Is(err, io.EOF) {
+	if ctx.Err() != nil || errors.Is(err, io.EOF) || errors.Is(err, io.ErrClosedPipe) || errors.Is(err, syscall.EPIPE) {
 		return nil
 	}
 	return err
