@@ -39,6 +39,9 @@ func newRouter(h *web.Handler, log *slog.Logger) *echo.Echo {
 	e.GET("/api/health", wrap(h.HandleHealth))
 	e.GET("/api/north", wrap(h.HandleNorth))
 	e.GET("/api/cockpit", wrap(h.HandleCockpit))
+	e.GET("/api/schema", wrap(h.HandleSchemaIndex))
+	e.GET("/api/schema/", wrap(h.HandleSchemaIndex))
+	e.GET("/api/schema/:name", wrap(h.HandleSchema))
 	e.POST("/api/presences/beat", wrap(web.RequireToken(h.WriteToken, h.HandleBeat)))
 	e.DELETE("/api/presences/:presence_id", wrap(web.RequireToken(h.WriteToken, h.HandleLeave)))
 	return e
