@@ -42,6 +42,7 @@ func newRouter(h *web.Handler, log *slog.Logger) *echo.Echo {
 	e.GET("/api/schema", wrap(h.HandleSchemaIndex))
 	e.GET("/api/schema/", wrap(h.HandleSchemaIndex))
 	e.GET("/api/schema/:name", wrap(h.HandleSchema))
+	e.GET("/metrics", wrap(h.HandleMetrics))
 	e.POST("/api/presences/beat", wrap(web.RequireToken(h.WriteToken, h.HandleBeat)))
 	e.DELETE("/api/presences/:presence_id", wrap(web.RequireToken(h.WriteToken, h.HandleLeave)))
 	return e

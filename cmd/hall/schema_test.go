@@ -140,10 +140,25 @@ func TestContractSchemasLive(t *testing.T) {
 	base := m.URL()
 	set := schematest.FromHall(t, base, schematest.Strict)
 	getChecked(t, set, base, "/api/schema/", "index")
+	getChecked(t, set, base, "/api/schema", "index")
 	for _, name := range set.Names() {
-		status, ct, _ := call(t, http.MethodGet, base+schema.URLPrefix+name+schema.Suffix, "", nil)
-		if status != http.StatusOK || ct != "application/schema+json" {
-			t.Errorf("GET schema %s: got %d %q, want 200 application/schema+json", name, status, ct)
+		resp, err := http.Get(base + schema.URLPrefix + name + schema.Suffix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if ct := resp.Header.Get("Content-Type"); resp.StatusCode != http.StatusOK || ct != "application/schema+json" {
+			t.Errorf("GET schema %s: got %d %q, want 200 application/schema+json", name, resp.StatusCode, ct)
+		}
+		req, _ := http.NewRequest(http.MethodGet, base+schema.URLPrefix+name+schema.Suffix, nil)
+		req.Header.Set("If-None-Match", resp.Header.Get("ETag"))
+		again, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		again.Body.Close()
+		if again.StatusCode != http.StatusNotModified {
+			t.Errorf("GET schema %s with its ETag: got %d, want 304", name, again.StatusCode)
 		}
 	}
 
@@ -281,6 +296,14 @@ func TestContractSchemasLive(t *testing.T) {
 		t.Errorf("snapshot while unreadable: %s, want registry_unreadable", late.Data)
 	}
 	beatChecked(t, set, base, contract.BeatRequest{AgentID: "outage", Brain: brain}) // stored false, the store failed
+	fams := scrapeMetrics(t, base)
+	if f := fams["hall_registry_unreadable"]; f == nil || sample(f) != 1 || fams["hall_presences_live"] != nil || fams["hall_store_listing_errors_total"] == nil || sample(fams["hall_store_listing_errors_total"]) < 1 {
+		t.Errorf("metrics while unreadable: registry_unreadable %v, presences_live %v, listing errors %v; want 1, absent, ≥ 1",
+			fams["hall_registry_unreadable"], fams["hall_presences_live"], fams["hall_store_listing_errors_total"])
+	}
+	if f := fams["hall_store_write_errors_total"]; f == nil || sample(f) < 1 {
+		t.Errorf("metrics after a beat the store refused: write errors %v, want ≥ 1", f)
+	}
 
 	// Back: the diff that recovers says so by dropping error.
 	if err := os.Remove(dir); err != nil {
