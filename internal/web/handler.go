@@ -26,7 +26,8 @@ type Handler struct {
 	StartedAt  time.Time
 	Log        *slog.Logger
 
-	Stream Streamer // serves /api/presences/stream; 503 when nil
+	Stream  Streamer     // serves /api/presences/stream; 503 when nil
+	Metrics http.Handler // serves /metrics (internal/metrics); 404 when nil
 
 	MCP http.Handler // serves /mcp, the MCP tools (internal/mcp); 404 when nil
 
