@@ -12,6 +12,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hall-dev/hall/internal/hallclient"
+	"github.com/hall-dev/hall/internal/mcp"
+	"github.com/hall-dev/hall/internal/metrics"
 	"github.com/hall-dev/hall/internal/presence"
 	"github.com/hall-dev/hall/internal/stream"
 	"github.com/hall-dev/hall/internal/web"
@@ -123,6 +126,8 @@ type Main struct {
 	StoreKind string         // "dir" or "nats"
 	Service   *presence.Service
 	Hub       *stream.Hub // the live stream, and the cached roster every read serves from
+	Metrics   *metrics.Metrics
+	MCP       *mcp.HTTPHandler // the MCP tools at /mcp
 
 	ln     net.Listener
 	server *http.Server
@@ -166,7 +171,9 @@ func (m *Main) Run(ctx context.Context) error {
 			m.Log.Info("boot reclaim", "stale_records", rep.StaleRecords, "temp_files", rep.TempFiles)
 		}
 	}
-	svcCfg := presence.Config{TTL: m.Config.TTL, Brains: m.Config.Brains, Logger: m.Log, Now: m.Config.Now}
+	m.Metrics = metrics.New()
+	svcCfg := presence.Config{TTL: m.Config.TTL, Brains: m.Config.Brains, Logger: m.Log, Now: m.Config.Now,
+		ListingTime: m.Metrics.ListingTime, RereadTime: m.Metrics.RereadTime}
 	if len(m.Config.MutatingTools) > 0 {
 		c := presence.NewClassifier(m.Config.MutatingTools)
 		svcCfg.Classifier = &c
@@ -181,11 +188,18 @@ func (m *Main) Run(ctx context.Context) error {
 		_ = m.Service.Run(runCtx, presence.RunConfig{Rescan: m.Config.Rescan})
 	}()
 
-	m.Hub = stream.NewHub(m.Service, stream.Config{Heartbeat: m.Config.StreamHeartbeat, Log: m.Log})
+	m.Hub = stream.NewHub(m.Service, stream.Config{Heartbeat: m.Config.StreamHeartbeat, Log: m.Log, FanoutTime: m.Metrics.FanoutTime})
 	m.Hub.Start(runCtx)
+	m.Metrics.Watch(metrics.Sources{Service: m.Service, Stream: m.Hub, Roster: m.Hub, StoreKind: m.StoreKind})
 
 	h := &web.Handler{Service: m.Service, StoreKind: m.StoreKind, WriteToken: m.Config.Token, StartedAt: startedAt, Log: m.Log, Page: m.Config.Page}
-	h.Roster, h.Stream, h.History = m.Hub, m.Hub, m.Hub
+	h.Roster, h.Stream, h.History, h.Metrics = m.Hub, m.Hub, m.Hub, m.Metrics.Handler(m.Log)
+	m.MCP = mcp.NewHTTPHandler(mcp.Config{
+		Client:     &hallclient.Local{Service: m.Service, Roster: m.Hub, Changes: m.Hub.Changed()},
+		WriteToken: m.Config.Token,
+		Log:        m.Log,
+	}, 0)
+	h.MCP = m.MCP
 	e := newRouter(h, m.Log)
 	ln, err := net.Listen("tcp", m.Config.Addr)
 	if err != nil {
@@ -217,6 +231,9 @@ func (m *Main) Close() error {
 	var err error
 	if m.pprof != nil {
 		_ = m.pprof.Close()
+	}
+	if m.MCP != nil {
+		m.MCP.Close() // as the hub's: open MCP streams would hold Shutdown
 	}
 	if m.Hub != nil {
 		// Open streams never go idle: end them first, or Shutdown waits

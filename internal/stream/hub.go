@@ -47,6 +47,11 @@ type Config struct {
 	MinInterval  time.Duration // least time between two diffs from the source's signals
 	Events       int           // lines of recent history kept for GET /api/events
 	Log          *slog.Logger
+	// FanoutTime, when set, is told how long each diff took to fan out:
+	// encoded once per filter and queued on every subscriber (the socket
+	// writes follow on the pool's writers). Called under the hub's lock,
+	// once a diff with subscribers: a histogram's Observe, nothing slower.
+	FanoutTime presence.Observer
 }
 
 // ErrClosed is returned to subscribers arriving after Close.
@@ -87,6 +92,7 @@ type Hub struct {
 
 	stop     chan struct{}
 	loopDone chan struct{}
+	changed  chan struct{} // a token after each diff emitted (Changed)
 
 	frames   snapshotFrames // encoded snapshot events of the latest seq
 	pool     *sock.Pool     // writes the streams (internal/stream/sock)
@@ -141,6 +147,7 @@ func NewHub(src Source, cfg Config) *Hub {
 		subs:     map[*sock.Stream]Filter{},
 		stop:     make(chan struct{}),
 		loopDone: make(chan struct{}),
+		changed:  make(chan struct{}, 1),
 		tendDone: make(chan struct{}),
 	}
 	h.pool = sock.NewPool(sock.Config{Buffer: cfg.Buffer, WriteTimeout: cfg.WriteTimeout, Log: cfg.Log}, func(s *sock.Stream) { h.drop(s, false) })
@@ -301,7 +308,17 @@ func (h *Hub) syncLocked(ctx context.Context) {
 	h.hist.push(c)
 	h.tellLocked(c, prev)
 	h.fanout(c)
+	select {
+	case h.changed <- struct{}{}:
+	default:
+	}
 }
+
+// Changed delivers a token after each diff the hub emits (a join, update
+// or leave, a collision opened or closed, an expiry, the registry dropped
+// or back); many diffs between two reads coalesce into one token. It has
+// one reader: the Hall's live MCP resources (internal/mcp).
+func (h *Hub) Changed() <-chan struct{} { return h.changed }
 
 // fanout queues the diff for each subscriber whose filter keeps any of it,
 // encoding once per distinct filter. A subscriber Buffer frames behind is
@@ -310,6 +327,7 @@ func (h *Hub) fanout(c *change) {
 	if len(h.subs) == 0 {
 		return
 	}
+	defer presence.ObserveSince(h.cfg.FanoutTime, time.Now())
 	id := formatID(h.base, c.seq)
 	frames := map[Filter][]byte{}
 	h.sendLocked(func(f Filter) []byte {
