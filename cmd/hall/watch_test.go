@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/contract/schema/schematest"
 	"github.com/hall-dev/hall/internal/presence"
 	"github.com/hall-dev/hall/internal/stream"
 )
@@ -129,8 +130,8 @@ func TestWatchExitOnCollisionAlreadyOpen(t *testing.T) {
 }
 
 // TestWatchJSONLinesParse: every --json line is one JSON object of a known
-// type, and together they tell the story: snapshot, join, collision
-// opened, leave, collision closed.
+// type, valid against the published event schema, and together they tell
+// the story: snapshot, join, collision opened, leave, collision closed.
 func TestWatchJSONLinesParse(t *testing.T) {
 	m := MustOpenHall(t, Config{TTL: time.Minute})
 	root := m.Config.RegistryRoot
@@ -138,9 +139,11 @@ func TestWatchJSONLinesParse(t *testing.T) {
 	eventually(t, "one presence", func() bool { return len(contractNow(t, m.URL()+"/api/presences").Presences) == 1 })
 
 	wr := startWatch(t, "--hall", m.URL(), "--json")
+	set := schematest.Embedded(t, schematest.Strict)
 	next := func(what string) stream.Line {
 		t.Helper()
 		raw := wr.line(t, what)
+		set.Check(t, "event", what, []byte(raw))
 		var l stream.Line
 		dec := json.NewDecoder(strings.NewReader(raw))
 		dec.DisallowUnknownFields()

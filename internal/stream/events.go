@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"slices"
 	"time"
 
 	"github.com/hall-dev/hall/internal/contract"
@@ -34,23 +35,46 @@ func (r *eventRing) push(l Line) {
 }
 
 // newest returns up to limit lines about brain ("" for every brain; a line
-// about every brain matches any), newest first, and how many more matching
-// lines it holds.
+// about every brain matches any), newest event first, and how many more
+// matching lines it holds. The lines of one event keep the order that
+// matters to a reader: the registry's state first, then collisions, then
+// joins and leaves (a roster dropped whole: the reason above the hundred
+// leaves it caused).
 func (r *eventRing) newest(brain string, limit int) ([]Line, int) {
 	out := []Line{}
 	left := 0
-	for i := r.n - 1; i >= 0; i-- {
-		l := r.buf[(r.start+i)%len(r.buf)]
-		if b := l.Brain(); brain != "" && b != "" && b != brain {
-			continue
+	var group []Line
+	for i := r.n - 1; i >= 0; {
+		id := r.at(i).EventID
+		group = group[:0]
+		for ; i >= 0 && r.at(i).EventID == id; i-- {
+			if l := r.at(i); brain == "" || l.Brain() == "" || l.Brain() == brain {
+				group = append(group, l)
+			}
 		}
-		if len(out) < limit {
-			out = append(out, l)
-		} else {
-			left++
+		slices.Reverse(group)
+		slices.SortStableFunc(group, func(a, b Line) int { return linePriority(a) - linePriority(b) })
+		for _, l := range group {
+			if len(out) < limit {
+				out = append(out, l)
+			} else {
+				left++
+			}
 		}
 	}
 	return out, left
+}
+
+func (r *eventRing) at(i int) Line { return r.buf[(r.start+i)%len(r.buf)] }
+
+func linePriority(l Line) int {
+	switch {
+	case l.Collision != nil:
+		return 1
+	case l.Presence != nil:
+		return 2
+	}
+	return 0
 }
 
 // tellLocked records what change c said as Lines, given the collisions

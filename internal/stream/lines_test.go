@@ -110,3 +110,31 @@ func TestEventRing(t *testing.T) {
 		}
 	}
 }
+
+// TestEventRingKeepsAnEventsOrder: events newest first, and within one
+// event the registry's state, then collisions, then presences.
+func TestEventRingKeepsAnEventsOrder(t *testing.T) {
+	r := eventRing{buf: make([]Line, 8)}
+	p := pres("prs_aaaaaaaaaaaa", "/a", 1)
+	c := coll("prs_aaaaaaaaaaaa", "prs_bbbbbbbbbbbb", "/a", "same_worktree")
+	for _, l := range []Line{
+		{Type: LineJoin, EventID: "1", Presence: &p},
+		{Type: LineJoin, EventID: "2", Presence: &p},
+		{Type: LineCollisionOpened, EventID: "2", Collision: &c},
+		{Type: LineRegistryUnreadable, EventID: "3"},
+		{Type: LineLeave, EventID: "3", Presence: &p},
+		{Type: LineCollisionClosed, EventID: "3", Collision: &c},
+		{Type: LineLeave, EventID: "3", Presence: &p},
+	} {
+		r.push(l)
+	}
+	got, left := r.newest("", 5)
+	var s []string
+	for _, l := range got {
+		s = append(s, l.Type+"@"+l.EventID)
+	}
+	want := "registry_unreadable@3 collision_closed@3 leave@3 leave@3 collision_opened@2"
+	if strings.Join(s, " ") != want || left != 2 {
+		t.Errorf("got %q left %d, want %q left 2", strings.Join(s, " "), left, want)
+	}
+}
