@@ -4,7 +4,6 @@ import (
 	"net/http"
 
 	"github.com/hall-dev/hall/internal/contract"
-	"github.com/hall-dev/hall/internal/presence"
 )
 
 // HandleCockpit serves GET /api/cockpit[?brain=] as text/plain: the strip
@@ -25,7 +24,7 @@ func (h *Handler) HandleCockpit(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if brain != "" && !snap.Known(brain) {
-		writeError(w, presence.Errorf(presence.ENOTFOUND, "the Hall knows no brain %q", brain), "unknown_brain")
+		writeError(w, unknownBrain(r.URL.Query().Get("brain")), "unknown_brain")
 		return
 	}
 	_, _ = w.Write([]byte(contract.CockpitFor(snap.ForBrain(brain), brain).String()))

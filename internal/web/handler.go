@@ -41,10 +41,22 @@ func (h *Handler) roster() Roster {
 }
 
 // scope resolves the brain query parameter: "" for owner-wide, else the
-// canonical path. A relative path is an EINVALID error.
+// canonical path. A relative path, or one that breaks the rules of shown
+// text (a bidi control, a control character, over MaxPathLen), is an
+// EINVALID error.
 func scope(raw string) (string, error) {
 	if raw == "" {
 		return "", nil
 	}
+	if err := presence.CheckText("brain", raw, presence.MaxPathLen); err != nil {
+		return "", presence.Errorf(presence.EINVALID, "%s", presence.ErrorMessage(err))
+	}
 	return presence.CanonicalPath(raw)
+}
+
+// unknownBrain is the 404 of a brain the Hall does not know. It echoes the
+// brain as the caller gave it, never its canonical form: that is where
+// this host's symlinks lead, which the caller did not ask about.
+func unknownBrain(given string) error {
+	return presence.Errorf(presence.ENOTFOUND, "the Hall knows no brain %q", given)
 }

@@ -63,7 +63,7 @@ func (h *Handler) HandlePage(w http.ResponseWriter, r *http.Request) {
 		h.render(ctx, w, http.StatusNotFound, views.NotFoundPage(views.NotFound{
 			Page: page, Brains: brains,
 			Heading: "The Hall knows no such brain",
-			Detail:  fmt.Sprintf("No agent has beaten on %s, and it is not configured with --brain.", brain),
+			Detail:  fmt.Sprintf("No agent has beaten on %s, and it is not configured with --brain.", r.URL.Query().Get("brain")),
 		}))
 		return
 	}

@@ -39,7 +39,7 @@ func (h *Handler) HandlePresencesIndex(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if brain != "" && !snap.Known(brain) {
-		writeError(w, presence.Errorf(presence.ENOTFOUND, "the Hall knows no brain %q", brain), "unknown_brain")
+		writeError(w, unknownBrain(r.URL.Query().Get("brain")), "unknown_brain")
 		return
 	}
 	// With a cursor the tag is cheap: one cursor is one roster, so a poller

@@ -49,7 +49,7 @@ func (h *Handler) HandlePresencesStream(w http.ResponseWriter, r *http.Request) 
 		// An unreadable registry is not a 404: the stream opens and says so,
 		// as GET /api/presences answers 200 with an error.
 		if snap, err := h.roster().Snapshot(r.Context()); err == nil && !snap.Known(brain) {
-			writeError(w, presence.Errorf(presence.ENOTFOUND, "the Hall knows no brain %q", brain), "unknown_brain")
+			writeError(w, unknownBrain(r.URL.Query().Get("brain")), "unknown_brain")
 			return
 		}
 	}
