@@ -35,6 +35,7 @@ type beatFlags struct {
 	hall         string
 	registryRoot string
 	token        string
+	tokenFlag    secret
 	timeout      time.Duration
 	hook         string
 	req          contract.BeatRequest
@@ -45,7 +46,7 @@ type beatFlags struct {
 func (f *beatFlags) register(fs *flag.FlagSet, withFields bool) {
 	fs.StringVar(&f.hall, "hall", DefaultHallURL, "the Hall's base URL")
 	fs.StringVar(&f.registryRoot, "registry-root", "", "write the sidecar folder directly instead of calling a Hall")
-	fs.StringVar(&f.token, "token", "", "bearer token the Hall requires for writes")
+	f.tokenFlag.register(fs, "token", "bearer token the Hall requires for writes")
 	fs.DurationVar(&f.timeout, "timeout", 2*time.Second, "give up on the Hall after this long (the beat is then skipped, exit 0)")
 	fs.StringVar(&f.hook, "hook", "", `read an agent hook payload on stdin: "claude" (Claude Code)`)
 	fs.StringVar(&f.req.AgentID, "agent-id", "", "who is speaking (required unless --hook gives it)")
@@ -89,6 +90,10 @@ func beatCommand(ctx context.Context, args []string, stdin io.Reader, stderr io.
 	if err := parseWithEnv(fs, args); err != nil {
 		return &exitError{code: 2, err: err}
 	}
+	var err error
+	if f.token, err = f.tokenFlag.value(); err != nil {
+		return &exitError{code: 2, err: err}
+	}
 	if f.workingSet != nil {
 		ws := []string(f.workingSet)
 		f.req.WorkingSet = &ws
@@ -128,7 +133,6 @@ func beatCommand(ctx context.Context, args []string, stdin io.Reader, stderr io.
 
 	ctx, cancel := context.WithTimeout(ctx, f.timeout)
 	defer cancel()
-	var err error
 	if leave {
 		err = f.leave(ctx)
 	} else {

@@ -92,3 +92,131 @@ func TestEdgeReadsRefuseBrainsThatCannotBeShown(t *testing.T) {
 		t.Errorf("north with a zero-width space in agent_id: got %d %q, want 400 naming agent_id", status, body)
 	}
 }
+
+// --token-file keeps the token out of ps: the file's content, trimmed,
+// read once at start; an unreadable or empty file, or both forms at once,
+// is a usage error naming the flag. HALL_TOKEN still works, and a
+// --token-file on the command line wins over it.
+func TestEdgeTokenFile(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	good := write("token", "  s3cret-from-file\n")
+	empty := write("empty", " \n\t")
+	twoLines := write("two", "s3cret\nother\n")
+	cases := []struct {
+		name    string
+		args    []string
+		env     string // HALL_TOKEN
+		want    string
+		wantErr string // the error names this
+	}{
+		{"file", []string{"--token-file", good}, "", "s3cret-from-file", ""},
+		{"inline", []string{"--token", "inline"}, "", "inline", ""},
+		{"environment", nil, "from-env", "from-env", ""},
+		{"file on the command line over the environment", []string{"--token-file", good}, "from-env", "s3cret-from-file", ""},
+		{"both on the command line", []string{"--token", "x", "--token-file", good}, "", "", "--token-file"},
+		{"missing file", []string{"--token-file", filepath.Join(dir, "nope")}, "", "", "--token-file"},
+		{"empty file", []string{"--token-file", empty}, "", "", "is empty"},
+		{"two lines", []string{"--token-file", twoLines}, "", "", "more than one line"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("HALL_TOKEN", tc.env)
+			if tc.env == "" {
+				os.Unsetenv("HALL_TOKEN")
+			}
+			cfg, err := parseServeConfig(tc.args, io.Discard)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Errorf("got %v, want an error naming %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil || cfg.Token != tc.want {
+				t.Errorf("got token %q, %v; want %q", cfg.Token, err, tc.want)
+			}
+		})
+	}
+
+	cfg, err := parseServeConfig([]string{"--token-file", good}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.RegistryRoot = t.TempDir()
+	cfg.Addr = "127.0.0.1:0"
+	m := MustOpenHall(t, cfg)
+	// Read once: changing the file later changes nothing.
+	write("token", "changed")
+	for _, tc := range []struct {
+		auth string
+		want int
+	}{{"", 401}, {"Bearer changed", 401}, {"Bearer s3cret-from-file", 200}} {
+		if got := postBeat(t, m.URL(), `{"agent_id":"a","brain":"/srv/shop"}`, map[string]string{"Authorization": tc.auth}); got.status != tc.want {
+			t.Errorf("beat with %q: got %d %s, want %d", tc.auth, got.status, got.body, tc.want)
+		}
+	}
+}
+
+// reply is an answer's status, headers and body.
+type reply struct {
+	status int
+	header http.Header
+	body   string
+}
+
+// postBeat posts a beat body with the headers (Content-Type JSON unless
+// the headers say otherwise).
+func postBeat(tb testing.TB, base, body string, header map[string]string) reply {
+	tb.Helper()
+	req, err := http.NewRequestWithContext(tb.Context(), http.MethodPost, base+"/api/presences/beat", strings.NewReader(body))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	for k, v := range header {
+		if v == "" {
+			req.Header.Del(k)
+			continue
+		}
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	if err != nil {
+		tb.Fatalf("POST beat: %v", err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return reply{resp.StatusCode, resp.Header, string(b)}
+}
+
+// The client commands take --token-file too: hall beat and hall leave
+// send the file's token; a missing file is a usage error (exit 2).
+func TestEdgeClientTokenFile(t *testing.T) {
+	m := MustOpenHall(t, Config{Token: "s3cret"})
+	file := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(file, []byte("s3cret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	wt := t.TempDir()
+	code, _, stderr := runCLI(t, "", "beat", "--hall", m.URL(), "--token-file", file, "--agent-id", "claude-7", "--brain", "/srv/shop", "--caller-root", wt)
+	if code != 0 || stderr != "" {
+		t.Fatalf("beat with --token-file: exit %d, stderr %q", code, stderr)
+	}
+	code, _, stderr = runCLI(t, "", "leave", "--hall", m.URL(), "--token-file", file, "--agent-id", "claude-7", "--brain", "/srv/shop")
+	if code != 0 || stderr != "" {
+		t.Fatalf("leave with --token-file: exit %d, stderr %q", code, stderr)
+	}
+	for _, args := range [][]string{{"beat", "--agent-id", "x"}, {"leave", "--agent-id", "x"}, {"watch"}} {
+		cmd := args[0]
+		code, _, stderr = runCLI(t, "", append(args, "--hall", m.URL(), "--token-file", filepath.Join(t.TempDir(), "nope"), "--brain", "/srv/shop")...)
+		if code != 2 || !strings.Contains(stderr, "hall: --token-file") {
+			t.Errorf("%s with a missing --token-file: exit %d, stderr %q, want 2 naming the flag", cmd, code, stderr)
+		}
+	}
+}

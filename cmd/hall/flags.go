@@ -2,9 +2,11 @@ package main
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode"
 )
 
 // envName is the environment variable that backs a flag: HALL_ and the
@@ -15,13 +17,23 @@ func envName(flagName string) string {
 
 // parseWithEnv parses args, then fills every flag not given on the command
 // line from its HALL_* environment variable. List flags take several values
-// from one variable, separated by the OS path-list separator (":").
+// from one variable, separated by the OS path-list separator (":"). A flag
+// and its -file form (--token and --token-file) are one setting: when
+// either is given on the command line, the environment fills neither.
 func parseWithEnv(fs *flag.FlagSet, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	given := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	fs.Visit(func(f *flag.Flag) {
+		given[f.Name] = true
+		if base, ok := strings.CutSuffix(f.Name, "-file"); ok && fs.Lookup(base) != nil {
+			given[base] = true
+		}
+		if fs.Lookup(f.Name+"-file") != nil {
+			given[f.Name+"-file"] = true
+		}
+	})
 	var err error
 	fs.VisitAll(func(f *flag.Flag) {
 		v, ok := os.LookupEnv(envName(f.Name))
@@ -39,6 +51,45 @@ func parseWithEnv(fs *flag.FlagSet, args []string) error {
 		err = fs.Set(f.Name, v)
 	})
 	return err
+}
+
+// secret is a secret a command takes either inline (--token, which any
+// user of the machine sees in ps) or from a file (--token-file), read
+// once, when the command starts.
+type secret struct {
+	name         string // the inline flag's name; the file flag adds -file
+	inline, file string
+}
+
+// register declares --NAME and --NAME-file.
+func (s *secret) register(fs *flag.FlagSet, name, usage string) {
+	s.name = name
+	fs.StringVar(&s.inline, name, "", usage+" (visible in ps: prefer --"+name+"-file or "+envName(name)+")")
+	fs.StringVar(&s.file, name+"-file", "", "a file holding --"+name+", read once at start, surrounding white space trimmed")
+}
+
+// value is the secret: the file's content trimmed, or the inline value.
+// Both given, an unreadable file or an empty one are errors naming the
+// flag.
+func (s *secret) value() (string, error) {
+	if s.file == "" {
+		return s.inline, nil
+	}
+	if s.inline != "" {
+		return "", fmt.Errorf("--%s and --%s-file are both set (one may come from %s): give one", s.name, s.name, envName(s.name))
+	}
+	b, err := os.ReadFile(s.file)
+	if err != nil {
+		return "", fmt.Errorf("--%s-file: %w", s.name, err)
+	}
+	v := strings.TrimSpace(string(b))
+	switch {
+	case v == "":
+		return "", fmt.Errorf("--%s-file %s is empty", s.name, s.file)
+	case strings.ContainsFunc(v, unicode.IsControl):
+		return "", fmt.Errorf("--%s-file %s holds more than one line", s.name, s.file)
+	}
+	return v, nil
 }
 
 // stringList is a repeatable string flag.

@@ -51,11 +51,12 @@ func parseServeConfig(args []string, stderr io.Writer) (Config, error) {
 	var cfg Config
 	var brains, tools stringList
 	var level string
+	var token secret
 	fs.StringVar(&cfg.Addr, "addr", DefaultAddr, "address to listen on (loopback by default)")
 	fs.StringVar(&cfg.RegistryRoot, "registry-root", defaultRegistryRoot(), "registry root; presences live in <root>/presences")
 	fs.Var(&brains, "brain", "a brain known before anyone beats (repeatable)")
 	fs.DurationVar(&cfg.TTL, "ttl", presence.DefaultTTL, "ttl written into the records of beats this Hall takes")
-	fs.StringVar(&cfg.Token, "token", "", "bearer token that beat and leave require")
+	token.register(fs, "token", "bearer token that writes (beat, leave) require")
 	fs.BoolVar(&cfg.AllowInsecureRemote, "allow-insecure-remote", false, "allow a non-loopback address without --token")
 	fs.Var(&tools, "mutating-tool", "a tool name that counts as a mutation (repeatable; replaces the defaults)")
 	fs.DurationVar(&cfg.Rescan, "rescan", 30*time.Second, "full rescan of the store, the safety net under its watch")
@@ -71,6 +72,10 @@ func parseServeConfig(args []string, stderr io.Writer) (Config, error) {
 	}
 	if fs.NArg() > 0 {
 		return cfg, &exitError{code: 2, err: fmt.Errorf("serve takes no arguments, got %q", fs.Args())}
+	}
+	var err error
+	if cfg.Token, err = token.value(); err != nil {
+		return cfg, &exitError{code: 2, err: err}
 	}
 	if err := cfg.LogLevel.UnmarshalText([]byte(level)); err != nil {
 		return cfg, &exitError{code: 2, err: fmt.Errorf("--log-level: %w", err)}

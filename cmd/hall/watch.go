@@ -37,10 +37,11 @@ func parseWatchConfig(args []string, stderr io.Writer) (watchConfig, error) {
 	fs := flag.NewFlagSet("hall watch", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var cfg watchConfig
+	var token secret
 	fs.StringVar(&cfg.Hall, "hall", DefaultHall, "the Hall to follow")
 	fs.StringVar(&cfg.Brain, "brain", "", "follow one brain (absolute path); every brain when empty")
 	fs.StringVar(&cfg.PresenceID, "presence-id", "", "follow one presence: its own join and leave, and its own collisions")
-	fs.StringVar(&cfg.Token, "token", "", "bearer token, when the Hall asks for one")
+	token.register(fs, "token", "bearer token, when the Hall asks for one")
 	fs.BoolVar(&cfg.JSON, "json", false, "print one JSON object a line instead of sentences")
 	fs.BoolVar(&cfg.CollisionsOnly, "collisions-only", false, "print collisions opening and closing only")
 	fs.BoolVar(&cfg.ExitOnCollision, "exit-on-collision", false, "exit with status 3 at the first collision (one already open counts)")
@@ -56,6 +57,10 @@ func parseWatchConfig(args []string, stderr io.Writer) (watchConfig, error) {
 	}
 	if fs.NArg() > 0 {
 		return cfg, &exitError{code: 2, err: fmt.Errorf("watch takes no arguments, got %q", fs.Args())}
+	}
+	var err error
+	if cfg.Token, err = token.value(); err != nil {
+		return cfg, &exitError{code: 2, err: err}
 	}
 	u, err := url.Parse(cfg.Hall)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
