@@ -147,11 +147,14 @@ type watchPrinter struct {
 	json bool
 	cfg  watchConfig
 	now  func() time.Time
+
+	dropped string // why the roster is dropped now, "" while it is not
 }
 
 // watchLine is one --json line. Type is snapshot, join, update, leave,
 // collision_opened, collision_changed, collision_closed,
-// registry_unreadable or registry_readable.
+// registry_unreadable, registry_readable, store_unreachable or
+// store_reachable.
 type watchLine struct {
 	Type      string                      `json:"type"`
 	EventID   string                      `json:"event_id"`
@@ -176,10 +179,23 @@ func (p *watchPrinter) print(ev stream.Event, ch stream.Change) error {
 	}
 	first := ev.Snapshot != nil && !ch.Resync
 	if ch.Error != "" && !first {
-		add(watchLine{Type: "registry_unreadable", Detail: detailOf(ev)})
+		add(watchLine{Type: ch.Error, Detail: detailOf(ev)}) // registry_unreadable, store_unreachable
 	}
 	if ch.Recovered && !first {
-		add(watchLine{Type: "registry_readable"})
+		back := "registry_readable"
+		if p.dropped == contract.StoreUnreachable {
+			back = "store_reachable"
+		}
+		add(watchLine{Type: back})
+	}
+	switch {
+	case ch.Error != "":
+		p.dropped = ch.Error
+	case ch.Recovered || ev.Snapshot != nil:
+		p.dropped = ""
+		if ev.Snapshot != nil {
+			p.dropped = ev.Snapshot.Error
+		}
 	}
 	if !first {
 		for i := range ch.Joins {
@@ -237,7 +253,7 @@ func (p *watchPrinter) sentence(l watchLine) string {
 			scope = clean(s.ServedBrain)
 		}
 		if s.Error != "" {
-			return fmt.Sprintf("watching %s (%s): registry unreadable: %s", clean(p.cfg.Hall), scope, clean(s.Detail))
+			return fmt.Sprintf("watching %s (%s): %s: %s", clean(p.cfg.Hall), scope, contract.RosterErrorLabel(s.Error), clean(s.Detail))
 		}
 		if p.cfg.CollisionsOnly {
 			return fmt.Sprintf("watching %s (%s): %s", clean(p.cfg.Hall), scope, plural(len(s.Collisions), "collision"))
@@ -265,6 +281,10 @@ func (p *watchPrinter) sentence(l watchLine) string {
 		return "! registry unreadable, roster dropped: " + clean(l.Detail)
 	case "registry_readable":
 		return "registry readable again"
+	case "store_unreachable":
+		return "! store unreachable, roster dropped: " + clean(l.Detail)
+	case "store_reachable":
+		return "store reachable again"
 	}
 	return l.Type
 }

@@ -20,7 +20,8 @@ func (h *Handler) HandleCockpit(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	snap, err := h.roster().Snapshot(r.Context())
 	if err != nil {
-		_, _ = w.Write([]byte("presences: unavailable (registry unreadable) · " + contract.ScopeLabel(brain) + "\n"))
+		code, _ := contract.RosterError(err)
+		_, _ = w.Write([]byte("presences: unavailable (" + contract.RosterErrorLabel(code) + ") · " + contract.ScopeLabel(brain) + "\n"))
 		return
 	}
 	if brain != "" && !snap.Known(brain) {

@@ -38,7 +38,8 @@ func (h *Handler) HandleNorth(w http.ResponseWriter, r *http.Request) {
 	}
 	snap, err := h.roster().Snapshot(r.Context())
 	if err != nil {
-		writeJSON(w, http.StatusOK, contract.NorthResponse{PresenceID: id, North: []string{}, Error: "registry_unreadable", Detail: presence.ErrorMessage(err)})
+		code, detail := contract.RosterError(err)
+		writeJSON(w, http.StatusOK, contract.NorthResponse{PresenceID: id, North: []string{}, Error: code, Detail: detail})
 		return
 	}
 	writeJSON(w, http.StatusOK, contract.NorthResponse{PresenceID: id, North: contract.NorthLines(id, snap.CollisionsFor(id))})

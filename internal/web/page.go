@@ -70,11 +70,12 @@ func (h *Handler) HandlePage(w http.ResponseWriter, r *http.Request) {
 
 	var data contract.PresencesResponse
 	if serr != nil {
-		h.Log.Warn("registry unreadable", "err", serr)
+		code, detail := contract.RosterError(serr)
+		h.Log.Warn("roster dropped", "error", code, "err", serr)
 		data = contract.PresencesResponse{
 			Presences: []contract.Presence{}, Collisions: []contract.Collision{},
 			ServedBrain: brain, ServedAtMs: snap.AtMs,
-			Error: "registry_unreadable", Detail: presence.ErrorMessage(serr),
+			Error: code, Detail: detail,
 		}
 	} else {
 		data = contract.FromSnapshot(snap.ForBrain(brain), brain)
