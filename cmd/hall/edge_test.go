@@ -1,16 +1,23 @@
 package main
 
 import (
+	"bufio"
+	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/stream"
 )
 
 // get fetches u with the headers, returning the status, the headers and
@@ -219,4 +226,141 @@ func TestEdgeClientTokenFile(t *testing.T) {
 			t.Errorf("%s with a missing --token-file: exit %d, stderr %q, want 2 naming the flag", cmd, code, stderr)
 		}
 	}
+}
+
+// dialHall opens a raw connection to the Hall, closed when the test ends.
+func dialHall(tb testing.TB, m *Main) net.Conn {
+	tb.Helper()
+	c, err := net.Dial("tcp", m.ln.Addr().String())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { c.Close() })
+	return c
+}
+
+// closedByHall reports whether the Hall closed c (EOF or a reset) before
+// the test's generous deadline; a deadline that passes means it kept c.
+func closedByHall(tb testing.TB, c net.Conn, br *bufio.Reader) bool {
+	tb.Helper()
+	_ = c.SetReadDeadline(time.Now().Add(wait))
+	for {
+		if _, err := br.ReadByte(); err != nil {
+			var ne net.Error
+			return !(errors.As(err, &ne) && ne.Timeout())
+		}
+	}
+}
+
+// A kept-alive connection that sends no next request is closed after the
+// idle timeout; without one it is held for ever, a descriptor each.
+func TestEdgeIdleConnectionsAreClosed(t *testing.T) {
+	m := MustOpenHall(t, Config{IdleTimeout: 200 * time.Millisecond})
+	c := dialHall(t, m)
+	fmt.Fprintf(c, "GET /api/health HTTP/1.1\r\nHost: %s\r\n\r\n", m.ln.Addr())
+	br := bufio.NewReader(c)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || resp.Close {
+		t.Fatalf("health: got %d, close %v; want 200 on a kept-alive connection", resp.StatusCode, resp.Close)
+	}
+	if !closedByHall(t, c, br) {
+		t.Errorf("an idle kept-alive connection was still open after %s", wait)
+	}
+}
+
+// A request whose body never arrives whole is cut off after the read
+// timeout (the beat answers 400 and the connection closes); without one
+// it holds the connection for ever.
+func TestEdgeSlowBodyIsCutOff(t *testing.T) {
+	m := MustOpenHall(t, Config{ReadTimeout: 300 * time.Millisecond})
+	c := dialHall(t, m)
+	fmt.Fprintf(c, "POST /api/presences/beat HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"agent_id\":", m.ln.Addr())
+	br := bufio.NewReader(c)
+	_ = c.SetReadDeadline(time.Now().Add(wait))
+	resp, err := http.ReadResponse(br, nil)
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		t.Fatalf("a beat whose body stopped short was still waited on after %s", wait)
+	}
+	if err == nil {
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusBadRequest {
+			t.Errorf("slow body: got %d %s, want 400", resp.StatusCode, b)
+		}
+		if !closedByHall(t, c, br) {
+			t.Errorf("the connection stayed open after the slow body's answer")
+		}
+	}
+	if files, _ := os.ReadDir(filepath.Join(m.Config.RegistryRoot, "presences")); len(files) != 0 {
+		t.Errorf("a cut-off beat wrote %d files", len(files))
+	}
+}
+
+// The stream is the one route the read timeout does not end: a stream
+// open many times longer still gets its diffs.
+func TestEdgeStreamOutlivesTheReadTimeout(t *testing.T) {
+	m := MustOpenHall(t, Config{ReadTimeout: 100 * time.Millisecond, IdleTimeout: 100 * time.Millisecond, StreamHeartbeat: time.Hour})
+	f := follow(t, streamURL(m, ""), "")
+	f.next(t, "the snapshot")
+	time.Sleep(time.Second) // ten read timeouts
+	beatHall(t, m.URL(), contract.BeatRequest{AgentID: "late", Brain: "/srv/shop"})
+	f.until(t, "a diff after ten read timeouts", func(c stream.Change) bool { return len(c.Joins) == 1 })
+	if n := m.Hub.Stats().Dropped; n != 0 {
+		t.Errorf("dropped subscribers: %d, want 0", n)
+	}
+}
+
+// At --max-streams open streams the next one is refused with a 503, a
+// Retry-After and a JSON reason, and counted on health; once a stream
+// closes, a new one is served.
+func TestEdgeMaxStreams(t *testing.T) {
+	m := MustOpenHall(t, Config{MaxStreams: 2})
+	a, b := stalledClient(t, m.URL()), stalledClient(t, m.URL())
+	_ = b
+	eventually(t, "two streams open", func() bool { return m.Hub.Stats().Subscribers == 2 })
+
+	status, hd, body := get(t, streamURL(m, ""), nil)
+	var e contract.ErrorResponse
+	_ = json.Unmarshal([]byte(body), &e)
+	if status != http.StatusServiceUnavailable || hd.Get("Retry-After") != "10" || e.Error != "too_many_streams" || !strings.Contains(e.Detail, "--max-streams") {
+		t.Errorf("third stream: got %d, Retry-After %q, %q; want 503, Retry-After 10, too_many_streams", status, hd.Get("Retry-After"), body)
+	}
+	var h contract.Health
+	getJSON(t, m.URL()+"/api/health", &h)
+	if h.Stream == nil || h.Stream.Refused != 1 || h.Stream.MaxStreams != 2 || h.Stream.Subscribers != 2 {
+		t.Errorf("health: got %+v, want 2 open, 1 refused, max 2", h.Stream)
+	}
+	if status, _, _ := get(t, m.URL()+"/api/presences", nil); status != 200 {
+		t.Errorf("the contract while streams are full: got %d, want 200", status)
+	}
+	// The stream client (hall watch's) waits as long as it was asked to.
+	type refusal struct {
+		err  error
+		wait time.Duration
+	}
+	refused := make(chan refusal, 1)
+	ctx, cancel := context.WithCancel(t.Context())
+	go (&stream.Client{URL: streamURL(m, ""), MinWait: time.Millisecond, MaxWait: time.Second, OnDisconnect: func(err error, wait time.Duration) {
+		refused <- refusal{err, wait}
+		cancel()
+	}}).Follow(ctx, func(stream.Event) error { return nil })
+	select {
+	case r := <-refused:
+		if r.wait < 10*time.Second || !strings.Contains(r.err.Error(), "too_many_streams") {
+			t.Errorf("stream client refused: waits %s after %v; want at least the 10 s Retry-After", r.wait, r.err)
+		}
+	case <-time.After(wait):
+		t.Fatal("the stream client was never refused")
+	}
+
+	a.Close()
+	eventually(t, "the closed stream to be let go", func() bool { return m.Hub.Stats().Subscribers == 1 })
+	f := follow(t, streamURL(m, ""), "")
+	f.next(t, "a snapshot once a stream closed")
 }

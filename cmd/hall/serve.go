@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -20,6 +21,18 @@ import (
 // DefaultAddr is where the Hall listens unless told otherwise: loopback.
 const DefaultAddr = "127.0.0.1:7433"
 
+// The server's timeouts. A request (headers and body: a beat is at most
+// 64 KiB) has 30 s to arrive whole, far more than any client on a working
+// network needs and far less than a connection held open to exhaust the
+// Hall's descriptors; the stream, which reads nothing once its headers are
+// in, lifts it (cmd/hall/routes.go). A kept-alive connection is closed
+// after a minute without a request: the page polls every 3 s, so its
+// connection stays in use while it needs one.
+const (
+	DefaultReadTimeout = 30 * time.Second
+	DefaultIdleTimeout = time.Minute
+)
+
 // Config is everything serve needs, parsed from flags and HALL_* variables.
 type Config struct {
 	Addr                string
@@ -35,6 +48,14 @@ type Config struct {
 	Demo                bool           // a temporary registry with simulated agents (cmd/hall/demo.go)
 	Page                web.PageConfig // timings of the live page's script; defaults when zero
 	StreamHeartbeat     time.Duration  // comment line on an idle live stream; 15 s when zero
+	MaxStreams          int            // live streams served at once; no bound when zero (the flag defaults to defaultMaxStreams)
+	// ReadTimeout bounds reading one request, headers and body, on every
+	// route but the stream (which reads nothing after its headers and
+	// lives on); IdleTimeout how long a kept-alive connection may wait for
+	// its next request. DefaultReadTimeout and DefaultIdleTimeout when
+	// zero; no flag sets them.
+	ReadTimeout time.Duration
+	IdleTimeout time.Duration
 	Store               string         // "dir" (the default) or nats://host:port[,…] (cmd/hall/store.go)
 	NATSCreds           string         // NATS credentials file, for a nats:// store
 	NATSTLSCA           string         // PEM CAs of the NATS servers' certificates
@@ -63,6 +84,7 @@ func parseServeConfig(args []string, stderr io.Writer) (Config, error) {
 	fs.StringVar(&cfg.PprofAddr, "pprof-addr", "", "serve net/http/pprof on this loopback address (for profiling; off by default)")
 	fs.StringVar(&level, "log-level", "info", "debug, info, warn or error")
 	fs.DurationVar(&cfg.StreamHeartbeat, "stream-heartbeat", stream.DefaultHeartbeat, "heartbeat comment on an idle live stream (keeps proxies from closing it)")
+	fs.IntVar(&cfg.MaxStreams, "max-streams", defaultMaxStreams(), "live streams served at once; one more gets a 503 with Retry-After (0: no bound). Default: 10000, or half the open-file limit when that is lower")
 	fs.BoolVar(&cfg.Demo, "demo", false, "run over a temporary registry with simulated agents, to see the Hall alive")
 	fs.StringVar(&cfg.Store, "store", storeDir, "where presences live: dir (the sidecar folder under --registry-root) or nats://host:port[,host:port…] (a JetStream bucket several Halls share)")
 	fs.StringVar(&cfg.NATSCreds, "nats-creds", "", "NATS credentials file (JWT and nkey seed), for --store nats://")
@@ -102,6 +124,9 @@ func (c Config) Validate() error {
 	}
 	if c.TTL <= 0 {
 		return fmt.Errorf("--ttl must be positive, got %s", c.TTL)
+	}
+	if c.MaxStreams < 0 {
+		return fmt.Errorf("--max-streams must be 0 (no bound) or more, got %d", c.MaxStreams)
 	}
 	if _, err := parseStoreSpec(c.Store); err != nil {
 		return err
@@ -186,7 +211,7 @@ func (m *Main) Run(ctx context.Context) error {
 		_ = m.Service.Run(runCtx, presence.RunConfig{Rescan: m.Config.Rescan})
 	}()
 
-	m.Hub = stream.NewHub(m.Service, stream.Config{Heartbeat: m.Config.StreamHeartbeat, Log: m.Log})
+	m.Hub = stream.NewHub(m.Service, stream.Config{Heartbeat: m.Config.StreamHeartbeat, MaxSubscribers: m.Config.MaxStreams, Log: m.Log})
 	m.Hub.Start(runCtx)
 
 	h := &web.Handler{Service: m.Service, StoreKind: m.StoreKind, WriteToken: m.Config.Token, StartedAt: startedAt, Log: m.Log, Page: m.Config.Page}
@@ -201,7 +226,12 @@ func (m *Main) Run(ctx context.Context) error {
 		return fmt.Errorf("listen %s: %w", m.Config.Addr, err)
 	}
 	m.ln = ln
-	m.server = &http.Server{Handler: e, ReadHeaderTimeout: 10 * time.Second}
+	m.server = &http.Server{
+		Handler:           e,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       cmp.Or(m.Config.ReadTimeout, DefaultReadTimeout),
+		IdleTimeout:       cmp.Or(m.Config.IdleTimeout, DefaultIdleTimeout),
+	}
 	go func() {
 		if err := m.server.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			m.Log.Error("http server stopped", "err", err)

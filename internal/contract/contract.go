@@ -115,6 +115,8 @@ type HealthStream struct {
 	Resumed     int64  `json:"resumed"`     // reconnects served from the history
 	Snapshots   int64  `json:"snapshots"`   // connects served a snapshot
 	Diffs       uint64 `json:"diffs"`       // diffs emitted
+	Refused     int64  `json:"refused"`     // connects refused with a 503: max_streams were open
+	MaxStreams  int    `json:"max_streams"` // streams served at once (--max-streams); 0: no bound
 }
 
 // HealthRoster is the owner-wide roster as a diagnostic.

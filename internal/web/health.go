@@ -26,6 +26,7 @@ func (h *Handler) HandleHealth(w http.ResponseWriter, r *http.Request) {
 		out.Stream = &contract.HealthStream{
 			Subscribers: ss.Subscribers, Subscribed: ss.Subscribed, Dropped: ss.Dropped,
 			Resumed: ss.Resumed, Snapshots: ss.Snapshots, Diffs: ss.Seq,
+			Refused: ss.Refused, MaxStreams: ss.MaxSubscribers,
 		}
 	}
 	snap, err := h.roster().Snapshot(r.Context())
