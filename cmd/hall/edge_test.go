@@ -29,6 +29,10 @@ func get(tb testing.TB, u string, header map[string]string) (int, http.Header, s
 		tb.Fatal(err)
 	}
 	for k, v := range header {
+		if k == "Host" {
+			req.Host = v
+			continue
+		}
 		req.Header.Set(k, v)
 	}
 	resp, err := http.DefaultTransport.RoundTrip(req) // no redirects followed
@@ -363,4 +367,67 @@ func TestEdgeMaxStreams(t *testing.T) {
 	eventually(t, "the closed stream to be let go", func() bool { return m.Hub.Stats().Subscribers == 1 })
 	f := follow(t, streamURL(m, ""), "")
 	f.next(t, "a snapshot once a stream closed")
+}
+
+// The Hall's own Echo-mounted routes follow the edge's rules (the route
+// table's guard), and so does the profiler beside it: a rebound name is
+// refused, a foreign page cannot write, a text body is refused.
+func TestEdgeRulesOnTheServedHall(t *testing.T) {
+	m := MustOpenHall(t, Config{PprofAddr: "127.0.0.1:0", AllowedHosts: []string{"hall.test"}})
+	for _, tc := range []struct {
+		name   string
+		host   string
+		header map[string]string
+		want   int
+	}{
+		{"a client", "", nil, 200},
+		{"an allowed name", "hall.test:7433", nil, 200},
+		{"a rebound name", "evil.example:7433", nil, 421},
+		{"a foreign page", "", map[string]string{"Sec-Fetch-Site": "same-site"}, 403},
+		{"a text body", "", map[string]string{"Content-Type": "text/plain"}, 415},
+	} {
+		if tc.host != "" {
+			tc.header = map[string]string{"Host": tc.host}
+		}
+		req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, m.URL()+"/api/presences/beat", strings.NewReader(`{"agent_id":"a","brain":"/srv/shop"}`))
+		req.Header.Set("Content-Type", "application/json")
+		for k, v := range tc.header {
+			req.Header.Set(k, v)
+		}
+		req.Host = tc.host
+		resp, err := http.DefaultTransport.RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tc.want {
+			t.Errorf("%s: got %d, want %d", tc.name, resp.StatusCode, tc.want)
+		}
+	}
+	for host, want := range map[string]int{"": 200, "localhost": 200, "evil.example": 421} {
+		status, _, _ := get(t, "http://"+m.pprof.Addr+"/debug/pprof/", map[string]string{"Host": host})
+		if status != want {
+			t.Errorf("the profiler with Host %q: got %d, want %d", host, status, want)
+		}
+	}
+}
+
+// --read-token, --read-token-file and --allowed-host parse from flags and
+// HALL_*; a host that is not a host name stops the Hall.
+func TestEdgeReadTokenAndHostFlags(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "read")
+	if err := os.WriteFile(file, []byte("r3ad\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HALL_ALLOWED_HOST", "a.test,b.test:8443")
+	cfg, err := parseServeConfig([]string{"--read-token-file", file}, io.Discard)
+	if err != nil || cfg.ReadToken != "r3ad" || strings.Join(cfg.AllowedHosts, " ") != "a.test b.test:8443" {
+		t.Errorf("got read token %q, hosts %q, %v", cfg.ReadToken, cfg.AllowedHosts, err)
+	}
+	for _, bad := range []string{"http://a.test", "a.test/x", "a b", "user@a.test", ""} {
+		c := Config{Addr: DefaultAddr, TTL: time.Minute, AllowedHosts: []string{bad}}
+		if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "--allowed-host") {
+			t.Errorf("--allowed-host %q: got %v, want an error naming the flag", bad, err)
+		}
+	}
 }

@@ -40,8 +40,8 @@ func parseWithEnv(fs *flag.FlagSet, args []string) error {
 		if given[f.Name] || !ok || err != nil {
 			return
 		}
-		if _, isList := f.Value.(*stringList); isList {
-			for _, part := range filepath.SplitList(v) {
+		if l, isList := f.Value.(listValue); isList {
+			for _, part := range l.split(v) {
 				if part != "" {
 					err = fs.Set(f.Name, part)
 				}
@@ -92,11 +92,26 @@ func (s *secret) value() (string, error) {
 	return v, nil
 }
 
-// stringList is a repeatable string flag.
+// listValue is a repeatable flag: its HALL_* variable holds several
+// values, split.
+type listValue interface {
+	flag.Value
+	split(env string) []string
+}
+
+// stringList is a repeatable string flag; its variable separates values
+// with the OS path-list separator (":").
 type stringList []string
 
-func (l *stringList) String() string     { return strings.Join(*l, ",") }
-func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
+func (l *stringList) String() string            { return strings.Join(*l, ",") }
+func (l *stringList) Set(v string) error        { *l = append(*l, v); return nil }
+func (l *stringList) split(env string) []string { return filepath.SplitList(env) }
+
+// hostList is a repeatable flag of host names, whose values may hold a
+// port ("name:port"): its variable separates them with commas.
+type hostList struct{ stringList }
+
+func (l *hostList) split(env string) []string { return strings.Split(env, ",") }
 
 // defaultRegistryRoot is m1nd's own default, so a Hall started beside m1nd
 // sees its sessions with no setup: M1ND_REGISTRY_DIR, else

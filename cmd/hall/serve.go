@@ -39,7 +39,9 @@ type Config struct {
 	RegistryRoot        string
 	Brains              []string
 	TTL                 time.Duration
-	Token               string
+	Token               string   // bearer token that writes require
+	ReadToken           string   // bearer token (or page cookie) that every read requires; reads open when empty
+	AllowedHosts        []string // Host names answered besides loopback names and IP addresses
 	AllowInsecureRemote bool
 	MutatingTools       []string
 	Rescan              time.Duration
@@ -56,9 +58,9 @@ type Config struct {
 	// zero; no flag sets them.
 	ReadTimeout time.Duration
 	IdleTimeout time.Duration
-	Store               string         // "dir" (the default) or nats://host:port[,…] (cmd/hall/store.go)
-	NATSCreds           string         // NATS credentials file, for a nats:// store
-	NATSTLSCA           string         // PEM CAs of the NATS servers' certificates
+	Store       string // "dir" (the default) or nats://host:port[,…] (cmd/hall/store.go)
+	NATSCreds   string // NATS credentials file, for a nats:// store
+	NATSTLSCA   string // PEM CAs of the NATS servers' certificates
 
 	// Now is the Hall's clock, time.Now when nil. No flag sets it: the
 	// fault suite steps it (cmd/hall/fault_test.go).
@@ -72,12 +74,15 @@ func parseServeConfig(args []string, stderr io.Writer) (Config, error) {
 	var cfg Config
 	var brains, tools stringList
 	var level string
-	var token secret
+	var token, readToken secret
+	var hosts hostList
 	fs.StringVar(&cfg.Addr, "addr", DefaultAddr, "address to listen on (loopback by default)")
 	fs.StringVar(&cfg.RegistryRoot, "registry-root", defaultRegistryRoot(), "registry root; presences live in <root>/presences")
 	fs.Var(&brains, "brain", "a brain known before anyone beats (repeatable)")
 	fs.DurationVar(&cfg.TTL, "ttl", presence.DefaultTTL, "ttl written into the records of beats this Hall takes")
 	token.register(fs, "token", "bearer token that writes (beat, leave) require")
+	readToken.register(fs, "read-token", "bearer token that every read (page, API, stream, metrics) requires; a browser gives it once on the page")
+	fs.Var(&hosts, "allowed-host", "a Host name to answer besides loopback names and IP addresses, as name or name:port (repeatable; HALL_ALLOWED_HOST separates them with commas); any other is refused (421) against DNS rebinding")
 	fs.BoolVar(&cfg.AllowInsecureRemote, "allow-insecure-remote", false, "allow a non-loopback address without --token")
 	fs.Var(&tools, "mutating-tool", "a tool name that counts as a mutation (repeatable; replaces the defaults)")
 	fs.DurationVar(&cfg.Rescan, "rescan", 30*time.Second, "full rescan of the store, the safety net under its watch")
@@ -99,6 +104,10 @@ func parseServeConfig(args []string, stderr io.Writer) (Config, error) {
 	if cfg.Token, err = token.value(); err != nil {
 		return cfg, &exitError{code: 2, err: err}
 	}
+	if cfg.ReadToken, err = readToken.value(); err != nil {
+		return cfg, &exitError{code: 2, err: err}
+	}
+	cfg.AllowedHosts = hosts.stringList
 	if err := cfg.LogLevel.UnmarshalText([]byte(level)); err != nil {
 		return cfg, &exitError{code: 2, err: fmt.Errorf("--log-level: %w", err)}
 	}
@@ -124,6 +133,11 @@ func (c Config) Validate() error {
 	}
 	if c.TTL <= 0 {
 		return fmt.Errorf("--ttl must be positive, got %s", c.TTL)
+	}
+	for _, h := range c.AllowedHosts {
+		if h == "" || strings.ContainsAny(h, "/@ \t") || strings.Contains(h, "://") {
+			return fmt.Errorf("--allowed-host %q: want a host name, or name:port, as a browser sends it in Host", h)
+		}
 	}
 	if c.MaxStreams < 0 {
 		return fmt.Errorf("--max-streams must be 0 (no bound) or more, got %d", c.MaxStreams)
@@ -214,7 +228,10 @@ func (m *Main) Run(ctx context.Context) error {
 	m.Hub = stream.NewHub(m.Service, stream.Config{Heartbeat: m.Config.StreamHeartbeat, MaxSubscribers: m.Config.MaxStreams, Log: m.Log})
 	m.Hub.Start(runCtx)
 
-	h := &web.Handler{Service: m.Service, StoreKind: m.StoreKind, WriteToken: m.Config.Token, StartedAt: startedAt, Log: m.Log, Page: m.Config.Page}
+	h := &web.Handler{
+		Service: m.Service, StoreKind: m.StoreKind, StartedAt: startedAt, Log: m.Log, Page: m.Config.Page,
+		WriteToken: m.Config.Token, ReadToken: m.Config.ReadToken, AllowedHosts: m.Config.AllowedHosts,
+	}
 	h.Roster, h.Stream = m.Hub, m.Hub
 	e := newRouter(h, m.Log)
 	ln, err := net.Listen("tcp", m.Config.Addr)
@@ -238,6 +255,9 @@ func (m *Main) Run(ctx context.Context) error {
 		}
 	}()
 	m.Log.Info("hall listening", "url", m.URL(), "store", m.StoreKind, "at", store.Where)
+	if host, _, _ := net.SplitHostPort(m.Config.Addr); !isLoopback(host) && m.Config.ReadToken == "" {
+		m.Log.Warn("listening beyond loopback without --read-token: anyone who reaches this address reads the roster (paths, themes, task refs)", "addr", m.Config.Addr)
+	}
 	if m.Config.PprofAddr != "" {
 		if m.pprof, err = startPprof(m.Config.PprofAddr, m.Log); err != nil {
 			m.Log.Warn("profiler not started", "err", err)

@@ -37,11 +37,12 @@ func parseWatchConfig(args []string, stderr io.Writer) (watchConfig, error) {
 	fs := flag.NewFlagSet("hall watch", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var cfg watchConfig
-	var token secret
+	var token, readToken secret
 	fs.StringVar(&cfg.Hall, "hall", DefaultHall, "the Hall to follow")
 	fs.StringVar(&cfg.Brain, "brain", "", "follow one brain (absolute path); every brain when empty")
 	fs.StringVar(&cfg.PresenceID, "presence-id", "", "follow one presence: its own join and leave, and its own collisions")
 	token.register(fs, "token", "bearer token, when the Hall asks for one")
+	readToken.register(fs, "read-token", "the Hall's read token (--read-token), sent instead of --token")
 	fs.BoolVar(&cfg.JSON, "json", false, "print one JSON object a line instead of sentences")
 	fs.BoolVar(&cfg.CollisionsOnly, "collisions-only", false, "print collisions opening and closing only")
 	fs.BoolVar(&cfg.ExitOnCollision, "exit-on-collision", false, "exit with status 3 at the first collision (one already open counts)")
@@ -61,6 +62,11 @@ func parseWatchConfig(args []string, stderr io.Writer) (watchConfig, error) {
 	var err error
 	if cfg.Token, err = token.value(); err != nil {
 		return cfg, &exitError{code: 2, err: err}
+	}
+	if rt, err := readToken.value(); err != nil {
+		return cfg, &exitError{code: 2, err: err}
+	} else if rt != "" {
+		cfg.Token = rt // a read is all watch does
 	}
 	u, err := url.Parse(cfg.Hall)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {

@@ -22,8 +22,14 @@ type Handler struct {
 	Roster     Roster // Service when nil; a cached live view in production
 	StoreKind  string // "dir", "nats"…, shown on health
 	WriteToken string // when set, beat and leave require it as a bearer token
-	StartedAt  time.Time
-	Log        *slog.Logger
+	// ReadToken, when set, guards every route but the page's assets: a
+	// bearer token (the WriteToken counts too), or the page's cookie.
+	ReadToken string
+	// AllowedHosts are the Host names answered besides loopback names and
+	// IP addresses ("name" or "name:port"); any other is a 421.
+	AllowedHosts []string
+	StartedAt    time.Time
+	Log          *slog.Logger
 
 	Stream Streamer // serves /api/presences/stream; 503 when nil
 

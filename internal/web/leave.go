@@ -15,6 +15,9 @@ func (h *Handler) HandleLeave(w http.ResponseWriter, r *http.Request) {
 		code := map[string]string{
 			presence.EINVALID:  "invalid_presence_id",
 			presence.ENOTFOUND: "unknown_presence",
+			// A store out of reach cannot delete: the same 503 as any
+			// store that cannot.
+			presence.EUNREACHABLE: presence.EUNAVAILABLE,
 		}[presence.ErrorCode(err)]
 		writeError(w, err, code)
 		return

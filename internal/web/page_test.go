@@ -40,10 +40,7 @@ func newPageHall(t *testing.T, brains ...string) *pageHall {
 	svc := presence.NewService(store, presence.Config{Now: clock.Now, Brains: brains, Logger: slog.New(slog.DiscardHandler)})
 	h := &Handler{Service: svc, StoreKind: "dir", StartedAt: clock.Now(), Log: slog.New(slog.DiscardHandler),
 		Page: PageConfig{Silence: 4 * time.Second, Poll: 500 * time.Millisecond, Retry: time.Second}}
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /{$}", h.HandlePage)
-	mux.HandleFunc("GET /static/{name}", h.HandleStatic)
-	srv := httptest.NewServer(SecurityHeaders(mux))
+	srv := httptest.NewServer(SecurityHeaders(mountRoutes(h)))
 	t.Cleanup(srv.Close)
 	return &pageHall{root: root, svc: svc, clock: clock, srv: srv}
 }

@@ -38,7 +38,24 @@ type testHall struct {
 	srv   *httptest.Server
 }
 
+// mountRoutes mounts the Hall's route table, Handler.Routes, on an
+// http.ServeMux: the routes cmd/hall serves, without Echo.
+func mountRoutes(h *Handler) *http.ServeMux {
+	mux := http.NewServeMux()
+	for _, rt := range h.Routes() {
+		mux.HandleFunc(rt.Pattern(), rt.Handler)
+	}
+	return mux
+}
+
 func newTestHall(t *testing.T, token string) *testHall {
+	t.Helper()
+	return newTestHallWith(t, func(h *Handler) { h.WriteToken = token })
+}
+
+// newTestHallWith is newTestHall with the Handler set up by with before
+// its routes are mounted.
+func newTestHallWith(t *testing.T, with func(*Handler)) *testHall {
 	t.Helper()
 	root := t.TempDir()
 	store := presence.NewDirStore(root)
@@ -47,15 +64,9 @@ func newTestHall(t *testing.T, token string) *testHall {
 	}
 	clock := &testClock{now: time.UnixMilli(1_764_489_600_000)}
 	svc := presence.NewService(store, presence.Config{Now: clock.Now, Logger: slog.New(slog.DiscardHandler)})
-	h := &Handler{Service: svc, StoreKind: "dir", WriteToken: token, StartedAt: clock.Now(), Log: slog.New(slog.DiscardHandler)}
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /api/presences", h.HandlePresencesIndex)
-	mux.HandleFunc("GET /api/health", h.HandleHealth)
-	mux.HandleFunc("GET /api/north", h.HandleNorth)
-	mux.HandleFunc("GET /api/cockpit", h.HandleCockpit)
-	mux.HandleFunc("POST /api/presences/beat", RequireToken(token, h.HandleBeat))
-	mux.HandleFunc("DELETE /api/presences/{presence_id}", RequireToken(token, h.HandleLeave))
-	srv := httptest.NewServer(mux)
+	h := &Handler{Service: svc, StoreKind: "dir", StartedAt: clock.Now(), Log: slog.New(slog.DiscardHandler)}
+	with(h)
+	srv := httptest.NewServer(mountRoutes(h))
 	t.Cleanup(srv.Close)
 	return &testHall{root: root, store: store, svc: svc, clock: clock, srv: srv}
 }
@@ -71,6 +82,9 @@ func (th *testHall) do(t *testing.T, method, path, body string, header map[strin
 	req, err := http.NewRequestWithContext(t.Context(), method, th.srv.URL+path, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if method == http.MethodPost {
+		req.Header.Set("Content-Type", "application/json") // as every client sends it; the header map may say otherwise
 	}
 	for k, v := range header {
 		req.Header.Set(k, v)
