@@ -16,12 +16,14 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
+	"github.com/hall-dev/hall/internal/dirstore"
 	"github.com/hall-dev/hall/internal/presence"
 	"github.com/hall-dev/hall/static"
 )
 
-// pageHall is the page and its assets served over a real DirStore in a
-// temp dir, behind the security middleware, as cmd/hall routes them.
+// pageHall is the page and its assets served over a real sidecar store
+// (dirstore) in a temp dir, behind the security middleware, as cmd/hall
+// routes them.
 type pageHall struct {
 	root  string
 	svc   *presence.Service
@@ -32,7 +34,7 @@ type pageHall struct {
 func newPageHall(t *testing.T, brains ...string) *pageHall {
 	t.Helper()
 	root := t.TempDir()
-	store := presence.NewDirStore(root)
+	store := dirstore.New(root)
 	if err := store.Init(); err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/dirstore"
 	"github.com/hall-dev/hall/internal/presence"
 	"github.com/hall-dev/hall/internal/stream"
 )
@@ -30,7 +31,7 @@ type liveHall struct {
 func newLiveHall(t *testing.T, withStream bool) *liveHall {
 	t.Helper()
 	root := t.TempDir()
-	store := presence.NewDirStore(root)
+	store := dirstore.New(root)
 	if err := store.Init(); err != nil {
 		t.Fatal(err)
 	}

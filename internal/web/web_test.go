@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hall-dev/hall/internal/dirstore"
 	"github.com/hall-dev/hall/internal/presence"
 )
 
@@ -28,11 +29,12 @@ func (c *testClock) Add(d time.Duration) {
 	c.mu.Unlock()
 }
 
-// testHall is a Handler over a real DirStore in a temp dir, served by a
-// plain ServeMux with the same patterns cmd/hall routes through Echo.
+// testHall is a Handler over a real sidecar store (dirstore) in a temp
+// dir, its route table (the one cmd/hall mounts on Echo) mounted on a
+// plain ServeMux.
 type testHall struct {
 	root  string
-	store *presence.DirStore
+	store *dirstore.Store
 	svc   *presence.Service
 	clock *testClock
 	srv   *httptest.Server
@@ -58,7 +60,7 @@ func newTestHall(t *testing.T, token string) *testHall {
 func newTestHallWith(t *testing.T, with func(*Handler)) *testHall {
 	t.Helper()
 	root := t.TempDir()
-	store := presence.NewDirStore(root)
+	store := dirstore.New(root)
 	if err := store.Init(); err != nil {
 		t.Fatal(err)
 	}
