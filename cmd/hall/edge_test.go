@@ -431,3 +431,28 @@ func TestEdgeReadTokenAndHostFlags(t *testing.T) {
 		}
 	}
 }
+
+// hall watch and hall beat against a Hall with --read-token: watch reads
+// with --read-token (and exits 1 with the Hall's reason without it); beat,
+// with no write token set, beats with it.
+func TestEdgeClientsWithReadToken(t *testing.T) {
+	m := MustOpenHall(t, Config{ReadToken: "r3ad"})
+	wt := t.TempDir()
+	code, _, stderr := runCLI(t, "", "beat", "--hall", m.URL(), "--agent-id", "claude-7", "--brain", "/srv/shop", "--caller-root", wt)
+	if code != 1 || !strings.Contains(stderr, "401") {
+		t.Errorf("beat without the read token: exit %d, stderr %q; want 1 naming the 401", code, stderr)
+	}
+	code, _, stderr = runCLI(t, "", "beat", "--hall", m.URL(), "--read-token", "r3ad", "--agent-id", "claude-7", "--brain", "/srv/shop", "--caller-root", wt)
+	if code != 0 || stderr != "" {
+		t.Fatalf("beat with the read token: exit %d, stderr %q", code, stderr)
+	}
+	wr := startWatch(t, "--hall", m.URL(), "--read-token", "r3ad", "--json")
+	var l watchLine
+	if err := json.Unmarshal([]byte(wr.line(t, "the snapshot")), &l); err != nil || l.Type != "snapshot" || l.Snapshot == nil || len(l.Snapshot.Presences) != 1 {
+		t.Errorf("watch with the read token: got %+v, %v; want the snapshot with one presence", l, err)
+	}
+	code, _, stderr = runCLI(t, "", "watch", "--hall", m.URL())
+	if code != 1 || !strings.Contains(stderr, "unauthorized") {
+		t.Errorf("watch without the read token: exit %d, stderr %q; want 1 naming unauthorized", code, stderr)
+	}
+}
