@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/contract/schema/schematest"
 	"github.com/hall-dev/hall/internal/stream"
 )
 
@@ -340,6 +341,9 @@ func TestEdgeMaxStreams(t *testing.T) {
 	if h.Stream == nil || h.Stream.Refused != 1 || h.Stream.MaxStreams != 2 || h.Stream.Subscribers != 2 {
 		t.Errorf("health: got %+v, want 2 open, 1 refused, max 2", h.Stream)
 	}
+	if _, _, metrics := get(t, m.URL()+"/metrics", nil); !strings.Contains(metrics, "\nhall_stream_refused_total 1\n") {
+		t.Errorf("metrics: want hall_stream_refused_total 1 in\n%s", metrics)
+	}
 	if status, _, _ := get(t, m.URL()+"/api/presences", nil); status != 200 {
 		t.Errorf("the contract while streams are full: got %d, want 200", status)
 	}
@@ -374,6 +378,7 @@ func TestEdgeMaxStreams(t *testing.T) {
 // refused, a foreign page cannot write, a text body is refused.
 func TestEdgeRulesOnTheServedHall(t *testing.T) {
 	m := MustOpenHall(t, Config{PprofAddr: "127.0.0.1:0", AllowedHosts: []string{"hall.test"}})
+	set := schematest.FromHall(t, m.URL(), schematest.Strict)
 	for _, tc := range []struct {
 		name   string
 		host   string
@@ -399,9 +404,13 @@ func TestEdgeRulesOnTheServedHall(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		body, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		if resp.StatusCode != tc.want {
 			t.Errorf("%s: got %d, want %d", tc.name, resp.StatusCode, tc.want)
+		}
+		if tc.want != 200 {
+			set.Check(t, "error", tc.name, body)
 		}
 	}
 	for host, want := range map[string]int{"": 200, "localhost": 200, "evil.example": 421} {

@@ -16,6 +16,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/contract/schema/schematest"
 	"github.com/hall-dev/hall/internal/natsstore"
 	"github.com/hall-dev/hall/internal/natsstore/natstest"
 	"github.com/hall-dev/hall/internal/stream"
@@ -339,6 +340,11 @@ func TestNATSOutageIsVisibleOnReadSurfaces(t *testing.T) {
 	var n contract.NorthResponse
 	if getJSON(t, m.URL()+"/api/north?presence_id="+res.PresenceID, &n); n.Error != contract.StoreUnreachable {
 		t.Errorf("north during the outage: got %+v, want store_unreachable", n)
+	}
+	// Each body as the published schemas say, closed to undeclared fields.
+	set := schematest.FromHall(t, m.URL(), schematest.Strict)
+	for path, name := range map[string]string{"/api/presences": "presences", "/api/health": "health", "/api/north?presence_id=" + res.PresenceID: "north"} {
+		getChecked(t, set, m.URL(), path, name)
 	}
 	if status, _, body := get(t, m.URL()+"/api/cockpit", nil); status != 200 || !strings.Contains(body, "(store unreachable)") {
 		t.Errorf("cockpit during the outage: got %d %q, want 200 saying the store is unreachable", status, body)

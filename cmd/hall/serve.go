@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hall-dev/hall/internal/metrics"
 	"github.com/hall-dev/hall/internal/presence"
 	"github.com/hall-dev/hall/internal/stream"
 	"github.com/hall-dev/hall/internal/web"
@@ -167,6 +168,7 @@ type Main struct {
 	StoreKind string         // "dir" or "nats"
 	Service   *presence.Service
 	Hub       *stream.Hub // the live stream, and the cached roster every read serves from
+	Metrics   *metrics.Metrics
 
 	ln     net.Listener
 	server *http.Server
@@ -210,7 +212,9 @@ func (m *Main) Run(ctx context.Context) error {
 			m.Log.Info("boot reclaim", "stale_records", rep.StaleRecords, "temp_files", rep.TempFiles)
 		}
 	}
-	svcCfg := presence.Config{TTL: m.Config.TTL, Brains: m.Config.Brains, Logger: m.Log, Now: m.Config.Now}
+	m.Metrics = metrics.New()
+	svcCfg := presence.Config{TTL: m.Config.TTL, Brains: m.Config.Brains, Logger: m.Log, Now: m.Config.Now,
+		ListingTime: m.Metrics.ListingTime, RereadTime: m.Metrics.RereadTime}
 	if len(m.Config.MutatingTools) > 0 {
 		c := presence.NewClassifier(m.Config.MutatingTools)
 		svcCfg.Classifier = &c
@@ -225,14 +229,15 @@ func (m *Main) Run(ctx context.Context) error {
 		_ = m.Service.Run(runCtx, presence.RunConfig{Rescan: m.Config.Rescan})
 	}()
 
-	m.Hub = stream.NewHub(m.Service, stream.Config{Heartbeat: m.Config.StreamHeartbeat, MaxSubscribers: m.Config.MaxStreams, Log: m.Log})
+	m.Hub = stream.NewHub(m.Service, stream.Config{Heartbeat: m.Config.StreamHeartbeat, MaxSubscribers: m.Config.MaxStreams, Log: m.Log, FanoutTime: m.Metrics.FanoutTime})
 	m.Hub.Start(runCtx)
+	m.Metrics.Watch(metrics.Sources{Service: m.Service, Stream: m.Hub, Roster: m.Hub, StoreKind: m.StoreKind})
 
 	h := &web.Handler{
 		Service: m.Service, StoreKind: m.StoreKind, StartedAt: startedAt, Log: m.Log, Page: m.Config.Page,
 		WriteToken: m.Config.Token, ReadToken: m.Config.ReadToken, AllowedHosts: m.Config.AllowedHosts,
 	}
-	h.Roster, h.Stream = m.Hub, m.Hub
+	h.Roster, h.Stream, h.Metrics = m.Hub, m.Hub, m.Metrics.Handler(m.Log)
 	e := newRouter(h, m.Log)
 	ln, err := net.Listen("tcp", m.Config.Addr)
 	if err != nil {

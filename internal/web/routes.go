@@ -40,6 +40,12 @@ func (h *Handler) Routes() []Route {
 		{Method: http.MethodGet, Path: "/api/health", Handler: h.HandleHealth},
 		{Method: http.MethodGet, Path: "/api/north", Handler: h.HandleNorth},
 		{Method: http.MethodGet, Path: "/api/cockpit", Handler: h.HandleCockpit},
+		// The contract's schemas are the same for every Hall and say
+		// nothing of its roster: public, as the page's assets.
+		{Method: http.MethodGet, Path: "/api/schema", Handler: h.HandleSchemaIndex, Public: true},
+		{Method: http.MethodGet, Path: "/api/schema/{$}", Handler: h.HandleSchemaIndex, Public: true},
+		{Method: http.MethodGet, Path: "/api/schema/{name}", Handler: h.HandleSchema, Public: true},
+		{Method: http.MethodGet, Path: "/metrics", Handler: h.HandleMetrics},
 		{Method: http.MethodPost, Path: "/api/presences/beat", Handler: h.HandleBeat, Write: true},
 		{Method: http.MethodDelete, Path: "/api/presences/{presence_id}", Handler: h.HandleLeave, Write: true},
 	}
