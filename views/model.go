@@ -191,6 +191,10 @@ func LineText(l stream.Line) string {
 		return "⚠ registry unreadable, roster dropped: " + l.Detail
 	case stream.LineRegistryReadable:
 		return "registry readable again"
+	case stream.LineStoreUnreachable:
+		return "⚠ store unreachable, roster dropped: " + l.Detail
+	case stream.LineStoreReachable:
+		return "store reachable again"
 	}
 	return l.Type
 }
@@ -528,4 +532,15 @@ func PathText(p string) templ.Component {
 		}
 		return nil
 	})
+}
+
+// ErrorLine says why the roster was dropped: "Registry unreadable: …" or
+// "Store unreachable: …" (static/hall.js's errorLine says the same).
+func ErrorLine(d contract.PresencesResponse) string {
+	label := contract.RosterErrorLabel(d.Error)
+	detail := d.Detail
+	if detail == "" {
+		detail = d.Error
+	}
+	return strings.ToUpper(label[:1]) + label[1:] + ": " + detail
 }

@@ -34,6 +34,8 @@ type beatFlags struct {
 	hall         string
 	registryRoot string
 	token        string
+	tokenFlag    secret
+	readFlag     secret
 	timeout      time.Duration
 	hook         string
 	req          contract.BeatRequest
@@ -44,7 +46,8 @@ type beatFlags struct {
 func (f *beatFlags) register(fs *flag.FlagSet, withFields bool) {
 	fs.StringVar(&f.hall, "hall", DefaultHallURL, "the Hall's base URL")
 	fs.StringVar(&f.registryRoot, "registry-root", "", "write the sidecar folder directly instead of calling a Hall")
-	fs.StringVar(&f.token, "token", "", "bearer token the Hall requires for writes")
+	f.tokenFlag.register(fs, "token", "bearer token the Hall requires for writes")
+	f.readFlag.register(fs, "read-token", "the Hall's read token (--read-token), sent when there is no --token")
 	fs.DurationVar(&f.timeout, "timeout", 2*time.Second, "give up on the Hall after this long (the beat is then skipped, exit 0)")
 	fs.StringVar(&f.hook, "hook", "", `read an agent hook payload on stdin: "claude" (Claude Code)`)
 	fs.StringVar(&f.req.AgentID, "agent-id", "", "who is speaking (required unless --hook gives it)")
@@ -88,6 +91,17 @@ func beatCommand(ctx context.Context, args []string, stdin io.Reader, stderr io.
 	if err := parseWithEnv(fs, args); err != nil {
 		return &exitError{code: 2, err: err}
 	}
+	var err error
+	if f.token, err = f.tokenFlag.value(); err != nil {
+		return &exitError{code: 2, err: err}
+	}
+	if rt, err := f.readFlag.value(); err != nil {
+		return &exitError{code: 2, err: err}
+	} else if f.token == "" {
+		// A Hall with a read token and no write token takes beats with
+		// the read token: their answer (north) reads the roster.
+		f.token = rt
+	}
 	if f.workingSet != nil {
 		ws := []string(f.workingSet)
 		f.req.WorkingSet = &ws
@@ -127,7 +141,6 @@ func beatCommand(ctx context.Context, args []string, stdin io.Reader, stderr io.
 
 	ctx, cancel := context.WithTimeout(ctx, f.timeout)
 	defer cancel()
-	var err error
 	if leave {
 		err = f.leave(ctx)
 	} else {

@@ -37,10 +37,12 @@ func parseWatchConfig(args []string, stderr io.Writer) (watchConfig, error) {
 	fs := flag.NewFlagSet("hall watch", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var cfg watchConfig
+	var token, readToken secret
 	fs.StringVar(&cfg.Hall, "hall", DefaultHall, "the Hall to follow")
 	fs.StringVar(&cfg.Brain, "brain", "", "follow one brain (absolute path); every brain when empty")
 	fs.StringVar(&cfg.PresenceID, "presence-id", "", "follow one presence: its own join and leave, and its own collisions")
-	fs.StringVar(&cfg.Token, "token", "", "bearer token, when the Hall asks for one")
+	token.register(fs, "token", "bearer token, when the Hall asks for one")
+	readToken.register(fs, "read-token", "the Hall's read token (--read-token), sent instead of --token")
 	fs.BoolVar(&cfg.JSON, "json", false, "print one JSON object a line instead of sentences")
 	fs.BoolVar(&cfg.CollisionsOnly, "collisions-only", false, "print collisions opening and closing only")
 	fs.BoolVar(&cfg.ExitOnCollision, "exit-on-collision", false, "exit with status 3 at the first collision (one already open counts)")
@@ -56,6 +58,15 @@ func parseWatchConfig(args []string, stderr io.Writer) (watchConfig, error) {
 	}
 	if fs.NArg() > 0 {
 		return cfg, &exitError{code: 2, err: fmt.Errorf("watch takes no arguments, got %q", fs.Args())}
+	}
+	var err error
+	if cfg.Token, err = token.value(); err != nil {
+		return cfg, &exitError{code: 2, err: err}
+	}
+	if rt, err := readToken.value(); err != nil {
+		return cfg, &exitError{code: 2, err: err}
+	} else if rt != "" {
+		cfg.Token = rt // a read is all watch does
 	}
 	u, err := url.Parse(cfg.Hall)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -190,7 +201,7 @@ func (p *watchPrinter) sentence(l stream.Line) string {
 			scope = clean(s.ServedBrain)
 		}
 		if s.Error != "" {
-			return fmt.Sprintf("watching %s (%s): registry unreadable: %s", clean(p.cfg.Hall), scope, clean(s.Detail))
+			return fmt.Sprintf("watching %s (%s): %s: %s", clean(p.cfg.Hall), scope, contract.RosterErrorLabel(s.Error), clean(s.Detail))
 		}
 		if p.cfg.CollisionsOnly {
 			return fmt.Sprintf("watching %s (%s): %s", clean(p.cfg.Hall), scope, plural(len(s.Collisions), "collision"))
@@ -218,6 +229,10 @@ func (p *watchPrinter) sentence(l stream.Line) string {
 		return "! registry unreadable, roster dropped: " + clean(l.Detail)
 	case "registry_readable":
 		return "registry readable again"
+	case "store_unreachable":
+		return "! store unreachable, roster dropped: " + clean(l.Detail)
+	case "store_reachable":
+		return "store reachable again"
 	}
 	return l.Type
 }

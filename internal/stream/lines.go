@@ -17,6 +17,8 @@ const (
 	LineCollisionClosed    = "collision_closed"
 	LineRegistryUnreadable = "registry_unreadable"
 	LineRegistryReadable   = "registry_readable"
+	LineStoreUnreachable   = "store_unreachable"
+	LineStoreReachable     = "store_reachable"
 )
 
 // Line is one thing that happened on the stream, told on its own: `hall
@@ -42,7 +44,7 @@ type Line struct {
 }
 
 // Brain is the brain a line is about; "" for a line about every brain
-// (a snapshot, the registry's state).
+// (a snapshot, the store's state).
 func (l Line) Brain() string {
 	switch {
 	case l.Presence != nil:
@@ -58,7 +60,8 @@ func (l Line) Brain() string {
 // long it lasted. The memory is one entry per open collision. The zero
 // Teller is ready; it is not safe for concurrent use.
 type Teller struct {
-	opened map[string]Opened
+	opened  map[string]Opened
+	dropped string // why the roster is dropped now (registry_unreadable, store_unreachable), "" while it is not
 }
 
 // Opened is when a teller saw a collision open. Seen is false for one that
@@ -90,11 +93,25 @@ func (t *Teller) Tell(ev Event, ch Change, at time.Time) []Line {
 	}
 	if !first {
 		if ch.Error != "" {
-			add(Line{Type: LineRegistryUnreadable, Detail: ch.Detail})
+			add(Line{Type: ch.Error, Detail: ch.Detail}) // registry_unreadable, store_unreachable
 		}
 		if ch.Recovered {
-			add(Line{Type: LineRegistryReadable})
+			back := LineRegistryReadable
+			if t.dropped == contract.StoreUnreachable {
+				back = LineStoreReachable
+			}
+			add(Line{Type: back})
 		}
+	}
+	switch {
+	case ch.Error != "":
+		t.dropped = ch.Error
+	case ch.Recovered:
+		t.dropped = ""
+	case ev.Snapshot != nil:
+		t.dropped = ev.Snapshot.Error
+	}
+	if !first {
 		for i := range ch.Joins {
 			add(Line{Type: LineJoin, Presence: &ch.Joins[i]})
 		}

@@ -138,3 +138,28 @@ func TestEventRingKeepsAnEventsOrder(t *testing.T) {
 		t.Errorf("got %q left %d, want %q left 2", strings.Join(s, " "), left, want)
 	}
 }
+
+// TestTellerTellsTheStoresOutage: a roster dropped because the store (a
+// NATS server) is unreachable comes back as store_reachable, one dropped
+// because the folder is unreadable as registry_readable.
+func TestTellerTellsTheStoresOutage(t *testing.T) {
+	for _, code := range []string{contract.StoreUnreachable, contract.RegistryUnreadable} {
+		var v View
+		var tl Teller
+		types := func(ev Event) string {
+			var s []string
+			for _, l := range tl.Tell(ev, v.Apply(ev), time.UnixMilli(1)) {
+				s = append(s, l.Type)
+			}
+			return strings.Join(s, " ")
+		}
+		types(Event{ID: "1", Snapshot: &contract.PresencesResponse{}})
+		if got := types(Event{ID: "2", Diff: &contract.Diff{Seq: 2, Error: code, Detail: "down"}}); got != code {
+			t.Errorf("%s: the outage told as %q", code, got)
+		}
+		want := map[string]string{contract.StoreUnreachable: LineStoreReachable, contract.RegistryUnreadable: LineRegistryReadable}[code]
+		if got := types(Event{ID: "3", Diff: &contract.Diff{Seq: 3}}); got != want {
+			t.Errorf("%s: the recovery told as %q, want %q", code, got, want)
+		}
+	}
+}

@@ -68,7 +68,7 @@ func (h *Handler) HandlePage(w http.ResponseWriter, r *http.Request) {
 		h.render(ctx, w, http.StatusNotFound, views.NotFoundPage(views.NotFound{
 			Page: page, Brains: brainCounts(snap),
 			Heading: "The Hall knows no such brain",
-			Detail:  fmt.Sprintf("No agent has beaten on %s, and it is not configured with --brain.", brain),
+			Detail:  fmt.Sprintf("No agent has beaten on %s, and it is not configured with --brain.", r.URL.Query().Get("brain")),
 		}))
 		return
 	}
@@ -83,11 +83,12 @@ func (h *Handler) HandlePage(w http.ResponseWriter, r *http.Request) {
 func (h *Handler) hallModel(snap presence.Snapshot, cursor string, serr error, brain string, rosterAll bool) views.Hall {
 	var data contract.PresencesResponse
 	if serr != nil {
-		h.Log.Warn("registry unreadable", "err", serr)
+		code, detail := contract.RosterError(serr)
+		h.Log.Warn("roster dropped", "error", code, "err", serr)
 		data = contract.PresencesResponse{
 			Presences: []contract.Presence{}, Collisions: []contract.Collision{},
 			ServedBrain: brain, ServedAtMs: snap.AtMs,
-			Error: "registry_unreadable", Detail: presence.ErrorMessage(serr),
+			Error: code, Detail: detail,
 		}
 	} else {
 		data = contract.FromSnapshot(snap.ForBrain(brain), brain)
