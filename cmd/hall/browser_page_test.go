@@ -8,10 +8,12 @@ package main
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	cdpbrowser "github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
 	"github.com/hall-dev/hall/internal/contract"
@@ -180,4 +182,83 @@ func TestBrowserNotifyOptIn(t *testing.T) {
 	writeSidecarRecord(t, root, sidecarRecord{Agent: "h-1", Brain: brain, Worktree: brain + "/b", Observed: true})
 	writeSidecarRecord(t, root, sidecarRecord{Agent: "h-2", Brain: brain, Worktree: brain + "/b", Observed: true})
 	b.waitFor(t, "a notification for the hidden collision", `tid('notify').dataset.notified === '1'`)
+}
+
+// TestBrowserOneFetchInFlight: a burst of changes, diffs arriving while the
+// page is still fetching, never has two fetches of the regions in flight;
+// the diffs that arrive meanwhile are coalesced into the next fetch, and
+// the page ends up showing every change.
+func TestBrowserOneFetchInFlight(t *testing.T) {
+	m := MustOpenHall(t, Config{})
+	root := m.Config.RegistryRoot
+	b := openBrowser(t)
+
+	// Each fetch's span on the browser's own clock: the events arrive on
+	// separate channels, so their order between channels says nothing.
+	var mu sync.Mutex
+	start, end := map[network.RequestID]float64{}, map[network.RequestID]float64{}
+	sent := chromedp.Events(b.ctx, network.RequestWillBeSent)
+	go func() {
+		for e, err := range sent {
+			if err != nil {
+				return
+			}
+			if strings.Contains(e.Request.URL, "/fragments/hall") {
+				mu.Lock()
+				start[e.RequestID] = float64(e.Timestamp)
+				mu.Unlock()
+			}
+		}
+	}()
+	finish := func(id network.RequestID, at float64) {
+		mu.Lock()
+		end[id] = at
+		mu.Unlock()
+	}
+	finished := chromedp.Events(b.ctx, network.LoadingFinished)
+	go func() {
+		for e, err := range finished {
+			if err != nil {
+				return
+			}
+			finish(e.RequestID, float64(e.Timestamp))
+		}
+	}()
+	failed := chromedp.Events(b.ctx, network.LoadingFailed)
+	go func() {
+		for e, err := range failed {
+			if err != nil {
+				return
+			}
+			finish(e.RequestID, float64(e.Timestamp))
+		}
+	}()
+	b.do(t, "open the page", chromedp.Navigate(m.URL()+"/"))
+	b.waitFor(t, "the stream to be live", `tid('status').dataset.state === 'live'`)
+
+	const n = 40
+	for i := range n {
+		writeSidecarRecord(t, root, sidecarRecord{Agent: fmt.Sprintf("burst-%02d", i), Brain: "/srv/browser-test/burst", Worktree: fmt.Sprintf("/srv/browser-test/burst/wt-%02d", i)})
+		time.Sleep(10 * time.Millisecond)
+	}
+	b.waitFor(t, "every change on the page", fmt.Sprintf(`document.querySelectorAll('[data-testid="roster-row"]').length === %d`, n))
+	mu.Lock()
+	defer mu.Unlock()
+	type span struct{ from, to float64 }
+	var spans []span
+	for id, from := range start {
+		if to, ok := end[id]; ok {
+			spans = append(spans, span{from, to})
+		}
+	}
+	if len(spans) == 0 {
+		t.Fatal("the page never fetched its regions")
+	}
+	for i, a := range spans {
+		for _, b := range spans[i+1:] {
+			if a.from < b.to && b.from < a.to {
+				t.Errorf("two fetches of the regions in flight at once: %v and %v", a, b)
+			}
+		}
+	}
 }
