@@ -40,6 +40,7 @@ func newRouter(h *web.Handler, log *slog.Logger) *echo.Echo {
 	e.GET("/api/north", wrap(h.HandleNorth))
 	e.GET("/api/cockpit", wrap(h.HandleCockpit))
 	e.POST("/api/presences/beat", wrap(web.RequireToken(h.WriteToken, h.HandleBeat)))
+	e.POST("/api/hooks/:agent", wrap(web.RequireToken(h.WriteToken, h.HandleHook)))
 	e.DELETE("/api/presences/:presence_id", wrap(web.RequireToken(h.WriteToken, h.HandleLeave)))
 	return e
 }

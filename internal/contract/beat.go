@@ -51,7 +51,10 @@ func (b BeatRequest) Beat() presence.Beat {
 	out := presence.Beat{
 		AgentID: b.AgentID, Brain: b.Brain, CallerRoot: b.CallerRoot, Kind: b.Kind,
 		Theme: b.Theme, Worktree: b.Worktree, TaskRef: b.TaskRef, Tool: b.Tool,
-		DeclaredIntent: b.DeclaredIntent,
+		DeclaredIntent: b.DeclaredIntent, ParentAgentID: b.ParentAgentID,
+	}
+	if b.Touched != nil {
+		out.Touched = append([]string{}, b.Touched...)
 	}
 	if b.WorkingSet != nil {
 		out.WorkingSet = append([]string{}, (*b.WorkingSet)...)

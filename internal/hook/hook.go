@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/presence"
 )
 
 // MaxPayload bounds a hook payload. Agents send a few kilobytes; a Write
@@ -18,7 +19,7 @@ const MaxPayload = 4 << 20
 
 // MaxTouched is the most files one event reports (the most recent ones of
 // a patch naming more): the presence keeps no more either.
-const MaxTouched = 32
+const MaxTouched = presence.MaxTouched
 
 // Event is one hook payload, read: the beat it makes or the leave.
 type Event struct {
@@ -142,7 +143,7 @@ func AskReason(north []string) string {
 	if len(north) > 1 {
 		s += fmt.Sprintf(" (+%d more)", len(north)-1)
 	}
-	return s + ". Another agent is changing the same place: allow this only if that is fine."
+	return s + ". Another agent is changing the same place: go ahead only if that is fine."
 }
 
 // firstRunes returns the first n runes of s: the session-id part of an

@@ -54,6 +54,7 @@ func newTestHall(t *testing.T, token string) *testHall {
 	mux.HandleFunc("GET /api/north", h.HandleNorth)
 	mux.HandleFunc("GET /api/cockpit", h.HandleCockpit)
 	mux.HandleFunc("POST /api/presences/beat", RequireToken(token, h.HandleBeat))
+	mux.HandleFunc("POST /api/hooks/{agent}", RequireToken(token, h.HandleHook))
 	mux.HandleFunc("DELETE /api/presences/{presence_id}", RequireToken(token, h.HandleLeave))
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
