@@ -17,6 +17,7 @@ import (
 
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/hook"
+	"github.com/hall-dev/hall/internal/dirstore"
 	"github.com/hall-dev/hall/internal/place"
 	"github.com/hall-dev/hall/internal/presence"
 )
@@ -318,7 +319,7 @@ func (f *beatFlags) leave(ctx context.Context) error {
 }
 
 func (f *beatFlags) directService() (*presence.Service, error) {
-	store := presence.NewDirStore(f.registryRoot)
+	store := dirstore.New(f.registryRoot)
 	if err := store.Init(); err != nil {
 		return nil, err
 	}
