@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/hall-dev/hall/internal/presence/collision"
 )
 
 // Schema is the version tag every record carries.
@@ -60,11 +62,9 @@ type Record struct {
 }
 
 // Touch is one file a presence's tool changed, and when the Hall last saw
-// it do so.
-type Touch struct {
-	Path string `json:"path"` // absolute, cleaned
-	AtMs int64  `json:"at_ms"`
-}
+// it do so (package collision defines it, so the sweep reads a record's
+// list without a copy).
+type Touch = collision.Touch
 
 // MaxTouched is the most files a record's Touched keeps.
 const MaxTouched = 32

@@ -38,17 +38,17 @@ func TestTouch(t *testing.T) {
 }
 
 func TestMergeTouched(t *testing.T) {
-	a := []Touch{{"/x", 7}, {"/y", 4}}
-	b := []Touch{{"/y", 6}, {"/z", 5}}
+	a := []Touch{{Path: "/x", AtMs: 7}, {Path: "/y", AtMs: 4}}
+	b := []Touch{{Path: "/y", AtMs: 6}, {Path: "/z", AtMs: 5}}
 	got, omitted := MergeTouched(a, b, 1, 3)
-	if want := []Touch{{"/x", 7}, {"/y", 6}, {"/z", 5}}; !slices.Equal(got, want) || omitted != 3 {
+	if want := []Touch{{Path: "/x", AtMs: 7}, {Path: "/y", AtMs: 6}, {Path: "/z", AtMs: 5}}; !slices.Equal(got, want) || omitted != 3 {
 		t.Errorf("got %v (%d omitted), want %v (3)", got, omitted, want)
 	}
 	var many []Touch
 	for i := range MaxTouched {
-		many = append(many, Touch{fmt.Sprintf("/m%02d", i), int64(100 + i)})
+		many = append(many, Touch{Path: fmt.Sprintf("/m%02d", i), AtMs: int64(100 + i)})
 	}
-	got, omitted = MergeTouched(many, []Touch{{"/old", 1}, {"/new", 999}}, 0, 0)
+	got, omitted = MergeTouched(many, []Touch{{Path: "/old", AtMs: 1}, {Path: "/new", AtMs: 999}}, 0, 0)
 	if len(got) != MaxTouched || got[0].Path != "/new" || omitted != 2 {
 		t.Errorf("over the bound: %d kept, first %v, %d omitted; want %d, /new first, 2 omitted", len(got), got[0], omitted, MaxTouched)
 	}
@@ -86,7 +86,7 @@ func TestBeatTouchedAndParent(t *testing.T) {
 	c := NewClassifier(DefaultMutatingTools)
 	r := n.apply(Record{}, 1000, 120000, c)
 	if r.ParentPresenceID != ID("claude-1", "/srv/shop") || r.Team() != r.ParentPresenceID ||
-		r.Mutation.ObservedAtMs != 1000 || !slices.Equal(r.Touched, []Touch{{"/srv/shop/b.go", 1000}}) {
+		r.Mutation.ObservedAtMs != 1000 || !slices.Equal(r.Touched, []Touch{{Path: "/srv/shop/b.go", AtMs: 1000}}) {
 		t.Errorf("applied: got %+v", r)
 	}
 	r = Beat{AgentID: "claude-1/sub", Brain: "/srv/shop", Tool: "Read"}.apply(r, 2000, 120000, c)
@@ -99,9 +99,9 @@ func TestBeatTouchedAndParent(t *testing.T) {
 }
 
 func TestSignalSeesNewTouchedFiles(t *testing.T) {
-	r := Record{Touched: []Touch{{"/a", 1}}}
-	again := Record{Touched: []Touch{{"/a", 2}}}
-	other := Record{Touched: []Touch{{"/b", 2}, {"/a", 1}}}
+	r := Record{Touched: []Touch{{Path: "/a", AtMs: 1}}}
+	again := Record{Touched: []Touch{{Path: "/a", AtMs: 2}}}
+	other := Record{Touched: []Touch{{Path: "/b", AtMs: 2}, {Path: "/a", AtMs: 1}}}
 	if signal(r) != signal(again) {
 		t.Error("touching a file again changed the signal: every edit would force a write")
 	}
@@ -112,7 +112,7 @@ func TestSignalSeesNewTouchedFiles(t *testing.T) {
 
 func TestRecordTouchedRoundTrip(t *testing.T) {
 	r := newRec("claude-1/sub", "/srv/shop", func(r *Record) {
-		r.Touched = []Touch{{"/srv/shop/b.go", t0}}
+		r.Touched = []Touch{{Path: "/srv/shop/b.go", AtMs: t0}}
 		r.TouchedOmitted = 3
 		r.ParentPresenceID = ID("claude-1", "/srv/shop")
 	})
