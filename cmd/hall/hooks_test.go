@@ -64,3 +64,22 @@ func TestHooksInstallCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestHookModeAlwaysExitsZero: in hook mode no mistake ends in a non-zero
+// exit (Claude Code reads exit 2 as "block the tool call"), nor writes on
+// stdout: a warning on stderr, and the agent carries on.
+func TestHookModeAlwaysExitsZero(t *testing.T) {
+	payload := fixture(t, "pre-tool-use-write.json")
+	for _, args := range [][]string{
+		{"beat", "--hook", "claude", "--no-such-flag"},
+		{"beat", "--hook=gemini"},
+		{"beat", "--hook", "claude", "--on-collision", "deny"},
+		{"beat", "--hook", "cursor", "--hall", "http://127.0.0.1:1"}, // a Claude payload to the Cursor adapter, no Hall
+		{"leave", "--hook", "codex", "--timeout", "nonsense"},
+	} {
+		code, stdout, stderr := runCLI(t, payload, args...)
+		if code != 0 || stdout != "" || !strings.Contains(stderr, "warning") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 0, no stdout, a warning", args, code, stdout, stderr)
+		}
+	}
+}
