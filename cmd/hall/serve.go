@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hall-dev/hall/internal/metrics"
 	"github.com/hall-dev/hall/internal/presence"
 	"github.com/hall-dev/hall/internal/stream"
 	"github.com/hall-dev/hall/internal/web"
@@ -123,6 +124,7 @@ type Main struct {
 	StoreKind string         // "dir" or "nats"
 	Service   *presence.Service
 	Hub       *stream.Hub // the live stream, and the cached roster every read serves from
+	Metrics   *metrics.Metrics
 
 	ln     net.Listener
 	server *http.Server
@@ -166,7 +168,9 @@ func (m *Main) Run(ctx context.Context) error {
 			m.Log.Info("boot reclaim", "stale_records", rep.StaleRecords, "temp_files", rep.TempFiles)
 		}
 	}
-	svcCfg := presence.Config{TTL: m.Config.TTL, Brains: m.Config.Brains, Logger: m.Log, Now: m.Config.Now}
+	m.Metrics = metrics.New()
+	svcCfg := presence.Config{TTL: m.Config.TTL, Brains: m.Config.Brains, Logger: m.Log, Now: m.Config.Now,
+		ListingTime: m.Metrics.ListingTime, RereadTime: m.Metrics.RereadTime}
 	if len(m.Config.MutatingTools) > 0 {
 		c := presence.NewClassifier(m.Config.MutatingTools)
 		svcCfg.Classifier = &c
@@ -181,11 +185,12 @@ func (m *Main) Run(ctx context.Context) error {
 		_ = m.Service.Run(runCtx, presence.RunConfig{Rescan: m.Config.Rescan})
 	}()
 
-	m.Hub = stream.NewHub(m.Service, stream.Config{Heartbeat: m.Config.StreamHeartbeat, Log: m.Log})
+	m.Hub = stream.NewHub(m.Service, stream.Config{Heartbeat: m.Config.StreamHeartbeat, Log: m.Log, FanoutTime: m.Metrics.FanoutTime})
 	m.Hub.Start(runCtx)
+	m.Metrics.Watch(metrics.Sources{Service: m.Service, Stream: m.Hub, Roster: m.Hub, StoreKind: m.StoreKind})
 
 	h := &web.Handler{Service: m.Service, StoreKind: m.StoreKind, WriteToken: m.Config.Token, StartedAt: startedAt, Log: m.Log, Page: m.Config.Page}
-	h.Roster, h.Stream = m.Hub, m.Hub
+	h.Roster, h.Stream, h.Metrics = m.Hub, m.Hub, m.Metrics.Handler(m.Log)
 	e := newRouter(h, m.Log)
 	ln, err := net.Listen("tcp", m.Config.Addr)
 	if err != nil {

@@ -24,6 +24,7 @@ type Event struct {
 	ID       string
 	Snapshot *contract.PresencesResponse // event "snapshot"
 	Diff     *contract.Diff              // event "diff"
+	Data     []byte                      // the event's JSON as the Hall sent it
 }
 
 // Client follows a Hall's stream: it connects, hands every snapshot and
@@ -257,7 +258,7 @@ func (f frame) event() (Event, bool, error) {
 	if !f.hasData || f.id == "" {
 		return Event{}, false, nil
 	}
-	ev := Event{ID: f.id}
+	ev := Event{ID: f.id, Data: f.data}
 	switch f.name {
 	case "snapshot":
 		ev.Snapshot = &contract.PresencesResponse{}

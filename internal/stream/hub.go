@@ -46,6 +46,11 @@ type Config struct {
 	WriteTimeout time.Duration // a write blocked longer drops its subscriber
 	MinInterval  time.Duration // least time between two diffs from the source's signals
 	Log          *slog.Logger
+	// FanoutTime, when set, is told how long each diff took to fan out:
+	// encoded once per filter and queued on every subscriber (the socket
+	// writes follow on the pool's writers). Called under the hub's lock,
+	// once a diff with subscribers: a histogram's Observe, nothing slower.
+	FanoutTime presence.Observer
 }
 
 // ErrClosed is returned to subscribers arriving after Close.
@@ -300,6 +305,7 @@ func (h *Hub) fanout(c *change) {
 	if len(h.subs) == 0 {
 		return
 	}
+	defer presence.ObserveSince(h.cfg.FanoutTime, time.Now())
 	id := formatID(h.base, c.seq)
 	frames := map[Filter][]byte{}
 	h.sendLocked(func(f Filter) []byte {

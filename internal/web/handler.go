@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"log/slog"
+	"net/http"
 	"time"
 
 	"github.com/hall-dev/hall/internal/presence"
@@ -25,7 +26,8 @@ type Handler struct {
 	StartedAt  time.Time
 	Log        *slog.Logger
 
-	Stream Streamer // serves /api/presences/stream; 503 when nil
+	Stream  Streamer     // serves /api/presences/stream; 503 when nil
+	Metrics http.Handler // serves /metrics (internal/metrics); 404 when nil
 
 	Assets *static.Assets // the page's CSS and JS; the embedded ones when nil
 	Page   PageConfig     // timings of the live page's script; defaults when zero
