@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/contract/schema/schematest"
 	"github.com/hall-dev/hall/internal/hooktest"
 )
 
@@ -124,8 +125,13 @@ func TestHooksEndToEnd(t *testing.T) {
 					t.Errorf("B's gate event under ask: ask %v, %q", ask, text)
 				}
 
+				// The roster, touched files and touched_overlap included, is the
+				// published contract.
+				set := schematest.FromHall(t, m.URL(), schematest.Strict)
 				var roster contract.PresencesResponse
-				getJSON(t, m.URL()+"/api/presences", &roster)
+				if err := json.Unmarshal(getChecked(t, set, m.URL(), "/api/presences", "presences"), &roster); err != nil {
+					t.Fatal(err)
+				}
 				if len(roster.Presences) != 2 || len(roster.Collisions) != 1 {
 					t.Fatalf("roster: %d presences, %d collisions, want 2 and 1", len(roster.Presences), len(roster.Collisions))
 				}
@@ -165,7 +171,10 @@ func TestHooksSubagentsAreOneTeam(t *testing.T) {
 				t.Errorf("the session's write beside its subagent: %s, want silence", out)
 			}
 			var roster contract.PresencesResponse
-			getJSON(t, m.URL()+"/api/presences", &roster)
+			set := schematest.FromHall(t, m.URL(), schematest.Strict)
+			if err := json.Unmarshal(getChecked(t, set, m.URL(), "/api/presences", "presences"), &roster); err != nil {
+				t.Fatal(err)
+			}
 			if len(roster.Presences) != 2 || len(roster.Collisions) != 0 {
 				t.Fatalf("roster: %d presences, %d collisions; want 2 and none", len(roster.Presences), len(roster.Collisions))
 			}
