@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hall-dev/hall/internal/hallclient"
+	"github.com/hall-dev/hall/internal/mcp"
 	"github.com/hall-dev/hall/internal/metrics"
 	"github.com/hall-dev/hall/internal/presence"
 	"github.com/hall-dev/hall/internal/stream"
@@ -125,6 +127,7 @@ type Main struct {
 	Service   *presence.Service
 	Hub       *stream.Hub // the live stream, and the cached roster every read serves from
 	Metrics   *metrics.Metrics
+	MCP       *mcp.HTTPHandler // the MCP tools at /mcp
 
 	ln     net.Listener
 	server *http.Server
@@ -191,6 +194,12 @@ func (m *Main) Run(ctx context.Context) error {
 
 	h := &web.Handler{Service: m.Service, StoreKind: m.StoreKind, WriteToken: m.Config.Token, StartedAt: startedAt, Log: m.Log, Page: m.Config.Page}
 	h.Roster, h.Stream, h.Metrics = m.Hub, m.Hub, m.Metrics.Handler(m.Log)
+	m.MCP = mcp.NewHTTPHandler(mcp.Config{
+		Client:     &hallclient.Local{Service: m.Service, Roster: m.Hub, Changes: m.Hub.Changed()},
+		WriteToken: m.Config.Token,
+		Log:        m.Log,
+	}, 0)
+	h.MCP = m.MCP
 	e := newRouter(h, m.Log)
 	ln, err := net.Listen("tcp", m.Config.Addr)
 	if err != nil {
@@ -222,6 +231,9 @@ func (m *Main) Close() error {
 	var err error
 	if m.pprof != nil {
 		_ = m.pprof.Close()
+	}
+	if m.MCP != nil {
+		m.MCP.Close() // as the hub's: open MCP streams would hold Shutdown
 	}
 	if m.Hub != nil {
 		// Open streams never go idle: end them first, or Shutdown waits

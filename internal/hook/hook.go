@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/hall-dev/hall/internal/agentid"
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/presence"
 )
@@ -146,26 +147,10 @@ func AskReason(north []string) string {
 	return s + ". Another agent is changing the same place: go ahead only if that is fine."
 }
 
-// firstRunes returns the first n runes of s: the session-id part of an
-// agent id.
-func firstRunes(s string, n int) string {
-	for i := range s {
-		if n == 0 {
-			return s[:i]
-		}
-		n--
-	}
-	return s
-}
-
-// agentID is the stable agent id of a session: the prefix, the first 8
-// characters of the session id, and "/<subagent id>" inside a subagent.
+// agentID is the stable agent id of a session (package agentid: one shape
+// on every path into the Hall, hooks and MCP alike).
 func agentID(prefix, session, subagent string) string {
-	id := prefix + "-" + firstRunes(session, 8)
-	if subagent != "" {
-		id += "/" + subagent
-	}
-	return id
+	return agentid.Session(prefix, session, subagent)
 }
 
 // absUnder makes a path the agent named absolute against its cwd, cleaned;

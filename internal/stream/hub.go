@@ -89,6 +89,7 @@ type Hub struct {
 
 	stop     chan struct{}
 	loopDone chan struct{}
+	changed  chan struct{} // a token after each diff emitted (Changed)
 
 	frames   snapshotFrames // encoded snapshot events of the latest seq
 	pool     *sock.Pool     // writes the streams (internal/stream/sock)
@@ -139,6 +140,7 @@ func NewHub(src Source, cfg Config) *Hub {
 		subs:     map[*sock.Stream]Filter{},
 		stop:     make(chan struct{}),
 		loopDone: make(chan struct{}),
+		changed:  make(chan struct{}, 1),
 		tendDone: make(chan struct{}),
 	}
 	h.pool = sock.NewPool(sock.Config{Buffer: cfg.Buffer, WriteTimeout: cfg.WriteTimeout, Log: cfg.Log}, func(s *sock.Stream) { h.drop(s, false) })
@@ -296,7 +298,17 @@ func (h *Hub) syncLocked(ctx context.Context) {
 	c.seq = h.seq
 	h.hist.push(c)
 	h.fanout(c)
+	select {
+	case h.changed <- struct{}{}:
+	default:
+	}
 }
+
+// Changed delivers a token after each diff the hub emits (a join, update
+// or leave, a collision opened or closed, an expiry, the registry dropped
+// or back); many diffs between two reads coalesce into one token. It has
+// one reader: the Hall's live MCP resources (internal/mcp).
+func (h *Hub) Changed() <-chan struct{} { return h.changed }
 
 // fanout queues the diff for each subscriber whose filter keeps any of it,
 // encoding once per distinct filter. A subscriber Buffer frames behind is

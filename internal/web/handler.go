@@ -29,6 +29,8 @@ type Handler struct {
 	Stream  Streamer     // serves /api/presences/stream; 503 when nil
 	Metrics http.Handler // serves /metrics (internal/metrics); 404 when nil
 
+	MCP http.Handler // serves /mcp, the MCP tools (internal/mcp); 404 when nil
+
 	Assets *static.Assets // the page's CSS and JS; the embedded ones when nil
 	Page   PageConfig     // timings of the live page's script; defaults when zero
 

@@ -39,7 +39,8 @@ func (h *Handler) HandlePresencesIndex(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if brain != "" && !snap.Known(brain) {
-		writeError(w, presence.Errorf(presence.ENOTFOUND, "the Hall knows no brain %q", brain), "unknown_brain")
+		status, body := contract.UnknownBrain(brain)
+		writeJSON(w, status, body)
 		return
 	}
 	// With a cursor the tag is cheap: one cursor is one roster, so a poller

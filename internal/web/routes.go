@@ -37,5 +37,11 @@ func (h *Handler) Routes() []Route {
 		{Method: http.MethodPost, Path: "/api/presences/beat", Handler: RequireToken(h.WriteToken, h.HandleBeat), Write: true},
 		{Method: http.MethodPost, Path: "/api/hooks/{agent}", Handler: RequireToken(h.WriteToken, h.HandleHook), Write: true},
 		{Method: http.MethodDelete, Path: "/api/presences/{presence_id}", Handler: RequireToken(h.WriteToken, h.HandleLeave), Write: true},
+		// MCP over streamable HTTP (internal/mcp): POST carries the calls,
+		// GET is a session's stream, DELETE ends a session. Not Write: its
+		// reads stay open, and its writing tools check the token per call.
+		{Method: http.MethodPost, Path: "/mcp", Handler: h.HandleMCP},
+		{Method: http.MethodGet, Path: "/mcp", Handler: h.HandleMCP, Stream: true},
+		{Method: http.MethodDelete, Path: "/mcp", Handler: h.HandleMCP},
 	}
 }
