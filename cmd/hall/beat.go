@@ -34,6 +34,8 @@ type beatFlags struct {
 	hall         string
 	registryRoot string
 	token        string
+	tokenFlag    secret
+	readFlag     secret
 	timeout      time.Duration
 	hook         string
 	onCollision  string
@@ -46,7 +48,8 @@ type beatFlags struct {
 func (f *beatFlags) register(fs *flag.FlagSet, withFields bool) {
 	fs.StringVar(&f.hall, "hall", DefaultHallURL, "the Hall's base URL")
 	fs.StringVar(&f.registryRoot, "registry-root", "", "write the sidecar folder directly instead of calling a Hall")
-	fs.StringVar(&f.token, "token", "", "bearer token the Hall requires for writes")
+	f.tokenFlag.register(fs, "token", "bearer token the Hall requires for writes")
+	f.readFlag.register(fs, "read-token", "the Hall's read token (--read-token), sent when there is no --token")
 	fs.DurationVar(&f.timeout, "timeout", 2*time.Second, "give up on the Hall after this long (the beat is then skipped, exit 0)")
 	fs.StringVar(&f.hook, "hook", "", `read an agent's hook payload on stdin and answer in its hook output: "claude" (Claude Code), "codex" (Codex CLI) or "cursor" (Cursor)`)
 	fs.StringVar(&f.onCollision, "on-collision", "warn", `with --hook: "warn" puts the collision in the model's context; "ask" also asks the person before a mutating tool runs while in a collision`)
@@ -114,11 +117,26 @@ func beatCommand(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	fs.SetOutput(stderr)
 	var f beatFlags
 	f.register(fs, beat)
-	if err := parseWithEnv(fs, args); err != nil {
+	// A usage mistake is exit 2, or in hook mode a warning and exit 0.
+	usage := func(err error) error {
 		if asHook {
 			return warn(err)
 		}
 		return &exitError{code: 2, err: err}
+	}
+	if err := parseWithEnv(fs, args); err != nil {
+		return usage(err)
+	}
+	var err error
+	if f.token, err = f.tokenFlag.value(); err != nil {
+		return usage(err)
+	}
+	if rt, err := f.readFlag.value(); err != nil {
+		return usage(err)
+	} else if f.token == "" {
+		// A Hall with a read token and no write token takes beats with
+		// the read token: their answer (north) reads the roster.
+		f.token = rt
 	}
 	if f.workingSet != nil {
 		ws := []string(f.workingSet)
@@ -139,7 +157,6 @@ func beatCommand(ctx context.Context, args []string, stdin io.Reader, stdout, st
 
 	ctx, cancel := context.WithTimeout(ctx, f.timeout)
 	defer cancel()
-	var err error
 	if beat {
 		var lines []string
 		lines, err = f.beat(ctx)

@@ -329,7 +329,7 @@ func TestMCPHTTPRules(t *testing.T) {
 		status int
 	}{
 		{"loopback", nil, http.StatusOK},
-		{"rebound host", map[string]string{"Host": "evil.example"}, http.StatusForbidden},
+		{"rebound host", map[string]string{"Host": "evil.example"}, http.StatusMisdirectedRequest},
 		{"cross-site page", map[string]string{"Origin": "http://evil.example", "Sec-Fetch-Site": "cross-site"}, http.StatusForbidden},
 	} {
 		req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, m.URL()+"/mcp", strings.NewReader(initialize))

@@ -18,7 +18,7 @@ func StatusOf(code string) int {
 		return http.StatusNotFound
 	case presence.ETOOLARGE:
 		return http.StatusRequestEntityTooLarge
-	case presence.EUNAVAILABLE:
+	case presence.EUNAVAILABLE, presence.EUNREACHABLE:
 		return http.StatusServiceUnavailable
 	default:
 		return http.StatusInternalServerError
@@ -38,7 +38,8 @@ func BeatError(err error) (int, ErrorResponse) {
 }
 
 // LeaveError is what a refused leave answers: 400 invalid_presence_id for
-// a malformed id, 404 unknown_presence when no such presence is live.
+// a malformed id, 404 unknown_presence when no such presence is live, 503
+// unavailable when the store cannot delete (out of reach included).
 func LeaveError(err error) (int, ErrorResponse) {
 	code := presence.ErrorCode(err)
 	switch code {
@@ -46,13 +47,17 @@ func LeaveError(err error) (int, ErrorResponse) {
 		code = "invalid_presence_id"
 	case presence.ENOTFOUND:
 		code = "unknown_presence"
+	case presence.EUNREACHABLE:
+		code = presence.EUNAVAILABLE
 	}
 	return StatusOf(presence.ErrorCode(err)), ErrorResponse{Error: code, Detail: presence.ErrorMessage(err)}
 }
 
 // UnknownBrain is the refusal of a brain the Hall does not know (it was
 // never configured and no record names it): 404 unknown_brain, which a
-// client treats as an empty roster.
+// client treats as an empty roster. Pass the brain as the caller gave it,
+// never its canonical form: that is where this host's symlinks lead, which
+// the caller did not ask about.
 func UnknownBrain(brain string) (int, ErrorResponse) {
 	return http.StatusNotFound, ErrorResponse{Error: "unknown_brain", Detail: fmt.Sprintf("the Hall knows no brain %q", brain)}
 }

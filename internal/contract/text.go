@@ -163,10 +163,12 @@ func (c Cockpit) String() string {
 	return b.String()
 }
 
-// UnreadableCockpit is the cockpit's text while the registry cannot be
-// read: it says so rather than showing an empty Hall.
-func UnreadableCockpit(brain string) string {
-	return "presences: unavailable (registry unreadable) · " + ScopeLabel(brain) + "\n"
+// UnreadableCockpit is the cockpit's text while the roster cannot be read
+// (the registry unreadable, the store out of reach): it says so rather
+// than showing an empty Hall.
+func UnreadableCockpit(err error, brain string) string {
+	code, _ := RosterError(err)
+	return "presences: unavailable (" + RosterErrorLabel(code) + ") · " + ScopeLabel(brain) + "\n"
 }
 
 // CockpitFor renders the cockpit of a snapshot narrowed to brain ("" for

@@ -65,20 +65,21 @@ func (l *Local) Leave(ctx context.Context, presenceID string) error {
 }
 
 // Presences is the contract for brain ("" for owner-wide).
-func (l *Local) Presences(ctx context.Context, brain string) (contract.PresencesResponse, error) {
-	brain, err := scope(brain)
+func (l *Local) Presences(ctx context.Context, given string) (contract.PresencesResponse, error) {
+	brain, err := scope(given)
 	if err != nil {
 		return contract.PresencesResponse{}, err
 	}
 	snap, err := l.roster().Snapshot(ctx)
 	if err != nil {
+		code, detail := contract.RosterError(err)
 		return contract.PresencesResponse{
 			Presences: []contract.Presence{}, Collisions: []contract.Collision{}, ServedAtMs: snap.AtMs,
-			Error: "registry_unreadable", Detail: presence.ErrorMessage(err),
+			Error: code, Detail: detail,
 		}, nil
 	}
 	if brain != "" && !snap.Known(brain) {
-		return contract.PresencesResponse{}, refusal(contract.UnknownBrain(brain))
+		return contract.PresencesResponse{}, refusal(contract.UnknownBrain(given))
 	}
 	return contract.FromSnapshot(snap.ForBrain(brain), brain), nil
 }
@@ -96,17 +97,17 @@ func (l *Local) North(ctx context.Context, presenceID string) (contract.NorthRes
 }
 
 // Cockpit is the strip's text for brain ("" for owner-wide).
-func (l *Local) Cockpit(ctx context.Context, brain string) (string, error) {
-	brain, err := scope(brain)
+func (l *Local) Cockpit(ctx context.Context, given string) (string, error) {
+	brain, err := scope(given)
 	if err != nil {
 		return "", err
 	}
 	snap, err := l.roster().Snapshot(ctx)
 	if err != nil {
-		return contract.UnreadableCockpit(brain), nil
+		return contract.UnreadableCockpit(err, brain), nil
 	}
 	if brain != "" && !snap.Known(brain) {
-		return "", refusal(contract.UnknownBrain(brain))
+		return "", refusal(contract.UnknownBrain(given))
 	}
 	return contract.CockpitFor(snap.ForBrain(brain), brain).String(), nil
 }

@@ -22,10 +22,11 @@ const SessionTimeout = 30 * time.Minute
 
 // HTTPHandler serves the tools over MCP's streamable HTTP transport (the
 // Hall's /mcp): stateful sessions (their id is what a session's default
-// agent_id is made from), the SDK's DNS-rebinding check (a request that
-// reached a loopback address must name a loopback host), Go's cross-origin
-// protection on the writing methods (a browser page of another origin
-// cannot post), and at most maxSessions sessions. Close ends every open
+// agent_id is made from) and at most maxSessions sessions. The Host check
+// (DNS rebinding, --allowed-host) and the cross-origin and JSON rules are
+// the Hall's edge's, applied to /mcp as to every route (internal/web), so
+// the SDK's own loopback Host check is off: it would refuse a host the
+// Hall was told to allow. Close ends every open
 // request at once, so the Hall's shutdown never waits on a client's stream.
 type HTTPHandler struct {
 	srv         *sdk.Server
@@ -43,11 +44,12 @@ func NewHTTPHandler(cfg Config, maxSessions int) *HTTPHandler {
 	}
 	srv := NewServer(cfg)
 	sh := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, &sdk.StreamableHTTPOptions{
-		Logger:         cfg.Log,
-		SessionTimeout: SessionTimeout,
+		Logger:                     cfg.Log,
+		SessionTimeout:             SessionTimeout,
+		DisableLocalhostProtection: true,
 	})
 	ctx, cancel := context.WithCancel(context.Background())
-	return &HTTPHandler{srv: srv, maxSessions: maxSessions, next: http.NewCrossOriginProtection().Handler(sh), ctx: ctx, cancel: cancel}
+	return &HTTPHandler{srv: srv, maxSessions: maxSessions, next: sh, ctx: ctx, cancel: cancel}
 }
 
 // ServeHTTP serves one MCP request.

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"os"
 	"os/exec"
@@ -403,7 +404,7 @@ func TestFailOpen(t *testing.T) {
 	if n.Error != "registry_unreadable" || len(n.North) != 0 {
 		t.Errorf("north: %+v", n)
 	}
-	if got := text(t, call(t, cs, "cockpit", nil)); got != contract.UnreadableCockpit("") {
+	if got := text(t, call(t, cs, "cockpit", nil)); got != contract.UnreadableCockpit(errors.New("unreadable"), "") {
 		t.Errorf("cockpit: %q", got)
 	}
 }

@@ -30,6 +30,7 @@ type presenceStats struct{ beats, writes, writeErrors, throttled, listingErrors 
 type streamStats struct {
 	subscribers                             int
 	subscribed, dropped, resumed, snapshots int64
+	refused                                 int64
 	diffs                                   uint64
 }
 
@@ -90,6 +91,8 @@ func newStatsCollector(src Sources) *statsCollector {
 		onStream(func(s *scrape) float64 { return float64(s.stream.subscribed) }))
 	add("stream", "dropped_total", "Subscribers cut off for falling behind (their clients resume).", counter,
 		onStream(func(s *scrape) float64 { return float64(s.stream.dropped) }))
+	add("stream", "refused_total", "Streams refused with 503 too_many_streams: --max-streams were open.", counter,
+		onStream(func(s *scrape) float64 { return float64(s.stream.refused) }))
 	add("stream", "resumed_total", "Reconnects served the missed diffs from the history.", counter,
 		onStream(func(s *scrape) float64 { return float64(s.stream.resumed) }))
 	add("stream", "snapshots_total", "Connects served a snapshot.", counter,
@@ -119,7 +122,7 @@ func (c *statsCollector) Collect(ch chan<- prometheus.Metric) {
 		st := c.src.Stream.Stats()
 		s.hasStr = true
 		s.stream = streamStats{subscribers: st.Subscribers, subscribed: st.Subscribed, dropped: st.Dropped,
-			resumed: st.Resumed, snapshots: st.Snapshots, diffs: st.Seq}
+			resumed: st.Resumed, snapshots: st.Snapshots, diffs: st.Seq, refused: st.Refused}
 	}
 	if c.src.Roster != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), rosterTimeout)

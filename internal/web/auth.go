@@ -1,23 +1,23 @@
 package web
 
 import (
-	"crypto/subtle"
 	"errors"
 	"net/http"
 	"strings"
 )
 
-// RequireToken guards the write surfaces (beat, leave): when token is set,
-// a request must carry "Authorization: Bearer <token>". Reads stay open:
-// the Hall is a witness, and its reads reveal only what agents reported.
+// RequireToken guards one handler with the write token: when token is set,
+// a request must carry "Authorization: Bearer <token>", or it is a 401.
+// The route table applies this rule to every Write route by itself
+// (edge.go); RequireToken is for a handler that guards only part of what
+// it serves, and for servers beside the table.
 func RequireToken(token string, next http.HandlerFunc) http.HandlerFunc {
 	if token == "" {
 		return next
 	}
 	return func(w http.ResponseWriter, r *http.Request) {
-		if !BearerMatches(token, r.Header.Get("Authorization")) {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="hall"`)
-			writeJSON(w, http.StatusUnauthorized, errorBody("unauthorized", ErrTokenRequired))
+		if !bearerIs(r, token) {
+			unauthorized(w, ErrTokenRequired.Error())
 			return
 		}
 		next(w, r)
@@ -31,5 +31,11 @@ var ErrTokenRequired = errors.New("this Hall requires Authorization: Bearer <tok
 // as "Bearer <token>", compared in constant time. The MCP endpoint's
 // writing tools check it per call (internal/mcp), since its reads stay open.
 func BearerMatches(token, authorization string) bool {
-	return subtle.ConstantTimeCompare([]byte(strings.TrimSpace(authorization)), []byte("Bearer "+token)) == 1
+	return equalSecret(strings.TrimSpace(authorization), "Bearer "+token)
+}
+
+// bearerIs reports whether the request carries "Authorization: Bearer
+// <token>", in constant time.
+func bearerIs(r *http.Request, token string) bool {
+	return BearerMatches(token, r.Header.Get("Authorization"))
 }

@@ -20,11 +20,11 @@ func (h *Handler) HandleCockpit(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	snap, err := h.roster().Snapshot(r.Context())
 	if err != nil {
-		_, _ = w.Write([]byte(contract.UnreadableCockpit(brain)))
+		_, _ = w.Write([]byte(contract.UnreadableCockpit(err, brain)))
 		return
 	}
 	if brain != "" && !snap.Known(brain) {
-		status, body := contract.UnknownBrain(brain)
+		status, body := contract.UnknownBrain(r.URL.Query().Get("brain"))
 		writeJSON(w, status, body)
 		return
 	}

@@ -50,7 +50,7 @@ func (h *Handler) HandlePresencesStream(w http.ResponseWriter, r *http.Request) 
 		// An unreadable registry is not a 404: the stream opens and says so,
 		// as GET /api/presences answers 200 with an error.
 		if snap, err := h.roster().Snapshot(r.Context()); err == nil && !snap.Known(brain) {
-			status, body := contract.UnknownBrain(brain)
+			status, body := contract.UnknownBrain(r.URL.Query().Get("brain"))
 			writeJSON(w, status, body)
 			return
 		}
