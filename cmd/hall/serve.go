@@ -95,8 +95,8 @@ func (c Config) Validate() error {
 	if c.Token == "" && !c.AllowInsecureRemote && !isLoopback(host) {
 		return fmt.Errorf("--addr %s is not loopback: set --token (or HALL_TOKEN), or --allow-insecure-remote", c.Addr)
 	}
-	if c.TTL <= 0 {
-		return fmt.Errorf("--ttl must be positive, got %s", c.TTL)
+	if c.TTL <= 0 || c.TTL > presence.MaxTTL {
+		return fmt.Errorf("--ttl must be positive and at most %s, got %s", presence.MaxTTL, c.TTL)
 	}
 	if _, err := parseStoreSpec(c.Store); err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/presence"
@@ -186,6 +187,8 @@ func TestServeConfigValidate(t *testing.T) {
 		{"empty host is every interface", Config{Addr: ":7433", TTL: 1}, false},
 		{"bad addr", Config{Addr: "nope", TTL: 1}, false},
 		{"zero ttl", Config{Addr: "127.0.0.1:1", TTL: 0}, false},
+		{"ttl of a day", Config{Addr: "127.0.0.1:1", TTL: 24 * time.Hour}, true},
+		{"ttl beyond a day", Config{Addr: "127.0.0.1:1", TTL: 24*time.Hour + time.Millisecond}, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -122,7 +122,7 @@ func FromRecord(r presence.Record) Presence {
 		TaskRef:       r.TaskRef,
 		Mutation:      Mutation{ObservedAtMs: r.Mutation.ObservedAtMs, DeclaredIntent: r.Mutation.DeclaredIntent},
 		MutationLevel: string(r.Mutation.Level()),
-		FirstSeenMs:   r.FirstSeenMs,
+		FirstSeenMs:   r.FirstSeen(),
 		LastBeatMs:    r.LastBeatMs,
 		QueryCount:    r.QueryCount,
 		TTLMs:         r.TTL().Milliseconds(),

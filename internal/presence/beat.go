@@ -154,6 +154,10 @@ func (b Beat) apply(prev Record, nowMs int64, ttlMs int64, c Classifier) Record 
 			r.WorkingSet = nil
 		}
 	}
+	if r.FirstSeenMs <= 0 {
+		// Seeded from a writer that left it out: the earliest beat known.
+		r.FirstSeenMs = r.FirstSeen()
+	}
 	if b.Tool != "" && c.Mutating(b.Tool) {
 		r.Mutation.ObservedAtMs = nowMs
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"math"
 	"slices"
 	"time"
 )
@@ -104,24 +103,38 @@ func ValidID(id string) bool {
 	return true
 }
 
-// TTL is the record's lifetime, DefaultTTL when it names none.
+// MaxTTL is the longest lifetime a record is taken at. A record naming a
+// longer ttl (a foreign writer's file may hold any int64) lives MaxTTL
+// after its last beat, no more: no writer keeps a silent presence on the
+// roster for longer than a day. The Hall's own --ttl is bounded by it.
+const MaxTTL = 24 * time.Hour
+
+// TTL is the record's lifetime: DefaultTTL when it names none, MaxTTL
+// when it names more.
 func (r Record) TTL() time.Duration {
 	switch {
 	case r.TTLMs <= 0:
 		return DefaultTTL
-	case r.TTLMs > maxTTLMs:
-		// A foreign file may hold any int64: beyond what a Duration holds
-		// (~292 years) it is that much, never wrapped into a short ttl.
-		return time.Duration(maxTTLMs) * time.Millisecond
+	case r.TTLMs > MaxTTL.Milliseconds():
+		return MaxTTL
 	}
 	return time.Duration(r.TTLMs) * time.Millisecond
 }
 
-// maxTTLMs is the longest ttl a time.Duration holds, in milliseconds.
-const maxTTLMs = math.MaxInt64 / int64(time.Millisecond)
-
 // ExpiresAtMs is the last millisecond at which the record is still live.
 func (r Record) ExpiresAtMs() int64 { return r.LastBeatMs + r.TTL().Milliseconds() }
+
+// FirstSeen is first_seen_ms as surfaces show it. A writer that leaves it
+// out (or writes 0 or less) is taken as first seen at its last beat, the
+// earliest moment the record vouches for: the age shown is "seen since at
+// least", never the decades since the epoch. The record itself keeps what
+// its writer wrote.
+func (r Record) FirstSeen() int64 {
+	if r.FirstSeenMs <= 0 {
+		return r.LastBeatMs
+	}
+	return r.FirstSeenMs
+}
 
 // MinClockSkew is the least a beat may be stamped ahead of a reader's clock
 // and still be believed (see Stale): writers on other machines run clocks a
