@@ -292,7 +292,8 @@ func runRelay(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	if err != nil {
 		return err
 	}
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
+	log, flushLog := newLogger(stderr, cfg.LogLevel)
+	defer flushLog()
 	r := NewRelay(cfg, log)
 	if err := r.Run(ctx); err != nil {
 		return err

@@ -247,7 +247,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
+	log, flushLog := newLogger(stderr, cfg.LogLevel)
+	defer flushLog()
 	if cfg.Demo {
 		return runDemo(ctx, cfg, log, stdout)
 	}
