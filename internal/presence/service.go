@@ -86,6 +86,10 @@ type entry struct {
 	lastWrite time.Time  // clock time of the last store write
 	dirty     bool       // rec is newer than the store's copy
 	signal    string     // signal(rec) at the last write
+	// left is set, and the entry forgotten, when the store's copy went
+	// away by another's hand (see leftLocked): what it holds is never
+	// written again.
+	left atomic.Bool
 	// shown is a copy of rec for readers. It is guarded by Service.mu, not
 	// by mu, so a snapshot never reads rec while a beat rewrites it.
 	shown Record
@@ -207,6 +211,13 @@ func (s *Service) Refresh(ctx context.Context) (bool, error) {
 			}
 		}
 	}
+	if s.cacheErr == nil && s.listed {
+		for id := range s.cache {
+			if _, ok := next[id]; !ok {
+				s.leftLocked(id)
+			}
+		}
+	}
 	// The skip count is part of every snapshot (health shows it): a
 	// change to it alone is a change readers must hear of.
 	changed := s.cacheErr != nil || s.skipped != l.Skipped || !sameRecords(s.cache, next)
@@ -271,6 +282,7 @@ func (s *Service) reread(ctx context.Context, keys []string) (changed bool, agai
 		case r == nil:
 			if had {
 				delete(s.cache, id)
+				s.leftLocked(id)
 				changed = true
 			}
 			delete(s.lapsed, id)
@@ -282,6 +294,21 @@ func (s *Service) reread(ctx context.Context, keys []string) (changed bool, agai
 	changed = changed || s.skipped != d.Skipped
 	s.skipped = d.Skipped
 	return changed, d.Unsettled, nil
+}
+
+// leftLocked forgets this Hall's projection of a presence whose stored
+// copy a listing or reread of a readable store no longer finds, though
+// this Hall did not remove it: it left elsewhere (a leave through another
+// Hall, its file removed). A beat held by the throttle is dropped, never
+// written to bring the presence back; the presence's next beat is a new
+// one, written at once. (A store that cannot be read drops the cache
+// whole and says nothing of who left: held beats survive an outage.) The
+// caller holds s.mu.
+func (s *Service) leftLocked(id string) {
+	if e, ok := s.entries[id]; ok {
+		e.left.Store(true)
+		delete(s.entries, id)
+	}
 }
 
 // ownChange is one change this Hall made to the store and its cache.
