@@ -1,6 +1,7 @@
 package presence
 
 import (
+	"context"
 	"fmt"
 	"math/rand"
 	"testing"
@@ -93,5 +94,23 @@ func BenchmarkCollisionsInDense(b *testing.B) {
 			}
 			b.ReportMetric(float64(found), "collisions")
 		})
+	}
+}
+
+// BenchmarkBeatStored is the beat path when the beat is written: every
+// beat declares a new theme, so the throttle writes each at once (a temp
+// file written, renamed over the record). It is what a forced write adds
+// to a beat's answer.
+func BenchmarkBeatStored(b *testing.B) {
+	svc, _, _, _ := newTestService(b, Config{})
+	ctx := context.Background()
+	beat := Beat{AgentID: "claude-7", Brain: "/srv/shop", Worktree: "/srv/shop/wt-1", WorkingSet: []string{"src/a.go", "src/b.go"}}
+	i := 0
+	for b.Loop() {
+		i++
+		beat.Theme = fmt.Sprintf("theme %d", i)
+		if res, err := svc.Beat(ctx, beat); err != nil || !res.Stored {
+			b.Fatalf("beat %d: %+v, %v", i, res, err)
+		}
 	}
 }
