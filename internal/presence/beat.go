@@ -95,6 +95,11 @@ func canonicalField(canon func(string) (string, error), name, p string) (string,
 	if err != nil {
 		return "", Errorf(EINVALID, "%s: %s", name, ErrorMessage(err))
 	}
+	if len(c) > MaxPathLen {
+		// Symlinks resolved may lengthen it: a record over the limit
+		// would be refused at read (see withinLimits).
+		return "", Errorf(ETOOLARGE, "%s resolves to %d bytes, limit %d", name, len(c), MaxPathLen)
+	}
 	return c, nil
 }
 

@@ -191,6 +191,9 @@ type wireRecord struct {
 // DecodeRecord parses one record written by the Hall or by any other writer:
 // unknown fields are ignored, field order and layout do not matter, and a
 // record lacking presence_id, agent_id, brain or last_beat_ms is an error.
+// A record over the limits a beat is held to is an ETOOLARGE error (see
+// withinLimits): stores skip and count it, as they skip any record that
+// does not decode.
 func DecodeRecord(data []byte) (Record, error) {
 	var w wireRecord
 	if err := json.Unmarshal(data, &w); err != nil {
@@ -217,6 +220,9 @@ func DecodeRecord(data []byte) (Record, error) {
 	if w.Mutation != nil {
 		r.Mutation = *w.Mutation
 	}
+	if err := r.withinLimits(); err != nil {
+		return Record{}, err
+	}
 	if r.Schema == "" {
 		r.Schema = Schema
 	}
@@ -226,6 +232,52 @@ func DecodeRecord(data []byte) (Record, error) {
 		r.WorkingSet = nil
 	}
 	return r, nil
+}
+
+// withinLimits holds a record read from a store to the limits a beat is
+// held to (MaxIDLen, MaxThemeLen, MaxPathLen, MaxWorkingSetLen), so a
+// foreign writer cannot put on the roster what no beat may: a 20,000-entry
+// working set, a megabyte theme. Such a record is refused whole, not cut
+// to size: a presence is shown as its writer wrote it or not at all, and
+// the skip is counted. (Characters are not checked here: every surface
+// shows a stored field on one line, whatever it holds.)
+func (r *Record) withinLimits() error {
+	for _, f := range []struct {
+		name, value string
+		max         int
+	}{
+		{"presence_id", r.PresenceID, MaxIDLen},
+		{"schema", r.Schema, MaxIDLen},
+		{"agent_id", r.AgentID, MaxIDLen},
+		{"kind", r.Kind, MaxIDLen},
+		{"task_ref", r.TaskRef, MaxIDLen},
+		{"theme", r.Theme, MaxThemeLen},
+		{"declared_intent", r.Mutation.DeclaredIntent, MaxThemeLen},
+		{"brain", r.Brain, MaxPathLen},
+		{"caller_root", r.CallerRoot, MaxPathLen},
+		{"worktree", r.Worktree, MaxPathLen},
+	} {
+		if len(f.value) > f.max {
+			return Errorf(ETOOLARGE, "record %s: %s is %d bytes, limit %d", clipID(r.PresenceID), f.name, len(f.value), f.max)
+		}
+	}
+	if len(r.WorkingSet) > MaxWorkingSetLen {
+		return Errorf(ETOOLARGE, "record %s: working_set has %d entries, limit %d", clipID(r.PresenceID), len(r.WorkingSet), MaxWorkingSetLen)
+	}
+	for i, p := range r.WorkingSet {
+		if len(p) > MaxPathLen {
+			return Errorf(ETOOLARGE, "record %s: working_set[%d] is %d bytes, limit %d", clipID(r.PresenceID), i, len(p), MaxPathLen)
+		}
+	}
+	return nil
+}
+
+// clipID is an id fit for an error message, whatever a file held.
+func clipID(id string) string {
+	if len(id) > 32 {
+		return fmt.Sprintf("%q…", id[:32])
+	}
+	return fmt.Sprintf("%q", id)
 }
 
 // EncodeRecord writes the record as the spec shows it: pretty-printed JSON
