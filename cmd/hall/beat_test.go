@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/dirstore"
 	"github.com/hall-dev/hall/internal/hooktest"
 	"github.com/hall-dev/hall/internal/presence"
 )
@@ -102,7 +103,7 @@ func TestBeatCommandClaudeHookDirect(t *testing.T) {
 			t.Fatalf("%s: exit %d, stderr %q", name, code, stderr)
 		}
 	}
-	store := presence.NewDirStore(root)
+	store := dirstore.New(root)
 	id := presence.ID("claude-7d0c5e2a", "/home/ana/shop-wt2")
 
 	hook("session-start.json")

@@ -36,6 +36,7 @@ import (
 	"unsafe"
 
 	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/dirstore"
 	"github.com/hall-dev/hall/internal/lograte"
 	"github.com/hall-dev/hall/internal/presence"
 	"github.com/hall-dev/hall/internal/stream"
@@ -353,7 +354,7 @@ func wholeWriterRecord(p contract.Presence) error {
 // runRecordWriter writes records through the store's atomic path as fast
 // as it can, until killed.
 func runRecordWriter(root string) int {
-	store := presence.NewDirStore(root)
+	store := dirstore.New(root)
 	for gen := 0; ; gen++ {
 		agent := fmt.Sprintf("writer-%02d", gen%writerAgents)
 		if err := store.Upsert(context.Background(), writerRecord(agent, gen)); err != nil {

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/dirstore"
 	"github.com/hall-dev/hall/internal/presence"
 	"github.com/hall-dev/hall/internal/stream"
 )
@@ -161,7 +162,7 @@ func readHealth(tb testing.TB, base string) contract.Health {
 func writeFaultRecord(tb testing.TB, root string, r presence.Record) {
 	tb.Helper()
 	r.PresenceID = presence.ID(r.AgentID, r.Brain)
-	if err := presence.NewDirStore(root).Upsert(context.Background(), r); err != nil {
+	if err := dirstore.New(root).Upsert(context.Background(), r); err != nil {
 		tb.Fatal(err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"time"
 
+	"github.com/hall-dev/hall/internal/dirstore"
 	"github.com/hall-dev/hall/internal/natsstore"
 	"github.com/hall-dev/hall/internal/presence"
 )
@@ -99,7 +100,7 @@ type Relay struct {
 	Config RelayConfig
 	Log    *slog.Logger
 
-	src   *presence.DirStore
+	src   *dirstore.Store
 	dst   *natsstore.Store
 	where string        // the bucket and servers, passwords redacted
 	kicks chan struct{} // a reconnect: re-mirror everything
@@ -132,7 +133,7 @@ func (r *Relay) Run(ctx context.Context) error {
 	if err := r.Config.Validate(); err != nil {
 		return err
 	}
-	r.src = presence.NewDirStore(r.Config.RegistryRoot)
+	r.src = dirstore.New(r.Config.RegistryRoot)
 	if err := r.src.Init(); err != nil {
 		return fmt.Errorf("open registry %s: %w", r.Config.RegistryRoot, err)
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hall-dev/hall/internal/dirstore"
 	"github.com/hall-dev/hall/internal/natsstore"
 	"github.com/hall-dev/hall/internal/natsstore/natstest"
 	"github.com/hall-dev/hall/internal/presence"
@@ -148,7 +149,7 @@ func TestRelayNATSDownAtStartup(t *testing.T) {
 	port := natstest.FreePort(t)
 	url := fmt.Sprintf("nats://127.0.0.1:%d", port)
 	host := t.TempDir()
-	if err := presence.NewDirStore(host).Init(); err != nil {
+	if err := dirstore.New(host).Init(); err != nil {
 		t.Fatal(err)
 	}
 	upsert(t, host, record("patient", "/srv/shop", "", false))

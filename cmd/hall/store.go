@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hall-dev/hall/internal/dirstore"
 	"github.com/hall-dev/hall/internal/natsstore"
 	"github.com/hall-dev/hall/internal/presence"
 )
@@ -95,7 +96,7 @@ func openStore(o storeOptions, log *slog.Logger) (openedStore, error) {
 		}
 		return openedStore{Store: s, Kind: storeNATS, Where: s.Where(), close: s.Close}, nil
 	default:
-		s := presence.NewDirStore(o.RegistryRoot)
+		s := dirstore.New(o.RegistryRoot)
 		if err := s.Init(); err != nil {
 			return openedStore{}, fmt.Errorf("open registry %s: %w", o.RegistryRoot, err)
 		}

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/dirstore"
 	"github.com/hall-dev/hall/internal/presence"
 	"github.com/hall-dev/hall/internal/stream"
 )
@@ -113,14 +114,14 @@ func upsert(tb testing.TB, root string, r presence.Record) {
 	if r.PresenceID == "" {
 		r.PresenceID = presence.ID(r.AgentID, r.Brain)
 	}
-	if err := presence.NewDirStore(root).Upsert(context.Background(), r); err != nil {
+	if err := dirstore.New(root).Upsert(context.Background(), r); err != nil {
 		tb.Fatal(err)
 	}
 }
 
 func remove(tb testing.TB, root, agent, brain string) {
 	tb.Helper()
-	if err := presence.NewDirStore(root).Delete(context.Background(), presence.ID(agent, brain)); err != nil {
+	if err := dirstore.New(root).Delete(context.Background(), presence.ID(agent, brain)); err != nil {
 		tb.Fatal(err)
 	}
 }

@@ -1,6 +1,6 @@
 // Package natsstore is the distributed presence store: presence.Store on a
 // NATS JetStream Key-Value bucket, for Halls and relays on several machines
-// that share one roster. The sidecar directory (presence.DirStore) stays
+// that share one roster. The sidecar directory (internal/dirstore) stays
 // the embedded default; this package is the only one that knows NATS.
 //
 // The layout is the sidecar's, moved into a bucket: one key per presence

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"sort"
 	"sync"
 	"testing"
 	"time"
@@ -33,11 +34,27 @@ func (c *testClock) Advance(d time.Duration) {
 // t0 is the epoch millisecond most tests start at (2025-11-30T08:00:00Z).
 const t0 = int64(1764489600000)
 
-// mustOpenDirStore returns an initialised DirStore over a fresh temp
+// FileStore is the sidecar folder store (internal/dirstore) as the
+// Service's tests drive it: the real folder, watch and reread. The domain
+// does not import its backends, so dirstore_link_test.go, an external test
+// file that may, sets OpenFileStore before any test runs.
+type FileStore interface {
+	Store
+	KeyWatcher
+	Reclaimer
+	Dir() string
+	Init() error
+}
+
+// OpenFileStore returns a sidecar store over registryRoot, not yet
+// initialised (dirstore.New).
+var OpenFileStore func(registryRoot string) FileStore
+
+// mustOpenDirStore returns an initialised sidecar store over a fresh temp
 // registry root.
-func mustOpenDirStore(tb testing.TB) *DirStore {
+func mustOpenDirStore(tb testing.TB) FileStore {
 	tb.Helper()
-	s := NewDirStore(tb.TempDir())
+	s := OpenFileStore(tb.TempDir())
 	if err := s.Init(); err != nil {
 		tb.Fatalf("Init: %v", err)
 	}
@@ -55,7 +72,7 @@ func writeRecordFile(tb testing.TB, dir, name string, data []byte) string {
 }
 
 // readStoredRecord decodes the record file of id straight from disk.
-func readStoredRecord(tb testing.TB, s *DirStore, id string) Record {
+func readStoredRecord(tb testing.TB, s FileStore, id string) Record {
 	tb.Helper()
 	data, err := os.ReadFile(filepath.Join(s.Dir(), id+".json"))
 	if err != nil {
@@ -124,4 +141,19 @@ func untilSnapshot(tb testing.TB, svc *Service, what string, cond func(Snapshot)
 			return snap
 		}
 	}
+}
+
+// dirNames lists the folder's entry names, sorted.
+func dirNames(tb testing.TB, dir string) []string {
+	tb.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		tb.Fatalf("ReadDir: %v", err)
+	}
+	out := make([]string, 0, len(entries))
+	for _, e := range entries {
+		out = append(out, e.Name())
+	}
+	sort.Strings(out)
+	return out
 }

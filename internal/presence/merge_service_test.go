@@ -50,7 +50,7 @@ func TestBeatKeepsAnOutsideWritersDeclarations(t *testing.T) {
 			outside := readStoredRecord(t, store, id)
 			outside.Theme, outside.WorkingSet, outside.Mutation.DeclaredIntent = "the runtime's", []string{"src/a.go"}, "edit a.go"
 			outside.LastBeatMs, outside.QueryCount = clk.Now().UnixMilli(), 40
-			if err := NewDirStore(filepath.Dir(store.Dir())).Upsert(ctx, outside); err != nil {
+			if err := OpenFileStore(filepath.Dir(store.Dir())).Upsert(ctx, outside); err != nil {
 				t.Fatal(err)
 			}
 			seeStore(t, svc, running, "the runtime's theme", func(s Snapshot) bool {
@@ -84,7 +84,7 @@ func TestBeatKeepsAnOutsideWritersDeclarations(t *testing.T) {
 			outside = readStoredRecord(t, store, id)
 			outside.Theme, outside.LastBeatMs = "the runtime's", clk.Now().UnixMilli()
 			outside.WorkingSet = []string{"src/a.go"}
-			if err := NewDirStore(filepath.Dir(store.Dir())).Upsert(ctx, outside); err != nil {
+			if err := OpenFileStore(filepath.Dir(store.Dir())).Upsert(ctx, outside); err != nil {
 				t.Fatal(err)
 			}
 			seeStore(t, svc, running, "the runtime's second write", func(s Snapshot) bool {
@@ -108,7 +108,7 @@ func TestBeatKeepsAnOutsideWritersDeclarations(t *testing.T) {
 func TestHeldBeatNeverRecreatesALeftPresence(t *testing.T) {
 	ways := map[string]func(tb testing.TB, root, id string){
 		"another Hall's leave": func(tb testing.TB, root, id string) {
-			other := NewService(NewDirStore(root), Config{})
+			other := NewService(OpenFileStore(root), Config{})
 			if err := other.Leave(context.Background(), id); err != nil {
 				tb.Fatal(err)
 			}

@@ -1,8 +1,8 @@
 package presence
 
 import (
+	"github.com/hall-dev/hall/internal/presence/collision"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 )
@@ -26,18 +26,6 @@ func CanonicalPath(p string) (string, error) {
 	return clean, nil
 }
 
-// resolveEntry makes one working-set entry absolute: relative entries resolve
-// against the record's worktree, else its caller_root, else its brain.
-func (r Record) resolveEntry(entry string) string {
-	if entry == "" {
-		return ""
-	}
-	if filepath.IsAbs(entry) {
-		return filepath.Clean(entry)
-	}
-	return filepath.Join(r.resolveBase(), entry)
-}
-
 // resolveBase is what relative working-set entries resolve against: the
 // worktree, else the caller_root, else the brain.
 func (r Record) resolveBase() string {
@@ -52,79 +40,17 @@ func (r Record) resolveBase() string {
 }
 
 // ResolvedWorkingSet returns the record's working set as absolute, cleaned
-// paths, empty entries dropped.
+// paths, empty entries dropped: relative entries resolve against the
+// worktree, else the caller_root, else the brain.
 func (r Record) ResolvedWorkingSet() []string {
-	out := make([]string, 0, len(r.WorkingSet))
-	for _, e := range r.WorkingSet {
-		if p := r.resolveEntry(e); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
+	return collision.ResolveWorkingSet(r.resolveBase(), r.WorkingSet)
 }
 
-// cleanPath is filepath.Clean, skipping the work for a path already clean,
-// as nearly every path a beat names is: one tight scan, where Clean copies
-// through a buffer byte by byte.
-func cleanPath(p string) string {
-	if isClean(p) {
-		return p
-	}
-	return filepath.Clean(p)
-}
-
-// isClean reports, cheaply and conservatively, that filepath.Clean would
-// return p unchanged: no doubled separator, no "." or ".." element, no
-// trailing separator. A false answer only costs the full Clean (so a name
-// like ".git", refused for its dot, is merely slower).
-func isClean(p string) bool {
-	if filepath.Separator != '/' || p == "" {
-		return false
-	}
-	if p == "/" {
-		return true
-	}
-	if p[0] == '.' || p[len(p)-1] == '/' {
-		return false
-	}
-	for i := 0; i < len(p)-1; i++ {
-		if p[i] == '/' && (p[i+1] == '/' || p[i+1] == '.') {
-			return false
-		}
-	}
-	return true
-}
-
-// PathsOverlap reports whether two cleaned absolute paths overlap segment by
-// segment: equal, or one an ancestor of the other. "src/auth" overlaps
-// "src/auth/login.go" but not "src/authz". When they overlap, deeper is the
-// more specific of the two: the place both hands touch.
-func PathsOverlap(a, b string) (deeper string, ok bool) {
-	return overlapCleaned(filepath.Clean(a), filepath.Clean(b))
-}
-
-// overlapCleaned is PathsOverlap for paths already cleaned, as resolved
-// working sets are: the collision sweep calls it per pair of entries.
-func overlapCleaned(a, b string) (deeper string, ok bool) {
-	switch {
-	case a == b:
-		return a, true
-	case isAncestor(a, b):
-		return b, true
-	case isAncestor(b, a):
-		return a, true
-	default:
-		return "", false
-	}
-}
-
-// isAncestor reports whether anc is a proper ancestor of p (both cleaned).
-func isAncestor(anc, p string) bool {
-	if anc == string(filepath.Separator) {
-		return p != anc && strings.HasPrefix(p, anc)
-	}
-	return len(p) > len(anc) && strings.HasPrefix(p, anc) && p[len(anc)] == filepath.Separator
-}
+// PathsOverlap reports whether two absolute paths overlap segment by
+// segment once cleaned: equal, or one an ancestor of the other. "src/auth"
+// overlaps "src/auth/login.go" but not "src/authz". When they overlap,
+// deeper is the more specific of the two: the place both hands touch.
+func PathsOverlap(a, b string) (deeper string, ok bool) { return collision.PathsOverlap(a, b) }
 
 // pathCache memoizes CanonicalPath for a while: every beat names its
 // brain, caller_root and worktree again, and resolving symlinks costs a

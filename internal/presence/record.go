@@ -188,6 +188,11 @@ type wireRecord struct {
 	Mutation   *Mutation `json:"mutation"`
 }
 
+// MaxRecordBytes bounds one encoded record. The Hall's own records are a
+// few KiB at their field limits; anything larger in a store is not a record
+// and is skipped unread, so a 10 MiB stray file cannot inflate a read.
+const MaxRecordBytes = 256 << 10
+
 // DecodeRecord parses one record written by the Hall or by any other writer:
 // unknown fields are ignored, field order and layout do not matter, and a
 // record lacking presence_id, agent_id, brain or last_beat_ms is an error.

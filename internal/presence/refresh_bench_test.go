@@ -9,9 +9,9 @@ import (
 	"time"
 )
 
-// benchRegistry writes benchRoster(n), beating now, into a fresh DirStore
+// benchRegistry writes benchRoster(n), beating now, into a fresh sidecar store
 // with Upsert, as n live Halls' sessions would have left it.
-func benchRegistry(tb testing.TB, n int) (*DirStore, []Record) {
+func benchRegistry(tb testing.TB, n int) (FileStore, []Record) {
 	tb.Helper()
 	store := mustOpenDirStore(tb)
 	recs := benchRoster(n)
@@ -87,21 +87,6 @@ func BenchmarkOutsideWriteToSnapshot(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/op")
-}
-
-// BenchmarkDirStoreList is one full listing of 1,000 files none of which
-// changed: the periodic rescan's cost.
-//
-//	go test -run '^$' -bench 'DirStoreList|ServiceRefresh|ServiceSnapshot' -benchmem ./internal/presence/
-func BenchmarkDirStoreList(b *testing.B) {
-	store, _ := benchRegistry(b, 1000)
-	ctx := context.Background()
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := store.List(ctx); err != nil {
-			b.Fatal(err)
-		}
-	}
 }
 
 // BenchmarkServiceRefresh is a full refresh of the cache over 1,000

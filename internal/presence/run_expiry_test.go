@@ -17,7 +17,7 @@ func TestRunSignalsExpiryWhateverWakesTheLoop(t *testing.T) {
 	store := mustOpenDirStore(t)
 	svc := NewService(store, Config{Throttle: 5 * time.Millisecond, Logger: slog.New(slog.DiscardHandler)})
 	startRun(t, svc, RunConfig{})
-	writer := NewDirStore(filepath.Dir(store.Dir())) // another writer on the same folder
+	writer := OpenFileStore(filepath.Dir(store.Dir())) // another writer on the same folder
 
 	for round := 0; round < 12; round++ {
 		r := newRec(fmt.Sprintf("quiet-%d", round), "/srv/shop", withNoMutation(), withLastBeat(time.Now().UnixMilli()), withTTL(150))

@@ -116,7 +116,7 @@ func TestServiceRunFlushesOnReturn(t *testing.T) {
 	}
 	buf := make([]byte, 1<<20)
 	stacks := string(buf[:runtime.Stack(buf, true)])
-	for _, fn := range []string{"(*Service).watchLoop", "(*DirStore).Watch", "(*Service).Run"} {
+	for _, fn := range []string{"(*Service).watchLoop", "(FileStore).Watch", "(*Service).Run"} {
 		if strings.Contains(stacks, fn) {
 			t.Errorf("after Run returned: got a goroutine in %s, want none", fn)
 		}

@@ -14,9 +14,9 @@ import (
 	"time"
 )
 
-// newTestService returns a service over a fresh DirStore with a settable
+// newTestService returns a service over a fresh sidecar store with a settable
 // clock at t0 and a logger writing into the returned buffer.
-func newTestService(tb testing.TB, cfg Config) (*Service, *DirStore, *testClock, *syncBuffer) {
+func newTestService(tb testing.TB, cfg Config) (*Service, FileStore, *testClock, *syncBuffer) {
 	tb.Helper()
 	store := mustOpenDirStore(tb)
 	clk := newTestClock(t0)

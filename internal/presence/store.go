@@ -2,7 +2,7 @@ package presence
 
 import "context"
 
-// Store keeps presence records. The sidecar directory (DirStore) is the
+// Store keeps presence records. The sidecar directory (internal/dirstore) is the
 // embedded default; a distributed backend sits beside it behind the same
 // interface. A Store returns every record it holds, stale ones included:
 // staleness is filtered at read, by the caller, against its own clock.

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hall-dev/hall/internal/dirstore"
 	"github.com/hall-dev/hall/internal/presence"
 	"github.com/hall-dev/hall/internal/stream"
 )
@@ -26,7 +27,7 @@ const wait = 20 * time.Second
 // hub, served on 127.0.0.1:0.
 type testHall struct {
 	root  string
-	store *presence.DirStore
+	store *dirstore.Store
 	svc   *presence.Service
 	hub   *stream.Hub
 	srv   *httptest.Server
@@ -35,7 +36,7 @@ type testHall struct {
 func newTestHall(tb testing.TB, cfg stream.Config) *testHall {
 	tb.Helper()
 	root := tb.TempDir()
-	store := presence.NewDirStore(root)
+	store := dirstore.New(root)
 	if err := store.Init(); err != nil {
 		tb.Fatal(err)
 	}
@@ -363,7 +364,7 @@ func TestHubHeartbeat(t *testing.T) {
 // so http.Server.Shutdown completes at once instead of waiting on them.
 func TestHubCloseEndsStreamsForShutdown(t *testing.T) {
 	root := t.TempDir()
-	store := presence.NewDirStore(root)
+	store := dirstore.New(root)
 	if err := store.Init(); err != nil {
 		t.Fatal(err)
 	}
@@ -462,7 +463,7 @@ func (c *testClock) Add(d time.Duration) {
 // reuse it under the same cursor, but stamped with the time they are
 // served at; a ttl running out changes it though nothing signalled.
 func TestHubQuietRosterIsServedFresh(t *testing.T) {
-	store := presence.NewDirStore(t.TempDir())
+	store := dirstore.New(t.TempDir())
 	if err := store.Init(); err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/dirstore"
 	"github.com/hall-dev/hall/internal/presence"
 )
 
@@ -31,7 +32,7 @@ func FuzzBeatBody(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
 		// A fresh registry each run: without a watch, every beat lists the
 		// store, and a folder the fuzzer filled would slow it to a crawl.
-		store := presence.NewDirStore(t.TempDir())
+		store := dirstore.New(t.TempDir())
 		if err := store.Init(); err != nil {
 			t.Fatal(err)
 		}

@@ -16,12 +16,14 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
+	"github.com/hall-dev/hall/internal/dirstore"
 	"github.com/hall-dev/hall/internal/presence"
 	"github.com/hall-dev/hall/static"
 )
 
-// pageHall is the page and its assets served over a real DirStore in a
-// temp dir, behind the security middleware, as cmd/hall routes them.
+// pageHall is the page and its assets served over a real sidecar store
+// (dirstore) in a temp dir, behind the security middleware, as cmd/hall
+// routes them.
 type pageHall struct {
 	root  string
 	svc   *presence.Service
@@ -32,7 +34,7 @@ type pageHall struct {
 func newPageHall(t *testing.T, brains ...string) *pageHall {
 	t.Helper()
 	root := t.TempDir()
-	store := presence.NewDirStore(root)
+	store := dirstore.New(root)
 	if err := store.Init(); err != nil {
 		t.Fatal(err)
 	}
@@ -40,10 +42,7 @@ func newPageHall(t *testing.T, brains ...string) *pageHall {
 	svc := presence.NewService(store, presence.Config{Now: clock.Now, Brains: brains, Logger: slog.New(slog.DiscardHandler)})
 	h := &Handler{Service: svc, StoreKind: "dir", StartedAt: clock.Now(), Log: slog.New(slog.DiscardHandler),
 		Page: PageConfig{Silence: 4 * time.Second, Poll: 500 * time.Millisecond, Retry: time.Second}}
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /{$}", h.HandlePage)
-	mux.HandleFunc("GET /static/{name}", h.HandleStatic)
-	srv := httptest.NewServer(SecurityHeaders(mux))
+	srv := httptest.NewServer(SecurityHeaders(mountRoutes(h)))
 	t.Cleanup(srv.Close)
 	return &pageHall{root: root, svc: svc, clock: clock, srv: srv}
 }

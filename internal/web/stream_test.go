@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/dirstore"
 	"github.com/hall-dev/hall/internal/presence"
 	"github.com/hall-dev/hall/internal/stream"
 )
@@ -30,7 +31,7 @@ type liveHall struct {
 func newLiveHall(t *testing.T, withStream bool) *liveHall {
 	t.Helper()
 	root := t.TempDir()
-	store := presence.NewDirStore(root)
+	store := dirstore.New(root)
 	if err := store.Init(); err != nil {
 		t.Fatal(err)
 	}
@@ -45,10 +46,7 @@ func newLiveHall(t *testing.T, withStream bool) *liveHall {
 	if withStream {
 		h.Stream = hub
 	}
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /api/presences", h.HandlePresencesIndex)
-	mux.HandleFunc("GET /api/presences/stream", h.HandlePresencesStream)
-	srv := httptest.NewServer(mux)
+	srv := httptest.NewServer(mountRoutes(h))
 	t.Cleanup(func() {
 		hub.Close()
 		srv.Close()

@@ -1,4 +1,4 @@
-package presence
+package dirstore
 
 import (
 	"context"
@@ -14,18 +14,15 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
-)
 
-// MaxRecordBytes bounds one record file. The Hall's own records are a few
-// KiB at their field limits; anything larger in the folder is not a record
-// and is skipped unread, so a 10 MiB stray file cannot inflate a read.
-const MaxRecordBytes = 256 << 10
+	"github.com/hall-dev/hall/internal/presence"
+)
 
 // tempPrefix marks files being written; a reader never takes them for
 // records, and boot reclaim removes those a crashed writer left.
 const tempPrefix = ".tmp-"
 
-// DirStore is the sidecar directory store: <root>/presences/<id>.json, one
+// Store is the sidecar directory store: <root>/presences/<id>.json, one
 // pretty-printed record per file, written to a temp file in the same folder
 // and renamed into place.
 //
@@ -38,7 +35,7 @@ const tempPrefix = ".tmp-"
 //
 // Records handed out (List, Get, Reread) share their WorkingSet with the
 // store's memory: treat them as read-only, as every Record is once made.
-type DirStore struct {
+type Store struct {
 	dir string
 
 	// readMu orders whole scans and rereads: a reread never runs inside
@@ -52,14 +49,14 @@ type DirStore struct {
 	// scan, kept by Upsert, Delete and Reread. Reread answers only then.
 	complete bool
 	// unsettled holds the version of each file a reread found not
-	// decoding and left as it was (see Delta.Unsettled).
+	// decoding and left as it was (see presence.Delta.Unsettled).
 	unsettled map[string]fileKey
 }
 
 // decodedFile is one file's last decode, and the stat it was taken under.
 type decodedFile struct {
 	key fileKey
-	rec Record
+	rec presence.Record
 	err error
 }
 
@@ -80,41 +77,41 @@ func keyOf(info fs.FileInfo) fileKey {
 	return k
 }
 
-// NewDirStore returns a store over <registryRoot>/presences. It does not
+// New returns a store over <registryRoot>/presences. It does not
 // touch the disk; call Init to create the folder.
-func NewDirStore(registryRoot string) *DirStore {
-	return &DirStore{dir: filepath.Join(registryRoot, "presences")}
+func New(registryRoot string) *Store {
+	return &Store{dir: filepath.Join(registryRoot, "presences")}
 }
 
 // Dir is the presences folder the store reads and writes.
-func (s *DirStore) Dir() string { return s.dir }
+func (s *Store) Dir() string { return s.dir }
 
 // Init creates the presences folder (and the registry root) when missing.
-func (s *DirStore) Init() error {
+func (s *Store) Init() error {
 	if err := os.MkdirAll(s.dir, 0o755); err != nil {
-		return Errorf(EUNAVAILABLE, "create presences folder: %v", err)
+		return presence.Errorf(presence.EUNAVAILABLE, "create presences folder: %v", err)
 	}
 	return nil
 }
 
 // path is the file of one presence id. Ids are checked so a crafted id can
 // never name a file outside the folder.
-func (s *DirStore) path(id string) (string, error) {
-	if !ValidID(id) {
-		return "", Errorf(EINVALID, "presence id %q is not prs_ and 12 lowercase hex digits", id)
+func (s *Store) path(id string) (string, error) {
+	if !presence.ValidID(id) {
+		return "", presence.Errorf(presence.EINVALID, "presence id %q is not prs_ and 12 lowercase hex digits", id)
 	}
 	return filepath.Join(s.dir, id+".json"), nil
 }
 
 // List reads every *.json file in the folder. Other names are ignored; files
-// that do not decode, lack a required field or exceed MaxRecordBytes are
+// that do not decode, lack a required field or exceed presence.MaxRecordBytes are
 // skipped and counted. A folder that cannot be read is an EUNAVAILABLE error.
-func (s *DirStore) List(ctx context.Context) (Listing, error) {
+func (s *Store) List(ctx context.Context) (presence.Listing, error) {
 	slots, err := s.scan(ctx)
 	if err != nil {
-		return Listing{}, err
+		return presence.Listing{}, err
 	}
-	l := Listing{Records: make([]Record, 0, len(slots))}
+	l := presence.Listing{Records: make([]presence.Record, 0, len(slots))}
 	for _, sl := range slots {
 		if sl.err == nil {
 			l.Records = append(l.Records, sl.rec)
@@ -129,7 +126,7 @@ func (s *DirStore) List(ctx context.Context) (Listing, error) {
 type slot struct {
 	name string
 	key  fileKey
-	rec  Record
+	rec  presence.Record
 	err  error
 	read bool // not in the decode cache: read and decode it
 }
@@ -137,7 +134,7 @@ type slot struct {
 // scan stats every record file, decodes those the cache does not hold in
 // their current version, and returns them all (files deleted mid-scan
 // left out).
-func (s *DirStore) scan(ctx context.Context) ([]slot, error) {
+func (s *Store) scan(ctx context.Context) ([]slot, error) {
 	s.readMu.Lock()
 	defer s.readMu.Unlock()
 	entries, err := os.ReadDir(s.dir)
@@ -145,7 +142,7 @@ func (s *DirStore) scan(ctx context.Context) ([]slot, error) {
 		s.mu.Lock()
 		s.complete = false
 		s.mu.Unlock()
-		return nil, Errorf(EUNAVAILABLE, "read presences folder: %v", err)
+		return nil, presence.Errorf(presence.EUNAVAILABLE, "read presences folder: %v", err)
 	}
 	slots := make([]slot, 0, len(entries))
 	s.mu.Lock()
@@ -221,18 +218,18 @@ func (s *DirStore) scan(ctx context.Context) ([]slot, error) {
 // gives it), whatever file it is in. A file whose version (inode, size,
 // time) is known is not read again. Names that cannot hold a record are
 // ignored. A file that does not decode is left as it was on the first
-// look at its version (Delta.Unsettled) and counted skipped on the next.
+// look at its version (presence.Delta.Unsettled) and counted skipped on the next.
 // It fails, and the caller lists instead, before the first scan, when a
 // file cannot be examined, and when the folder is gone: a missing file is
 // a leave only while the folder is there.
-func (s *DirStore) Reread(ctx context.Context, names []string) (Delta, error) {
+func (s *Store) Reread(ctx context.Context, names []string) (presence.Delta, error) {
 	s.readMu.Lock()
 	defer s.readMu.Unlock()
 	s.mu.Lock()
 	complete := s.complete
 	s.mu.Unlock()
 	if !complete {
-		return Delta{}, Errorf(EUNAVAILABLE, "reread presences folder: not listed yet")
+		return presence.Delta{}, presence.Errorf(presence.EUNAVAILABLE, "reread presences folder: not listed yet")
 	}
 	type reread struct {
 		name string
@@ -243,7 +240,7 @@ func (s *DirStore) Reread(ctx context.Context, names []string) (Delta, error) {
 	missing := false
 	for _, name := range names {
 		if err := ctx.Err(); err != nil {
-			return Delta{}, err
+			return presence.Delta{}, err
 		}
 		if !isRecordName(name) || baseName(name) != name {
 			continue
@@ -255,7 +252,7 @@ func (s *DirStore) Reread(ctx context.Context, names []string) (Delta, error) {
 			rs, missing = append(rs, reread{name: name, gone: true}), true
 			continue
 		case err != nil:
-			return Delta{}, Errorf(EUNAVAILABLE, "reread %s: %v", name, err)
+			return presence.Delta{}, presence.Errorf(presence.EUNAVAILABLE, "reread %s: %v", name, err)
 		case info.IsDir(): // never a record: a scan passes it by
 			rs = append(rs, reread{name: name, gone: true})
 			continue
@@ -276,13 +273,13 @@ func (s *DirStore) Reread(ctx context.Context, names []string) (Delta, error) {
 	}
 	if missing {
 		if _, err := os.Stat(s.dir); err != nil {
-			return Delta{}, Errorf(EUNAVAILABLE, "read presences folder: %v", err)
+			return presence.Delta{}, presence.Errorf(presence.EUNAVAILABLE, "read presences folder: %v", err)
 		}
 	}
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	d := Delta{Touched: make(map[string]*Record, len(rs))}
+	d := presence.Delta{Touched: make(map[string]*presence.Record, len(rs))}
 	for _, r := range rs {
 		if !r.gone && r.d.err != nil {
 			if known, ok := s.decoded[r.name]; !ok || known.key != r.d.key {
@@ -301,7 +298,7 @@ func (s *DirStore) Reread(ctx context.Context, names []string) (Delta, error) {
 		// caller may have taken the change from the memory already, and
 		// the reread must still answer for the presence the file is
 		// named for (a file named otherwise waits for the next listing).
-		if id := strings.TrimSuffix(r.name, ".json"); ValidID(id) {
+		if id := strings.TrimSuffix(r.name, ".json"); presence.ValidID(id) {
 			d.Touched[id] = nil
 		}
 		if old, ok := s.decoded[r.name]; ok && old.err == nil {
@@ -342,52 +339,52 @@ func isRecordName(name string) bool {
 	return strings.HasSuffix(name, ".json") && !strings.HasPrefix(name, tempPrefix) && !strings.HasPrefix(name, ".")
 }
 
-func (s *DirStore) readFile(path string) (Record, error) {
+func (s *Store) readFile(path string) (presence.Record, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return Record{}, err
+		return presence.Record{}, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxRecordBytes+1))
+	data, err := io.ReadAll(io.LimitReader(f, presence.MaxRecordBytes+1))
 	if err != nil {
-		return Record{}, fmt.Errorf("read %s: %w", path, err)
+		return presence.Record{}, fmt.Errorf("read %s: %w", path, err)
 	}
-	if len(data) > MaxRecordBytes {
-		return Record{}, Errorf(ETOOLARGE, "%s is over %d bytes", path, MaxRecordBytes)
+	if len(data) > presence.MaxRecordBytes {
+		return presence.Record{}, presence.Errorf(presence.ETOOLARGE, "%s is over %d bytes", path, presence.MaxRecordBytes)
 	}
-	return DecodeRecord(data)
+	return presence.DecodeRecord(data)
 }
 
 // Get reads one record by id.
-func (s *DirStore) Get(ctx context.Context, id string) (Record, error) {
+func (s *Store) Get(ctx context.Context, id string) (presence.Record, error) {
 	p, err := s.path(id)
 	if err != nil {
-		return Record{}, err
+		return presence.Record{}, err
 	}
 	r, err := s.readFile(p)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return Record{}, Errorf(ENOTFOUND, "no presence %s", id)
+		return presence.Record{}, presence.Errorf(presence.ENOTFOUND, "no presence %s", id)
 	case err != nil:
-		return Record{}, Errorf(EUNAVAILABLE, "read presence %s: %v", id, err)
+		return presence.Record{}, presence.Errorf(presence.EUNAVAILABLE, "read presence %s: %v", id, err)
 	}
 	return r, nil
 }
 
 // Upsert writes the record atomically: encode, write a temp file in the same
 // folder, sync, rename over the record's file.
-func (s *DirStore) Upsert(ctx context.Context, r Record) error {
+func (s *Store) Upsert(ctx context.Context, r presence.Record) error {
 	p, err := s.path(r.PresenceID)
 	if err != nil {
 		return err
 	}
-	data, err := EncodeRecord(r)
+	data, err := presence.EncodeRecord(r)
 	if err != nil {
 		return err
 	}
 	tmp, err := os.CreateTemp(s.dir, tempPrefix+r.PresenceID+"-*")
 	if err != nil {
-		return Errorf(EUNAVAILABLE, "write presence %s: %v", r.PresenceID, err)
+		return presence.Errorf(presence.EUNAVAILABLE, "write presence %s: %v", r.PresenceID, err)
 	}
 	done := false
 	defer func() {
@@ -397,22 +394,22 @@ func (s *DirStore) Upsert(ctx context.Context, r Record) error {
 		}
 	}()
 	if _, err := tmp.Write(data); err != nil {
-		return Errorf(EUNAVAILABLE, "write presence %s: %v", r.PresenceID, err)
+		return presence.Errorf(presence.EUNAVAILABLE, "write presence %s: %v", r.PresenceID, err)
 	}
 	if err := tmp.Chmod(0o644); err != nil {
-		return Errorf(EUNAVAILABLE, "write presence %s: %v", r.PresenceID, err)
+		return presence.Errorf(presence.EUNAVAILABLE, "write presence %s: %v", r.PresenceID, err)
 	}
 	// The temp file's inode, size and time are the record file's after
 	// the rename: remembered, the rescan that the write's own watch event
 	// triggers finds the file known and does not read it back.
 	info, statErr := tmp.Stat()
 	if err := tmp.Close(); err != nil {
-		return Errorf(EUNAVAILABLE, "write presence %s: %v", r.PresenceID, err)
+		return presence.Errorf(presence.EUNAVAILABLE, "write presence %s: %v", r.PresenceID, err)
 	}
 	if err := os.Rename(tmp.Name(), p); err != nil {
 		os.Remove(tmp.Name())
 		done = true
-		return Errorf(EUNAVAILABLE, "write presence %s: %v", r.PresenceID, err)
+		return presence.Errorf(presence.EUNAVAILABLE, "write presence %s: %v", r.PresenceID, err)
 	}
 	done = true
 	if statErr == nil {
@@ -422,7 +419,7 @@ func (s *DirStore) Upsert(ctx context.Context, r Record) error {
 }
 
 // remember records what a file now holds, as if a scan had decoded it.
-func (s *DirStore) remember(name string, d decodedFile) {
+func (s *Store) remember(name string, d decodedFile) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.decoded == nil {
@@ -432,7 +429,7 @@ func (s *DirStore) remember(name string, d decodedFile) {
 }
 
 // Delete removes one record file.
-func (s *DirStore) Delete(ctx context.Context, id string) error {
+func (s *Store) Delete(ctx context.Context, id string) error {
 	p, err := s.path(id)
 	if err != nil {
 		return err
@@ -445,9 +442,9 @@ func (s *DirStore) Delete(ctx context.Context, id string) error {
 	}
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return Errorf(ENOTFOUND, "no presence %s", id)
+		return presence.Errorf(presence.ENOTFOUND, "no presence %s", id)
 	case err != nil:
-		return Errorf(EUNAVAILABLE, "delete presence %s: %v", id, err)
+		return presence.Errorf(presence.EUNAVAILABLE, "delete presence %s: %v", id, err)
 	}
 	return nil
 }
@@ -459,11 +456,11 @@ const staleTempAge = time.Minute
 // Reclaim removes stale records and leftover temp files, as the Hall does at
 // boot after an owner restart. Files that do not decode are left alone: they
 // may belong to another writer, and they are skipped at read anyway.
-func (s *DirStore) Reclaim(ctx context.Context, nowMs int64) (ReclaimReport, error) {
-	var rep ReclaimReport
+func (s *Store) Reclaim(ctx context.Context, nowMs int64) (presence.ReclaimReport, error) {
+	var rep presence.ReclaimReport
 	entries, err := os.ReadDir(s.dir)
 	if err != nil {
-		return rep, Errorf(EUNAVAILABLE, "read presences folder: %v", err)
+		return rep, presence.Errorf(presence.EUNAVAILABLE, "read presences folder: %v", err)
 	}
 	now := time.UnixMilli(nowMs)
 	for _, e := range entries {

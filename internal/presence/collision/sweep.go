@@ -1,4 +1,4 @@
-package presence
+package collision
 
 import (
 	"cmp"
@@ -12,13 +12,13 @@ import (
 // sweep finds the colliding pairs of a roster without comparing every
 // pair: brain by brain, it sorts the caller_roots, worktrees and
 // working-set paths and pairs the records that share one (see candidates),
-// then puts the pairs in CollisionsIn's order with a counting sort (see
+// then puts the pairs in In's order with a counting sort (see
 // distinct). Its cost grows with the records, their entries and the pairs
 // found: a brain's sort costs that brain's n·log n, and no work ever spans
 // two brains.
 //
 // A record is known by its rank: its place in the order brain, then
-// presence_id, then position in live. A pair (a, b) with a < b then has A's
+// id, then index in the roster. A pair (a, b) with a < b then has A's
 // side first, and pairs ordered by rank are in the output's order.
 //
 // Allocation is most of the cost of a sweep left to itself (the GC runs
@@ -27,7 +27,7 @@ import (
 // strings, so no sort moves a pointer under a running GC.
 type sweep struct {
 	headers []header   // of the records in scope, brain by brain (see scope)
-	recs    []int32    // by rank: index into live
+	recs    []int32    // by rank: index into the roster
 	slot    []int32    // by rank: index into headers
 	brain   []int32    // by rank: the brain's place among the sorted brains
 	first   []int32    // by rank: the first rank with the same presence_id
@@ -44,12 +44,13 @@ type sweep struct {
 	paths, sortKeys arena // where ws and keys are cut from
 
 	// Scratch.
-	brainIDs                           map[string]int32
-	brainNames                         []string
-	inScope, inBrain, order, place, at []int32
-	partners, seen                     []int32
-	key                                []byte
-	hs, open                           []headed
+	brainIDs                  map[string]int32
+	brainNames                []string
+	scoped                    []header // of the records in scope, in roster order
+	inBrain, order, place, at []int32
+	partners, seen            []int32
+	key                       []byte
+	hs, open                  []headed
 }
 
 var sweeps = sync.Pool{New: func() any { return &sweep{brainIDs: map[string]int32{}} }}
@@ -67,6 +68,7 @@ func resize[T any](s []T, n int) []T {
 // to the pool.
 func (sw *sweep) release() {
 	clear(sw.headers)
+	clear(sw.scoped)
 	clear(sw.views)
 	clear(sw.ws)
 	clear(sw.keys)
@@ -80,7 +82,7 @@ func (sw *sweep) release() {
 type header struct {
 	id, callerRoot, worktree, base string
 	ws                             []string
-	live                           int32 // the record's index in live
+	live                           int32 // the record's index in the roster
 }
 
 // id returns the presence_id of rank r.
@@ -95,11 +97,11 @@ func (sw *sweep) brainName(r int32) string { return sw.brainNames[sw.order[sw.br
 // records sorted by id, resolved, swept and their pairs ordered, while
 // they are still in cache. (A roster of thousands does not fit; walking it
 // once a step made the cost grow faster than the roster.)
-func (sw *sweep) run(brain string, live []Record) {
-	sw.scope(brain, live)
+func (sw *sweep) run(brain string, n int, party func(i int) Party) {
+	sw.scope(brain, n, party)
 	sw.pairs, sw.places = sw.pairs[:0], 0
-	n := len(sw.recs)
-	sw.first, sw.views, sw.keyAt = resize(sw.first, n), resize(sw.views, n), resize(sw.keyAt, n+1)
+	m := len(sw.recs)
+	sw.first, sw.views, sw.keyAt = resize(sw.first, m), resize(sw.views, m), resize(sw.keyAt, m+1)
 	sw.keyAt[0] = 0
 	start := int32(0)
 	for p, end := range sw.ends {
@@ -111,14 +113,14 @@ func (sw *sweep) run(brain string, live []Record) {
 	}
 }
 
-// scope finds the mutating records on brain ("" for all) and orders them
-// by brain: sw.recs holds them brain by brain, in live order within one.
-func (sw *sweep) scope(brain string, live []Record) {
-	sw.inScope, sw.inBrain, sw.brainNames = sw.inScope[:0], sw.inBrain[:0], sw.brainNames[:0]
+// scope finds the mutating parties on brain ("" for all) and orders them
+// by brain: sw.recs holds them brain by brain, in roster order within one.
+func (sw *sweep) scope(brain string, size int, party func(i int) Party) {
+	sw.scoped, sw.inBrain, sw.brainNames = sw.scoped[:0], sw.inBrain[:0], sw.brainNames[:0]
 	last, lastID, entries := "", int32(-1), 0
-	for i := range live {
-		r := &live[i]
-		if (brain != "" && r.Brain != brain) || !r.Mutating() {
+	for i := 0; i < size; i++ {
+		r := party(i)
+		if (brain != "" && r.Brain != brain) || !r.Mutating {
 			continue
 		}
 		if r.Brain != last || lastID < 0 {
@@ -130,17 +132,18 @@ func (sw *sweep) scope(brain string, live []Record) {
 			}
 			last, lastID = r.Brain, id
 		}
-		sw.inScope, sw.inBrain = append(sw.inScope, int32(i)), append(sw.inBrain, lastID)
+		sw.scoped = append(sw.scoped, header{r.ID, r.CallerRoot, r.Worktree, r.Base, r.WorkingSet, int32(i)})
+		sw.inBrain = append(sw.inBrain, lastID)
 		entries += len(r.WorkingSet)
 	}
 	sw.ws, sw.keys = slices.Grow(sw.ws[:0], entries), slices.Grow(sw.keys[:0], entries)
-	n, nb := len(sw.inScope), len(sw.brainNames)
+	n, nb := len(sw.scoped), len(sw.brainNames)
 	sw.recs, sw.ends = sw.recs[:0], sw.ends[:0]
 	if n == 0 {
 		return
 	}
 
-	// Brains in order, then a counting sort by brain, which keeps live
+	// Brains in order, then a counting sort by brain, which keeps roster
 	// order within each.
 	sw.order = resize(sw.order, nb)
 	for k := range sw.order {
@@ -161,16 +164,15 @@ func (sw *sweep) scope(brain string, live []Record) {
 		sw.ends[p] += sw.ends[p-1]
 		sw.at[p] = sw.ends[p-1]
 	}
-	// Each record's headers are read here, walking live in order, and
-	// laid out brain by brain: the passes over one brain then read them
+	// Each record's headers, read in roster order, are laid out brain by
+	// brain: the passes over one brain then read them
 	// side by side, not one record in every few dozen of a roster too
 	// large for the cache.
 	sw.recs, sw.brain = resize(sw.recs, n), resize(sw.brain, n)
 	sw.slot, sw.headers = resize(sw.slot, n), resize(sw.headers, n)
-	for k, i := range sw.inScope {
+	for k := range sw.scoped {
 		p := sw.place[sw.inBrain[k]]
-		r := &live[i]
-		sw.headers[sw.at[p]] = header{r.PresenceID, r.CallerRoot, r.Worktree, r.resolveBase(), r.WorkingSet, i}
+		sw.headers[sw.at[p]] = sw.scoped[k]
 		sw.brain[sw.at[p]] = p
 		sw.at[p]++
 	}
@@ -186,7 +188,7 @@ func (sw *sweep) rank(p, start, end int32) {
 	for s := start; s < end; s++ {
 		hs = append(hs, headed{h: s})
 	}
-	// Ties on id go by h, the slot, which is in live order.
+	// Ties on id go by h, the slot, which is in roster order.
 	sortHeaded(hs, func(s int32) string { return sw.headers[s].id })
 	for k, x := range hs {
 		sw.slot[start+int32(k)], sw.recs[start+int32(k)] = x.h, sw.headers[x.h].live
@@ -212,7 +214,7 @@ func (sw *sweep) rank(p, start, end int32) {
 // their working sets: each path with its separators made zero bytes, so
 // that a path's descendants sort right after it. The resolved paths, and
 // the keys, are cut from arenas, not allocated one by one. A resolved entry
-// is what Record.resolveEntry returns: for the Unix paths the Hall deals
+// is what ResolveWorkingSet returns: for the Unix paths the Hall deals
 // in, filepath.Join of base and entry is Clean(base + separator + entry).
 // TestCollisionsInEqualsBruteForce holds the two to the same answers.
 func (sw *sweep) resolve(start, end int32) {
@@ -517,7 +519,7 @@ func (s *headSorter) quick(hs []headed, depth int) {
 // keyCovers reports whether anc equals p or is its ancestor, in the
 // separator-as-zero-byte form the sweep sorts by. A path holding a zero
 // byte of its own may be taken for an ancestor it is not: that only adds a
-// candidate, which collide then refuses.
+// candidate, which between then refuses.
 func keyCovers(anc, p string) bool {
 	if anc == p {
 		return true
@@ -529,7 +531,7 @@ func keyCovers(anc, p string) bool {
 }
 
 // distinct appends to sw.pairs the distinct candidate pairs of ranks
-// start to end (one brain) in CollisionsIn's order: a counting sort on A's
+// start to end (one brain) in In's order: a counting sort on A's
 // rank, then each A's partners deduplicated and sorted.
 func (sw *sweep) distinct(start, end int32) {
 	n := int(end - start)

@@ -1,4 +1,4 @@
-package presence
+package dirstore
 
 import (
 	"context"
@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/hall-dev/hall/internal/presence"
 )
 
 // dirNames lists the folder's entry names, sorted.
@@ -34,10 +36,10 @@ func TestDirStoreRoundtrip(t *testing.T) {
 	ctx := context.Background()
 	s := mustOpenDirStore(t)
 	a := specRecord()
-	a.PresenceID = ID(a.AgentID, a.Brain)
+	a.PresenceID = presence.ID(a.AgentID, a.Brain)
 	b := newRec("codex-1", brain, withWS("src"), withIntent("fix"))
 
-	for _, r := range []Record{a, b} {
+	for _, r := range []presence.Record{a, b} {
 		if err := s.Upsert(ctx, r); err != nil {
 			t.Fatalf("Upsert(%s): %v", r.PresenceID, err)
 		}
@@ -72,7 +74,7 @@ func TestDirStoreRoundtrip(t *testing.T) {
 	if l.Skipped != 0 {
 		t.Errorf("Skipped: got %d, want 0", l.Skipped)
 	}
-	byID := map[string]Record{}
+	byID := map[string]presence.Record{}
 	for _, r := range l.Records {
 		byID[r.PresenceID] = r
 	}
@@ -89,14 +91,14 @@ func TestDirStoreRoundtrip(t *testing.T) {
 	if err := s.Delete(ctx, a.PresenceID); err != nil {
 		t.Fatalf("Delete: %v", err)
 	}
-	if _, err := s.Get(ctx, a.PresenceID); ErrorCode(err) != ENOTFOUND {
-		t.Errorf("Get after Delete: got %v, want code %q", err, ENOTFOUND)
+	if _, err := s.Get(ctx, a.PresenceID); presence.ErrorCode(err) != presence.ENOTFOUND {
+		t.Errorf("Get after Delete: got %v, want code %q", err, presence.ENOTFOUND)
 	}
-	if err := s.Delete(ctx, a.PresenceID); ErrorCode(err) != ENOTFOUND {
-		t.Errorf("Delete again: got %v, want code %q", err, ENOTFOUND)
+	if err := s.Delete(ctx, a.PresenceID); presence.ErrorCode(err) != presence.ENOTFOUND {
+		t.Errorf("Delete again: got %v, want code %q", err, presence.ENOTFOUND)
 	}
-	if err := s.Delete(ctx, "prs_000000000000"); ErrorCode(err) != ENOTFOUND {
-		t.Errorf("Delete unknown: got %v, want code %q", err, ENOTFOUND)
+	if err := s.Delete(ctx, "prs_000000000000"); presence.ErrorCode(err) != presence.ENOTFOUND {
+		t.Errorf("Delete unknown: got %v, want code %q", err, presence.ENOTFOUND)
 	}
 	if got, want := dirNames(t, s.Dir()), []string{b.PresenceID + ".json"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("folder after Delete: got %v, want %v", got, want)
@@ -113,23 +115,23 @@ func sameSet(a, b []string) bool {
 func TestDirStoreRejectsCraftedIDs(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
-	s := NewDirStore(root)
+	s := New(root)
 	if err := s.Init(); err != nil {
 		t.Fatalf("Init: %v", err)
 	}
 	// A file a traversal would reach if the id named a path.
 	victim := writeRecordFile(t, root, "x.json", []byte(specExample))
 	for _, id := range []string{"../x", "../presences/../x", "/etc/passwd", "prs_CC073E458413", "", "prs_cc073e45841/"} {
-		if _, err := s.Get(ctx, id); ErrorCode(err) != EINVALID {
-			t.Errorf("Get(%q): got %v, want code %q", id, err, EINVALID)
+		if _, err := s.Get(ctx, id); presence.ErrorCode(err) != presence.EINVALID {
+			t.Errorf("Get(%q): got %v, want code %q", id, err, presence.EINVALID)
 		}
-		if err := s.Delete(ctx, id); ErrorCode(err) != EINVALID {
-			t.Errorf("Delete(%q): got %v, want code %q", id, err, EINVALID)
+		if err := s.Delete(ctx, id); presence.ErrorCode(err) != presence.EINVALID {
+			t.Errorf("Delete(%q): got %v, want code %q", id, err, presence.EINVALID)
 		}
 		r := specRecord()
 		r.PresenceID = id
-		if err := s.Upsert(ctx, r); ErrorCode(err) != EINVALID {
-			t.Errorf("Upsert(%q): got %v, want code %q", id, err, EINVALID)
+		if err := s.Upsert(ctx, r); presence.ErrorCode(err) != presence.EINVALID {
+			t.Errorf("Upsert(%q): got %v, want code %q", id, err, presence.EINVALID)
 		}
 	}
 	if _, err := os.Stat(victim); err != nil {
@@ -148,23 +150,23 @@ func TestDirStoreListReadsForeignAndSkipsBroken(t *testing.T) {
 	s := mustOpenDirStore(t)
 	dir := s.Dir()
 
-	want := map[string]Record{}
-	foreign := func(name string, r Record, data string) {
+	want := map[string]presence.Record{}
+	foreign := func(name string, r presence.Record, data string) {
 		writeRecordFile(t, dir, name, []byte(data))
 		want[r.PresenceID] = r
 	}
 	// Pretty, the spec's own example, under a name that is not its id.
 	foreign("prs_3fa94c0e11d2.json", specRecord(), specExample)
 	// Compact, reversed field order, unknown fields at every level.
-	r2 := Record{Schema: Schema, PresenceID: "prs_aaaaaaaaaaaa", AgentID: "m1nd-runtime", Brain: "/srv/brain",
-		WorkingSet: []string{"a"}, Mutation: Mutation{ObservedAtMs: 7}, LastBeatMs: 99, QueryCount: 3}
+	r2 := presence.Record{Schema: presence.Schema, PresenceID: "prs_aaaaaaaaaaaa", AgentID: "m1nd-runtime", Brain: "/srv/brain",
+		WorkingSet: []string{"a"}, Mutation: presence.Mutation{ObservedAtMs: 7}, LastBeatMs: 99, QueryCount: 3}
 	foreign("prs_aaaaaaaaaaaa.json", r2, `{"query_count":3,"last_beat_ms":99,"mutation":{"observed_at_ms":7,"level":"observed"},`+
 		`"working_set":["a"],"brain":"/srv/brain","agent_id":"m1nd-runtime","presence_id":"prs_aaaaaaaaaaaa","runtime":{"pid":1},"tags":["x"]}`)
 	// Null mutation, tabs and CRLF, no schema.
-	r3 := Record{Schema: Schema, PresenceID: "prs_bbbbbbbbbbbb", AgentID: "script", Brain: "/srv/brain", LastBeatMs: 5}
+	r3 := presence.Record{Schema: presence.Schema, PresenceID: "prs_bbbbbbbbbbbb", AgentID: "script", Brain: "/srv/brain", LastBeatMs: 5}
 	foreign("prs_bbbbbbbbbbbb.json", r3, "{\r\n\t\"presence_id\": \"prs_bbbbbbbbbbbb\",\r\n\t\"agent_id\": \"script\",\r\n\t\"brain\": \"/srv/brain\",\r\n\t\"mutation\": null,\r\n\t\"last_beat_ms\": 5\r\n}\r\n")
 	// A record named freely by its writer is still a record.
-	r4 := Record{Schema: Schema, PresenceID: "prs_cccccccccccc", AgentID: "cursor", Brain: "/srv/brain", LastBeatMs: 6}
+	r4 := presence.Record{Schema: presence.Schema, PresenceID: "prs_cccccccccccc", AgentID: "cursor", Brain: "/srv/brain", LastBeatMs: 6}
 	foreign("cursor-session.json", r4, `{"presence_id":"prs_cccccccccccc","agent_id":"cursor","brain":"/srv/brain","last_beat_ms":6}`)
 
 	// Names that are not records: ignored, not counted, even with valid content.
@@ -189,7 +191,7 @@ func TestDirStoreListReadsForeignAndSkipsBroken(t *testing.T) {
 		"empty-brain.json":    `{"presence_id":"prs_eeeeeeeeeeee","agent_id":"a","brain":"","last_beat_ms":1}`,
 		// Valid JSON, but over MaxRecordBytes: skipped unread.
 		"huge.json": `{"presence_id":"prs_ffffffffffff","agent_id":"a","brain":"/b","last_beat_ms":1,"pad":"` +
-			strings.Repeat("x", MaxRecordBytes) + `"}`,
+			strings.Repeat("x", presence.MaxRecordBytes) + `"}`,
 	}
 	for name, data := range broken {
 		writeRecordFile(t, dir, name, []byte(data))
@@ -199,7 +201,7 @@ func TestDirStoreListReadsForeignAndSkipsBroken(t *testing.T) {
 	if err != nil {
 		t.Fatalf("List: %v", err)
 	}
-	got := map[string]Record{}
+	got := map[string]presence.Record{}
 	for _, r := range l.Records {
 		got[r.PresenceID] = r
 	}
@@ -216,15 +218,15 @@ func TestDirStoreListReadsForeignAndSkipsBroken(t *testing.T) {
 		t.Errorf("Get(foreign): got %#v, %v, want %#v", r, err, r2)
 	}
 	writeRecordFile(t, dir, "prs_eeeeeeeeeeee.json", []byte("{broken"))
-	if _, err := s.Get(ctx, "prs_eeeeeeeeeeee"); ErrorCode(err) != EUNAVAILABLE {
-		t.Errorf("Get(broken): got %v, want code %q", err, EUNAVAILABLE)
+	if _, err := s.Get(ctx, "prs_eeeeeeeeeeee"); presence.ErrorCode(err) != presence.EUNAVAILABLE {
+		t.Errorf("Get(broken): got %v, want code %q", err, presence.EUNAVAILABLE)
 	}
 }
 
 func TestDirStoreListMissingFolder(t *testing.T) {
-	s := NewDirStore(filepath.Join(t.TempDir(), "nope"))
-	if _, err := s.List(context.Background()); ErrorCode(err) != EUNAVAILABLE {
-		t.Errorf("List without Init: got %v, want code %q", err, EUNAVAILABLE)
+	s := New(filepath.Join(t.TempDir(), "nope"))
+	if _, err := s.List(context.Background()); presence.ErrorCode(err) != presence.EUNAVAILABLE {
+		t.Errorf("List without Init: got %v, want code %q", err, presence.EUNAVAILABLE)
 	}
 	if err := s.Init(); err != nil {
 		t.Fatalf("Init: %v", err)
@@ -249,7 +251,7 @@ func TestDirStoreReclaim(t *testing.T) {
 	boundary := newRec("boundary", brain, withLastBeat(nowMs-300), withTTL(300)) // exactly at ttl: live
 	stale := newRec("stale", brain, withLastBeat(nowMs-120001))                  // default ttl passed by 1 ms
 	staleShort := newRec("short", brain, withLastBeat(nowMs-301), withTTL(300))
-	for _, r := range []Record{live, boundary, stale, staleShort} {
+	for _, r := range []presence.Record{live, boundary, stale, staleShort} {
 		if err := s.Upsert(ctx, r); err != nil {
 			t.Fatalf("Upsert: %v", err)
 		}
@@ -276,7 +278,7 @@ func TestDirStoreReclaim(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Reclaim: %v", err)
 	}
-	if got, want := rep, (ReclaimReport{StaleRecords: 3, TempFiles: 1}); got != want {
+	if got, want := rep, (presence.ReclaimReport{StaleRecords: 3, TempFiles: 1}); got != want {
 		t.Errorf("Reclaim report: got %+v, want %+v", got, want)
 	}
 	wantNames := []string{live.PresenceID + ".json", boundary.PresenceID + ".json", "junk.json", "notes.txt", filepath.Base(freshTemp)}
@@ -284,7 +286,7 @@ func TestDirStoreReclaim(t *testing.T) {
 		t.Errorf("folder after Reclaim: got %v, want %v", got, wantNames)
 	}
 	// A second reclaim finds nothing more.
-	if rep, err := s.Reclaim(ctx, nowMs); err != nil || rep != (ReclaimReport{}) {
+	if rep, err := s.Reclaim(ctx, nowMs); err != nil || rep != (presence.ReclaimReport{}) {
 		t.Errorf("second Reclaim: got %+v, %v, want nothing reclaimed", rep, err)
 	}
 }
@@ -301,26 +303,26 @@ func TestDirStoreConcurrentReadersNeverSeePartialFiles(t *testing.T) {
 	)
 	// A record near the field limits: about 64 KiB of working set, so a
 	// torn write would be visible to any reader that caught it.
-	big := func(w, i int) Record {
+	big := func(w, i int) presence.Record {
 		agent := fmt.Sprintf("writer-%d", w)
 		r := newRec(agent, brain)
-		r.Theme = "iter " + strconv.Itoa(i) + " " + strings.Repeat("t", MaxThemeLen-20)
-		n := i%MaxWorkingSetLen + 1
+		r.Theme = "iter " + strconv.Itoa(i) + " " + strings.Repeat("t", presence.MaxThemeLen-20)
+		n := i%presence.MaxWorkingSetLen + 1
 		r.WorkingSet = make([]string, n)
 		for k := range r.WorkingSet {
-			r.WorkingSet[k] = fmt.Sprintf("/%04d/", k) + strings.Repeat("p", MaxPathLen-7)
+			r.WorkingSet[k] = fmt.Sprintf("/%04d/", k) + strings.Repeat("p", presence.MaxPathLen-7)
 		}
 		r.QueryCount = int64(i)
-		r.CallerRoot = "/" + strings.Repeat("c", MaxPathLen-1)
-		r.Mutation.DeclaredIntent = strings.Repeat("d", MaxThemeLen)
+		r.CallerRoot = "/" + strings.Repeat("c", presence.MaxPathLen-1)
+		r.Mutation.DeclaredIntent = strings.Repeat("d", presence.MaxThemeLen)
 		return r
 	}
-	check := func(r Record) error {
+	check := func(r presence.Record) error {
 		var i int
 		if _, err := fmt.Sscanf(r.Theme, "iter %d", &i); err != nil {
 			return fmt.Errorf("theme %q: %v", r.Theme[:min(20, len(r.Theme))], err)
 		}
-		if got, want := len(r.WorkingSet), i%MaxWorkingSetLen+1; got != want {
+		if got, want := len(r.WorkingSet), i%presence.MaxWorkingSetLen+1; got != want {
 			return fmt.Errorf("iter %d: got %d working-set entries, want %d", i, got, want)
 		}
 		if got, want := r.QueryCount, int64(i); got != want {
@@ -334,7 +336,7 @@ func TestDirStoreConcurrentReadersNeverSeePartialFiles(t *testing.T) {
 			t.Fatalf("Upsert: %v", err)
 		}
 	}
-	if n, _ := json.Marshal(big(0, MaxWorkingSetLen-1)); len(n) < 64<<10 {
+	if n, _ := json.Marshal(big(0, presence.MaxWorkingSetLen-1)); len(n) < 64<<10 {
 		t.Fatalf("record size: got %d bytes, want at least 64 KiB", len(n))
 	}
 
@@ -389,7 +391,7 @@ func TestDirStoreConcurrentReadersNeverSeePartialFiles(t *testing.T) {
 						}
 					}
 				} else {
-					id := ID(fmt.Sprintf("writer-%d", myReads%writers), brain)
+					id := presence.ID(fmt.Sprintf("writer-%d", myReads%writers), brain)
 					r, err := s.Get(ctx, id)
 					if err != nil {
 						errs <- fmt.Errorf("Get(%s): %v", id, err)
@@ -418,7 +420,7 @@ func TestDirStoreConcurrentReadersNeverSeePartialFiles(t *testing.T) {
 		t.Errorf("folder after the run: got %v, want %d record files and no temp files", got, writers)
 	}
 	for w := 0; w < writers; w++ {
-		r := readStoredRecord(t, s, ID(fmt.Sprintf("writer-%d", w), brain))
+		r := readStoredRecord(t, s, presence.ID(fmt.Sprintf("writer-%d", w), brain))
 		if got, want := r.QueryCount, int64(iters); got != want {
 			t.Errorf("writer %d final query_count: got %d, want %d", w, got, want)
 		}

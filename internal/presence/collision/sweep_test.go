@@ -1,4 +1,4 @@
-package presence
+package collision
 
 import (
 	"cmp"
@@ -6,7 +6,6 @@ import (
 	"math/rand"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 )
 
@@ -73,38 +72,5 @@ func TestSortHeaded(t *testing.T) {
 				})
 			}
 		}
-	}
-}
-
-// Sweeps are pooled: callers at once, on rosters of every size, each get
-// the answer they would get alone.
-func TestCollisionsInConcurrent(t *testing.T) {
-	rng := rand.New(rand.NewSource(11))
-	rosters := [][]Record{benchRoster(300), denseRoster(120), nil}
-	for i := 0; i < 12; i++ {
-		rosters = append(rosters, randomRoster(rng, rng.Intn(60)))
-	}
-	want := make([][]string, len(rosters))
-	for i, live := range rosters {
-		want[i] = keys(CollisionsIn("", live))
-	}
-	var wg sync.WaitGroup
-	errs := make(chan string, 8*len(rosters))
-	for g := 0; g < 8; g++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for k := range rosters {
-				i := (k + g) % len(rosters)
-				if got := keys(CollisionsIn("", rosters[i])); !slices.Equal(got, want[i]) {
-					errs <- fmt.Sprintf("roster %d: got %d collisions, want %d", i, len(got), len(want[i]))
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for e := range errs {
-		t.Error(e)
 	}
 }

@@ -1,6 +1,8 @@
-package presence
+package collision
 
-import "testing"
+import (
+	"testing"
+)
 
 // cleanPath takes its shortcut only for paths Clean leaves alone, and
 // answers as Clean does for every other.

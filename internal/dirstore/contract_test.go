@@ -1,4 +1,4 @@
-package presence_test
+package dirstore_test
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/hall-dev/hall/internal/dirstore"
 	"github.com/hall-dev/hall/internal/presence"
 	"github.com/hall-dev/hall/internal/presence/storetest"
 )
@@ -14,7 +15,7 @@ import (
 // bucket (internal/natsstore) on the sidecar directory.
 func TestDirStoreContract(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) presence.Store {
-		s := presence.NewDirStore(t.TempDir())
+		s := dirstore.New(t.TempDir())
 		if err := s.Init(); err != nil {
 			t.Fatalf("Init: %v", err)
 		}
@@ -24,7 +25,7 @@ func TestDirStoreContract(t *testing.T) {
 
 // rawDirStore lets the contract place a broken file, as a foreign writer
 // of the folder would.
-type rawDirStore struct{ *presence.DirStore }
+type rawDirStore struct{ *dirstore.Store }
 
 func (s rawDirStore) WriteRaw(_ context.Context, id string, data []byte) error {
 	return os.WriteFile(filepath.Join(s.Dir(), id+".json"), data, 0o644)

@@ -1,0 +1,206 @@
+package collision
+
+import (
+	"path/filepath"
+	"slices"
+)
+
+// Clause names one reason two presences share a place.
+type Clause string
+
+// The clauses of the predicate's place condition.
+const (
+	CallerRoot Clause = "same_caller_root"
+	Worktree   Clause = "same_worktree"
+	WorkingSet Clause = "working_set_overlap"
+)
+
+// Party is what the predicate reads of one presence record.
+type Party struct {
+	ID, Brain            string
+	CallerRoot, Worktree string
+	// Base is what relative working-set entries resolve against: the
+	// worktree, else the caller_root, else the brain (the record says).
+	Base       string
+	WorkingSet []string // as declared: absolute or relative to Base
+	Mutating   bool     // the record carries a mutation signal
+}
+
+// Found is one collision: two mutating parties sharing a place on one
+// brain. A and B are the sides' indexes into the roster In was given (for
+// Between, 0 for its first party and 1 for its second); A is the side with
+// the smaller id, so one pair always reads the same way.
+type Found struct {
+	Brain   string
+	A, B    int
+	Clauses []Clause // in the order caller_root, worktree, working_set
+	Place   string   // the shared place a person should look at first
+	Paths   []string // overlapping working-set paths, absolute, sorted
+}
+
+// Between applies the predicate to one pair: same brain, AND (same
+// non-empty caller_root OR same non-empty worktree OR overlapping declared
+// working sets), AND both carry a mutation signal. Staleness is the
+// caller's concern: pass live records.
+func Between(a, b Party) (Found, bool) {
+	if a.ID == b.ID || a.Brain != b.Brain || !a.Mutating || !b.Mutating {
+		return Found{}, false
+	}
+	va, vb := viewOf(&a), viewOf(&b)
+	var cl collider
+	if a.ID > b.ID {
+		return cl.between(a.Brain, 1, 0, &vb, &va)
+	}
+	return cl.between(a.Brain, 0, 1, &va, &vb)
+}
+
+// ResolveWorkingSet returns a working set as absolute, cleaned paths,
+// relative entries resolved against base, empty entries dropped.
+func ResolveWorkingSet(base string, ws []string) []string {
+	out := make([]string, 0, len(ws))
+	for _, e := range ws {
+		switch {
+		case e == "":
+		case filepath.IsAbs(e):
+			out = append(out, filepath.Clean(e))
+		default:
+			out = append(out, filepath.Join(base, e))
+		}
+	}
+	return out
+}
+
+// view is what the place condition compares of one party, computed once
+// per party rather than once per pair: caller_root and worktree cleaned
+// ("" when unset, so an unset one never matches) and the working set
+// resolved to absolute, cleaned paths.
+type view struct {
+	callerRoot, worktree string
+	ws                   []string
+	// A sweep numbers the distinct caller_roots and worktrees it finds
+	// (from 1), so that a pair compares two numbers rather than two
+	// paths; 0 when not numbered.
+	rootID, treeID int32
+}
+
+// samePlace reports whether two views' places (caller_roots, or worktrees)
+// are the same non-empty path, by their numbers when both have one.
+func samePlace(a, b string, aID, bID int32) bool {
+	if a == "" {
+		return false
+	}
+	if aID != 0 && bID != 0 {
+		return aID == bID
+	}
+	return a == b
+}
+
+func viewOf(p *Party) view {
+	return view{callerRoot: cleanOrEmpty(p.CallerRoot), worktree: cleanOrEmpty(p.Worktree), ws: ResolveWorkingSet(p.Base, p.WorkingSet)}
+}
+
+// collider cuts the Clauses and Paths of many collisions from shared
+// arrays, so a sweep allocates per batch rather than per collision. Each
+// slice handed out is capped at its length: appending to one never writes
+// into another.
+type collider struct {
+	clauses []Clause
+	paths   []string
+}
+
+// between applies the place condition to two distinct, mutating parties
+// on brain, already ordered (a's id the smaller), given their views: it
+// reads the views only, not the records, which a sweep over a large
+// roster no longer has in cache.
+func (cl *collider) between(brain string, a, b int, va, vb *view) (Found, bool) {
+	start := len(cl.paths)
+	for _, pa := range va.ws {
+		for _, pb := range vb.ws {
+			if p, ok := overlapCleaned(pa, pb); ok {
+				cl.paths = append(cl.paths, p)
+			}
+		}
+	}
+	var paths []string
+	if len(cl.paths) > start {
+		paths = cl.paths[start:]
+		if len(paths) > 1 {
+			slices.Sort(paths)
+			paths = slices.Compact(paths)
+			cl.paths = cl.paths[:start+len(paths)]
+		}
+		paths = paths[:len(paths):len(paths)]
+	}
+	sameRoot := samePlace(va.callerRoot, vb.callerRoot, va.rootID, vb.rootID)
+	sameTree := samePlace(va.worktree, vb.worktree, va.treeID, vb.treeID)
+	cs := cl.clauses[len(cl.clauses):]
+	if sameRoot {
+		cs = append(cs, CallerRoot)
+	}
+	if sameTree {
+		cs = append(cs, Worktree)
+	}
+	if paths != nil {
+		cs = append(cs, WorkingSet)
+	}
+	if len(cs) == 0 {
+		return Found{}, false
+	}
+	cs = cs[:len(cs):len(cs)]
+	if cap(cl.clauses)-len(cl.clauses) >= len(cs) {
+		cl.clauses = cl.clauses[:len(cl.clauses)+len(cs)]
+	}
+	f := Found{Brain: brain, A: a, B: b, Clauses: cs, Paths: paths}
+	// Name first the shared worktree, else the shared caller_root, else
+	// the first overlapping path.
+	switch {
+	case sameTree:
+		f.Place = va.worktree
+	case sameRoot:
+		f.Place = va.callerRoot
+	default:
+		f.Place = paths[0]
+	}
+	return f, true
+}
+
+// In returns every collision among the n parties of a roster on brain, or
+// on every brain when brain is "", each made into a C by as. party returns
+// the party at an index; it is called once per index. The pairs are found
+// by sorting each brain's caller_roots, worktrees and working-set paths
+// (see sweep), so the cost grows with the parties and the collisions
+// found, not with the square of a brain's roster nor with the number of
+// brains. The order is deterministic: by brain, then the sides' ids (as
+// the Key "a~b" orders), then the sides' indexes.
+func In[C any](brain string, n int, party func(i int) Party, as func(Found) C) []C {
+	sw := sweeps.Get().(*sweep)
+	defer sw.release()
+	sw.run(brain, n, party)
+	if len(sw.pairs) == 0 {
+		return nil
+	}
+	// Most collisions carry one or two clauses and one or two paths: the
+	// collider's arrays start at that and grow with what is left.
+	cl := collider{paths: make([]string, 0, len(sw.pairs))}
+	out := make([]C, 0, len(sw.pairs))
+	for k, p := range sw.pairs {
+		if cap(cl.clauses)-len(cl.clauses) < 3 {
+			cl.clauses = make([]Clause, 0, 2*(len(sw.pairs)-k)+1)
+		}
+		a, b := p[0], p[1]
+		if f, ok := cl.between(sw.brainName(a), int(sw.recs[a]), int(sw.recs[b]), &sw.views[a], &sw.views[b]); ok {
+			out = append(out, as(f))
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+func cleanOrEmpty(p string) string {
+	if p == "" {
+		return ""
+	}
+	return cleanPath(p)
+}

@@ -1,0 +1,606 @@
+package collision_test
+
+import (
+	"fmt"
+	"math/rand"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"sort"
+	"sync"
+	"testing"
+
+	"github.com/hall-dev/hall/internal/presence"
+)
+
+const brain = "/home/ana/shop"
+
+func TestCollisionBetween(t *testing.T) {
+	tests := []struct {
+		name        string
+		a, b        presence.Record
+		wantOK      bool
+		wantClauses []presence.Clause
+		wantPlace   string
+		wantPaths   []string
+	}{
+		// The three clauses, each alone.
+		{
+			name:        "same caller_root",
+			a:           newRec("claude-7", brain, withCallerRoot("/home/ana/shop-wt2")),
+			b:           newRec("codex-1", brain, withCallerRoot("/home/ana/shop-wt2")),
+			wantOK:      true,
+			wantClauses: []presence.Clause{presence.ClauseCallerRoot},
+			wantPlace:   "/home/ana/shop-wt2",
+		},
+		{
+			name:        "same caller_root spelled uncleaned",
+			a:           newRec("claude-7", brain, withCallerRoot("/home/ana/shop-wt2/")),
+			b:           newRec("codex-1", brain, withCallerRoot("/home/ana/./shop-wt2")),
+			wantOK:      true,
+			wantClauses: []presence.Clause{presence.ClauseCallerRoot},
+			wantPlace:   "/home/ana/shop-wt2",
+		},
+		{
+			name:        "one checkout seen from two caller_roots collides via worktree",
+			a:           newRec("claude-7", brain, withWorktree("/home/ana/shop-wt2"), withCallerRoot("/home/ana/shop-wt2")),
+			b:           newRec("codex-1", brain, withWorktree("/home/ana/shop-wt2"), withCallerRoot("/home/ana/shop-wt2/src/api")),
+			wantOK:      true,
+			wantClauses: []presence.Clause{presence.ClauseWorktree},
+			wantPlace:   "/home/ana/shop-wt2",
+		},
+		{
+			name:        "working sets overlap: src/auth and src/auth/login.go",
+			a:           newRec("claude-7", brain, withWS("src/auth")),
+			b:           newRec("codex-1", brain, withWS("src/auth/login.go")),
+			wantOK:      true,
+			wantClauses: []presence.Clause{presence.ClauseWorkingSet},
+			wantPlace:   brain + "/src/auth/login.go",
+			wantPaths:   []string{brain + "/src/auth/login.go"},
+		},
+		{
+			name:        "equal working-set entries overlap",
+			a:           newRec("claude-7", brain, withWS("go.mod")),
+			b:           newRec("codex-1", brain, withWS("./go.mod")),
+			wantOK:      true,
+			wantClauses: []presence.Clause{presence.ClauseWorkingSet},
+			wantPlace:   brain + "/go.mod",
+			wantPaths:   []string{brain + "/go.mod"},
+		},
+		{
+			name:        "all three clauses, in order, place is the worktree",
+			a:           newRec("claude-7", brain, withCallerRoot("/w/wt"), withWorktree("/w/wt"), withWS("src")),
+			b:           newRec("codex-1", brain, withCallerRoot("/w/wt"), withWorktree("/w/wt"), withWS("src/x.go")),
+			wantOK:      true,
+			wantClauses: []presence.Clause{presence.ClauseCallerRoot, presence.ClauseWorktree, presence.ClauseWorkingSet},
+			wantPlace:   "/w/wt",
+			wantPaths:   []string{"/w/wt/src/x.go"},
+		},
+		{
+			name:        "caller_root and working set: place is the caller_root",
+			a:           newRec("claude-7", brain, withCallerRoot("/w/cr"), withWS("a")),
+			b:           newRec("codex-1", brain, withCallerRoot("/w/cr"), withWS("a/b")),
+			wantOK:      true,
+			wantClauses: []presence.Clause{presence.ClauseCallerRoot, presence.ClauseWorkingSet},
+			wantPlace:   "/w/cr",
+			wantPaths:   []string{"/w/cr/a/b"},
+		},
+		{
+			name:        "several overlaps: paths deduplicated and sorted, place the first",
+			a:           newRec("claude-7", brain, withWS("src", "docs/readme.md", "go.mod")),
+			b:           newRec("codex-1", brain, withWS("src/b.go", "docs", "src/a.go", "/home/ana/shop/go.mod", "go.mod")),
+			wantOK:      true,
+			wantClauses: []presence.Clause{presence.ClauseWorkingSet},
+			wantPlace:   brain + "/docs/readme.md",
+			wantPaths:   []string{brain + "/docs/readme.md", brain + "/go.mod", brain + "/src/a.go", brain + "/src/b.go"},
+		},
+		{
+			name:        "a root working set overlaps everything",
+			a:           newRec("claude-7", brain, withWS("/")),
+			b:           newRec("codex-1", brain, withWS("lib/x.go")),
+			wantOK:      true,
+			wantClauses: []presence.Clause{presence.ClauseWorkingSet},
+			wantPlace:   brain + "/lib/x.go",
+			wantPaths:   []string{brain + "/lib/x.go"},
+		},
+
+		// Relative working-set entries resolve against worktree, else
+		// caller_root, else brain.
+		{
+			name:        "relative entry resolves against the worktree",
+			a:           newRec("claude-7", brain, withWorktree("/w/wt1"), withCallerRoot("/w/cr1"), withWS("src")),
+			b:           newRec("codex-1", brain, withWS("/w/wt1/src/x.go")),
+			wantOK:      true,
+			wantClauses: []presence.Clause{presence.ClauseWorkingSet},
+			wantPlace:   "/w/wt1/src/x.go",
+			wantPaths:   []string{"/w/wt1/src/x.go"},
+		},
+		{
+			name: "relative entry does not resolve against caller_root when a worktree is set",
+			a:    newRec("claude-7", brain, withWorktree("/w/wt1"), withCallerRoot("/w/cr1"), withWS("src")),
+			b:    newRec("codex-1", brain, withWS("/w/cr1/src/x.go", brain+"/src/x.go")),
+		},
+		{
+			name:        "relative entry resolves against caller_root without a worktree",
+			a:           newRec("claude-7", brain, withCallerRoot("/w/cr1"), withWS("src")),
+			b:           newRec("codex-1", brain, withWS("/w/cr1/src/x.go")),
+			wantOK:      true,
+			wantClauses: []presence.Clause{presence.ClauseWorkingSet},
+			wantPlace:   "/w/cr1/src/x.go",
+			wantPaths:   []string{"/w/cr1/src/x.go"},
+		},
+		{
+			name: "relative entry does not resolve against the brain when a caller_root is set",
+			a:    newRec("claude-7", brain, withCallerRoot("/w/cr1"), withWS("src")),
+			b:    newRec("codex-1", brain, withWS(brain+"/src/x.go")),
+		},
+		{
+			name:        "relative entry resolves against the brain as the last resort",
+			a:           newRec("claude-7", brain, withWS("src")),
+			b:           newRec("codex-1", brain, withWS(brain+"/src/x.go")),
+			wantOK:      true,
+			wantClauses: []presence.Clause{presence.ClauseWorkingSet},
+			wantPlace:   brain + "/src/x.go",
+			wantPaths:   []string{brain + "/src/x.go"},
+		},
+		{
+			name: "same relative entries in different worktrees do not overlap",
+			a:    newRec("claude-7", brain, withWorktree("/w/wt1"), withWS("src/auth")),
+			b:    newRec("codex-1", brain, withWorktree("/w/wt2"), withWS("src/auth")),
+		},
+
+		// Never warns.
+		{
+			name: "same brain alone never warns",
+			a:    newRec("claude-7", brain, withCallerRoot("/w/wt1"), withWorktree("/w/wt1")),
+			b:    newRec("codex-1", brain, withCallerRoot("/w/wt2"), withWorktree("/w/wt2")),
+		},
+		{
+			name: "same brain alone, nothing declared",
+			a:    newRec("claude-7", brain),
+			b:    newRec("codex-1", brain),
+		},
+		{
+			name: "src/auth and src/authz do not overlap",
+			a:    newRec("claude-7", brain, withWS("src/auth")),
+			b:    newRec("codex-1", brain, withWS("src/authz")),
+		},
+		{
+			name: "src/auth and src/auth.go do not overlap",
+			a:    newRec("claude-7", brain, withWS("src/auth")),
+			b:    newRec("codex-1", brain, withWS("src/auth.go", "src/aut")),
+		},
+		{
+			name: "a without a mutation signal",
+			a:    newRec("claude-7", brain, withCallerRoot("/w/wt"), withWorktree("/w/wt"), withWS("src"), withNoMutation()),
+			b:    newRec("codex-1", brain, withCallerRoot("/w/wt"), withWorktree("/w/wt"), withWS("src")),
+		},
+		{
+			name: "b without a mutation signal",
+			a:    newRec("claude-7", brain, withCallerRoot("/w/wt"), withWorktree("/w/wt"), withWS("src")),
+			b:    newRec("codex-1", brain, withCallerRoot("/w/wt"), withWorktree("/w/wt"), withWS("src"), withNoMutation()),
+		},
+		{
+			name: "neither side mutating",
+			a:    newRec("claude-7", brain, withCallerRoot("/w/wt"), withNoMutation()),
+			b:    newRec("codex-1", brain, withCallerRoot("/w/wt"), withNoMutation()),
+		},
+		{
+			name:        "declared intent on both sides is a signal",
+			a:           newRec("claude-7", brain, withCallerRoot("/w/wt"), withIntent("edit checkout")),
+			b:           newRec("codex-1", brain, withCallerRoot("/w/wt"), withIntent("fix tests")),
+			wantOK:      true,
+			wantClauses: []presence.Clause{presence.ClauseCallerRoot},
+			wantPlace:   "/w/wt",
+		},
+		{
+			name:        "observed on one side, declared on the other",
+			a:           newRec("claude-7", brain, withWorktree("/w/wt")),
+			b:           newRec("codex-1", brain, withWorktree("/w/wt"), withIntent("fix tests")),
+			wantOK:      true,
+			wantClauses: []presence.Clause{presence.ClauseWorktree},
+			wantPlace:   "/w/wt",
+		},
+		{
+			name: "different brains never collide",
+			a:    newRec("claude-7", brain, withCallerRoot("/w/wt"), withWorktree("/w/wt"), withWS("/w/wt/src")),
+			b:    newRec("codex-1", "/home/ana/other", withCallerRoot("/w/wt"), withWorktree("/w/wt"), withWS("/w/wt/src")),
+		},
+		{
+			name: "empty caller_root and worktree never match",
+			a:    newRec("claude-7", brain, withCallerRoot(""), withWorktree("")),
+			b:    newRec("codex-1", brain, withCallerRoot(""), withWorktree("")),
+		},
+		{
+			name: "a caller_root of \".\" against an empty one never matches",
+			a:    newRec("claude-7", brain, withCallerRoot(".")),
+			b:    newRec("codex-1", brain, withCallerRoot("")),
+		},
+		{
+			name: "a worktree of \"./\" against an empty one never matches",
+			a:    newRec("claude-7", brain, withWorktree("")),
+			b:    newRec("codex-1", brain, withWorktree("./")),
+		},
+		{
+			name: "empty caller_root against a set one",
+			a:    newRec("claude-7", brain, withCallerRoot("")),
+			b:    newRec("codex-1", brain, withCallerRoot(brain)),
+		},
+		{
+			name: "a presence never collides with itself",
+			a:    newRec("claude-7", brain, withCallerRoot("/w/wt"), withWorktree("/w/wt"), withWS("src")),
+			b:    newRec("claude-7", brain, withCallerRoot("/w/wt"), withWorktree("/w/wt"), withWS("src")),
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, order := range [][2]presence.Record{{tt.a, tt.b}, {tt.b, tt.a}} {
+				c, ok := presence.CollisionBetween(order[0], order[1])
+				if ok != tt.wantOK {
+					t.Fatalf("CollisionBetween(%s, %s): got ok=%v (%+v), want %v", order[0].AgentID, order[1].AgentID, ok, c, tt.wantOK)
+				}
+				if !ok {
+					if !reflect.DeepEqual(c, presence.Collision{}) {
+						t.Errorf("no collision: got %+v, want the zero Collision", c)
+					}
+					continue
+				}
+				if c.A.PresenceID >= c.B.PresenceID {
+					t.Errorf("order: got A=%s B=%s, want A < B by presence_id", c.A.PresenceID, c.B.PresenceID)
+				}
+				lo, hi := tt.a, tt.b
+				if lo.PresenceID > hi.PresenceID {
+					lo, hi = hi, lo
+				}
+				if !reflect.DeepEqual(*c.A, lo) || !reflect.DeepEqual(*c.B, hi) {
+					t.Errorf("sides: got A=%s B=%s, want A=%s B=%s", c.A.AgentID, c.B.AgentID, lo.AgentID, hi.AgentID)
+				}
+				if got, want := c.Brain, tt.a.Brain; got != want {
+					t.Errorf("Brain: got %q, want %q", got, want)
+				}
+				if got, want := c.Clauses, tt.wantClauses; !reflect.DeepEqual(got, want) {
+					t.Errorf("Clauses: got %v, want %v", got, want)
+				}
+				if got, want := c.Place, tt.wantPlace; got != want {
+					t.Errorf("Place: got %q, want %q", got, want)
+				}
+				if got, want := c.Paths, tt.wantPaths; !reflect.DeepEqual(got, want) {
+					t.Errorf("Paths: got %q, want %q", got, want)
+				}
+				if got, want := c.Key(), c.A.PresenceID+"~"+c.B.PresenceID; got != want {
+					t.Errorf("Key: got %q, want %q", got, want)
+				}
+				if p, ok := c.Partner(c.A.PresenceID); !ok || p.PresenceID != c.B.PresenceID {
+					t.Errorf("Partner(A): got %s %v, want %s true", p.PresenceID, ok, c.B.PresenceID)
+				}
+				if p, ok := c.Partner(c.B.PresenceID); !ok || p.PresenceID != c.A.PresenceID {
+					t.Errorf("Partner(B): got %s %v, want %s true", p.PresenceID, ok, c.A.PresenceID)
+				}
+				if _, ok := c.Partner("prs_000000000000"); ok {
+					t.Errorf("Partner(stranger): got true, want false")
+				}
+			}
+		})
+	}
+}
+
+func TestCollisionsInScopesByBrain(t *testing.T) {
+	other := "/srv/other"
+	live := []presence.Record{
+		newRec("a", brain, withCallerRoot("/w/1")),
+		newRec("b", brain, withCallerRoot("/w/1")),
+		newRec("c", other, withCallerRoot("/w/1")),
+		newRec("d", other, withCallerRoot("/w/1")),
+		newRec("e", other, withCallerRoot("/w/2")),
+	}
+	all := presence.CollisionsIn("", live)
+	if len(all) != 2 {
+		t.Fatalf("CollisionsIn(all): got %d, want 2", len(all))
+	}
+	if all[0].Brain != brain || all[1].Brain != other {
+		t.Errorf("CollisionsIn(all) order: got brains %q, %q, want %q, %q", all[0].Brain, all[1].Brain, brain, other)
+	}
+	for _, b := range []string{brain, other} {
+		got := presence.CollisionsIn(b, live)
+		if len(got) != 1 || got[0].Brain != b {
+			t.Errorf("CollisionsIn(%q): got %+v, want one collision on it", b, got)
+		}
+	}
+	if got := presence.CollisionsIn("/nowhere", live); len(got) != 0 {
+		t.Errorf("CollisionsIn(unknown brain): got %d, want 0", len(got))
+	}
+	if got := presence.CollisionsIn("", nil); len(got) != 0 {
+		t.Errorf("CollisionsIn(empty roster): got %d, want 0", len(got))
+	}
+}
+
+// bruteCollisions is the reference: every pair tried, in CollisionsIn's order.
+func bruteCollisions(brain string, live []presence.Record) []presence.Collision {
+	var out []presence.Collision
+	for i := range live {
+		for j := i + 1; j < len(live); j++ {
+			if brain != "" && live[i].Brain != brain {
+				continue
+			}
+			if c, ok := presence.CollisionBetween(live[i], live[j]); ok {
+				out = append(out, c)
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Brain != out[j].Brain {
+			return out[i].Brain < out[j].Brain
+		}
+		return out[i].Key() < out[j].Key()
+	})
+	return out
+}
+
+// randomRoster builds a roster with deliberate sharing: few brains, shared
+// worktrees and caller_roots, nested working sets given relative and
+// absolute, odd spellings, and some records without a mutation signal.
+func randomRoster(rng *rand.Rand, n int) []presence.Record {
+	brains := []string{"/b/one", "/b/two", "/b/two/nested", "/", "rel-brain"}
+	segs := []string{"src", "auth", "authz", "auth.go", "login.go", "a", "a b", "docs", "x\x00y", ".."}
+	randPath := func() string {
+		depth := rng.Intn(4)
+		p := ""
+		for k := 0; k < depth; k++ {
+			p = filepath.Join(p, segs[rng.Intn(len(segs))])
+		}
+		if p == "" {
+			p = "."
+		}
+		return p
+	}
+	roots := func(b string) []string {
+		return []string{"", "", b, filepath.Join(b, "wt1"), "/w/shared", "/w/shared/", "/w/shared/src", filepath.Join(b, "wt2") + "/.", ".", "./"}
+	}
+	out := make([]presence.Record, 0, n)
+	for i := 0; i < n; i++ {
+		b := brains[rng.Intn(len(brains))]
+		agent := fmt.Sprintf("agent-%d", i) // a live roster holds each id once
+		r := presence.Record{Schema: presence.Schema, PresenceID: presence.ID(agent, b), AgentID: agent, Brain: b, LastBeatMs: t0}
+		rs := roots(b)
+		r.CallerRoot = rs[rng.Intn(len(rs))]
+		r.Worktree = rs[rng.Intn(len(rs))]
+		for k := rng.Intn(4); k > 0; k-- {
+			p := randPath()
+			switch rng.Intn(4) {
+			case 0:
+				p = "/" + p
+			case 1:
+				p = filepath.Join(b, p)
+			}
+			r.WorkingSet = append(r.WorkingSet, p)
+		}
+		switch rng.Intn(5) {
+		case 0:
+		case 1:
+			r.Mutation.DeclaredIntent = "edit"
+		default:
+			r.Mutation.ObservedAtMs = t0
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// The indexed sweep of CollisionsIn finds exactly the pairs the brute-force
+// pairwise predicate finds.
+func TestCollisionsInEqualsBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewSource(20251130))
+	total := 0
+	for round := 0; round < 400; round++ {
+		live := randomRoster(rng, rng.Intn(60))
+		for _, scope := range []string{"", "/b/one", "/b/two", "/"} {
+			got := presence.CollisionsIn(scope, live)
+			want := bruteCollisions(scope, live)
+			total += len(want)
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("round %d scope %q: CollisionsIn found %d, brute force %d\ngot  %v\nwant %v",
+					round, scope, len(got), len(want), keys(got), keys(want))
+			}
+		}
+	}
+	if total < 1000 {
+		t.Fatalf("rosters too tame: got %d collisions over all rounds, want at least 1000", total)
+	}
+}
+
+// Ids need not have ID's shape. Where one is a proper prefix of another,
+// Key order is not the order of the ids ("ab~y" sorts before "a~x"), and
+// CollisionsIn still follows Key order, as the brute force does.
+func TestCollisionsInOrdersLooseIDsByKey(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	const alphabet = "ab-\x7f" // below and above the "~" of a Key
+	loose := 0
+	for round := 0; round < 300; round++ {
+		live := randomRoster(rng, rng.Intn(40))
+		used := map[string]bool{}
+		for i := range live {
+			for {
+				id := ""
+				for k := rng.Intn(3); k >= 0; k-- {
+					id += string(alphabet[rng.Intn(len(alphabet))])
+				}
+				if !used[id] {
+					used[id], live[i].PresenceID = true, id
+					break
+				}
+			}
+		}
+		for _, scope := range []string{"", "/b/two"} {
+			got := presence.CollisionsIn(scope, live)
+			want := bruteCollisions(scope, live)
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("round %d scope %q: got %v, want %v", round, scope, keys(got), keys(want))
+			}
+			for k := 1; k < len(want); k++ {
+				if want[k].Brain == want[k-1].Brain && want[k].A.PresenceID > want[k-1].A.PresenceID {
+					loose++ // a later pair whose A sorts first: the order ids alone would get wrong
+				}
+			}
+		}
+	}
+	if loose < 50 {
+		t.Fatalf("rosters too tame: got %d pairs out of id order, want at least 50", loose)
+	}
+}
+
+// Two records of one presence (a roster read mid-rewrite, say) never
+// collide with each other; with a third they collide once each, ordered by
+// their places in live.
+func TestCollisionsInDuplicateIDs(t *testing.T) {
+	rec := func(id string, pos int) presence.Record {
+		r := newRec(fmt.Sprintf("agent-%d", pos), brain, withWorktree("/w/wt"))
+		r.PresenceID = id
+		return r
+	}
+	tests := []struct {
+		name string
+		live []presence.Record
+		want [][2]int // A and B, as indexes into live
+	}{
+		{"duplicate sorts first", []presence.Record{rec("prs_a", 0), rec("prs_b", 1), rec("prs_a", 2)}, [][2]int{{0, 1}, {2, 1}}},
+		{"duplicate sorts last", []presence.Record{rec("prs_b", 0), rec("prs_a", 1), rec("prs_b", 2)}, [][2]int{{1, 0}, {1, 2}}},
+		{"duplicates alone", []presence.Record{rec("prs_a", 0), rec("prs_a", 1)}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := presence.CollisionsIn("", tt.live)
+			if len(got) != len(tt.want) {
+				t.Fatalf("got %d collisions %v, want %d", len(got), keys(got), len(tt.want))
+			}
+			for k, w := range tt.want {
+				if got[k].A.AgentID != tt.live[w[0]].AgentID || got[k].B.AgentID != tt.live[w[1]].AgentID {
+					t.Errorf("collision %d: got %s × %s, want %s × %s", k, got[k].A.AgentID, got[k].B.AgentID,
+						tt.live[w[0]].AgentID, tt.live[w[1]].AgentID)
+				}
+			}
+		})
+	}
+}
+
+// The Clauses and Paths of one collision share no memory with another's:
+// a caller appending to or editing one changes nothing else.
+func TestCollisionsInSlicesAreIndependent(t *testing.T) {
+	live := []presence.Record{
+		newRec("a", brain, withCallerRoot("/w"), withWS("src", "docs")),
+		newRec("b", brain, withCallerRoot("/w"), withWS("src/x", "docs/y")),
+		newRec("c", brain, withCallerRoot("/w"), withWS("src/x/z", "docs")),
+	}
+	got := presence.CollisionsIn("", live)
+	want := presence.CollisionsIn("", live)
+	if len(got) != 3 {
+		t.Fatalf("CollisionsIn: got %d collisions, want 3", len(got))
+	}
+	for i := range got {
+		got[i].Clauses = append(got[i].Clauses, "scribble")
+		got[i].Paths = append(got[i].Paths, "/scribble")
+		got[i].Clauses[0] = "edited"
+		got[i].Paths[0] = "/edited"
+		for j := range got {
+			if j == i {
+				continue
+			}
+			if !reflect.DeepEqual(got[j].Clauses, want[j].Clauses) && j > i {
+				t.Fatalf("editing collision %d changed collision %d's clauses: got %v, want %v", i, j, got[j].Clauses, want[j].Clauses)
+			}
+			if !reflect.DeepEqual(got[j].Paths, want[j].Paths) && j > i {
+				t.Fatalf("editing collision %d changed collision %d's paths: got %v, want %v", i, j, got[j].Paths, want[j].Paths)
+			}
+		}
+	}
+}
+
+// A collision's sides are the roster's own records, not copies: a
+// snapshot's collisions cost a few words each and name what Live holds.
+func TestCollisionsInSidesAreTheRostersRecords(t *testing.T) {
+	live := []presence.Record{
+		newRec("a", brain, withCallerRoot("/w")),
+		newRec("b", brain, withCallerRoot("/w")),
+	}
+	got := presence.CollisionsIn("", live)
+	if len(got) != 1 {
+		t.Fatalf("CollisionsIn: got %d collisions, want 1", len(got))
+	}
+	lo, hi := &live[0], &live[1]
+	if lo.PresenceID > hi.PresenceID {
+		lo, hi = hi, lo
+	}
+	if got[0].A != lo || got[0].B != hi {
+		t.Errorf("sides: got %p and %p, want the roster's %p and %p", got[0].A, got[0].B, lo, hi)
+	}
+	if p, ok := got[0].Partner(lo.PresenceID); !ok || p != hi {
+		t.Errorf("Partner(A): got %p %v, want %p true", p, ok, hi)
+	}
+}
+
+func keys(cs []presence.Collision) []string {
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = c.Brain + ":" + c.Key()
+	}
+	return out
+}
+
+func TestPathsOverlap(t *testing.T) {
+	tests := []struct {
+		a, b       string
+		wantOK     bool
+		wantDeeper string
+	}{
+		{"/s/src/auth", "/s/src/auth/login.go", true, "/s/src/auth/login.go"},
+		{"/s/src/auth/login.go", "/s/src/auth", true, "/s/src/auth/login.go"},
+		{"/s/src/auth", "/s/src/authz", false, ""},
+		{"/s/src/authz", "/s/src/auth", false, ""},
+		{"/s/src/auth", "/s/src/auth", true, "/s/src/auth"},
+		{"/s/src/auth/", "/s/src/auth", true, "/s/src/auth"},
+		{"/", "/anything", true, "/anything"},
+		{"/", "/", true, "/"},
+		{"/a/b", "/a/c", false, ""},
+		{"/a", "/ab/c", false, ""},
+		{"src/auth", "src/auth/x", true, "src/auth/x"},
+		{"/a/./b/../c", "/a/c/d", true, "/a/c/d"},
+	}
+	for _, tt := range tests {
+		deeper, ok := presence.PathsOverlap(tt.a, tt.b)
+		if ok != tt.wantOK || deeper != tt.wantDeeper {
+			t.Errorf("PathsOverlap(%q, %q): got (%q, %v), want (%q, %v)", tt.a, tt.b, deeper, ok, tt.wantDeeper, tt.wantOK)
+		}
+	}
+}
+
+// Sweeps are pooled: callers at once, on rosters of every size, each get
+// the answer they would get alone.
+func TestCollisionsInConcurrent(t *testing.T) {
+	rng := rand.New(rand.NewSource(11))
+	rosters := [][]presence.Record{benchRoster(300), denseRoster(120), nil}
+	for i := 0; i < 12; i++ {
+		rosters = append(rosters, randomRoster(rng, rng.Intn(60)))
+	}
+	want := make([][]string, len(rosters))
+	for i, live := range rosters {
+		want[i] = keys(presence.CollisionsIn("", live))
+	}
+	var wg sync.WaitGroup
+	errs := make(chan string, 8*len(rosters))
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range rosters {
+				i := (k + g) % len(rosters)
+				if got := keys(presence.CollisionsIn("", rosters[i])); !slices.Equal(got, want[i]) {
+					errs <- fmt.Sprintf("roster %d: got %d collisions, want %d", i, len(got), len(want[i]))
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+}

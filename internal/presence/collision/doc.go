@@ -1,0 +1,23 @@
+// Package collision finds collisions: two mutating presences on one brain
+// that share a caller_root, a worktree or an overlapping working set. It
+// holds the predicate (Between), the tuned sweep that finds every colliding
+// pair of a roster without comparing every pair (In; sweep.go), and the
+// segment-aware path overlap they share (PathsOverlap).
+//
+// Layering. Package presence derives collisions (its Service caches them
+// per brain), so this package sits below it and cannot know presence.Record.
+// It reads a small input of its own, Party (id, brain, places, working set,
+// whether it mutates), through a function over roster indexes, and answers
+// with Found, whose sides are indexes into that roster. Package presence
+// keeps the types its callers use (Record, Collision, Clause is an alias of
+// this package's) and wraps Found into presence.Collision, whose sides point
+// at the records themselves. The other layering, collision importing
+// presence and the Service moving out of presence, would have changed every
+// caller of presence.Service; this one changes none. In is generic in what
+// it builds from a Found, so the wrapping costs no second slice and no copy.
+//
+// The brute-force equivalence test (TestCollisionsInEqualsBruteForce) holds
+// the sweep to the predicate applied to every pair. The benchmarks of the
+// whole derivation, as the Service pays it, are presence's
+// BenchmarkCollisionsIn and BenchmarkCollisionsInDense.
+package collision
