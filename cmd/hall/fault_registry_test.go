@@ -6,10 +6,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -157,4 +160,125 @@ func TestFaultNonRegularFilesInRegistry(t *testing.T) {
 		t.Fatalf("no exit %s after SIGTERM; stderr:\n%s", faultWait, hall.stderr.String())
 	}
 	t.Logf("exit %s after SIGTERM", time.Since(start).Round(time.Millisecond))
+}
+
+// keptClient reads from a Hall over connections opened before a fault: one
+// kept alive, so it is answered while the Hall can accept no new one.
+type keptClient struct{ c *http.Client }
+
+func newKeptClient() *keptClient {
+	return &keptClient{c: &http.Client{Timeout: faultWait, Transport: &http.Transport{MaxIdleConnsPerHost: 1, MaxConnsPerHost: 1}}}
+}
+
+func (k *keptClient) get(tb testing.TB, url string, out any) {
+	tb.Helper()
+	resp, err := k.c.Get(url)
+	if err != nil {
+		tb.Fatalf("GET %s: %v", url, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body) // read to the end: the connection is kept
+	if err != nil || resp.StatusCode != http.StatusOK {
+		tb.Fatalf("GET %s: %d %s %v", url, resp.StatusCode, body, err)
+	}
+	if err := json.Unmarshal(body, out); err != nil {
+		tb.Fatalf("GET %s: %v", url, err)
+	}
+}
+
+// TestFaultOutOfDescriptors: the Hall runs out of file descriptors (its
+// soft RLIMIT_NOFILE lowered from outside to what it has open, as ulimit -n
+// 256 and a few hundred streams leave it) while the folder changes and its
+// rescans run. The roster is not taken for unreadable: the contract keeps
+// the last good roster with no error, the stream tells no one the roster
+// is gone, health counts the refused reads (busy_reads); once descriptors
+// are back the change arrives by itself.
+func TestFaultOutOfDescriptors(t *testing.T) {
+	root := t.TempDir()
+	if err := os.Mkdir(filepath.Join(root, "presences"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFaultRecord(t, root, faultRecord("steady", "/srv/shop", "/srv/shop/wt-1"))
+	hall, base := startHallProcess(t, root, "--ttl", "10m", "--rescan", "100ms")
+	w := watchStream(t, base)
+	w.untilView(t, "steady on the stream", func(r contract.PresencesResponse) bool { return len(r.Presences) == 1 })
+	kept := newKeptClient()
+	var h contract.Health
+	kept.get(t, base+"/api/health", &h)
+	// Staged outside the folder, renamed in once descriptors are gone (a
+	// rename needs none).
+	staged := t.TempDir()
+	if err := os.Mkdir(filepath.Join(staged, "presences"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	outside := faultRecord("outside", "/srv/shop", "/srv/shop/wt-2")
+	writeFaultRecord(t, staged, outside)
+	name := presence.ID(outside.AgentID, outside.Brain) + ".json"
+
+	pid := hall.cmd.Process.Pid
+	lim, err := prlimit(pid, syscall.RLIMIT_NOFILE, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A new descriptor takes the lowest free number: a limit at that
+	// number leaves none to open, while the open ones (the listener, the
+	// stream, the kept connection) go on working.
+	fds, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	open := map[string]bool{}
+	for _, fd := range fds {
+		open[fd.Name()] = true
+	}
+	lowestFree := 0
+	for open[strconv.Itoa(lowestFree)] {
+		lowestFree++
+	}
+	if _, err := prlimit(pid, syscall.RLIMIT_NOFILE, &syscall.Rlimit{Cur: uint64(lowestFree), Max: lim.Max}); err != nil {
+		t.Fatal(err)
+	}
+	restored := false
+	restore := func() {
+		if !restored {
+			restored = true
+			if _, err := prlimit(pid, syscall.RLIMIT_NOFILE, &lim); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	defer restore()
+	if err := os.Rename(filepath.Join(staged, "presences", name), filepath.Join(root, "presences", name)); err != nil {
+		t.Fatal(err)
+	}
+	untilFault(t, "health to count refused reads", func() bool {
+		kept.get(t, base+"/api/health", &h)
+		return h.Store.BusyReads >= 3 // the watch's reread, then rescans
+	})
+	var during contract.PresencesResponse
+	kept.get(t, base+"/api/presences", &during)
+	if agents, _ := rosterIDs(during); !slices.Equal(agents, []string{"steady"}) || during.Error != "" {
+		t.Errorf("contract out of descriptors: got %v, error %q; want the last good roster, steady, and no error", agents, during.Error)
+	}
+	if h.Presences == nil || h.PresencesError != "" {
+		t.Errorf("health out of descriptors: got presences %v, error %q; want the roster, no error", h.Presences, h.PresencesError)
+	}
+
+	restore()
+	w.untilView(t, "the outside write once descriptors are back", func(r contract.PresencesResponse) bool {
+		agents, _ := rosterIDs(r)
+		return slices.Equal(agents, []string{"outside", "steady"})
+	})
+	// Nothing on the stream said the roster was gone, nor that steady left.
+	for {
+		select {
+		case ch := <-w.changes:
+			if ch.Error != "" || len(ch.Leaves) > 0 {
+				t.Errorf("stream out of descriptors: got %+v, want no drop and no leave", ch)
+			}
+			continue
+		default:
+		}
+		break
+	}
 }

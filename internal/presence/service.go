@@ -104,6 +104,10 @@ type Stats struct {
 	Refreshes    int64
 	RefreshError int64
 	Rereads      int64 // partial refreshes: only the entries a watch named
+	// BusyReads counts reads the store refused for a moment (EBUSY: out
+	// of file descriptors): the last good roster was kept and the read
+	// retried.
+	BusyReads int64
 }
 
 // NewService returns a Service over store.
@@ -176,7 +180,11 @@ func (s *Service) Stats() Stats {
 
 // Refresh lists the store into the cache. A store that cannot be read
 // empties the cache and records the error: the roster is dropped whole,
-// never half-shown. It reports whether anything the cache held changed.
+// never half-shown. A store busy for a moment (EBUSY: out of file
+// descriptors) is not an unreadable one: the cache keeps the last good
+// roster, the read is counted (Stats.BusyReads) and the error returned,
+// for the caller to try again. It reports whether anything the cache held
+// changed.
 func (s *Service) Refresh(ctx context.Context) (bool, error) {
 	s.refreshMu.Lock()
 	defer s.refreshMu.Unlock()
@@ -187,6 +195,10 @@ func (s *Service) Refresh(ctx context.Context) (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.stats.Refreshes++
+	if err != nil && ErrorCode(err) == EBUSY && s.listed {
+		s.stats.BusyReads++
+		return false, err
+	}
 	if err != nil {
 		s.stats.RefreshError++
 		changed := s.cacheErr == nil || len(s.cache) > 0

@@ -18,7 +18,7 @@ func statusOf(code string) int {
 		return http.StatusNotFound
 	case presence.ETOOLARGE:
 		return http.StatusRequestEntityTooLarge
-	case presence.EUNAVAILABLE:
+	case presence.EUNAVAILABLE, presence.EBUSY:
 		return http.StatusServiceUnavailable
 	default:
 		return http.StatusInternalServerError
