@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -32,6 +33,10 @@ func (s *Store) Get(ctx context.Context, id string) (presence.Record, error) {
 		return presence.Record{}, unavailable(err, "get %s", id)
 	}
 	r, err := presence.DecodeRecord(e.Value())
+	if err == nil && r.PresenceID != id {
+		// As the view skips it: a value never speaks for another key.
+		err = fmt.Errorf("the value holds presence_id %.40q", r.PresenceID)
+	}
 	if err != nil {
 		return presence.Record{}, presence.Errorf(presence.EUNAVAILABLE, "read presence %s: %s", id, presence.ErrorMessage(err))
 	}
