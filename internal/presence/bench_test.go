@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand"
 	"testing"
+	"time"
 )
 
 // benchDirs is the nested tree working sets are drawn from.
@@ -111,6 +112,45 @@ func BenchmarkBeatStored(b *testing.B) {
 		beat.Theme = fmt.Sprintf("theme %d", i)
 		if res, err := svc.Beat(ctx, beat); err != nil || !res.Stored {
 			b.Fatalf("beat %d: %+v, %v", i, res, err)
+		}
+	}
+}
+
+// hugeSidecars writes two foreign records on brain, each declaring a
+// working set of n entries that overlap the other's and anyone's in
+// src/: what once made every mutating beat on that brain compare 4·10⁸
+// path pairs (issue 12).
+func hugeSidecars(tb testing.TB, dir, brain string, n int) {
+	tb.Helper()
+	for k, agent := range []string{"sidecar-a", "sidecar-b"} {
+		ws := make([]string, n)
+		for i := range ws {
+			ws[i] = fmt.Sprintf("src/pkg%d/file%d.go", i%200, i+k*n/2)
+		}
+		r := Record{Schema: Schema, PresenceID: ID(agent, brain), AgentID: agent, Brain: brain, Worktree: brain,
+			WorkingSet: ws, Mutation: Mutation{DeclaredIntent: "edit"}, FirstSeenMs: time.Now().UnixMilli(), LastBeatMs: time.Now().UnixMilli()}
+		data, err := EncodeRecord(r)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		writeRecordFile(tb, dir, r.PresenceID+".json", data)
+	}
+}
+
+// BenchmarkMutatingBeatBesideHugeSidecars: a mutating beat on a brain
+// where two sidecars declare 20,000 working-set entries each. They break
+// a beat's limits, so they are skipped at read: the beat costs what any
+// beat costs (see TestHugeForeignWorkingSetsAreSkipped).
+func BenchmarkMutatingBeatBesideHugeSidecars(b *testing.B) {
+	svc, store, _, _ := newTestService(b, Config{Now: time.Now})
+	hugeSidecars(b, store.Dir(), "/srv/shop", 20_000)
+	startRun(b, svc, RunConfig{})
+	untilSnapshot(b, svc, "the sidecars skipped", func(s Snapshot) bool { return s.Skipped == 2 })
+	ctx := context.Background()
+	beat := Beat{AgentID: "claude-7", Brain: "/srv/shop", Worktree: "/srv/shop", WorkingSet: []string{"src"}, Tool: "Edit"}
+	for b.Loop() {
+		if _, err := svc.Beat(ctx, beat); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

@@ -166,3 +166,22 @@ func snapshotFind(tb testing.TB, svc *Service, id string) (Record, bool) {
 	}
 	return snap.Find(id)
 }
+
+// TestHugeForeignWorkingSetsAreSkipped: two sidecars declaring 20,000
+// working-set entries each break a beat's limits: they are skipped and
+// counted, never on the roster, and a mutating beat on their brain
+// collides with neither (BenchmarkMutatingBeatBesideHugeSidecars times
+// that beat).
+func TestHugeForeignWorkingSetsAreSkipped(t *testing.T) {
+	svc, store, _, _ := newTestService(t, Config{Now: time.Now})
+	hugeSidecars(t, store.Dir(), "/srv/shop", 20_000)
+	startRun(t, svc, RunConfig{})
+	snap := untilSnapshot(t, svc, "the sidecars skipped", func(s Snapshot) bool { return s.Skipped == 2 })
+	if len(snap.Live) != 0 {
+		t.Errorf("live: got %v, want none", ids(snap.Live))
+	}
+	res := mustBeat(t, svc, Beat{AgentID: "claude-7", Brain: "/srv/shop", Worktree: "/srv/shop", WorkingSet: []string{"src"}, Tool: "Edit"})
+	if len(res.Collisions) != 0 {
+		t.Errorf("a mutating beat beside them: got %d collisions, want none", len(res.Collisions))
+	}
+}

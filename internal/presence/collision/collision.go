@@ -76,7 +76,7 @@ func ResolveWorkingSet(base string, ws []string) []string {
 // resolved to absolute, cleaned paths.
 type view struct {
 	callerRoot, worktree string
-	ws                   []string
+	ws                   []string // sorted by comparePaths
 	// A sweep numbers the distinct caller_roots and worktrees it finds
 	// (from 1), so that a pair compares two numbers rather than two
 	// paths; 0 when not numbered.
@@ -96,7 +96,9 @@ func samePlace(a, b string, aID, bID int32) bool {
 }
 
 func viewOf(p *Party) view {
-	return view{callerRoot: cleanOrEmpty(p.CallerRoot), worktree: cleanOrEmpty(p.Worktree), ws: ResolveWorkingSet(p.Base, p.WorkingSet)}
+	ws := ResolveWorkingSet(p.Base, p.WorkingSet)
+	slices.SortFunc(ws, comparePaths)
+	return view{callerRoot: cleanOrEmpty(p.CallerRoot), worktree: cleanOrEmpty(p.Worktree), ws: ws}
 }
 
 // collider cuts the Clauses and Paths of many collisions from shared
@@ -106,6 +108,7 @@ func viewOf(p *Party) view {
 type collider struct {
 	clauses []Clause
 	paths   []string
+	open    [2][]string // overlapSorted's scratch
 }
 
 // between applies the place condition to two distinct, mutating parties
@@ -114,12 +117,8 @@ type collider struct {
 // roster no longer has in cache.
 func (cl *collider) between(brain string, a, b int, va, vb *view) (Found, bool) {
 	start := len(cl.paths)
-	for _, pa := range va.ws {
-		for _, pb := range vb.ws {
-			if p, ok := overlapCleaned(pa, pb); ok {
-				cl.paths = append(cl.paths, p)
-			}
-		}
+	if len(va.ws) > 0 && len(vb.ws) > 0 {
+		cl.paths, cl.open = overlapSorted(cl.paths, va.ws, vb.ws, cl.open)
 	}
 	var paths []string
 	if len(cl.paths) > start {
@@ -181,7 +180,8 @@ func In[C any](brain string, n int, party func(i int) Party, as func(Found) C) [
 	}
 	// Most collisions carry one or two clauses and one or two paths: the
 	// collider's arrays start at that and grow with what is left.
-	cl := collider{paths: make([]string, 0, len(sw.pairs))}
+	cl := collider{paths: make([]string, 0, len(sw.pairs)), open: sw.overlapOpen}
+	defer func() { sw.overlapOpen = cl.open }() // before release: deferred later, run first
 	out := make([]C, 0, len(sw.pairs))
 	for k, p := range sw.pairs {
 		if cap(cl.clauses)-len(cl.clauses) < 3 {
