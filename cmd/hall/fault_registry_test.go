@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -280,5 +281,52 @@ func TestFaultOutOfDescriptors(t *testing.T) {
 		default:
 		}
 		break
+	}
+}
+
+// TestFaultTwoHallsOneFolder: a second Hall started on a folder another
+// Hall serves warns, naming the first (its pid and address, from the
+// folder's lock), and both go on working: a beat taken by one reaches the
+// other's roster. Once the first is gone, a Hall started on the folder
+// takes the lock without a word.
+func TestFaultTwoHallsOneFolder(t *testing.T) {
+	root := t.TempDir()
+	first, firstURL := startHallProcess(t, root, "--ttl", "10m")
+	second, secondURL := startHallProcess(t, root, "--ttl", "10m")
+	untilFault(t, "the second Hall's warning", func() bool {
+		return strings.Contains(second.stderr.String(), "another Hall serves this registry folder")
+	})
+	warning := second.stderr.String()
+	if want := fmt.Sprintf("pid %d, %s", first.cmd.Process.Pid, firstURL); !strings.Contains(warning, want) {
+		t.Errorf("the second Hall's warning: got %q, want it to name the first, %q", warning, want)
+	}
+	if s := first.stderr.String(); strings.Contains(s, "another Hall") {
+		t.Errorf("the first Hall warned: %q", s)
+	}
+	if res := beatBounded(t, firstURL, contract.BeatRequest{AgentID: "a", Brain: "/srv/shop"}); !res.Stored {
+		t.Fatalf("beat into the first: got %+v, want stored", res)
+	}
+	untilFault(t, "the first Hall's beat on the second's roster", func() bool {
+		got, _ := readContract(t, secondURL)
+		return len(got.Presences) == 1 && got.Presences[0].AgentID == "a"
+	})
+
+	for _, h := range []*helperProc{first, second} {
+		if err := h.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-h.exited:
+		case <-time.After(faultWait):
+			t.Fatalf("no exit after SIGTERM; stderr:\n%s", h.stderr.String())
+		}
+	}
+	// At info, "hall listening" follows the moment a warning would have
+	// been written, on the same stream: once it is there, so would be the
+	// warning.
+	third, _ := startHallProcess(t, root, "--ttl", "10m", "--log-level", "info")
+	untilFault(t, "the third Hall's listening line", func() bool { return strings.Contains(third.stderr.String(), "hall listening") })
+	if s := third.stderr.String(); strings.Contains(s, "another Hall") {
+		t.Errorf("a Hall started once the others were gone warned: %q", s)
 	}
 }

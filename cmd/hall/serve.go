@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hall-dev/hall/internal/dirstore"
 	"github.com/hall-dev/hall/internal/presence"
 	"github.com/hall-dev/hall/internal/stream"
 	"github.com/hall-dev/hall/internal/web"
@@ -129,8 +130,9 @@ type Main struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 
-	closeStore func() error
-	pprof      *http.Server
+	closeStore   func() error
+	registryLock *dirstore.Lock // nil unless this Hall holds the folder's lock
+	pprof        *http.Server
 }
 
 // NewMain returns a Main for the config.
@@ -159,6 +161,7 @@ func (m *Main) Run(ctx context.Context) error {
 	}
 	m.Store, m.StoreKind, m.closeStore = store.Store, store.Kind, store.Close
 	startedAt := time.Now()
+	m.lockRegistry(startedAt)
 	if rc, ok := m.Store.(presence.Reclaimer); ok {
 		if rep, err := rc.Reclaim(ctx, startedAt.UnixMilli()); err != nil {
 			m.Log.Warn("boot reclaim failed", "err", err)
@@ -193,6 +196,7 @@ func (m *Main) Run(ctx context.Context) error {
 		cancel()
 		<-m.done
 		m.closeStore()
+		m.registryLock.Close()
 		return fmt.Errorf("listen %s: %w", m.Config.Addr, err)
 	}
 	m.ln = ln
@@ -202,6 +206,11 @@ func (m *Main) Run(ctx context.Context) error {
 			m.Log.Error("http server stopped", "err", err)
 		}
 	}()
+	if m.registryLock != nil {
+		if err := m.registryLock.SetNote(m.lockNote(m.URL(), startedAt)); err != nil {
+			m.Log.Warn("registry lock note not written", "err", err)
+		}
+	}
 	m.Log.Info("hall listening", "url", m.URL(), "store", m.StoreKind, "at", store.Where)
 	if m.Config.PprofAddr != "" {
 		if m.pprof, err = startPprof(m.Config.PprofAddr, m.Log); err != nil {
@@ -238,6 +247,8 @@ func (m *Main) Close() error {
 		// After the live loop: its last act flushes held beats to the store.
 		err = errors.Join(err, m.closeStore())
 	}
+	// Last: the folder is this Hall's until every held beat is written.
+	err = errors.Join(err, m.registryLock.Close())
 	return err
 }
 
