@@ -449,7 +449,12 @@ func (s *Store) Get(ctx context.Context, id string) (presence.Record, error) {
 }
 
 // Upsert writes the record atomically: encode, write a temp file in the same
-// folder, sync, rename over the record's file.
+// folder, rename it over the record's file. A reader sees the old record or
+// the new one, never half of either, and a killed writer loses nothing it
+// renamed. It does not fsync: a record is a few seconds of a live session,
+// rewritten by its next beat, and an fsync of the file and the folder
+// would cost each written beat several milliseconds (BenchmarkBeatStored;
+// docs/reliability.md says what a power loss leaves and the figures).
 func (s *Store) Upsert(ctx context.Context, r presence.Record) error {
 	p, err := s.path(r.PresenceID)
 	if err != nil {
