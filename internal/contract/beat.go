@@ -34,7 +34,7 @@ type BeatResponse struct {
 type NorthResponse struct {
 	PresenceID string   `json:"presence_id"`
 	North      []string `json:"north"`
-	Error      string   `json:"error,omitempty"` // "registry_unreadable"
+	Error      string   `json:"error,omitempty"` // RegistryUnreadable or StoreUnreachable
 	Detail     string   `json:"detail,omitempty"`
 }
 

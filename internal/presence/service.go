@@ -24,6 +24,12 @@ type Config struct {
 	Brains     []string         // brains known before anyone beats, canonical
 	Classifier *Classifier      // DefaultMutatingTools when nil
 	Logger     *slog.Logger     // slog.Default() when nil
+
+	// ListingTime, when set, is told how long each whole listing of the
+	// store took (a rescan, a watch that could not name what changed, a
+	// read while not watching); RereadTime, each reread of the entries a
+	// watch named. Neither is on the beat path.
+	ListingTime, RereadTime Observer
 }
 
 // Service is the Hall's one view of the presences: it reads the store,
@@ -41,6 +47,8 @@ type Service struct {
 	brains   map[string]bool
 	classify Classifier
 	log      *slog.Logger
+
+	listingTime, rereadTime Observer
 
 	// refreshMu orders refreshes and rereads, so a listing that began
 	// before a reread can never land after it and undo it.
@@ -122,6 +130,9 @@ func NewService(store Store, cfg Config) *Service {
 		entries:  map[string]*entry{},
 		lapsed:   map[string]int64{},
 		changed:  make(chan struct{}, 1),
+
+		listingTime: cfg.ListingTime,
+		rereadTime:  cfg.RereadTime,
 	}
 	if s.now == nil {
 		s.now = time.Now
@@ -188,6 +199,7 @@ func (s *Service) Stats() Stats {
 func (s *Service) Refresh(ctx context.Context) (bool, error) {
 	s.refreshMu.Lock()
 	defer s.refreshMu.Unlock()
+	defer ObserveSince(s.listingTime, time.Now())
 	s.mu.Lock()
 	from := s.ownGen
 	s.mu.Unlock()
@@ -263,6 +275,7 @@ func (s *Service) reread(ctx context.Context, keys []string) (changed bool, agai
 		changed, err = s.Refresh(ctx)
 		return changed, nil, err
 	}
+	start := time.Now()
 	d, err := kw.Reread(ctx, keys)
 	if err != nil {
 		s.refreshMu.Unlock()
@@ -273,6 +286,7 @@ func (s *Service) reread(ctx context.Context, keys []string) (changed bool, agai
 		return changed, nil, err
 	}
 	defer s.refreshMu.Unlock()
+	defer ObserveSince(s.rereadTime, start)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.stats.Rereads++
