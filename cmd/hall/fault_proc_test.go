@@ -326,9 +326,11 @@ const writerAgents = 16
 // from a whole one.
 func writerRecord(agent string, gen int) presence.Record {
 	now := time.Now().UnixMilli()
-	ws := make([]string, 512)
+	// As large as a record within a beat's limits gets (64 entries of
+	// near 1 KiB: 60 KiB), so a write takes many pages to land.
+	ws := make([]string, presence.MaxWorkingSetLen)
 	for k := range ws {
-		ws[k] = fmt.Sprintf("gen-%d/file-%03d.go", gen, k)
+		ws[k] = fmt.Sprintf("gen-%d/%s/file-%03d.go", gen, strings.Repeat("d", presence.MaxPathLen-64), k)
 	}
 	return presence.Record{
 		Schema: presence.Schema, PresenceID: presence.ID(agent, "/srv/shop"), AgentID: agent, Brain: "/srv/shop",
