@@ -101,9 +101,14 @@ const RosterShown = 50
 // signature did not change untouched.
 func PresenceSig(p contract.Presence, colliding bool) string {
 	f := fnv.New64a()
-	for _, s := range append([]string{p.PresenceID, p.AgentID, p.Kind, p.Theme, p.Brain, p.Worktree, p.CallerRoot,
+	fields := append([]string{p.PresenceID, p.AgentID, p.Kind, p.Theme, p.Brain, p.Worktree, p.CallerRoot,
 		p.TaskRef, p.MutationLevel, p.Mutation.DeclaredIntent, strconv.FormatInt(p.FirstSeenMs, 36),
-		strconv.FormatInt(p.LastBeatMs, 36), strconv.FormatBool(colliding)}, p.WorkingSet...) {
+		strconv.FormatInt(p.LastBeatMs, 36), strconv.FormatBool(colliding), p.ParentPresenceID,
+		strconv.FormatInt(p.TouchedOmitted, 36)}, p.WorkingSet...)
+	for _, t := range p.Touched {
+		fields = append(fields, t.Path, strconv.FormatInt(t.AtMs, 36))
+	}
+	for _, s := range fields {
 		_, _ = io.WriteString(f, s)
 		_, _ = f.Write([]byte{0})
 	}
@@ -129,12 +134,14 @@ func CollisionsShownOf(cs []contract.Collision) []contract.Collision {
 	return cs
 }
 
-// RosterRows is the roster rows shown and how many are left out.
-func RosterRows(ps []contract.Presence, all bool) ([]contract.Presence, int) {
-	if all || len(ps) <= RosterShown {
-		return ps, 0
+// RosterPage is the roster rows shown, in RosterRows' order, and how many
+// are left out.
+func RosterPage(ps []contract.Presence, all bool) ([]contract.Presence, int) {
+	rows := RosterRows(ps)
+	if all || len(rows) <= RosterShown {
+		return rows, 0
 	}
-	return ps[:RosterShown], len(ps) - RosterShown
+	return rows[:RosterShown], len(rows) - RosterShown
 }
 
 // RosterURL links the page with the whole roster, or its first rows.
@@ -347,6 +354,8 @@ func ClauseLabel(c string) string {
 		return "same worktree"
 	case "working_set_overlap":
 		return "working sets overlap"
+	case "touched_overlap":
+		return "both changed these files"
 	default:
 		return c
 	}
@@ -446,6 +455,63 @@ func DrillRows(d contract.PresencesResponse, colliding map[string]bool) ([]contr
 // WorkingSetShown is how many working-set entries a roster cell lists
 // before "+N more".
 const WorkingSetShown = 3
+
+// TouchedPaths is what the Hall observed a presence change, newest first.
+func TouchedPaths(p contract.Presence) []string {
+	out := make([]string, len(p.Touched))
+	for i, t := range p.Touched {
+		out[i] = t.Path
+	}
+	return out
+}
+
+// TouchedText sums up the files a presence changed for the drill: the
+// newest one's name and how many more ("" when none).
+func TouchedText(p contract.Presence) string {
+	if len(p.Touched) == 0 {
+		return ""
+	}
+	t := "changed " + BaseName(p.Touched[0].Path)
+	if more := int64(len(p.Touched)-1) + p.TouchedOmitted; more > 0 {
+		t += " +" + i64(more)
+	}
+	return t
+}
+
+// TouchedTitle lists every file a presence changed, one a line, for the
+// drill's tooltip.
+func TouchedTitle(p contract.Presence) string {
+	t := strings.Join(TouchedPaths(p), "\n")
+	if p.TouchedOmitted > 0 {
+		t += "\n+" + i64(p.TouchedOmitted) + " older"
+	}
+	return t
+}
+
+// RosterRows orders the roster so each subagent follows its session (the
+// contract's order otherwise); a subagent whose session is not live keeps
+// its place.
+func RosterRows(ps []contract.Presence) []contract.Presence {
+	live := make(map[string]bool, len(ps))
+	kids := map[string][]contract.Presence{}
+	for _, p := range ps {
+		live[p.PresenceID] = true
+	}
+	for _, p := range ps {
+		if p.ParentPresenceID != "" && live[p.ParentPresenceID] && p.ParentPresenceID != p.PresenceID {
+			kids[p.ParentPresenceID] = append(kids[p.ParentPresenceID], p)
+		}
+	}
+	out := make([]contract.Presence, 0, len(ps))
+	for _, p := range ps {
+		if p.ParentPresenceID != "" && live[p.ParentPresenceID] && p.ParentPresenceID != p.PresenceID {
+			continue
+		}
+		out = append(out, p)
+		out = append(out, kids[p.PresenceID]...)
+	}
+	return out
+}
 
 // Theme is the theme shown, with a placeholder when the agent gave none.
 func Theme(p contract.Presence) string {

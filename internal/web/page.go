@@ -178,6 +178,12 @@ func rosterSig(d contract.PresencesResponse) string {
 		for _, s := range p.WorkingSet {
 			w(s)
 		}
+		w(p.ParentPresenceID)
+		n(p.TouchedOmitted)
+		for _, t := range p.Touched {
+			w(t.Path)
+			n(t.AtMs)
+		}
 		w("|")
 	}
 	for _, c := range d.Collisions {
