@@ -1,22 +1,21 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/dirstore"
+	"github.com/hall-dev/hall/internal/hallclient"
+	"github.com/hall-dev/hall/internal/hook"
 	"github.com/hall-dev/hall/internal/place"
 	"github.com/hall-dev/hall/internal/presence"
 )
@@ -35,8 +34,12 @@ type beatFlags struct {
 	hall         string
 	registryRoot string
 	token        string
+	tokenFlag    secret
+	readFlag     secret
 	timeout      time.Duration
 	hook         string
+	onCollision  string
+	mutating     stringList
 	req          contract.BeatRequest
 	workingSet   stringList
 	presenceID   string
@@ -45,9 +48,12 @@ type beatFlags struct {
 func (f *beatFlags) register(fs *flag.FlagSet, withFields bool) {
 	fs.StringVar(&f.hall, "hall", DefaultHallURL, "the Hall's base URL")
 	fs.StringVar(&f.registryRoot, "registry-root", "", "write the sidecar folder directly instead of calling a Hall")
-	fs.StringVar(&f.token, "token", "", "bearer token the Hall requires for writes")
+	f.tokenFlag.register(fs, "token", "bearer token the Hall requires for writes")
+	f.readFlag.register(fs, "read-token", "the Hall's read token (--read-token), sent when there is no --token")
 	fs.DurationVar(&f.timeout, "timeout", 2*time.Second, "give up on the Hall after this long (the beat is then skipped, exit 0)")
-	fs.StringVar(&f.hook, "hook", "", `read an agent hook payload on stdin: "claude" (Claude Code)`)
+	fs.StringVar(&f.hook, "hook", "", `read an agent's hook payload on stdin and answer in its hook output: "claude" (Claude Code), "codex" (Codex CLI) or "cursor" (Cursor)`)
+	fs.StringVar(&f.onCollision, "on-collision", "warn", `with --hook: "warn" puts the collision in the model's context; "ask" also asks the person before a mutating tool runs while in a collision`)
+	fs.Var(&f.mutating, "mutating-tool", "with --hook: a tool name that counts as a mutation when deciding to ask (repeatable; default the Hall's defaults)")
 	fs.StringVar(&f.req.AgentID, "agent-id", "", "who is speaking (required unless --hook gives it)")
 	fs.StringVar(&f.req.Brain, "brain", "", "the workspace root (default: the main worktree of the git repository, else the working directory)")
 	if !withFields {
@@ -65,9 +71,10 @@ func (f *beatFlags) register(fs *flag.FlagSet, withFields bool) {
 }
 
 // runBeat is `hall beat`: one beat from a hook or a script. It prints the
-// north lines on stderr. A Hall that cannot be reached, or a hook payload it
-// cannot use, prints a warning and exits 0: a hook must never break the
-// agent it reports on.
+// north lines on stderr; with --hook, the agent's own hook output on stdout
+// instead. A Hall that cannot be reached, or a hook payload it cannot use,
+// prints a warning and exits 0: a hook must never break the agent it
+// reports on.
 func runBeat(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	return beatCommand(ctx, args, stdin, stdout, stderr, true)
 }
@@ -75,6 +82,25 @@ func runBeat(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 // runLeave is `hall leave`: end a presence at once.
 func runLeave(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	return beatCommand(ctx, args, stdin, stdout, stderr, false)
+}
+
+// hookMode reports whether the command runs as an agent's hook: --hook on
+// the command line or HALL_HOOK set. A hook exits 0 whatever happens (Claude
+// Code reads exit 2 as "block the tool call"), flag mistakes included.
+func hookMode(args []string) bool {
+	if os.Getenv(envName("hook")) != "" {
+		return true
+	}
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if strings.HasPrefix(a, "-") && name == "hook" {
+			return true
+		}
+	}
+	return false
 }
 
 // The openings of beat's and leave's usage.
@@ -97,76 +123,157 @@ func beatCommand(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	if beat {
 		name, about = "hall beat", beatAbout
 	}
+	warn := func(err error) error {
+		fmt.Fprintf(stderr, "hall: warning: %v (the agent carries on)\n", err)
+		return nil
+	}
+	asHook := hookMode(args)
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	var f beatFlags
 	f.register(fs, beat)
-	if err := parseFlags(fs, about, args, stdout, stderr); err != nil {
+	// A usage mistake is exit 2, or in hook mode a warning and exit 0.
+	usage := func(err error) error {
+		if asHook {
+			return warn(err)
+		}
+		return &exitError{code: 2, err: err}
+	}
+	if asHook {
+		// stdout is the agent's hook output: nothing else goes there.
+		fs.SetOutput(stderr)
+		if err := parseWithEnv(fs, args); err != nil {
+			return warn(err)
+		}
+	} else if err := parseFlags(fs, about, args, stdout, stderr); err != nil {
 		return err
+	}
+	var err error
+	if f.token, err = f.tokenFlag.value(); err != nil {
+		return usage(err)
+	}
+	if rt, err := f.readFlag.value(); err != nil {
+		return usage(err)
+	} else if f.token == "" {
+		// A Hall with a read token and no write token takes beats with
+		// the read token: their answer (north) reads the roster.
+		f.token = rt
 	}
 	if f.workingSet != nil {
 		ws := []string(f.workingSet)
 		f.req.WorkingSet = &ws
 	}
-	warn := func(err error) error {
-		fmt.Fprintf(stderr, "hall: warning: %v (the agent carries on)\n", err)
-		return nil
-	}
-	leave := !beat
-	switch f.hook {
-	case "":
-	case "claude":
-		var ev claudeHookEvent
-		if err := json.NewDecoder(io.LimitReader(stdin, 1<<20)).Decode(&ev); err != nil {
-			return warn(fmt.Errorf("read Claude Code hook payload: %w", err))
-		}
-		if ev.HookEventName == "SessionEnd" {
-			leave = true
-		}
-		f.req = ev.beat(f.req)
-	default:
-		return &exitError{code: 2, err: fmt.Errorf("--hook %q: only \"claude\" is known", f.hook)}
-	}
-	if err := fillDefaults(&f.req); err != nil {
-		if f.hook != "" {
+	if f.hook != "" {
+		if err := f.runHook(ctx, stdin, stdout, !beat); err != nil {
 			return warn(err)
 		}
+		return nil
+	}
+	if err := fillDefaults(&f.req); err != nil {
 		return &exitError{code: 2, err: err}
 	}
 	if f.presenceID == "" && f.req.AgentID == "" {
-		err := errors.New("--agent-id is required (or --presence-id for leave)")
-		if f.hook != "" {
-			return warn(err)
-		}
-		return &exitError{code: 2, err: err}
+		return &exitError{code: 2, err: errors.New("--agent-id is required (or --presence-id for leave)")}
 	}
 
 	ctx, cancel := context.WithTimeout(ctx, f.timeout)
 	defer cancel()
-	var err error
-	if leave {
-		err = f.leave(ctx)
-	} else {
+	if beat {
 		var lines []string
 		lines, err = f.beat(ctx)
 		for _, l := range lines {
 			fmt.Fprintln(stderr, "hall:", l)
 		}
+	} else {
+		err = f.leave(ctx)
 	}
-	var bad *badInputError
 	switch {
 	case err == nil:
 		return nil
-	case errors.As(err, &bad) && f.hook == "":
+	case hallclient.IsBadInput(err):
 		return &exitError{code: 1, err: err}
 	default:
 		return warn(err)
 	}
 }
 
-// badInputError is the Hall refusing what we sent: a script's mistake.
-type badInputError struct{ msg string }
+// runHook is `hall beat --hook <agent>`: read the agent's payload on stdin,
+// beat (or leave, on the events that end a session, and always for `hall
+// leave --hook`), and write the agent's own hook output on stdout: the
+// collision warning where the model reads it, an ask under
+// --on-collision ask. Any error is returned for a warning; nothing is
+// written on stdout then, and the agent carries on.
+func (f *beatFlags) runHook(ctx context.Context, stdin io.Reader, stdout io.Writer, leave bool) error {
+	ad, ok := hook.For(f.hook)
+	if !ok {
+		return fmt.Errorf("--hook %q: want one of %s", f.hook, strings.Join(hook.Agents(), ", "))
+	}
+	policy, err := hook.ParsePolicy(f.onCollision)
+	if err != nil {
+		return err
+	}
+	payload, err := io.ReadAll(io.LimitReader(stdin, hook.MaxPayload+1))
+	if err != nil {
+		return fmt.Errorf("read the %s hook payload: %w", f.hook, err)
+	}
+	ev, err := ad.Parse(payload)
+	if err != nil {
+		return fmt.Errorf("read the %s hook payload: %w", f.hook, err)
+	}
+	f.req = withFlags(ev.Beat, f.req)
+	if err := fillDefaults(&f.req); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, f.timeout)
+	defer cancel()
+	if leave || ev.Leave {
+		return f.leave(ctx)
+	}
+	north, err := f.beat(ctx)
+	if err != nil {
+		return err
+	}
+	mutating := presence.NewClassifier(f.mutatingTools()).Mutating(f.req.Tool)
+	if out := ad.Answer(ev, hook.Decide(policy, ev, mutating, north)); out != nil {
+		if _, err := fmt.Fprintf(stdout, "%s\n", out); err != nil {
+			return fmt.Errorf("write the hook answer: %w", err)
+		}
+	}
+	return nil
+}
 
-func (e *badInputError) Error() string { return e.msg }
+// withFlags lays what the command line said over what the payload said:
+// a flag given wins (--agent-id, --theme, --working-set…).
+func withFlags(fromPayload, flags contract.BeatRequest) contract.BeatRequest {
+	out := fromPayload
+	set := func(dst *string, v string) {
+		if v != "" {
+			*dst = v
+		}
+	}
+	set(&out.AgentID, flags.AgentID)
+	set(&out.Brain, flags.Brain)
+	set(&out.CallerRoot, flags.CallerRoot)
+	set(&out.Worktree, flags.Worktree)
+	set(&out.Kind, flags.Kind)
+	set(&out.Theme, flags.Theme)
+	set(&out.TaskRef, flags.TaskRef)
+	set(&out.Tool, flags.Tool)
+	set(&out.DeclaredIntent, flags.DeclaredIntent)
+	if flags.WorkingSet != nil {
+		out.WorkingSet = flags.WorkingSet
+	}
+	return out
+}
+
+// mutatingTools is --mutating-tool, else the Hall's defaults: what the
+// hook counts as a mutation when it decides to ask. Set it (or
+// HALL_MUTATING_TOOL) as the Hall's own when the Hall's list differs.
+func (f *beatFlags) mutatingTools() []string {
+	if len(f.mutating) > 0 {
+		return f.mutating
+	}
+	return presence.DefaultMutatingTools
+}
 
 // fillDefaults measures what the agent did not say: its working directory,
 // its git worktree, and the brain (the repository's main worktree, so every
@@ -185,25 +292,29 @@ func fillDefaults(req *contract.BeatRequest) error {
 	return nil
 }
 
-// beat sends the beat to the Hall, or writes the registry directly.
-func (f *beatFlags) beat(ctx context.Context) ([]string, error) {
+// client is the Hall this command speaks to: the registry folder written
+// directly through the same store code when --registry-root is set (every
+// call writes: there is no process to hold a throttled state), else the
+// Hall at --hall.
+func (f *beatFlags) client() (hallclient.Client, error) {
 	if f.registryRoot != "" {
-		svc, err := f.directService()
+		svc, err := directService(f.registryRoot)
 		if err != nil {
 			return nil, err
 		}
-		res, err := svc.Beat(ctx, f.req.Beat())
-		if err != nil {
-			return nil, &badInputError{presence.ErrorMessage(err)}
-		}
-		if !res.Stored {
-			return nil, fmt.Errorf("beat not stored: %s", res.Reason)
-		}
-		return contract.NorthLines(res.PresenceID, res.Collisions), nil
+		return &hallclient.Local{Service: svc}, nil
 	}
-	body, _ := json.Marshal(f.req)
-	var resp contract.BeatResponse
-	if err := f.call(ctx, http.MethodPost, "/api/presences/beat", body, &resp); err != nil {
+	return &hallclient.HTTP{Base: f.hall, Token: f.token}, nil
+}
+
+// beat sends the beat and returns the north lines.
+func (f *beatFlags) beat(ctx context.Context) ([]string, error) {
+	c, err := f.client()
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.Beat(ctx, f.req)
+	if err != nil {
 		return nil, err
 	}
 	if !resp.Stored && resp.Reason != "" && !strings.HasPrefix(resp.Reason, "throttled") {
@@ -212,80 +323,33 @@ func (f *beatFlags) beat(ctx context.Context) ([]string, error) {
 	return resp.North, nil
 }
 
-// leave ends the presence.
+// leave ends the presence; one already gone is no error, since the
+// leave's goal holds.
 func (f *beatFlags) leave(ctx context.Context) error {
 	id := f.presenceID
 	if id == "" {
 		brain, err := presence.CanonicalPath(f.req.Brain)
 		if err != nil {
-			return &badInputError{presence.ErrorMessage(err)}
+			return &hallclient.Error{Status: http.StatusBadRequest, Code: "invalid_brain", Detail: presence.ErrorMessage(err)}
 		}
 		id = presence.ID(f.req.AgentID, brain)
 	}
-	if f.registryRoot != "" {
-		svc, err := f.directService()
-		if err != nil {
-			return err
-		}
-		if err := svc.Leave(ctx, id); err != nil && presence.ErrorCode(err) != presence.ENOTFOUND {
-			return err
-		}
-		return nil
+	c, err := f.client()
+	if err != nil {
+		return err
 	}
-	err := f.call(ctx, http.MethodDelete, "/api/presences/"+url.PathEscape(id), nil, nil)
-	var st *statusError
-	if errors.As(err, &st) && st.status == http.StatusNotFound {
-		return nil // already gone: the leave's goal holds
+	if err := c.Leave(ctx, id); err != nil && !hallclient.IsNotFound(err) {
+		return err
 	}
-	return err
+	return nil
 }
 
-func (f *beatFlags) directService() (*presence.Service, error) {
-	store := dirstore.New(f.registryRoot)
+// directService is a presence service over the sidecar folder at root,
+// for commands that write the registry directly.
+func directService(root string) (*presence.Service, error) {
+	store := dirstore.New(root)
 	if err := store.Init(); err != nil {
 		return nil, err
 	}
 	return presence.NewService(store, presence.Config{Logger: slog.New(slog.DiscardHandler)}), nil
-}
-
-// statusError is a non-2xx answer from the Hall.
-type statusError struct {
-	status int
-	body   contract.ErrorResponse
-}
-
-func (e *statusError) Error() string {
-	return fmt.Sprintf("the Hall answered %d %s: %s", e.status, e.body.Error, e.body.Detail)
-}
-
-// call does one JSON request against the Hall.
-func (f *beatFlags) call(ctx context.Context, method, path string, body []byte, out any) error {
-	req, err := http.NewRequestWithContext(ctx, method, strings.TrimRight(f.hall, "/")+path, bytes.NewReader(body))
-	if err != nil {
-		return &badInputError{fmt.Sprintf("--hall %q: %v", f.hall, err)}
-	}
-	req.Header.Set("Content-Type", "application/json")
-	if f.token != "" {
-		req.Header.Set("Authorization", "Bearer "+f.token)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return fmt.Errorf("the Hall at %s is unreachable: %w", f.hall, err)
-	}
-	defer resp.Body.Close()
-	data, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if resp.StatusCode >= 300 {
-		se := &statusError{status: resp.StatusCode}
-		_ = json.Unmarshal(data, &se.body)
-		if resp.StatusCode >= 400 && resp.StatusCode < 500 && resp.StatusCode != http.StatusNotFound {
-			return &badInputError{se.Error()}
-		}
-		return se
-	}
-	if out != nil {
-		if err := json.Unmarshal(data, out); err != nil {
-			return fmt.Errorf("read the Hall's answer: %w", err)
-		}
-	}
-	return nil
 }

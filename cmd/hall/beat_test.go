@@ -2,10 +2,9 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"net"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -124,37 +123,24 @@ func TestBeatCommandClaudeHookDirect(t *testing.T) {
 		t.Errorf("after Edit: got level %s query_count=%d, want observed and 3", r.Mutation.Level(), r.QueryCount)
 	}
 
-	// A second session writing in the same cwd collides; its hook says so.
+	// A second session writing in the same cwd collides; its hook says so
+	// in the model's context (stdout), not on stderr.
 	other := strings.ReplaceAll(fixture(t, "pre-tool-use-write.json"), "7d0c5e2a-4b1f", "99990000-4b1f")
-	code, _, stderr := runCLI(t, other, "beat", "--hook", "claude", "--registry-root", root)
-	if code != 0 || !strings.Contains(stderr, "collision: claude-7d0c5e2a") || !strings.Contains(stderr, "same_caller_root") {
-		t.Errorf("second session: exit %d, stderr %q, want a north line naming claude-7d0c5e2a", code, stderr)
+	code, stdout, stderr := runCLI(t, other, "beat", "--hook", "claude", "--registry-root", root)
+	var out struct {
+		HookSpecificOutput struct{ HookEventName, AdditionalContext string }
+	}
+	if err := json.Unmarshal([]byte(stdout), &out); err != nil || code != 0 || stderr != "" {
+		t.Fatalf("second session: exit %d, stdout %q (%v), stderr %q", code, stdout, err, stderr)
+	}
+	if ctx := out.HookSpecificOutput.AdditionalContext; out.HookSpecificOutput.HookEventName != "PreToolUse" ||
+		!strings.Contains(ctx, "collision: claude-7d0c5e2a") || !strings.Contains(ctx, "same_caller_root") {
+		t.Errorf("second session: got %+v, want PreToolUse context naming claude-7d0c5e2a and the clause", out)
 	}
 
 	hook("session-end.json")
 	if _, err := store.Get(t.Context(), id); presence.ErrorCode(err) != presence.ENOTFOUND {
 		t.Errorf("after SessionEnd: got err %v, want the presence gone", err)
-	}
-}
-
-func TestFillDefaultsFromGit(t *testing.T) {
-	repo := t.TempDir()
-	mustGit(t, repo, "init", "-q")
-	mustGit(t, repo, "-c", "user.email=a@b", "-c", "user.name=a", "commit", "-q", "--allow-empty", "-m", "x")
-	wt := filepath.Join(t.TempDir(), "wt2")
-	mustGit(t, repo, "worktree", "add", "-q", wt)
-	sub := filepath.Join(wt, "src")
-	if err := os.Mkdir(sub, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	req := contract.BeatRequest{CallerRoot: sub}
-	if err := fillDefaults(&req); err != nil {
-		t.Fatal(err)
-	}
-	realRepo, _ := filepath.EvalSymlinks(repo)
-	realWt, _ := filepath.EvalSymlinks(wt)
-	if req.Worktree != realWt || req.Brain != realRepo {
-		t.Errorf("got worktree %q brain %q, want %q and the main worktree %q", req.Worktree, req.Brain, realWt, realRepo)
 	}
 }
 

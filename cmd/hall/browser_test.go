@@ -292,7 +292,7 @@ func jsString(s string) string {
 
 // TestBrowserPollsWhenTheStreamIsBlocked fails every request to the stream
 // in the browser, as a proxy that refuses it would: the page says it polls,
-// stays current through GET /api/presences (with 304s while nothing
+// stays current through GET /fragments/hall (with 304s while nothing
 // changes), and goes live again once the stream answers.
 func TestBrowserPollsWhenTheStreamIsBlocked(t *testing.T) {
 	m := MustOpenHall(t, Config{Page: web.PageConfig{Poll: 250 * time.Millisecond, Retry: time.Second, Silence: 5 * time.Second}})
@@ -322,7 +322,7 @@ func TestBrowserPollsWhenTheStreamIsBlocked(t *testing.T) {
 			if err != nil {
 				return
 			}
-			if u, err := url.Parse(ev.Response.URL); err == nil && u.Path == "/api/presences" && ev.Response.Status == 304 {
+			if u, err := url.Parse(ev.Response.URL); err == nil && u.Path == "/fragments/hall" && ev.Response.Status == 304 {
 				notModified.Add(1)
 			}
 		}
@@ -437,10 +437,10 @@ func bufferingProxy(t *testing.T, hall string, holdAll bool) string {
 // TestBrowserPollsBehindABufferingProxy: a proxy that buffers the stream
 // never says it failed; the stream just goes quiet. The page notices
 // silence past its threshold: a stream that never delivered its snapshot
-// is left at once; one that went quiet is checked against the contract,
-// and when the contract shows what the stream did not, the page polls and
-// is current again. A stream that is quiet because the Hall is quiet
-// passes the check and stays live.
+// is left at once; one that went quiet is checked against the Hall, and
+// when the Hall shows what the stream did not, the page polls and is
+// current again. A stream that is quiet because the Hall is quiet passes
+// the check and stays live.
 //
 // The page's clock is held (holdClock) and moved past the threshold only
 // where the test means a silence: with a real clock, a loaded machine
@@ -465,15 +465,15 @@ func TestBrowserPollsBehindABufferingProxy(t *testing.T) {
 				base = bufferingProxy(t, m.URL(), tt.holdAll)
 			}
 			b := openBrowser(t)
-			var contractGets, streamGets atomic.Int64
+			var fragmentGets, streamGets atomic.Int64
 			requests := chromedp.Events(b.ctx, network.RequestWillBeSent)
 			go func() {
 				for ev, err := range requests {
 					if err != nil {
 						return
 					}
-					if u, err := url.Parse(ev.Request.URL); err == nil && u.Path == "/api/presences" {
-						contractGets.Add(1)
+					if u, err := url.Parse(ev.Request.URL); err == nil && u.Path == "/fragments/hall" {
+						fragmentGets.Add(1)
 					} else if err == nil && u.Path == "/api/presences/stream" {
 						streamGets.Add(1)
 					}
@@ -490,16 +490,17 @@ func TestBrowserPollsBehindABufferingProxy(t *testing.T) {
 				b.waitFor(t, "the snapshot", `tid('status').dataset.state === 'live'`)
 			}
 			if !tt.wantPolling {
-				// The page checks the quiet stream against the contract after
-				// each silence, and finds nothing missed. (Were it to give up
-				// on the stream, the third request would be a poll, sent
-				// after the status changed.) A check ends by marking the
+				// The page checks the quiet stream against the Hall after each
+				// silence, and finds nothing missed. (Were it to give up on
+				// the stream, the next request would be a poll, sent after
+				// the status changed.) The first request is the page's fetch
+				// when the snapshot arrives. A check ends by marking the
 				// stream heard at the page's now: a silence made while one is
 				// in flight is used up by it, so the clock moves on until the
 				// next check goes out.
 				for i := int64(1); i <= 3; i++ {
 					eventually.True(t, wait, fmt.Sprintf("check %d of the quiet stream", i), func() bool {
-						if contractGets.Load() >= i {
+						if fragmentGets.Load() >= 1+i {
 							return true
 						}
 						b.advanceClock(t, silence+time.Millisecond)
@@ -515,8 +516,8 @@ func TestBrowserPollsBehindABufferingProxy(t *testing.T) {
 			if tt.proxy && !tt.holdAll {
 				// The join is held back with the rest of the stream: once the
 				// Hall serves it, a silence, and the page checks the stream
-				// against the contract (twice, half a threshold apart) and
-				// finds it missing.
+				// against the Hall (twice, half a threshold apart) and finds
+				// it missing.
 				eventually.True(t, wait, "the Hall to serve the join", func() bool {
 					return len(contractNow(t, m.URL()+"/api/presences").Presences) == 1
 				})
@@ -536,15 +537,17 @@ func TestBrowserPollsBehindABufferingProxy(t *testing.T) {
 }
 
 // shapeJS describes the rendered Hall element by element: tag, attributes
-// and own text, for the strip, banner, collision list, roster and picker.
-// Ages tick and the status line differs by design, so those are left out.
+// and own text, for the strip, banner, recent events, collision list,
+// roster and picker. Ages tick, the status line and the notify button are
+// the script's (data-keep), and a fetched region is marked with its hash,
+// so those are left out.
 const shapeJS = `(() => {
   const out = [];
-  for (const id of ['collision-banner', 'strip', 'collisions', 'roster', 'brain-picker']) {
+  for (const id of ['collision-banner', 'strip', 'recent', 'collisions', 'roster', 'brain-picker']) {
     const region = document.querySelector('[data-testid="' + id + '"]');
     for (const e of [region, ...region.querySelectorAll('*')]) {
-      if (e.closest('[data-testid="status"]')) continue;
-      const attrs = Array.from(e.attributes, a => a.name + '=' + a.value).sort().join(' ');
+      if (e.closest('[data-keep]')) continue;
+      const attrs = Array.from(e.attributes).filter(a => a.name !== 'data-hash').map(a => a.name + '=' + a.value).sort().join(' ');
       const own = e.closest('time') ? '' : Array.from(e.childNodes)
         .filter(n => n.nodeType === 3).map(n => n.textContent.trim()).filter(Boolean).join('|');
       out.push(e.tagName.toLowerCase() + ' ' + attrs + ' :: ' + own);
@@ -554,9 +557,10 @@ const shapeJS = `(() => {
 })()`
 
 // TestBrowserWithoutJavaScript: with scripts disabled the server-rendered
-// page is complete (strip, drill, roster, collisions). With scripts on,
-// the page re-renders everything from the stream's snapshot, and the
-// result is the same markup: the templates and the script agree.
+// page is complete (strip, drill, roster, collisions) and shows no control
+// that needs a script. With scripts on, the page swaps in the regions it
+// fetches as fragments, and the result is the same markup: the fragments
+// are the page's own templates.
 func TestBrowserWithoutJavaScript(t *testing.T) {
 	m := MustOpenHall(t, Config{})
 	root := m.Config.RegistryRoot
@@ -590,15 +594,19 @@ func TestBrowserWithoutJavaScript(t *testing.T) {
 		}
 	}
 
-	// The same page, rendered by the script from the stream's snapshot, for
-	// all brains and for one.
+	if eval[bool](t, b, `getComputedStyle(tid('notify')).display !== 'none'`) {
+		t.Error("the notify button shows without JavaScript, where it cannot work")
+	}
+
+	// The same page, swapped in from fragments by the script once the stream
+	// is live, for all brains and for one.
 	for _, path := range []string{"/", "/?brain=" + url.QueryEscape(shop)} {
 		setScripts(t, b, false)
 		b.do(t, "open the page without scripts", chromedp.Navigate(m.URL()+path))
 		server := eval[[]string](t, b, shapeJS)
 		setScripts(t, b, true)
 		b.do(t, "open the page with scripts", chromedp.Navigate(m.URL()+path))
-		b.waitFor(t, "the stream to be live", `tid('status').dataset.state === 'live'`)
+		b.waitFor(t, "the stream to be live and the regions swapped", `tid('status').dataset.state === 'live' && performance.getEntriesByType('resource').some(e => e.name.includes('/fragments/hall'))`)
 		script := eval[[]string](t, b, shapeJS)
 		if len(server) != len(script) {
 			t.Errorf("%s: elements: server rendered %d, the script %d", path, len(server), len(script))

@@ -81,6 +81,8 @@ commands:
   beat     report a beat to a Hall, or straight into a registry
   leave    end a presence at once
   watch    follow a Hall's live stream
+  hooks    install or uninstall the Hall's hooks in Claude Code, Codex or Cursor
+  mcp      serve the Hall's tools to an agent over MCP (stdio)
   relay    mirror this machine's sidecar folder into a NATS bucket
   version  print hall's version and the Go version that built it
   help     this text; "hall help <command>" for a command's

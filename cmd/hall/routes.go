@@ -20,9 +20,10 @@ func newRouter(h *web.Handler, log *slog.Logger) *echo.Echo {
 	e.Use(middleware.Recover())
 	e.Use(echo.WrapMiddleware(web.SecurityHeaders))
 	// Handlers answer for themselves and return no error: what reaches
-	// here is the router's. A path no route serves is HandleNotFound's (the
-	// page for a browser, JSON under /api/); a known path asked with
-	// another method is a 405.
+	// here is the router's. A path no route serves is NotFound's (the page
+	// for a browser, JSON under /api/, behind the edge's rules); a known
+	// path asked with another method is a 405.
+	notFound := h.NotFound()
 	e.HTTPErrorHandler = func(err error, c echo.Context) {
 		if c.Response().Committed {
 			return
@@ -37,7 +38,7 @@ func newRouter(h *web.Handler, log *slog.Logger) *echo.Echo {
 			}
 		}
 		if status == http.StatusNotFound {
-			h.HandleNotFound(c.Response(), c.Request())
+			notFound(c.Response(), c.Request())
 			return
 		}
 		_ = c.JSON(status, map[string]string{"error": code, "detail": http.StatusText(status)})

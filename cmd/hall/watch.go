@@ -43,10 +43,12 @@ happen. Reconnects and resumes by itself; Ctrl-C ends it.
 func parseWatchConfig(args []string, stdout, stderr io.Writer) (watchConfig, error) {
 	fs := flag.NewFlagSet("hall watch", flag.ContinueOnError)
 	var cfg watchConfig
+	var token, readToken secret
 	fs.StringVar(&cfg.Hall, "hall", DefaultHall, "the Hall to follow")
 	fs.StringVar(&cfg.Brain, "brain", "", "follow one brain (absolute path); every brain when empty")
 	fs.StringVar(&cfg.PresenceID, "presence-id", "", "follow one presence: its own join and leave, and its own collisions")
-	fs.StringVar(&cfg.Token, "token", "", "bearer token, when the Hall asks for one")
+	token.register(fs, "token", "bearer token, when the Hall asks for one")
+	readToken.register(fs, "read-token", "the Hall's read token (--read-token), sent instead of --token")
 	fs.BoolVar(&cfg.JSON, "json", false, "print one JSON object a line instead of sentences")
 	fs.BoolVar(&cfg.CollisionsOnly, "collisions-only", false, "print collisions opening and closing only")
 	fs.BoolVar(&cfg.ExitOnCollision, "exit-on-collision", false, "exit with status 3 at the first collision (one already open counts)")
@@ -55,6 +57,15 @@ func parseWatchConfig(args []string, stdout, stderr io.Writer) (watchConfig, err
 	}
 	if fs.NArg() > 0 {
 		return cfg, &exitError{code: 2, err: fmt.Errorf("watch takes no arguments, got %q", fs.Args())}
+	}
+	var err error
+	if cfg.Token, err = token.value(); err != nil {
+		return cfg, &exitError{code: 2, err: err}
+	}
+	if rt, err := readToken.value(); err != nil {
+		return cfg, &exitError{code: 2, err: err}
+	} else if rt != "" {
+		cfg.Token = rt // a read is all watch does
 	}
 	u, err := url.Parse(cfg.Hall)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -135,69 +146,27 @@ func watch(ctx context.Context, cfg watchConfig, stdout, stderr io.Writer) error
 	return nil
 }
 
-// watchPrinter turns events into lines: sentences, or JSON objects.
+// watchPrinter turns events into lines: sentences, or JSON objects. The
+// lines themselves are told by stream.Teller, as the Hall tells its own
+// recent events (GET /api/events).
 type watchPrinter struct {
-	out  io.Writer
-	json bool
-	cfg  watchConfig
-	now  func() time.Time
-}
-
-// watchLine is one --json line. Type is snapshot, join, update, leave,
-// collision_opened, collision_changed, collision_closed,
-// registry_unreadable or registry_readable.
-type watchLine struct {
-	Type      string                      `json:"type"`
-	EventID   string                      `json:"event_id"`
-	Seq       uint64                      `json:"seq,omitempty"`
-	AtMs      int64                       `json:"at_ms"`            // when watch received it
-	Resync    bool                        `json:"resync,omitempty"` // from a snapshot after a reconnect
-	Snapshot  *contract.PresencesResponse `json:"snapshot,omitempty"`
-	Presence  *contract.Presence          `json:"presence,omitempty"` // for a leave: as last seen
-	Collision *contract.Collision         `json:"collision,omitempty"`
-	Detail    string                      `json:"detail,omitempty"`
+	out    io.Writer
+	json   bool
+	cfg    watchConfig
+	now    func() time.Time
+	teller stream.Teller
 }
 
 func (p *watchPrinter) print(ev stream.Event, ch stream.Change) error {
 	now := p.now()
-	var lines []watchLine
-	add := func(l watchLine) {
-		l.EventID, l.Seq, l.AtMs, l.Resync = ev.ID, ch.Seq, now.UnixMilli(), ch.Resync
+	var lines []stream.Line
+	for _, l := range p.teller.Tell(ev, ch, now) {
+		// Sentences leave out updates (a beat is not news to a person) and
+		// the snapshot of a resync (its changes are told instead).
+		if !p.json && (l.Type == stream.LineUpdate || (l.Type == stream.LineSnapshot && l.Resync)) {
+			continue
+		}
 		lines = append(lines, l)
-	}
-	if ev.Snapshot != nil && (p.json || !ch.Resync) {
-		add(watchLine{Type: "snapshot", Snapshot: ev.Snapshot})
-	}
-	first := ev.Snapshot != nil && !ch.Resync
-	if ch.Error != "" && !first {
-		add(watchLine{Type: "registry_unreadable", Detail: detailOf(ev)})
-	}
-	if ch.Recovered && !first {
-		add(watchLine{Type: "registry_readable"})
-	}
-	if !first {
-		for i := range ch.Joins {
-			add(watchLine{Type: "join", Presence: &ch.Joins[i]})
-		}
-		if p.json {
-			for i := range ch.Updates {
-				add(watchLine{Type: "update", Presence: &ch.Updates[i]})
-			}
-		}
-		for i := range ch.Leaves {
-			add(watchLine{Type: "leave", Presence: &ch.Leaves[i]})
-		}
-	}
-	// Collisions open at connect are printed too: they are news to a
-	// watcher, and --exit-on-collision counts them.
-	for i := range ch.Opened {
-		add(watchLine{Type: "collision_opened", Collision: &ch.Opened[i]})
-	}
-	for i := range ch.Changed {
-		add(watchLine{Type: "collision_changed", Collision: &ch.Changed[i]})
-	}
-	for i := range ch.Closed {
-		add(watchLine{Type: "collision_closed", Collision: &ch.Closed[i]})
 	}
 
 	var b strings.Builder
@@ -219,7 +188,7 @@ func (p *watchPrinter) print(ev stream.Event, ch stream.Change) error {
 
 // sentence says one line in words. Every field an agent or another writer
 // chose passes through clean: a record can hold anything.
-func (p *watchPrinter) sentence(l watchLine) string {
+func (p *watchPrinter) sentence(l stream.Line) string {
 	switch l.Type {
 	case "snapshot":
 		s := l.Snapshot
@@ -231,7 +200,7 @@ func (p *watchPrinter) sentence(l watchLine) string {
 			scope = clean(s.ServedBrain)
 		}
 		if s.Error != "" {
-			return fmt.Sprintf("watching %s (%s): registry unreadable: %s", clean(p.cfg.Hall), scope, clean(s.Detail))
+			return fmt.Sprintf("watching %s (%s): %s: %s", clean(p.cfg.Hall), scope, contract.RosterErrorLabel(s.Error), clean(s.Detail))
 		}
 		if p.cfg.CollisionsOnly {
 			return fmt.Sprintf("watching %s (%s): %s", clean(p.cfg.Hall), scope, plural(len(s.Collisions), "collision"))
@@ -259,6 +228,10 @@ func (p *watchPrinter) sentence(l watchLine) string {
 		return "! registry unreadable, roster dropped: " + clean(l.Detail)
 	case "registry_readable":
 		return "registry readable again"
+	case "store_unreachable":
+		return "! store unreachable, roster dropped: " + clean(l.Detail)
+	case "store_reachable":
+		return "store reachable again"
 	}
 	return l.Type
 }
@@ -266,16 +239,6 @@ func (p *watchPrinter) sentence(l watchLine) string {
 func describeCollision(c contract.Collision) string {
 	return fmt.Sprintf("on %s: %s and %s at %s (%s)", clean(c.Brain), clean(c.A.AgentID), clean(c.B.AgentID),
 		clean(c.Place), strings.Join(c.Clauses, ", "))
-}
-
-func detailOf(ev stream.Event) string {
-	switch {
-	case ev.Diff != nil:
-		return ev.Diff.Detail
-	case ev.Snapshot != nil:
-		return ev.Snapshot.Detail
-	}
-	return ""
 }
 
 func plural(n int, word string) string {

@@ -15,11 +15,18 @@ type Presence struct {
 	TaskRef       string   `json:"task_ref,omitempty"`
 	Mutation      Mutation `json:"mutation"`
 	MutationLevel string   `json:"mutation_level"` // LevelObserved, LevelDeclared or LevelNone
-	FirstSeenMs   int64    `json:"first_seen_ms"`
-	LastBeatMs    int64    `json:"last_beat_ms"`
-	QueryCount    int64    `json:"query_count"`
-	TTLMs         int64    `json:"ttl_ms"`
-	ExpiresAtMs   int64    `json:"expires_at_ms"`
+	// Touched is what the Hall observed the presence's tools change, newest
+	// first, at most 32 ([] when none); TouchedOmitted counts older files
+	// dropped from it. Observed, never declared.
+	Touched        []Touch `json:"touched"`
+	TouchedOmitted int64   `json:"touched_omitted,omitempty"`
+	// ParentPresenceID is set on a subagent: the session that runs it.
+	ParentPresenceID string `json:"parent_presence_id,omitempty"`
+	FirstSeenMs      int64  `json:"first_seen_ms"`
+	LastBeatMs       int64  `json:"last_beat_ms"`
+	QueryCount       int64  `json:"query_count"`
+	TTLMs            int64  `json:"ttl_ms"`
+	ExpiresAtMs      int64  `json:"expires_at_ms"`
 }
 
 // Where is the place the presence works: its worktree, else its
@@ -38,12 +45,19 @@ const (
 	ClauseCallerRoot = string(presence.ClauseCallerRoot)
 	ClauseWorktree   = string(presence.ClauseWorktree)
 	ClauseWorkingSet = string(presence.ClauseWorkingSet)
+	ClauseTouched    = string(presence.ClauseTouched)
 )
 
 // Mutation is the two honest levels, as stored.
 type Mutation struct {
 	ObservedAtMs   int64  `json:"observed_at_ms,omitempty"`
 	DeclaredIntent string `json:"declared_intent,omitempty"`
+}
+
+// Touch is one file a presence's tool changed, and when.
+type Touch struct {
+	Path string `json:"path"`
+	AtMs int64  `json:"at_ms"`
 }
 
 // Side names one presence of a collision.
@@ -59,9 +73,9 @@ type Collision struct {
 	Brain       string   `json:"brain"`
 	A           Side     `json:"a"`
 	B           Side     `json:"b"`
-	Clauses     []string `json:"clauses"` // same_caller_root, same_worktree, working_set_overlap
+	Clauses     []string `json:"clauses"` // same_caller_root, same_worktree, working_set_overlap, touched_overlap
 	Place       string   `json:"place"`   // the shared worktree, caller_root or path
-	Paths       []string `json:"paths"`   // overlapping working-set paths
+	Paths       []string `json:"paths"`   // overlapping working-set and touched paths
 }
 
 // PresencesResponse is GET /api/presences: THE contract for UI clients and
@@ -73,24 +87,50 @@ type PresencesResponse struct {
 	ServedBrain string      `json:"served_brain,omitempty"`
 	ServedAtMs  int64       `json:"served_at_ms"`
 	Cursor      string      `json:"cursor,omitempty"` // the stream event id this state matches
-	Error       string      `json:"error,omitempty"`  // RegistryUnreadable
+	Error       string      `json:"error,omitempty"`  // RegistryUnreadable or StoreUnreachable
 	Detail      string      `json:"detail,omitempty"` // why, when Error is set
 }
 
-// RegistryUnreadable is the error code of a read surface whose store
-// cannot be read: the roster is dropped whole, never shown in part.
-const RegistryUnreadable = "registry_unreadable"
+// Why a roster was dropped whole: the Error of the contract, of health, of
+// a stream's snapshot and diff.
+const (
+	// RegistryUnreadable: the sidecar folder (or another store) cannot be
+	// read.
+	RegistryUnreadable = "registry_unreadable"
+	// StoreUnreachable: the store is a server on the network (NATS) and
+	// the Hall cannot reach it.
+	StoreUnreachable = "store_unreachable"
+)
 
-// Unreadable is the contract's answer while the store cannot be read: both
-// lists empty, the error and why, served at atMs. The caller sets what
+// RosterError names why the roster was dropped, from the error that
+// dropped it: the code and the sentence every read surface carries.
+func RosterError(err error) (code, detail string) {
+	if presence.ErrorCode(err) == presence.EUNREACHABLE {
+		return StoreUnreachable, presence.ErrorMessage(err)
+	}
+	return RegistryUnreadable, presence.ErrorMessage(err)
+}
+
+// RosterErrorLabel says a roster error code in words, for people:
+// "registry unreadable", "store unreachable".
+func RosterErrorLabel(code string) string {
+	if code == StoreUnreachable {
+		return "store unreachable"
+	}
+	return "registry unreadable"
+}
+
+// Dropped is the contract's answer while the roster is dropped whole: both
+// lists empty, why (RosterError), served at atMs. The caller sets what
 // else it echoes (cursor, served brain).
-func Unreadable(err error, atMs int64) PresencesResponse {
+func Dropped(err error, atMs int64) PresencesResponse {
+	code, detail := RosterError(err)
 	return PresencesResponse{
 		Presences:  []Presence{},
 		Collisions: []Collision{},
 		ServedAtMs: atMs,
-		Error:      RegistryUnreadable,
-		Detail:     presence.ErrorMessage(err),
+		Error:      code,
+		Detail:     detail,
 	}
 }
 
@@ -106,7 +146,9 @@ type Health struct {
 	StartedAtMs    int64           `json:"started_at_ms"`
 	UptimeMs       int64           `json:"uptime_ms"`
 	Presences      *HealthRoster   `json:"presences,omitempty"`
-	PresencesError string          `json:"presences_error,omitempty"`
+	PresencesError string          `json:"presences_error,omitempty"` // "<label>: <detail>" when the roster was dropped
+	Error          string          `json:"error,omitempty"`           // RegistryUnreadable or StoreUnreachable, with Presences dropped
+	Detail         string          `json:"detail,omitempty"`          // why, when Error is set
 	Store          HealthStoreStat `json:"store"`
 	Stream         *HealthStream   `json:"stream,omitempty"`
 }
@@ -119,6 +161,8 @@ type HealthStream struct {
 	Resumed     int64  `json:"resumed"`     // reconnects served from the history
 	Snapshots   int64  `json:"snapshots"`   // connects served a snapshot
 	Diffs       uint64 `json:"diffs"`       // diffs emitted
+	Refused     int64  `json:"refused"`     // connects refused with a 503: max_streams were open
+	MaxStreams  int    `json:"max_streams"` // streams served at once (--max-streams); 0: no bound
 }
 
 // HealthRoster is the owner-wide roster as a diagnostic.
@@ -137,6 +181,10 @@ type HealthStoreStat struct {
 	Writes      int64  `json:"writes"`
 	WriteErrors int64  `json:"write_errors"`
 	Throttled   int64  `json:"throttled"`
+	// BusyReads counts reads of the store refused for a moment (out of
+	// file descriptors): the last good roster was kept and the read
+	// retried.
+	BusyReads int64 `json:"busy_reads"`
 }
 
 // FromRecord maps a domain record to its wire form.
@@ -146,23 +194,34 @@ func FromRecord(r presence.Record) Presence {
 		ws = []string{}
 	}
 	return Presence{
-		PresenceID:    r.PresenceID,
-		AgentID:       r.AgentID,
-		Brain:         r.Brain,
-		CallerRoot:    r.CallerRoot,
-		Kind:          r.Kind,
-		Theme:         r.Theme,
-		Worktree:      r.Worktree,
-		WorkingSet:    append([]string{}, ws...),
-		TaskRef:       r.TaskRef,
-		Mutation:      Mutation{ObservedAtMs: r.Mutation.ObservedAtMs, DeclaredIntent: r.Mutation.DeclaredIntent},
-		MutationLevel: string(r.Mutation.Level()),
-		FirstSeenMs:   r.FirstSeenMs,
-		LastBeatMs:    r.LastBeatMs,
-		QueryCount:    r.QueryCount,
-		TTLMs:         r.TTL().Milliseconds(),
-		ExpiresAtMs:   r.ExpiresAtMs(),
+		PresenceID:       r.PresenceID,
+		AgentID:          r.AgentID,
+		Brain:            r.Brain,
+		CallerRoot:       r.CallerRoot,
+		Kind:             r.Kind,
+		Theme:            r.Theme,
+		Worktree:         r.Worktree,
+		WorkingSet:       append([]string{}, ws...),
+		TaskRef:          r.TaskRef,
+		Mutation:         Mutation{ObservedAtMs: r.Mutation.ObservedAtMs, DeclaredIntent: r.Mutation.DeclaredIntent},
+		MutationLevel:    string(r.Mutation.Level()),
+		Touched:          touches(r.Touched),
+		TouchedOmitted:   r.TouchedOmitted,
+		ParentPresenceID: r.ParentPresenceID,
+		FirstSeenMs:      r.FirstSeen(),
+		LastBeatMs:       r.LastBeatMs,
+		QueryCount:       r.QueryCount,
+		TTLMs:            r.TTL().Milliseconds(),
+		ExpiresAtMs:      r.ExpiresAtMs(),
 	}
+}
+
+func touches(ts []presence.Touch) []Touch {
+	out := make([]Touch, len(ts))
+	for i, t := range ts {
+		out[i] = Touch{Path: t.Path, AtMs: t.AtMs}
+	}
+	return out
 }
 
 // FromCollision maps a domain collision to its wire form.

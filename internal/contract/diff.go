@@ -6,8 +6,8 @@ package contract
 //
 // CollisionsOpened is an upsert: a collision already open whose clauses,
 // place, paths or sides changed appears there again, whole. Error is the
-// registry's state after the diff: "registry_unreadable" when the roster was
-// dropped whole (the diff then leaves every presence), absent once it is
+// registry's state after the diff: RegistryUnreadable or StoreUnreachable
+// when the roster was dropped whole (the diff then leaves every presence), absent once it is
 // readable again; a diff that changes it reaches every subscriber.
 type Diff struct {
 	Seq              uint64      `json:"seq"`
@@ -16,6 +16,6 @@ type Diff struct {
 	Leaves           []string    `json:"leaves"` // presence ids
 	CollisionsOpened []Collision `json:"collisions_opened"`
 	CollisionsClosed []Collision `json:"collisions_closed"`
-	Error            string      `json:"error,omitempty"`  // "registry_unreadable"
+	Error            string      `json:"error,omitempty"`  // RegistryUnreadable or StoreUnreachable
 	Detail           string      `json:"detail,omitempty"` // why, when Error is set
 }

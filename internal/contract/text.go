@@ -91,11 +91,15 @@ func RootLine(live, collisions int, brain string) string {
 
 // MutatingText names the mutation level for people: what was seen, what was
 // said, or nothing.
-func MutatingText(r presence.Record) string {
-	switch r.Mutation.Level() {
-	case presence.LevelObserved:
+func MutatingText(r presence.Record) string { return MutatingLevelText(string(r.Mutation.Level())) }
+
+// MutatingLevelText is MutatingText from a level (LevelObserved,
+// LevelDeclared; anything else is none).
+func MutatingLevelText(level string) string {
+	switch level {
+	case LevelObserved:
 		return "mutating (observed)"
-	case presence.LevelDeclared:
+	case LevelDeclared:
 		return "mutating (declared)"
 	default:
 		return "not mutating"
@@ -139,6 +143,14 @@ func (c Cockpit) String() string {
 	return b.String()
 }
 
+// UnreadableCockpit is the cockpit's text while the roster cannot be read
+// (the registry unreadable, the store out of reach): it says so rather
+// than showing an empty Hall.
+func UnreadableCockpit(err error, brain string) string {
+	code, _ := RosterError(err)
+	return "presences: unavailable (" + RosterErrorLabel(code) + ") · " + ScopeLabel(brain) + "\n"
+}
+
 // CockpitFor renders the cockpit of a snapshot narrowed to brain ("" for
 // owner-wide).
 func CockpitFor(s presence.Snapshot, brain string) Cockpit {
@@ -159,13 +171,17 @@ func CockpitFor(s presence.Snapshot, brain string) Cockpit {
 		if theme == "" {
 			theme = "-"
 		}
-		drill = append(drill, strings.Join([]string{
+		fields := []string{
 			clip(r.AgentID, textAgentWidth),
 			clip(theme, textThemeWidth),
 			clipPath(r.Where(), textPlaceWidth),
-			Age(now.Sub(time.UnixMilli(r.FirstSeenMs))),
+			Age(now.Sub(time.UnixMilli(r.FirstSeen()))),
 			MutatingText(*r),
-		}, " · "))
+		}
+		if t := touchedText(*r); t != "" {
+			fields = append(fields, t)
+		}
+		drill = append(drill, strings.Join(fields, " · "))
 	}
 	if more > 0 {
 		drill = append(drill, fmt.Sprintf("… +%d more", more))
@@ -173,12 +189,42 @@ func CockpitFor(s presence.Snapshot, brain string) Cockpit {
 	return Cockpit{Root: root, Drill: drill}
 }
 
+// touchedText names the newest file the Hall saw the presence change, and
+// counts the others: "changed cart.go +2"; "" when none.
+func touchedText(r presence.Record) string {
+	if len(r.Touched) == 0 {
+		return ""
+	}
+	t := "changed " + clip(filepath.Base(r.Touched[0].Path), textAgentWidth)
+	if more := int64(len(r.Touched)-1) + r.TouchedOmitted; more > 0 {
+		t += fmt.Sprintf(" +%d", more)
+	}
+	return t
+}
+
+// Widths other text surfaces (the MCP tools) clip fields to, so a field
+// reads the same in the cockpit, the north lines and a tool's answer.
+const (
+	AgentWidth = textAgentWidth
+	ThemeWidth = textThemeWidth
+	PlaceWidth = textPlaceWidth
+)
+
+// Clip makes s one printable line of at most width runes, ending in "…"
+// when cut.
+func Clip(s string, width int) string { return clip(s, width) }
+
+// ClipPath keeps at most width runes of a path's tail, the part a person
+// recognises: "…/shop-wt2/src".
+func ClipPath(p string, width int) string { return clipPath(p, width) }
+
 // clip makes s one printable line of at most width runes, ending in "…"
-// when cut. Control characters (a foreign writer may store them) become
+// when cut. Control characters (a foreign writer may store them) and the
+// Unicode line and paragraph separators (which a beat may carry) become
 // spaces, so a field can never break the line it sits on.
 func clip(s string, width int) string {
 	s = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
+		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
 			return ' '
 		}
 		return r

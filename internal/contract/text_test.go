@@ -41,6 +41,10 @@ func worstRecord(i int, brain string) presence.Record {
 	for j := 0; j < presence.MaxWorkingSetLen; j++ {
 		r.WorkingSet = append(r.WorkingSet, path(presence.MaxPathLen))
 	}
+	for j := 0; j < presence.MaxTouched; j++ {
+		r.Touched = append(r.Touched, presence.Touch{Path: "/" + wide(presence.MaxPathLen/4), AtMs: 1})
+	}
+	r.TouchedOmitted = 1 << 40
 	return r
 }
 
@@ -94,6 +98,8 @@ func TestClipKeepsLinesOneLine(t *testing.T) {
 		{"plain", "plain"},
 		{"two\nlines", "two lines"},
 		{"tab\there", "tab here"},
+		{"line\u2028separator\u2029paragraph", "line sepa…"},
+		{"a\u2028b", "a b"},
 		{strings.Repeat("é", 10), strings.Repeat("é", 10)},
 		{strings.Repeat("é", 11), strings.Repeat("é", 9) + "…"},
 	}

@@ -2,9 +2,8 @@ package presence
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 )
 
 // Limits on what an agent may send. Every field is bounded so one agent
@@ -30,6 +29,13 @@ type Beat struct {
 	TaskRef        string
 	Tool           string // the tool the agent just ran, classified by the Hall
 	DeclaredIntent string
+	// Touched names the files this beat's tool call changes, absolute, as
+	// a hook adapter read them from the agent's payload: observed, so a
+	// beat naming any is an observed mutation.
+	Touched []string
+	// ParentAgentID is the agent_id of the session this one is a subagent
+	// of, on the same brain (the record keeps the parent's presence id).
+	ParentAgentID string
 }
 
 // Normalize validates the beat against the limits and returns it with its
@@ -44,25 +50,45 @@ func (b Beat) normalize(canon func(string) (string, error)) (Beat, error) {
 		name, value string
 		max         int
 		required    bool
-		oneLine     bool
+		kind        textKind
 	}
 	for _, f := range []field{
-		{"agent_id", b.AgentID, MaxIDLen, true, true},
-		{"brain", b.Brain, MaxPathLen, true, true},
-		{"caller_root", b.CallerRoot, MaxPathLen, false, true},
-		{"worktree", b.Worktree, MaxPathLen, false, true},
-		{"kind", b.Kind, MaxIDLen, false, true},
-		{"task_ref", b.TaskRef, MaxIDLen, false, true},
-		{"tool", b.Tool, MaxIDLen, false, true},
-		{"theme", b.Theme, MaxThemeLen, false, true},
-		{"declared_intent", b.DeclaredIntent, MaxThemeLen, false, true},
+		{"agent_id", b.AgentID, MaxIDLen, true, identifier},
+		{"brain", b.Brain, MaxPathLen, true, prose},
+		{"caller_root", b.CallerRoot, MaxPathLen, false, prose},
+		{"worktree", b.Worktree, MaxPathLen, false, prose},
+		{"kind", b.Kind, MaxIDLen, false, identifier},
+		{"task_ref", b.TaskRef, MaxIDLen, false, identifier},
+		{"tool", b.Tool, MaxIDLen, false, identifier},
+		{"theme", b.Theme, MaxThemeLen, false, prose},
+		{"declared_intent", b.DeclaredIntent, MaxThemeLen, false, prose},
+		{"parent_agent_id", b.ParentAgentID, MaxIDLen, false, identifier},
 	} {
-		if err := checkText(f.name, f.value, f.max, f.required); err != nil {
+		if err := checkText(f.name, f.value, f.max, f.required, f.kind); err != nil {
 			return Beat{}, err
 		}
 	}
 	if len(b.WorkingSet) > MaxWorkingSetLen {
 		return Beat{}, Errorf(ETOOLARGE, "working_set has %d entries, limit %d", len(b.WorkingSet), MaxWorkingSetLen)
+	}
+	if b.ParentAgentID != "" && b.ParentAgentID == b.AgentID {
+		return Beat{}, Errorf(EINVALID, "parent_agent_id is the agent itself")
+	}
+	if len(b.Touched) > MaxTouched {
+		return Beat{}, Errorf(ETOOLARGE, "touched has %d entries, limit %d", len(b.Touched), MaxTouched)
+	}
+	if b.Touched != nil {
+		ts := make([]string, 0, len(b.Touched))
+		for i, p := range b.Touched {
+			if err := checkText("touched entry", p, MaxPathLen, true, prose); err != nil {
+				return Beat{}, Errorf(ErrorCode(err), "touched[%d]: %s", i, ErrorMessage(err))
+			}
+			if !filepath.IsAbs(p) {
+				return Beat{}, Errorf(EINVALID, "touched[%d]: %q is not an absolute path", i, p)
+			}
+			ts = append(ts, filepath.Clean(p))
+		}
+		b.Touched = ts
 	}
 	var err error
 	if b.Brain, err = canonicalField(canon, "brain", b.Brain); err != nil {
@@ -77,7 +103,7 @@ func (b Beat) normalize(canon func(string) (string, error)) (Beat, error) {
 	if b.WorkingSet != nil {
 		ws := make([]string, 0, len(b.WorkingSet))
 		for i, p := range b.WorkingSet {
-			if err := checkText("working_set entry", p, MaxPathLen, true); err != nil {
+			if err := checkText("working_set entry", p, MaxPathLen, true, prose); err != nil {
 				return Beat{}, Errorf(ErrorCode(err), "working_set[%d]: %s", i, ErrorMessage(err))
 			}
 			ws = append(ws, filepath.Clean(p))
@@ -95,23 +121,12 @@ func canonicalField(canon func(string) (string, error), name, p string) (string,
 	if err != nil {
 		return "", Errorf(EINVALID, "%s: %s", name, ErrorMessage(err))
 	}
-	return c, nil
-}
-
-// checkText enforces presence, length, UTF-8 and the absence of control
-// characters: a field is shown on one line everywhere.
-func checkText(name, v string, max int, required bool) error {
-	switch {
-	case required && strings.TrimSpace(v) == "":
-		return Errorf(EINVALID, "%s is required", name)
-	case len(v) > max:
-		return Errorf(ETOOLARGE, "%s is %d bytes, limit %d", name, len(v), max)
-	case !utf8.ValidString(v):
-		return Errorf(EINVALID, "%s is not valid UTF-8", name)
-	case strings.IndexFunc(v, unicode.IsControl) >= 0:
-		return Errorf(EINVALID, "%s contains a control character", name)
+	if len(c) > MaxPathLen {
+		// Symlinks resolved may lengthen it: a record over the limit
+		// would be refused at read (see withinLimits).
+		return "", Errorf(ETOOLARGE, "%s resolves to %d bytes, limit %d", name, len(c), MaxPathLen)
 	}
-	return nil
+	return c, nil
 }
 
 // signal is what forces a write at once when it changes: every declaration
@@ -120,7 +135,19 @@ func signal(r Record) string {
 	return strings.Join([]string{
 		r.CallerRoot, r.Kind, r.Theme, r.Worktree, strings.Join(r.WorkingSet, "\x00"),
 		r.TaskRef, r.Mutation.DeclaredIntent, boolString(r.Mutation.ObservedAtMs > 0),
+		strings.Join(sortedTouched(r.Touched), "\x00"), r.ParentPresenceID,
 	}, "\x01")
+}
+
+// sortedTouched is the set of touched paths, in one order: a file touched
+// again changes no signal, a new one does.
+func sortedTouched(ts []Touch) []string {
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = t.Path
+	}
+	slices.Sort(out)
+	return out
 }
 
 func boolString(b bool) string {
@@ -154,7 +181,17 @@ func (b Beat) apply(prev Record, nowMs int64, ttlMs int64, c Classifier) Record 
 			r.WorkingSet = nil
 		}
 	}
-	if b.Tool != "" && c.Mutating(b.Tool) {
+	if b.ParentAgentID != "" {
+		r.ParentPresenceID = ID(b.ParentAgentID, b.Brain)
+	}
+	if len(b.Touched) > 0 {
+		r.Touched, r.TouchedOmitted = touch(r.Touched, r.TouchedOmitted, b.Touched, nowMs)
+	}
+	if r.FirstSeenMs <= 0 {
+		// Seeded from a writer that left it out: the earliest beat known.
+		r.FirstSeenMs = r.FirstSeen()
+	}
+	if (b.Tool != "" && c.Mutating(b.Tool)) || len(b.Touched) > 0 {
 		r.Mutation.ObservedAtMs = nowMs
 	}
 	r.LastBeatMs = nowMs

@@ -1,11 +1,15 @@
 package presence_test
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/hall-dev/hall/internal/presence"
+	"github.com/hall-dev/hall/internal/presence/presencetest"
 )
 
 func TestBeatNormalize(t *testing.T) {
@@ -61,6 +65,24 @@ func TestBeatNormalize(t *testing.T) {
 		{"invalid UTF-8 in agent_id", with(func(b *presence.Beat) { b.AgentID = "\xc3" }), presence.EINVALID, "agent_id"},
 		{"invalid UTF-8 in working_set", with(func(b *presence.Beat) { b.WorkingSet = []string{"\xfe"} }), presence.EINVALID, "working_set[0]"},
 		{"unicode theme is fine", with(func(b *presence.Beat) { b.Theme = "réparer le panier 🛒" }), "", ""},
+		// Identifiers: no format character (Cf), so two rows never read
+		// "claude-7" while being two agents.
+		{"zero-width space in agent_id", with(func(b *presence.Beat) { b.AgentID = "claude-\u200b7" }), presence.EINVALID, "agent_id"},
+		{"zero-width joiner in agent_id", with(func(b *presence.Beat) { b.AgentID = "claude\u200d-7" }), presence.EINVALID, "agent_id"},
+		{"BOM in agent_id", with(func(b *presence.Beat) { b.AgentID = "\ufeffclaude-7" }), presence.EINVALID, "agent_id"},
+		{"soft hyphen in kind", with(func(b *presence.Beat) { b.Kind = "exec\u00adutor" }), presence.EINVALID, "kind"},
+		{"word joiner in task_ref", with(func(b *presence.Beat) { b.TaskRef = "msn\u2060_1" }), presence.EINVALID, "task_ref"},
+		{"tag character in tool", with(func(b *presence.Beat) { b.Tool = "Edit\U000e0041" }), presence.EINVALID, "tool"},
+		{"right-to-left override in agent_id", with(func(b *presence.Beat) { b.AgentID = "\u202e7-edualc" }), presence.EINVALID, "agent_id"},
+		// Shown text may hold a zero-width joiner (emoji sequences) but
+		// no bidi control, anywhere.
+		{"zero-width joiner in theme is fine", with(func(b *presence.Beat) { b.Theme = "family 👩\u200d👧" }), "", ""},
+		{"right-to-left override in theme", with(func(b *presence.Beat) { b.Theme = "fix \u202egnp.exe" }), presence.EINVALID, "theme"},
+		{"left-to-right isolate in declared_intent", with(func(b *presence.Beat) { b.DeclaredIntent = "edit \u2066x\u2069" }), presence.EINVALID, "declared_intent"},
+		{"arabic letter mark in brain", with(func(b *presence.Beat) { b.Brain = "/srv/\u061cshop" }), presence.EINVALID, "brain"},
+		{"right-to-left mark in caller_root", with(func(b *presence.Beat) { b.CallerRoot = "/srv/\u200fwt" }), presence.EINVALID, "caller_root"},
+		{"left-to-right embedding in worktree", with(func(b *presence.Beat) { b.Worktree = "/srv/\u202awt" }), presence.EINVALID, "worktree"},
+		{"pop directional formatting in working_set", with(func(b *presence.Beat) { b.WorkingSet = []string{"ok", "src/\u202c"} }), presence.EINVALID, "working_set[1]"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -112,5 +134,109 @@ func TestBeatNormalizeCanonicalizes(t *testing.T) {
 	b, err = presence.Beat{AgentID: "a", Brain: "/b", WorkingSet: []string{}}.Normalize()
 	if err != nil || b.WorkingSet == nil || len(b.WorkingSet) != 0 {
 		t.Errorf("empty working_set: got %#v, %v, want a non-nil empty slice (it clears the set)", b.WorkingSet, err)
+	}
+}
+
+// TestBeatRefusesAPathThatResolvesPastTheLimit: a brain short as given but
+// longer than MaxPathLen once its symlinks are resolved is refused, as
+// the record it would make is refused at read.
+func TestBeatRefusesAPathThatResolvesPastTheLimit(t *testing.T) {
+	deep := t.TempDir()
+	for len(deep) <= presence.MaxPathLen {
+		deep = filepath.Join(deep, strings.Repeat("d", 200))
+	}
+	if err := os.MkdirAll(deep, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(t.TempDir(), "short")
+	if err := os.Symlink(deep, link); err != nil {
+		t.Fatal(err)
+	}
+	_, err := presence.Beat{AgentID: "a", Brain: link}.Normalize()
+	if presence.ErrorCode(err) != presence.ETOOLARGE || !strings.Contains(presence.ErrorMessage(err), "brain resolves to") {
+		t.Errorf("brain %s → %d bytes: got %v, want too_large naming the brain", link, len(deep), err)
+	}
+}
+
+// TestDecodeRecordHoldsTheBeatsLimits: a record read from a store is held
+// to the limits a beat is, field by field: at the limit it decodes, one
+// past it is refused as too large (and a store skips and counts it).
+func TestDecodeRecordHoldsTheBeatsLimits(t *testing.T) {
+	long := func(n int) string { return strings.Repeat("x", n) }
+	abs := func(n int) string { return "/" + long(n-1) }
+	ws := func(n int) []string {
+		out := make([]string, n)
+		for i := range out {
+			out[i] = fmt.Sprintf("src/f%d.go", i)
+		}
+		return out
+	}
+	tests := []struct {
+		name string
+		set  func(r *presence.Record)
+		ok   bool
+	}{
+		{"agent_id at the limit", func(r *presence.Record) { r.AgentID = long(presence.MaxIDLen) }, true},
+		{"agent_id over", func(r *presence.Record) { r.AgentID = long(presence.MaxIDLen + 1) }, false},
+		{"kind over", func(r *presence.Record) { r.Kind = long(presence.MaxIDLen + 1) }, false},
+		{"task_ref over", func(r *presence.Record) { r.TaskRef = long(presence.MaxIDLen + 1) }, false},
+		{"schema over", func(r *presence.Record) { r.Schema = long(presence.MaxIDLen + 1) }, false},
+		{"presence_id over", func(r *presence.Record) { r.PresenceID = long(presence.MaxIDLen + 1) }, false},
+		{"theme at the limit", func(r *presence.Record) { r.Theme = long(presence.MaxThemeLen) }, true},
+		{"theme over", func(r *presence.Record) { r.Theme = long(presence.MaxThemeLen + 1) }, false},
+		{"declared_intent over", func(r *presence.Record) { r.Mutation.DeclaredIntent = long(presence.MaxThemeLen + 1) }, false},
+		{"brain at the limit", func(r *presence.Record) { r.Brain = abs(presence.MaxPathLen) }, true},
+		{"brain over", func(r *presence.Record) { r.Brain = abs(presence.MaxPathLen + 1) }, false},
+		{"caller_root over", func(r *presence.Record) { r.CallerRoot = abs(presence.MaxPathLen + 1) }, false},
+		{"worktree over", func(r *presence.Record) { r.Worktree = abs(presence.MaxPathLen + 1) }, false},
+		{"working set of 64", func(r *presence.Record) { r.WorkingSet = ws(presence.MaxWorkingSetLen) }, true},
+		{"working set of 65", func(r *presence.Record) { r.WorkingSet = ws(presence.MaxWorkingSetLen + 1) }, false},
+		{"working set of 20,000", func(r *presence.Record) { r.WorkingSet = ws(20_000) }, false},
+		{"a working-set entry over", func(r *presence.Record) { r.WorkingSet = []string{"a", long(presence.MaxPathLen + 1)} }, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := presencetest.Rec("a", "/b")
+			tt.set(&r)
+			data, err := presence.EncodeRecord(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = presence.DecodeRecord(data)
+			switch {
+			case tt.ok && err != nil:
+				t.Errorf("DecodeRecord: got %v, want it decoded", err)
+			case !tt.ok && presence.ErrorCode(err) != presence.ETOOLARGE:
+				t.Errorf("DecodeRecord: got %v, want a too_large error", err)
+			}
+		})
+	}
+}
+
+// Every bidi control is refused in shown text, and every format character
+// in identifiers; the error names the field and the code point.
+func TestCheckTextCharacters(t *testing.T) {
+	bidi := []rune{0x061c, 0x200e, 0x200f, 0x202a, 0x202b, 0x202c, 0x202d, 0x202e, 0x2066, 0x2067, 0x2068, 0x2069}
+	for _, r := range bidi {
+		v := "a" + string(r) + "b"
+		if err := presence.CheckText("theme", v, presence.MaxThemeLen); presence.ErrorCode(err) != presence.EINVALID || !strings.Contains(presence.ErrorMessage(err), "theme") {
+			t.Errorf("CheckText(theme, %+q): got %v, want EINVALID naming theme", v, err)
+		}
+		if err := presence.CheckIdentifier("agent_id", v, presence.MaxIDLen); presence.ErrorCode(err) != presence.EINVALID {
+			t.Errorf("CheckIdentifier(agent_id, %+q): got %v, want EINVALID", v, err)
+		}
+	}
+	format := []rune{0x00ad, 0x0600, 0x180e, 0x200b, 0x200c, 0x200d, 0x2060, 0x2064, 0xfeff, 0xfff9, 0x110bd, 0xe0001, 0xe007f}
+	for _, r := range format {
+		v := "claude" + string(r) + "-7"
+		err := presence.CheckIdentifier("agent_id", v, presence.MaxIDLen)
+		if presence.ErrorCode(err) != presence.EINVALID || !strings.Contains(presence.ErrorMessage(err), "agent_id") || !strings.Contains(presence.ErrorMessage(err), fmt.Sprintf("%U", r)) {
+			t.Errorf("CheckIdentifier(agent_id, %+q): got %v, want EINVALID naming agent_id and %U", v, err, r)
+		}
+	}
+	for _, v := range []string{"claude-7", "réparer", "日本語", "🛒", "a b", ""} {
+		if err := presence.CheckIdentifier("agent_id", v, presence.MaxIDLen); err != nil {
+			t.Errorf("CheckIdentifier(%q): %v, want nil", v, err)
+		}
 	}
 }

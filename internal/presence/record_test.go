@@ -1,13 +1,16 @@
 package presence_test
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/hall-dev/hall/internal/dirstore/dirstoretest"
 	"github.com/hall-dev/hall/internal/presence"
 	"github.com/hall-dev/hall/internal/presence/presencetest"
 )
@@ -138,6 +141,40 @@ func TestTTLAbsentInFileIsDefault(t *testing.T) {
 	}
 }
 
+// TestFirstSeenAbsentIsLastBeat: a writer that leaves first_seen_ms out
+// (or writes 0 or less) is shown as first seen at its last beat, never at
+// the epoch, so no surface shows an age of 20,000 days; the record keeps
+// what was written. A first_seen_ms given is shown as it is.
+func TestFirstSeenAbsentIsLastBeat(t *testing.T) {
+	const head = `{"presence_id":"prs_cc073e458413","agent_id":"claude-7","brain":"/home/ana/shop","last_beat_ms":1764489600000`
+	tests := []struct {
+		name      string
+		tail      string
+		stored    int64
+		firstSeen int64
+	}{
+		{"absent", `}`, 0, 1764489600000},
+		{"zero", `,"first_seen_ms":0}`, 0, 1764489600000},
+		{"null", `,"first_seen_ms":null}`, 0, 1764489600000},
+		{"negative", `,"first_seen_ms":-9223372036854775808}`, math.MinInt64, 1764489600000},
+		{"given", `,"first_seen_ms":1764489000000}`, 1764489000000, 1764489000000},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := presence.DecodeRecord([]byte(head + tt.tail))
+			if err != nil {
+				t.Fatalf("DecodeRecord: %v", err)
+			}
+			if r.FirstSeenMs != tt.stored {
+				t.Errorf("first_seen_ms decoded: got %d, want %d (as written)", r.FirstSeenMs, tt.stored)
+			}
+			if got := r.FirstSeen(); got != tt.firstSeen {
+				t.Errorf("FirstSeen(): got %d, want %d", got, tt.firstSeen)
+			}
+		})
+	}
+}
+
 func TestDecodeRecordForeignShapes(t *testing.T) {
 	want := presencetest.SpecRecord()
 	tests := []struct {
@@ -253,5 +290,48 @@ func TestMutationLevel(t *testing.T) {
 		if got, want := (presence.Record{Mutation: tt.m}).Mutating(), tt.want != presence.LevelNone; got != want {
 			t.Errorf("Mutating with %+v: got %v, want %v", tt.m, got, want)
 		}
+	}
+}
+
+// TestBeatOnARecordWithoutFirstSeen: a beat taken over a record whose
+// writer left first_seen_ms out writes the earliest beat the Hall knows of
+// (the stored record's last beat), so the age grows from there rather
+// than staying at zero or starting at the epoch.
+func TestBeatOnARecordWithoutFirstSeen(t *testing.T) {
+	svc, store, clk, _ := newTestService(t, presence.Config{})
+	foreign := presencetest.Rec("claude-7", "/srv/shop", presencetest.LastBeat(presencetest.T0-30_000))
+	foreign.FirstSeenMs = 0
+	if err := store.Upsert(context.Background(), foreign); err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(time.Second)
+	mustBeat(t, svc, presence.Beat{AgentID: "claude-7", Brain: "/srv/shop", Theme: "new"})
+	if got, want := snapshotRecord(t, svc, foreign.PresenceID).FirstSeenMs, presencetest.T0-30_000; got != want {
+		t.Errorf("first_seen_ms after a beat: got %d, want %d (the stored last beat)", got, want)
+	}
+	if got, want := dirstoretest.ReadRecord(t, store.Dir(), foreign.PresenceID).FirstSeenMs, presencetest.T0-30_000; got != want {
+		t.Errorf("first_seen_ms stored: got %d, want %d", got, want)
+	}
+}
+
+func TestRecordTouchedRoundTrip(t *testing.T) {
+	r := presencetest.Rec("claude-1/sub", "/srv/shop", func(r *presence.Record) {
+		r.Touched = []presence.Touch{{Path: "/srv/shop/b.go", AtMs: presencetest.T0}}
+		r.TouchedOmitted = 3
+		r.ParentPresenceID = presence.ID("claude-1", "/srv/shop")
+	})
+	data, err := presence.EncodeRecord(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), `"touched": [`) || !strings.Contains(string(data), `"parent_presence_id"`) {
+		t.Errorf("encoded: %s", data)
+	}
+	back, err := presence.DecodeRecord(data)
+	if err != nil || !back.Equal(&r) {
+		t.Errorf("round trip: got %+v, %v", back, err)
+	}
+	if back, _ := presence.DecodeRecord([]byte(`{"presence_id":"p","agent_id":"a","brain":"/b","last_beat_ms":1,"touched":[]}`)); back.Touched != nil {
+		t.Errorf(`"touched": [] decoded to %v, want nil`, back.Touched)
 	}
 }

@@ -24,6 +24,12 @@ type Config struct {
 	Brains     []string         // brains known before anyone beats, canonical
 	Classifier *Classifier      // DefaultMutatingTools when nil
 	Logger     *slog.Logger     // slog.Default() when nil
+
+	// ListingTime, when set, is told how long each whole listing of the
+	// store took (a rescan, a watch that could not name what changed, a
+	// read while not watching); RereadTime, each reread of the entries a
+	// watch named. Neither is on the beat path.
+	ListingTime, RereadTime Observer
 }
 
 // Service is the Hall's one view of the presences: it reads the store,
@@ -41,6 +47,8 @@ type Service struct {
 	brains   map[string]bool
 	classify Classifier
 	log      *slog.Logger
+
+	listingTime, rereadTime Observer
 
 	// refreshMu orders refreshes and rereads, so a listing that began
 	// before a reread can never land after it and undo it.
@@ -86,6 +94,10 @@ type entry struct {
 	lastWrite time.Time  // clock time of the last store write
 	dirty     bool       // rec is newer than the store's copy
 	signal    string     // signal(rec) at the last write
+	// left is set, and the entry forgotten, when the store's copy went
+	// away by another's hand (see leftLocked): what it holds is never
+	// written again.
+	left atomic.Bool
 	// shown is a copy of rec for readers. It is guarded by Service.mu, not
 	// by mu, so a snapshot never reads rec while a beat rewrites it.
 	shown Record
@@ -100,6 +112,10 @@ type Stats struct {
 	Refreshes    int64
 	RefreshError int64
 	Rereads      int64 // partial refreshes: only the entries a watch named
+	// BusyReads counts reads the store refused for a moment (EBUSY: out
+	// of file descriptors): the last good roster was kept and the read
+	// retried.
+	BusyReads int64
 }
 
 // NewService returns a Service over store.
@@ -114,6 +130,9 @@ func NewService(store Store, cfg Config) *Service {
 		entries:  map[string]*entry{},
 		lapsed:   map[string]int64{},
 		changed:  make(chan struct{}, 1),
+
+		listingTime: cfg.ListingTime,
+		rereadTime:  cfg.RereadTime,
 	}
 	if s.now == nil {
 		s.now = time.Now
@@ -172,10 +191,15 @@ func (s *Service) Stats() Stats {
 
 // Refresh lists the store into the cache. A store that cannot be read
 // empties the cache and records the error: the roster is dropped whole,
-// never half-shown. It reports whether anything the cache held changed.
+// never half-shown. A store busy for a moment (EBUSY: out of file
+// descriptors) is not an unreadable one: the cache keeps the last good
+// roster, the read is counted (Stats.BusyReads) and the error returned,
+// for the caller to try again. It reports whether anything the cache held
+// changed.
 func (s *Service) Refresh(ctx context.Context) (bool, error) {
 	s.refreshMu.Lock()
 	defer s.refreshMu.Unlock()
+	defer ObserveSince(s.listingTime, time.Now())
 	s.mu.Lock()
 	from := s.ownGen
 	s.mu.Unlock()
@@ -183,6 +207,10 @@ func (s *Service) Refresh(ctx context.Context) (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.stats.Refreshes++
+	if err != nil && ErrorCode(err) == EBUSY && s.listed {
+		s.stats.BusyReads++
+		return false, err
+	}
 	if err != nil {
 		s.stats.RefreshError++
 		changed := s.cacheErr == nil || len(s.cache) > 0
@@ -204,6 +232,13 @@ func (s *Service) Refresh(ctx context.Context) (bool, error) {
 		default:
 			if r, ok := next[id]; !ok || r.LastBeatMs < c.rec.LastBeatMs {
 				next[id] = c.rec
+			}
+		}
+	}
+	if s.cacheErr == nil && s.listed {
+		for id := range s.cache {
+			if _, ok := next[id]; !ok {
+				s.leftLocked(id)
 			}
 		}
 	}
@@ -240,6 +275,7 @@ func (s *Service) reread(ctx context.Context, keys []string) (changed bool, agai
 		changed, err = s.Refresh(ctx)
 		return changed, nil, err
 	}
+	start := time.Now()
 	d, err := kw.Reread(ctx, keys)
 	if err != nil {
 		s.refreshMu.Unlock()
@@ -250,6 +286,7 @@ func (s *Service) reread(ctx context.Context, keys []string) (changed bool, agai
 		return changed, nil, err
 	}
 	defer s.refreshMu.Unlock()
+	defer ObserveSince(s.rereadTime, start)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.stats.Rereads++
@@ -271,6 +308,7 @@ func (s *Service) reread(ctx context.Context, keys []string) (changed bool, agai
 		case r == nil:
 			if had {
 				delete(s.cache, id)
+				s.leftLocked(id)
 				changed = true
 			}
 			delete(s.lapsed, id)
@@ -282,6 +320,21 @@ func (s *Service) reread(ctx context.Context, keys []string) (changed bool, agai
 	changed = changed || s.skipped != d.Skipped
 	s.skipped = d.Skipped
 	return changed, d.Unsettled, nil
+}
+
+// leftLocked forgets this Hall's projection of a presence whose stored
+// copy a listing or reread of a readable store no longer finds, though
+// this Hall did not remove it: it left elsewhere (a leave through another
+// Hall, its file removed). A beat held by the throttle is dropped, never
+// written to bring the presence back; the presence's next beat is a new
+// one, written at once. (A store that cannot be read drops the cache
+// whole and says nothing of who left: held beats survive an outage.) The
+// caller holds s.mu.
+func (s *Service) leftLocked(id string) {
+	if e, ok := s.entries[id]; ok {
+		e.left.Store(true)
+		delete(s.entries, id)
+	}
 }
 
 // ownChange is one change this Hall made to the store and its cache.
@@ -601,3 +654,7 @@ func sameRecords(a, b map[string]Record) bool {
 	}
 	return true
 }
+
+// Mutating reports whether this Hall counts running tool as a mutation:
+// what a hook asks about before the tool runs.
+func (s *Service) Mutating(tool string) bool { return s.classify.Mutating(tool) }

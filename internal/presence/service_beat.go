@@ -28,10 +28,9 @@ func (s *Service) Beat(ctx context.Context, b Beat) (BeatResult, error) {
 		return BeatResult{}, err
 	}
 	id := ID(b.AgentID, b.Brain)
-	e := s.entry(id)
-
-	e.mu.Lock()
+	e := s.lockedEntry(id)
 	s.seed(ctx, e, id)
+	s.fold(e, id)
 	now := s.now()
 	prevBeatMs := e.rec.LastBeatMs
 	e.rec = b.apply(e.rec, now.UnixMilli(), s.ttl.Milliseconds(), s.classify)
@@ -83,6 +82,42 @@ func (s *Service) entry(id string) *entry {
 		s.entries[id] = e
 	}
 	return e
+}
+
+// lockedEntry is entry, locked: never one the presence left while the
+// caller waited for it (see leftLocked), so a beat after a leave starts a
+// new projection.
+func (s *Service) lockedEntry(id string) *entry {
+	for {
+		e := s.entry(id)
+		e.mu.Lock()
+		if !e.left.Load() {
+			return e
+		}
+		e.mu.Unlock()
+	}
+}
+
+// fold brings into e what the store holds of its presence (Merge): a newer
+// state another writer put there (an m1nd runtime declaring on the same
+// presence, another Hall) becomes the base the next beat applies to, so
+// this Hall's next write keeps its declarations rather than reverting
+// them; counters take the max. It reads the cache the store's watch keeps
+// (a stale copy is left alone, as seed leaves it); the caller holds e.mu.
+func (s *Service) fold(e *entry, id string) {
+	s.mu.Lock()
+	cur, ok := s.cache[id]
+	s.mu.Unlock()
+	if !ok || cur.Stale(s.now()) {
+		return
+	}
+	newer := cur.LastBeatMs > e.rec.LastBeatMs
+	e.rec = Merge(cur, e.rec)
+	if newer {
+		// The store holds these declarations already: only a change to
+		// them forces a write.
+		e.written, e.signal = true, signal(cur)
+	}
 }
 
 // seed loads a new projection from the store, so first_seen_ms and
@@ -140,7 +175,10 @@ func (s *Service) FlushDue(ctx context.Context, force bool) int {
 	for _, e := range due {
 		e.mu.Lock()
 		now := s.now()
-		if e.dirty && (force || !withinThrottle(now, e.lastWrite, s.throttle)) && !e.rec.Stale(now) {
+		// A presence that left elsewhere (another Hall's leave, its file
+		// removed) is not brought back by a beat this Hall held.
+		if e.dirty && !e.left.Load() && (force || !withinThrottle(now, e.lastWrite, s.throttle)) && !e.rec.Stale(now) {
+			s.fold(e, e.rec.PresenceID)
 			if ok, _ := s.write(ctx, e, now); ok {
 				n++
 				rec := e.rec.Clone()
@@ -180,18 +218,57 @@ func (s *Service) prune() {
 	}
 }
 
-// Leave removes a presence at once: the explicit end of a session. It is an
-// ENOTFOUND error when neither the store nor this Hall knows the id.
+// Leave removes a presence at once: the explicit end of a session. Its
+// subagents (the presences whose parent_presence_id is id) leave with it.
+// It is an ENOTFOUND error when neither the store nor this Hall knows the
+// id (its subagents still leave).
 func (s *Service) Leave(ctx context.Context, id string) error {
 	if !ValidID(id) {
 		return Errorf(EINVALID, "presence id %q is not prs_ and 12 lowercase hex digits", id)
 	}
+	err := s.leave(ctx, id)
+	for _, kid := range s.subagentsOf(ctx, id) {
+		if kerr := s.leave(ctx, kid); kerr != nil && ErrorCode(kerr) != ENOTFOUND {
+			s.log.Warn("subagent not left with its session", "presence_id", kid, "parent_presence_id", id, "err", kerr)
+		}
+	}
+	return err
+}
+
+// subagentsOf returns the ids of the presences this Hall knows whose
+// parent is id.
+func (s *Service) subagentsOf(ctx context.Context, id string) []string {
+	s.mu.Lock()
+	watching := s.watching
+	s.mu.Unlock()
+	if !watching {
+		_, _ = s.Refresh(ctx) // an unreadable store leaves what this Hall holds
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var kids []string
+	for kid, r := range s.cache {
+		if r.ParentPresenceID == id {
+			kids = append(kids, kid)
+		}
+	}
+	for kid, e := range s.entries {
+		if _, cached := s.cache[kid]; !cached && e.shown.ParentPresenceID == id {
+			kids = append(kids, kid)
+		}
+	}
+	return kids
+}
+
+// leave removes one presence.
+func (s *Service) leave(ctx context.Context, id string) error {
 	s.mu.Lock()
 	e := s.entries[id]
 	delete(s.entries, id)
 	s.mu.Unlock()
 	if e != nil {
-		e.mu.Lock() // wait out a beat in flight
+		e.left.Store(true) // a beat waiting for it starts a new projection
+		e.mu.Lock()        // wait out a beat in flight
 		e.dirty = false
 		e.mu.Unlock()
 	}

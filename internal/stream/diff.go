@@ -16,7 +16,7 @@ import (
 type roster struct {
 	records    map[string]*presence.Record // into the snapshot's Live, which never changes
 	collisions map[string]contract.Collision
-	errCode    string // contract.RegistryUnreadable while the roster is dropped whole
+	errCode    string // contract.RegistryUnreadable or StoreUnreachable while the roster is dropped whole
 	errDetail  string
 }
 
@@ -26,7 +26,8 @@ type roster struct {
 // roster's collisions are the same from one change to the next.
 func rosterOf(snap presence.Snapshot, err error, prev roster) roster {
 	if err != nil {
-		return roster{errCode: contract.RegistryUnreadable, errDetail: presence.ErrorMessage(err)}
+		code, detail := contract.RosterError(err)
+		return roster{errCode: code, errDetail: detail}
 	}
 	r := roster{
 		records:    make(map[string]*presence.Record, len(snap.Live)),
@@ -170,7 +171,8 @@ func samePresence(a, b contract.Presence) bool {
 		a.Worktree == b.Worktree && slices.Equal(a.WorkingSet, b.WorkingSet) &&
 		a.TaskRef == b.TaskRef && a.Mutation == b.Mutation && a.MutationLevel == b.MutationLevel &&
 		a.FirstSeenMs == b.FirstSeenMs && a.LastBeatMs == b.LastBeatMs &&
-		a.QueryCount == b.QueryCount && a.TTLMs == b.TTLMs && a.ExpiresAtMs == b.ExpiresAtMs
+		a.QueryCount == b.QueryCount && a.TTLMs == b.TTLMs && a.ExpiresAtMs == b.ExpiresAtMs &&
+		slices.Equal(a.Touched, b.Touched) && a.TouchedOmitted == b.TouchedOmitted && a.ParentPresenceID == b.ParentPresenceID
 }
 
 func sameCollision(a, b contract.Collision) bool {
@@ -249,7 +251,7 @@ func (f Filter) diff(c *change) (contract.Diff, bool) {
 // for a presence or collisions only.
 func (f Filter) response(snap presence.Snapshot, err error, cursor string) contract.PresencesResponse {
 	if err != nil {
-		resp := contract.Unreadable(err, snap.AtMs)
+		resp := contract.Dropped(err, snap.AtMs)
 		resp.Cursor = cursor
 		return resp
 	}

@@ -45,11 +45,34 @@ type Config struct {
 	Retry        time.Duration // reconnect delay advertised to clients (retry:)
 	WriteTimeout time.Duration // a write blocked longer drops its subscriber
 	MinInterval  time.Duration // least time between two diffs from the source's signals
-	Log          *slog.Logger
+	Events       int           // lines of recent history kept for GET /api/events
+	// MaxSubscribers bounds the streams open at once; one more is refused
+	// (ErrFull: a 503 with Retry-After) rather than let each stream's
+	// socket and queue grow the Hall past what it was measured to carry.
+	// No bound when 0.
+	MaxSubscribers int
+	// FullRetryAfter is what a stream refused for MaxSubscribers is told
+	// to wait before trying again; DefaultFullRetryAfter.
+	FullRetryAfter time.Duration
+	Log            *slog.Logger
+	// FanoutTime, when set, is told how long each diff took to fan out:
+	// encoded once per filter and queued on every subscriber (the socket
+	// writes follow on the pool's writers). Called under the hub's lock,
+	// once a diff with subscribers: a histogram's Observe, nothing slower.
+	FanoutTime presence.Observer
 }
+
+// DefaultFullRetryAfter is how long a stream refused at MaxSubscribers is
+// asked to wait: long enough that a herd of refused clients does not come
+// back at once, as short as the page's own retry of a failed stream.
+const DefaultFullRetryAfter = 10 * time.Second
 
 // ErrClosed is returned to subscribers arriving after Close.
 var ErrClosed = errors.New("stream: hub closed")
+
+// ErrFull is returned to a subscriber arriving while MaxSubscribers
+// streams are open.
+var ErrFull = errors.New("stream: too many streams open")
 
 // Hub turns the source's change signals into numbered diffs and fans them
 // out. Every diff gets the next seq; the last History diffs are kept so a
@@ -78,12 +101,15 @@ type Hub struct {
 	closed  bool
 	started bool
 	stats   Stats
-	ver     uint64 // the source's version when snap was taken
-	verOK   bool   // ver is known (the source is versioned)
-	nextExp int64  // snap.NextExpiryMs(): the roster changes then by itself
+	ver     uint64    // the source's version when snap was taken
+	verOK   bool      // ver is known (the source is versioned)
+	nextExp int64     // snap.NextExpiryMs(): the roster changes then by itself
+	teller  Teller    // tells each diff as lines, and when each collision opened
+	events  eventRing // the lines told, for GET /api/events
 
 	stop     chan struct{}
 	loopDone chan struct{}
+	changed  chan struct{} // a token after each diff emitted (Changed)
 
 	frames   snapshotFrames // encoded snapshot events of the latest seq
 	pool     *sock.Pool     // writes the streams (internal/stream/sock)
@@ -99,6 +125,9 @@ type Stats struct {
 	Dropped     int64  // cut off for falling behind
 	Resumed     int64  // reconnects served from history
 	Snapshots   int64  // connects served a snapshot
+	Refused     int64  // connects refused because MaxSubscribers streams were open
+
+	MaxSubscribers int // Config.MaxSubscribers: 0 for no bound
 }
 
 // NewHub returns a hub over src. Call Start to follow src, and Close to end
@@ -122,6 +151,12 @@ func NewHub(src Source, cfg Config) *Hub {
 	if cfg.MinInterval <= 0 {
 		cfg.MinInterval = DefaultMinInterval
 	}
+	if cfg.Events <= 0 {
+		cfg.Events = DefaultEvents
+	}
+	if cfg.FullRetryAfter <= 0 {
+		cfg.FullRetryAfter = DefaultFullRetryAfter
+	}
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
@@ -131,9 +166,11 @@ func NewHub(src Source, cfg Config) *Hub {
 		log:      cfg.Log,
 		base:     uint64(time.Now().UnixNano()),
 		hist:     newRing(cfg.History),
+		events:   eventRing{buf: make([]Line, cfg.Events)},
 		subs:     map[*sock.Stream]Filter{},
 		stop:     make(chan struct{}),
 		loopDone: make(chan struct{}),
+		changed:  make(chan struct{}, 1),
 		tendDone: make(chan struct{}),
 	}
 	h.pool = sock.NewPool(sock.Config{Buffer: cfg.Buffer, WriteTimeout: cfg.WriteTimeout, Log: cfg.Log}, func(s *sock.Stream) { h.drop(s, false) })
@@ -213,7 +250,7 @@ func (h *Hub) Stats() Stats {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	st := h.stats
-	st.Seq, st.Subscribers = h.seq, len(h.subs)
+	st.Seq, st.Subscribers, st.MaxSubscribers = h.seq, len(h.subs), h.cfg.MaxSubscribers
 	return st
 }
 
@@ -280,9 +317,11 @@ func (h *Hub) syncLocked(ctx context.Context) {
 	h.ver, h.verOK, h.nextExp = ver, versioned, snap.NextExpiryMs()
 	if !h.synced {
 		h.synced, h.cur = true, next
+		h.firstLookLocked(next)
 		return
 	}
 	c := diffRosters(h.cur, next)
+	prev := h.cur.collisions
 	h.cur = next
 	if c.empty() {
 		return
@@ -290,8 +329,19 @@ func (h *Hub) syncLocked(ctx context.Context) {
 	h.seq++
 	c.seq = h.seq
 	h.hist.push(c)
+	h.tellLocked(c, prev)
 	h.fanout(c)
+	select {
+	case h.changed <- struct{}{}:
+	default:
+	}
 }
+
+// Changed delivers a token after each diff the hub emits (a join, update
+// or leave, a collision opened or closed, an expiry, the registry dropped
+// or back); many diffs between two reads coalesce into one token. It has
+// one reader: the Hall's live MCP resources (internal/mcp).
+func (h *Hub) Changed() <-chan struct{} { return h.changed }
 
 // fanout queues the diff for each subscriber whose filter keeps any of it,
 // encoding once per distinct filter. A subscriber Buffer frames behind is
@@ -300,6 +350,7 @@ func (h *Hub) fanout(c *change) {
 	if len(h.subs) == 0 {
 		return
 	}
+	defer presence.ObserveSince(h.cfg.FanoutTime, time.Now())
 	id := formatID(h.base, c.seq)
 	frames := map[Filter][]byte{}
 	h.sendLocked(func(f Filter) []byte {
@@ -398,6 +449,10 @@ func (h *Hub) subscribe(ctx context.Context, s *sock.Stream, f Filter, lastID st
 	defer h.mu.Unlock()
 	if h.closed {
 		return start{}, ErrClosed
+	}
+	if h.cfg.MaxSubscribers > 0 && len(h.subs) >= h.cfg.MaxSubscribers {
+		h.stats.Refused++
+		return start{}, ErrFull
 	}
 	if !h.freshLocked() {
 		h.syncLocked(ctx)

@@ -31,6 +31,7 @@ type Change struct {
 	// Error is set when the registry just became unreadable, Recovered when
 	// it just became readable again.
 	Error     string
+	Detail    string // why, when Error is set
 	Recovered bool
 }
 
@@ -77,7 +78,7 @@ func (v *View) applySnapshot(id string, snap *contract.PresencesResponse) Change
 		}
 	}
 	if c.errChanged {
-		out.Error, out.Recovered = next.errCode, next.errCode == ""
+		out.Error, out.Detail, out.Recovered = next.errCode, next.errDetail, next.errCode == ""
 	}
 	v.cur, v.Cursor, v.ServedBrain, v.seen = next, id, snap.ServedBrain, true
 	return out
@@ -125,7 +126,7 @@ func (v *View) applyDiff(id string, d *contract.Diff) Change {
 		}
 	}
 	if (v.cur.errCode == "") != (d.Error == "") {
-		out.Error, out.Recovered = d.Error, d.Error == ""
+		out.Error, out.Detail, out.Recovered = d.Error, d.Detail, d.Error == ""
 	}
 	v.cur.errCode, v.cur.errDetail = d.Error, d.Detail
 	v.Cursor = id

@@ -27,14 +27,15 @@ func (h *Handler) HandlePresencesIndex(w http.ResponseWriter, r *http.Request) {
 	}
 	snap, cursor, err := h.snapshotCursor(r.Context())
 	if err != nil {
-		h.Log.Warn("registry unreadable", "err", err)
-		resp := contract.Unreadable(err, snap.AtMs)
+		resp := contract.Dropped(err, snap.AtMs)
+		h.Log.Warn("roster dropped", "error", resp.Error, "err", err)
 		resp.Cursor = cursor
 		writeJSON(w, http.StatusOK, resp)
 		return
 	}
 	if brain != "" && !snap.Known(brain) {
-		writeError(w, presence.Errorf(presence.ENOTFOUND, "the Hall knows no brain %q", brain), "unknown_brain")
+		status, body := contract.UnknownBrain(r.URL.Query().Get("brain"))
+		writeJSON(w, status, body)
 		return
 	}
 	// With a cursor the tag is cheap: one cursor is one roster, so a poller

@@ -29,24 +29,32 @@ type testHall struct {
 
 // mountRoutes mounts the Hall's route table, Handler.Routes, on an
 // http.ServeMux: the routes cmd/hall serves, without Echo, and every other
-// path on HandleNotFound (on a ServeMux, "/" also takes a known path asked
+// path on NotFound (on a ServeMux, "/" also takes a known path asked
 // with another method, which Echo answers 405).
 func mountRoutes(h *Handler) *http.ServeMux {
 	mux := http.NewServeMux()
 	for _, rt := range h.Routes() {
 		mux.HandleFunc(rt.Pattern(), rt.Handler)
 	}
-	mux.HandleFunc("/", h.HandleNotFound)
+	mux.HandleFunc("/", h.NotFound())
 	return mux
 }
 
 func newTestHall(t *testing.T, token string) *testHall {
 	t.Helper()
+	return newTestHallWith(t, func(h *Handler) { h.WriteToken = token })
+}
+
+// newTestHallWith is newTestHall with the Handler set up by with before
+// its routes are mounted.
+func newTestHallWith(t *testing.T, with func(*Handler)) *testHall {
+	t.Helper()
 	store := dirstoretest.Open(t)
 	root := filepath.Dir(store.Dir())
 	clock := presencetest.NewClock(presencetest.T0)
 	svc := presence.NewService(store, presence.Config{Now: clock.Now, Logger: slog.New(slog.DiscardHandler)})
-	h := &Handler{Service: svc, StoreKind: "dir", WriteToken: token, StartedAt: clock.Now(), Log: slog.New(slog.DiscardHandler)}
+	h := &Handler{Service: svc, StoreKind: "dir", StartedAt: clock.Now(), Log: slog.New(slog.DiscardHandler)}
+	with(h)
 	srv := httptest.NewServer(mountRoutes(h))
 	t.Cleanup(srv.Close)
 	return &testHall{root: root, store: store, svc: svc, clock: clock, srv: srv}
@@ -63,6 +71,9 @@ func (th *testHall) do(t *testing.T, method, path, body string, header map[strin
 	req, err := http.NewRequestWithContext(t.Context(), method, th.srv.URL+path, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if method == http.MethodPost {
+		req.Header.Set("Content-Type", "application/json") // as every client sends it; the header map may say otherwise
 	}
 	for k, v := range header {
 		req.Header.Set(k, v)

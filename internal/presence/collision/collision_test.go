@@ -50,6 +50,52 @@ func TestCollisionBetween(t *testing.T) {
 			wantClauses: []presence.Clause{presence.ClauseWorktree},
 			wantPlace:   "/home/ana/shop-wt2",
 		},
+		// Touched files: observed, under their own clause.
+		{
+			name:        "both touched one file",
+			a:           presencetest.Rec("claude-7", brain, presencetest.CallerRoot("/home/ana/shop-wt2"), presencetest.Touched("/home/ana/shop-wt2/src/cart.go", "/home/ana/shop-wt2/a.go")),
+			b:           presencetest.Rec("codex-1", brain, presencetest.CallerRoot("/home/ana/shop-wt2/src"), presencetest.Touched("/home/ana/shop-wt2/src/cart.go")),
+			wantOK:      true,
+			wantClauses: []presence.Clause{presence.ClauseTouched},
+			wantPlace:   "/home/ana/shop-wt2/src/cart.go",
+			wantPaths:   []string{"/home/ana/shop-wt2/src/cart.go"},
+		},
+		{
+			name:        "a touched file inside the other's declared set, and declared sets overlapping",
+			a:           presencetest.Rec("claude-7", brain, presencetest.WS("src/auth")),
+			b:           presencetest.Rec("codex-1", brain, presencetest.WS("src/auth/token.go"), presencetest.Touched(brain+"/src/auth/login.go")),
+			wantOK:      true,
+			wantClauses: []presence.Clause{presence.ClauseWorkingSet, presence.ClauseTouched},
+			wantPlace:   brain + "/src/auth/login.go",
+			wantPaths:   []string{brain + "/src/auth/login.go", brain + "/src/auth/token.go"},
+		},
+		{
+			name:   "touched files apart",
+			a:      presencetest.Rec("claude-7", brain, presencetest.Touched(brain+"/src/a.go")),
+			b:      presencetest.Rec("codex-1", brain, presencetest.Touched(brain+"/src/b.go")),
+			wantOK: false,
+		},
+		// A session and its subagents are one team.
+		{
+			name:   "a subagent and its session",
+			a:      presencetest.Rec("claude-7", brain, presencetest.Worktree("/w"), presencetest.Touched("/w/x.go")),
+			b:      presencetest.Rec("claude-7/sub", brain, presencetest.Worktree("/w"), presencetest.Touched("/w/x.go"), presencetest.Parent(presence.ID("claude-7", brain))),
+			wantOK: false,
+		},
+		{
+			name:   "two subagents of one session",
+			a:      presencetest.Rec("claude-7/s1", brain, presencetest.Worktree("/w"), presencetest.Parent(presence.ID("claude-7", brain))),
+			b:      presencetest.Rec("claude-7/s2", brain, presencetest.Worktree("/w"), presencetest.Parent(presence.ID("claude-7", brain))),
+			wantOK: false,
+		},
+		{
+			name:        "a subagent and another session",
+			a:           presencetest.Rec("claude-7/s1", brain, presencetest.Worktree("/w"), presencetest.Parent(presence.ID("claude-7", brain))),
+			b:           presencetest.Rec("codex-1", brain, presencetest.Worktree("/w")),
+			wantOK:      true,
+			wantClauses: []presence.Clause{presence.ClauseWorktree},
+			wantPlace:   "/w",
+		},
 		{
 			name:        "working sets overlap: src/auth and src/auth/login.go",
 			a:           presencetest.Rec("claude-7", brain, presencetest.WS("src/auth")),
@@ -374,6 +420,13 @@ func randomRoster(rng *rand.Rand, n int) []presence.Record {
 				p = filepath.Join(b, p)
 			}
 			r.WorkingSet = append(r.WorkingSet, p)
+		}
+		for k := rng.Intn(3); k > 0; k-- {
+			r.Touched = append(r.Touched, presence.Touch{Path: filepath.Join("/", b, randPath()), AtMs: presencetest.T0})
+		}
+		if i > 0 && rng.Intn(6) == 0 { // a subagent of an earlier session, or its sibling
+			parent := out[rng.Intn(len(out))]
+			r.ParentPresenceID = parent.Team()
 		}
 		switch rng.Intn(5) {
 		case 0:

@@ -51,6 +51,7 @@ type sweep struct {
 	partners, seen            []int32
 	key                       []byte
 	hs, open                  []headed
+	overlapOpen               [2][]string // overlapSorted's stacks
 }
 
 var sweeps = sync.Pool{New: func() any { return &sweep{brainIDs: map[string]int32{}} }}
@@ -74,15 +75,18 @@ func (sw *sweep) release() {
 	clear(sw.keys)
 	clear(sw.brainNames)
 	clear(sw.brainIDs)
+	clear(sw.overlapOpen[0][:cap(sw.overlapOpen[0])])
+	clear(sw.overlapOpen[1][:cap(sw.overlapOpen[1])])
 	sw.paths, sw.sortKeys = arena{}, arena{}
 	sweeps.Put(sw)
 }
 
 // header is what the sweep reads of a record.
 type header struct {
-	id, callerRoot, worktree, base string
-	ws                             []string
-	live                           int32 // the record's index in the roster
+	id, callerRoot, worktree, base, team string
+	ws                                   []string
+	touched                              []Touch
+	live                                 int32 // the record's index in the roster
 }
 
 // id returns the presence_id of rank r.
@@ -132,9 +136,9 @@ func (sw *sweep) scope(brain string, size int, party func(i int) Party) {
 			}
 			last, lastID = r.Brain, id
 		}
-		sw.scoped = append(sw.scoped, header{r.ID, r.CallerRoot, r.Worktree, r.Base, r.WorkingSet, int32(i)})
+		sw.scoped = append(sw.scoped, header{r.ID, r.CallerRoot, r.Worktree, r.Base, r.Team, r.WorkingSet, r.Touched, int32(i)})
 		sw.inBrain = append(sw.inBrain, lastID)
-		entries += len(r.WorkingSet)
+		entries += len(r.WorkingSet) + len(r.Touched)
 	}
 	sw.ws, sw.keys = slices.Grow(sw.ws[:0], entries), slices.Grow(sw.keys[:0], entries)
 	n, nb := len(sw.scoped), len(sw.brainNames)
@@ -223,6 +227,9 @@ func (sw *sweep) resolve(start, end int32) {
 		for _, e := range h.ws {
 			size += len(h.base) + 1 + len(e)
 		}
+		for _, t := range h.touched {
+			size += len(t.Path)
+		}
 	}
 	// The entries after these, at a guess of 40 bytes each.
 	hint := 40 * (cap(sw.ws) - len(sw.ws) - (size+39)/40)
@@ -236,14 +243,11 @@ func (sw *sweep) resolve(start, end int32) {
 		} else {
 			v.worktree = cleanOrEmpty(h.worktree)
 		}
-		v.rootID, v.treeID = 0, 0
+		v.rootID, v.treeID, v.team = 0, 0, h.team
 		base := h.base
-		for _, e := range h.ws {
-			if e == "" {
-				continue
-			}
+		add := func(e string, rel bool) {
 			sw.paths.begin()
-			if !filepath.IsAbs(e) && base != "" {
+			if rel && !filepath.IsAbs(e) && base != "" {
 				sw.paths.b.WriteString(base)
 				sw.paths.b.WriteByte(filepath.Separator)
 			}
@@ -260,8 +264,27 @@ func (sw *sweep) resolve(start, end int32) {
 			sw.keys = append(sw.keys, sw.sortKeys.cut())
 			sw.key = key
 		}
+		// The declared entries first, then the touched files: view.declared
+		// tells them apart for the clauses.
+		for _, e := range h.ws {
+			if e != "" {
+				add(e, true)
+			}
+		}
+		v.declared = len(sw.ws) - int(sw.keyAt[k])
+		for _, t := range h.touched {
+			if t.Path != "" {
+				add(t.Path, false)
+			}
+		}
 		sw.keyAt[k+1] = int32(len(sw.ws))
 		v.ws = sw.ws[sw.keyAt[k]:sw.keyAt[k+1]:sw.keyAt[k+1]] // scope sized ws: it never moves
+		if len(v.ws) > 1 {
+			// Each part in key order, for the pairs' linear overlap
+			// (overlapSorted); the keys themselves are only ever used as a
+			// whole brain's.
+			sortParts(v.ws, v.declared)
+		}
 	}
 }
 

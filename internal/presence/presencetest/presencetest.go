@@ -52,6 +52,18 @@ func Worktree(p string) Option { return func(r *presence.Record) { r.Worktree = 
 // WS sets the working set.
 func WS(ps ...string) Option { return func(r *presence.Record) { r.WorkingSet = ps } }
 
+// Touched adds files the Hall observed the presence change, at T0.
+func Touched(ps ...string) Option {
+	return func(r *presence.Record) {
+		for _, p := range ps {
+			r.Touched = append(r.Touched, presence.Touch{Path: p, AtMs: T0})
+		}
+	}
+}
+
+// Parent makes the presence a subagent of the session id.
+func Parent(id string) Option { return func(r *presence.Record) { r.ParentPresenceID = id } }
+
 // Theme sets the theme.
 func Theme(s string) Option { return func(r *presence.Record) { r.Theme = s } }
 
