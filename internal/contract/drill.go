@@ -49,7 +49,7 @@ func drillRecords(s presence.Snapshot) ([]*presence.Record, int) {
 	}
 	idx, more := drillOrder(len(s.Live), func(i int) drillKey {
 		r := &s.Live[i]
-		return drillKey{drillRank(string(r.Mutation.Level()), colliding[r.PresenceID]), r.FirstSeenMs, r.AgentID, r.PresenceID}
+		return drillKey{drillRank(string(r.Mutation.Level()), colliding[r.PresenceID]), r.FirstSeen(), r.AgentID, r.PresenceID}
 	})
 	rows := make([]*presence.Record, len(idx))
 	for i, j := range idx {

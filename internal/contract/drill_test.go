@@ -48,11 +48,16 @@ func TestDrillOrder(t *testing.T) {
 			wantRows: []string{"a", "b", "c"},
 		},
 		{
+			name: "a record without first_seen_ms runs from its last beat, as the wire says",
+			live: []presence.Record{rec("unstamped", 0, "/w/u", none), rec("stamped", 50, "/w/s", none)},
+			wantRows: []string{"stamped", "unstamped"},
+		},
+		{
 			name: "the two colliding agents are shown though six others are older",
 			live: func() []presence.Record {
 				var rs []presence.Record
 				for i := 0; i < 6; i++ {
-					rs = append(rs, rec(fmt.Sprintf("old-%d", i), int64(i), fmt.Sprintf("/w/%d", i), observed))
+					rs = append(rs, rec(fmt.Sprintf("old-%d", i), int64(i+1), fmt.Sprintf("/w/%d", i), observed))
 				}
 				return append(rs, rec("late-1", 50, "/w/late", declared), rec("late-2", 60, "/w/late", declared))
 			}(),
