@@ -28,34 +28,43 @@ func Colliding(cs []Collision) map[string]bool {
 // DrillCap rows and how many it left for the roster. The page's drill and
 // the cockpit's are both this order.
 func DrillRows(d PresencesResponse, colliding map[string]bool) ([]Presence, int) {
-	idx, more := drillOrder(len(d.Presences), func(i int) drillKey {
+	var t top[*Presence]
+	for i := range d.Presences {
 		p := &d.Presences[i]
-		return drillKey{drillRank(p.MutationLevel, colliding[p.PresenceID]), p.FirstSeenMs, p.AgentID, p.PresenceID}
-	})
-	rows := make([]Presence, len(idx))
-	for i, j := range idx {
-		rows[i] = d.Presences[j]
+		t.offer(drillKey{drillRank(p.MutationLevel, colliding[p.PresenceID]), p.FirstSeenMs, p.AgentID, p.PresenceID}, p)
 	}
-	return rows, more
+	rows := make([]Presence, len(t.items))
+	for i, p := range t.items {
+		rows[i] = *p
+	}
+	return rows, len(d.Presences) - len(rows)
 }
 
-// drillRecords is DrillRows over a snapshot's domain records, so the
-// cockpit maps only the rows it shows.
+// drillRecords is DrillRows over a snapshot's domain records, for the
+// cockpit: it maps only the rows it shows, and looks at the colliding
+// sides through the collisions rather than a set of every colliding id.
+// When fewer than DrillCap presences collide, they are all among the rows
+// kept, so the rows are also the colliding set the rest is ranked against.
 func drillRecords(s presence.Snapshot) ([]*presence.Record, int) {
-	colliding := make(map[string]bool, 2*len(s.Collisions))
+	var t top[*presence.Record]
+	key := func(r *presence.Record, colliding bool) drillKey {
+		return drillKey{drillRank(string(r.Mutation.Level()), colliding), r.FirstSeen(), r.AgentID, r.PresenceID}
+	}
 	for _, c := range s.Collisions {
-		colliding[c.A.PresenceID] = true
-		colliding[c.B.PresenceID] = true
+		for _, r := range []*presence.Record{c.A, c.B} {
+			if k := key(r, true); t.takes(k) && !t.has(r.PresenceID) {
+				t.offer(k, r)
+			}
+		}
 	}
-	idx, more := drillOrder(len(s.Live), func(i int) drillKey {
-		r := &s.Live[i]
-		return drillKey{drillRank(string(r.Mutation.Level()), colliding[r.PresenceID]), r.FirstSeen(), r.AgentID, r.PresenceID}
-	})
-	rows := make([]*presence.Record, len(idx))
-	for i, j := range idx {
-		rows[i] = &s.Live[j]
+	if len(t.items) < DrillCap {
+		for i := range s.Live {
+			if r := &s.Live[i]; !t.has(r.PresenceID) {
+				t.offer(key(r, false), r)
+			}
+		}
 	}
-	return rows, more
+	return t.items, len(s.Live) - len(t.items)
 }
 
 // drillKey is what the drill orders a presence by.
@@ -93,24 +102,37 @@ func drillRank(level string, colliding bool) int {
 	}
 }
 
-// drillOrder returns the indexes of the first DrillCap of the n presences
-// key describes, in drill order (ties in index order), and how many it
-// left out. It keeps the best as it goes rather than sorting them all:
-// 10,000 presences cost one pass.
-func drillOrder(n int, key func(i int) drillKey) ([]int, int) {
-	idx := make([]int, 0, DrillCap+1)
-	keys := make([]drillKey, 0, DrillCap+1)
-	for i := 0; i < n; i++ {
-		k := key(i)
-		if len(keys) == DrillCap && !k.less(keys[DrillCap-1]) {
-			continue
-		}
-		at := sort.Search(len(keys), func(j int) bool { return k.less(keys[j]) })
-		keys = slices.Insert(keys, at, k)
-		idx = slices.Insert(idx, at, i)
-		if len(keys) > DrillCap {
-			keys, idx = keys[:DrillCap], idx[:DrillCap]
+// top keeps the first DrillCap of the presences offered to it, in drill
+// order (ties in the order offered), as they come: 10,000 presences cost
+// one pass, never a sort.
+type top[T any] struct {
+	keys  []drillKey
+	items []T
+}
+
+// takes reports whether a presence of key k would be kept.
+func (t *top[T]) takes(k drillKey) bool {
+	return len(t.keys) < DrillCap || k.less(t.keys[DrillCap-1])
+}
+
+func (t *top[T]) offer(k drillKey, item T) {
+	if !t.takes(k) {
+		return
+	}
+	at := sort.Search(len(t.keys), func(j int) bool { return k.less(t.keys[j]) })
+	t.keys = slices.Insert(t.keys, at, k)
+	t.items = slices.Insert(t.items, at, item)
+	if len(t.keys) > DrillCap {
+		t.keys, t.items = t.keys[:DrillCap], t.items[:DrillCap]
+	}
+}
+
+// has reports whether the presence id is among those kept.
+func (t *top[T]) has(id string) bool {
+	for _, k := range t.keys {
+		if k.presenceID == id {
+			return true
 		}
 	}
-	return idx, n - len(idx)
+	return false
 }

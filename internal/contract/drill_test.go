@@ -48,8 +48,8 @@ func TestDrillOrder(t *testing.T) {
 			wantRows: []string{"a", "b", "c"},
 		},
 		{
-			name: "a record without first_seen_ms runs from its last beat, as the wire says",
-			live: []presence.Record{rec("unstamped", 0, "/w/u", none), rec("stamped", 50, "/w/s", none)},
+			name:     "a record without first_seen_ms runs from its last beat, as the wire says",
+			live:     []presence.Record{rec("unstamped", 0, "/w/u", none), rec("stamped", 50, "/w/s", none)},
 			wantRows: []string{"stamped", "unstamped"},
 		},
 		{
@@ -147,4 +147,29 @@ func btoi(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// TestDrillRecordsEqualsDrillRows: the cockpit's pick over the domain
+// records (colliding sides read through the collisions) is the page's pick
+// over the wire form, on rosters with no, few and many collisions.
+func TestDrillRecordsEqualsDrillRows(t *testing.T) {
+	for _, n := range []int{0, 1, 5, 7, 60, 300, 2000} {
+		for name, live := range map[string][]presence.Record{"spread": presencetest.BenchRoster(n), "dense": presencetest.DenseRoster(n)} {
+			presence.SortRoster(live)
+			snap := presence.Snapshot{AtMs: presencetest.T0, Live: live, Collisions: presence.CollisionsIn("", live)}
+			resp := FromSnapshot(snap, "")
+			page, more := DrillRows(resp, Colliding(resp.Collisions))
+			cockpit, cmore := drillRecords(snap)
+			var want, got []string
+			for _, p := range page {
+				want = append(want, p.PresenceID)
+			}
+			for _, r := range cockpit {
+				got = append(got, r.PresenceID)
+			}
+			if !reflect.DeepEqual(got, want) || cmore != more {
+				t.Errorf("%s n=%d (%d collisions): cockpit %v and %d more, page %v and %d more", name, n, len(snap.Collisions), got, cmore, want, more)
+			}
+		}
+	}
 }
