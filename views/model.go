@@ -296,10 +296,16 @@ func Or(s string) string {
 	return s
 }
 
+// CollisionsTotal is how many collisions are open in scope, listed or not
+// (the contract lists at most the Hall's --max-collisions on each brain).
+func (h Hall) CollisionsTotal() int {
+	return max(h.Data.CollisionsTotal, len(h.Data.Collisions))
+}
+
 // Title is the document title: the root line, so a background tab reads.
 func Title(h Hall) string {
 	t := fmt.Sprintf("%s · %s", Plural(len(h.Data.Presences), "agent", "agents"), ScopeLabel(h.Brain))
-	if w := CollisionWarning(len(h.Data.Collisions)); w != "" {
+	if w := CollisionWarning(h.CollisionsTotal()); w != "" {
 		t += " · " + w
 	}
 	return t + " — Hall"
@@ -318,15 +324,15 @@ func ClauseText(cs []string) string {
 	return strings.Join(out, ", ")
 }
 
-// BannerText names the first collision and counts the others.
-func BannerText(cs []contract.Collision) string {
+// BannerText names the first collision and counts the others, of total.
+func BannerText(cs []contract.Collision, total int) string {
 	if len(cs) == 0 {
 		return ""
 	}
 	c := cs[0]
 	t := c.A.AgentID + " and " + c.B.AgentID + " are both mutating in " + c.Place
-	if len(cs) > 1 {
-		t += " (and " + Plural(len(cs)-1, "more collision", "more collisions") + ")"
+	if more := max(total, len(cs)) - 1; more > 0 {
+		t += " (and " + Plural(more, "more collision", "more collisions") + ")"
 	}
 	return t
 }

@@ -223,7 +223,7 @@ func (f *beatFlags) beat(ctx context.Context) ([]string, error) {
 		if !res.Stored {
 			return nil, fmt.Errorf("beat not stored: %s", res.Reason)
 		}
-		return contract.NorthLines(res.PresenceID, res.Collisions), nil
+		return contract.NorthLines(res.PresenceID, res.Collisions, res.CollisionsTotal), nil
 	}
 	body, _ := json.Marshal(f.req)
 	var resp contract.BeatResponse

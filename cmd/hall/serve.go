@@ -38,6 +38,7 @@ type Config struct {
 	Store               string         // "dir" (the default) or nats://host:port[,…] (cmd/hall/store.go)
 	NATSCreds           string         // NATS credentials file, for a nats:// store
 	NATSTLSCA           string         // PEM CAs of the NATS servers' certificates
+	MaxCollisions       int            // most collisions listed on one brain; presence.DefaultMaxCollisions when zero
 
 	// Now is the Hall's clock, time.Now when nil. No flag sets it: the
 	// fault suite steps it (cmd/hall/fault_test.go).
@@ -66,6 +67,7 @@ func parseServeConfig(args []string, stderr io.Writer) (Config, error) {
 	fs.StringVar(&cfg.Store, "store", storeDir, "where presences live: dir (the sidecar folder under --registry-root) or nats://host:port[,host:port…] (a JetStream bucket several Halls share)")
 	fs.StringVar(&cfg.NATSCreds, "nats-creds", "", "NATS credentials file (JWT and nkey seed), for --store nats://")
 	fs.StringVar(&cfg.NATSTLSCA, "nats-tls-ca", "", "PEM file of the CAs that sign the NATS servers' certificates, for --store nats://")
+	fs.IntVar(&cfg.MaxCollisions, "max-collisions", presence.DefaultMaxCollisions, "most collisions the contract, page and stream list on one brain (the first by presence id); collisions_total counts them all")
 	if err := parseWithEnv(fs, args); err != nil {
 		return cfg, &exitError{code: 2, err: err}
 	}
@@ -97,6 +99,9 @@ func (c Config) Validate() error {
 	}
 	if c.TTL <= 0 {
 		return fmt.Errorf("--ttl must be positive, got %s", c.TTL)
+	}
+	if c.MaxCollisions < 0 {
+		return fmt.Errorf("--max-collisions must be positive, got %d", c.MaxCollisions)
 	}
 	if _, err := parseStoreSpec(c.Store); err != nil {
 		return err
@@ -166,7 +171,7 @@ func (m *Main) Run(ctx context.Context) error {
 			m.Log.Info("boot reclaim", "stale_records", rep.StaleRecords, "temp_files", rep.TempFiles)
 		}
 	}
-	svcCfg := presence.Config{TTL: m.Config.TTL, Brains: m.Config.Brains, Logger: m.Log, Now: m.Config.Now}
+	svcCfg := presence.Config{TTL: m.Config.TTL, Brains: m.Config.Brains, Logger: m.Log, Now: m.Config.Now, MaxCollisions: m.Config.MaxCollisions}
 	if len(m.Config.MutatingTools) > 0 {
 		c := presence.NewClassifier(m.Config.MutatingTools)
 		svcCfg.Classifier = &c

@@ -116,8 +116,13 @@ func watch(ctx context.Context, cfg watchConfig, stdout, stderr io.Writer) error
 			return err
 		}
 		if cfg.ExitOnCollision {
-			if cs := view.Response().Collisions; len(cs) > 0 {
-				first = describeCollision(cs[0])
+			resp := view.Response()
+			switch {
+			case len(resp.Collisions) > 0:
+				first = describeCollision(resp.Collisions[0])
+				return errCollision
+			case resp.CollisionsTotal > 0: // a presence's view may count collisions the bound does not list
+				first = plural(resp.CollisionsTotal, "collision") + ", none listed"
 				return errCollision
 			}
 		}
@@ -146,6 +151,7 @@ type watchPrinter struct {
 
 // watchLine is one --json line. Type is snapshot, join, update, leave,
 // collision_opened, collision_changed, collision_closed,
+// collision_unlisted (still open, no longer listed: the bound),
 // registry_unreadable or registry_readable.
 type watchLine struct {
 	Type      string                      `json:"type"`
@@ -200,6 +206,9 @@ func (p *watchPrinter) print(ev stream.Event, ch stream.Change) error {
 	for i := range ch.Closed {
 		add(watchLine{Type: "collision_closed", Collision: &ch.Closed[i]})
 	}
+	for i := range ch.Unlisted {
+		add(watchLine{Type: "collision_unlisted", Collision: &ch.Unlisted[i]})
+	}
 
 	var b strings.Builder
 	for _, l := range lines {
@@ -235,10 +244,10 @@ func (p *watchPrinter) sentence(l watchLine) string {
 			return fmt.Sprintf("watching %s (%s): registry unreadable: %s", clean(p.cfg.Hall), scope, clean(s.Detail))
 		}
 		if p.cfg.CollisionsOnly {
-			return fmt.Sprintf("watching %s (%s): %s", clean(p.cfg.Hall), scope, plural(len(s.Collisions), "collision"))
+			return fmt.Sprintf("watching %s (%s): %s", clean(p.cfg.Hall), scope, collisionCount(*s))
 		}
 		return fmt.Sprintf("watching %s (%s): %s, %s", clean(p.cfg.Hall), scope,
-			plural(len(s.Presences), "presence"), plural(len(s.Collisions), "collision"))
+			plural(len(s.Presences), "presence"), collisionCount(*s))
 	case "join":
 		pr := l.Presence
 		s := fmt.Sprintf("+ %s joined %s", clean(pr.AgentID), clean(where(*pr)))
@@ -256,12 +265,24 @@ func (p *watchPrinter) sentence(l watchLine) string {
 	case "collision_closed":
 		c := l.Collision
 		return fmt.Sprintf("= collision closed on %s: %s and %s", clean(c.Brain), clean(c.A.AgentID), clean(c.B.AgentID))
+	case "collision_unlisted":
+		c := l.Collision
+		return fmt.Sprintf("~ collision no longer listed (the Hall lists the first by id) on %s: %s and %s", clean(c.Brain), clean(c.A.AgentID), clean(c.B.AgentID))
 	case "registry_unreadable":
 		return "! registry unreadable, roster dropped: " + clean(l.Detail)
 	case "registry_readable":
 		return "registry readable again"
 	}
 	return l.Type
+}
+
+// collisionCount says how many collisions a snapshot counts, and how many
+// it lists when the bound left some out.
+func collisionCount(s contract.PresencesResponse) string {
+	if s.CollisionsTotal > len(s.Collisions) {
+		return fmt.Sprintf("%s (%d listed)", plural(s.CollisionsTotal, "collision"), len(s.Collisions))
+	}
+	return plural(len(s.Collisions), "collision")
 }
 
 func describeCollision(c contract.Collision) string {

@@ -16,6 +16,14 @@ import (
 // presence, unless its signal changed.
 const DefaultThrottle = 5 * time.Second
 
+// DefaultMaxCollisions is the most collisions a snapshot lists on one
+// brain; the rest are counted (Snapshot.CollisionsTotal), not listed.
+const DefaultMaxCollisions = 1000
+
+// NorthCap is the most collisions a beat's answer and a presence's north
+// list; the rest are counted.
+const NorthCap = 10
+
 // Config configures a Service. Zero values take the defaults noted.
 type Config struct {
 	Now        func() time.Time // the clock; time.Now when nil
@@ -24,6 +32,9 @@ type Config struct {
 	Brains     []string         // brains known before anyone beats, canonical
 	Classifier *Classifier      // DefaultMutatingTools when nil
 	Logger     *slog.Logger     // slog.Default() when nil
+	// MaxCollisions is the most collisions a snapshot lists on one brain,
+	// the first by the sides' ids; DefaultMaxCollisions when 0 or less.
+	MaxCollisions int
 }
 
 // Service is the Hall's one view of the presences: it reads the store,
@@ -41,6 +52,7 @@ type Service struct {
 	brains   map[string]bool
 	classify Classifier
 	log      *slog.Logger
+	maxColl  int
 
 	// refreshMu orders refreshes and rereads, so a listing that began
 	// before a reread can never land after it and undo it.
@@ -68,8 +80,9 @@ type Service struct {
 	// and the live records they came from: the next one derives again
 	// only the brains whose live records changed.
 	collisions    map[string]*brainCollisions
-	allCollisions []Collision // every brain's, joined
-	scratch       []Record    // Snapshot's live records before sorting
+	allCollisions []Collision      // every brain's listed, joined
+	allCounts     *CollisionCounts // every brain's counts, joined
+	scratch       []Record         // Snapshot's live records before sorting
 
 	changed chan struct{}
 	paths   pathCache     // canonical brains, caller roots and worktrees of recent beats
@@ -111,6 +124,7 @@ func NewService(store Store, cfg Config) *Service {
 		throttle: cfg.Throttle,
 		brains:   map[string]bool{},
 		log:      cfg.Logger,
+		maxColl:  cfg.MaxCollisions,
 		entries:  map[string]*entry{},
 		lapsed:   map[string]int64{},
 		changed:  make(chan struct{}, 1),
@@ -126,6 +140,9 @@ func NewService(store Store, cfg Config) *Service {
 	}
 	if s.throttle <= 0 {
 		s.throttle = DefaultThrottle
+	}
+	if s.maxColl <= 0 {
+		s.maxColl = DefaultMaxCollisions
 	}
 	if cfg.Classifier != nil {
 		s.classify = *cfg.Classifier
@@ -303,12 +320,49 @@ func (s *Service) ownChangeLocked(id string, rec Record, gone bool) {
 
 // Snapshot is the roster at one instant: the live records in roster order,
 // their collisions, and the brains the Hall knows.
+//
+// Collisions lists at most the Service's MaxCollisions on each brain, the
+// first by the sides' ids (Key order); CollisionsTotal counts every
+// colliding pair the snapshot covers, listed or not, and Counts holds the
+// counts by brain and by presence.
 type Snapshot struct {
-	AtMs       int64
-	Live       []Record    // newest beat first, then agent_id, then presence_id
-	Collisions []Collision // by brain, then pair
-	Skipped    int         // store entries that did not decode
-	brains     map[string]bool
+	AtMs            int64
+	Live            []Record    // newest beat first, then agent_id, then presence_id
+	Collisions      []Collision // by brain, then pair; bounded on each brain
+	CollisionsTotal int         // every colliding pair in scope, listed or not
+	Skipped         int         // store entries that did not decode
+	// Counts is every brain's and presence's count of collisions, of the
+	// whole roster (ForBrain narrows Collisions and CollisionsTotal, not
+	// Counts). Snapshots share it: read-only. Nil counts nothing.
+	Counts *CollisionCounts
+	brains map[string]bool
+}
+
+// CollisionCounts is how many collisions each brain and each presence has,
+// listed or not.
+type CollisionCounts struct {
+	Total      int
+	ByBrain    map[string]int // brains with one at least
+	ByPresence map[string]int // presence ids with one at least
+}
+
+// OnBrain is brain's count, every brain's when brain is "".
+func (c *CollisionCounts) OnBrain(brain string) int {
+	switch {
+	case c == nil:
+		return 0
+	case brain == "":
+		return c.Total
+	}
+	return c.ByBrain[brain]
+}
+
+// Of is the number of collisions the presence id is a side of.
+func (c *CollisionCounts) Of(id string) int {
+	if c == nil {
+		return 0
+	}
+	return c.ByPresence[id]
 }
 
 // Snapshot returns the live roster. When the store cannot be read it returns
@@ -338,7 +392,8 @@ func (s *Service) Snapshot(ctx context.Context) (Snapshot, error) {
 	s.scratch = s.appendLiveLocked(s.scratch[:0], now, "")
 	snap.Live = sortedRoster(s.scratch)
 	clear(s.scratch) // hold no records past their snapshot
-	snap.Collisions = s.collisionsLocked(snap.Live)
+	snap.Collisions, snap.Counts = s.collisionsLocked(snap.Live)
+	snap.CollisionsTotal = snap.Counts.Total
 	return snap, nil
 }
 
@@ -373,12 +428,14 @@ func sortedRoster(rs []Record) []Record {
 	return out
 }
 
-// brainCollisions is what CollisionsIn found on one brain, and the live
-// mutating records of the brain it was given (by id): the only records
-// that can take part in a collision.
+// brainCollisions is what CollisionsWithin found on one brain, and the
+// live mutating records of the brain it was given (by id): the only
+// records that can take part in a collision.
 type brainCollisions struct {
 	live       map[string]Record
-	collisions []Collision
+	collisions []Collision    // listed: the first MaxCollisions
+	total      int            // every pair
+	degrees    map[string]int // by presence id, those with one at least
 }
 
 // holds reports whether the records of live at idx are exactly the records
@@ -395,13 +452,15 @@ func (bc *brainCollisions) holds(live []Record, idx []int) bool {
 	return true
 }
 
-// collisionsLocked returns CollisionsIn("", live), deriving again only the
-// brains whose live mutating records changed since the last call (a beat,
-// a write, a leave, a stale-out). CollisionsIn orders by brain first and
-// a collision never spans two brains, so the brains' answers joined in
-// brain order are the whole answer. When no brain changed it returns the
-// last answer itself: snapshots are read-only. The caller holds s.mu.
-func (s *Service) collisionsLocked(live []Record) []Collision {
+// collisionsLocked returns the listed collisions of live and their counts
+// (CollisionsWithin on each brain, bounded at MaxCollisions), deriving
+// again only the brains whose live mutating records changed since the last
+// call (a beat, a write, a leave, a stale-out). CollisionsWithin orders by
+// brain first and a collision never spans two brains, so the brains'
+// answers joined in brain order are the whole answer. When no brain
+// changed it returns the last answer itself: snapshots are read-only. The
+// caller holds s.mu.
+func (s *Service) collisionsLocked(live []Record) ([]Collision, *CollisionCounts) {
 	byBrain := make(map[string][]int, len(s.collisions))
 	for i := range live {
 		if live[i].Mutating() { // a side without a mutation signal never collides
@@ -414,8 +473,8 @@ func (s *Service) collisionsLocked(live []Record) []Collision {
 	}
 	slices.Sort(brains)
 	next := make(map[string]*brainCollisions, len(byBrain))
-	changed := len(byBrain) != len(s.collisions)
-	total := 0
+	changed := len(byBrain) != len(s.collisions) || s.allCounts == nil
+	listed := 0
 	for _, b := range brains {
 		idx := byBrain[b]
 		bc := s.collisions[b]
@@ -426,25 +485,44 @@ func (s *Service) collisionsLocked(live []Record) []Collision {
 				rs[k] = live[i]
 				bc.live[live[i].PresenceID] = live[i]
 			}
-			bc.collisions = CollisionsIn(b, rs)
+			var tally CollisionTally
+			bc.collisions, tally = CollisionsWithin(b, rs, CollisionBound{Max: s.maxColl, Degrees: true})
+			bc.total = tally.Pairs
+			for k, d := range tally.Degrees {
+				if d > 0 {
+					if bc.degrees == nil {
+						bc.degrees = map[string]int{}
+					}
+					bc.degrees[rs[k].PresenceID] += int(d)
+				}
+			}
 			changed = true
 		}
 		next[b] = bc
-		total += len(bc.collisions)
+		listed += len(bc.collisions)
 	}
 	s.collisions = next
 	if !changed {
-		return s.allCollisions
+		return s.allCollisions, s.allCounts
 	}
 	var out []Collision
-	if total > 0 {
-		out = make([]Collision, 0, total)
-		for _, b := range brains {
-			out = append(out, next[b].collisions...)
+	counts := &CollisionCounts{ByBrain: map[string]int{}, ByPresence: map[string]int{}}
+	if listed > 0 {
+		out = make([]Collision, 0, listed)
+	}
+	for _, b := range brains {
+		bc := next[b]
+		out = append(out, bc.collisions...)
+		if bc.total > 0 {
+			counts.Total += bc.total
+			counts.ByBrain[b] = bc.total
+		}
+		for id, d := range bc.degrees {
+			counts.ByPresence[id] += d
 		}
 	}
-	s.allCollisions = out
-	return out
+	s.allCollisions, s.allCounts = out, counts
+	return out, counts
 }
 
 // liveLocked returns the live records on brain ("" for all), each the
@@ -495,28 +573,24 @@ func (s *Service) nextExpiryMs(now time.Time) int64 {
 	return next
 }
 
-// collisionsOf returns the live collisions the presence is a side of,
-// looking at its own brain only: what a beat answers with, at a cost that
-// does not grow with the other brains.
-func (s *Service) collisionsOf(ctx context.Context, id, brain string) []Collision {
+// collisionsOf returns the first NorthCap live collisions the presence is
+// a side of, and how many it has in all, looking at its own brain only:
+// what a beat answers with, at a cost that does not grow with the other
+// brains, nor with the pairs the presence is not a side of.
+func (s *Service) collisionsOf(ctx context.Context, id, brain string) ([]Collision, int) {
 	s.mu.Lock()
 	watching := s.watching
 	s.mu.Unlock()
 	if !watching {
 		if _, err := s.Refresh(ctx); err != nil {
-			return nil
+			return nil, 0
 		}
 	}
 	s.mu.Lock()
 	live := s.liveLocked(s.now(), brain)
 	s.mu.Unlock()
-	var out []Collision
-	for _, c := range CollisionsIn(brain, live) {
-		if _, ok := c.Partner(id); ok {
-			out = append(out, c)
-		}
-	}
-	return out
+	out, tally := CollisionsWithin(brain, live, CollisionBound{Max: NorthCap, Focus: id})
+	return out, tally.Pairs
 }
 
 // SortRoster orders records newest beat first, then by agent_id, then by
@@ -542,7 +616,7 @@ func (s Snapshot) ForBrain(brain string) Snapshot {
 	if brain == "" {
 		return s
 	}
-	out := Snapshot{AtMs: s.AtMs, Skipped: s.Skipped, brains: s.brains}
+	out := Snapshot{AtMs: s.AtMs, Skipped: s.Skipped, brains: s.brains, Counts: s.Counts, CollisionsTotal: s.Counts.OnBrain(brain)}
 	for _, r := range s.Live {
 		if r.Brain == brain {
 			out.Live = append(out.Live, r)
@@ -566,7 +640,9 @@ func (s Snapshot) Find(id string) (Record, bool) {
 	return Record{}, false
 }
 
-// CollisionsFor returns the collisions the presence with id is a side of.
+// CollisionsFor returns the listed collisions the presence with id is a
+// side of: those among the snapshot's bounded list (Counts.Of counts all
+// of them; North lists its first whatever the bound).
 func (s Snapshot) CollisionsFor(id string) []Collision {
 	var out []Collision
 	for _, c := range s.Collisions {
@@ -575,6 +651,18 @@ func (s Snapshot) CollisionsFor(id string) []Collision {
 		}
 	}
 	return out
+}
+
+// North returns the first NorthCap collisions the live presence id is a
+// side of, whether or not the snapshot lists them, and how many it has in
+// all: derived from the snapshot's own records, on the presence's brain.
+func (s Snapshot) North(id string) ([]Collision, int) {
+	r, ok := s.Find(id)
+	if !ok {
+		return nil, 0
+	}
+	out, tally := CollisionsWithin(r.Brain, s.Live, CollisionBound{Max: NorthCap, Focus: id})
+	return out, tally.Pairs
 }
 
 // NextExpiryMs is the first millisecond at which a live record goes stale,

@@ -1,0 +1,421 @@
+package collision
+
+import (
+	"cmp"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// Counting and listing the pairs of one brain, without holding them all.
+//
+// A pair collides when its records share a caller_root (R), share a
+// worktree (T), or have overlapping working sets (W). R and T are unions
+// of cliques: every record of a class (one place) collides with every
+// other, so a record's partners there are counted from the sizes of its
+// classes, |R ∪ T| = |R| + |T| - |R ∩ T|, at no cost per pair. Only W \
+// (R ∪ T), the pairs that overlap by working set alone, are found one by
+// one, by walking the working-set tree (see wsTree); a record whose
+// classes already hold every other record of its brain is not walked at
+// all. So a roster all in one worktree costs its size, not its square; a
+// roster whose working sets overlap across worktrees costs the overlaps
+// it walks, as the listing it then answers would.
+//
+// Listing walks the ranks in order and stops at the bound: the first
+// Bound.Max pairs in In's order cost their own number plus the partners
+// of the ranks they come from, never the pairs beyond.
+
+// placeIndex is the records of a brain that have one kind of place (a
+// caller_root, or a worktree), by place, then rank: each class (one place)
+// is a run, and within it the records of one presence are a run too.
+type placeIndex struct {
+	ranks []int32 // by position
+	at    []int32 // by rank - start: its position, -1 without a place
+	spans []span  // by position
+}
+
+// span is where a position's class and its presence's records in that
+// class lie in ranks: [cs, ce) and [rs, re).
+type span struct{ cs, ce, rs, re int32 }
+
+// all is how many records of other presences share the place of rank r
+// (local index i); later, how many of them come after it.
+func (ix *placeIndex) all(i int32) int32 {
+	if p := ix.at[i]; p >= 0 {
+		s := ix.spans[p]
+		return (s.ce - s.cs) - (s.re - s.rs)
+	}
+	return 0
+}
+
+func (ix *placeIndex) later(i int32) int32 {
+	if p := ix.at[i]; p >= 0 {
+		s := ix.spans[p]
+		return s.ce - s.re
+	}
+	return 0
+}
+
+// laterRanks returns the ranks of other presences after local index i in
+// its class, in order; before, those before it.
+func (ix *placeIndex) laterRanks(i int32) []int32 {
+	if p := ix.at[i]; p >= 0 {
+		s := ix.spans[p]
+		return ix.ranks[s.re:s.ce]
+	}
+	return nil
+}
+
+func (ix *placeIndex) earlierRanks(i int32) []int32 {
+	if p := ix.at[i]; p >= 0 {
+		s := ix.spans[p]
+		return ix.ranks[s.cs:s.rs]
+	}
+	return nil
+}
+
+// classify sorts the brain's caller_roots and worktrees, numbers each
+// distinct one (so that a pair compares two numbers rather than two
+// paths), and indexes the classes of both kinds. It then counts, for each
+// rank, the records of other presences that share both its caller_root and
+// its worktree (sw.bothAll, sw.bothLater), class by caller_root class,
+// with a counter per worktree number: no sort, no pair.
+func (sw *sweep) classify(start, end int32) {
+	n := end - start
+	callerRoot := func(r int32) string { return sw.views[r].callerRoot }
+	worktree := func(r int32) string { return sw.views[r].worktree }
+	for kind, ix := range []*placeIndex{&sw.roots, &sw.trees} {
+		place := callerRoot
+		if kind == 1 {
+			place = worktree
+		}
+		hs := sw.hs[:0]
+		for r := start; r < end; r++ {
+			if place(r) != "" {
+				hs = append(hs, headed{h: r})
+			}
+		}
+		sortHeaded(hs, place)
+		sw.hs = hs
+		ix.ranks, ix.spans = resize(ix.ranks, len(hs)), resize(ix.spans, len(hs))
+		ix.at = resize(ix.at, int(n))
+		for i := range ix.at {
+			ix.at[i] = -1
+		}
+		for p := range hs {
+			ix.ranks[p] = hs[p].h
+			ix.at[hs[p].h-start] = int32(p)
+		}
+		for x := 0; x < len(hs); {
+			y := x + 1
+			for y < len(hs) && hs[y].head == hs[x].head && place(hs[y].h) == place(hs[x].h) {
+				y++
+			}
+			sw.places++
+			for p := x; p < y; {
+				q := p + 1
+				for q < y && sw.first[ix.ranks[q]] == sw.first[ix.ranks[p]] {
+					q++
+				}
+				for k := p; k < q; k++ {
+					if v := &sw.views[ix.ranks[k]]; kind == 0 {
+						v.rootID = sw.places
+					} else {
+						v.treeID = sw.places
+					}
+					ix.spans[k] = span{int32(x), int32(y), int32(p), int32(q)}
+				}
+				p = q
+			}
+			x = y
+		}
+	}
+
+	// Both at once. Within one caller_root class, taken presence by
+	// presence from the last: later[t] counts the records of the
+	// presences after this one with worktree t, and once the class is
+	// done, every record of the class with t.
+	sw.both, sw.runBoth = zeroed(sw.both, int(sw.places)+1), zeroed(sw.runBoth, int(sw.places)+1)
+	sw.bothAll, sw.bothLater = resize(sw.bothAll, int(n)), resize(sw.bothLater, int(n))
+	clear(sw.bothAll)
+	clear(sw.bothLater)
+	later, run := sw.both, sw.runBoth
+	rs := sw.roots.ranks
+	tree := func(r int32) int32 { return sw.views[r].treeID }
+	for x := 0; x < len(rs); {
+		y := int(sw.roots.spans[x].ce)
+		for p := y; p > x; {
+			q := int(sw.roots.spans[p-1].rs) // this presence's records: [q, p)
+			for _, r := range rs[q:p] {
+				if t := tree(r); t != 0 {
+					sw.bothLater[r-start] = later[t]
+				}
+			}
+			for _, r := range rs[q:p] {
+				if t := tree(r); t != 0 {
+					later[t]++
+				}
+			}
+			p = q
+		}
+		for p := x; p < y; {
+			q := int(sw.roots.spans[p].re)
+			for _, r := range rs[p:q] {
+				if t := tree(r); t != 0 {
+					run[t]++
+				}
+			}
+			for _, r := range rs[p:q] {
+				if t := tree(r); t != 0 {
+					sw.bothAll[r-start] = later[t] - run[t]
+				}
+			}
+			for _, r := range rs[p:q] {
+				run[tree(r)] = 0
+			}
+			p = q
+		}
+		for _, r := range rs[x:y] {
+			later[tree(r)] = 0
+		}
+		x = y
+	}
+}
+
+// zeroed returns s with length n, every element zero: the counters are
+// left zero after each use, so only a new array needs clearing.
+func zeroed(s []int32, n int) []int32 {
+	if cap(s) < n {
+		return make([]int32, n, n+n/4)
+	}
+	return s[:n]
+}
+
+// near returns how many records of other presences share a caller_root or
+// a worktree with rank a, and how many of those come after it.
+func (sw *sweep) near(a, start int32) (all, later int32) {
+	i := a - start
+	all = sw.roots.all(i) + sw.trees.all(i) - sw.bothAll[i]
+	later = sw.roots.later(i) + sw.trees.later(i) - sw.bothLater[i]
+	return all, later
+}
+
+// count counts every colliding pair of the brain, ranks start to end, and
+// each rank's partners, and lists the first pairs in order, up to the
+// bound, in sw.pairs.
+func (sw *sweep) count(start, end int32) {
+	limit := sw.bound.Max
+	listed := 0
+	for a := start; a < end; a++ {
+		all, later := sw.near(a, start)
+		ws := sw.partnerBuf[:0]
+		if all < (end-start)-sw.dup[a] && sw.keyAt[a] < sw.keyAt[a+1] {
+			ws = sw.tree.partners(sw, a, ws)
+			sw.partnerBuf = ws
+		}
+		sw.deg[a] += all + int32(len(ws))
+		// The working-set partners after a, in place.
+		after := ws[:0]
+		for _, b := range ws {
+			if b > a {
+				after = append(after, b)
+			}
+		}
+		sw.total += int(later) + len(after)
+		if later+int32(len(after)) == 0 || (limit > 0 && listed >= limit) {
+			continue
+		}
+		need := int(later) + len(after)
+		if limit > 0 {
+			need = min(need, limit-listed)
+		}
+		slices.Sort(after)
+		i := a - start
+		for _, b := range sw.union(need, sw.roots.laterRanks(i), sw.trees.laterRanks(i), after) {
+			sw.pairs = append(sw.pairs, [2]int32{a, b})
+		}
+		listed += need
+	}
+}
+
+// countFocus counts and lists the pairs the focus ranks (the records of
+// the focus presence on this brain) are a side of, in order, up to the
+// bound.
+func (sw *sweep) countFocus(focus []int32) {
+	start := sw.brainStart
+	from := len(sw.pairs)
+	for _, f := range focus {
+		all, _ := sw.near(f, start)
+		ws := sw.tree.partners(sw, f, sw.partnerBuf[:0])
+		sw.partnerBuf = ws
+		sw.deg[f] += all + int32(len(ws))
+		sw.total += int(all) + len(ws)
+		slices.Sort(ws)
+		i := f - start
+		for _, p := range sw.union(-1, sw.roots.earlierRanks(i), sw.roots.laterRanks(i), sw.trees.earlierRanks(i), sw.trees.laterRanks(i), ws) {
+			sw.pairs = append(sw.pairs, [2]int32{min(f, p), max(f, p)})
+		}
+	}
+	pairs := sw.pairs[from:]
+	if len(focus) > 1 {
+		slices.SortFunc(pairs, func(x, y [2]int32) int {
+			if c := cmp.Compare(x[0], y[0]); c != 0 {
+				return c
+			}
+			return cmp.Compare(x[1], y[1])
+		})
+	}
+	if limit := sw.bound.Max; limit > 0 && len(pairs) > limit {
+		sw.pairs = sw.pairs[:from+limit]
+	}
+}
+
+// union returns the distinct ranks of the sorted lists, in order, at most
+// need of them (all when need < 0). Only the first need of each list can
+// be among them.
+func (sw *sweep) union(need int, lists ...[]int32) []int32 {
+	u := sw.merged[:0]
+	for _, l := range lists {
+		if need >= 0 && len(l) > need {
+			l = l[:need]
+		}
+		u = append(u, l...)
+	}
+	slices.Sort(u)
+	u = slices.Compact(u)
+	if need >= 0 && len(u) > need {
+		u = u[:need]
+	}
+	sw.merged = u
+	return u
+}
+
+// focused returns the ranks of the brain, start to end, that are records
+// of the focus presence: none without a focus.
+func (sw *sweep) focused(start, end int32) []int32 {
+	sw.brainStart = start
+	f := sw.bound.Focus
+	if f == "" {
+		return nil
+	}
+	// Ranks are in id order.
+	k := start + int32(sort.Search(int(end-start), func(i int) bool { return sw.id(start+int32(i)) >= f }))
+	out := sw.focusRanks[:0]
+	for ; k < end && sw.id(k) == f; k++ {
+		out = append(out, k)
+	}
+	sw.focusRanks = out
+	return out
+}
+
+// wsTree is a brain's working-set entries sorted by key, so that a path's
+// equals and descendants follow it contiguously, with each group of equal
+// keys linked to the group of its nearest ancestor. The entries that
+// overlap one entry are then its group and descendants, one range, and
+// the groups on its chain of ancestors: no search, and nothing else
+// visited.
+type wsTree struct {
+	ent   []headed // by position: entry (h) and its rank (owner)
+	pos   []int32  // by entry - e0: its position
+	grp   []int32  // by position: the first position of its group (equal keys)
+	gend  []int32  // by group start: one past its group
+	sub   []int32  // by group start: one past its descendants
+	par   []int32  // by group start: the start of its nearest ancestor's group, -1 at the top
+	e0    int32    // the brain's first entry
+	nul   bool     // some path holds a zero byte: a key may cover where the path does not
+	stack []int32
+}
+
+// build sorts the entries of ranks start to end and links their groups.
+func (t *wsTree) build(sw *sweep, start, end int32) {
+	e0, e1 := sw.keyAt[start], sw.keyAt[end]
+	key := func(k int32) string { return sw.keys[k] }
+	hs := sw.hs[:0]
+	for r := start; r < end; r++ {
+		for k := sw.keyAt[r]; k < sw.keyAt[r+1]; k++ {
+			hs = append(hs, headed{h: k, owner: r})
+		}
+	}
+	sortHeaded(hs, key)
+	sw.hs = hs
+	n := len(hs)
+	t.ent, t.e0 = hs, e0
+	t.pos = resize(t.pos, int(e1-e0))
+	t.grp, t.gend, t.sub, t.par = resize(t.grp, n), resize(t.gend, n), resize(t.sub, n), resize(t.par, n)
+	t.nul = false
+	for _, p := range sw.ws[e0:e1] {
+		if strings.IndexByte(p, 0) >= 0 {
+			t.nul = true
+			break
+		}
+	}
+	stack, prev := t.stack[:0], int32(-1)
+	for i := int32(0); i < int32(n); i++ {
+		t.pos[hs[i].h-e0] = i
+		if i > 0 && key(hs[i].h) == key(hs[i-1].h) {
+			t.grp[i] = t.grp[i-1]
+			continue
+		}
+		t.grp[i] = i
+		if prev >= 0 {
+			t.gend[prev] = i
+		}
+		prev = i
+		for len(stack) > 0 && !keyCovers(key(hs[stack[len(stack)-1]].h), key(hs[i].h)) {
+			t.sub[stack[len(stack)-1]] = i
+			stack = stack[:len(stack)-1]
+		}
+		t.par[i] = -1
+		if len(stack) > 0 {
+			t.par[i] = stack[len(stack)-1]
+		}
+		stack = append(stack, i)
+	}
+	if prev >= 0 {
+		t.gend[prev] = int32(n)
+	}
+	for _, g := range stack {
+		t.sub[g] = int32(n)
+	}
+	t.stack = stack[:0]
+}
+
+// partners appends to out, once each, the ranks of other presences whose
+// working sets overlap rank a's and that share neither its caller_root
+// nor its worktree (those are counted by class).
+func (t *wsTree) partners(sw *sweep, a int32, out []int32) []int32 {
+	for k := sw.keyAt[a]; k < sw.keyAt[a+1]; k++ {
+		g := t.grp[t.pos[k-t.e0]]
+		out = t.walk(sw, a, k, g, t.sub[g], out)
+		for q := t.par[g]; q >= 0; q = t.par[q] {
+			out = t.walk(sw, a, k, q, t.gend[q], out)
+		}
+	}
+	return out
+}
+
+// walk takes the entries at positions from to to, all overlapping entry k
+// of rank a (by key).
+func (t *wsTree) walk(sw *sweep, a, k, from, to int32, out []int32) []int32 {
+	stamp := a + 1
+	va := &sw.views[a]
+	for i := from; i < to; i++ {
+		e := &t.ent[i]
+		b := e.owner
+		if sw.mark[b] == stamp || sw.first[b] == sw.first[a] {
+			continue
+		}
+		if t.nul {
+			if _, ok := overlapCleaned(sw.ws[k], sw.ws[e.h]); !ok {
+				continue
+			}
+		}
+		sw.mark[b] = stamp
+		vb := &sw.views[b]
+		if (va.rootID != 0 && va.rootID == vb.rootID) || (va.treeID != 0 && va.treeID == vb.treeID) {
+			continue
+		}
+		out = append(out, b)
+	}
+	return out
+}
