@@ -3,6 +3,7 @@ package stream
 import (
 	"errors"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -469,5 +470,76 @@ func TestDiffRosters(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestFilterDiffTotals: each filter's collisions_total rides a diff when
+// its own count changed, alone if need be, and never when it did not.
+func TestFilterDiffTotals(t *testing.T) {
+	ch := &change{seq: 3, total: 12, totalChanged: true,
+		brainTotals:    map[string]int{"/shop": 10},
+		presenceTotals: map[string]ownTotal{"prs_a": {brain: "/shop", n: 4}, "prs_gone": {brain: "/shop", n: 0}}}
+	still := &change{seq: 4}
+	for _, tc := range []struct {
+		name  string
+		f     Filter
+		c     *change
+		total int // -1: absent
+		keep  bool
+	}{
+		{"owner-wide", Filter{}, ch, 12, true},
+		{"its brain", Filter{Brain: "/shop"}, ch, 10, true},
+		{"another brain", Filter{Brain: "/docs"}, ch, -1, false},
+		{"its presence", Filter{PresenceID: "prs_a"}, ch, 4, true},
+		{"its presence, on its brain", Filter{PresenceID: "prs_a", Brain: "/shop"}, ch, 4, true},
+		{"its presence, on another brain", Filter{PresenceID: "prs_a", Brain: "/docs"}, ch, -1, false},
+		{"a presence whose last collision closed", Filter{PresenceID: "prs_gone"}, ch, 0, true},
+		{"a bystander", Filter{PresenceID: "prs_z"}, ch, -1, false},
+		{"collisions only", Filter{CollisionsOnly: true}, ch, 12, true},
+		{"nothing changed", Filter{}, still, -1, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d, keep := tc.f.diff(tc.c)
+			got := -1
+			if d.CollisionsTotal != nil {
+				got = *d.CollisionsTotal
+			}
+			if got != tc.total || keep != tc.keep {
+				t.Errorf("collisions_total %d keep %v, want %d keep %v", got, keep, tc.total, tc.keep)
+			}
+		})
+	}
+}
+
+// TestDiffRostersUnlisted: a collision the bound pushed out of the list is
+// closed on the wire and marked unlisted; one whose side left is closed.
+func TestDiffRostersUnlisted(t *testing.T) {
+	rec := func(agent string) presence.Record {
+		return presence.Record{PresenceID: presence.ID(agent, "/s"), AgentID: agent, Brain: "/s", Worktree: "/wt", LastBeatMs: 1,
+			Mutation: presence.Mutation{DeclaredIntent: "edit"}}
+	}
+	snap := func(rs ...presence.Record) presence.Snapshot {
+		cs, tally := presence.CollisionsWithin("", rs, presence.CollisionBound{Max: 1})
+		return presence.Snapshot{Live: rs, Collisions: cs, CollisionsTotal: tally.Pairs,
+			Counts: &presence.CollisionCounts{Total: tally.Pairs, ByBrain: map[string]int{"/s": tally.Pairs}}}
+	}
+	// Three agents in one worktree: three pairs, one listed.
+	a, b, c := rec("a"), rec("b"), rec("c")
+	all := []presence.Record{a, b, c}
+	slices.SortFunc(all, func(x, y presence.Record) int { return strings.Compare(x.PresenceID, y.PresenceID) })
+	first, second, third := all[0], all[1], all[2]
+	// Without the first, the second and third's pair is listed; with it
+	// back, that pair is pushed out, still open.
+	prev := rosterOf(snap(second, third), nil, roster{})
+	next := rosterOf(snap(first, second, third), nil, prev)
+	d := diffRosters(prev, next)
+	if len(d.closed) != 1 || !d.unlisted[d.closed[0].CollisionID] || len(d.opened) != 1 || !d.totalChanged || d.total != 3 {
+		t.Fatalf("pushed out: got closed %v unlisted %v opened %v total %d (changed %v), want one closed and unlisted, one opened, total 3",
+			cids(d.closed), d.unlisted, cids(d.opened), d.total, d.totalChanged)
+	}
+	// The first leaving closes its pair for good.
+	d = diffRosters(next, rosterOf(snap(second, third), nil, next))
+	if len(d.closed) != 1 || d.unlisted[d.closed[0].CollisionID] {
+		t.Fatalf("side left: got closed %v unlisted %v, want one closed, not unlisted", cids(d.closed), d.unlisted)
 	}
 }
