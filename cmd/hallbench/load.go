@@ -95,16 +95,21 @@ func pct(ds []time.Duration, q float64) float64 {
 }
 
 // loadBeats is 200 agents beating as hooks do: mostly the same signal
-// (throttled), now and then a new theme (a forced write).
+// (throttled), now and then a new theme (a forced write). With -crowd every
+// agent mutates in one worktree of one brain: n·(n-1)/2 collisions.
 func loadBeats(ctx context.Context, o options) (loadResult, error) {
 	client := newClient(o.agents)
 	url := o.url + "/api/presences/beat"
 	bodies := make([][]byte, o.agents)
 	for a := range bodies {
-		bodies[a], _ = json.Marshal(map[string]any{
+		beat := map[string]any{
 			"agent_id": fmt.Sprintf("bench-%03d", a), "brain": fmt.Sprintf("/bench/brain-%02d", a%50),
 			"worktree": fmt.Sprintf("/bench/brain-%02d/wt-%03d", a%50, a), "tool": "Read", "theme": "steady",
-		})
+		}
+		if o.crowd {
+			beat["brain"], beat["worktree"], beat["tool"] = crowdBrain, crowdBrain, "Edit"
+		}
+		bodies[a], _ = json.Marshal(beat)
 	}
 	return drive(ctx, o.agents, o.duration, func(ctx context.Context, w, i int) (int, error) {
 		// The theme moves on every 50 beats: a new declaration, one forced

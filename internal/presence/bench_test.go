@@ -95,3 +95,36 @@ func BenchmarkCollisionsInDense(b *testing.B) {
 		})
 	}
 }
+
+// crowdedRoster is n mutating sessions in one worktree of one brain, each
+// with a working set in it: n·(n-1)/2 collisions, the shape of a runaway
+// swarm (or of a page that forges beats).
+func crowdedRoster(n int) []Record {
+	out := make([]Record, n)
+	for i := range out {
+		agent := fmt.Sprintf("agent-%d", i)
+		out[i] = Record{Schema: Schema, PresenceID: ID(agent, "/home/dev/shop"), AgentID: agent, Brain: "/home/dev/shop",
+			Worktree: "/home/dev/shop", CallerRoot: "/home/dev/shop", WorkingSet: []string{"src", benchDirs[i%len(benchDirs)]},
+			LastBeatMs: t0, Mutation: Mutation{ObservedAtMs: t0}}
+	}
+	return out
+}
+
+// BenchmarkCollisionsInCrowded is the derivation a snapshot pays for a
+// crowded worktree: the first DefaultMaxCollisions listed, every pair
+// counted. It grows with the roster, not with its pairs.
+func BenchmarkCollisionsInCrowded(b *testing.B) {
+	for _, n := range []int{300, 1000, 10000} {
+		live := crowdedRoster(n)
+		b.Run(fmt.Sprintf("presences=%d", n), func(b *testing.B) {
+			var listed, total int
+			b.ReportAllocs()
+			for b.Loop() {
+				cs, tally := CollisionsWithin("", live, CollisionBound{Max: DefaultMaxCollisions, Degrees: true})
+				listed, total = len(cs), tally.Pairs
+			}
+			b.ReportMetric(float64(listed), "listed")
+			b.ReportMetric(float64(total), "collisions")
+		})
+	}
+}

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+
+	"github.com/hall-dev/hall/internal/contract"
+)
+
+// crowdBrain is the one brain, and worktree, of the crowded scenario.
+const crowdBrain = "/bench/crowd"
+
+// crowded: n agents beating in one worktree, all mutating, so n·(n-1)/2
+// pairs collide. The contract lists at most the Hall's --max-collisions
+// (1,000) of them and counts the rest; its size, a beat's latency and the
+// Hall's memory must grow with the roster, not with its pairs.
+func (b *bench) crowded(ctx context.Context) error {
+	counts := []int{300, 1000}
+	if b.o.quick {
+		counts = []int{300}
+	}
+	for _, n := range counts {
+		h, err := b.startHall(ctx, b.newRoot(fmt.Sprintf("crowd-%d", n)))
+		if err != nil {
+			return err
+		}
+		var load loadResult
+		err = b.load(ctx, &load, "-role", "beat", "-crowd", "-url", h.url, "-agents", strconv.Itoa(n), "-duration", b.o.duration.String())
+		if err != nil {
+			h.stop()
+			return err
+		}
+		size, resp, err := contractSize(h.url)
+		var hl contract.Health
+		if err == nil {
+			hl, err = health(h.url)
+		}
+		rss, rerr := rssKiB(h.cmd.Process.Pid)
+		h.stop()
+		if err != nil {
+			return err
+		}
+		if rerr != nil {
+			return rerr
+		}
+		pairs := n * (n - 1) / 2
+		if len(resp.Presences) != n || resp.CollisionsTotal != pairs {
+			return fmt.Errorf("crowd of %d: the contract holds %d presences and counts %d collisions, want %d and %d", n, len(resp.Presences), resp.CollisionsTotal, n, pairs)
+		}
+		figure := fmt.Sprintf("crowded worktree, %d mutating agents (%d collisions)", n, pairs)
+		sizeOK, sizeGoal := (*bool)(nil), ""
+		latOK, latGoal := (*bool)(nil), ""
+		if n == 300 {
+			sizeOK, sizeGoal = pass(size < 3<<20), "< 3 MB"
+			latOK, latGoal = pass(load.P99Ms < 50 && load.Errors == 0), "p99 < 50 ms"
+		}
+		b.add(figure+": GET /api/presences", fmt.Sprintf("%.2f MB (%d of %d collisions listed)", float64(size)/(1<<20), len(resp.Collisions), resp.CollisionsTotal), sizeGoal, sizeOK)
+		b.add(figure+": beats/s (p50 / p99)", fmt.Sprintf("%.0f/s (%.2f / %.2f ms), %d errors", load.RPS, load.P50Ms, load.P99Ms, load.Errors), latGoal, latOK)
+		rssOK, rssGoal := (*bool)(nil), ""
+		if n == 1000 {
+			rssOK, rssGoal = pass(rss <= 100<<10), "≤ 100 MB"
+		}
+		b.add(figure+": resident memory after the load", fmt.Sprintf("%.1f MB (health: %d presences, %d collisions shown of %d)",
+			float64(rss)/1024, len(hl.Presences.Presences), len(hl.Presences.Collisions), hl.Presences.CollisionCount), rssGoal, rssOK)
+	}
+	return nil
+}
+
+// contractSize reads GET /api/presences and returns its size and what it
+// said.
+func contractSize(url string) (int, contract.PresencesResponse, error) {
+	var resp contract.PresencesResponse
+	res, err := http.Get(url + "/api/presences")
+	if err != nil {
+		return 0, resp, err
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	if err != nil {
+		return 0, resp, err
+	}
+	if err := json.Unmarshal(body, &resp); err != nil {
+		return 0, resp, fmt.Errorf("GET /api/presences: %w", err)
+	}
+	return len(body), resp, nil
+}
