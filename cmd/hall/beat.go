@@ -12,13 +12,12 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/dirstore"
+	"github.com/hall-dev/hall/internal/place"
 	"github.com/hall-dev/hall/internal/presence"
 )
 
@@ -157,7 +156,8 @@ func (e *badInputError) Error() string { return e.msg }
 
 // fillDefaults measures what the agent did not say: its working directory,
 // its git worktree, and the brain (the repository's main worktree, so every
-// worktree of one repository shares one brain).
+// worktree of one repository shares one brain). The Hall's hook endpoint
+// derives the same from a payload's cwd (package place).
 func fillDefaults(req *contract.BeatRequest) error {
 	if req.CallerRoot == "" {
 		wd, err := os.Getwd()
@@ -166,47 +166,9 @@ func fillDefaults(req *contract.BeatRequest) error {
 		}
 		req.CallerRoot = wd
 	}
-	if abs, err := filepath.Abs(req.CallerRoot); err == nil {
-		req.CallerRoot = abs
-	}
-	top, common := gitWhere(req.CallerRoot)
-	if req.Worktree == "" {
-		req.Worktree = top
-	}
-	if req.Brain == "" {
-		switch {
-		case common != "":
-			req.Brain = common
-		case top != "":
-			req.Brain = top
-		default:
-			req.Brain = req.CallerRoot
-		}
-	}
-	if abs, err := filepath.Abs(req.Brain); err == nil {
-		req.Brain = abs
-	}
+	p := place.Place{CallerRoot: req.CallerRoot, Worktree: req.Worktree, Brain: req.Brain}.Complete()
+	req.CallerRoot, req.Worktree, req.Brain = p.CallerRoot, p.Worktree, p.Brain
 	return nil
-}
-
-// gitWhere returns the top level of dir's git worktree and the main
-// worktree of its repository; empty strings outside git.
-func gitWhere(dir string) (top, main string) {
-	out, err := exec.Command("git", "-C", dir, "rev-parse", "--path-format=absolute", "--show-toplevel", "--git-common-dir").Output()
-	if err != nil {
-		return "", ""
-	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	if len(lines) != 2 {
-		return "", ""
-	}
-	top = lines[0]
-	if filepath.Base(lines[1]) == ".git" {
-		main = filepath.Dir(lines[1])
-	} else {
-		main = top
-	}
-	return top, main
 }
 
 // beat sends the beat to the Hall, or writes the registry directly.

@@ -3,6 +3,7 @@ package main
 import (
 	"log/slog"
 	"net/http"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
@@ -10,8 +11,9 @@ import (
 	"github.com/hall-dev/hall/internal/web"
 )
 
-// newRouter maps every route to its handler. This is the only file that
-// knows Echo: handlers are net/http functions, adapted here.
+// newRouter mounts the Hall's route table (web.Handler.Routes) on Echo.
+// This is the only file that knows Echo: handlers are net/http functions,
+// adapted here.
 func newRouter(h *web.Handler, log *slog.Logger) *echo.Echo {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
@@ -32,16 +34,34 @@ func newRouter(h *web.Handler, log *slog.Logger) *echo.Echo {
 		}
 	}
 
-	e.GET("/", wrap(h.HandlePage))
-	e.GET("/static/:name", wrap(h.HandleStatic))
-	e.GET("/api/presences", wrap(h.HandlePresencesIndex))
-	e.GET("/api/presences/stream", wrap(h.HandlePresencesStream))
-	e.GET("/api/health", wrap(h.HandleHealth))
-	e.GET("/api/north", wrap(h.HandleNorth))
-	e.GET("/api/cockpit", wrap(h.HandleCockpit))
-	e.POST("/api/presences/beat", wrap(web.RequireToken(h.WriteToken, h.HandleBeat)))
-	e.DELETE("/api/presences/:presence_id", wrap(web.RequireToken(h.WriteToken, h.HandleLeave)))
+	for _, rt := range h.Routes() {
+		e.Add(rt.Method, echoPath(rt.Path), wrap(rt.Handler))
+	}
 	return e
+}
+
+// echoPath turns a net/http pattern path into Echo's: "{name}" becomes
+// ":name", and "{$}" (an exact match, which Echo's paths always are) is
+// dropped.
+func echoPath(p string) string {
+	p = strings.ReplaceAll(p, "{$}", "")
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(p, '{')
+		if i < 0 {
+			b.WriteString(p)
+			break
+		}
+		j := strings.IndexByte(p[i:], '}')
+		if j < 0 {
+			b.WriteString(p)
+			break
+		}
+		b.WriteString(p[:i])
+		b.WriteString(":" + p[i+1:i+j])
+		p = p[i+j+1:]
+	}
+	return b.String()
 }
 
 // wrap adapts a net/http handler to Echo, carrying path parameters over as

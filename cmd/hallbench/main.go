@@ -1,7 +1,7 @@
 // Command hallbench is the Hall's benchmark command: it builds and starts a
 // real Hall, drives it from separate processes over loopback (this same
 // binary in a worker role), and prints one table of figures beside their
-// goals. `task bench` runs it; the README publishes its output.
+// goals. `task bench` runs it; docs/performance.md publishes its output.
 //
 // Roles: the default role orchestrates; -role beat, get and subscribe are
 // load generators; -role bare serves a bare Echo handler (204) so the beat

@@ -1,7 +1,7 @@
 // Package contract holds the Hall's wire types — the JSON that UI clients,
 // pollers, scripts and agents read — and the mapping from the domain to
 // them. The JSON field names here are a public contract: change them only
-// on purpose, with a note in the README.
+// on purpose, with a note in docs/api.md.
 //
 // It knows the domain (internal/presence) and nothing of HTTP or SSE.
 package contract

@@ -17,13 +17,14 @@
 // ends cleanly is never reconnected, a 404 is retried for ever, and its read
 // goroutine can outlive the subscription.
 //
-// Writing: a stream's connection is hijacked from net/http, and a client
-// that keeps up costs no goroutine. A diff is queued on every subscriber
-// (shared bytes, encoded once per filter) and the hub's writers write each
-// socket without blocking, spread over the cores; a socket that is full
-// hands its subscriber to a flusher goroutine that waits on it under the
-// write timeout, until it has caught up or fallen Buffer diffs behind and
-// is dropped (its client resumes from the history).
+// Writing is internal/stream/sock's, the socket transport, readable apart:
+// a stream's connection is hijacked from net/http, and a client that keeps
+// up costs no goroutine. The hub queues a diff on every subscriber's
+// stream (shared bytes, encoded once per filter) and the pool's writers
+// write each socket without blocking, spread over the cores; a socket that
+// is full hands its stream to a flusher goroutine that waits on it under
+// the write timeout, until it has caught up or fallen Buffer diffs behind
+// and is dropped (its client resumes from the history).
 //
 // What does not live here: the roster itself and collisions (internal/presence),
 // the wire types (internal/contract), routing and query parsing (internal/web,

@@ -95,8 +95,8 @@ func FuzzLastEventID(f *testing.F) {
 				id = issued + text
 			}
 		}
-		s := newSubscriber(Filter{}, h.cfg)
-		st, err := h.subscribe(ctx, s, id)
+		s := h.pool.NewStream()
+		st, err := h.subscribe(ctx, s, Filter{}, id)
 		if err != nil {
 			t.Fatalf("subscribe(%q): %v", id, err)
 		}

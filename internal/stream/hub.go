@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hall-dev/hall/internal/presence"
+	"github.com/hall-dev/hall/internal/stream/sock"
 )
 
 // Defaults for a Hub's Config.
@@ -73,7 +74,7 @@ type Hub struct {
 	synced  bool
 	seq     uint64
 	hist    ring
-	subs    map[*subscriber]struct{}
+	subs    map[*sock.Stream]Filter // the open streams, each with its filter
 	closed  bool
 	started bool
 	stats   Stats
@@ -84,13 +85,10 @@ type Hub struct {
 	stop     chan struct{}
 	loopDone chan struct{}
 
-	frames    snapshotFrames // encoded snapshot events of the latest seq
-	live      liveness       // hijacked streams, watched for clients gone
-	wr        writers        // subscribers with frames to write
-	sched     []*subscriber  // sendLocked's scratch, under mu
-	writeDone chan struct{}
-	tendDone  chan struct{}
-	liveDone  chan struct{}
+	frames   snapshotFrames // encoded snapshot events of the latest seq
+	pool     *sock.Pool     // writes the streams (internal/stream/sock)
+	sched    []*sock.Stream // sendLocked's scratch, under mu
+	tendDone chan struct{}
 }
 
 // Stats counts what the hub did.
@@ -127,20 +125,19 @@ func NewHub(src Source, cfg Config) *Hub {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
-	return &Hub{
-		src:       src,
-		cfg:       cfg,
-		log:       cfg.Log,
-		base:      uint64(time.Now().UnixNano()),
-		hist:      newRing(cfg.History),
-		subs:      map[*subscriber]struct{}{},
-		stop:      make(chan struct{}),
-		loopDone:  make(chan struct{}),
-		writeDone: make(chan struct{}),
-		tendDone:  make(chan struct{}),
-		liveDone:  make(chan struct{}),
-		wr:        writers{wake: make(chan struct{}, 1)},
+	h := &Hub{
+		src:      src,
+		cfg:      cfg,
+		log:      cfg.Log,
+		base:     uint64(time.Now().UnixNano()),
+		hist:     newRing(cfg.History),
+		subs:     map[*sock.Stream]Filter{},
+		stop:     make(chan struct{}),
+		loopDone: make(chan struct{}),
+		tendDone: make(chan struct{}),
 	}
+	h.pool = sock.NewPool(sock.Config{Buffer: cfg.Buffer, WriteTimeout: cfg.WriteTimeout, Log: cfg.Log}, func(s *sock.Stream) { h.drop(s, false) })
+	return h
 }
 
 // Start takes the first snapshot and follows the source's changes until
@@ -155,10 +152,8 @@ func (h *Hub) Start(ctx context.Context) {
 	h.syncLocked(ctx)
 	h.mu.Unlock()
 	go h.loop(ctx)
-	h.openLiveness()
-	go h.writeLoop()
+	h.pool.Start()
 	go h.tendLoop()
-	go h.liveLoop()
 }
 
 func (h *Hub) loop(ctx context.Context) {
@@ -199,19 +194,17 @@ func (h *Hub) Close() {
 	}
 	h.closed = true
 	subs := h.subs
-	h.subs = map[*subscriber]struct{}{}
+	h.subs = map[*sock.Stream]Filter{}
 	started := h.started
 	h.mu.Unlock()
 	close(h.stop)
 	for s := range subs {
-		h.unwatchConn(s)
-		s.end()
+		h.pool.End(s)
 	}
+	h.pool.Close()
 	if started {
 		<-h.loopDone
-		<-h.writeDone
 		<-h.tendDone
-		<-h.liveDone
 	}
 }
 
@@ -322,40 +315,70 @@ func (h *Hub) fanout(c *change) {
 }
 
 // sendLocked queues for each subscriber the frame frameOf gives for its
-// filter (none when nil) and hands those that need it to the writers. The
-// caller holds h.mu, so every subscriber gets frames in one order.
+// filter (none when nil) and hands those that need it to the pool's
+// writers. The caller holds h.mu, so every subscriber gets frames in one
+// order.
 func (h *Hub) sendLocked(frameOf func(Filter) []byte) {
 	sched := h.sched[:0]
-	for s := range h.subs {
-		fr := frameOf(s.filter)
+	for s, f := range h.subs {
+		fr := frameOf(f)
 		if fr == nil {
 			continue
 		}
-		switch s.enqueue(fr) {
-		case queueFull:
+		switch s.Enqueue(fr) {
+		case sock.Full:
 			h.dropLocked(s, true)
-			h.log.Debug("stream subscriber fell behind; dropped", "filter", s.filter)
-		case queueEnded:
+			h.log.Debug("stream subscriber fell behind; dropped", "filter", f)
+		case sock.Ended:
 			h.dropLocked(s, false)
-		case queueScheduled:
+		case sock.Scheduled:
 			sched = append(sched, s)
 		}
 	}
-	h.schedule(sched...)
+	h.pool.Schedule(sched...)
 	clear(sched) // do not hold subscribers that may end
 	h.sched = sched[:0]
 }
 
+// drop ends s and forgets it; behind counts it as cut off for falling
+// behind.
+func (h *Hub) drop(s *sock.Stream, behind bool) {
+	h.mu.Lock()
+	h.dropLocked(s, behind)
+	h.mu.Unlock()
+}
+
 // dropLocked ends s and forgets it; the caller holds h.mu.
-func (h *Hub) dropLocked(s *subscriber, behind bool) {
+func (h *Hub) dropLocked(s *sock.Stream, behind bool) {
 	if _, ok := h.subs[s]; ok {
 		delete(h.subs, s)
 		if behind {
 			h.stats.Dropped++
 		}
 	}
-	h.unwatchConn(s)
-	s.end()
+	h.pool.End(s)
+}
+
+// heartbeatFrame is the comment that keeps an idle stream open through
+// proxies.
+var heartbeatFrame = []byte(": heartbeat\n\n")
+
+// tendLoop sends every stream a heartbeat each Heartbeat, until the hub
+// stops.
+func (h *Hub) tendLoop() {
+	defer close(h.tendDone)
+	heartbeat := time.NewTicker(h.cfg.Heartbeat)
+	defer heartbeat.Stop()
+	for {
+		select {
+		case <-h.stop:
+			return
+		case <-heartbeat.C:
+			h.mu.Lock()
+			h.sendLocked(func(Filter) []byte { return heartbeatFrame })
+			h.mu.Unlock()
+		}
+	}
 }
 
 // start is what a new subscriber is sent first: the diffs it missed, or a
@@ -368,9 +391,9 @@ type start struct {
 	seq     uint64
 }
 
-// subscribe registers s and returns, in the same instant, what it must be
-// sent first: together they miss no diff and repeat none.
-func (h *Hub) subscribe(ctx context.Context, s *subscriber, lastID string) (start, error) {
+// subscribe registers s, narrowed by f, and returns, in the same instant,
+// what it must be sent first: together they miss no diff and repeat none.
+func (h *Hub) subscribe(ctx context.Context, s *sock.Stream, f Filter, lastID string) (start, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
@@ -379,7 +402,7 @@ func (h *Hub) subscribe(ctx context.Context, s *subscriber, lastID string) (star
 	if !h.freshLocked() {
 		h.syncLocked(ctx)
 	}
-	h.subs[s] = struct{}{}
+	h.subs[s] = f
 	h.stats.Subscribed++
 	if seq, ok := parseID(lastID, h.base, h.seq); ok && h.hist.covers(seq, h.seq) {
 		h.stats.Resumed++

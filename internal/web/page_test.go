@@ -21,8 +21,9 @@ import (
 	"github.com/hall-dev/hall/static"
 )
 
-// pageHall is the page and its assets served over a real sidecar store (dirstore) in a
-// temp dir, behind the security middleware, as cmd/hall routes them.
+// pageHall is the page and its assets served over a real sidecar store
+// (dirstore) in a temp dir, behind the security middleware, as cmd/hall
+// routes them.
 type pageHall struct {
 	root  string
 	svc   *presence.Service
@@ -41,10 +42,7 @@ func newPageHall(t *testing.T, brains ...string) *pageHall {
 	svc := presence.NewService(store, presence.Config{Now: clock.Now, Brains: brains, Logger: slog.New(slog.DiscardHandler)})
 	h := &Handler{Service: svc, StoreKind: "dir", StartedAt: clock.Now(), Log: slog.New(slog.DiscardHandler),
 		Page: PageConfig{Silence: 4 * time.Second, Poll: 500 * time.Millisecond, Retry: time.Second}}
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /{$}", h.HandlePage)
-	mux.HandleFunc("GET /static/{name}", h.HandleStatic)
-	srv := httptest.NewServer(SecurityHeaders(mux))
+	srv := httptest.NewServer(SecurityHeaders(mountRoutes(h)))
 	t.Cleanup(srv.Close)
 	return &pageHall{root: root, svc: svc, clock: clock, srv: srv}
 }

@@ -46,10 +46,7 @@ func newLiveHall(t *testing.T, withStream bool) *liveHall {
 	if withStream {
 		h.Stream = hub
 	}
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /api/presences", h.HandlePresencesIndex)
-	mux.HandleFunc("GET /api/presences/stream", h.HandlePresencesStream)
-	srv := httptest.NewServer(mux)
+	srv := httptest.NewServer(mountRoutes(h))
 	t.Cleanup(func() {
 		hub.Close()
 		srv.Close()

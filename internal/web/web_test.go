@@ -29,14 +29,25 @@ func (c *testClock) Add(d time.Duration) {
 	c.mu.Unlock()
 }
 
-// testHall is a Handler over a real sidecar store (dirstore) in a temp dir, served by a
-// plain ServeMux with the same patterns cmd/hall routes through Echo.
+// testHall is a Handler over a real sidecar store (dirstore) in a temp
+// dir, its route table (the one cmd/hall mounts on Echo) mounted on a
+// plain ServeMux.
 type testHall struct {
 	root  string
 	store *dirstore.Store
 	svc   *presence.Service
 	clock *testClock
 	srv   *httptest.Server
+}
+
+// mountRoutes mounts the Hall's route table, Handler.Routes, on an
+// http.ServeMux: the routes cmd/hall serves, without Echo.
+func mountRoutes(h *Handler) *http.ServeMux {
+	mux := http.NewServeMux()
+	for _, rt := range h.Routes() {
+		mux.HandleFunc(rt.Pattern(), rt.Handler)
+	}
+	return mux
 }
 
 func newTestHall(t *testing.T, token string) *testHall {
@@ -49,14 +60,7 @@ func newTestHall(t *testing.T, token string) *testHall {
 	clock := &testClock{now: time.UnixMilli(1_764_489_600_000)}
 	svc := presence.NewService(store, presence.Config{Now: clock.Now, Logger: slog.New(slog.DiscardHandler)})
 	h := &Handler{Service: svc, StoreKind: "dir", WriteToken: token, StartedAt: clock.Now(), Log: slog.New(slog.DiscardHandler)}
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /api/presences", h.HandlePresencesIndex)
-	mux.HandleFunc("GET /api/health", h.HandleHealth)
-	mux.HandleFunc("GET /api/north", h.HandleNorth)
-	mux.HandleFunc("GET /api/cockpit", h.HandleCockpit)
-	mux.HandleFunc("POST /api/presences/beat", RequireToken(token, h.HandleBeat))
-	mux.HandleFunc("DELETE /api/presences/{presence_id}", RequireToken(token, h.HandleLeave))
-	srv := httptest.NewServer(mux)
+	srv := httptest.NewServer(mountRoutes(h))
 	t.Cleanup(srv.Close)
 	return &testHall{root: root, store: store, svc: svc, clock: clock, srv: srv}
 }

@@ -1,6 +1,6 @@
 //go:build linux
 
-package stream
+package sock
 
 import (
 	"errors"
@@ -17,23 +17,23 @@ import (
 type liveness struct {
 	mu   sync.Mutex
 	epfd int  // the epoll set, while open
-	open bool // between Start and the hub's stop
-	byFD map[int32]*subscriber
-	fdOf map[*subscriber]int32
+	open bool // between Start and the pool's close
+	byFD map[int32]*Stream
+	fdOf map[*Stream]int32
 }
 
 // hangupEvents wake the loop once for a client that closed or reset its
 // end; the loop re-arms a stream that turns out alive.
 const hangupEvents = unix.EPOLLRDHUP | unix.EPOLLHUP | unix.EPOLLERR | unix.EPOLLONESHOT
 
-// liveWait bounds one wait, so the loop sees the hub stop.
+// liveWait bounds one wait, so the loop sees the pool close.
 const liveWait = 250 * time.Millisecond
 
-func (h *Hub) watchConn(s *subscriber) {
+func (p *Pool) watchConn(s *Stream) {
 	if s.raw == nil {
 		return
 	}
-	l := &h.live
+	l := &p.live
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if !l.open {
@@ -49,8 +49,8 @@ func (h *Hub) watchConn(s *subscriber) {
 
 // unwatchConn takes s out of the set. It runs before s's connection closes,
 // so the descriptor cannot yet name another stream's socket.
-func (h *Hub) unwatchConn(s *subscriber) {
-	l := &h.live
+func (p *Pool) unwatchConn(s *Stream) {
+	l := &p.live
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	fd, ok := l.fdOf[s]
@@ -64,32 +64,32 @@ func (h *Hub) unwatchConn(s *subscriber) {
 	}
 }
 
-// openLiveness makes the epoll set; Start calls it before any stream can
-// be watched. Without it (it failed), a gone client is noticed when a
+// openLiveness makes the epoll set; Start calls it before any stream can be
+// watched. Without it (it failed), a gone client is noticed when a
 // write to it fails, within a heartbeat.
-func (h *Hub) openLiveness() {
+func (p *Pool) openLiveness() {
 	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
 	if err != nil {
-		h.log.Error("stream: cannot watch for clients leaving; they are noticed when a write fails", "err", err)
+		p.log.Error("stream socket: cannot watch for clients leaving; they are noticed when a write fails", "err", err)
 		return
 	}
-	l := &h.live
+	l := &p.live
 	l.mu.Lock()
 	l.epfd, l.open = epfd, true
-	l.byFD, l.fdOf = map[int32]*subscriber{}, map[*subscriber]int32{}
+	l.byFD, l.fdOf = map[int32]*Stream{}, map[*Stream]int32{}
 	l.mu.Unlock()
 }
 
-// liveLoop waits for hang-ups and ends those streams, until the hub stops;
+// liveLoop waits for hang-ups and ends those streams, until the pool closes;
 // then it closes the set.
-func (h *Hub) liveLoop() {
-	defer close(h.liveDone)
-	l := &h.live
+func (p *Pool) liveLoop() {
+	defer close(p.liveDone)
+	l := &p.live
 	l.mu.Lock()
 	epfd, open := l.epfd, l.open
 	l.mu.Unlock()
 	if !open {
-		<-h.stop
+		<-p.stop
 		return
 	}
 	defer func() {
@@ -102,10 +102,10 @@ func (h *Hub) liveLoop() {
 
 	events := make([]unix.EpollEvent, 256)
 	buf := make([]byte, 512)
-	var hung []*subscriber
+	var hung []*Stream
 	for {
 		select {
-		case <-h.stop:
+		case <-p.stop:
 			return
 		default:
 		}
@@ -114,8 +114,8 @@ func (h *Hub) liveLoop() {
 			if errors.Is(err, unix.EINTR) {
 				continue
 			}
-			h.log.Error("stream: watching for clients leaving failed", "err", err)
-			<-h.stop
+			p.log.Error("stream socket: watching for clients leaving failed", "err", err)
+			<-p.stop
 			return
 		}
 		l.mu.Lock()
@@ -127,10 +127,10 @@ func (h *Hub) liveLoop() {
 		l.mu.Unlock()
 		for _, s := range hung {
 			if peerGone(s.raw, buf) {
-				h.drop(s, false)
+				p.gone(s)
 				continue
 			}
-			h.rearm(s) // a spurious wake-up, or the client sent data: still there
+			p.rearm(s) // a spurious wake-up, or the client sent data: still there
 		}
 		clear(hung)
 		hung = hung[:0]
@@ -138,8 +138,8 @@ func (h *Hub) liveLoop() {
 }
 
 // rearm watches s again after a wake-up that was not a hang-up.
-func (h *Hub) rearm(s *subscriber) {
-	l := &h.live
+func (p *Pool) rearm(s *Stream) {
+	l := &p.live
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if fd, ok := l.fdOf[s]; ok && l.open {

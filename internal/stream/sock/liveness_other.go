@@ -1,6 +1,6 @@
 //go:build !linux
 
-package stream
+package sock
 
 import (
 	"sync"
@@ -11,52 +11,52 @@ import (
 // one goroutine for all streams, where net/http would keep one per stream.
 type liveness struct {
 	mu    sync.Mutex
-	conns map[*subscriber]struct{}
+	conns map[*Stream]struct{}
 }
 
 // livenessSweep is how often gone clients are looked for.
 const livenessSweep = 500 * time.Millisecond
 
 // openLiveness has nothing to open for a sweep.
-func (h *Hub) openLiveness() {}
+func (p *Pool) openLiveness() {}
 
-func (h *Hub) watchConn(s *subscriber) {
-	h.live.mu.Lock()
-	if h.live.conns == nil {
-		h.live.conns = map[*subscriber]struct{}{}
+func (p *Pool) watchConn(s *Stream) {
+	p.live.mu.Lock()
+	if p.live.conns == nil {
+		p.live.conns = map[*Stream]struct{}{}
 	}
-	h.live.conns[s] = struct{}{}
-	h.live.mu.Unlock()
+	p.live.conns[s] = struct{}{}
+	p.live.mu.Unlock()
 }
 
-func (h *Hub) unwatchConn(s *subscriber) {
-	h.live.mu.Lock()
-	delete(h.live.conns, s)
-	h.live.mu.Unlock()
+func (p *Pool) unwatchConn(s *Stream) {
+	p.live.mu.Lock()
+	delete(p.live.conns, s)
+	p.live.mu.Unlock()
 }
 
 // liveLoop peeks at every hijacked connection each livenessSweep, without
-// blocking, and ends the streams whose client closed, until the hub stops.
-func (h *Hub) liveLoop() {
-	defer close(h.liveDone)
+// blocking, and ends the streams whose client closed, until the pool closes.
+func (p *Pool) liveLoop() {
+	defer close(p.liveDone)
 	t := time.NewTicker(livenessSweep)
 	defer t.Stop()
 	buf := make([]byte, 512)
-	var subs []*subscriber
+	var subs []*Stream
 	for {
 		select {
-		case <-h.stop:
+		case <-p.stop:
 			return
 		case <-t.C:
 		}
-		h.live.mu.Lock()
-		for s := range h.live.conns {
+		p.live.mu.Lock()
+		for s := range p.live.conns {
 			subs = append(subs, s)
 		}
-		h.live.mu.Unlock()
+		p.live.mu.Unlock()
 		for _, s := range subs {
 			if peerGone(s.raw, buf) {
-				h.drop(s, false)
+				p.gone(s)
 			}
 		}
 		clear(subs)
