@@ -4,12 +4,15 @@ import (
 	"cmp"
 	"context"
 	"log/slog"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/hall-dev/hall/internal/presence/collision"
 )
 
 // DefaultThrottle is the least time between two store writes of one
@@ -521,6 +524,11 @@ func (s *Service) collisionsLocked(live []Record) ([]Collision, *CollisionCounts
 			counts.ByPresence[id] += d
 		}
 	}
+	// The same counts keep the same object: a reader that compares
+	// pointers (the stream hub) then knows at once that none changed.
+	if old := s.allCounts; old != nil && old.Total == counts.Total && maps.Equal(old.ByBrain, counts.ByBrain) && maps.Equal(old.ByPresence, counts.ByPresence) {
+		counts = old
+	}
 	s.allCollisions, s.allCounts = out, counts
 	return out, counts
 }
@@ -534,6 +542,16 @@ func (s *Service) liveLocked(now time.Time, brain string) []Record {
 
 // appendLiveLocked is liveLocked appending to live.
 func (s *Service) appendLiveLocked(live []Record, now time.Time, brain string) []Record {
+	s.eachLiveLocked(now, brain, func(r Record) {
+		live = append(live, r) // no copy of the working set: records are read-only
+	})
+	return live
+}
+
+// eachLiveLocked calls fn with each live record on brain ("" for all),
+// each the newer of the store's copy and this Hall's projection; the
+// caller holds s.mu.
+func (s *Service) eachLiveLocked(now time.Time, brain string, fn func(r Record)) {
 	for id, r := range s.cache {
 		if brain != "" && r.Brain != brain {
 			continue
@@ -551,9 +569,8 @@ func (s *Service) appendLiveLocked(live []Record, now time.Time, brain string) [
 			s.lapsed[id] = r.LastBeatMs
 			continue
 		}
-		live = append(live, r) // no copy of the working set: records are read-only
+		fn(r)
 	}
-	return live
 }
 
 // nextExpiryMs is the first millisecond at which a live record goes stale,
@@ -573,11 +590,12 @@ func (s *Service) nextExpiryMs(now time.Time) int64 {
 	return next
 }
 
-// collisionsOf returns the first NorthCap live collisions the presence is
-// a side of, and how many it has in all, looking at its own brain only:
-// what a beat answers with, at a cost that does not grow with the other
-// brains, nor with the pairs the presence is not a side of.
-func (s *Service) collisionsOf(ctx context.Context, id, brain string) ([]Collision, int) {
+// collisionsOf returns the first NorthCap live collisions the record self
+// is a side of, and how many it has in all: what a beat answers with. One
+// pass compares self with each live record of its brain, straight off the
+// cache: the cost grows with that brain's roster, not with its pairs nor
+// with the other brains, and only the records kept are copied.
+func (s *Service) collisionsOf(ctx context.Context, self Record) ([]Collision, int) {
 	s.mu.Lock()
 	watching := s.watching
 	s.mu.Unlock()
@@ -586,11 +604,33 @@ func (s *Service) collisionsOf(ctx context.Context, id, brain string) ([]Collisi
 			return nil, 0
 		}
 	}
+	const selfHandle = -1
+	f := collision.NewFocus(selfHandle, self.party(), NorthCap)
+	defer f.Release()
+	kept := map[int]Record{}
+	handle := 0
 	s.mu.Lock()
-	live := s.liveLocked(s.now(), brain)
+	s.eachLiveLocked(s.now(), self.Brain, func(r Record) {
+		if r.PresenceID == self.PresenceID {
+			return
+		}
+		if _, keep := f.Offer(handle, r.party()); keep {
+			kept[handle] = r
+		}
+		handle++
+	})
 	s.mu.Unlock()
-	out, tally := CollisionsWithin(brain, live, CollisionBound{Max: NorthCap, Focus: id})
-	return out, tally.Pairs
+	var out []Collision
+	for _, p := range f.Kept() {
+		other := p[0]
+		if other == selfHandle {
+			other = p[1]
+		}
+		if c, ok := CollisionBetween(self, kept[other]); ok {
+			out = append(out, c)
+		}
+	}
+	return out, f.Pairs()
 }
 
 // SortRoster orders records newest beat first, then by agent_id, then by

@@ -71,7 +71,7 @@ func (s *Service) Beat(ctx context.Context, b Beat) (BeatResult, error) {
 	s.notify()
 
 	if rec.Mutating() { // a side without a mutation signal never collides
-		res.Collisions, res.CollisionsTotal = s.collisionsOf(ctx, id, b.Brain)
+		res.Collisions, res.CollisionsTotal = s.collisionsOf(ctx, rec)
 	}
 	return res, nil
 }

@@ -35,7 +35,7 @@ func TestHubRebuildsTheViewUnderTheBound(t *testing.T) {
 		f    *follower
 		view stream.View
 		// expect is the view the filter asks for, from a hub snapshot.
-		expect func(presence.Snapshot) contract.PresencesResponse
+		expect               func(presence.Snapshot) contract.PresencesResponse
 		unlisted, totalsOnly int
 	}
 	subs := []*sub{

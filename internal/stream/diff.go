@@ -207,6 +207,13 @@ type change struct {
 	errDetail  string
 }
 
+// items is what the change carries, one for each presence, collision and
+// count: what the history's bound weighs.
+func (c *change) items() int {
+	return 1 + len(c.joins) + len(c.updates) + len(c.leaves) + len(c.opened) + len(c.closed) +
+		len(c.brainTotals) + len(c.presenceTotals)
+}
+
 func (c *change) empty() bool {
 	return !c.errChanged && !c.totalChanged && len(c.brainTotals)+len(c.presenceTotals) == 0 &&
 		len(c.joins)+len(c.updates)+len(c.leaves)+len(c.opened)+len(c.closed) == 0

@@ -300,7 +300,7 @@ func TestParseID(t *testing.T) {
 }
 
 func TestRing(t *testing.T) {
-	r := newRing(3)
+	r := newRing(3, 0)
 	if !r.covers(0, 0) || r.covers(0, 1) {
 		t.Error("an empty ring covers only the present")
 	}
@@ -327,6 +327,29 @@ func TestRing(t *testing.T) {
 		if !reflect.DeepEqual(got, tc.seqs) {
 			t.Errorf("since(%d): got %v, want %v (never the one it saw)", tc.from, got, tc.seqs)
 		}
+	}
+}
+
+// TestRingItemBound: large diffs are kept fewer; the newest always is,
+// and a resume from before what is kept is refused (a snapshot follows).
+func TestRingItemBound(t *testing.T) {
+	r := newRing(100, 10)
+	big := func(seq uint64, n int) *change {
+		return &change{seq: seq, joins: make([]contract.Presence, n)}
+	}
+	for s := uint64(1); s <= 4; s++ {
+		r.push(big(s, 1)) // 2 items each
+	}
+	if r.n != 4 || r.items != 8 || !r.covers(0, 4) {
+		t.Fatalf("small diffs: %d held, %d items, covers(0) %v; want 4, 8, true", r.n, r.items, r.covers(0, 4))
+	}
+	r.push(big(5, 5)) // 6 items: the oldest two go
+	if r.n != 3 || r.items != 10 || r.covers(1, 5) || !r.covers(2, 5) {
+		t.Fatalf("a big diff: %d held, %d items, covers(1) %v covers(2) %v; want 3, 10, false, true", r.n, r.items, r.covers(1, 5), r.covers(2, 5))
+	}
+	r.push(big(6, 50)) // more than the bound alone: kept alone
+	if r.n != 1 || r.covers(4, 6) || !r.covers(5, 6) || len(r.since(5)) != 1 {
+		t.Fatalf("a huge diff: %d held, covers(4) %v covers(5) %v; want 1, false, true", r.n, r.covers(4, 6), r.covers(5, 6))
 	}
 }
 

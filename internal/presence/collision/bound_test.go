@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/hall-dev/hall/internal/presence"
+	"github.com/hall-dev/hall/internal/presence/collision"
 )
 
 // A bound lists the first Max collisions of each brain in order and counts
@@ -186,4 +187,49 @@ func indexOf(live []presence.Record, r *presence.Record) int {
 		}
 	}
 	panic("not a record of the roster")
+}
+
+// Focus, offered the roster one record at a time in any order, counts and
+// keeps what the brute force finds for that record.
+func TestFocusOfferEqualsBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewSource(77))
+	for round := 0; round < 300; round++ {
+		live := randomRoster(rng, 1+rng.Intn(60))
+		me := rng.Intn(len(live))
+		max := []int{0, 1, 3, 10}[rng.Intn(4)]
+		want := firstPerBrain(involving(bruteCollisions("", live), live[me].PresenceID), max)
+		mine := len(involving(bruteCollisions("", live), live[me].PresenceID))
+
+		f := collision.NewFocus(me, partyOf(live[me]), max)
+		for _, i := range rng.Perm(len(live)) {
+			if i != me {
+				f.Offer(i, partyOf(live[i]))
+			}
+		}
+		var got []string
+		for _, p := range f.Kept() {
+			got = append(got, live[p[0]].PresenceID+"~"+live[p[1]].PresenceID)
+		}
+		var wantKeys []string
+		for _, c := range want {
+			wantKeys = append(wantKeys, c.Key())
+		}
+		if f.Pairs() != mine || !reflect.DeepEqual(got, wantKeys) {
+			t.Fatalf("round %d: counted %d, kept %v; want %d, %v", round, f.Pairs(), got, mine, wantKeys)
+		}
+		f.Release()
+	}
+}
+
+// partyOf is what package presence gives the predicate of a record.
+func partyOf(r presence.Record) collision.Party {
+	base := r.Worktree
+	if base == "" {
+		base = r.CallerRoot
+	}
+	if base == "" {
+		base = r.Brain
+	}
+	return collision.Party{ID: r.PresenceID, Brain: r.Brain, CallerRoot: r.CallerRoot, Worktree: r.Worktree,
+		Base: base, WorkingSet: r.WorkingSet, Mutating: r.Mutating()}
 }

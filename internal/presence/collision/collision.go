@@ -170,9 +170,11 @@ type Bound struct {
 	// order. 0 lists every pair.
 	Max int
 	// Focus, when set, is a presence_id: only the pairs it is a side of
-	// are counted and listed, and only its brain is swept.
+	// are counted and listed, by one pass that compares each party with
+	// the focus alone (see focus.go).
 	Focus string
-	// Degrees asks for each party's number of pairs (Tally.Degrees).
+	// Degrees asks for each party's number of pairs (Tally.Degrees); with
+	// a focus, only the focus's records are counted.
 	Degrees bool
 }
 
@@ -195,7 +197,7 @@ func In[C any](brain string, n int, party func(i int) Party, as func(Found) C) [
 // Within counts the collisions among the n parties of a roster on brain,
 // or on every brain when brain is "", and returns those the bound lists,
 // each made into a C by as. party returns the party at an index; it is
-// called once per index. The order is deterministic: by brain, then the
+// called once per index (with a focus, up to three times). The order is deterministic: by brain, then the
 // sides' ids (as the Key "a~b" orders), then the sides' indexes; with a
 // bound, a brain lists its first Max pairs by the sides' ids, A's then
 // B's (the Key order too, unless one id is a proper prefix of another,
@@ -205,8 +207,12 @@ func In[C any](brain string, n int, party func(i int) Party, as func(Found) C) [
 // when they share a caller_root or a worktree: those are counted from the
 // sizes of the places' classes. Pairs that overlap by working set alone
 // are walked one by one, and cost their number (see pairs.go). A brain's
-// sort costs that brain's n·log n, and no work spans two brains.
+// sort costs that brain's n·log n, and no work spans two brains. With a
+// focus, the cost is one comparison of each party with the focus.
 func Within[C any](brain string, n int, party func(i int) Party, b Bound, as func(Found) C) ([]C, Tally) {
+	if b.Focus != "" {
+		return withinFocus(brain, n, party, b, as)
+	}
 	sw := sweeps.Get().(*sweep)
 	defer sw.release()
 	sw.run(brain, n, party, b)

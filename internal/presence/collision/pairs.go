@@ -1,9 +1,7 @@
 package collision
 
 import (
-	"cmp"
 	"slices"
-	"sort"
 	"strings"
 )
 
@@ -238,38 +236,6 @@ func (sw *sweep) count(start, end int32) {
 	}
 }
 
-// countFocus counts and lists the pairs the focus ranks (the records of
-// the focus presence on this brain) are a side of, in order, up to the
-// bound.
-func (sw *sweep) countFocus(focus []int32) {
-	start := sw.brainStart
-	from := len(sw.pairs)
-	for _, f := range focus {
-		all, _ := sw.near(f, start)
-		ws := sw.tree.partners(sw, f, sw.partnerBuf[:0])
-		sw.partnerBuf = ws
-		sw.deg[f] += all + int32(len(ws))
-		sw.total += int(all) + len(ws)
-		slices.Sort(ws)
-		i := f - start
-		for _, p := range sw.union(-1, sw.roots.earlierRanks(i), sw.roots.laterRanks(i), sw.trees.earlierRanks(i), sw.trees.laterRanks(i), ws) {
-			sw.pairs = append(sw.pairs, [2]int32{min(f, p), max(f, p)})
-		}
-	}
-	pairs := sw.pairs[from:]
-	if len(focus) > 1 {
-		slices.SortFunc(pairs, func(x, y [2]int32) int {
-			if c := cmp.Compare(x[0], y[0]); c != 0 {
-				return c
-			}
-			return cmp.Compare(x[1], y[1])
-		})
-	}
-	if limit := sw.bound.Max; limit > 0 && len(pairs) > limit {
-		sw.pairs = sw.pairs[:from+limit]
-	}
-}
-
 // union returns the distinct ranks of the sorted lists, in order, at most
 // need of them (all when need < 0). Only the first need of each list can
 // be among them.
@@ -288,24 +254,6 @@ func (sw *sweep) union(need int, lists ...[]int32) []int32 {
 	}
 	sw.merged = u
 	return u
-}
-
-// focused returns the ranks of the brain, start to end, that are records
-// of the focus presence: none without a focus.
-func (sw *sweep) focused(start, end int32) []int32 {
-	sw.brainStart = start
-	f := sw.bound.Focus
-	if f == "" {
-		return nil
-	}
-	// Ranks are in id order.
-	k := start + int32(sort.Search(int(end-start), func(i int) bool { return sw.id(start+int32(i)) >= f }))
-	out := sw.focusRanks[:0]
-	for ; k < end && sw.id(k) == f; k++ {
-		out = append(out, k)
-	}
-	sw.focusRanks = out
-	return out
 }
 
 // wsTree is a brain's working-set entries sorted by key, so that a path's

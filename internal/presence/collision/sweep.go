@@ -49,7 +49,6 @@ type sweep struct {
 	// The brain at hand: its places and its working-set tree.
 	roots, trees placeIndex
 	tree         wsTree
-	brainStart   int32   // its first rank
 	mark         []int32 // by rank: the last rank (plus one) whose walk reached it
 	bothAll      []int32 // by rank - start: records of other presences sharing both its places
 	bothLater    []int32 // by rank - start: as bothAll, after it
@@ -66,7 +65,6 @@ type sweep struct {
 	key                       []byte
 	hs                        []headed
 	partnerBuf, merged        []int32
-	focusRanks                []int32
 }
 
 var sweeps = sync.Pool{New: func() any { return &sweep{brainIDs: map[string]int32{}} }}
@@ -128,26 +126,13 @@ func (sw *sweep) run(brain string, n int, party func(i int) Party, b Bound) {
 	start := int32(0)
 	for p, end := range sw.ends {
 		sw.rank(int32(p), start, end)
-		focus := sw.focused(start, end)
-		if b.Focus == "" || len(focus) > 0 {
-			sw.resolve(start, end)
-			sw.classify(start, end)
-			sw.tree.build(sw, start, end)
-			from := len(sw.pairs)
-			if b.Focus == "" {
-				sw.count(start, end)
-			} else {
-				sw.countFocus(focus)
-			}
-			if sw.loose[p] {
-				sw.reorderLoose(sw.pairs[from:])
-			}
-		} else {
-			// No record of the focus here: only the offsets resolve
-			// would have written are needed.
-			for r := start; r < end; r++ {
-				sw.keyAt[r+1] = sw.keyAt[r]
-			}
+		sw.resolve(start, end)
+		sw.classify(start, end)
+		sw.tree.build(sw, start, end)
+		from := len(sw.pairs)
+		sw.count(start, end)
+		if sw.loose[p] {
+			sw.reorderLoose(sw.pairs[from:])
 		}
 		start = end
 	}
@@ -320,8 +305,8 @@ func (sw *sweep) resolve(start, end int32) {
 // separators made zero bytes. With check, it first makes sure p is clean
 // (isClean's test, in the same pass) and reports false, p unconverted,
 // when it is not sure.
-func sortKey(dst []byte, p string, check bool) ([]byte, bool) {
-	if check && !(filepath.Separator == '/' && p != "" && p[0] != '.' && (p[len(p)-1] != '/' || p == "/")) {
+func sortKey[P string | []byte](dst []byte, p P, check bool) ([]byte, bool) {
+	if check && !(filepath.Separator == '/' && len(p) > 0 && p[0] != '.' && (p[len(p)-1] != '/' || len(p) == 1)) {
 		return dst, false
 	}
 	n := len(dst)
