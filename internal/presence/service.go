@@ -81,7 +81,9 @@ type Service struct {
 
 	// collisions holds, by brain, the collisions the last Snapshot derived
 	// and the live records they came from: the next one derives again
-	// only the brains whose live records changed.
+	// only the brains whose live records changed. collMu guards them, not
+	// mu: a derivation holds up no beat.
+	collMu        sync.Mutex
 	collisions    map[string]*brainCollisions
 	allCollisions []Collision      // every brain's listed, joined
 	allCounts     *CollisionCounts // every brain's counts, joined
@@ -381,13 +383,14 @@ func (s *Service) Snapshot(ctx context.Context) (Snapshot, error) {
 	}
 	now := s.now()
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	snap := Snapshot{AtMs: now.UnixMilli(), Skipped: s.skipped, brains: make(map[string]bool, len(s.brains))}
 	for b := range s.brains {
 		snap.brains[b] = true
 	}
 	if s.cacheErr != nil {
-		return snap, s.cacheErr
+		err := s.cacheErr
+		s.mu.Unlock()
+		return snap, err
 	}
 	for _, r := range s.cache {
 		snap.brains[r.Brain] = true
@@ -395,7 +398,12 @@ func (s *Service) Snapshot(ctx context.Context) (Snapshot, error) {
 	s.scratch = s.appendLiveLocked(s.scratch[:0], now, "")
 	snap.Live = sortedRoster(s.scratch)
 	clear(s.scratch) // hold no records past their snapshot
+	s.mu.Unlock()
+	// The derivation reads only the snapshot's own records: beats go on
+	// meanwhile, under s.mu, and wait for none of it.
+	s.collMu.Lock()
 	snap.Collisions, snap.Counts = s.collisionsLocked(snap.Live)
+	s.collMu.Unlock()
 	snap.CollisionsTotal = snap.Counts.Total
 	return snap, nil
 }
@@ -462,7 +470,7 @@ func (bc *brainCollisions) holds(live []Record, idx []int) bool {
 // brain first and a collision never spans two brains, so the brains'
 // answers joined in brain order are the whole answer. When no brain
 // changed it returns the last answer itself: snapshots are read-only. The
-// caller holds s.mu.
+// caller holds s.collMu.
 func (s *Service) collisionsLocked(live []Record) ([]Collision, *CollisionCounts) {
 	byBrain := make(map[string][]int, len(s.collisions))
 	for i := range live {
