@@ -23,9 +23,10 @@ const crowdPace = time.Second
 // pairs collide. The contract lists at most the Hall's --max-collisions
 // (1,000) of them and counts the rest; its size, a beat's latency and the
 // Hall's memory must grow with the roster, not with its pairs. The agents
-// first beat at a pace (each every crowdPace: the latency of a beat under
-// that load), then as fast as they are answered (the most beats a second
-// the Hall takes from such a crowd).
+// join (a first paced run, not measured: each agent's first beat is its
+// join, written at once), then beat at a pace (each every crowdPace: the
+// latency of a beat in a steady crowd), then as fast as they are answered
+// (the most beats a second the Hall takes from such a crowd).
 func (b *bench) crowded(ctx context.Context) error {
 	counts := []int{300, 1000}
 	if b.o.quick {
@@ -36,9 +37,13 @@ func (b *bench) crowded(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		var load, flat loadResult
-		args := []string{"-role", "beat", "-crowd", "-url", h.url, "-agents", strconv.Itoa(n), "-duration", b.o.duration.String()}
-		err = b.load(ctx, &load, append(args, "-every", crowdPace.String())...)
+		var join, load, flat loadResult
+		args := []string{"-role", "beat", "-crowd", "-url", h.url, "-agents", strconv.Itoa(n)}
+		err = b.load(ctx, &join, append(args, "-duration", (3*crowdPace).String(), "-every", crowdPace.String())...)
+		args = append(args, "-duration", b.o.duration.String())
+		if err == nil {
+			err = b.load(ctx, &load, append(args, "-every", crowdPace.String())...)
+		}
 		if err == nil {
 			err = b.load(ctx, &flat, args...)
 		}
@@ -71,7 +76,8 @@ func (b *bench) crowded(ctx context.Context) error {
 			latOK, latGoal = pass(load.P99Ms < 50 && load.Errors == 0), "p99 < 50 ms"
 		}
 		b.add(figure+": GET /api/presences", fmt.Sprintf("%.2f MB (%d of %d collisions listed)", float64(size)/(1<<20), len(resp.Collisions), resp.CollisionsTotal), sizeGoal, sizeOK)
-		b.add(figure+fmt.Sprintf(": each beating every %s, p50 / p99", crowdPace), fmt.Sprintf("%.2f / %.2f ms (%.0f beats/s, %d errors)", load.P50Ms, load.P99Ms, load.RPS, load.Errors), latGoal, latOK)
+		b.add(figure+fmt.Sprintf(": joining, each beating every %s, p50 / p99 (not held to the goal)", crowdPace), fmt.Sprintf("%.2f / %.2f ms (%.0f beats/s, %d errors)", join.P50Ms, join.P99Ms, join.RPS, join.Errors), "", nil)
+		b.add(figure+fmt.Sprintf(": joined, each beating every %s, p50 / p99", crowdPace), fmt.Sprintf("%.2f / %.2f ms (%.0f beats/s, %d errors)", load.P50Ms, load.P99Ms, load.RPS, load.Errors), latGoal, latOK)
 		b.add(figure+": beats/s, each agent beating as soon as answered (p50 / p99)", fmt.Sprintf("%.0f/s (%.2f / %.2f ms), %d errors", flat.RPS, flat.P50Ms, flat.P99Ms, flat.Errors), "", nil)
 		rssOK, rssGoal := (*bool)(nil), ""
 		if n == 1000 {
