@@ -2,7 +2,6 @@ package collision
 
 import (
 	"slices"
-	"strings"
 )
 
 // Counting and listing the pairs of one brain, without holding them all.
@@ -206,18 +205,16 @@ func (sw *sweep) count(start, end int32) {
 	listed := 0
 	for a := start; a < end; a++ {
 		all, later := sw.near(a, start)
-		ws := sw.partnerBuf[:0]
+		// The working-set partners after a: each such pair is found
+		// from its first side only.
+		after := sw.partnerBuf[:0]
 		if all < (end-start)-sw.dup[a] && sw.keyAt[a] < sw.keyAt[a+1] {
-			ws = sw.tree.partners(sw, a, ws)
-			sw.partnerBuf = ws
+			after = sw.tree.partners(sw, a, after)
+			sw.partnerBuf = after
 		}
-		sw.deg[a] += all + int32(len(ws))
-		// The working-set partners after a, in place.
-		after := ws[:0]
-		for _, b := range ws {
-			if b > a {
-				after = append(after, b)
-			}
+		sw.deg[a] += all + int32(len(after))
+		for _, b := range after {
+			sw.deg[b]++
 		}
 		sw.total += int(later) + len(after)
 		if later+int32(len(after)) == 0 || (limit > 0 && listed >= limit) {
@@ -227,9 +224,24 @@ func (sw *sweep) count(start, end int32) {
 		if limit > 0 {
 			need = min(need, limit-listed)
 		}
-		slices.Sort(after)
+		if len(after) > 1 {
+			slices.Sort(after)
+		}
 		i := a - start
-		for _, b := range sw.union(need, sw.roots.laterRanks(i), sw.trees.laterRanks(i), after) {
+		roots, trees := sw.roots.laterRanks(i), sw.trees.laterRanks(i)
+		var bs []int32
+		switch {
+		// One list alone is already in order and distinct.
+		case len(roots) == 0 && len(trees) == 0:
+			bs = after[:need]
+		case len(trees) == 0 && len(after) == 0:
+			bs = roots[:need]
+		case len(roots) == 0 && len(after) == 0:
+			bs = trees[:need]
+		default:
+			bs = sw.union(need, roots, trees, after)
+		}
+		for _, b := range bs {
 			sw.pairs = append(sw.pairs, [2]int32{a, b})
 		}
 		listed += need
@@ -270,7 +282,7 @@ type wsTree struct {
 	sub   []int32  // by group start: one past its descendants
 	par   []int32  // by group start: the start of its nearest ancestor's group, -1 at the top
 	e0    int32    // the brain's first entry
-	nul   bool     // some path holds a zero byte: a key may cover where the path does not
+	nul   bool     // some path holds a zero byte: a key may cover where the path does not (set by resolve)
 	stack []int32
 }
 
@@ -290,17 +302,10 @@ func (t *wsTree) build(sw *sweep, start, end int32) {
 	t.ent, t.e0 = hs, e0
 	t.pos = resize(t.pos, int(e1-e0))
 	t.grp, t.gend, t.sub, t.par = resize(t.grp, n), resize(t.gend, n), resize(t.sub, n), resize(t.par, n)
-	t.nul = false
-	for _, p := range sw.ws[e0:e1] {
-		if strings.IndexByte(p, 0) >= 0 {
-			t.nul = true
-			break
-		}
-	}
 	stack, prev := t.stack[:0], int32(-1)
 	for i := int32(0); i < int32(n); i++ {
 		t.pos[hs[i].h-e0] = i
-		if i > 0 && key(hs[i].h) == key(hs[i-1].h) {
+		if i > 0 && hs[i].head == hs[i-1].head && key(hs[i].h) == key(hs[i-1].h) {
 			t.grp[i] = t.grp[i-1]
 			continue
 		}
@@ -328,9 +333,9 @@ func (t *wsTree) build(sw *sweep, start, end int32) {
 	t.stack = stack[:0]
 }
 
-// partners appends to out, once each, the ranks of other presences whose
-// working sets overlap rank a's and that share neither its caller_root
-// nor its worktree (those are counted by class).
+// partners appends to out, once each, the ranks after a, of other
+// presences, whose working sets overlap rank a's and that share neither
+// its caller_root nor its worktree (those are counted by class).
 func (t *wsTree) partners(sw *sweep, a int32, out []int32) []int32 {
 	for k := sw.keyAt[a]; k < sw.keyAt[a+1]; k++ {
 		g := t.grp[t.pos[k-t.e0]]
@@ -350,7 +355,7 @@ func (t *wsTree) walk(sw *sweep, a, k, from, to int32, out []int32) []int32 {
 	for i := from; i < to; i++ {
 		e := &t.ent[i]
 		b := e.owner
-		if sw.mark[b] == stamp || sw.first[b] == sw.first[a] {
+		if b <= a || sw.mark[b] == stamp || sw.first[b] == sw.first[a] {
 			continue
 		}
 		if t.nul {

@@ -264,6 +264,7 @@ func (sw *sweep) resolve(start, end int32) {
 	hint := 40 * (cap(sw.ws) - len(sw.ws) - (size+39)/40)
 	sw.paths.reserve(size, hint)
 	sw.sortKeys.reserve(size, hint)
+	sw.tree.nul = false
 	for k := start; k < end; k++ {
 		h, v := &sw.headers[sw.slot[k]], &sw.views[k]
 		v.callerRoot = cleanOrEmpty(h.callerRoot)
@@ -285,6 +286,9 @@ func (sw *sweep) resolve(start, end int32) {
 			}
 			sw.paths.b.WriteString(e)
 			p := sw.paths.cut()
+			if strings.IndexByte(p, 0) >= 0 {
+				sw.tree.nul = true
+			}
 			key, clean := sortKey(sw.key[:0], p, true)
 			if !clean {
 				p = filepath.Clean(p)
