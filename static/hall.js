@@ -259,7 +259,7 @@
     if (resp.served_at_ms > 0) {
       skew = resp.served_at_ms - Date.now();
     }
-    var next = { presences: {}, collisions: {}, error: resp.error ? resp.detail || resp.error : '' };
+    var next = { presences: {}, collisions: {}, error: errorLine(resp) };
     (resp.presences || []).forEach(function (p) {
       next.presences[p.presence_id] = p;
     });
@@ -286,9 +286,19 @@
     (d.collisions_opened || []).forEach(function (c) {
       state.collisions[c.collision_id] = c;
     });
-    // A diff states the registry's condition after it: absent means readable.
-    state.error = d.error ? d.detail || d.error : '';
+    // A diff states the store's condition after it: absent means readable.
+    state.error = errorLine(d);
     render();
+  }
+
+  // errorLine says why the roster was dropped ('' when it was not), as
+  // views.ErrorLine does.
+  function errorLine(x) {
+    if (!x.error) {
+      return '';
+    }
+    var label = x.error === 'store_unreachable' ? 'Store unreachable: ' : 'Registry unreadable: ';
+    return label + (x.detail || x.error);
   }
 
   function fingerprint(ps, cs) {
@@ -330,7 +340,7 @@
       n = el('p', { 'class': 'registry-error', 'data-testid': 'registry-error' }, []);
       root.insertBefore(n, byTestId('strip'));
     }
-    n.textContent = 'Registry unreadable: ' + state.error;
+    n.textContent = state.error;
   }
 
   function renderStrip(ps, cs, colliding) {

@@ -152,9 +152,9 @@ func HallPage(h Hall) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var10 string
-				templ_7745c5c3_Var10, templ_7745c5c3_Err = templ.JoinStringErrs("Registry unreadable: " + h.Data.Detail)
+				templ_7745c5c3_Var10, templ_7745c5c3_Err = templ.JoinStringErrs(ErrorLine(h.Data))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/hall.templ`, Line: 25, Col: 100}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/hall.templ`, Line: 25, Col: 78}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var10))
 				if templ_7745c5c3_Err != nil {

@@ -372,3 +372,14 @@ func PathText(p string) templ.Component {
 		return nil
 	})
 }
+
+// ErrorLine says why the roster was dropped: "Registry unreadable: …" or
+// "Store unreachable: …" (static/hall.js's errorLine says the same).
+func ErrorLine(d contract.PresencesResponse) string {
+	label := contract.RosterErrorLabel(d.Error)
+	detail := d.Detail
+	if detail == "" {
+		detail = d.Error
+	}
+	return strings.ToUpper(label[:1]) + label[1:] + ": " + detail
+}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,13 +9,13 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/dirstore"
+	"github.com/hall-dev/hall/internal/hallclient"
 	"github.com/hall-dev/hall/internal/place"
 	"github.com/hall-dev/hall/internal/presence"
 )
@@ -35,6 +34,8 @@ type beatFlags struct {
 	hall         string
 	registryRoot string
 	token        string
+	tokenFlag    secret
+	readFlag     secret
 	timeout      time.Duration
 	hook         string
 	req          contract.BeatRequest
@@ -45,7 +46,8 @@ type beatFlags struct {
 func (f *beatFlags) register(fs *flag.FlagSet, withFields bool) {
 	fs.StringVar(&f.hall, "hall", DefaultHallURL, "the Hall's base URL")
 	fs.StringVar(&f.registryRoot, "registry-root", "", "write the sidecar folder directly instead of calling a Hall")
-	fs.StringVar(&f.token, "token", "", "bearer token the Hall requires for writes")
+	f.tokenFlag.register(fs, "token", "bearer token the Hall requires for writes")
+	f.readFlag.register(fs, "read-token", "the Hall's read token (--read-token), sent when there is no --token")
 	fs.DurationVar(&f.timeout, "timeout", 2*time.Second, "give up on the Hall after this long (the beat is then skipped, exit 0)")
 	fs.StringVar(&f.hook, "hook", "", `read an agent hook payload on stdin: "claude" (Claude Code)`)
 	fs.StringVar(&f.req.AgentID, "agent-id", "", "who is speaking (required unless --hook gives it)")
@@ -89,6 +91,17 @@ func beatCommand(ctx context.Context, args []string, stdin io.Reader, stderr io.
 	if err := parseWithEnv(fs, args); err != nil {
 		return &exitError{code: 2, err: err}
 	}
+	var err error
+	if f.token, err = f.tokenFlag.value(); err != nil {
+		return &exitError{code: 2, err: err}
+	}
+	if rt, err := f.readFlag.value(); err != nil {
+		return &exitError{code: 2, err: err}
+	} else if f.token == "" {
+		// A Hall with a read token and no write token takes beats with
+		// the read token: their answer (north) reads the roster.
+		f.token = rt
+	}
 	if f.workingSet != nil {
 		ws := []string(f.workingSet)
 		f.req.WorkingSet = &ws
@@ -128,7 +141,6 @@ func beatCommand(ctx context.Context, args []string, stdin io.Reader, stderr io.
 
 	ctx, cancel := context.WithTimeout(ctx, f.timeout)
 	defer cancel()
-	var err error
 	if leave {
 		err = f.leave(ctx)
 	} else {
@@ -138,21 +150,15 @@ func beatCommand(ctx context.Context, args []string, stdin io.Reader, stderr io.
 			fmt.Fprintln(stderr, "hall:", l)
 		}
 	}
-	var bad *badInputError
 	switch {
 	case err == nil:
 		return nil
-	case errors.As(err, &bad) && f.hook == "":
+	case hallclient.IsBadInput(err) && f.hook == "":
 		return &exitError{code: 1, err: err}
 	default:
 		return warn(err)
 	}
 }
-
-// badInputError is the Hall refusing what we sent: a script's mistake.
-type badInputError struct{ msg string }
-
-func (e *badInputError) Error() string { return e.msg }
 
 // fillDefaults measures what the agent did not say: its working directory,
 // its git worktree, and the brain (the repository's main worktree, so every
@@ -171,25 +177,29 @@ func fillDefaults(req *contract.BeatRequest) error {
 	return nil
 }
 
-// beat sends the beat to the Hall, or writes the registry directly.
-func (f *beatFlags) beat(ctx context.Context) ([]string, error) {
+// client is the Hall this command speaks to: the registry folder written
+// directly through the same store code when --registry-root is set (every
+// call writes: there is no process to hold a throttled state), else the
+// Hall at --hall.
+func (f *beatFlags) client() (hallclient.Client, error) {
 	if f.registryRoot != "" {
-		svc, err := f.directService()
+		svc, err := directService(f.registryRoot)
 		if err != nil {
 			return nil, err
 		}
-		res, err := svc.Beat(ctx, f.req.Beat())
-		if err != nil {
-			return nil, &badInputError{presence.ErrorMessage(err)}
-		}
-		if !res.Stored {
-			return nil, fmt.Errorf("beat not stored: %s", res.Reason)
-		}
-		return contract.NorthLines(res.PresenceID, res.Collisions, res.CollisionsTotal), nil
+		return &hallclient.Local{Service: svc}, nil
 	}
-	body, _ := json.Marshal(f.req)
-	var resp contract.BeatResponse
-	if err := f.call(ctx, http.MethodPost, "/api/presences/beat", body, &resp); err != nil {
+	return &hallclient.HTTP{Base: f.hall, Token: f.token}, nil
+}
+
+// beat sends the beat and returns the north lines.
+func (f *beatFlags) beat(ctx context.Context) ([]string, error) {
+	c, err := f.client()
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.Beat(ctx, f.req)
+	if err != nil {
 		return nil, err
 	}
 	if !resp.Stored && resp.Reason != "" && !strings.HasPrefix(resp.Reason, "throttled") {
@@ -198,80 +208,33 @@ func (f *beatFlags) beat(ctx context.Context) ([]string, error) {
 	return resp.North, nil
 }
 
-// leave ends the presence.
+// leave ends the presence; one already gone is no error, since the
+// leave's goal holds.
 func (f *beatFlags) leave(ctx context.Context) error {
 	id := f.presenceID
 	if id == "" {
 		brain, err := presence.CanonicalPath(f.req.Brain)
 		if err != nil {
-			return &badInputError{presence.ErrorMessage(err)}
+			return &hallclient.Error{Status: http.StatusBadRequest, Code: "invalid_brain", Detail: presence.ErrorMessage(err)}
 		}
 		id = presence.ID(f.req.AgentID, brain)
 	}
-	if f.registryRoot != "" {
-		svc, err := f.directService()
-		if err != nil {
-			return err
-		}
-		if err := svc.Leave(ctx, id); err != nil && presence.ErrorCode(err) != presence.ENOTFOUND {
-			return err
-		}
-		return nil
+	c, err := f.client()
+	if err != nil {
+		return err
 	}
-	err := f.call(ctx, http.MethodDelete, "/api/presences/"+url.PathEscape(id), nil, nil)
-	var st *statusError
-	if errors.As(err, &st) && st.status == http.StatusNotFound {
-		return nil // already gone: the leave's goal holds
+	if err := c.Leave(ctx, id); err != nil && !hallclient.IsNotFound(err) {
+		return err
 	}
-	return err
+	return nil
 }
 
-func (f *beatFlags) directService() (*presence.Service, error) {
-	store := dirstore.New(f.registryRoot)
+// directService is a presence service over the sidecar folder at root,
+// for commands that write the registry directly.
+func directService(root string) (*presence.Service, error) {
+	store := dirstore.New(root)
 	if err := store.Init(); err != nil {
 		return nil, err
 	}
 	return presence.NewService(store, presence.Config{Logger: slog.New(slog.DiscardHandler)}), nil
-}
-
-// statusError is a non-2xx answer from the Hall.
-type statusError struct {
-	status int
-	body   contract.ErrorResponse
-}
-
-func (e *statusError) Error() string {
-	return fmt.Sprintf("the Hall answered %d %s: %s", e.status, e.body.Error, e.body.Detail)
-}
-
-// call does one JSON request against the Hall.
-func (f *beatFlags) call(ctx context.Context, method, path string, body []byte, out any) error {
-	req, err := http.NewRequestWithContext(ctx, method, strings.TrimRight(f.hall, "/")+path, bytes.NewReader(body))
-	if err != nil {
-		return &badInputError{fmt.Sprintf("--hall %q: %v", f.hall, err)}
-	}
-	req.Header.Set("Content-Type", "application/json")
-	if f.token != "" {
-		req.Header.Set("Authorization", "Bearer "+f.token)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return fmt.Errorf("the Hall at %s is unreachable: %w", f.hall, err)
-	}
-	defer resp.Body.Close()
-	data, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if resp.StatusCode >= 300 {
-		se := &statusError{status: resp.StatusCode}
-		_ = json.Unmarshal(data, &se.body)
-		if resp.StatusCode >= 400 && resp.StatusCode < 500 && resp.StatusCode != http.StatusNotFound {
-			return &badInputError{se.Error()}
-		}
-		return se
-	}
-	if out != nil {
-		if err := json.Unmarshal(data, out); err != nil {
-			return fmt.Errorf("read the Hall's answer: %w", err)
-		}
-	}
-	return nil
 }

@@ -3,9 +3,7 @@ package main
 import (
 	"bytes"
 	"net"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -134,27 +132,6 @@ func TestBeatCommandClaudeHookDirect(t *testing.T) {
 	hook("session-end.json")
 	if _, err := store.Get(t.Context(), id); presence.ErrorCode(err) != presence.ENOTFOUND {
 		t.Errorf("after SessionEnd: got err %v, want the presence gone", err)
-	}
-}
-
-func TestFillDefaultsFromGit(t *testing.T) {
-	repo := t.TempDir()
-	mustGit(t, repo, "init", "-q")
-	mustGit(t, repo, "-c", "user.email=a@b", "-c", "user.name=a", "commit", "-q", "--allow-empty", "-m", "x")
-	wt := filepath.Join(t.TempDir(), "wt2")
-	mustGit(t, repo, "worktree", "add", "-q", wt)
-	sub := filepath.Join(wt, "src")
-	if err := os.Mkdir(sub, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	req := contract.BeatRequest{CallerRoot: sub}
-	if err := fillDefaults(&req); err != nil {
-		t.Fatal(err)
-	}
-	realRepo, _ := filepath.EvalSymlinks(repo)
-	realWt, _ := filepath.EvalSymlinks(wt)
-	if req.Worktree != realWt || req.Brain != realRepo {
-		t.Errorf("got worktree %q brain %q, want %q and the main worktree %q", req.Worktree, req.Brain, realWt, realRepo)
 	}
 }
 

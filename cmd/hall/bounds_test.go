@@ -146,13 +146,13 @@ func crowdedWorktree(t *testing.T, n, maxBody int) {
 	checkNorth(t, "GET /api/north", north.North, north.CollisionsTotal, n)
 
 	// The cockpit names the first and counts the rest.
-	cockpit := getText(t, base+"/api/cockpit", 16<<10)
+	cockpit := getBody(t, base+"/api/cockpit", 16<<10)
 	if !strings.Contains(cockpit, fmt.Sprintf("⚠ %d collisions", total)) || !strings.Contains(cockpit, fmt.Sprintf("+%d more", total-1)) {
 		t.Errorf("cockpit: got %q, want the total and +%d more", cockpit, total-1)
 	}
 
 	// The page lists the bounded part and says how many more.
-	page := getText(t, base+"/", 2*maxBody)
+	page := getBody(t, base+"/", 2*maxBody)
 	t.Logf("GET /: %d bytes", len(page))
 	if got := strings.Count(page, `data-testid="collision"`); got != min(total, limit) {
 		t.Errorf("page: %d collision cards, want %d", got, min(total, limit))
@@ -183,16 +183,16 @@ func checkNorth(t *testing.T, what string, lines []string, total, n int) {
 // bytes, and returns its size.
 func getSized(t *testing.T, u string, out any, max int) int {
 	t.Helper()
-	body := getText(t, u, max)
+	body := getBody(t, u, max)
 	if err := json.Unmarshal([]byte(body), out); err != nil {
 		t.Fatalf("GET %s: %v", u, err)
 	}
 	return len(body)
 }
 
-// getText reads a GET's body, failing past max bytes or on a status other
+// getBody reads a GET's body, failing past max bytes or on a status other
 // than 200.
-func getText(t *testing.T, u string, max int) string {
+func getBody(t *testing.T, u string, max int) string {
 	t.Helper()
 	resp, err := http.Get(u)
 	if err != nil {

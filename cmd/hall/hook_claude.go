@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/hall-dev/hall/internal/agentid"
 	"github.com/hall-dev/hall/internal/contract"
 )
 
@@ -19,15 +20,8 @@ type claudeHookEvent struct {
 // own id), the caller root is the session's cwd, and the tool — on
 // PreToolUse as on PostToolUse — is classified by the Hall.
 func (ev claudeHookEvent) beat(req contract.BeatRequest) contract.BeatRequest {
-	if req.AgentID == "" && ev.SessionID != "" {
-		sid := ev.SessionID
-		if len(sid) > 8 {
-			sid = sid[:8]
-		}
-		req.AgentID = "claude-" + sid
-		if ev.AgentID != "" {
-			req.AgentID += "/" + ev.AgentID
-		}
+	if req.AgentID == "" {
+		req.AgentID = agentid.Claude(ev.SessionID, ev.AgentID)
 	}
 	if req.CallerRoot == "" {
 		req.CallerRoot = ev.Cwd

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
@@ -15,6 +16,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/contract/schema/schematest"
 	"github.com/hall-dev/hall/internal/natsstore"
 	"github.com/hall-dev/hall/internal/natsstore/natstest"
 	"github.com/hall-dev/hall/internal/stream"
@@ -290,4 +292,83 @@ func BenchmarkCrossHallLatency(b *testing.B) {
 	}
 	b.ReportMetric(q(0.50), "p50-ms")
 	b.ReportMetric(q(0.99), "p99-ms")
+}
+
+// NATS stopped under a running Hall: once the outage outlasts its grace,
+// every read surface says store_unreachable with a detail, as an
+// unreadable folder says registry_unreadable: the contract, health, the
+// page's status line, the cockpit, north and a stream that was open all
+// along. When NATS is back they all serve the roster again.
+func TestNATSOutageIsVisibleOnReadSurfaces(t *testing.T) {
+	dir := t.TempDir()
+	srv := natstest.RunServerAt(t, 0, dir)
+	port := srv.Port
+	m := natsHall(t, srv.URL())
+	res := beatHall(t, m.URL(), beatOf("claude-1", "/srv/shop", "/srv/shop-wt1"))
+	f := follow(t, streamURL(m, ""), "")
+	f.until(t, "the presence in the subscriber's view", func(stream.Change) bool {
+		return len(f.view.Response().Presences) == 1
+	})
+	wr := startWatch(t, "--hall", m.URL(), "--json")
+	watchLineOf := func(what string) watchLine {
+		t.Helper()
+		var l watchLine
+		if raw := wr.line(t, what); json.Unmarshal([]byte(raw), &l) != nil {
+			t.Fatalf("%s: line %q does not parse", what, raw)
+		}
+		return l
+	}
+	if l := watchLineOf("hall watch's snapshot"); l.Type != "snapshot" {
+		t.Fatalf("hall watch: first line %+v, want the snapshot", l)
+	}
+
+	srv.Shutdown()
+	srv.WaitForShutdown()
+	ch := f.until(t, "the stream to drop the roster", func(c stream.Change) bool { return c.Error != "" })
+	if ch.Error != contract.StoreUnreachable || len(f.view.Response().Presences) != 0 || f.view.Response().Detail == "" {
+		t.Errorf("stream during the outage: error %q, view %+v; want store_unreachable with a detail, the roster dropped", ch.Error, f.view.Response())
+	}
+	got := contractNow(t, m.URL()+"/api/presences")
+	if got.Error != contract.StoreUnreachable || got.Detail == "" || len(got.Presences) != 0 {
+		t.Errorf("contract during the outage: got %+v, want store_unreachable with a detail and no presences", got)
+	}
+	var h contract.Health
+	if status := getJSON(t, m.URL()+"/api/health", &h); status != http.StatusOK || h.Error != contract.StoreUnreachable || h.Detail == "" ||
+		!strings.HasPrefix(h.PresencesError, "store unreachable: ") || h.Presences != nil {
+		t.Errorf("health during the outage: %d %+v; want 200, store_unreachable with a detail, the presences block dropped", status, h)
+	}
+	var n contract.NorthResponse
+	if getJSON(t, m.URL()+"/api/north?presence_id="+res.PresenceID, &n); n.Error != contract.StoreUnreachable {
+		t.Errorf("north during the outage: got %+v, want store_unreachable", n)
+	}
+	// Each body as the published schemas say, closed to undeclared fields.
+	set := schematest.FromHall(t, m.URL(), schematest.Strict)
+	for path, name := range map[string]string{"/api/presences": "presences", "/api/health": "health", "/api/north?presence_id=" + res.PresenceID: "north"} {
+		getChecked(t, set, m.URL(), path, name)
+	}
+	if status, _, body := get(t, m.URL()+"/api/cockpit", nil); status != 200 || !strings.Contains(body, "(store unreachable)") {
+		t.Errorf("cockpit during the outage: got %d %q, want 200 saying the store is unreachable", status, body)
+	}
+	if status, _, body := get(t, m.URL()+"/", nil); status != 200 || !strings.Contains(body, `data-testid="registry-error">Store unreachable: `) {
+		t.Errorf("page during the outage: got %d, want 200 with the status line saying the store is unreachable:\n%s", status, body)
+	}
+
+	if l := watchLineOf("hall watch's outage line"); l.Type != "store_unreachable" || l.Detail == "" {
+		t.Errorf("hall watch during the outage: got %+v, want a store_unreachable line with a detail", l)
+	}
+
+	natstest.RunServerAt(t, port, dir)
+	f.until(t, "the stream to serve the roster again", func(c stream.Change) bool {
+		return c.Recovered && len(f.view.Response().Presences) == 1
+	})
+	waitFor(t, "the contract without an error", func() bool {
+		r := contractNow(t, m.URL()+"/api/presences")
+		return r.Error == "" && len(r.Presences) == 1
+	})
+	if l := watchLineOf("hall watch's leave"); l.Type != "leave" {
+		t.Errorf("hall watch during the outage: got %+v, want the presence leaving with the roster", l)
+	}
+	if l := watchLineOf("hall watch's recovery line"); l.Type != "store_reachable" {
+		t.Errorf("hall watch after the outage: got %+v, want a store_reachable line", l)
+	}
 }

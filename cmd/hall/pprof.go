@@ -6,6 +6,9 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"time"
+
+	"github.com/hall-dev/hall/internal/web"
 )
 
 // startPprof serves the profiler on its own loopback listener, apart from
@@ -27,7 +30,9 @@ func startPprof(addr string, log *slog.Logger) (*http.Server, error) {
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-	srv := &http.Server{Handler: mux}
+	// Loopback names and addresses only, as the Hall: a rebound name
+	// would read heap and goroutine dumps.
+	srv := &http.Server{Addr: ln.Addr().String(), Handler: web.AllowedHosts(nil, mux), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
 	log.Info("pprof listening", "url", "http://"+ln.Addr().String()+"/debug/pprof/")
 	return srv, nil

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -12,6 +13,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hall-dev/hall/internal/hallclient"
+	"github.com/hall-dev/hall/internal/mcp"
+	"github.com/hall-dev/hall/internal/metrics"
 	"github.com/hall-dev/hall/internal/presence"
 	"github.com/hall-dev/hall/internal/stream"
 	"github.com/hall-dev/hall/internal/web"
@@ -20,13 +24,27 @@ import (
 // DefaultAddr is where the Hall listens unless told otherwise: loopback.
 const DefaultAddr = "127.0.0.1:7433"
 
+// The server's timeouts. A request (headers and body: a beat is at most
+// 64 KiB) has 30 s to arrive whole, far more than any client on a working
+// network needs and far less than a connection held open to exhaust the
+// Hall's descriptors; the stream, which reads nothing once its headers are
+// in, lifts it (cmd/hall/routes.go). A kept-alive connection is closed
+// after a minute without a request: the page polls every 3 s, so its
+// connection stays in use while it needs one.
+const (
+	DefaultReadTimeout = 30 * time.Second
+	DefaultIdleTimeout = time.Minute
+)
+
 // Config is everything serve needs, parsed from flags and HALL_* variables.
 type Config struct {
 	Addr                string
 	RegistryRoot        string
 	Brains              []string
 	TTL                 time.Duration
-	Token               string
+	Token               string   // bearer token that writes require
+	ReadToken           string   // bearer token (or page cookie) that every read requires; reads open when empty
+	AllowedHosts        []string // Host names answered besides loopback names and IP addresses
 	AllowInsecureRemote bool
 	MutatingTools       []string
 	Rescan              time.Duration
@@ -35,10 +53,18 @@ type Config struct {
 	Demo                bool           // a temporary registry with simulated agents (cmd/hall/demo.go)
 	Page                web.PageConfig // timings of the live page's script; defaults when zero
 	StreamHeartbeat     time.Duration  // comment line on an idle live stream; 15 s when zero
-	Store               string         // "dir" (the default) or nats://host:port[,…] (cmd/hall/store.go)
-	NATSCreds           string         // NATS credentials file, for a nats:// store
-	NATSTLSCA           string         // PEM CAs of the NATS servers' certificates
+	MaxStreams          int            // live streams served at once; no bound when zero (the flag defaults to defaultMaxStreams)
 	MaxCollisions       int            // most collisions listed on one brain; presence.DefaultMaxCollisions when zero
+	// ReadTimeout bounds reading one request, headers and body, on every
+	// route but the stream (which reads nothing after its headers and
+	// lives on); IdleTimeout how long a kept-alive connection may wait for
+	// its next request. DefaultReadTimeout and DefaultIdleTimeout when
+	// zero; no flag sets them.
+	ReadTimeout time.Duration
+	IdleTimeout time.Duration
+	Store       string // "dir" (the default) or nats://host:port[,…] (cmd/hall/store.go)
+	NATSCreds   string // NATS credentials file, for a nats:// store
+	NATSTLSCA   string // PEM CAs of the NATS servers' certificates
 
 	// Now is the Hall's clock, time.Now when nil. No flag sets it: the
 	// fault suite steps it (cmd/hall/fault_test.go).
@@ -52,17 +78,22 @@ func parseServeConfig(args []string, stderr io.Writer) (Config, error) {
 	var cfg Config
 	var brains, tools stringList
 	var level string
+	var token, readToken secret
+	var hosts hostList
 	fs.StringVar(&cfg.Addr, "addr", DefaultAddr, "address to listen on (loopback by default)")
 	fs.StringVar(&cfg.RegistryRoot, "registry-root", defaultRegistryRoot(), "registry root; presences live in <root>/presences")
 	fs.Var(&brains, "brain", "a brain known before anyone beats (repeatable)")
 	fs.DurationVar(&cfg.TTL, "ttl", presence.DefaultTTL, "ttl written into the records of beats this Hall takes")
-	fs.StringVar(&cfg.Token, "token", "", "bearer token that beat and leave require")
+	token.register(fs, "token", "bearer token that writes (beat, leave) require")
+	readToken.register(fs, "read-token", "bearer token that every read (page, API, stream, metrics) requires; a browser gives it once on the page")
+	fs.Var(&hosts, "allowed-host", "a Host name to answer besides loopback names and IP addresses, as name or name:port (repeatable; HALL_ALLOWED_HOST separates them with commas); any other is refused (421) against DNS rebinding")
 	fs.BoolVar(&cfg.AllowInsecureRemote, "allow-insecure-remote", false, "allow a non-loopback address without --token")
 	fs.Var(&tools, "mutating-tool", "a tool name that counts as a mutation (repeatable; replaces the defaults)")
 	fs.DurationVar(&cfg.Rescan, "rescan", 30*time.Second, "full rescan of the store, the safety net under its watch")
 	fs.StringVar(&cfg.PprofAddr, "pprof-addr", "", "serve net/http/pprof on this loopback address (for profiling; off by default)")
 	fs.StringVar(&level, "log-level", "info", "debug, info, warn or error")
 	fs.DurationVar(&cfg.StreamHeartbeat, "stream-heartbeat", stream.DefaultHeartbeat, "heartbeat comment on an idle live stream (keeps proxies from closing it)")
+	fs.IntVar(&cfg.MaxStreams, "max-streams", defaultMaxStreams(), "live streams served at once; one more gets a 503 with Retry-After (0: no bound). Default: 10000, or half the open-file limit when that is lower")
 	fs.BoolVar(&cfg.Demo, "demo", false, "run over a temporary registry with simulated agents, to see the Hall alive")
 	fs.StringVar(&cfg.Store, "store", storeDir, "where presences live: dir (the sidecar folder under --registry-root) or nats://host:port[,host:port…] (a JetStream bucket several Halls share)")
 	fs.StringVar(&cfg.NATSCreds, "nats-creds", "", "NATS credentials file (JWT and nkey seed), for --store nats://")
@@ -74,6 +105,14 @@ func parseServeConfig(args []string, stderr io.Writer) (Config, error) {
 	if fs.NArg() > 0 {
 		return cfg, &exitError{code: 2, err: fmt.Errorf("serve takes no arguments, got %q", fs.Args())}
 	}
+	var err error
+	if cfg.Token, err = token.value(); err != nil {
+		return cfg, &exitError{code: 2, err: err}
+	}
+	if cfg.ReadToken, err = readToken.value(); err != nil {
+		return cfg, &exitError{code: 2, err: err}
+	}
+	cfg.AllowedHosts = hosts.stringList
 	if err := cfg.LogLevel.UnmarshalText([]byte(level)); err != nil {
 		return cfg, &exitError{code: 2, err: fmt.Errorf("--log-level: %w", err)}
 	}
@@ -101,7 +140,15 @@ func (c Config) Validate() error {
 		return fmt.Errorf("--ttl must be positive, got %s", c.TTL)
 	}
 	if c.MaxCollisions < 0 {
-		return fmt.Errorf("--max-collisions must be positive, got %d", c.MaxCollisions)
+		return fmt.Errorf("--max-collisions must be 0 (the default) or more, got %d", c.MaxCollisions)
+	}
+	for _, h := range c.AllowedHosts {
+		if h == "" || strings.ContainsAny(h, "/@ \t") || strings.Contains(h, "://") {
+			return fmt.Errorf("--allowed-host %q: want a host name, or name:port, as a browser sends it in Host", h)
+		}
+	}
+	if c.MaxStreams < 0 {
+		return fmt.Errorf("--max-streams must be 0 (no bound) or more, got %d", c.MaxStreams)
 	}
 	if _, err := parseStoreSpec(c.Store); err != nil {
 		return err
@@ -128,6 +175,8 @@ type Main struct {
 	StoreKind string         // "dir" or "nats"
 	Service   *presence.Service
 	Hub       *stream.Hub // the live stream, and the cached roster every read serves from
+	Metrics   *metrics.Metrics
+	MCP       *mcp.HTTPHandler // the MCP tools at /mcp
 
 	ln     net.Listener
 	server *http.Server
@@ -171,7 +220,9 @@ func (m *Main) Run(ctx context.Context) error {
 			m.Log.Info("boot reclaim", "stale_records", rep.StaleRecords, "temp_files", rep.TempFiles)
 		}
 	}
-	svcCfg := presence.Config{TTL: m.Config.TTL, Brains: m.Config.Brains, Logger: m.Log, Now: m.Config.Now, MaxCollisions: m.Config.MaxCollisions}
+	m.Metrics = metrics.New()
+	svcCfg := presence.Config{TTL: m.Config.TTL, Brains: m.Config.Brains, Logger: m.Log, Now: m.Config.Now,
+		ListingTime: m.Metrics.ListingTime, RereadTime: m.Metrics.RereadTime, MaxCollisions: m.Config.MaxCollisions}
 	if len(m.Config.MutatingTools) > 0 {
 		c := presence.NewClassifier(m.Config.MutatingTools)
 		svcCfg.Classifier = &c
@@ -186,11 +237,21 @@ func (m *Main) Run(ctx context.Context) error {
 		_ = m.Service.Run(runCtx, presence.RunConfig{Rescan: m.Config.Rescan})
 	}()
 
-	m.Hub = stream.NewHub(m.Service, stream.Config{Heartbeat: m.Config.StreamHeartbeat, Log: m.Log})
+	m.Hub = stream.NewHub(m.Service, stream.Config{Heartbeat: m.Config.StreamHeartbeat, MaxSubscribers: m.Config.MaxStreams, Log: m.Log, FanoutTime: m.Metrics.FanoutTime})
 	m.Hub.Start(runCtx)
+	m.Metrics.Watch(metrics.Sources{Service: m.Service, Stream: m.Hub, Roster: m.Hub, StoreKind: m.StoreKind})
 
-	h := &web.Handler{Service: m.Service, StoreKind: m.StoreKind, WriteToken: m.Config.Token, StartedAt: startedAt, Log: m.Log, Page: m.Config.Page}
-	h.Roster, h.Stream = m.Hub, m.Hub
+	h := &web.Handler{
+		Service: m.Service, StoreKind: m.StoreKind, StartedAt: startedAt, Log: m.Log, Page: m.Config.Page,
+		WriteToken: m.Config.Token, ReadToken: m.Config.ReadToken, AllowedHosts: m.Config.AllowedHosts,
+	}
+	h.Roster, h.Stream, h.Metrics = m.Hub, m.Hub, m.Metrics.Handler(m.Log)
+	m.MCP = mcp.NewHTTPHandler(mcp.Config{
+		Client:     &hallclient.Local{Service: m.Service, Roster: m.Hub, Changes: m.Hub.Changed()},
+		WriteToken: m.Config.Token,
+		Log:        m.Log,
+	}, 0)
+	h.MCP = m.MCP
 	e := newRouter(h, m.Log)
 	ln, err := net.Listen("tcp", m.Config.Addr)
 	if err != nil {
@@ -201,13 +262,21 @@ func (m *Main) Run(ctx context.Context) error {
 		return fmt.Errorf("listen %s: %w", m.Config.Addr, err)
 	}
 	m.ln = ln
-	m.server = &http.Server{Handler: e, ReadHeaderTimeout: 10 * time.Second}
+	m.server = &http.Server{
+		Handler:           e,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       cmp.Or(m.Config.ReadTimeout, DefaultReadTimeout),
+		IdleTimeout:       cmp.Or(m.Config.IdleTimeout, DefaultIdleTimeout),
+	}
 	go func() {
 		if err := m.server.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			m.Log.Error("http server stopped", "err", err)
 		}
 	}()
 	m.Log.Info("hall listening", "url", m.URL(), "store", m.StoreKind, "at", store.Where)
+	if host, _, _ := net.SplitHostPort(m.Config.Addr); !isLoopback(host) && m.Config.ReadToken == "" {
+		m.Log.Warn("listening beyond loopback without --read-token: anyone who reaches this address reads the roster (paths, themes, task refs)", "addr", m.Config.Addr)
+	}
 	if m.Config.PprofAddr != "" {
 		if m.pprof, err = startPprof(m.Config.PprofAddr, m.Log); err != nil {
 			m.Log.Warn("profiler not started", "err", err)
@@ -222,6 +291,9 @@ func (m *Main) Close() error {
 	var err error
 	if m.pprof != nil {
 		_ = m.pprof.Close()
+	}
+	if m.MCP != nil {
+		m.MCP.Close() // as the hub's: open MCP streams would hold Shutdown
 	}
 	if m.Hub != nil {
 		// Open streams never go idle: end them first, or Shutdown waits

@@ -146,7 +146,7 @@ func TestServeUnreadableRegistry(t *testing.T) {
 		t.Errorf("got %+v, want registry_unreadable with empty lists", resp)
 	}
 	var h contract.Health
-	if got := getJSON(t, m.URL()+"/api/health", &h); got != 200 || h.Presences != nil || h.PresencesError == "" {
+	if got := getJSON(t, m.URL()+"/api/health", &h); got != 200 || h.Presences != nil || h.PresencesError == "" || h.Error != "registry_unreadable" || h.Detail == "" {
 		t.Errorf("health: got %d %+v, want 200 without a presences block and with presences_error", got, h)
 	}
 	for _, path := range []string{"/api/cockpit", "/api/north?presence_id=prs_000000000000"} {

@@ -37,10 +37,12 @@ func parseWatchConfig(args []string, stderr io.Writer) (watchConfig, error) {
 	fs := flag.NewFlagSet("hall watch", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var cfg watchConfig
+	var token, readToken secret
 	fs.StringVar(&cfg.Hall, "hall", DefaultHall, "the Hall to follow")
 	fs.StringVar(&cfg.Brain, "brain", "", "follow one brain (absolute path); every brain when empty")
 	fs.StringVar(&cfg.PresenceID, "presence-id", "", "follow one presence: its own join and leave, and its own collisions")
-	fs.StringVar(&cfg.Token, "token", "", "bearer token, when the Hall asks for one")
+	token.register(fs, "token", "bearer token, when the Hall asks for one")
+	readToken.register(fs, "read-token", "the Hall's read token (--read-token), sent instead of --token")
 	fs.BoolVar(&cfg.JSON, "json", false, "print one JSON object a line instead of sentences")
 	fs.BoolVar(&cfg.CollisionsOnly, "collisions-only", false, "print collisions opening and closing only")
 	fs.BoolVar(&cfg.ExitOnCollision, "exit-on-collision", false, "exit with status 3 at the first collision (one already open counts)")
@@ -56,6 +58,15 @@ func parseWatchConfig(args []string, stderr io.Writer) (watchConfig, error) {
 	}
 	if fs.NArg() > 0 {
 		return cfg, &exitError{code: 2, err: fmt.Errorf("watch takes no arguments, got %q", fs.Args())}
+	}
+	var err error
+	if cfg.Token, err = token.value(); err != nil {
+		return cfg, &exitError{code: 2, err: err}
+	}
+	if rt, err := readToken.value(); err != nil {
+		return cfg, &exitError{code: 2, err: err}
+	} else if rt != "" {
+		cfg.Token = rt // a read is all watch does
 	}
 	u, err := url.Parse(cfg.Hall)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -147,12 +158,15 @@ type watchPrinter struct {
 	json bool
 	cfg  watchConfig
 	now  func() time.Time
+
+	dropped string // why the roster is dropped now, "" while it is not
 }
 
 // watchLine is one --json line. Type is snapshot, join, update, leave,
 // collision_opened, collision_changed, collision_closed,
 // collision_unlisted (still open, no longer listed: the bound),
-// registry_unreadable or registry_readable.
+// registry_unreadable, registry_readable, store_unreachable or
+// store_reachable.
 type watchLine struct {
 	Type      string                      `json:"type"`
 	EventID   string                      `json:"event_id"`
@@ -177,10 +191,23 @@ func (p *watchPrinter) print(ev stream.Event, ch stream.Change) error {
 	}
 	first := ev.Snapshot != nil && !ch.Resync
 	if ch.Error != "" && !first {
-		add(watchLine{Type: "registry_unreadable", Detail: detailOf(ev)})
+		add(watchLine{Type: ch.Error, Detail: detailOf(ev)}) // registry_unreadable, store_unreachable
 	}
 	if ch.Recovered && !first {
-		add(watchLine{Type: "registry_readable"})
+		back := "registry_readable"
+		if p.dropped == contract.StoreUnreachable {
+			back = "store_reachable"
+		}
+		add(watchLine{Type: back})
+	}
+	switch {
+	case ch.Error != "":
+		p.dropped = ch.Error
+	case ch.Recovered || ev.Snapshot != nil:
+		p.dropped = ""
+		if ev.Snapshot != nil {
+			p.dropped = ev.Snapshot.Error
+		}
 	}
 	if !first {
 		for i := range ch.Joins {
@@ -241,7 +268,7 @@ func (p *watchPrinter) sentence(l watchLine) string {
 			scope = clean(s.ServedBrain)
 		}
 		if s.Error != "" {
-			return fmt.Sprintf("watching %s (%s): registry unreadable: %s", clean(p.cfg.Hall), scope, clean(s.Detail))
+			return fmt.Sprintf("watching %s (%s): %s: %s", clean(p.cfg.Hall), scope, contract.RosterErrorLabel(s.Error), clean(s.Detail))
 		}
 		if p.cfg.CollisionsOnly {
 			return fmt.Sprintf("watching %s (%s): %s", clean(p.cfg.Hall), scope, collisionCount(*s))
@@ -272,6 +299,10 @@ func (p *watchPrinter) sentence(l watchLine) string {
 		return "! registry unreadable, roster dropped: " + clean(l.Detail)
 	case "registry_readable":
 		return "registry readable again"
+	case "store_unreachable":
+		return "! store unreachable, roster dropped: " + clean(l.Detail)
+	case "store_reachable":
+		return "store reachable again"
 	}
 	return l.Type
 }

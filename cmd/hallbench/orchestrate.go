@@ -99,8 +99,10 @@ func (b *bench) print() {
 }
 
 // startHall runs the hall binary over root and returns it once it listens.
+// Its streams are not capped (--max-streams 0): the fan-out is measured at
+// 10,000 subscribers and a probe, past the default cap.
 func (b *bench) startHall(ctx context.Context, root string, args ...string) (*proc, error) {
-	args = append([]string{"--addr", "127.0.0.1:0", "--registry-root", root, "--log-level", "warn"}, args...)
+	args = append([]string{"--addr", "127.0.0.1:0", "--registry-root", root, "--log-level", "warn", "--max-streams", "0"}, args...)
 	return startProc(ctx, b.hall, args, nil, "Hall: open ")
 }
 

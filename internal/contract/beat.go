@@ -39,7 +39,7 @@ type NorthResponse struct {
 	PresenceID      string   `json:"presence_id"`
 	North           []string `json:"north"`
 	CollisionsTotal int      `json:"collisions_total"`
-	Error           string   `json:"error,omitempty"` // "registry_unreadable"
+	Error           string   `json:"error,omitempty"` // RegistryUnreadable or StoreUnreachable
 	Detail          string   `json:"detail,omitempty"`
 }
 

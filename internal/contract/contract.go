@@ -60,8 +60,37 @@ type PresencesResponse struct {
 	ServedBrain     string      `json:"served_brain,omitempty"`
 	ServedAtMs      int64       `json:"served_at_ms"`
 	Cursor          string      `json:"cursor,omitempty"` // the stream event id this state matches
-	Error           string      `json:"error,omitempty"`  // "registry_unreadable"
+	Error           string      `json:"error,omitempty"`  // RegistryUnreadable or StoreUnreachable
 	Detail          string      `json:"detail,omitempty"` // why, when Error is set
+}
+
+// Why a roster was dropped whole: the Error of the contract, of health, of
+// a stream's snapshot and diff.
+const (
+	// RegistryUnreadable: the sidecar folder (or another store) cannot be
+	// read.
+	RegistryUnreadable = "registry_unreadable"
+	// StoreUnreachable: the store is a server on the network (NATS) and
+	// the Hall cannot reach it.
+	StoreUnreachable = "store_unreachable"
+)
+
+// RosterError names why the roster was dropped, from the error that
+// dropped it: the code and the sentence every read surface carries.
+func RosterError(err error) (code, detail string) {
+	if presence.ErrorCode(err) == presence.EUNREACHABLE {
+		return StoreUnreachable, presence.ErrorMessage(err)
+	}
+	return RegistryUnreadable, presence.ErrorMessage(err)
+}
+
+// RosterErrorLabel says a roster error code in words, for people:
+// "registry unreadable", "store unreachable".
+func RosterErrorLabel(code string) string {
+	if code == StoreUnreachable {
+		return "store unreachable"
+	}
+	return "registry unreadable"
 }
 
 // ErrorResponse is every JSON error: a snake_case code and a sentence.
@@ -76,7 +105,9 @@ type Health struct {
 	StartedAtMs    int64           `json:"started_at_ms"`
 	UptimeMs       int64           `json:"uptime_ms"`
 	Presences      *HealthRoster   `json:"presences,omitempty"`
-	PresencesError string          `json:"presences_error,omitempty"`
+	PresencesError string          `json:"presences_error,omitempty"` // "<label>: <detail>" when the roster was dropped
+	Error          string          `json:"error,omitempty"`           // RegistryUnreadable or StoreUnreachable, with Presences dropped
+	Detail         string          `json:"detail,omitempty"`          // why, when Error is set
 	Store          HealthStoreStat `json:"store"`
 	Stream         *HealthStream   `json:"stream,omitempty"`
 }
@@ -89,6 +120,8 @@ type HealthStream struct {
 	Resumed     int64  `json:"resumed"`     // reconnects served from the history
 	Snapshots   int64  `json:"snapshots"`   // connects served a snapshot
 	Diffs       uint64 `json:"diffs"`       // diffs emitted
+	Refused     int64  `json:"refused"`     // connects refused with a 503: max_streams were open
+	MaxStreams  int    `json:"max_streams"` // streams served at once (--max-streams); 0: no bound
 }
 
 // HealthSample is the most presences, and the most collisions, health

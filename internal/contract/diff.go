@@ -6,8 +6,8 @@ package contract
 //
 // CollisionsOpened is an upsert: a collision already open whose clauses,
 // place, paths or sides changed appears there again, whole. Error is the
-// registry's state after the diff: "registry_unreadable" when the roster was
-// dropped whole (the diff then leaves every presence), absent once it is
+// registry's state after the diff: RegistryUnreadable or StoreUnreachable
+// when the roster was dropped whole (the diff then leaves every presence), absent once it is
 // readable again; a diff that changes it reaches every subscriber.
 //
 // The collisions listed are bounded as the contract's are: a collision
@@ -26,6 +26,6 @@ type Diff struct {
 	CollisionsClosed   []Collision `json:"collisions_closed"`
 	CollisionsUnlisted []string    `json:"collisions_unlisted,omitempty"` // ids in CollisionsClosed still open
 	CollisionsTotal    *int        `json:"collisions_total,omitempty"`
-	Error              string      `json:"error,omitempty"`  // "registry_unreadable"
+	Error              string      `json:"error,omitempty"`  // RegistryUnreadable or StoreUnreachable
 	Detail             string      `json:"detail,omitempty"` // why, when Error is set
 }

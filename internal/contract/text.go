@@ -100,24 +100,31 @@ func RootLine(live, collisions int, brain string) string {
 
 // Where is the place a presence works: its worktree, else its caller_root,
 // else its brain.
-func Where(r presence.Record) string {
+func Where(r presence.Record) string { return WhereOf(r.Worktree, r.CallerRoot, r.Brain) }
+
+// WhereOf is Where from the three paths (a wire Presence has them too).
+func WhereOf(worktree, callerRoot, brain string) string {
 	switch {
-	case r.Worktree != "":
-		return r.Worktree
-	case r.CallerRoot != "":
-		return r.CallerRoot
+	case worktree != "":
+		return worktree
+	case callerRoot != "":
+		return callerRoot
 	default:
-		return r.Brain
+		return brain
 	}
 }
 
 // MutatingText names the mutation level for people: what was seen, what was
 // said, or nothing.
-func MutatingText(r presence.Record) string {
-	switch r.Mutation.Level() {
-	case presence.LevelObserved:
+func MutatingText(r presence.Record) string { return MutatingLevelText(string(r.Mutation.Level())) }
+
+// MutatingLevelText is MutatingText from a level ("observed", "declared",
+// anything else is none).
+func MutatingLevelText(level string) string {
+	switch level {
+	case string(presence.LevelObserved):
 		return "mutating (observed)"
-	case presence.LevelDeclared:
+	case string(presence.LevelDeclared):
 		return "mutating (declared)"
 	default:
 		return "not mutating"
@@ -161,6 +168,14 @@ func (c Cockpit) String() string {
 	return b.String()
 }
 
+// UnreadableCockpit is the cockpit's text while the roster cannot be read
+// (the registry unreadable, the store out of reach): it says so rather
+// than showing an empty Hall.
+func UnreadableCockpit(err error, brain string) string {
+	code, _ := RosterError(err)
+	return "presences: unavailable (" + RosterErrorLabel(code) + ") · " + ScopeLabel(brain) + "\n"
+}
+
 // CockpitFor renders the cockpit of a snapshot narrowed to brain ("" for
 // owner-wide).
 func CockpitFor(s presence.Snapshot, brain string) Cockpit {
@@ -196,12 +211,29 @@ func CockpitFor(s presence.Snapshot, brain string) Cockpit {
 	return Cockpit{Root: root, Drill: drill}
 }
 
+// Widths other text surfaces (the MCP tools) clip fields to, so a field
+// reads the same in the cockpit, the north lines and a tool's answer.
+const (
+	AgentWidth = textAgentWidth
+	ThemeWidth = textThemeWidth
+	PlaceWidth = textPlaceWidth
+)
+
+// Clip makes s one printable line of at most width runes, ending in "…"
+// when cut.
+func Clip(s string, width int) string { return clip(s, width) }
+
+// ClipPath keeps at most width runes of a path's tail, the part a person
+// recognises: "…/shop-wt2/src".
+func ClipPath(p string, width int) string { return clipPath(p, width) }
+
 // clip makes s one printable line of at most width runes, ending in "…"
-// when cut. Control characters (a foreign writer may store them) become
+// when cut. Control characters (a foreign writer may store them) and the
+// Unicode line and paragraph separators (which a beat may carry) become
 // spaces, so a field can never break the line it sits on.
 func clip(s string, width int) string {
 	s = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
+		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
 			return ' '
 		}
 		return r

@@ -94,6 +94,8 @@ func TestClipKeepsLinesOneLine(t *testing.T) {
 		{"plain", "plain"},
 		{"two\nlines", "two lines"},
 		{"tab\there", "tab here"},
+		{"line\u2028separator\u2029paragraph", "line sepa…"},
+		{"a\u2028b", "a b"},
 		{strings.Repeat("é", 10), strings.Repeat("é", 10)},
 		{strings.Repeat("é", 11), strings.Repeat("é", 9) + "…"},
 	}

@@ -133,7 +133,7 @@ type Store struct {
 
 // Open connects to the servers and returns the store. An unreachable server
 // is not an error: the client keeps retrying forever in the background, and
-// until it is connected every operation fails fast with an EUNAVAILABLE
+// until it is connected every operation fails fast with an EUNREACHABLE
 // error, so the Hall starts and says so on its surfaces. Open fails only on
 // options that can never work (no URL, an unreadable credentials file).
 func Open(o Options) (*Store, error) {
@@ -230,11 +230,11 @@ func (s *Store) signal() {
 	}
 }
 
-// ready fails fast with EUNAVAILABLE unless the client is connected, so a
+// ready fails fast with EUNREACHABLE unless the client is connected, so a
 // request never waits out its timeout against a server that is not there.
 func (s *Store) ready() error {
 	if st := s.nc.Status(); st != nats.CONNECTED {
-		return presence.Errorf(presence.EUNAVAILABLE, "nats %s is not connected (%s)", redact(s.opts.URLs), strings.ToLower(st.String()))
+		return presence.Errorf(presence.EUNREACHABLE, "nats %s is not connected (%s)", redact(s.opts.URLs), strings.ToLower(st.String()))
 	}
 	return nil
 }
@@ -331,9 +331,10 @@ func (s *Store) createBucket(ctx context.Context, maxAge time.Duration) (jetstre
 	return kv, err
 }
 
-// unavailable wraps a NATS failure as the domain's EUNAVAILABLE.
+// unavailable wraps a NATS failure as the domain's EUNREACHABLE: whatever
+// failed, the roster lives on servers this Hall cannot use right now.
 func unavailable(err error, format string, args ...any) error {
-	return presence.Errorf(presence.EUNAVAILABLE, "nats: %s: %v", fmt.Sprintf(format, args...), err)
+	return presence.Errorf(presence.EUNREACHABLE, "nats: %s: %v", fmt.Sprintf(format, args...), err)
 }
 
 // redact drops user info from server URLs before they reach a log.

@@ -283,7 +283,7 @@ func TestBucketMaxAgeOnlyGrows(t *testing.T) {
 	}
 }
 
-// With no server, every operation fails fast with EUNAVAILABLE (not a
+// With no server, every operation fails fast with EUNREACHABLE (not a
 // timeout); once a server comes up on that address the store works with
 // no restart, and a running watch loads the bucket and notifies.
 func TestUnavailableThenServerArrives(t *testing.T) {
@@ -301,7 +301,7 @@ func TestUnavailableThenServerArrives(t *testing.T) {
 		"Watch":  func() error { return s.Watch(ctx, func() {}) },
 	} {
 		err := op()
-		if got, want := presence.ErrorCode(err), presence.EUNAVAILABLE; got != want {
+		if got, want := presence.ErrorCode(err), presence.EUNREACHABLE; got != want {
 			t.Errorf("%s without a server: got code %q (%v), want %q", name, got, err, want)
 		}
 		if err != nil && !strings.Contains(err.Error(), "not connected") {

@@ -197,7 +197,7 @@ func (s *Store) List(ctx context.Context) (presence.Listing, error) {
 			return presence.Listing{}, unavailable(ctx.Err(), "list bucket %s", s.opts.Bucket)
 		case e, ok := <-w.Updates():
 			if !ok {
-				return presence.Listing{}, presence.Errorf(presence.EUNAVAILABLE, "nats: list bucket %s: watch closed", s.opts.Bucket)
+				return presence.Listing{}, presence.Errorf(presence.EUNREACHABLE, "nats: list bucket %s: watch closed", s.opts.Bucket)
 			}
 			if e == nil { // every current value delivered
 				return v.listing(), nil
@@ -364,7 +364,7 @@ func (s *Store) watchOnce(ctx context.Context, notify func()) (loaded bool, err 
 			}
 		case e, ok := <-w.Updates():
 			if !ok {
-				return loading == nil, presence.Errorf(presence.EUNAVAILABLE, "nats: watch of bucket %s closed", s.opts.Bucket)
+				return loading == nil, presence.Errorf(presence.EUNREACHABLE, "nats: watch of bucket %s closed", s.opts.Bucket)
 			}
 			if loading != nil {
 				if e != nil {

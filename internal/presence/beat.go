@@ -3,8 +3,6 @@ package presence
 import (
 	"path/filepath"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 )
 
 // Limits on what an agent may send. Every field is bounded so one agent
@@ -44,20 +42,20 @@ func (b Beat) normalize(canon func(string) (string, error)) (Beat, error) {
 		name, value string
 		max         int
 		required    bool
-		oneLine     bool
+		kind        textKind
 	}
 	for _, f := range []field{
-		{"agent_id", b.AgentID, MaxIDLen, true, true},
-		{"brain", b.Brain, MaxPathLen, true, true},
-		{"caller_root", b.CallerRoot, MaxPathLen, false, true},
-		{"worktree", b.Worktree, MaxPathLen, false, true},
-		{"kind", b.Kind, MaxIDLen, false, true},
-		{"task_ref", b.TaskRef, MaxIDLen, false, true},
-		{"tool", b.Tool, MaxIDLen, false, true},
-		{"theme", b.Theme, MaxThemeLen, false, true},
-		{"declared_intent", b.DeclaredIntent, MaxThemeLen, false, true},
+		{"agent_id", b.AgentID, MaxIDLen, true, identifier},
+		{"brain", b.Brain, MaxPathLen, true, prose},
+		{"caller_root", b.CallerRoot, MaxPathLen, false, prose},
+		{"worktree", b.Worktree, MaxPathLen, false, prose},
+		{"kind", b.Kind, MaxIDLen, false, identifier},
+		{"task_ref", b.TaskRef, MaxIDLen, false, identifier},
+		{"tool", b.Tool, MaxIDLen, false, identifier},
+		{"theme", b.Theme, MaxThemeLen, false, prose},
+		{"declared_intent", b.DeclaredIntent, MaxThemeLen, false, prose},
 	} {
-		if err := checkText(f.name, f.value, f.max, f.required); err != nil {
+		if err := checkText(f.name, f.value, f.max, f.required, f.kind); err != nil {
 			return Beat{}, err
 		}
 	}
@@ -77,7 +75,7 @@ func (b Beat) normalize(canon func(string) (string, error)) (Beat, error) {
 	if b.WorkingSet != nil {
 		ws := make([]string, 0, len(b.WorkingSet))
 		for i, p := range b.WorkingSet {
-			if err := checkText("working_set entry", p, MaxPathLen, true); err != nil {
+			if err := checkText("working_set entry", p, MaxPathLen, true, prose); err != nil {
 				return Beat{}, Errorf(ErrorCode(err), "working_set[%d]: %s", i, ErrorMessage(err))
 			}
 			ws = append(ws, filepath.Clean(p))
@@ -96,22 +94,6 @@ func canonicalField(canon func(string) (string, error), name, p string) (string,
 		return "", Errorf(EINVALID, "%s: %s", name, ErrorMessage(err))
 	}
 	return c, nil
-}
-
-// checkText enforces presence, length, UTF-8 and the absence of control
-// characters: a field is shown on one line everywhere.
-func checkText(name, v string, max int, required bool) error {
-	switch {
-	case required && strings.TrimSpace(v) == "":
-		return Errorf(EINVALID, "%s is required", name)
-	case len(v) > max:
-		return Errorf(ETOOLARGE, "%s is %d bytes, limit %d", name, len(v), max)
-	case !utf8.ValidString(v):
-		return Errorf(EINVALID, "%s is not valid UTF-8", name)
-	case strings.IndexFunc(v, unicode.IsControl) >= 0:
-		return Errorf(EINVALID, "%s contains a control character", name)
-	}
-	return nil
 }
 
 // signal is what forces a write at once when it changes: every declaration

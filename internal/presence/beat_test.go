@@ -1,6 +1,7 @@
 package presence
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -59,6 +60,24 @@ func TestBeatNormalize(t *testing.T) {
 		{"invalid UTF-8 in agent_id", with(func(b *Beat) { b.AgentID = "\xc3" }), EINVALID, "agent_id"},
 		{"invalid UTF-8 in working_set", with(func(b *Beat) { b.WorkingSet = []string{"\xfe"} }), EINVALID, "working_set[0]"},
 		{"unicode theme is fine", with(func(b *Beat) { b.Theme = "réparer le panier 🛒" }), "", ""},
+		// Identifiers: no format character (Cf), so two rows never read
+		// "claude-7" while being two agents.
+		{"zero-width space in agent_id", with(func(b *Beat) { b.AgentID = "claude-\u200b7" }), EINVALID, "agent_id"},
+		{"zero-width joiner in agent_id", with(func(b *Beat) { b.AgentID = "claude\u200d-7" }), EINVALID, "agent_id"},
+		{"BOM in agent_id", with(func(b *Beat) { b.AgentID = "\ufeffclaude-7" }), EINVALID, "agent_id"},
+		{"soft hyphen in kind", with(func(b *Beat) { b.Kind = "exec\u00adutor" }), EINVALID, "kind"},
+		{"word joiner in task_ref", with(func(b *Beat) { b.TaskRef = "msn\u2060_1" }), EINVALID, "task_ref"},
+		{"tag character in tool", with(func(b *Beat) { b.Tool = "Edit\U000e0041" }), EINVALID, "tool"},
+		{"right-to-left override in agent_id", with(func(b *Beat) { b.AgentID = "\u202e7-edualc" }), EINVALID, "agent_id"},
+		// Shown text may hold a zero-width joiner (emoji sequences) but
+		// no bidi control, anywhere.
+		{"zero-width joiner in theme is fine", with(func(b *Beat) { b.Theme = "family 👩\u200d👧" }), "", ""},
+		{"right-to-left override in theme", with(func(b *Beat) { b.Theme = "fix \u202egnp.exe" }), EINVALID, "theme"},
+		{"left-to-right isolate in declared_intent", with(func(b *Beat) { b.DeclaredIntent = "edit \u2066x\u2069" }), EINVALID, "declared_intent"},
+		{"arabic letter mark in brain", with(func(b *Beat) { b.Brain = "/srv/\u061cshop" }), EINVALID, "brain"},
+		{"right-to-left mark in caller_root", with(func(b *Beat) { b.CallerRoot = "/srv/\u200fwt" }), EINVALID, "caller_root"},
+		{"left-to-right embedding in worktree", with(func(b *Beat) { b.Worktree = "/srv/\u202awt" }), EINVALID, "worktree"},
+		{"pop directional formatting in working_set", with(func(b *Beat) { b.WorkingSet = []string{"ok", "src/\u202c"} }), EINVALID, "working_set[1]"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -110,5 +129,33 @@ func TestBeatNormalizeCanonicalizes(t *testing.T) {
 	b, err = Beat{AgentID: "a", Brain: "/b", WorkingSet: []string{}}.Normalize()
 	if err != nil || b.WorkingSet == nil || len(b.WorkingSet) != 0 {
 		t.Errorf("empty working_set: got %#v, %v, want a non-nil empty slice (it clears the set)", b.WorkingSet, err)
+	}
+}
+
+// Every bidi control is refused in shown text, and every format character
+// in identifiers; the error names the field and the code point.
+func TestCheckTextCharacters(t *testing.T) {
+	bidi := []rune{0x061c, 0x200e, 0x200f, 0x202a, 0x202b, 0x202c, 0x202d, 0x202e, 0x2066, 0x2067, 0x2068, 0x2069}
+	for _, r := range bidi {
+		v := "a" + string(r) + "b"
+		if err := CheckText("theme", v, MaxThemeLen); ErrorCode(err) != EINVALID || !strings.Contains(ErrorMessage(err), "theme") {
+			t.Errorf("CheckText(theme, %+q): got %v, want EINVALID naming theme", v, err)
+		}
+		if err := CheckIdentifier("agent_id", v, MaxIDLen); ErrorCode(err) != EINVALID {
+			t.Errorf("CheckIdentifier(agent_id, %+q): got %v, want EINVALID", v, err)
+		}
+	}
+	format := []rune{0x00ad, 0x0600, 0x180e, 0x200b, 0x200c, 0x200d, 0x2060, 0x2064, 0xfeff, 0xfff9, 0x110bd, 0xe0001, 0xe007f}
+	for _, r := range format {
+		v := "claude" + string(r) + "-7"
+		err := CheckIdentifier("agent_id", v, MaxIDLen)
+		if ErrorCode(err) != EINVALID || !strings.Contains(ErrorMessage(err), "agent_id") || !strings.Contains(ErrorMessage(err), fmt.Sprintf("%U", r)) {
+			t.Errorf("CheckIdentifier(agent_id, %+q): got %v, want EINVALID naming agent_id and %U", v, err, r)
+		}
+	}
+	for _, v := range []string{"claude-7", "réparer", "日本語", "🛒", "a b", ""} {
+		if err := CheckIdentifier("agent_id", v, MaxIDLen); err != nil {
+			t.Errorf("CheckIdentifier(%q): %v, want nil", v, err)
+		}
 	}
 }

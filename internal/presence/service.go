@@ -38,6 +38,12 @@ type Config struct {
 	// MaxCollisions is the most collisions a snapshot lists on one brain,
 	// the first by the sides' ids; DefaultMaxCollisions when 0 or less.
 	MaxCollisions int
+
+	// ListingTime, when set, is told how long each whole listing of the
+	// store took (a rescan, a watch that could not name what changed, a
+	// read while not watching); RereadTime, each reread of the entries a
+	// watch named. Neither is on the beat path.
+	ListingTime, RereadTime Observer
 }
 
 // Service is the Hall's one view of the presences: it reads the store,
@@ -56,6 +62,8 @@ type Service struct {
 	classify Classifier
 	log      *slog.Logger
 	maxColl  int
+
+	listingTime, rereadTime Observer
 
 	// refreshMu orders refreshes and rereads, so a listing that began
 	// before a reread can never land after it and undo it.
@@ -133,6 +141,9 @@ func NewService(store Store, cfg Config) *Service {
 		entries:  map[string]*entry{},
 		lapsed:   map[string]int64{},
 		changed:  make(chan struct{}, 1),
+
+		listingTime: cfg.ListingTime,
+		rereadTime:  cfg.RereadTime,
 	}
 	if s.now == nil {
 		s.now = time.Now
@@ -198,6 +209,7 @@ func (s *Service) Stats() Stats {
 func (s *Service) Refresh(ctx context.Context) (bool, error) {
 	s.refreshMu.Lock()
 	defer s.refreshMu.Unlock()
+	defer ObserveSince(s.listingTime, time.Now())
 	s.mu.Lock()
 	from := s.ownGen
 	s.mu.Unlock()
@@ -262,6 +274,7 @@ func (s *Service) reread(ctx context.Context, keys []string) (changed bool, agai
 		changed, err = s.Refresh(ctx)
 		return changed, nil, err
 	}
+	start := time.Now()
 	d, err := kw.Reread(ctx, keys)
 	if err != nil {
 		s.refreshMu.Unlock()
@@ -272,6 +285,7 @@ func (s *Service) reread(ctx context.Context, keys []string) (changed bool, agai
 		return changed, nil, err
 	}
 	defer s.refreshMu.Unlock()
+	defer ObserveSince(s.rereadTime, start)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.stats.Rereads++

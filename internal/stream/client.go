@@ -24,6 +24,7 @@ type Event struct {
 	ID       string
 	Snapshot *contract.PresencesResponse // event "snapshot"
 	Diff     *contract.Diff              // event "diff"
+	Data     []byte                      // the event's JSON as the Hall sent it
 }
 
 // Client follows a Hall's stream: it connects, hands every snapshot and
@@ -105,6 +106,12 @@ func (c *Client) Follow(ctx context.Context, handle func(Event) error) error {
 			wait = min(max(minWait, retry), maxWait)
 		}
 		sleep := wait/2 + rand.N(wait/2+1) // jitter spreads a herd of reconnects
+		var busy retryAfterError
+		if errors.As(err, &busy) && sleep < busy.after {
+			// The Hall said when to come back (a full Hall's 503): not
+			// before, and spread over half as long again.
+			sleep = busy.after + rand.N(busy.after/2+1)
+		}
 		if c.OnDisconnect != nil {
 			c.OnDisconnect(err, sleep)
 		}
@@ -208,8 +215,19 @@ func statusError(resp *http.Response) error {
 		resp.StatusCode != http.StatusRequestTimeout && resp.StatusCode != http.StatusTooManyRequests {
 		return se
 	}
-	return errors.New(se.Error()) // 5xx, 408, 429: worth retrying
+	// 5xx, 408, 429: worth retrying, after Retry-After seconds when the
+	// Hall says so.
+	secs, _ := strconv.Atoi(resp.Header.Get("Retry-After"))
+	return retryAfterError{msg: se.Error(), after: time.Duration(min(max(secs, 0), 3600)) * time.Second}
 }
+
+// retryAfterError is a refusal worth retrying, after at least after.
+type retryAfterError struct {
+	msg   string
+	after time.Duration
+}
+
+func (e retryAfterError) Error() string { return e.msg }
 
 // frame is one SSE block's fields.
 type frame struct {
@@ -257,7 +275,7 @@ func (f frame) event() (Event, bool, error) {
 	if !f.hasData || f.id == "" {
 		return Event{}, false, nil
 	}
-	ev := Event{ID: f.id}
+	ev := Event{ID: f.id, Data: f.data}
 	switch f.name {
 	case "snapshot":
 		ev.Snapshot = &contract.PresencesResponse{}

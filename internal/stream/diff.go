@@ -17,7 +17,7 @@ type roster struct {
 	records    map[string]*presence.Record // into the snapshot's Live, which never changes
 	collisions map[string]contract.Collision
 	counts     *presence.CollisionCounts // the true counts; nil counts none
-	errCode    string                    // "registry_unreadable" while the roster is dropped whole
+	errCode    string                    // contract.RegistryUnreadable or StoreUnreachable while the roster is dropped whole
 	errDetail  string
 }
 
@@ -27,7 +27,8 @@ type roster struct {
 // roster's collisions are the same from one change to the next.
 func rosterOf(snap presence.Snapshot, err error, prev roster) roster {
 	if err != nil {
-		return roster{errCode: "registry_unreadable", errDetail: presence.ErrorMessage(err)}
+		code, detail := contract.RosterError(err)
+		return roster{errCode: code, errDetail: detail}
 	}
 	r := roster{
 		records:    make(map[string]*presence.Record, len(snap.Live)),
@@ -391,13 +392,14 @@ func (f Filter) total(c *change) (int, bool) {
 // for a presence or collisions only.
 func (f Filter) response(snap presence.Snapshot, err error, cursor string) contract.PresencesResponse {
 	if err != nil {
+		code, detail := contract.RosterError(err)
 		return contract.PresencesResponse{
 			Presences:  []contract.Presence{},
 			Collisions: []contract.Collision{},
 			ServedAtMs: snap.AtMs,
 			Cursor:     cursor,
-			Error:      "registry_unreadable",
-			Detail:     presence.ErrorMessage(err),
+			Error:      code,
+			Detail:     detail,
 		}
 	}
 	s := snap.ForBrain(f.Brain)

@@ -47,11 +47,33 @@ type Config struct {
 	Retry        time.Duration // reconnect delay advertised to clients (retry:)
 	WriteTimeout time.Duration // a write blocked longer drops its subscriber
 	MinInterval  time.Duration // least time between two diffs from the source's signals
-	Log          *slog.Logger
+	// MaxSubscribers bounds the streams open at once; one more is refused
+	// (ErrFull: a 503 with Retry-After) rather than let each stream's
+	// socket and queue grow the Hall past what it was measured to carry.
+	// No bound when 0.
+	MaxSubscribers int
+	// FullRetryAfter is what a stream refused for MaxSubscribers is told
+	// to wait before trying again; DefaultFullRetryAfter.
+	FullRetryAfter time.Duration
+	Log            *slog.Logger
+	// FanoutTime, when set, is told how long each diff took to fan out:
+	// encoded once per filter and queued on every subscriber (the socket
+	// writes follow on the pool's writers). Called under the hub's lock,
+	// once a diff with subscribers: a histogram's Observe, nothing slower.
+	FanoutTime presence.Observer
 }
+
+// DefaultFullRetryAfter is how long a stream refused at MaxSubscribers is
+// asked to wait: long enough that a herd of refused clients does not come
+// back at once, as short as the page's own retry of a failed stream.
+const DefaultFullRetryAfter = 10 * time.Second
 
 // ErrClosed is returned to subscribers arriving after Close.
 var ErrClosed = errors.New("stream: hub closed")
+
+// ErrFull is returned to a subscriber arriving while MaxSubscribers
+// streams are open.
+var ErrFull = errors.New("stream: too many streams open")
 
 // Hub turns the source's change signals into numbered diffs and fans them
 // out. Every diff gets the next seq; the last History diffs are kept so a
@@ -86,6 +108,7 @@ type Hub struct {
 
 	stop     chan struct{}
 	loopDone chan struct{}
+	changed  chan struct{} // a token after each diff emitted (Changed)
 
 	frames   snapshotFrames // encoded snapshot events of the latest seq
 	pool     *sock.Pool     // writes the streams (internal/stream/sock)
@@ -101,6 +124,9 @@ type Stats struct {
 	Dropped     int64  // cut off for falling behind
 	Resumed     int64  // reconnects served from history
 	Snapshots   int64  // connects served a snapshot
+	Refused     int64  // connects refused because MaxSubscribers streams were open
+
+	MaxSubscribers int // Config.MaxSubscribers: 0 for no bound
 }
 
 // NewHub returns a hub over src. Call Start to follow src, and Close to end
@@ -127,6 +153,9 @@ func NewHub(src Source, cfg Config) *Hub {
 	if cfg.MinInterval <= 0 {
 		cfg.MinInterval = DefaultMinInterval
 	}
+	if cfg.FullRetryAfter <= 0 {
+		cfg.FullRetryAfter = DefaultFullRetryAfter
+	}
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
@@ -139,6 +168,7 @@ func NewHub(src Source, cfg Config) *Hub {
 		subs:     map[*sock.Stream]Filter{},
 		stop:     make(chan struct{}),
 		loopDone: make(chan struct{}),
+		changed:  make(chan struct{}, 1),
 		tendDone: make(chan struct{}),
 	}
 	h.pool = sock.NewPool(sock.Config{Buffer: cfg.Buffer, WriteTimeout: cfg.WriteTimeout, Log: cfg.Log}, func(s *sock.Stream) { h.drop(s, false) })
@@ -218,7 +248,7 @@ func (h *Hub) Stats() Stats {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	st := h.stats
-	st.Seq, st.Subscribers = h.seq, len(h.subs)
+	st.Seq, st.Subscribers, st.MaxSubscribers = h.seq, len(h.subs), h.cfg.MaxSubscribers
 	return st
 }
 
@@ -296,7 +326,17 @@ func (h *Hub) syncLocked(ctx context.Context) {
 	c.seq = h.seq
 	h.hist.push(c)
 	h.fanout(c)
+	select {
+	case h.changed <- struct{}{}:
+	default:
+	}
 }
+
+// Changed delivers a token after each diff the hub emits (a join, update
+// or leave, a collision opened or closed, an expiry, the registry dropped
+// or back); many diffs between two reads coalesce into one token. It has
+// one reader: the Hall's live MCP resources (internal/mcp).
+func (h *Hub) Changed() <-chan struct{} { return h.changed }
 
 // fanout queues the diff for each subscriber whose filter keeps any of it,
 // encoding once per distinct filter. A subscriber Buffer frames behind is
@@ -305,6 +345,7 @@ func (h *Hub) fanout(c *change) {
 	if len(h.subs) == 0 {
 		return
 	}
+	defer presence.ObserveSince(h.cfg.FanoutTime, time.Now())
 	id := formatID(h.base, c.seq)
 	frames := map[Filter][]byte{}
 	h.sendLocked(func(f Filter) []byte {
@@ -403,6 +444,10 @@ func (h *Hub) subscribe(ctx context.Context, s *sock.Stream, f Filter, lastID st
 	defer h.mu.Unlock()
 	if h.closed {
 		return start{}, ErrClosed
+	}
+	if h.cfg.MaxSubscribers > 0 && len(h.subs) >= h.cfg.MaxSubscribers {
+		h.stats.Refused++
+		return start{}, ErrFull
 	}
 	if !h.freshLocked() {
 		h.syncLocked(ctx)

@@ -1,27 +1,41 @@
 package web
 
 import (
-	"crypto/subtle"
 	"errors"
 	"net/http"
 	"strings"
 )
 
-// RequireToken guards the write surfaces (beat, leave): when token is set,
-// a request must carry "Authorization: Bearer <token>". Reads stay open:
-// the Hall is a witness, and its reads reveal only what agents reported.
+// RequireToken guards one handler with the write token: when token is set,
+// a request must carry "Authorization: Bearer <token>", or it is a 401.
+// The route table applies this rule to every Write route by itself
+// (edge.go); RequireToken is for a handler that guards only part of what
+// it serves, and for servers beside the table.
 func RequireToken(token string, next http.HandlerFunc) http.HandlerFunc {
 	if token == "" {
 		return next
 	}
-	want := []byte("Bearer " + token)
 	return func(w http.ResponseWriter, r *http.Request) {
-		got := []byte(strings.TrimSpace(r.Header.Get("Authorization")))
-		if subtle.ConstantTimeCompare(got, want) != 1 {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="hall"`)
-			writeJSON(w, http.StatusUnauthorized, errorBody("unauthorized", errors.New("this Hall requires Authorization: Bearer <token> for writes")))
+		if !bearerIs(r, token) {
+			unauthorized(w, ErrTokenRequired.Error())
 			return
 		}
 		next(w, r)
 	}
+}
+
+// ErrTokenRequired is the refusal of a write without the Hall's token.
+var ErrTokenRequired = errors.New("this Hall requires Authorization: Bearer <token> for writes")
+
+// BearerMatches reports whether an Authorization header carries the token
+// as "Bearer <token>", compared in constant time. The MCP endpoint's
+// writing tools check it per call (internal/mcp), since its reads stay open.
+func BearerMatches(token, authorization string) bool {
+	return equalSecret(strings.TrimSpace(authorization), "Bearer "+token)
+}
+
+// bearerIs reports whether the request carries "Authorization: Bearer
+// <token>", in constant time.
+func bearerIs(r *http.Request, token string) bool {
+	return BearerMatches(token, r.Header.Get("Authorization"))
 }

@@ -8,7 +8,6 @@ import (
 	"net/http"
 
 	"github.com/hall-dev/hall/internal/contract"
-	"github.com/hall-dev/hall/internal/presence"
 )
 
 // MaxBeatBody bounds a beat's body; the field limits keep a valid beat far
@@ -35,11 +34,8 @@ func (h *Handler) HandleBeat(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		// A field over its limit is a 400 like any other rule broken; 413
 		// is kept for a body over MaxBeatBody.
-		code := "invalid_beat"
-		if presence.ErrorCode(err) == presence.ETOOLARGE {
-			code = "field_too_large"
-		}
-		writeJSON(w, http.StatusBadRequest, contract.ErrorResponse{Error: code, Detail: presence.ErrorMessage(err)})
+		status, body := contract.BeatError(err)
+		writeJSON(w, status, body)
 		return
 	}
 	writeJSON(w, http.StatusOK, contract.FromBeatResult(res))

@@ -100,6 +100,11 @@ func TestBeatBadInputChangesNothing(t *testing.T) {
 		{"relative brain", `{"agent_id":"a","brain":"srv/shop"}`, 400, "invalid_beat"},
 		{"relative worktree", `{"agent_id":"a","brain":"/srv/shop","worktree":"wt"}`, 400, "invalid_beat"},
 		{"control character", `{"agent_id":"a\nb","brain":"/srv/shop"}`, 400, "invalid_beat"},
+		{"zero-width space in agent_id", `{"agent_id":"claude-\u200b7","brain":"/srv/shop"}`, 400, "invalid_beat"},
+		{"zero-width joiner in kind", `{"agent_id":"a","brain":"/srv/shop","kind":"exec\u200dutor"}`, 400, "invalid_beat"},
+		{"BOM in task_ref", `{"agent_id":"a","brain":"/srv/shop","task_ref":"\ufeffmsn_1"}`, 400, "invalid_beat"},
+		{"bidi override in theme", `{"agent_id":"a","brain":"/srv/shop","theme":"fix \u202egnp.exe"}`, 400, "invalid_beat"},
+		{"bidi isolate in working_set", `{"agent_id":"a","brain":"/srv/shop","working_set":["src/\u2067x"]}`, 400, "invalid_beat"},
 		{"agent_id too long", beatBody(long(presence.MaxIDLen+1), "/srv/shop", nil), 400, "field_too_large"},
 		{"theme too long", beatBody("a", "/srv/shop", map[string]any{"theme": long(presence.MaxThemeLen + 1)}), 400, "field_too_large"},
 		{"path too long", beatBody("a", "/"+long(presence.MaxPathLen), nil), 400, "field_too_large"},
@@ -113,6 +118,11 @@ func TestBeatBadInputChangesNothing(t *testing.T) {
 			r.decode(t, &e)
 			if r.status != tc.status || e.Error != tc.code || e.Detail == "" {
 				t.Errorf("got %d %+v, want %d %s with a detail", r.status, e, tc.status, tc.code)
+			}
+			for _, field := range []string{"agent_id", "kind", "task_ref", "theme", "working_set"} {
+				if strings.Contains(tc.name, " in "+field) && !strings.Contains(e.Detail, field) {
+					t.Errorf("detail %q: want it to name %s", e.Detail, field)
+				}
 			}
 			if files := th.files(t); len(files) != 0 {
 				t.Errorf("bad input wrote %v", files)
@@ -145,6 +155,8 @@ func TestLeave(t *testing.T) {
 		{"prs_000000000000", 404, "unknown_presence"},
 		{"prs_NOTHEX00000", 400, "invalid_presence_id"},
 		{"..%2F..%2Fetc", 400, "invalid_presence_id"},
+		{"prs_00000000000%E2%80%8B0", 400, "invalid_presence_id"}, // a zero-width space
+		{"prs_%E2%80%AE000000000000", 400, "invalid_presence_id"}, // a bidi override
 	} {
 		r := th.do(t, "DELETE", "/api/presences/"+tc.id, "", nil)
 		var e contract.ErrorResponse

@@ -4,7 +4,6 @@ import (
 	"net/http"
 
 	"github.com/hall-dev/hall/internal/contract"
-	"github.com/hall-dev/hall/internal/presence"
 )
 
 // HandleCockpit serves GET /api/cockpit[?brain=] as text/plain: the strip
@@ -21,11 +20,12 @@ func (h *Handler) HandleCockpit(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	snap, err := h.roster().Snapshot(r.Context())
 	if err != nil {
-		_, _ = w.Write([]byte("presences: unavailable (registry unreadable) · " + contract.ScopeLabel(brain) + "\n"))
+		_, _ = w.Write([]byte(contract.UnreadableCockpit(err, brain)))
 		return
 	}
 	if brain != "" && !snap.Known(brain) {
-		writeError(w, presence.Errorf(presence.ENOTFOUND, "the Hall knows no brain %q", brain), "unknown_brain")
+		status, body := contract.UnknownBrain(r.URL.Query().Get("brain"))
+		writeJSON(w, status, body)
 		return
 	}
 	_, _ = w.Write([]byte(contract.CockpitFor(snap.ForBrain(brain), brain).String()))

@@ -8,27 +8,10 @@ import (
 	"github.com/hall-dev/hall/internal/presence"
 )
 
-// statusOf maps a domain error code to its HTTP status: the one place where
-// the two vocabularies meet.
-func statusOf(code string) int {
-	switch code {
-	case presence.EINVALID:
-		return http.StatusBadRequest
-	case presence.ENOTFOUND:
-		return http.StatusNotFound
-	case presence.ETOOLARGE:
-		return http.StatusRequestEntityTooLarge
-	case presence.EUNAVAILABLE:
-		return http.StatusServiceUnavailable
-	default:
-		return http.StatusInternalServerError
-	}
-}
-
 // writeError answers {"error": code, "detail": sentence} with the status
 // the domain code maps to. code overrides the domain's when not empty.
 func writeError(w http.ResponseWriter, err error, code string) {
-	status := statusOf(presence.ErrorCode(err))
+	status := contract.StatusOf(presence.ErrorCode(err))
 	if code == "" {
 		code = presence.ErrorCode(err)
 	}

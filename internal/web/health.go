@@ -4,7 +4,6 @@ import (
 	"net/http"
 
 	"github.com/hall-dev/hall/internal/contract"
-	"github.com/hall-dev/hall/internal/presence"
 )
 
 // HandleHealth serves GET /api/health: status, uptime, the store's and the
@@ -29,11 +28,13 @@ func (h *Handler) HandleHealth(w http.ResponseWriter, r *http.Request) {
 		out.Stream = &contract.HealthStream{
 			Subscribers: ss.Subscribers, Subscribed: ss.Subscribed, Dropped: ss.Dropped,
 			Resumed: ss.Resumed, Snapshots: ss.Snapshots, Diffs: ss.Seq,
+			Refused: ss.Refused, MaxStreams: ss.MaxSubscribers,
 		}
 	}
 	snap, err := h.roster().Snapshot(r.Context())
 	if err != nil {
-		out.PresencesError = "registry unreadable: " + presence.ErrorMessage(err)
+		out.Error, out.Detail = contract.RosterError(err)
+		out.PresencesError = contract.RosterErrorLabel(out.Error) + ": " + out.Detail
 	} else {
 		out.Presences = contract.HealthRosterOf(snap)
 	}

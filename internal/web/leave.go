@@ -3,7 +3,7 @@ package web
 import (
 	"net/http"
 
-	"github.com/hall-dev/hall/internal/presence"
+	"github.com/hall-dev/hall/internal/contract"
 )
 
 // HandleLeave serves DELETE /api/presences/{presence_id}: a session that
@@ -12,11 +12,8 @@ import (
 func (h *Handler) HandleLeave(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("presence_id")
 	if err := h.Service.Leave(r.Context(), id); err != nil {
-		code := map[string]string{
-			presence.EINVALID:  "invalid_presence_id",
-			presence.ENOTFOUND: "unknown_presence",
-		}[presence.ErrorCode(err)]
-		writeError(w, err, code)
+		status, body := contract.LeaveError(err)
+		writeJSON(w, status, body)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)

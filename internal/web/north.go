@@ -22,7 +22,11 @@ func (h *Handler) HandleNorth(w http.ResponseWriter, r *http.Request) {
 			writeJSON(w, http.StatusBadRequest, errorBody("missing_presence", errors.New("give presence_id, or agent_id and brain")))
 			return
 		}
-		brain, err := presence.CanonicalPath(brainRaw)
+		if err := presence.CheckIdentifier("agent_id", agent, presence.MaxIDLen); err != nil {
+			writeJSON(w, http.StatusBadRequest, errorBody("invalid_agent_id", errors.New(presence.ErrorMessage(err))))
+			return
+		}
+		brain, err := scope(brainRaw)
 		if err != nil {
 			writeError(w, err, "invalid_brain")
 			return
@@ -35,7 +39,8 @@ func (h *Handler) HandleNorth(w http.ResponseWriter, r *http.Request) {
 	}
 	snap, err := h.roster().Snapshot(r.Context())
 	if err != nil {
-		writeJSON(w, http.StatusOK, contract.NorthResponse{PresenceID: id, North: []string{}, Error: "registry_unreadable", Detail: presence.ErrorMessage(err)})
+		code, detail := contract.RosterError(err)
+		writeJSON(w, http.StatusOK, contract.NorthResponse{PresenceID: id, North: []string{}, Error: code, Detail: detail})
 		return
 	}
 	cs, total := snap.North(id)

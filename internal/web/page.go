@@ -63,18 +63,19 @@ func (h *Handler) HandlePage(w http.ResponseWriter, r *http.Request) {
 		h.render(ctx, w, http.StatusNotFound, views.NotFoundPage(views.NotFound{
 			Page: page, Brains: brains,
 			Heading: "The Hall knows no such brain",
-			Detail:  fmt.Sprintf("No agent has beaten on %s, and it is not configured with --brain.", brain),
+			Detail:  fmt.Sprintf("No agent has beaten on %s, and it is not configured with --brain.", r.URL.Query().Get("brain")),
 		}))
 		return
 	}
 
 	var data contract.PresencesResponse
 	if serr != nil {
-		h.Log.Warn("registry unreadable", "err", serr)
+		code, detail := contract.RosterError(serr)
+		h.Log.Warn("roster dropped", "error", code, "err", serr)
 		data = contract.PresencesResponse{
 			Presences: []contract.Presence{}, Collisions: []contract.Collision{},
 			ServedBrain: brain, ServedAtMs: snap.AtMs,
-			Error: "registry_unreadable", Detail: presence.ErrorMessage(serr),
+			Error: code, Detail: detail,
 		}
 	} else {
 		data = contract.FromSnapshot(snap.ForBrain(brain), brain)

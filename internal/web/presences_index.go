@@ -27,19 +27,21 @@ func (h *Handler) HandlePresencesIndex(w http.ResponseWriter, r *http.Request) {
 	}
 	snap, cursor, err := h.snapshotCursor(r.Context())
 	if err != nil {
-		h.Log.Warn("registry unreadable", "err", err)
+		code, detail := contract.RosterError(err)
+		h.Log.Warn("roster dropped", "error", code, "err", err)
 		writeJSON(w, http.StatusOK, contract.PresencesResponse{
 			Presences:  []contract.Presence{},
 			Collisions: []contract.Collision{},
 			ServedAtMs: snap.AtMs,
 			Cursor:     cursor,
-			Error:      "registry_unreadable",
-			Detail:     presence.ErrorMessage(err),
+			Error:      code,
+			Detail:     detail,
 		})
 		return
 	}
 	if brain != "" && !snap.Known(brain) {
-		writeError(w, presence.Errorf(presence.ENOTFOUND, "the Hall knows no brain %q", brain), "unknown_brain")
+		status, body := contract.UnknownBrain(r.URL.Query().Get("brain"))
+		writeJSON(w, status, body)
 		return
 	}
 	// With a cursor the tag is cheap: one cursor is one roster, so a poller

@@ -6,31 +6,58 @@ import "net/http"
 // the edge needs to know of it. The table is the one declaration of the
 // Hall's routes: cmd/hall adapts it to its router, the tests mount it on
 // an http.ServeMux.
+//
+// The edge's rules (edge.go) follow from a route's flags and method, so a
+// route added here is guarded with nothing more to write: every route
+// answers only to allowed Host names; a method other than GET, HEAD and
+// OPTIONS is refused from a browser page of another origin and, with a
+// body, must be JSON; every route but a Public one needs the read token
+// when one is set.
 type Route struct {
 	Method string // "GET", "POST", "DELETE"
 	// Path is a net/http pattern path: "{name}" is a path value
 	// (r.PathValue), "{$}" ends an exact match.
 	Path    string
 	Handler http.HandlerFunc
-	Write   bool // changes the roster: guarded by the write token (applied in Handler)
-	Stream  bool // a long-lived event stream, not a request and a response
+	Write   bool // changes the roster: guarded by the write token
+	Stream  bool // a long-lived event stream, not a request and a response: the server's read timeout is lifted
+	Public  bool // open to all even with a read token (the page's own assets)
+	Page    bool // a page for people: without the read token it answers a form, and it takes the token once as ?token=
 }
 
 // Pattern is the route as an http.ServeMux pattern: "GET /api/presences".
 func (rt Route) Pattern() string { return rt.Method + " " + rt.Path }
 
-// Routes returns every route the Hall serves. The write routes' handlers
-// already require h.WriteToken (see RequireToken): set it before calling.
+// Routes returns every route the Hall serves, each handler already wrapped
+// in the edge's rules for its flags (edge.go): set the Handler's tokens
+// and hosts before calling.
 func (h *Handler) Routes() []Route {
-	return []Route{
-		{Method: http.MethodGet, Path: "/{$}", Handler: h.HandlePage},
-		{Method: http.MethodGet, Path: "/static/{name}", Handler: h.HandleStatic},
+	routes := []Route{
+		{Method: http.MethodGet, Path: "/{$}", Handler: h.HandlePage, Page: true},
+		{Method: http.MethodGet, Path: "/static/{name}", Handler: h.HandleStatic, Public: true},
 		{Method: http.MethodGet, Path: "/api/presences", Handler: h.HandlePresencesIndex},
 		{Method: http.MethodGet, Path: "/api/presences/stream", Handler: h.HandlePresencesStream, Stream: true},
 		{Method: http.MethodGet, Path: "/api/health", Handler: h.HandleHealth},
 		{Method: http.MethodGet, Path: "/api/north", Handler: h.HandleNorth},
 		{Method: http.MethodGet, Path: "/api/cockpit", Handler: h.HandleCockpit},
-		{Method: http.MethodPost, Path: "/api/presences/beat", Handler: RequireToken(h.WriteToken, h.HandleBeat), Write: true},
-		{Method: http.MethodDelete, Path: "/api/presences/{presence_id}", Handler: RequireToken(h.WriteToken, h.HandleLeave), Write: true},
+		// The contract's schemas are the same for every Hall and say
+		// nothing of its roster: public, as the page's assets.
+		{Method: http.MethodGet, Path: "/api/schema", Handler: h.HandleSchemaIndex, Public: true},
+		{Method: http.MethodGet, Path: "/api/schema/{$}", Handler: h.HandleSchemaIndex, Public: true},
+		{Method: http.MethodGet, Path: "/api/schema/{name}", Handler: h.HandleSchema, Public: true},
+		{Method: http.MethodGet, Path: "/metrics", Handler: h.HandleMetrics},
+		{Method: http.MethodPost, Path: "/api/presences/beat", Handler: h.HandleBeat, Write: true},
+		{Method: http.MethodDelete, Path: "/api/presences/{presence_id}", Handler: h.HandleLeave, Write: true},
+		// MCP over streamable HTTP (internal/mcp): POST carries the calls,
+		// GET is a session's stream, DELETE ends a session. Not Write: its
+		// reads stay open, and its writing tools check the token per call.
+		{Method: http.MethodPost, Path: "/mcp", Handler: h.HandleMCP},
+		{Method: http.MethodGet, Path: "/mcp", Handler: h.HandleMCP, Stream: true},
+		{Method: http.MethodDelete, Path: "/mcp", Handler: h.HandleMCP},
 	}
+	e := newEdge(h)
+	for i := range routes {
+		routes[i].Handler = e.guard(routes[i])
+	}
+	return routes
 }

@@ -3,6 +3,7 @@ package web
 import (
 	"net/http"
 
+	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/presence"
 	"github.com/hall-dev/hall/internal/stream"
 )
@@ -49,7 +50,8 @@ func (h *Handler) HandlePresencesStream(w http.ResponseWriter, r *http.Request) 
 		// An unreadable registry is not a 404: the stream opens and says so,
 		// as GET /api/presences answers 200 with an error.
 		if snap, err := h.roster().Snapshot(r.Context()); err == nil && !snap.Known(brain) {
-			writeError(w, presence.Errorf(presence.ENOTFOUND, "the Hall knows no brain %q", brain), "unknown_brain")
+			status, body := contract.UnknownBrain(r.URL.Query().Get("brain"))
+			writeJSON(w, status, body)
 			return
 		}
 	}

@@ -52,6 +52,13 @@ func mountRoutes(h *Handler) *http.ServeMux {
 
 func newTestHall(t *testing.T, token string) *testHall {
 	t.Helper()
+	return newTestHallWith(t, func(h *Handler) { h.WriteToken = token })
+}
+
+// newTestHallWith is newTestHall with the Handler set up by with before
+// its routes are mounted.
+func newTestHallWith(t *testing.T, with func(*Handler)) *testHall {
+	t.Helper()
 	root := t.TempDir()
 	store := dirstore.New(root)
 	if err := store.Init(); err != nil {
@@ -59,7 +66,8 @@ func newTestHall(t *testing.T, token string) *testHall {
 	}
 	clock := &testClock{now: time.UnixMilli(1_764_489_600_000)}
 	svc := presence.NewService(store, presence.Config{Now: clock.Now, Logger: slog.New(slog.DiscardHandler)})
-	h := &Handler{Service: svc, StoreKind: "dir", WriteToken: token, StartedAt: clock.Now(), Log: slog.New(slog.DiscardHandler)}
+	h := &Handler{Service: svc, StoreKind: "dir", StartedAt: clock.Now(), Log: slog.New(slog.DiscardHandler)}
+	with(h)
 	srv := httptest.NewServer(mountRoutes(h))
 	t.Cleanup(srv.Close)
 	return &testHall{root: root, store: store, svc: svc, clock: clock, srv: srv}
@@ -76,6 +84,9 @@ func (th *testHall) do(t *testing.T, method, path, body string, header map[strin
 	req, err := http.NewRequestWithContext(t.Context(), method, th.srv.URL+path, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if method == http.MethodPost {
+		req.Header.Set("Content-Type", "application/json") // as every client sends it; the header map may say otherwise
 	}
 	for k, v := range header {
 		req.Header.Set(k, v)

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/hall-dev/hall/internal/agentid"
+	"github.com/hall-dev/hall/internal/hallclient"
+	"github.com/hall-dev/hall/internal/mcp"
+	"github.com/hall-dev/hall/internal/presence"
+)
+
+func init() { commands["mcp"] = runMCP }
+
+// runMCP is `hall mcp`: the Hall's tools served over stdio to the agent
+// that started it, speaking to a running Hall (--hall, --token) or writing
+// the registry directly (--registry-root). It runs until the agent closes
+// stdin. Nothing but MCP goes to stdout; warnings go to stderr.
+func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("hall mcp", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var (
+		hall, root, token, agent string
+		timeout                  time.Duration
+	)
+	fs.StringVar(&hall, "hall", DefaultHallURL, "the Hall's base URL")
+	fs.StringVar(&root, "registry-root", "", "write and read the sidecar folder directly instead of calling a Hall")
+	fs.StringVar(&token, "token", "", "bearer token the Hall requires for writes")
+	fs.DurationVar(&timeout, "timeout", 2*time.Second, "give up on a tool call (the Hall's answer included) after this long")
+	fs.StringVar(&agent, "agent-id", "", "the agent_id this session beats as (default: the Claude Code session that started it, else one per MCP session)")
+	if err := parseWithEnv(fs, args); err != nil {
+		return &exitError{code: 2, err: err}
+	}
+	if fs.NArg() > 0 {
+		return &exitError{code: 2, err: fmt.Errorf("mcp takes no arguments, got %q", fs.Args())}
+	}
+	if agent == "" {
+		agent = agentid.FromEnv(os.Getenv)
+	}
+	wd, _ := os.Getwd()
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	cfg := mcp.Config{AgentID: agent, Dir: wd, Timeout: timeout, Log: log}
+
+	if root == "" {
+		cfg.Client = &hallclient.HTTP{Base: hall, Token: token}
+		return mcp.ServeStdio(ctx, cfg, stdin, stdout)
+	}
+	svc, err := directService(root)
+	if err != nil {
+		return fmt.Errorf("registry %s: %w", root, err)
+	}
+	// A long-lived process holds throttled beats: run the service's loop,
+	// whose last act writes them, as the Hall does.
+	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	done := make(chan struct{})
+	go func() { defer close(done); _ = svc.Run(runCtx, presence.RunConfig{}) }()
+	defer func() { cancel(); <-done }()
+	cfg.Client = &hallclient.Local{Service: svc, Changes: svc.Changed()}
+	return mcp.ServeStdio(ctx, cfg, stdin, stdout)
+}

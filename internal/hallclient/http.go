@@ -1,0 +1,138 @@
+package hallclient
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/stream"
+)
+
+// HTTP is a running Hall reached over HTTP. Every call ends with its
+// context: give it a deadline, so a Hall that does not answer costs no
+// more than that.
+type HTTP struct {
+	Base   string       // the Hall's base URL: http://127.0.0.1:7433
+	Token  string       // sent as a bearer token when set (the Hall's --token)
+	Client *http.Client // http.DefaultClient when nil
+}
+
+// maxAnswer bounds what is read of one answer; a roster of a few thousand
+// presences stays far below it.
+const maxAnswer = 16 << 20
+
+// Beat posts the beat. A Hall that stored nothing answers 200 with stored
+// false and the reason: that is a response, not an error.
+func (h *HTTP) Beat(ctx context.Context, req contract.BeatRequest) (contract.BeatResponse, error) {
+	body, err := json.Marshal(req)
+	if err != nil {
+		return contract.BeatResponse{}, fmt.Errorf("encode beat: %w", err)
+	}
+	var out contract.BeatResponse
+	err = h.do(ctx, http.MethodPost, "/api/presences/beat", body, &out)
+	return out, err
+}
+
+// Leave deletes the presence.
+func (h *HTTP) Leave(ctx context.Context, presenceID string) error {
+	return h.do(ctx, http.MethodDelete, "/api/presences/"+url.PathEscape(presenceID), nil, nil)
+}
+
+// Presences gets the contract.
+func (h *HTTP) Presences(ctx context.Context, brain string) (contract.PresencesResponse, error) {
+	var out contract.PresencesResponse
+	err := h.do(ctx, http.MethodGet, "/api/presences"+query("brain", brain), nil, &out)
+	return out, err
+}
+
+// North gets the presence's north lines.
+func (h *HTTP) North(ctx context.Context, presenceID string) (contract.NorthResponse, error) {
+	var out contract.NorthResponse
+	err := h.do(ctx, http.MethodGet, "/api/north"+query("presence_id", presenceID), nil, &out)
+	return out, err
+}
+
+// Cockpit gets the strip's text.
+func (h *HTTP) Cockpit(ctx context.Context, brain string) (string, error) {
+	var out []byte
+	err := h.do(ctx, http.MethodGet, "/api/cockpit"+query("brain", brain), nil, &out)
+	return string(out), err
+}
+
+// Watch follows the Hall's live stream, collisions only, and calls changed
+// on each event (the snapshot of every connection included), reconnecting
+// by itself, until ctx ends or the Hall refuses the stream.
+func (h *HTTP) Watch(ctx context.Context, changed func()) {
+	c := &stream.Client{URL: strings.TrimRight(h.Base, "/") + "/api/presences/stream?collisions_only=1", Token: h.Token}
+	_ = c.Follow(ctx, func(stream.Event) error {
+		changed()
+		return nil
+	})
+}
+
+func query(name, value string) string {
+	if value == "" {
+		return ""
+	}
+	return "?" + url.Values{name: {value}}.Encode()
+}
+
+// do sends one request and decodes the answer into out (*[]byte takes the
+// body as it is). A non-2xx answer is an *Error; a Hall that cannot be
+// reached is an error saying so.
+func (h *HTTP) do(ctx context.Context, method, path string, body []byte, out any) error {
+	req, err := http.NewRequestWithContext(ctx, method, strings.TrimRight(h.Base, "/")+path, bytes.NewReader(body))
+	if err != nil {
+		return &Error{Status: http.StatusBadRequest, Code: "invalid_hall_url", Detail: fmt.Sprintf("--hall %q: %v", h.Base, err)}
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if h.Token != "" {
+		req.Header.Set("Authorization", "Bearer "+h.Token)
+	}
+	client := h.Client
+	if client == nil {
+		client = http.DefaultClient
+	}
+	resp, err := client.Do(req)
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return fmt.Errorf("the Hall at %s did not answer in time: %w", h.Base, err)
+	case err != nil:
+		return fmt.Errorf("the Hall at %s is unreachable: %w", h.Base, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer))
+	if err != nil {
+		return fmt.Errorf("read the Hall's answer: %w", err)
+	}
+	if resp.StatusCode >= 300 {
+		e := &Error{Status: resp.StatusCode}
+		var eb contract.ErrorResponse
+		if json.Unmarshal(data, &eb) == nil {
+			e.Code, e.Detail = eb.Error, eb.Detail
+		}
+		if e.Code == "" {
+			e.Code, e.Detail = "http_error", http.StatusText(resp.StatusCode)
+		}
+		return e
+	}
+	switch o := out.(type) {
+	case nil:
+	case *[]byte:
+		*o = data
+	default:
+		if err := json.Unmarshal(data, out); err != nil {
+			return fmt.Errorf("read the Hall's answer: %w", err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,163 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hall-dev/hall/internal/dirstore"
+	"github.com/hall-dev/hall/internal/hallclient"
+	"github.com/hall-dev/hall/internal/presence"
+)
+
+// clock is a settable clock, so ages in the golden files hold still.
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+func (c *clock) Add(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
+
+// localHall is a real presence service over a temp registry, reached as
+// `hall mcp --registry-root` reaches it.
+type localHall struct {
+	root  string
+	store *dirstore.Store
+	svc   *presence.Service
+	clock *clock
+}
+
+func newLocalHall(t *testing.T) *localHall {
+	t.Helper()
+	root := t.TempDir()
+	store := dirstore.New(root)
+	if err := store.Init(); err != nil {
+		t.Fatal(err)
+	}
+	c := &clock{now: time.UnixMilli(1_764_489_600_000)}
+	svc := presence.NewService(store, presence.Config{Now: c.Now, Logger: slog.New(slog.DiscardHandler)})
+	return &localHall{root: root, store: store, svc: svc, clock: c}
+}
+
+func (h *localHall) client() hallclient.Client { return &hallclient.Local{Service: h.svc} }
+
+// files lists the record files, for "nothing written" checks.
+func (h *localHall) files(t *testing.T) []string {
+	t.Helper()
+	entries, err := os.ReadDir(h.store.Dir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range entries {
+		out = append(out, e.Name())
+	}
+	return out
+}
+
+// clientOpts shapes the test client.
+type clientOpts struct {
+	name     string        // the client's name in the handshake
+	roots    []string      // file roots the client offers
+	protocol string        // the protocol version asked for; the SDK's latest when empty
+	updated  chan<- string // told the URI of each resource updated notification
+}
+
+// connect serves cfg to a new SDK client, in process.
+func connect(t *testing.T, cfg Config, o clientOpts) *sdk.ClientSession {
+	t.Helper()
+	_, cs := connectServer(t, cfg, o)
+	return cs
+}
+
+// connectServer is connect, answering the server too, to look inside.
+func connectServer(t *testing.T, cfg Config, o clientOpts) (*server, *sdk.ClientSession) {
+	t.Helper()
+	if cfg.Log == nil {
+		cfg.Log = quiet()
+	}
+	if o.name == "" {
+		o.name = "test-client"
+	}
+	st, ct := sdk.NewInMemoryTransports()
+	s := newServer(cfg)
+	ss, err := s.srv.Connect(t.Context(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var copts *sdk.ClientOptions
+	if o.updated != nil {
+		copts = &sdk.ClientOptions{ResourceUpdatedHandler: func(_ context.Context, req *sdk.ResourceUpdatedNotificationRequest) {
+			o.updated <- req.Params.URI
+		}}
+	}
+	c := sdk.NewClient(&sdk.Implementation{Name: o.name, Version: "1"}, copts)
+	for _, r := range o.roots {
+		c.AddRoots(&sdk.Root{URI: "file://" + r})
+	}
+	cs, err := c.Connect(t.Context(), ct, &sdk.ClientSessionOptions{ProtocolVersion: o.protocol})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cs.Close()
+		_ = ss.Wait()
+	})
+	return s, cs
+}
+
+// call calls a tool and returns its result, failing on a protocol error.
+func call(t *testing.T, cs *sdk.ClientSession, tool string, args map[string]any) *sdk.CallToolResult {
+	t.Helper()
+	if args == nil {
+		args = map[string]any{}
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", tool, err)
+	}
+	return res
+}
+
+// text is a result's text content.
+func text(t *testing.T, res *sdk.CallToolResult) string {
+	t.Helper()
+	if len(res.Content) != 1 {
+		t.Fatalf("content: got %d blocks, want 1", len(res.Content))
+	}
+	tc, ok := res.Content[0].(*sdk.TextContent)
+	if !ok {
+		t.Fatalf("content: got %T, want text", res.Content[0])
+	}
+	return tc.Text
+}
+
+// structured decodes a result's structured content into out.
+func structured(t *testing.T, res *sdk.CallToolResult, out any) {
+	t.Helper()
+	if res.IsError {
+		t.Fatalf("tool error: %s", text(t, res))
+	}
+	b, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, out); err != nil {
+		t.Fatalf("decode %s: %v", b, err)
+	}
+}
+
+func quiet() *slog.Logger { return slog.New(slog.DiscardHandler) }

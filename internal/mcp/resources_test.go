@@ -1,0 +1,174 @@
+package mcp
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hall-dev/hall/internal/hallclient"
+	"github.com/hall-dev/hall/internal/presence"
+)
+
+// legacy is the protocol every client in the field speaks today, where a
+// refused subscription is an error to the call (on the SDK's newest, a
+// subscription rides a stream of its own).
+const legacy = "2025-11-25"
+
+// TestLiveRoster: the rosters are resources; a subscriber to one is told
+// when its collisions open and close, and reads the change; every brain's
+// roster is told too.
+func TestLiveRoster(t *testing.T) {
+	for _, protocol := range []string{legacy, ""} {
+		t.Run("protocol "+protocol, func(t *testing.T) { liveRoster(t, protocol) })
+	}
+}
+
+func liveRoster(t *testing.T, protocol string) {
+	h := newLocalHall(t)
+	updated := make(chan string, 64)
+	srv, cs := connectServer(t, Config{Client: &hallclient.Local{Service: h.svc, Changes: h.svc.Changed()}}, clientOpts{updated: updated, protocol: protocol})
+
+	res, err := cs.ListResources(t.Context(), nil)
+	if err != nil || len(res.Resources) != 1 || res.Resources[0].URI != "hall://presences" {
+		t.Fatalf("resources: %+v %v", res, err)
+	}
+	tmpl, err := cs.ListResourceTemplates(t.Context(), nil)
+	if err != nil || len(tmpl.ResourceTemplates) != 1 || tmpl.ResourceTemplates[0].URITemplate != "hall://presences{+brain}" {
+		t.Fatalf("templates: %+v %v", tmpl, err)
+	}
+
+	shop, all := "hall://presences/srv/shop", "hall://presences"
+	beat := func(agent string, extra presence.Beat) {
+		t.Helper()
+		extra.AgentID, extra.Brain = agent, "/srv/shop"
+		if _, err := h.svc.Beat(t.Context(), extra); err != nil {
+			t.Fatal(err)
+		}
+	}
+	beat("claude-7", presence.Beat{Worktree: "/srv/shop-wt2", Tool: "Edit"}) // the brain is known: its roster can be read
+	for _, uri := range []string{shop, all} {
+		if err := cs.Subscribe(t.Context(), &sdk.SubscribeParams{URI: uri}); err != nil {
+			t.Fatalf("subscribe %s: %v", uri, err)
+		}
+	}
+	// On the newest protocol a subscription rides a stream of its own and
+	// Subscribe returns before the server took it: wait until it did, or
+	// the collision below would already be in the subscriber's first look.
+	eventually(t, "the subscriptions to be taken", func() bool {
+		srv.live.mu.Lock()
+		defer srv.live.mu.Unlock()
+		return len(srv.live.last) == 2 // what later changes are measured from
+	})
+	collisions := func(uri string) int {
+		t.Helper()
+		r, err := cs.ReadResource(t.Context(), &sdk.ReadResourceParams{URI: uri})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out PresencesOut
+		if err := json.Unmarshal([]byte(r.Contents[0].Text), &out); err != nil {
+			t.Fatal(err)
+		}
+		return out.CollisionCount
+	}
+	// waitFor waits until each uri was notified and reads want collisions:
+	// a read alone would see the change at once, the notification is what
+	// is tested.
+	waitFor := func(want int, uris ...string) {
+		t.Helper()
+		told := map[string]bool{}
+		deadline := time.After(10 * time.Second)
+		for _, uri := range uris {
+			for !told[uri] || collisions(uri) != want {
+				select {
+				case u := <-updated:
+					told[u] = true
+				case <-deadline:
+					t.Fatalf("%s: no update to %d collisions", uri, want)
+				}
+			}
+		}
+	}
+
+	beat("codex-2", presence.Beat{Worktree: "/srv/shop-wt2", DeclaredIntent: "fix the cart"})
+	waitFor(1, shop, all)
+	if err := h.svc.Leave(t.Context(), presence.ID("codex-2", "/srv/shop")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(0, shop, all)
+
+	if protocol != legacy {
+		return
+	}
+	for _, uri := range []string{"hall://presencesrel", "hall://presences%2", "file:///srv/shop"} {
+		if err := cs.Subscribe(t.Context(), &sdk.SubscribeParams{URI: uri}); err == nil {
+			t.Errorf("subscribe %s: accepted", uri)
+		}
+	}
+	if _, err := cs.ReadResource(t.Context(), &sdk.ReadResourceParams{URI: "hall://presences/srv/nowhere"}); err == nil || !strings.Contains(err.Error(), "not found") {
+		t.Errorf("an unknown brain's roster: %v, want not found", err)
+	}
+}
+
+// TestLiveRosterKey: what a subscriber is told about is the collisions
+// alone: a beat that changes a theme is no change, a collision opening is.
+func TestLiveRosterKey(t *testing.T) {
+	h := newLocalHall(t)
+	s := &server{cfg: Config{Client: h.client(), Timeout: DefaultTimeout}}
+	beat := func(agent string, b presence.Beat) {
+		t.Helper()
+		b.AgentID, b.Brain = agent, "/srv/shop"
+		if _, err := h.svc.Beat(t.Context(), b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	uri := "hall://presences/srv/shop"
+	if k := s.collisionsKey(t.Context(), uri); !strings.HasPrefix(k, "error:") {
+		t.Errorf("an unknown brain: key %q, want an error", k)
+	}
+	beat("a", presence.Beat{Worktree: "/srv/wt", Tool: "Edit", Theme: "one"})
+	quiet := s.collisionsKey(t.Context(), uri)
+	beat("a", presence.Beat{Theme: "two"})
+	beat("b", presence.Beat{Worktree: "/srv/other"})
+	if k := s.collisionsKey(t.Context(), uri); k != quiet {
+		t.Errorf("no collision changed, but the key did: %q → %q", quiet, k)
+	}
+	beat("b", presence.Beat{Worktree: "/srv/wt", DeclaredIntent: "x"})
+	opened := s.collisionsKey(t.Context(), uri)
+	if opened == quiet {
+		t.Error("a collision opened, the key stayed")
+	}
+	beat("b", presence.Beat{WorkingSet: []string{"src"}})
+	beat("a", presence.Beat{WorkingSet: []string{"src/x"}})
+	if k := s.collisionsKey(t.Context(), uri); k == opened {
+		t.Error("a collision gained a clause, the key stayed")
+	}
+}
+
+// TestLiveRostersBounded: at most maxWatched distinct rosters are
+// subscribed to at once; one more is refused until one is let go.
+func TestLiveRostersBounded(t *testing.T) {
+	cs := connect(t, Config{Client: &hallclient.Local{Service: newLocalHall(t).svc}}, clientOpts{protocol: legacy})
+	uri := func(i int) string { return fmt.Sprintf("hall://presences/srv/b%d", i) }
+	for i := range maxWatched {
+		if err := cs.Subscribe(t.Context(), &sdk.SubscribeParams{URI: uri(i)}); err != nil {
+			t.Fatalf("subscription %d: %v", i, err)
+		}
+	}
+	if err := cs.Subscribe(t.Context(), &sdk.SubscribeParams{URI: uri(maxWatched)}); err == nil {
+		t.Fatal("one roster more than the most was subscribed to")
+	}
+	if err := cs.Subscribe(t.Context(), &sdk.SubscribeParams{URI: uri(0)}); err != nil {
+		t.Errorf("subscribing again to a watched roster: %v", err)
+	}
+	if err := cs.Unsubscribe(t.Context(), &sdk.UnsubscribeParams{URI: uri(0)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := cs.Subscribe(t.Context(), &sdk.SubscribeParams{URI: uri(maxWatched)}); err != nil {
+		t.Errorf("after one was let go: %v", err)
+	}
+}

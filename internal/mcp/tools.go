@@ -1,0 +1,249 @@
+package mcp
+
+import (
+	"context"
+	"net/http"
+	"path/filepath"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/hallclient"
+	"github.com/hall-dev/hall/internal/place"
+	"github.com/hall-dev/hall/internal/presence"
+	"github.com/hall-dev/hall/internal/web"
+)
+
+// HandshakeIn is a beat's declarations. Every field is optional; absent
+// ones keep what the presence declared before (working_set: [] clears).
+type HandshakeIn struct {
+	AgentID        string    `json:"agent_id,omitempty" jsonschema:"who is speaking, at most 128 bytes; default: this MCP session's id (see the Hall's docs/mcp.md), the same one its hooks use for Claude Code"`
+	Brain          string    `json:"brain,omitempty" jsonschema:"absolute path of the workspace root; default: the main worktree of the git repository at caller_root, else caller_root"`
+	CallerRoot     string    `json:"caller_root,omitempty" jsonschema:"absolute path the agent works from; default: the client's first root, else the MCP server's working directory"`
+	Kind           string    `json:"kind,omitempty" jsonschema:"executor, reviewer, planner… (at most 128 bytes)"`
+	Theme          string    `json:"theme,omitempty" jsonschema:"what the session works on, in a few words (at most 200 bytes)"`
+	Worktree       string    `json:"worktree,omitempty" jsonschema:"absolute path of the git worktree; default: the top level of caller_root's repository"`
+	WorkingSet     *[]string `json:"working_set,omitempty" jsonschema:"paths the agent will touch, relative to the worktree or absolute (at most 64 of 1024 bytes); [] clears the set"`
+	TaskRef        string    `json:"task_ref,omitempty" jsonschema:"the task or mission id (at most 128 bytes)"`
+	DeclaredIntent string    `json:"declared_intent,omitempty" jsonschema:"what the agent says it will change (at most 200 bytes): a declared mutation, which can collide"`
+}
+
+// HandshakeOut is the beat's answer.
+type HandshakeOut struct {
+	PresenceID string   `json:"presence_id" jsonschema:"the presence this session is: prs_ and 12 hex digits"`
+	AgentID    string   `json:"agent_id" jsonschema:"the agent_id beaten as, shortened to 40 characters for display"`
+	Brain      string   `json:"brain" jsonschema:"the brain beaten on, its tail kept to 72 characters"`
+	Stored     bool     `json:"stored" jsonschema:"whether this beat reached the store now (false when throttled: it is held and written within 5 s)"`
+	Reason     string   `json:"reason,omitempty" jsonschema:"why it was not stored"`
+	North      []string `json:"north" jsonschema:"one line per session this one collides with"`
+	NorthMore  int      `json:"north_more" jsonschema:"collision lines left out"`
+}
+
+// BrainIn names a brain, or none for every brain.
+type BrainIn struct {
+	Brain string `json:"brain,omitempty" jsonschema:"absolute path of a brain (workspace root); default: every brain"`
+}
+
+// PresenceIn names a presence: by presence_id, or agent_id and brain.
+type PresenceIn struct {
+	PresenceID string `json:"presence_id,omitempty" jsonschema:"prs_ and 12 hex digits; default: this session's own presence"`
+	AgentID    string `json:"agent_id,omitempty" jsonschema:"with brain, instead of presence_id; default: this session's agent_id"`
+	Brain      string `json:"brain,omitempty" jsonschema:"with agent_id; default: as handshake derives it"`
+}
+
+// NorthOut is a presence's collision lines.
+type NorthOut struct {
+	PresenceID string   `json:"presence_id"`
+	North      []string `json:"north" jsonschema:"one line per collision partner: who, where, which clause"`
+	NorthMore  int      `json:"north_more" jsonschema:"lines left out"`
+	Error      string   `json:"error,omitempty" jsonschema:"registry_unreadable when the Hall cannot read its store"`
+	Detail     string   `json:"detail,omitempty"`
+}
+
+// CockpitOut is the strip as text.
+type CockpitOut struct {
+	Text string `json:"text" jsonschema:"exactly GET /api/cockpit's text: a root line and at most six rows"`
+}
+
+// LeaveOut says whether the presence was live and has now left.
+type LeaveOut struct {
+	PresenceID string `json:"presence_id"`
+	Left       bool   `json:"left" jsonschema:"false when the presence was not live (already gone)"`
+}
+
+func (s *server) addTools(srv *sdk.Server) {
+	no := false
+	addTool(s, srv, &sdk.Tool{
+		Name:  "handshake",
+		Title: "Declare what this session works on",
+		Description: "Beat into the Hall with this session's declarations (theme, worktree, working_set, declared_intent…) " +
+			"and get its north: one line per mutating session it collides with. Call it when you start and when your work changes. " +
+			"brain, caller_root and worktree default to where this session works. Answers the presence_id.",
+		Annotations: &sdk.ToolAnnotations{IdempotentHint: true, DestructiveHint: &no, OpenWorldHint: &no},
+	}, s.handshake)
+	addTool(s, srv, &sdk.Tool{
+		Name:        "presences",
+		Title:       "Who else is here",
+		Description: "The live sessions and collisions of a brain (or every brain), compact: at most 5 sessions, colliding ones first, and 3 collisions, each list saying how many it left out.",
+		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: &no},
+	}, s.presences)
+	addTool(s, srv, &sdk.Tool{
+		Name:        "north",
+		Title:       "Do I collide",
+		Description: "One presence's collisions (this session's by default): one line per other mutating session sharing its worktree, caller root or working set.",
+		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: &no},
+	}, s.north)
+	addTool(s, srv, &sdk.Tool{
+		Name:        "cockpit",
+		Title:       "The strip",
+		Description: "The Hall's strip as text, exactly as GET /api/cockpit: live count, scope, the collision warning, and at most six sessions.",
+		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: &no},
+	}, s.cockpit)
+	addTool(s, srv, &sdk.Tool{
+		Name:        "leave",
+		Title:       "End this session's presence",
+		Description: "End a presence at once (this session's by default) instead of letting it lapse after its ttl.",
+		Annotations: &sdk.ToolAnnotations{IdempotentHint: true, DestructiveHint: &no, OpenWorldHint: &no},
+	}, s.leave)
+}
+
+func (s *server) handshake(ctx context.Context, req *sdk.CallToolRequest, in HandshakeIn) (HandshakeOut, string, error) {
+	if err := s.authorize(req); err != nil {
+		return HandshakeOut{}, "", err
+	}
+	b := contract.BeatRequest{
+		AgentID: in.AgentID, Brain: in.Brain, CallerRoot: in.CallerRoot, Kind: in.Kind, Theme: in.Theme,
+		Worktree: in.Worktree, WorkingSet: in.WorkingSet, TaskRef: in.TaskRef, DeclaredIntent: in.DeclaredIntent,
+	}
+	if b.AgentID == "" {
+		b.AgentID = s.defaultAgent(req)
+	}
+	if err := s.locate(ctx, req, &b); err != nil {
+		return HandshakeOut{}, "", err
+	}
+	resp, err := s.cfg.Client.Beat(ctx, b)
+	if err != nil {
+		return HandshakeOut{}, "", err
+	}
+	out, text := renderHandshake(b, resp)
+	return out, text, nil
+}
+
+// locate fills what the call did not declare as `hall beat` measures it:
+// caller_root from the client's roots or the server's directory, worktree
+// and brain from git at caller_root.
+func (s *server) locate(ctx context.Context, req *sdk.CallToolRequest, b *contract.BeatRequest) error {
+	if b.CallerRoot == "" {
+		dir, err := s.callerDir(ctx, req)
+		if err != nil {
+			return err
+		}
+		b.CallerRoot = dir
+	}
+	if b.CallerRoot != "" && !filepath.IsAbs(b.CallerRoot) {
+		_, err := presence.CanonicalPath(b.CallerRoot)
+		return &hallclient.Error{Status: http.StatusBadRequest, Code: "invalid_beat", Detail: "caller_root: " + presence.ErrorMessage(err)}
+	}
+	if b.CallerRoot != "" && (b.Brain == "" || b.Worktree == "") {
+		// Measured from caller_root alone: what the call declared is kept
+		// as said, for the Hall to judge.
+		p := place.Place{CallerRoot: b.CallerRoot}.Complete()
+		if b.Worktree == "" {
+			b.Worktree = p.Worktree
+		}
+		if b.Brain == "" {
+			b.Brain = p.Brain
+		}
+	}
+	if b.Brain == "" {
+		return &hallclient.Error{Status: http.StatusBadRequest, Code: "invalid_beat",
+			Detail: "brain is required: this MCP client sent no roots, and the server has no working directory of the agent's to measure it from"}
+	}
+	return nil
+}
+
+// target is the presence a call names: its presence_id, else agent_id
+// (this session's by default) on brain (measured as handshake measures it
+// by default).
+func (s *server) target(ctx context.Context, req *sdk.CallToolRequest, in PresenceIn) (string, error) {
+	if in.PresenceID != "" {
+		return in.PresenceID, nil
+	}
+	b := contract.BeatRequest{AgentID: in.AgentID, Brain: in.Brain}
+	if b.AgentID == "" {
+		b.AgentID = s.defaultAgent(req)
+	}
+	if b.Brain == "" {
+		if err := s.locate(ctx, req, &b); err != nil {
+			return "", err
+		}
+	}
+	brain, err := presence.CanonicalPath(b.Brain)
+	if err != nil {
+		return "", &hallclient.Error{Status: http.StatusBadRequest, Code: "invalid_brain", Detail: presence.ErrorMessage(err)}
+	}
+	return presence.ID(b.AgentID, brain), nil
+}
+
+func (s *server) presences(ctx context.Context, _ *sdk.CallToolRequest, in BrainIn) (PresencesOut, string, error) {
+	resp, err := s.cfg.Client.Presences(ctx, in.Brain)
+	if err != nil {
+		return PresencesOut{}, "", err
+	}
+	out, text := renderPresences(resp)
+	return out, text, nil
+}
+
+func (s *server) north(ctx context.Context, req *sdk.CallToolRequest, in PresenceIn) (NorthOut, string, error) {
+	id, err := s.target(ctx, req, in)
+	if err != nil {
+		return NorthOut{}, "", err
+	}
+	resp, err := s.cfg.Client.North(ctx, id)
+	if err != nil {
+		return NorthOut{}, "", err
+	}
+	out, text := renderNorth(resp)
+	return out, text, nil
+}
+
+func (s *server) cockpit(ctx context.Context, _ *sdk.CallToolRequest, in BrainIn) (CockpitOut, string, error) {
+	text, err := s.cfg.Client.Cockpit(ctx, in.Brain)
+	if err != nil {
+		return CockpitOut{}, "", err
+	}
+	return CockpitOut{Text: text}, text, nil
+}
+
+func (s *server) leave(ctx context.Context, req *sdk.CallToolRequest, in PresenceIn) (LeaveOut, string, error) {
+	if err := s.authorize(req); err != nil {
+		return LeaveOut{}, "", err
+	}
+	id, err := s.target(ctx, req, in)
+	if err != nil {
+		return LeaveOut{}, "", err
+	}
+	switch err := s.cfg.Client.Leave(ctx, id); {
+	case hallclient.IsNotFound(err):
+		return LeaveOut{PresenceID: id}, id + " was not live: nothing to end\n", nil
+	case err != nil:
+		return LeaveOut{}, "", err
+	}
+	return LeaveOut{PresenceID: id, Left: true}, id + " left\n", nil
+}
+
+// authorize refuses a writing call without the Hall's token, when it has
+// one. Over stdio no token is asked: `hall mcp` carries its own to the Hall.
+func (s *server) authorize(req *sdk.CallToolRequest) error {
+	if s.cfg.WriteToken == "" {
+		return nil
+	}
+	var got string
+	if req.Extra != nil && req.Extra.Header != nil {
+		got = req.Extra.Header.Get("Authorization")
+	}
+	if !web.BearerMatches(s.cfg.WriteToken, got) {
+		return &hallclient.Error{Status: http.StatusUnauthorized, Code: "unauthorized", Detail: web.ErrTokenRequired.Error()}
+	}
+	return nil
+}

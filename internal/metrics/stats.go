@@ -1,0 +1,142 @@
+package metrics
+
+import (
+	"context"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// family is one metric read from the sources at scrape time.
+type family struct {
+	desc  *prometheus.Desc
+	kind  prometheus.ValueType
+	value func(s *scrape) (float64, bool) // false: not served this scrape
+}
+
+// scrape is what one Collect read, each source once.
+type scrape struct {
+	svc    presenceStats
+	stream streamStats
+	hasStr bool
+	hasRos bool
+	live   int
+	colls  int
+	skip   int
+	rosErr bool
+}
+
+type presenceStats struct{ beats, writes, writeErrors, throttled, listingErrors int64 }
+
+type streamStats struct {
+	subscribers                             int
+	subscribed, dropped, resumed, snapshots int64
+	refused                                 int64
+	diffs                                   uint64
+}
+
+// statsCollector serves the counters the service and the hub keep, and
+// the live roster's size, read when scraped: a Prometheus collector over
+// existing state, adding nothing to the paths that keep it.
+type statsCollector struct {
+	src      Sources
+	families []family
+	store    *prometheus.Desc
+}
+
+func newStatsCollector(src Sources) *statsCollector {
+	c := &statsCollector{src: src}
+	add := func(subsystem, name, help string, kind prometheus.ValueType, value func(*scrape) (float64, bool)) {
+		c.families = append(c.families, family{
+			desc: prometheus.NewDesc(prometheus.BuildFQName(Namespace, subsystem, name), help, nil, nil),
+			kind: kind, value: value,
+		})
+	}
+	always := func(f func(*scrape) float64) func(*scrape) (float64, bool) {
+		return func(s *scrape) (float64, bool) { return f(s), true }
+	}
+	onStream := func(f func(*scrape) float64) func(*scrape) (float64, bool) {
+		return func(s *scrape) (float64, bool) { return f(s), s.hasStr }
+	}
+	onRoster := func(f func(*scrape) float64) func(*scrape) (float64, bool) {
+		return func(s *scrape) (float64, bool) { return f(s), s.hasRos && !s.rosErr }
+	}
+	counter, gauge := prometheus.CounterValue, prometheus.GaugeValue
+
+	add("", "beats_total", "Beats taken (POST /api/presences/beat and hall beat), stored or not.", counter,
+		always(func(s *scrape) float64 { return float64(s.svc.beats) }))
+	add("", "beats_throttled_total", "Beats held in memory by the write throttle (written within the window).", counter,
+		always(func(s *scrape) float64 { return float64(s.svc.throttled) }))
+	add("store", "writes_total", "Records written to the store.", counter,
+		always(func(s *scrape) float64 { return float64(s.svc.writes) }))
+	add("store", "write_errors_total", "Store writes that failed (the beat still answered 200, stored false).", counter,
+		always(func(s *scrape) float64 { return float64(s.svc.writeErrors) }))
+	add("store", "listing_errors_total", "Whole listings of the store that failed: the roster was dropped (registry_unreadable).", counter,
+		always(func(s *scrape) float64 { return float64(s.svc.listingErrors) }))
+	add("", "registry_unreadable", "1 while the store cannot be read and the roster is dropped whole, else 0.", gauge,
+		func(s *scrape) (float64, bool) {
+			if s.rosErr {
+				return 1, s.hasRos
+			}
+			return 0, s.hasRos
+		})
+	add("", "presences_live", "Live presences, every brain.", gauge,
+		onRoster(func(s *scrape) float64 { return float64(s.live) }))
+	add("", "collisions_open", "Open collisions, every brain.", gauge,
+		onRoster(func(s *scrape) float64 { return float64(s.colls) }))
+	add("store", "skipped_entries", "Store entries (files) that did not decode as a record at the last read.", gauge,
+		onRoster(func(s *scrape) float64 { return float64(s.skip) }))
+	add("stream", "subscribers", "Live stream subscribers open now.", gauge,
+		onStream(func(s *scrape) float64 { return float64(s.stream.subscribers) }))
+	add("stream", "subscriptions_total", "Live streams opened.", counter,
+		onStream(func(s *scrape) float64 { return float64(s.stream.subscribed) }))
+	add("stream", "dropped_total", "Subscribers cut off for falling behind (their clients resume).", counter,
+		onStream(func(s *scrape) float64 { return float64(s.stream.dropped) }))
+	add("stream", "refused_total", "Streams refused with 503 too_many_streams: --max-streams were open.", counter,
+		onStream(func(s *scrape) float64 { return float64(s.stream.refused) }))
+	add("stream", "resumed_total", "Reconnects served the missed diffs from the history.", counter,
+		onStream(func(s *scrape) float64 { return float64(s.stream.resumed) }))
+	add("stream", "snapshots_total", "Connects served a snapshot.", counter,
+		onStream(func(s *scrape) float64 { return float64(s.stream.snapshots) }))
+	add("stream", "diffs_total", "Diffs emitted, each sent to every subscriber whose filter keeps any of it.", counter,
+		onStream(func(s *scrape) float64 { return float64(s.stream.diffs) }))
+	c.store = prometheus.NewDesc(prometheus.BuildFQName(Namespace, "store", "info"), "The store this Hall reads and writes: kind is dir or nats. Always 1.", []string{"kind"}, nil)
+	return c
+}
+
+// Describe sends every family's description.
+func (c *statsCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, f := range c.families {
+		ch <- f.desc
+	}
+	ch <- c.store
+}
+
+// Collect reads each source once and sends every family.
+func (c *statsCollector) Collect(ch chan<- prometheus.Metric) {
+	s := &scrape{}
+	if c.src.Service != nil {
+		st := c.src.Service.Stats()
+		s.svc = presenceStats{beats: st.Beats, writes: st.Writes, writeErrors: st.WriteErrors, throttled: st.Throttled, listingErrors: st.RefreshError}
+	}
+	if c.src.Stream != nil {
+		st := c.src.Stream.Stats()
+		s.hasStr = true
+		s.stream = streamStats{subscribers: st.Subscribers, subscribed: st.Subscribed, dropped: st.Dropped,
+			resumed: st.Resumed, snapshots: st.Snapshots, diffs: st.Seq, refused: st.Refused}
+	}
+	if c.src.Roster != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), rosterTimeout)
+		snap, err := c.src.Roster.Snapshot(ctx)
+		cancel()
+		s.hasRos, s.rosErr = true, err != nil
+		s.live, s.colls, s.skip = len(snap.Live), snap.CollisionsTotal, snap.Skipped // every pair, listed or not
+	}
+	for _, f := range c.families {
+		if v, ok := f.value(s); ok {
+			ch <- prometheus.MustNewConstMetric(f.desc, f.kind, v)
+		}
+	}
+	if c.src.StoreKind != "" {
+		ch <- prometheus.MustNewConstMetric(c.store, prometheus.GaugeValue, 1, c.src.StoreKind)
+	}
+}
