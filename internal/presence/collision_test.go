@@ -148,7 +148,7 @@ func TestServiceBoundsCollisions(t *testing.T) {
 		if r.Brain == other {
 			wantN = 2
 		}
-		if got := snap.Counts.Of(r.PresenceID); got != wantN {
+		if got := snap.Counts.Of(r.Brain, r.PresenceID); got != wantN {
 			t.Errorf("count of %s: got %d, want %d", r.AgentID, got, wantN)
 		}
 	}

@@ -360,9 +360,25 @@ type Snapshot struct {
 // CollisionCounts is how many collisions each brain and each presence has,
 // listed or not.
 type CollisionCounts struct {
+	Total int
+	// Brains holds the counts of the brains with one collision at least.
+	// A brain's entry is shared from one counts to the next while that
+	// brain's counts do not change: a reader compares the pointers first.
+	Brains map[string]*BrainCounts
+}
+
+// BrainCounts is one brain's count of collisions, and each presence's.
+type BrainCounts struct {
 	Total      int
-	ByBrain    map[string]int // brains with one at least
-	ByPresence map[string]int // presence ids with one at least
+	ByPresence map[string]int // presence ids with one collision at least
+}
+
+// Brain is brain's counts, nil when it has no collision.
+func (c *CollisionCounts) Brain(brain string) *BrainCounts {
+	if c == nil {
+		return nil
+	}
+	return c.Brains[brain]
 }
 
 // OnBrain is brain's count, every brain's when brain is "".
@@ -373,15 +389,18 @@ func (c *CollisionCounts) OnBrain(brain string) int {
 	case brain == "":
 		return c.Total
 	}
-	return c.ByBrain[brain]
+	if b := c.Brains[brain]; b != nil {
+		return b.Total
+	}
+	return 0
 }
 
-// Of is the number of collisions the presence id is a side of.
-func (c *CollisionCounts) Of(id string) int {
-	if c == nil {
-		return 0
+// Of is the number of collisions the presence id, on brain, is a side of.
+func (c *CollisionCounts) Of(brain, id string) int {
+	if b := c.Brain(brain); b != nil {
+		return b.ByPresence[id]
 	}
-	return c.ByPresence[id]
+	return 0
 }
 
 // Snapshot returns the live roster. When the store cannot be read it returns
@@ -458,9 +477,9 @@ func sortedRoster(rs []Record) []Record {
 // records that can take part in a collision.
 type brainCollisions struct {
 	live       map[string]Record
-	collisions []Collision    // listed: the first MaxCollisions
-	total      int            // every pair
-	degrees    map[string]int // by presence id, those with one at least
+	collisions []Collision  // listed: the first MaxCollisions
+	total      int          // every pair
+	counts     *BrainCounts // nil when the brain has none
 }
 
 // holds reports whether the records of live at idx are exactly the records
@@ -512,13 +531,16 @@ func (s *Service) collisionsLocked(live []Record) ([]Collision, *CollisionCounts
 			}
 			var tally CollisionTally
 			bc.collisions, tally = CollisionsWithin(b, rs, CollisionBound{Max: s.maxColl, Degrees: true})
-			bc.total = tally.Pairs
-			for k, d := range tally.Degrees {
-				if d > 0 {
-					if bc.degrees == nil {
-						bc.degrees = map[string]int{}
+			if tally.Pairs > 0 {
+				bc.counts = &BrainCounts{Total: tally.Pairs, ByPresence: map[string]int{}}
+				for k, d := range tally.Degrees {
+					if d > 0 {
+						bc.counts.ByPresence[rs[k].PresenceID] += int(d)
 					}
-					bc.degrees[rs[k].PresenceID] += int(d)
+				}
+				// Counts equal to the last keep the last's pointer.
+				if prev := s.allCounts.Brain(b); prev != nil && prev.Total == bc.counts.Total && maps.Equal(prev.ByPresence, bc.counts.ByPresence) {
+					bc.counts = prev
 				}
 			}
 			changed = true
@@ -531,25 +553,24 @@ func (s *Service) collisionsLocked(live []Record) ([]Collision, *CollisionCounts
 		return s.allCollisions, s.allCounts
 	}
 	var out []Collision
-	counts := &CollisionCounts{ByBrain: map[string]int{}, ByPresence: map[string]int{}}
+	counts := &CollisionCounts{Brains: map[string]*BrainCounts{}}
 	if listed > 0 {
 		out = make([]Collision, 0, listed)
 	}
+	same := s.allCounts != nil
 	for _, b := range brains {
 		bc := next[b]
 		out = append(out, bc.collisions...)
-		if bc.total > 0 {
-			counts.Total += bc.total
-			counts.ByBrain[b] = bc.total
+		if bc.counts != nil {
+			counts.Total += bc.counts.Total
+			counts.Brains[b] = bc.counts
 		}
-		for id, d := range bc.degrees {
-			counts.ByPresence[id] += d
-		}
+		same = same && s.allCounts.Brain(b) == bc.counts
 	}
 	// The same counts keep the same object: a reader that compares
 	// pointers (the stream hub) then knows at once that none changed.
-	if old := s.allCounts; old != nil && old.Total == counts.Total && maps.Equal(old.ByBrain, counts.ByBrain) && maps.Equal(old.ByPresence, counts.ByPresence) {
-		counts = old
+	if same && len(s.allCounts.Brains) == len(counts.Brains) {
+		counts = s.allCounts
 	}
 	s.allCollisions, s.allCounts = out, counts
 	return out, counts

@@ -47,7 +47,7 @@ func TestHubRebuildsTheViewUnderTheBound(t *testing.T) {
 			r := contract.PresencesResponse{Presences: []contract.Presence{}, Collisions: contract.Collisions(s.CollisionsFor(mine))}
 			if p, ok := s.Find(mine); ok {
 				r.Presences = append(r.Presences, contract.FromRecord(p))
-				r.CollisionsTotal = s.Counts.Of(mine)
+				r.CollisionsTotal = s.Counts.Of(brains[0], mine)
 			}
 			return r
 		}},

@@ -104,7 +104,8 @@ func diffRosters(prev, next roster) *change {
 }
 
 // diffCounts adds to c the collision counts that changed between prev and
-// next: the owner's, and those of each brain and presence.
+// next: the owner's, and those of each brain and presence. A brain whose
+// counts are the very same object in both is not looked into.
 func diffCounts(c *change, prev, next roster) {
 	pc, nc := prev.counts, next.counts
 	c.total = nc.OnBrain("")
@@ -112,40 +113,47 @@ func diffCounts(c *change, prev, next roster) {
 	if pc == nc {
 		return
 	}
-	var pb, nb, pp, np map[string]int
+	var pb, nb map[string]*presence.BrainCounts
 	if pc != nil {
-		pb, pp = pc.ByBrain, pc.ByPresence
+		pb = pc.Brains
 	}
 	if nc != nil {
-		nb, np = nc.ByBrain, nc.ByPresence
+		nb = nc.Brains
 	}
 	for b, n := range nb {
-		if pb[b] != n {
-			c.setBrainTotal(b, n)
-		}
+		c.diffBrain(b, pb[b], n)
 	}
-	for b := range pb {
+	for b, p := range pb {
 		if _, ok := nb[b]; !ok {
-			c.setBrainTotal(b, 0)
+			c.diffBrain(b, p, nil)
 		}
 	}
-	brainOf := func(id string) string {
-		if r, ok := next.records[id]; ok {
-			return r.Brain
-		}
-		if r, ok := prev.records[id]; ok {
-			return r.Brain
-		}
-		return ""
+}
+
+// diffBrain adds to c what changed in one brain's counts (nil: none).
+func (c *change) diffBrain(brain string, prev, next *presence.BrainCounts) {
+	if prev == next {
+		return
+	}
+	var pt, nt int
+	var pp, np map[string]int
+	if prev != nil {
+		pt, pp = prev.Total, prev.ByPresence
+	}
+	if next != nil {
+		nt, np = next.Total, next.ByPresence
+	}
+	if pt != nt {
+		c.setBrainTotal(brain, nt)
 	}
 	for id, n := range np {
 		if pp[id] != n {
-			c.setPresenceTotal(id, brainOf(id), n)
+			c.setPresenceTotal(id, brain, n)
 		}
 	}
 	for id := range pp {
 		if _, ok := np[id]; !ok {
-			c.setPresenceTotal(id, brainOf(id), 0)
+			c.setPresenceTotal(id, brain, 0)
 		}
 	}
 }
@@ -407,7 +415,7 @@ func (f Filter) response(snap presence.Snapshot, err error, cursor string) contr
 		narrowed := presence.Snapshot{AtMs: s.AtMs, Skipped: s.Skipped}
 		if r, ok := s.Find(f.PresenceID); ok {
 			narrowed.Live = []presence.Record{r}
-			narrowed.CollisionsTotal = s.Counts.Of(f.PresenceID)
+			narrowed.CollisionsTotal = s.Counts.Of(r.Brain, f.PresenceID)
 		}
 		narrowed.Collisions = s.CollisionsFor(f.PresenceID)
 		s = narrowed

@@ -544,7 +544,7 @@ func TestDiffRostersUnlisted(t *testing.T) {
 	snap := func(rs ...presence.Record) presence.Snapshot {
 		cs, tally := presence.CollisionsWithin("", rs, presence.CollisionBound{Max: 1})
 		return presence.Snapshot{Live: rs, Collisions: cs, CollisionsTotal: tally.Pairs,
-			Counts: &presence.CollisionCounts{Total: tally.Pairs, ByBrain: map[string]int{"/s": tally.Pairs}}}
+			Counts: &presence.CollisionCounts{Total: tally.Pairs, Brains: map[string]*presence.BrainCounts{"/s": {Total: tally.Pairs}}}}
 	}
 	// Three agents in one worktree: three pairs, one listed.
 	a, b, c := rec("a"), rec("b"), rec("c")
