@@ -127,7 +127,8 @@
     return {
       same_caller_root: 'same caller root',
       same_worktree: 'same worktree',
-      working_set_overlap: 'working sets overlap'
+      working_set_overlap: 'working sets overlap',
+      touched_overlap: 'both changed these files'
     }[c] || c;
   }
   function mutationText(p) {
@@ -394,7 +395,9 @@
         el('span', { 'class': 'where', 'data-testid': 'drill-where', title: w }, [shortWhere(w, p.brain)]),
         timeEl(p.first_seen_ms, { 'class': 'age', 'data-testid': 'drill-age', title: 'time since first seen' }),
         mutSpan(p, 'drill-mutating')
-      ]);
+      ].concat(p.touched && p.touched.length ? [el('span', {
+        'class': 'touched', 'data-testid': 'drill-touched', title: touchedPaths(p).join('\n')
+      }, [touchedText(p)])] : []));
     }));
     var moreEl = byTestId('drill-more');
     moreEl.hidden = more === 0;
@@ -435,21 +438,53 @@
     return out;
   }
 
+  // What the Hall saw a presence change, newest first; the drill's summary.
+  function touchedPaths(p) {
+    return (p.touched || []).map(function (t) { return t.path; });
+  }
+
+  function touchedText(p) {
+    var more = p.touched.length - 1 + (p.touched_omitted || 0);
+    return 'changed ' + baseName(p.touched[0].path) + (more > 0 ? ' +' + more : '');
+  }
+
+  // Each subagent right after its session, as views.RosterRows orders them.
+  function rosterRows(ps) {
+    var live = new Map(), kids = new Map(), out = [];
+    ps.forEach(function (p) { live.set(p.presence_id, true); });
+    var isKid = function (p) {
+      return p.parent_presence_id && p.parent_presence_id !== p.presence_id && live.has(p.parent_presence_id);
+    };
+    ps.forEach(function (p) {
+      if (isKid(p)) {
+        if (!kids.has(p.parent_presence_id)) { kids.set(p.parent_presence_id, []); }
+        kids.get(p.parent_presence_id).push(p);
+      }
+    });
+    ps.forEach(function (p) {
+      if (!isKid(p)) { out.push(p); out.push.apply(out, kids.get(p.presence_id) || []); }
+    });
+    return out;
+  }
+
   function renderRoster(ps, colliding) {
     byTestId('roster-count').textContent = String(ps.length);
-    setChildren(byTestId('roster-body'), ps.map(function (p) {
+    setChildren(byTestId('roster-body'), rosterRows(ps).map(function (p) {
       var w = where(p);
       return el('tr', {
-        'class': 'roster-row' + (colliding[p.presence_id] ? ' colliding' : ''),
+        'class': 'roster-row' + (colliding[p.presence_id] ? ' colliding' : '') + (p.parent_presence_id ? ' subagent' : ''),
         'data-testid': 'roster-row',
-        'data-presence-id': p.presence_id
+        'data-presence-id': p.presence_id,
+        'data-parent-presence-id': p.parent_presence_id || ''
       }, [
-        cell('Agent', 'roster-agent', { 'class': 'agent' }, [p.agent_id]),
+        cell('Agent', 'roster-agent', { 'class': 'agent' }, (p.parent_presence_id ?
+          [el('span', { 'class': 'subagent-mark', title: 'a subagent of the session above' }, ['\u21b3 '])] : []).concat([p.agent_id])),
         cell('Kind', 'roster-kind', {}, [or(p.kind)]),
         cell('Theme', 'roster-theme', { 'class': 'theme' }, [theme(p.theme)]),
         cell('Brain', 'roster-brain', { title: p.brain }, [baseName(p.brain)]),
         cell('Where', 'roster-where', { 'class': 'path', title: w }, pathNodes(w)),
         cell('Working set', 'roster-working-set', { 'class': 'path' }, workingSet(p.working_set)),
+        cell('Changed', 'roster-touched', { 'class': 'path', title: 'files the Hall saw this agent\'s tools change, newest first' }, workingSet(touchedPaths(p))),
         cell('Task', 'roster-task', {}, [or(p.task_ref)]),
         cell('First seen', 'roster-first-seen', {}, [timeEl(p.first_seen_ms, {}, ' ago')]),
         cell('Last beat', 'roster-last-beat', {}, [timeEl(p.last_beat_ms, {}, ' ago')]),

@@ -192,6 +192,8 @@ func ClauseLabel(c string) string {
 		return "same worktree"
 	case "working_set_overlap":
 		return "working sets overlap"
+	case "touched_overlap":
+		return "both changed these files"
 	default:
 		return c
 	}
@@ -279,6 +281,63 @@ func DrillRows(d contract.PresencesResponse) ([]contract.Presence, int) {
 // WorkingSetShown is how many working-set entries a roster cell lists
 // before "+N more".
 const WorkingSetShown = 3
+
+// TouchedPaths is what the Hall observed a presence change, newest first.
+func TouchedPaths(p contract.Presence) []string {
+	out := make([]string, len(p.Touched))
+	for i, t := range p.Touched {
+		out[i] = t.Path
+	}
+	return out
+}
+
+// TouchedText sums up the files a presence changed for the drill: the
+// newest one's name and how many more ("" when none).
+func TouchedText(p contract.Presence) string {
+	if len(p.Touched) == 0 {
+		return ""
+	}
+	t := "changed " + BaseName(p.Touched[0].Path)
+	if more := int64(len(p.Touched)-1) + p.TouchedOmitted; more > 0 {
+		t += " +" + i64(more)
+	}
+	return t
+}
+
+// TouchedTitle lists every file a presence changed, one a line, for the
+// drill's tooltip.
+func TouchedTitle(p contract.Presence) string {
+	t := strings.Join(TouchedPaths(p), "\n")
+	if p.TouchedOmitted > 0 {
+		t += "\n+" + i64(p.TouchedOmitted) + " older"
+	}
+	return t
+}
+
+// RosterRows orders the roster so each subagent follows its session (the
+// contract's order otherwise); a subagent whose session is not live keeps
+// its place.
+func RosterRows(ps []contract.Presence) []contract.Presence {
+	live := make(map[string]bool, len(ps))
+	kids := map[string][]contract.Presence{}
+	for _, p := range ps {
+		live[p.PresenceID] = true
+	}
+	for _, p := range ps {
+		if p.ParentPresenceID != "" && live[p.ParentPresenceID] && p.ParentPresenceID != p.PresenceID {
+			kids[p.ParentPresenceID] = append(kids[p.ParentPresenceID], p)
+		}
+	}
+	out := make([]contract.Presence, 0, len(ps))
+	for _, p := range ps {
+		if p.ParentPresenceID != "" && live[p.ParentPresenceID] && p.ParentPresenceID != p.PresenceID {
+			continue
+		}
+		out = append(out, p)
+		out = append(out, kids[p.PresenceID]...)
+	}
+	return out
+}
 
 // Theme is the theme shown, with a placeholder when the agent gave none.
 func Theme(p contract.Presence) string {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -16,6 +15,7 @@ import (
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/dirstore"
 	"github.com/hall-dev/hall/internal/hallclient"
+	"github.com/hall-dev/hall/internal/hook"
 	"github.com/hall-dev/hall/internal/place"
 	"github.com/hall-dev/hall/internal/presence"
 )
@@ -38,6 +38,8 @@ type beatFlags struct {
 	readFlag     secret
 	timeout      time.Duration
 	hook         string
+	onCollision  string
+	mutating     stringList
 	req          contract.BeatRequest
 	workingSet   stringList
 	presenceID   string
@@ -49,7 +51,9 @@ func (f *beatFlags) register(fs *flag.FlagSet, withFields bool) {
 	f.tokenFlag.register(fs, "token", "bearer token the Hall requires for writes")
 	f.readFlag.register(fs, "read-token", "the Hall's read token (--read-token), sent when there is no --token")
 	fs.DurationVar(&f.timeout, "timeout", 2*time.Second, "give up on the Hall after this long (the beat is then skipped, exit 0)")
-	fs.StringVar(&f.hook, "hook", "", `read an agent hook payload on stdin: "claude" (Claude Code)`)
+	fs.StringVar(&f.hook, "hook", "", `read an agent's hook payload on stdin and answer in its hook output: "claude" (Claude Code), "codex" (Codex CLI) or "cursor" (Cursor)`)
+	fs.StringVar(&f.onCollision, "on-collision", "warn", `with --hook: "warn" puts the collision in the model's context; "ask" also asks the person before a mutating tool runs while in a collision`)
+	fs.Var(&f.mutating, "mutating-tool", "with --hook: a tool name that counts as a mutation when deciding to ask (repeatable; default the Hall's defaults)")
 	fs.StringVar(&f.req.AgentID, "agent-id", "", "who is speaking (required unless --hook gives it)")
 	fs.StringVar(&f.req.Brain, "brain", "", "the workspace root (default: the main worktree of the git repository, else the working directory)")
 	if !withFields {
@@ -67,36 +71,68 @@ func (f *beatFlags) register(fs *flag.FlagSet, withFields bool) {
 }
 
 // runBeat is `hall beat`: one beat from a hook or a script. It prints the
-// north lines on stderr. A Hall that cannot be reached, or a hook payload it
-// cannot use, prints a warning and exits 0: a hook must never break the
-// agent it reports on.
+// north lines on stderr; with --hook, the agent's own hook output on stdout
+// instead. A Hall that cannot be reached, or a hook payload it cannot use,
+// prints a warning and exits 0: a hook must never break the agent it
+// reports on.
 func runBeat(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	return beatCommand(ctx, args, stdin, stderr, true)
+	return beatCommand(ctx, args, stdin, stdout, stderr, true)
 }
 
 // runLeave is `hall leave`: end a presence at once.
 func runLeave(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	return beatCommand(ctx, args, stdin, stderr, false)
+	return beatCommand(ctx, args, stdin, stdout, stderr, false)
 }
 
-func beatCommand(ctx context.Context, args []string, stdin io.Reader, stderr io.Writer, beat bool) error {
+// hookMode reports whether the command runs as an agent's hook: --hook on
+// the command line or HALL_HOOK set. A hook exits 0 whatever happens (Claude
+// Code reads exit 2 as "block the tool call"), flag mistakes included.
+func hookMode(args []string) bool {
+	if os.Getenv(envName("hook")) != "" {
+		return true
+	}
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if strings.HasPrefix(a, "-") && name == "hook" {
+			return true
+		}
+	}
+	return false
+}
+
+func beatCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, beat bool) error {
 	name := "hall leave"
 	if beat {
 		name = "hall beat"
 	}
+	warn := func(err error) error {
+		fmt.Fprintf(stderr, "hall: warning: %v (the agent carries on)\n", err)
+		return nil
+	}
+	asHook := hookMode(args)
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var f beatFlags
 	f.register(fs, beat)
-	if err := parseWithEnv(fs, args); err != nil {
+	// A usage mistake is exit 2, or in hook mode a warning and exit 0.
+	usage := func(err error) error {
+		if asHook {
+			return warn(err)
+		}
 		return &exitError{code: 2, err: err}
+	}
+	if err := parseWithEnv(fs, args); err != nil {
+		return usage(err)
 	}
 	var err error
 	if f.token, err = f.tokenFlag.value(); err != nil {
-		return &exitError{code: 2, err: err}
+		return usage(err)
 	}
 	if rt, err := f.readFlag.value(); err != nil {
-		return &exitError{code: 2, err: err}
+		return usage(err)
 	} else if f.token == "" {
 		// A Hall with a read token and no write token takes beats with
 		// the read token: their answer (north) reads the roster.
@@ -106,58 +142,117 @@ func beatCommand(ctx context.Context, args []string, stdin io.Reader, stderr io.
 		ws := []string(f.workingSet)
 		f.req.WorkingSet = &ws
 	}
-	warn := func(err error) error {
-		fmt.Fprintf(stderr, "hall: warning: %v (the agent carries on)\n", err)
-		return nil
-	}
-	leave := !beat
-	switch f.hook {
-	case "":
-	case "claude":
-		var ev claudeHookEvent
-		if err := json.NewDecoder(io.LimitReader(stdin, 1<<20)).Decode(&ev); err != nil {
-			return warn(fmt.Errorf("read Claude Code hook payload: %w", err))
-		}
-		if ev.HookEventName == "SessionEnd" {
-			leave = true
-		}
-		f.req = ev.beat(f.req)
-	default:
-		return &exitError{code: 2, err: fmt.Errorf("--hook %q: only \"claude\" is known", f.hook)}
-	}
-	if err := fillDefaults(&f.req); err != nil {
-		if f.hook != "" {
+	if f.hook != "" {
+		if err := f.runHook(ctx, stdin, stdout, !beat); err != nil {
 			return warn(err)
 		}
+		return nil
+	}
+	if err := fillDefaults(&f.req); err != nil {
 		return &exitError{code: 2, err: err}
 	}
 	if f.presenceID == "" && f.req.AgentID == "" {
-		err := errors.New("--agent-id is required (or --presence-id for leave)")
-		if f.hook != "" {
-			return warn(err)
-		}
-		return &exitError{code: 2, err: err}
+		return &exitError{code: 2, err: errors.New("--agent-id is required (or --presence-id for leave)")}
 	}
 
 	ctx, cancel := context.WithTimeout(ctx, f.timeout)
 	defer cancel()
-	if leave {
-		err = f.leave(ctx)
-	} else {
+	if beat {
 		var lines []string
 		lines, err = f.beat(ctx)
 		for _, l := range lines {
 			fmt.Fprintln(stderr, "hall:", l)
 		}
+	} else {
+		err = f.leave(ctx)
 	}
 	switch {
 	case err == nil:
 		return nil
-	case hallclient.IsBadInput(err) && f.hook == "":
+	case hallclient.IsBadInput(err):
 		return &exitError{code: 1, err: err}
 	default:
 		return warn(err)
 	}
+}
+
+// runHook is `hall beat --hook <agent>`: read the agent's payload on stdin,
+// beat (or leave, on the events that end a session, and always for `hall
+// leave --hook`), and write the agent's own hook output on stdout: the
+// collision warning where the model reads it, an ask under
+// --on-collision ask. Any error is returned for a warning; nothing is
+// written on stdout then, and the agent carries on.
+func (f *beatFlags) runHook(ctx context.Context, stdin io.Reader, stdout io.Writer, leave bool) error {
+	ad, ok := hook.For(f.hook)
+	if !ok {
+		return fmt.Errorf("--hook %q: want one of %s", f.hook, strings.Join(hook.Agents(), ", "))
+	}
+	policy, err := hook.ParsePolicy(f.onCollision)
+	if err != nil {
+		return err
+	}
+	payload, err := io.ReadAll(io.LimitReader(stdin, hook.MaxPayload+1))
+	if err != nil {
+		return fmt.Errorf("read the %s hook payload: %w", f.hook, err)
+	}
+	ev, err := ad.Parse(payload)
+	if err != nil {
+		return fmt.Errorf("read the %s hook payload: %w", f.hook, err)
+	}
+	f.req = withFlags(ev.Beat, f.req)
+	if err := fillDefaults(&f.req); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, f.timeout)
+	defer cancel()
+	if leave || ev.Leave {
+		return f.leave(ctx)
+	}
+	north, err := f.beat(ctx)
+	if err != nil {
+		return err
+	}
+	mutating := presence.NewClassifier(f.mutatingTools()).Mutating(f.req.Tool)
+	if out := ad.Answer(ev, hook.Decide(policy, ev, mutating, north)); out != nil {
+		if _, err := fmt.Fprintf(stdout, "%s\n", out); err != nil {
+			return fmt.Errorf("write the hook answer: %w", err)
+		}
+	}
+	return nil
+}
+
+// withFlags lays what the command line said over what the payload said:
+// a flag given wins (--agent-id, --theme, --working-set…).
+func withFlags(fromPayload, flags contract.BeatRequest) contract.BeatRequest {
+	out := fromPayload
+	set := func(dst *string, v string) {
+		if v != "" {
+			*dst = v
+		}
+	}
+	set(&out.AgentID, flags.AgentID)
+	set(&out.Brain, flags.Brain)
+	set(&out.CallerRoot, flags.CallerRoot)
+	set(&out.Worktree, flags.Worktree)
+	set(&out.Kind, flags.Kind)
+	set(&out.Theme, flags.Theme)
+	set(&out.TaskRef, flags.TaskRef)
+	set(&out.Tool, flags.Tool)
+	set(&out.DeclaredIntent, flags.DeclaredIntent)
+	if flags.WorkingSet != nil {
+		out.WorkingSet = flags.WorkingSet
+	}
+	return out
+}
+
+// mutatingTools is --mutating-tool, else the Hall's defaults: what the
+// hook counts as a mutation when it decides to ask. Set it (or
+// HALL_MUTATING_TOOL) as the Hall's own when the Hall's list differs.
+func (f *beatFlags) mutatingTools() []string {
+	if len(f.mutating) > 0 {
+		return f.mutating
+	}
+	return presence.DefaultMutatingTools
 }
 
 // fillDefaults measures what the agent did not say: its working directory,

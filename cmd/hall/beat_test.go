@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"net"
 	"os/exec"
 	"strings"
@@ -122,11 +123,19 @@ func TestBeatCommandClaudeHookDirect(t *testing.T) {
 		t.Errorf("after Edit: got level %s query_count=%d, want observed and 3", r.Mutation.Level(), r.QueryCount)
 	}
 
-	// A second session writing in the same cwd collides; its hook says so.
+	// A second session writing in the same cwd collides; its hook says so
+	// in the model's context (stdout), not on stderr.
 	other := strings.ReplaceAll(fixture(t, "pre-tool-use-write.json"), "7d0c5e2a-4b1f", "99990000-4b1f")
-	code, _, stderr := runCLI(t, other, "beat", "--hook", "claude", "--registry-root", root)
-	if code != 0 || !strings.Contains(stderr, "collision: claude-7d0c5e2a") || !strings.Contains(stderr, "same_caller_root") {
-		t.Errorf("second session: exit %d, stderr %q, want a north line naming claude-7d0c5e2a", code, stderr)
+	code, stdout, stderr := runCLI(t, other, "beat", "--hook", "claude", "--registry-root", root)
+	var out struct {
+		HookSpecificOutput struct{ HookEventName, AdditionalContext string }
+	}
+	if err := json.Unmarshal([]byte(stdout), &out); err != nil || code != 0 || stderr != "" {
+		t.Fatalf("second session: exit %d, stdout %q (%v), stderr %q", code, stdout, err, stderr)
+	}
+	if ctx := out.HookSpecificOutput.AdditionalContext; out.HookSpecificOutput.HookEventName != "PreToolUse" ||
+		!strings.Contains(ctx, "collision: claude-7d0c5e2a") || !strings.Contains(ctx, "same_caller_root") {
+		t.Errorf("second session: got %+v, want PreToolUse context naming claude-7d0c5e2a and the clause", out)
 	}
 
 	hook("session-end.json")

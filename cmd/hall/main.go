@@ -78,6 +78,7 @@ commands:
   beat    report a beat to a Hall, or straight into a registry
   leave   end a presence at once
   watch   follow a Hall's live stream
+  hooks   install or uninstall the Hall's hooks in Claude Code, Codex or Cursor
   mcp     serve the Hall's tools to an agent over MCP (stdio)
   relay   mirror this machine's sidecar folder into a NATS bucket
   help    this text

@@ -23,6 +23,7 @@ func serveBare(ctx context.Context, addr string) error {
 	}
 	e.POST("/api/presences/beat", noContent)
 	e.GET("/api/presences", noContent)
+	e.POST("/api/hooks/:agent", noContent)
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err

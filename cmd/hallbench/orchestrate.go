@@ -67,6 +67,7 @@ func orchestrate(ctx context.Context, o options) error {
 		{"latency", b.latency},
 		{"fanout", b.fanout},
 		{"crosshall", b.crossHall},
+		{"hooks", b.hooks},
 	}
 	for _, s := range scenarios {
 		if o.only != "" && !strings.Contains(s.name, o.only) {
@@ -81,12 +82,25 @@ func orchestrate(ctx context.Context, o options) error {
 	return nil
 }
 
+// loadAverage is the 1-minute load average (Linux), "?" elsewhere: other
+// work on the machine moves every figure, the exec floor most.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	if f := strings.Fields(string(b)); len(f) > 0 {
+		return f[0]
+	}
+	return "?"
+}
+
 func (b *bench) add(figure, value, goal string, ok *bool) {
 	b.rows = append(b.rows, row{figure, value, goal, ok})
 }
 
 func (b *bench) print() {
-	fmt.Printf("\nmachine: %s, %d cores, %s; %s\n\n", cpuModel(), runtime.NumCPU(), runtime.Version(), time.Now().UTC().Format("2006-01-02"))
+	fmt.Printf("\nmachine: %s, %d cores, %s; %s; load average at the end %s\n\n", cpuModel(), runtime.NumCPU(), runtime.Version(), time.Now().UTC().Format("2006-01-02"), loadAverage())
 	fmt.Println("| figure | measured | goal | |")
 	fmt.Println("|---|---|---|---|")
 	for _, r := range b.rows {

@@ -10,18 +10,32 @@ const sessionPrefix = 8
 // Claude is the agent_id of a Claude Code session: "claude-" and the first
 // 8 characters of its session_id (the id its hooks receive). A subagent
 // appends "/" and its own id. "" without a session id.
-func Claude(sessionID, subagent string) string {
+func Claude(sessionID, subagent string) string { return Session("claude", sessionID, subagent) }
+
+// Session is the agent_id of one agent's session, the same shape for every
+// agent the Hall adapts to (claude, codex, cursor): the agent's prefix, "-",
+// the first 8 characters of the session id, and "/<subagent id>" inside a
+// subagent. "" without a session id.
+func Session(prefix, sessionID, subagent string) string {
 	if sessionID == "" {
 		return ""
 	}
-	if len(sessionID) > sessionPrefix {
-		sessionID = sessionID[:sessionPrefix]
-	}
-	id := "claude-" + sessionID
+	id := prefix + "-" + firstRunes(sessionID, sessionPrefix)
 	if subagent != "" {
 		id += "/" + subagent
 	}
 	return id
+}
+
+// firstRunes returns the first n characters of s.
+func firstRunes(s string, n int) string {
+	for i := range s {
+		if n == 0 {
+			return s[:i]
+		}
+		n--
+	}
+	return s
 }
 
 // FromEnv is the agent_id a process started by an agent can tell from its

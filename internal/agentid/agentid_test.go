@@ -34,3 +34,18 @@ func TestFromEnv(t *testing.T) {
 		}
 	}
 }
+
+func TestSession(t *testing.T) {
+	for _, tc := range []struct{ prefix, session, sub, want string }{
+		{"codex", "0199a1f2-6c3e-7d21", "", "codex-0199a1f2"},
+		{"codex", "0199a1f2-6c3e-7d21", "0199a1f3-0b7d", "codex-0199a1f2/0199a1f3-0b7d"},
+		{"cursor", "c5b1e0d2-3f4a", "", "cursor-c5b1e0d2"},
+		{"cursor", "ééééééééé", "", "cursor-éééééééé"}, // characters, never a cut rune
+		{"claude", "short", "", "claude-short"},
+		{"claude", "", "sub", ""},
+	} {
+		if got := Session(tc.prefix, tc.session, tc.sub); got != tc.want {
+			t.Errorf("Session(%q, %q, %q) = %q, want %q", tc.prefix, tc.session, tc.sub, got, tc.want)
+		}
+	}
+}

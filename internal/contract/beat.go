@@ -17,6 +17,14 @@ type BeatRequest struct {
 	TaskRef        string    `json:"task_ref,omitempty"`
 	Tool           string    `json:"tool,omitempty"`
 	DeclaredIntent string    `json:"declared_intent,omitempty"`
+	// Touched names the files this beat's tool call changes, absolute, as a
+	// hook adapter read them from the agent's payload (at most
+	// presence.MaxTouched): observed, never declared. They join the
+	// presence's touched list, newest first.
+	Touched []string `json:"touched,omitempty"`
+	// ParentAgentID is the agent_id of the session this one is a subagent
+	// of, on the same brain: the two are one team and never collide.
+	ParentAgentID string `json:"parent_agent_id,omitempty"`
 }
 
 // BeatResponse answers a beat: the stable id, whether this beat reached the
@@ -48,7 +56,10 @@ func (b BeatRequest) Beat() presence.Beat {
 	out := presence.Beat{
 		AgentID: b.AgentID, Brain: b.Brain, CallerRoot: b.CallerRoot, Kind: b.Kind,
 		Theme: b.Theme, Worktree: b.Worktree, TaskRef: b.TaskRef, Tool: b.Tool,
-		DeclaredIntent: b.DeclaredIntent,
+		DeclaredIntent: b.DeclaredIntent, ParentAgentID: b.ParentAgentID,
+	}
+	if b.Touched != nil {
+		out.Touched = append([]string{}, b.Touched...)
 	}
 	if b.WorkingSet != nil {
 		out.WorkingSet = append([]string{}, (*b.WorkingSet)...)

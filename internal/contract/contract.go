@@ -15,17 +15,30 @@ type Presence struct {
 	TaskRef       string   `json:"task_ref,omitempty"`
 	Mutation      Mutation `json:"mutation"`
 	MutationLevel string   `json:"mutation_level"` // "observed", "declared" or "none"
-	FirstSeenMs   int64    `json:"first_seen_ms"`
-	LastBeatMs    int64    `json:"last_beat_ms"`
-	QueryCount    int64    `json:"query_count"`
-	TTLMs         int64    `json:"ttl_ms"`
-	ExpiresAtMs   int64    `json:"expires_at_ms"`
+	// Touched is what the Hall observed the presence's tools change, newest
+	// first, at most 32 ([] when none); TouchedOmitted counts older files
+	// dropped from it. Observed, never declared.
+	Touched        []Touch `json:"touched"`
+	TouchedOmitted int64   `json:"touched_omitted,omitempty"`
+	// ParentPresenceID is set on a subagent: the session that runs it.
+	ParentPresenceID string `json:"parent_presence_id,omitempty"`
+	FirstSeenMs      int64  `json:"first_seen_ms"`
+	LastBeatMs       int64  `json:"last_beat_ms"`
+	QueryCount       int64  `json:"query_count"`
+	TTLMs            int64  `json:"ttl_ms"`
+	ExpiresAtMs      int64  `json:"expires_at_ms"`
 }
 
 // Mutation is the two honest levels, as stored.
 type Mutation struct {
 	ObservedAtMs   int64  `json:"observed_at_ms,omitempty"`
 	DeclaredIntent string `json:"declared_intent,omitempty"`
+}
+
+// Touch is one file a presence's tool changed, and when.
+type Touch struct {
+	Path string `json:"path"`
+	AtMs int64  `json:"at_ms"`
 }
 
 // Side names one presence of a collision.
@@ -41,9 +54,9 @@ type Collision struct {
 	Brain       string   `json:"brain"`
 	A           Side     `json:"a"`
 	B           Side     `json:"b"`
-	Clauses     []string `json:"clauses"` // same_caller_root, same_worktree, working_set_overlap
+	Clauses     []string `json:"clauses"` // same_caller_root, same_worktree, working_set_overlap, touched_overlap
 	Place       string   `json:"place"`   // the shared worktree, caller_root or path
-	Paths       []string `json:"paths"`   // overlapping working-set paths
+	Paths       []string `json:"paths"`   // overlapping working-set and touched paths
 }
 
 // PresencesResponse is GET /api/presences: THE contract for UI clients and
@@ -155,23 +168,34 @@ func FromRecord(r presence.Record) Presence {
 		ws = []string{}
 	}
 	return Presence{
-		PresenceID:    r.PresenceID,
-		AgentID:       r.AgentID,
-		Brain:         r.Brain,
-		CallerRoot:    r.CallerRoot,
-		Kind:          r.Kind,
-		Theme:         r.Theme,
-		Worktree:      r.Worktree,
-		WorkingSet:    append([]string{}, ws...),
-		TaskRef:       r.TaskRef,
-		Mutation:      Mutation{ObservedAtMs: r.Mutation.ObservedAtMs, DeclaredIntent: r.Mutation.DeclaredIntent},
-		MutationLevel: string(r.Mutation.Level()),
-		FirstSeenMs:   r.FirstSeenMs,
-		LastBeatMs:    r.LastBeatMs,
-		QueryCount:    r.QueryCount,
-		TTLMs:         r.TTL().Milliseconds(),
-		ExpiresAtMs:   r.ExpiresAtMs(),
+		PresenceID:       r.PresenceID,
+		AgentID:          r.AgentID,
+		Brain:            r.Brain,
+		CallerRoot:       r.CallerRoot,
+		Kind:             r.Kind,
+		Theme:            r.Theme,
+		Worktree:         r.Worktree,
+		WorkingSet:       append([]string{}, ws...),
+		TaskRef:          r.TaskRef,
+		Mutation:         Mutation{ObservedAtMs: r.Mutation.ObservedAtMs, DeclaredIntent: r.Mutation.DeclaredIntent},
+		MutationLevel:    string(r.Mutation.Level()),
+		Touched:          touches(r.Touched),
+		TouchedOmitted:   r.TouchedOmitted,
+		ParentPresenceID: r.ParentPresenceID,
+		FirstSeenMs:      r.FirstSeenMs,
+		LastBeatMs:       r.LastBeatMs,
+		QueryCount:       r.QueryCount,
+		TTLMs:            r.TTL().Milliseconds(),
+		ExpiresAtMs:      r.ExpiresAtMs(),
 	}
+}
+
+func touches(ts []presence.Touch) []Touch {
+	out := make([]Touch, len(ts))
+	for i, t := range ts {
+		out[i] = Touch{Path: t.Path, AtMs: t.AtMs}
+	}
+	return out
 }
 
 // FromCollision maps a domain collision to its wire form.

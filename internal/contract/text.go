@@ -200,15 +200,32 @@ func CockpitFor(s presence.Snapshot, brain string) Cockpit {
 		if theme == "" {
 			theme = "-"
 		}
-		drill = append(drill, strings.Join([]string{
+		fields := []string{
 			clip(r.AgentID, textAgentWidth),
 			clip(theme, textThemeWidth),
 			clipPath(Where(r), textPlaceWidth),
 			Age(now.Sub(time.UnixMilli(r.FirstSeenMs))),
 			MutatingText(r),
-		}, " · "))
+		}
+		if t := touchedText(r); t != "" {
+			fields = append(fields, t)
+		}
+		drill = append(drill, strings.Join(fields, " · "))
 	}
 	return Cockpit{Root: root, Drill: drill}
+}
+
+// touchedText names the newest file the Hall saw the presence change, and
+// counts the others: "changed cart.go +2"; "" when none.
+func touchedText(r presence.Record) string {
+	if len(r.Touched) == 0 {
+		return ""
+	}
+	t := "changed " + clip(filepath.Base(r.Touched[0].Path), textAgentWidth)
+	if more := int64(len(r.Touched)-1) + r.TouchedOmitted; more > 0 {
+		t += fmt.Sprintf(" +%d", more)
+	}
+	return t
 }
 
 // Widths other text surfaces (the MCP tools) clip fields to, so a field

@@ -41,6 +41,10 @@ func worstRecord(i int, brain string) presence.Record {
 	for j := 0; j < presence.MaxWorkingSetLen; j++ {
 		r.WorkingSet = append(r.WorkingSet, path(presence.MaxPathLen))
 	}
+	for j := 0; j < presence.MaxTouched; j++ {
+		r.Touched = append(r.Touched, presence.Touch{Path: "/" + wide(presence.MaxPathLen/4), AtMs: 1})
+	}
+	r.TouchedOmitted = 1 << 40
 	return r
 }
 

@@ -7,7 +7,11 @@ package hooktest
 
 import (
 	"embed"
+	"os"
+	"os/exec"
 	"path"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -47,4 +51,67 @@ func Names(tb testing.TB, agent string) []string {
 		}
 	}
 	return names
+}
+
+// RecordedWorktree is the folder every recorded payload works in (its cwd,
+// workspace root and file paths start with it).
+const RecordedWorktree = "/home/ana/shop-wt2"
+
+// recordedSessions is the session (Cursor: conversation) id of each
+// agent's recorded payloads.
+var recordedSessions = map[string]string{
+	ClaudeCode: "7d0c5e2a-4b1f-4a52-9c33-1f0e8a6b2c41",
+	Codex:      "0199a1f2-6c3e-7d21-9b4a-5e8f7c2d1a03",
+	Cursor:     "c5b1e0d2-3f4a-4c8e-9a71-2d6b8e0f4a19",
+}
+
+// Moved returns a recorded payload moved to another worktree and, when
+// session is not empty, to another session: every RecordedWorktree in it
+// becomes worktree and the recorded session id becomes session. Tests use
+// it to play two sessions in a real git worktree made in a temp dir.
+// worktree must need no escaping in JSON (a temp dir does not).
+func Moved(tb testing.TB, agent, name, worktree, session string) string {
+	tb.Helper()
+	p := strings.ReplaceAll(Payload(tb, agent, name), RecordedWorktree, worktree)
+	if session != "" {
+		p = strings.ReplaceAll(p, recordedSessions[agent], session)
+	}
+	return p
+}
+
+// Repo is a real git repository made for a test: its main worktree (the
+// brain every worktree of it shares) and a linked worktree beside it, both
+// with symlinks resolved.
+type Repo struct {
+	Main, Worktree string
+}
+
+// GitRepo makes a git repository with one commit (src/checkout/cart.go) in
+// a temp dir, and a linked worktree of it, with the git found on PATH.
+func GitRepo(tb testing.TB) Repo {
+	tb.Helper()
+	root, err := filepath.EvalSymlinks(tb.TempDir())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	r := Repo{Main: filepath.Join(root, "shop"), Worktree: filepath.Join(root, "shop-wt2")}
+	if err := os.MkdirAll(filepath.Join(r.Main, "src", "checkout"), 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(r.Main, "src", "checkout", "cart.go"), []byte("package checkout\n"), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	git := func(dir string, args ...string) {
+		tb.Helper()
+		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=hall", "-c", "user.email=hall@example.com", "-c", "init.defaultBranch=main"}, args...)...)
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			tb.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git(r.Main, "init", "-q")
+	git(r.Main, "add", ".")
+	git(r.Main, "commit", "-q", "-m", "cart")
+	git(r.Main, "worktree", "add", "-q", r.Worktree, "-b", "wt2")
+	return r
 }

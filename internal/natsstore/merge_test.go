@@ -65,6 +65,19 @@ func TestMerge(t *testing.T) {
 			want: with(func(r *presence.Record) { r.LastBeatMs, r.FirstSeenMs = 6000, 900 }),
 		},
 		{
+			name: "touched files of both writers are kept, each at its latest time",
+			cur: with(func(r *presence.Record) {
+				r.LastBeatMs, r.Touched = 7000, []presence.Touch{{Path: "/b/x.go", AtMs: 6900}, {Path: "/b/y.go", AtMs: 4000}}
+			}),
+			in: with(func(r *presence.Record) {
+				r.LastBeatMs, r.Touched = 6000, []presence.Touch{{Path: "/b/y.go", AtMs: 5900}, {Path: "/b/z.go", AtMs: 5000}}
+			}),
+			want: with(func(r *presence.Record) {
+				r.LastBeatMs = 7000
+				r.Touched = []presence.Touch{{Path: "/b/x.go", AtMs: 6900}, {Path: "/b/y.go", AtMs: 5900}, {Path: "/b/z.go", AtMs: 5000}}
+			}),
+		},
+		{
 			name: "on a tie the incoming state wins, as a plain write would",
 			cur:  with(func(r *presence.Record) { r.Theme = "stored" }),
 			in:   with(func(r *presence.Record) { r.Theme = "incoming" }),

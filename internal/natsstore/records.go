@@ -244,6 +244,8 @@ func (s *Store) DeleteUnlessNewer(ctx context.Context, id string, lastBeatMs int
 //     Halls seed from the same stored count, and a sum would count the
 //     shared part twice.)
 //   - first_seen_ms takes the earliest known.
+//   - touched joins both lists (each file at the latest time either saw
+//     it): both are measured facts, and neither writer's is lost.
 func merge(cur, in presence.Record) presence.Record {
 	out := in.Clone()
 	if cur.LastBeatMs > in.LastBeatMs {
@@ -253,6 +255,7 @@ func merge(cur, in presence.Record) presence.Record {
 	out.QueryCount = max(cur.QueryCount, in.QueryCount)
 	out.Mutation.ObservedAtMs = max(cur.Mutation.ObservedAtMs, in.Mutation.ObservedAtMs)
 	out.FirstSeenMs = minKnown(cur.FirstSeenMs, in.FirstSeenMs)
+	out.Touched, out.TouchedOmitted = presence.MergeTouched(cur.Touched, in.Touched, cur.TouchedOmitted, in.TouchedOmitted)
 	return out
 }
 

@@ -2,6 +2,7 @@ package presence
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -28,6 +29,13 @@ type Beat struct {
 	TaskRef        string
 	Tool           string // the tool the agent just ran, classified by the Hall
 	DeclaredIntent string
+	// Touched names the files this beat's tool call changes, absolute, as
+	// a hook adapter read them from the agent's payload: observed, so a
+	// beat naming any is an observed mutation.
+	Touched []string
+	// ParentAgentID is the agent_id of the session this one is a subagent
+	// of, on the same brain (the record keeps the parent's presence id).
+	ParentAgentID string
 }
 
 // Normalize validates the beat against the limits and returns it with its
@@ -54,6 +62,7 @@ func (b Beat) normalize(canon func(string) (string, error)) (Beat, error) {
 		{"tool", b.Tool, MaxIDLen, false, identifier},
 		{"theme", b.Theme, MaxThemeLen, false, prose},
 		{"declared_intent", b.DeclaredIntent, MaxThemeLen, false, prose},
+		{"parent_agent_id", b.ParentAgentID, MaxIDLen, false, identifier},
 	} {
 		if err := checkText(f.name, f.value, f.max, f.required, f.kind); err != nil {
 			return Beat{}, err
@@ -61,6 +70,25 @@ func (b Beat) normalize(canon func(string) (string, error)) (Beat, error) {
 	}
 	if len(b.WorkingSet) > MaxWorkingSetLen {
 		return Beat{}, Errorf(ETOOLARGE, "working_set has %d entries, limit %d", len(b.WorkingSet), MaxWorkingSetLen)
+	}
+	if b.ParentAgentID != "" && b.ParentAgentID == b.AgentID {
+		return Beat{}, Errorf(EINVALID, "parent_agent_id is the agent itself")
+	}
+	if len(b.Touched) > MaxTouched {
+		return Beat{}, Errorf(ETOOLARGE, "touched has %d entries, limit %d", len(b.Touched), MaxTouched)
+	}
+	if b.Touched != nil {
+		ts := make([]string, 0, len(b.Touched))
+		for i, p := range b.Touched {
+			if err := checkText("touched entry", p, MaxPathLen, true, prose); err != nil {
+				return Beat{}, Errorf(ErrorCode(err), "touched[%d]: %s", i, ErrorMessage(err))
+			}
+			if !filepath.IsAbs(p) {
+				return Beat{}, Errorf(EINVALID, "touched[%d]: %q is not an absolute path", i, p)
+			}
+			ts = append(ts, filepath.Clean(p))
+		}
+		b.Touched = ts
 	}
 	var err error
 	if b.Brain, err = canonicalField(canon, "brain", b.Brain); err != nil {
@@ -102,7 +130,19 @@ func signal(r Record) string {
 	return strings.Join([]string{
 		r.CallerRoot, r.Kind, r.Theme, r.Worktree, strings.Join(r.WorkingSet, "\x00"),
 		r.TaskRef, r.Mutation.DeclaredIntent, boolString(r.Mutation.ObservedAtMs > 0),
+		strings.Join(sortedTouched(r.Touched), "\x00"), r.ParentPresenceID,
 	}, "\x01")
+}
+
+// sortedTouched is the set of touched paths, in one order: a file touched
+// again changes no signal, a new one does.
+func sortedTouched(ts []Touch) []string {
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = t.Path
+	}
+	slices.Sort(out)
+	return out
 }
 
 func boolString(b bool) string {
@@ -136,7 +176,13 @@ func (b Beat) apply(prev Record, nowMs int64, ttlMs int64, c Classifier) Record 
 			r.WorkingSet = nil
 		}
 	}
-	if b.Tool != "" && c.Mutating(b.Tool) {
+	if b.ParentAgentID != "" {
+		r.ParentPresenceID = ID(b.ParentAgentID, b.Brain)
+	}
+	if len(b.Touched) > 0 {
+		r.Touched, r.TouchedOmitted = touch(r.Touched, r.TouchedOmitted, b.Touched, nowMs)
+	}
+	if (b.Tool != "" && c.Mutating(b.Tool)) || len(b.Touched) > 0 {
 		r.Mutation.ObservedAtMs = nowMs
 	}
 	r.LastBeatMs = nowMs

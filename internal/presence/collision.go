@@ -10,6 +10,7 @@ const (
 	ClauseCallerRoot = collision.CallerRoot
 	ClauseWorktree   = collision.Worktree
 	ClauseWorkingSet = collision.WorkingSet
+	ClauseTouched    = collision.Touched
 )
 
 // Collision is two mutating presences sharing a place on one brain. It is
@@ -23,9 +24,9 @@ const (
 type Collision struct {
 	Brain   string
 	A, B    *Record
-	Clauses []Clause // in the order caller_root, worktree, working_set
+	Clauses []Clause // in the order caller_root, worktree, working_set, touched
 	Place   string   // the shared place a person should look at first
-	Paths   []string // overlapping working-set paths, absolute, sorted
+	Paths   []string // overlapping working-set and touched paths, absolute, sorted
 }
 
 // Key identifies the pair: the two presence ids joined by "~".
@@ -49,13 +50,15 @@ func (r *Record) party() collision.Party {
 		ID: r.PresenceID, Brain: r.Brain,
 		CallerRoot: r.CallerRoot, Worktree: r.Worktree,
 		Base: r.resolveBase(), WorkingSet: r.WorkingSet,
+		Touched: r.Touched, Team: r.Team(),
 		Mutating: r.Mutating(),
 	}
 }
 
 // CollisionBetween applies the spec's predicate to one pair: same brain, AND
-// (same non-empty caller_root OR same non-empty worktree OR overlapping
-// declared working sets), AND both carry a mutation signal. Staleness is the
+// not one team (a session and its subagents), AND (same non-empty
+// caller_root OR same non-empty worktree OR overlapping working sets,
+// declared or touched), AND both carry a mutation signal. Staleness is the
 // caller's concern: pass live records. The collision's sides point at its
 // own copies of a and b.
 func CollisionBetween(a, b Record) (Collision, bool) {

@@ -1,13 +1,17 @@
 package presence
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
+
+	"github.com/hall-dev/hall/internal/presence/collision"
 )
 
 // Schema is the version tag every record carries.
@@ -20,10 +24,10 @@ const DefaultTTL = 120 * time.Second
 // its beats. It is the on-disk (and on-bucket) format of the spec: snake_case
 // JSON, epoch milliseconds in fields ending in _ms.
 //
-// A Record is a value, but its WorkingSet is shared by every copy: once a
-// record is handed on (to a Store, by a Store, in a Snapshot or a
-// Collision) no one writes into its WorkingSet. Code that changes a working
-// set assigns a new slice (Clone first, as Beat does). So the store's
+// A Record is a value, but its WorkingSet and Touched are shared by every
+// copy: once a record is handed on (to a Store, by a Store, in a Snapshot or
+// a Collision) no one writes into them. Code that changes either assigns a
+// new slice (Clone first, as Beat does). So the store's
 // memory, the Service's cache and every snapshot share one copy of each
 // record's paths rather than one per read.
 type Record struct {
@@ -39,10 +43,108 @@ type Record struct {
 	TaskRef    string   `json:"task_ref,omitempty"`
 	Mutation   Mutation `json:"mutation"`
 
+	// Touched is what the Hall observed this presence's tools change (a
+	// hook adapter read the files from the agent's own payload): at most
+	// MaxTouched files, newest first. Observed, never declared; it joins
+	// the working-set overlap under a clause of its own.
+	Touched []Touch `json:"touched,omitempty"`
+	// TouchedOmitted counts the older files dropped from Touched.
+	TouchedOmitted int64 `json:"touched_omitted,omitempty"`
+	// ParentPresenceID links a subagent to the session that runs it: the
+	// two (and the session's other subagents) are one team and never
+	// collide, and the session's leave takes its subagents with it.
+	ParentPresenceID string `json:"parent_presence_id,omitempty"`
+
 	FirstSeenMs int64 `json:"first_seen_ms"`
 	LastBeatMs  int64 `json:"last_beat_ms"`
 	QueryCount  int64 `json:"query_count"`
 	TTLMs       int64 `json:"ttl_ms,omitempty"`
+}
+
+// Touch is one file a presence's tool changed, and when the Hall last saw
+// it do so (package collision defines it, so the sweep reads a record's
+// list without a copy).
+type Touch = collision.Touch
+
+// MaxTouched is the most files a record's Touched keeps.
+const MaxTouched = 32
+
+// Team is the id of the team a presence belongs to: its parent's when it
+// is a subagent, else its own. Two presences of one team never collide.
+func (r *Record) Team() string {
+	if r.ParentPresenceID != "" {
+		return r.ParentPresenceID
+	}
+	return r.PresenceID
+}
+
+// TouchedPaths returns the paths of Touched, newest first.
+func (r *Record) TouchedPaths() []string {
+	if len(r.Touched) == 0 {
+		return nil
+	}
+	out := make([]string, len(r.Touched))
+	for i, t := range r.Touched {
+		out[i] = t.Path
+	}
+	return out
+}
+
+// touch folds the files one beat touched at nowMs into the list: they go
+// first (in the beat's order), an older entry of the same file is dropped,
+// and the list keeps MaxTouched entries, counting what it drops.
+func touch(prev []Touch, omitted int64, paths []string, nowMs int64) ([]Touch, int64) {
+	out := make([]Touch, 0, min(len(prev)+len(paths), MaxTouched+len(paths)))
+	for _, p := range paths {
+		if !slices.ContainsFunc(out, func(t Touch) bool { return t.Path == p }) {
+			out = append(out, Touch{Path: p, AtMs: nowMs})
+		}
+	}
+	fresh := len(out)
+	for _, t := range prev {
+		if !slices.ContainsFunc(out[:fresh], func(n Touch) bool { return n.Path == t.Path }) {
+			out = append(out, t)
+		}
+	}
+	if len(out) > MaxTouched {
+		omitted += int64(len(out) - MaxTouched)
+		out = out[:MaxTouched:MaxTouched]
+	}
+	return out, omitted
+}
+
+// MergeTouched joins two writers' lists of one presence: every file once,
+// at the latest time either saw it, newest first (then by path), at most
+// MaxTouched; omitted is the larger count plus what the join drops.
+func MergeTouched(a, b []Touch, omittedA, omittedB int64) ([]Touch, int64) {
+	if len(b) == 0 {
+		return slices.Clone(a), max(omittedA, omittedB)
+	}
+	if len(a) == 0 {
+		return slices.Clone(b), max(omittedA, omittedB)
+	}
+	latest := make(map[string]int64, len(a)+len(b))
+	for _, l := range [][]Touch{a, b} {
+		for _, t := range l {
+			latest[t.Path] = max(latest[t.Path], t.AtMs)
+		}
+	}
+	out := make([]Touch, 0, len(latest))
+	for p, at := range latest {
+		out = append(out, Touch{Path: p, AtMs: at})
+	}
+	slices.SortFunc(out, func(x, y Touch) int {
+		if x.AtMs != y.AtMs {
+			return cmp.Compare(y.AtMs, x.AtMs)
+		}
+		return strings.Compare(x.Path, y.Path)
+	})
+	omitted := max(omittedA, omittedB)
+	if len(out) > MaxTouched {
+		omitted += int64(len(out) - MaxTouched)
+		out = out[:MaxTouched]
+	}
+	return out, omitted
 }
 
 // Mutation holds the two honest mutation levels: what the Hall observed (a
@@ -153,13 +255,17 @@ func (r *Record) Equal(o *Record) bool {
 		r.Mutation == o.Mutation && r.FirstSeenMs == o.FirstSeenMs && r.TTLMs == o.TTLMs &&
 		r.Schema == o.Schema && r.AgentID == o.AgentID && r.Brain == o.Brain && r.CallerRoot == o.CallerRoot &&
 		r.Kind == o.Kind && r.Theme == o.Theme && r.Worktree == o.Worktree && r.TaskRef == o.TaskRef &&
-		slices.Equal(r.WorkingSet, o.WorkingSet)
+		slices.Equal(r.WorkingSet, o.WorkingSet) && slices.Equal(r.Touched, o.Touched) &&
+		r.TouchedOmitted == o.TouchedOmitted && r.ParentPresenceID == o.ParentPresenceID
 }
 
 // Clone returns a copy that shares no slice with r.
 func (r Record) Clone() Record {
 	if r.WorkingSet != nil {
 		r.WorkingSet = append([]string(nil), r.WorkingSet...)
+	}
+	if r.Touched != nil {
+		r.Touched = append([]Touch(nil), r.Touched...)
 	}
 	return r
 }
@@ -216,6 +322,9 @@ func DecodeRecord(data []byte) (Record, error) {
 		// "working_set": [] and an absent set say the same; one form keeps
 		// decode(encode(r)) == r and change detection free of false alarms.
 		r.WorkingSet = nil
+	}
+	if len(r.Touched) == 0 {
+		r.Touched = nil
 	}
 	return r, nil
 }

@@ -772,3 +772,7 @@ func sameRecords(a, b map[string]Record) bool {
 	}
 	return true
 }
+
+// Mutating reports whether this Hall counts running tool as a mutation:
+// what a hook asks about before the tool runs.
+func (s *Service) Mutating(tool string) bool { return s.classify.Mutating(tool) }

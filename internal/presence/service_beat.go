@@ -183,12 +183,50 @@ func (s *Service) prune() {
 	}
 }
 
-// Leave removes a presence at once: the explicit end of a session. It is an
-// ENOTFOUND error when neither the store nor this Hall knows the id.
+// Leave removes a presence at once: the explicit end of a session. Its
+// subagents (the presences whose parent_presence_id is id) leave with it.
+// It is an ENOTFOUND error when neither the store nor this Hall knows the
+// id (its subagents still leave).
 func (s *Service) Leave(ctx context.Context, id string) error {
 	if !ValidID(id) {
 		return Errorf(EINVALID, "presence id %q is not prs_ and 12 lowercase hex digits", id)
 	}
+	err := s.leave(ctx, id)
+	for _, kid := range s.subagentsOf(ctx, id) {
+		if kerr := s.leave(ctx, kid); kerr != nil && ErrorCode(kerr) != ENOTFOUND {
+			s.log.Warn("subagent not left with its session", "presence_id", kid, "parent_presence_id", id, "err", kerr)
+		}
+	}
+	return err
+}
+
+// subagentsOf returns the ids of the presences this Hall knows whose
+// parent is id.
+func (s *Service) subagentsOf(ctx context.Context, id string) []string {
+	s.mu.Lock()
+	watching := s.watching
+	s.mu.Unlock()
+	if !watching {
+		_, _ = s.Refresh(ctx) // an unreadable store leaves what this Hall holds
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var kids []string
+	for kid, r := range s.cache {
+		if r.ParentPresenceID == id {
+			kids = append(kids, kid)
+		}
+	}
+	for kid, e := range s.entries {
+		if _, cached := s.cache[kid]; !cached && e.shown.ParentPresenceID == id {
+			kids = append(kids, kid)
+		}
+	}
+	return kids
+}
+
+// leave removes one presence.
+func (s *Service) leave(ctx context.Context, id string) error {
 	s.mu.Lock()
 	e := s.entries[id]
 	delete(s.entries, id)

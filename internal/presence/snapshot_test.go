@@ -36,7 +36,18 @@ func TestRecordEqualSeesEveryField(t *testing.T) {
 			case reflect.Int64:
 				cv.SetInt(cv.Int() + 1)
 			case reflect.Slice:
-				cv.Set(reflect.ValueOf([]string{"other"}))
+				// One element of the slice's type, its strings "other".
+				elem := reflect.New(cv.Type().Elem()).Elem()
+				if elem.Kind() == reflect.String {
+					elem.SetString("other")
+				} else {
+					for j := 0; j < elem.NumField(); j++ {
+						if elem.Field(j).Kind() == reflect.String {
+							elem.Field(j).SetString("other")
+						}
+					}
+				}
+				cv.Set(reflect.Append(reflect.MakeSlice(cv.Type(), 0, 1), elem))
 			default:
 				t.Fatalf("field %s: kind %s not covered by this test", name, cv.Kind())
 			}

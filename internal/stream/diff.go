@@ -298,7 +298,8 @@ func samePresence(a, b contract.Presence) bool {
 		a.Worktree == b.Worktree && slices.Equal(a.WorkingSet, b.WorkingSet) &&
 		a.TaskRef == b.TaskRef && a.Mutation == b.Mutation && a.MutationLevel == b.MutationLevel &&
 		a.FirstSeenMs == b.FirstSeenMs && a.LastBeatMs == b.LastBeatMs &&
-		a.QueryCount == b.QueryCount && a.TTLMs == b.TTLMs && a.ExpiresAtMs == b.ExpiresAtMs
+		a.QueryCount == b.QueryCount && a.TTLMs == b.TTLMs && a.ExpiresAtMs == b.ExpiresAtMs &&
+		slices.Equal(a.Touched, b.Touched) && a.TouchedOmitted == b.TouchedOmitted && a.ParentPresenceID == b.ParentPresenceID
 }
 
 func sameCollision(a, b contract.Collision) bool {

@@ -116,7 +116,18 @@ func TestSamePresenceSeesEveryField(t *testing.T) {
 		case reflect.Int64:
 			f.SetInt(42)
 		case reflect.Slice:
-			f.Set(reflect.ValueOf([]string{"y"}))
+			// One element of the slice's type, its strings "y".
+			elem := reflect.New(f.Type().Elem()).Elem()
+			if elem.Kind() == reflect.String {
+				elem.SetString("y")
+			} else {
+				for j := 0; j < elem.NumField(); j++ {
+					if elem.Field(j).Kind() == reflect.String {
+						elem.Field(j).SetString("y")
+					}
+				}
+			}
+			f.Set(reflect.Append(reflect.MakeSlice(f.Type(), 0, 1), elem))
 		case reflect.Struct:
 			m := f.Addr().Interface().(*contract.Mutation)
 			for _, mm := range []contract.Mutation{{ObservedAtMs: 1}, {DeclaredIntent: "edit"}} {

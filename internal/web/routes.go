@@ -47,6 +47,7 @@ func (h *Handler) Routes() []Route {
 		{Method: http.MethodGet, Path: "/api/schema/{name}", Handler: h.HandleSchema, Public: true},
 		{Method: http.MethodGet, Path: "/metrics", Handler: h.HandleMetrics},
 		{Method: http.MethodPost, Path: "/api/presences/beat", Handler: h.HandleBeat, Write: true},
+		{Method: http.MethodPost, Path: "/api/hooks/{agent}", Handler: h.HandleHook, Write: true},
 		{Method: http.MethodDelete, Path: "/api/presences/{presence_id}", Handler: h.HandleLeave, Write: true},
 		// MCP over streamable HTTP (internal/mcp): POST carries the calls,
 		// GET is a session's stream, DELETE ends a session. Not Write: its

@@ -67,6 +67,26 @@ func TestCollisionsWithinBoundAndTotal(t *testing.T) {
 		{name: "without a mutation signal, not counted", live: join(crowd(3, withWorktree("/w/wt")), crowd(0), []presence.Record{
 			newRec("idle", brain, withWorktree("/w/wt"), withNoMutation()),
 		}), max: 5, focus: -1, wantTotal: 3, wantListed: 3, wantDeg: []int32{2, 2, 2, 0}},
+		{
+			// A session with three subagents, and two other sessions: one
+			// team of four never collides within itself.
+			name: "a team in a crowded worktree",
+			live: join(
+				[]presence.Record{newRec("lead", brain, withWorktree("/w/wt"), withCallerRoot("/w/wt"))},
+				crowd(3, withWorktree("/w/wt"), withCallerRoot("/w/wt"), withParent(presence.ID("lead", brain))),
+				[]presence.Record{newRec("x", brain, withWorktree("/w/wt"), withCallerRoot("/w/wt")), newRec("y", brain, withWorktree("/w/wt"))},
+			),
+			max: 4, focus: -1, wantTotal: 9, wantListed: 4, wantDeg: []int32{2, 2, 2, 2, 5, 5},
+		},
+		{
+			name: "a team overlapping by working set only",
+			live: join(
+				[]presence.Record{newRec("lead", brain, withWS("/w/src"))},
+				crowd(2, withWS("/w/src/a.go"), withParent(presence.ID("lead", brain))),
+				[]presence.Record{newRec("x", brain, withTouched("/w/src/b.go"))},
+			),
+			max: 10, focus: -1, wantTotal: 1, wantListed: 1, wantDeg: []int32{1, 0, 0, 1},
+		},
 		{name: "focus", live: crowd(30, withWorktree("/w/wt")), max: 5, focus: 7, wantTotal: 29, wantListed: 5},
 		{name: "focus unbounded", live: crowd(30, withWorktree("/w/wt")), focus: 29, wantTotal: 29, wantListed: 29},
 		{name: "focus alone in its place", live: join(crowd(5, withWorktree("/w/wt")), []presence.Record{newRec("z", brain, withWorktree("/w/elsewhere"))}), max: 5, focus: 5},
@@ -231,5 +251,5 @@ func partyOf(r presence.Record) collision.Party {
 		base = r.Brain
 	}
 	return collision.Party{ID: r.PresenceID, Brain: r.Brain, CallerRoot: r.CallerRoot, Worktree: r.Worktree,
-		Base: base, WorkingSet: r.WorkingSet, Mutating: r.Mutating()}
+		Base: base, WorkingSet: r.WorkingSet, Touched: r.Touched, Team: r.Team(), Mutating: r.Mutating()}
 }

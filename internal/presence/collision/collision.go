@@ -13,7 +13,18 @@ const (
 	CallerRoot Clause = "same_caller_root"
 	Worktree   Clause = "same_worktree"
 	WorkingSet Clause = "working_set_overlap"
+	// Touched: an overlap involves a file a side was seen changing (its
+	// touched list), not only what both declared.
+	Touched Clause = "touched_overlap"
 )
+
+// Touch is one file a presence's tool changed, and when. It is defined
+// here, and presence.Touch is this type, so that a record's touched list
+// reaches the sweep without a copy.
+type Touch struct {
+	Path string `json:"path"` // absolute, cleaned
+	AtMs int64  `json:"at_ms"`
+}
 
 // Party is what the predicate reads of one presence record.
 type Party struct {
@@ -23,7 +34,13 @@ type Party struct {
 	// worktree, else the caller_root, else the brain (the record says).
 	Base       string
 	WorkingSet []string // as declared: absolute or relative to Base
-	Mutating   bool     // the record carries a mutation signal
+	// Touched is what the Hall observed the presence change: absolute
+	// paths that join the working-set overlap under their own clause.
+	Touched  []Touch
+	Mutating bool // the record carries a mutation signal
+	// Team is the presence's team (a subagent's is its session's id):
+	// two parties of one non-empty team never collide.
+	Team string
 }
 
 // Found is one collision: two mutating parties sharing a place on one
@@ -33,15 +50,15 @@ type Party struct {
 type Found struct {
 	Brain   string
 	A, B    int
-	Clauses []Clause // in the order caller_root, worktree, working_set
+	Clauses []Clause // in the order caller_root, worktree, working_set, touched
 	Place   string   // the shared place a person should look at first
-	Paths   []string // overlapping working-set paths, absolute, sorted
+	Paths   []string // overlapping working-set and touched paths, absolute, sorted
 }
 
-// Between applies the predicate to one pair: same brain, AND (same
-// non-empty caller_root OR same non-empty worktree OR overlapping declared
-// working sets), AND both carry a mutation signal. Staleness is the
-// caller's concern: pass live records.
+// Between applies the predicate to one pair: same brain, AND not one team,
+// AND (same non-empty caller_root OR same non-empty worktree OR
+// overlapping working sets, declared or touched), AND both carry a
+// mutation signal. Staleness is the caller's concern: pass live records.
 func Between(a, b Party) (Found, bool) {
 	if a.ID == b.ID || a.Brain != b.Brain || !a.Mutating || !b.Mutating {
 		return Found{}, false
@@ -72,11 +89,13 @@ func ResolveWorkingSet(base string, ws []string) []string {
 
 // view is what the place condition compares of one party, computed once
 // per party rather than once per pair: caller_root and worktree cleaned
-// ("" when unset, so an unset one never matches) and the working set
-// resolved to absolute, cleaned paths.
+// ("" when unset, so an unset one never matches), the working set
+// resolved to absolute, cleaned paths and then the touched files (ws, the
+// first declared of them declared), and the team.
 type view struct {
-	callerRoot, worktree string
-	ws                   []string
+	callerRoot, worktree, team string
+	ws                         []string
+	declared                   int // ws[:declared] were declared, the rest touched
 	// A sweep numbers the distinct caller_roots and worktrees it finds
 	// (from 1), so that a pair compares two numbers rather than two
 	// paths; 0 when not numbered.
@@ -96,7 +115,14 @@ func samePlace(a, b string, aID, bID int32) bool {
 }
 
 func viewOf(p *Party) view {
-	return view{callerRoot: cleanOrEmpty(p.CallerRoot), worktree: cleanOrEmpty(p.Worktree), ws: ResolveWorkingSet(p.Base, p.WorkingSet)}
+	ws := ResolveWorkingSet(p.Base, p.WorkingSet)
+	declared := len(ws)
+	for _, t := range p.Touched {
+		if t.Path != "" {
+			ws = append(ws, filepath.Clean(t.Path))
+		}
+	}
+	return view{callerRoot: cleanOrEmpty(p.CallerRoot), worktree: cleanOrEmpty(p.Worktree), team: p.Team, ws: ws, declared: declared}
 }
 
 // collider cuts the Clauses and Paths of many collisions from shared
@@ -113,11 +139,20 @@ type collider struct {
 // reads the views only, not the records, which a sweep over a large
 // roster no longer has in cache.
 func (cl *collider) between(brain string, a, b int, va, vb *view) (Found, bool) {
+	if va.team != "" && va.team == vb.team {
+		return Found{}, false // a session and its subagents are one team
+	}
 	start := len(cl.paths)
-	for _, pa := range va.ws {
-		for _, pb := range vb.ws {
+	declaredHit, touchedHit := false, false
+	for i, pa := range va.ws {
+		for j, pb := range vb.ws {
 			if p, ok := overlapCleaned(pa, pb); ok {
 				cl.paths = append(cl.paths, p)
+				if i >= va.declared || j >= vb.declared {
+					touchedHit = true
+				} else {
+					declaredHit = true
+				}
 			}
 		}
 	}
@@ -133,15 +168,18 @@ func (cl *collider) between(brain string, a, b int, va, vb *view) (Found, bool) 
 	}
 	sameRoot := samePlace(va.callerRoot, vb.callerRoot, va.rootID, vb.rootID)
 	sameTree := samePlace(va.worktree, vb.worktree, va.treeID, vb.treeID)
-	cs := cl.clauses[len(cl.clauses):]
+	cs := cl.clauses[len(cl.clauses):] // room for all four: the sweep keeps it
 	if sameRoot {
 		cs = append(cs, CallerRoot)
 	}
 	if sameTree {
 		cs = append(cs, Worktree)
 	}
-	if paths != nil {
+	if declaredHit {
 		cs = append(cs, WorkingSet)
+	}
+	if touchedHit {
+		cs = append(cs, Touched)
 	}
 	if len(cs) == 0 {
 		return Found{}, false
@@ -231,7 +269,7 @@ func Within[C any](brain string, n int, party func(i int) Party, b Bound, as fun
 	cl := collider{paths: make([]string, 0, len(sw.pairs))}
 	out := make([]C, 0, len(sw.pairs))
 	for k, p := range sw.pairs {
-		if cap(cl.clauses)-len(cl.clauses) < 3 {
+		if cap(cl.clauses)-len(cl.clauses) < 4 {
 			cl.clauses = make([]Clause, 0, 2*(len(sw.pairs)-k)+1)
 		}
 		a, b := p[0], p[1]

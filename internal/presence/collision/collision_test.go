@@ -49,6 +49,52 @@ func TestCollisionBetween(t *testing.T) {
 			wantClauses: []presence.Clause{presence.ClauseWorktree},
 			wantPlace:   "/home/ana/shop-wt2",
 		},
+		// Touched files: observed, under their own clause.
+		{
+			name:        "both touched one file",
+			a:           newRec("claude-7", brain, withCallerRoot("/home/ana/shop-wt2"), withTouched("/home/ana/shop-wt2/src/cart.go", "/home/ana/shop-wt2/a.go")),
+			b:           newRec("codex-1", brain, withCallerRoot("/home/ana/shop-wt2/src"), withTouched("/home/ana/shop-wt2/src/cart.go")),
+			wantOK:      true,
+			wantClauses: []presence.Clause{presence.ClauseTouched},
+			wantPlace:   "/home/ana/shop-wt2/src/cart.go",
+			wantPaths:   []string{"/home/ana/shop-wt2/src/cart.go"},
+		},
+		{
+			name:        "a touched file inside the other's declared set, and declared sets overlapping",
+			a:           newRec("claude-7", brain, withWS("src/auth")),
+			b:           newRec("codex-1", brain, withWS("src/auth/token.go"), withTouched(brain+"/src/auth/login.go")),
+			wantOK:      true,
+			wantClauses: []presence.Clause{presence.ClauseWorkingSet, presence.ClauseTouched},
+			wantPlace:   brain + "/src/auth/login.go",
+			wantPaths:   []string{brain + "/src/auth/login.go", brain + "/src/auth/token.go"},
+		},
+		{
+			name:   "touched files apart",
+			a:      newRec("claude-7", brain, withTouched(brain+"/src/a.go")),
+			b:      newRec("codex-1", brain, withTouched(brain+"/src/b.go")),
+			wantOK: false,
+		},
+		// A session and its subagents are one team.
+		{
+			name:   "a subagent and its session",
+			a:      newRec("claude-7", brain, withWorktree("/w"), withTouched("/w/x.go")),
+			b:      newRec("claude-7/sub", brain, withWorktree("/w"), withTouched("/w/x.go"), withParent(presence.ID("claude-7", brain))),
+			wantOK: false,
+		},
+		{
+			name:   "two subagents of one session",
+			a:      newRec("claude-7/s1", brain, withWorktree("/w"), withParent(presence.ID("claude-7", brain))),
+			b:      newRec("claude-7/s2", brain, withWorktree("/w"), withParent(presence.ID("claude-7", brain))),
+			wantOK: false,
+		},
+		{
+			name:        "a subagent and another session",
+			a:           newRec("claude-7/s1", brain, withWorktree("/w"), withParent(presence.ID("claude-7", brain))),
+			b:           newRec("codex-1", brain, withWorktree("/w")),
+			wantOK:      true,
+			wantClauses: []presence.Clause{presence.ClauseWorktree},
+			wantPlace:   "/w",
+		},
 		{
 			name:        "working sets overlap: src/auth and src/auth/login.go",
 			a:           newRec("claude-7", brain, withWS("src/auth")),
@@ -373,6 +419,13 @@ func randomRoster(rng *rand.Rand, n int) []presence.Record {
 				p = filepath.Join(b, p)
 			}
 			r.WorkingSet = append(r.WorkingSet, p)
+		}
+		for k := rng.Intn(3); k > 0; k-- {
+			r.Touched = append(r.Touched, presence.Touch{Path: filepath.Join("/", b, randPath()), AtMs: t0})
+		}
+		if i > 0 && rng.Intn(6) == 0 { // a subagent of an earlier session, or its sibling
+			parent := out[rng.Intn(len(out))]
+			r.ParentPresenceID = parent.Team()
 		}
 		switch rng.Intn(5) {
 		case 0:

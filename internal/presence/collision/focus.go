@@ -89,7 +89,7 @@ var focusSets = sync.Pool{New: func() any { return &focusScan{} }}
 // places cleaned and its resolved working set as sorted keys.
 type focusRecord struct {
 	index                int
-	id, brain            string
+	id, brain, team      string
 	callerRoot, worktree string
 	paths                []string // resolved, cleaned
 	keys                 [][]byte // the paths in sort form, sorted
@@ -125,8 +125,8 @@ func (fs *focusScan) release() {
 
 // add readies the focus record at index i.
 func (fs *focusScan) add(i int, p *Party) {
-	f := focusRecord{index: i, id: p.ID, brain: p.Brain, callerRoot: cleanOrEmpty(p.CallerRoot), worktree: cleanOrEmpty(p.Worktree)}
-	f.paths = ResolveWorkingSet(p.Base, p.WorkingSet)
+	f := focusRecord{index: i, id: p.ID, brain: p.Brain, team: p.Team, callerRoot: cleanOrEmpty(p.CallerRoot), worktree: cleanOrEmpty(p.Worktree)}
+	f.paths = resolvedAndTouched(p)
 	for _, q := range f.paths {
 		k, _ := sortKey(nil, q, false)
 		f.keys = append(f.keys, k)
@@ -155,28 +155,41 @@ func (fs *focusScan) keep(p focusPair) bool {
 // collides applies the place condition to the focus record f and another
 // mutating record p on its brain: exactly as between would answer.
 func (fs *focusScan) collides(f *focusRecord, p *Party) bool {
+	if f.team != "" && f.team == p.Team {
+		return false // a session and its subagents are one team
+	}
 	if f.callerRoot != "" && cleanOrEmpty(p.CallerRoot) == f.callerRoot {
 		return true
 	}
 	if f.worktree != "" && cleanOrEmpty(p.Worktree) == f.worktree {
 		return true
 	}
-	if len(f.paths) == 0 || len(p.WorkingSet) == 0 {
+	if len(f.paths) == 0 || len(p.WorkingSet)+len(p.Touched) == 0 {
 		return false
 	}
 	if f.nul {
 		return fs.pairwise(f, p)
 	}
-	for _, e := range p.WorkingSet {
-		if e == "" {
-			continue
-		}
-		// Resolved as ResolveWorkingSet does: base joined, cleaned.
+	for k := range len(p.WorkingSet) + len(p.Touched) {
+		// Resolved as ResolveWorkingSet does (base joined, cleaned); a
+		// touched file is absolute already.
 		fs.path = fs.path[:0]
-		if !filepath.IsAbs(e) && p.Base != "" {
-			fs.path = append(append(fs.path, p.Base...), filepath.Separator)
+		if k < len(p.WorkingSet) {
+			e := p.WorkingSet[k]
+			if e == "" {
+				continue
+			}
+			if !filepath.IsAbs(e) && p.Base != "" {
+				fs.path = append(append(fs.path, p.Base...), filepath.Separator)
+			}
+			fs.path = append(fs.path, e...)
+		} else {
+			t := p.Touched[k-len(p.WorkingSet)].Path
+			if t == "" {
+				continue
+			}
+			fs.path = append(fs.path, t...)
 		}
-		fs.path = append(fs.path, e...)
 		if bytes.IndexByte(fs.path, 0) >= 0 {
 			return fs.pairwise(f, p)
 		}
@@ -221,7 +234,7 @@ func (f *focusRecord) covers(key []byte) bool {
 // pairwise compares every path of f with every path of p: the plain
 // reading, for paths holding zero bytes, whose sort form is ambiguous.
 func (fs *focusScan) pairwise(f *focusRecord, p *Party) bool {
-	fs.other = append(fs.other[:0], ResolveWorkingSet(p.Base, p.WorkingSet)...)
+	fs.other = append(fs.other[:0], resolvedAndTouched(p)...)
 	for _, x := range f.paths {
 		for _, y := range fs.other {
 			if _, ok := overlapCleaned(x, y); ok {
@@ -285,3 +298,15 @@ func (x *Focus) Kept() [][2]int {
 
 // Release returns the scan's arrays for reuse.
 func (x *Focus) Release() { x.fs.release() }
+
+// resolvedAndTouched is what a party's paths overlap with: its working set
+// resolved, and its touched files, cleaned, as a view holds them.
+func resolvedAndTouched(p *Party) []string {
+	out := ResolveWorkingSet(p.Base, p.WorkingSet)
+	for _, t := range p.Touched {
+		if t.Path != "" {
+			out = append(out, filepath.Clean(t.Path))
+		}
+	}
+	return out
+}

@@ -103,6 +103,18 @@ func withWS(ps ...string) func(*presence.Record) {
 	return func(r *presence.Record) { r.WorkingSet = ps }
 }
 
+func withTouched(ps ...string) func(*presence.Record) {
+	return func(r *presence.Record) {
+		for _, p := range ps {
+			r.Touched = append(r.Touched, presence.Touch{Path: p, AtMs: t0})
+		}
+	}
+}
+
+func withParent(id string) func(*presence.Record) {
+	return func(r *presence.Record) { r.ParentPresenceID = id }
+}
+
 func withIntent(s string) func(*presence.Record) {
 	return func(r *presence.Record) { r.Mutation = presence.Mutation{DeclaredIntent: s} }
 }

@@ -7,10 +7,12 @@ import (
 // Counting and listing the pairs of one brain, without holding them all.
 //
 // A pair collides when its records share a caller_root (R), share a
-// worktree (T), or have overlapping working sets (W). R and T are unions
-// of cliques: every record of a class (one place) collides with every
-// other, so a record's partners there are counted from the sizes of its
-// classes, |R ∪ T| = |R| + |T| - |R ∩ T|, at no cost per pair. Only W \
+// worktree (T), or have overlapping working sets, declared or touched (W),
+// and are not of one team (one presence, or a session and its subagents).
+// R and T are unions of cliques: every record of a class (one place)
+// collides with every other of another team, so a record's partners there
+// are counted from the sizes of its classes less its own team's records
+// in them, |R ∪ T| = |R| + |T| - |R ∩ T|, at no cost per pair. Only W \
 // (R ∪ T), the pairs that overlap by working set alone, are found one by
 // one, by walking the working-set tree (see wsTree); a record whose
 // classes already hold every other record of its brain is not walked at
@@ -24,61 +26,44 @@ import (
 
 // placeIndex is the records of a brain that have one kind of place (a
 // caller_root, or a worktree), by place, then rank: each class (one place)
-// is a run, and within it the records of one presence are a run too.
+// is a run.
 type placeIndex struct {
 	ranks []int32 // by position
 	at    []int32 // by rank - start: its position, -1 without a place
-	spans []span  // by position
+	end   []int32 // by position: one past its class
+	// By rank - start: how many records of other teams (see sweep.teams)
+	// share its place, and how many of those come after it.
+	all, later []int32
 }
 
-// span is where a position's class and its presence's records in that
-// class lie in ranks: [cs, ce) and [rs, re).
-type span struct{ cs, ce, rs, re int32 }
-
-// all is how many records of other presences share the place of rank r
-// (local index i); later, how many of them come after it.
-func (ix *placeIndex) all(i int32) int32 {
-	if p := ix.at[i]; p >= 0 {
-		s := ix.spans[p]
-		return (s.ce - s.cs) - (s.re - s.rs)
+// laterOthers appends to dst, in order, the ranks after local index i in
+// its class that are of another team than g, until dst holds need.
+func (ix *placeIndex) laterOthers(sw *sweep, i, g int32, need int, dst []int32) []int32 {
+	p := ix.at[i]
+	if p < 0 || len(dst) >= need {
+		return dst
 	}
-	return 0
-}
-
-func (ix *placeIndex) later(i int32) int32 {
-	if p := ix.at[i]; p >= 0 {
-		s := ix.spans[p]
-		return s.ce - s.re
+	for _, r := range ix.ranks[p+1 : ix.end[p]] {
+		if sw.group[r] != g {
+			if dst = append(dst, r); len(dst) == need {
+				break
+			}
+		}
 	}
-	return 0
-}
-
-// laterRanks returns the ranks of other presences after local index i in
-// its class, in order; before, those before it.
-func (ix *placeIndex) laterRanks(i int32) []int32 {
-	if p := ix.at[i]; p >= 0 {
-		s := ix.spans[p]
-		return ix.ranks[s.re:s.ce]
-	}
-	return nil
-}
-
-func (ix *placeIndex) earlierRanks(i int32) []int32 {
-	if p := ix.at[i]; p >= 0 {
-		s := ix.spans[p]
-		return ix.ranks[s.cs:s.rs]
-	}
-	return nil
+	return dst
 }
 
 // classify sorts the brain's caller_roots and worktrees, numbers each
 // distinct one (so that a pair compares two numbers rather than two
-// paths), and indexes the classes of both kinds. It then counts, for each
-// rank, the records of other presences that share both its caller_root and
-// its worktree (sw.bothAll, sw.bothLater), class by caller_root class,
-// with a counter per worktree number: no sort, no pair.
+// paths), and counts for each rank the records of other teams that share
+// its caller_root, its worktree, and both (sw.bothAll, sw.bothLater):
+// class by class, with counters by team and by worktree number, no sort
+// and no pair.
 func (sw *sweep) classify(start, end int32) {
 	n := end - start
+	groups := len(sw.gsize)
+	sw.gcnt, sw.gseen = zeroed(sw.gcnt, groups), zeroed(sw.gseen, groups)
+	cnt, seen := sw.gcnt, sw.gseen
 	callerRoot := func(r int32) string { return sw.views[r].callerRoot }
 	worktree := func(r int32) string { return sw.views[r].worktree }
 	for kind, ix := range []*placeIndex{&sw.roots, &sw.trees} {
@@ -94,10 +79,10 @@ func (sw *sweep) classify(start, end int32) {
 		}
 		sortHeaded(hs, place)
 		sw.hs = hs
-		ix.ranks, ix.spans = resize(ix.ranks, len(hs)), resize(ix.spans, len(hs))
-		ix.at = resize(ix.at, int(n))
+		ix.ranks, ix.end = resize(ix.ranks, len(hs)), resize(ix.end, len(hs))
+		ix.at, ix.all, ix.later = resize(ix.at, int(n)), resize(ix.all, int(n)), resize(ix.later, int(n))
 		for i := range ix.at {
-			ix.at[i] = -1
+			ix.at[i], ix.all[i], ix.later[i] = -1, 0, 0
 		}
 		for p := range hs {
 			ix.ranks[p] = hs[p].h
@@ -109,74 +94,103 @@ func (sw *sweep) classify(start, end int32) {
 				y++
 			}
 			sw.places++
-			for p := x; p < y; {
-				q := p + 1
-				for q < y && sw.first[ix.ranks[q]] == sw.first[ix.ranks[p]] {
-					q++
+			class := ix.ranks[x:y]
+			for _, r := range class {
+				if v := &sw.views[r]; kind == 0 {
+					v.rootID = sw.places
+				} else {
+					v.treeID = sw.places
 				}
-				for k := p; k < q; k++ {
-					if v := &sw.views[ix.ranks[k]]; kind == 0 {
-						v.rootID = sw.places
-					} else {
-						v.treeID = sw.places
-					}
-					ix.spans[k] = span{int32(x), int32(y), int32(p), int32(q)}
-				}
-				p = q
+				cnt[sw.group[r]]++
+			}
+			for k := len(class) - 1; k >= 0; k-- {
+				r := class[k]
+				g := sw.group[r]
+				ix.end[x+k] = int32(y)
+				ix.all[r-start] = int32(len(class)) - cnt[g]
+				ix.later[r-start] = int32(len(class)-1-k) - seen[g]
+				seen[g]++
+			}
+			for _, r := range class {
+				cnt[sw.group[r]], seen[sw.group[r]] = 0, 0
 			}
 			x = y
 		}
 	}
 
-	// Both at once. Within one caller_root class, taken presence by
-	// presence from the last: later[t] counts the records of the
-	// presences after this one with worktree t, and once the class is
-	// done, every record of the class with t.
+	// Both at once, within each caller_root class: by worktree number,
+	// all of the class (ct) and those after a position (st); and, when
+	// some team has two records in the class, by worktree and team too.
 	sw.both, sw.runBoth = zeroed(sw.both, int(sw.places)+1), zeroed(sw.runBoth, int(sw.places)+1)
 	sw.bothAll, sw.bothLater = resize(sw.bothAll, int(n)), resize(sw.bothLater, int(n))
 	clear(sw.bothAll)
 	clear(sw.bothLater)
-	later, run := sw.both, sw.runBoth
+	ct, st := sw.both, sw.runBoth
 	rs := sw.roots.ranks
 	tree := func(r int32) int32 { return sw.views[r].treeID }
 	for x := 0; x < len(rs); {
-		y := int(sw.roots.spans[x].ce)
-		for p := y; p > x; {
-			q := int(sw.roots.spans[p-1].rs) // this presence's records: [q, p)
-			for _, r := range rs[q:p] {
-				if t := tree(r); t != 0 {
-					sw.bothLater[r-start] = later[t]
-				}
+		y := int(sw.roots.end[x])
+		class := rs[x:y]
+		shared := false // some team has two records here
+		for _, r := range class {
+			g := sw.group[r]
+			cnt[g]++
+			shared = shared || cnt[g] > 1
+			if t := tree(r); t != 0 {
+				ct[t]++
 			}
-			for _, r := range rs[q:p] {
-				if t := tree(r); t != 0 {
-					later[t]++
-				}
-			}
-			p = q
 		}
-		for p := x; p < y; {
-			q := int(sw.roots.spans[p].re)
-			for _, r := range rs[p:q] {
-				if t := tree(r); t != 0 {
-					run[t]++
+		if !shared {
+			for k := len(class) - 1; k >= 0; k-- {
+				if t := tree(class[k]); t != 0 {
+					sw.bothAll[class[k]-start] = ct[t] - 1
+					sw.bothLater[class[k]-start] = st[t]
+					st[t]++
 				}
 			}
-			for _, r := range rs[p:q] {
+		} else {
+			tg, sg := sw.treeTeam(), sw.treeTeamSeen()
+			key := func(t, g int32) uint64 { return uint64(t)<<32 | uint64(uint32(g)) }
+			for _, r := range class {
 				if t := tree(r); t != 0 {
-					sw.bothAll[r-start] = later[t] - run[t]
+					tg[key(t, sw.group[r])]++
 				}
 			}
-			for _, r := range rs[p:q] {
-				run[tree(r)] = 0
+			for k := len(class) - 1; k >= 0; k-- {
+				r := class[k]
+				if t := tree(r); t != 0 {
+					kk := key(t, sw.group[r])
+					sw.bothAll[r-start] = ct[t] - tg[kk]
+					sw.bothLater[r-start] = st[t] - sg[kk]
+					st[t]++
+					sg[kk]++
+				}
 			}
-			p = q
+			clear(tg)
+			clear(sg)
 		}
-		for _, r := range rs[x:y] {
-			later[tree(r)] = 0
+		for _, r := range class {
+			cnt[sw.group[r]] = 0
+			ct[tree(r)], st[tree(r)] = 0, 0
 		}
 		x = y
 	}
+}
+
+// treeTeam and treeTeamSeen are classify's counters by worktree and team,
+// for the rare class where a team has several records.
+func (sw *sweep) treeTeam() map[uint64]int32 {
+	if sw.tg == nil {
+		sw.tg = map[uint64]int32{}
+	}
+	return sw.tg
+}
+
+func (sw *sweep) treeTeamSeen() map[uint64]int32 {
+	if sw.sg == nil {
+		sw.sg = map[uint64]int32{}
+	}
+	return sw.sg
 }
 
 // zeroed returns s with length n, every element zero: the counters are
@@ -188,12 +202,12 @@ func zeroed(s []int32, n int) []int32 {
 	return s[:n]
 }
 
-// near returns how many records of other presences share a caller_root or
-// a worktree with rank a, and how many of those come after it.
+// near returns how many records of other teams share a caller_root or a
+// worktree with rank a, and how many of those come after it.
 func (sw *sweep) near(a, start int32) (all, later int32) {
 	i := a - start
-	all = sw.roots.all(i) + sw.trees.all(i) - sw.bothAll[i]
-	later = sw.roots.later(i) + sw.trees.later(i) - sw.bothLater[i]
+	all = sw.roots.all[i] + sw.trees.all[i] - sw.bothAll[i]
+	later = sw.roots.later[i] + sw.trees.later[i] - sw.bothLater[i]
 	return all, later
 }
 
@@ -208,7 +222,7 @@ func (sw *sweep) count(start, end int32) {
 		// The working-set partners after a: each such pair is found
 		// from its first side only.
 		after := sw.partnerBuf[:0]
-		if all < (end-start)-sw.dup[a] && sw.keyAt[a] < sw.keyAt[a+1] {
+		if all < (end-start)-sw.gsize[sw.group[a]] && sw.keyAt[a] < sw.keyAt[a+1] {
 			after = sw.tree.partners(sw, a, after)
 			sw.partnerBuf = after
 		}
@@ -228,7 +242,10 @@ func (sw *sweep) count(start, end int32) {
 			slices.Sort(after)
 		}
 		i := a - start
-		roots, trees := sw.roots.laterRanks(i), sw.trees.laterRanks(i)
+		g := sw.group[a]
+		roots := sw.roots.laterOthers(sw, i, g, need, sw.rootBuf[:0])
+		trees := sw.trees.laterOthers(sw, i, g, need, sw.treeBuf[:0])
+		sw.rootBuf, sw.treeBuf = roots, trees
 		var bs []int32
 		switch {
 		// One list alone is already in order and distinct.
@@ -333,9 +350,9 @@ func (t *wsTree) build(sw *sweep, start, end int32) {
 	t.stack = stack[:0]
 }
 
-// partners appends to out, once each, the ranks after a, of other
-// presences, whose working sets overlap rank a's and that share neither
-// its caller_root nor its worktree (those are counted by class).
+// partners appends to out, once each, the ranks after a, of other teams,
+// whose working sets overlap rank a's and that share neither its
+// caller_root nor its worktree (those are counted by class).
 func (t *wsTree) partners(sw *sweep, a int32, out []int32) []int32 {
 	for k := sw.keyAt[a]; k < sw.keyAt[a+1]; k++ {
 		g := t.grp[t.pos[k-t.e0]]
@@ -355,7 +372,7 @@ func (t *wsTree) walk(sw *sweep, a, k, from, to int32, out []int32) []int32 {
 	for i := from; i < to; i++ {
 		e := &t.ent[i]
 		b := e.owner
-		if b <= a || sw.mark[b] == stamp || sw.first[b] == sw.first[a] {
+		if b <= a || sw.mark[b] == stamp || sw.group[b] == sw.group[a] {
 			continue
 		}
 		if t.nul {

@@ -33,7 +33,8 @@ type sweep struct {
 	slot    []int32    // by rank: index into headers
 	brain   []int32    // by rank: the brain's place among the sorted brains
 	first   []int32    // by rank: the first rank with the same presence_id
-	dup     []int32    // by rank: how many records its presence_id has in scope
+	group   []int32    // by rank: its team in the brain, numbered from 0 (records of one presence share one)
+	gsize   []int32    // by group: how many ranks of the brain are in it
 	views   []view     // by rank
 	ws      []string   // the resolved working sets of every rank, in rank order
 	keys    []string   // ws in sort form: separators made zero bytes
@@ -50,10 +51,12 @@ type sweep struct {
 	roots, trees placeIndex
 	tree         wsTree
 	mark         []int32 // by rank: the last rank (plus one) whose walk reached it
-	bothAll      []int32 // by rank - start: records of other presences sharing both its places
+	bothAll      []int32 // by rank - start: records of other teams sharing both its places
 	bothLater    []int32 // by rank - start: as bothAll, after it
 	both         []int32 // by place number: classify's counters, zero between uses
-	runBoth      []int32 // by place number: as both, for one presence
+	runBoth      []int32 // by place number: as both, those seen so far
+	gcnt, gseen  []int32 // by group: classify's counters, zero between uses
+	tg, sg       map[uint64]int32
 
 	paths, sortKeys arena // where ws and keys are cut from
 
@@ -65,9 +68,11 @@ type sweep struct {
 	key                       []byte
 	hs                        []headed
 	partnerBuf, merged        []int32
+	rootBuf, treeBuf          []int32
+	teamIDs                   map[string]int32
 }
 
-var sweeps = sync.Pool{New: func() any { return &sweep{brainIDs: map[string]int32{}} }}
+var sweeps = sync.Pool{New: func() any { return &sweep{brainIDs: map[string]int32{}, teamIDs: map[string]int32{}} }}
 
 // resize returns s with length n, reusing its array when it is big enough.
 // The elements are stale: the caller writes every one.
@@ -88,15 +93,17 @@ func (sw *sweep) release() {
 	clear(sw.keys)
 	clear(sw.brainNames)
 	clear(sw.brainIDs)
+	clear(sw.teamIDs)
 	sw.paths, sw.sortKeys = arena{}, arena{}
 	sweeps.Put(sw)
 }
 
 // header is what the sweep reads of a record.
 type header struct {
-	id, callerRoot, worktree, base string
-	ws                             []string
-	live                           int32 // the record's index in the roster
+	id, callerRoot, worktree, base, team string
+	ws                                   []string
+	touched                              []Touch
+	live                                 int32 // the record's index in the roster
 }
 
 // id returns the presence_id of rank r.
@@ -117,7 +124,7 @@ func (sw *sweep) run(brain string, n int, party func(i int) Party, b Bound) {
 	sw.scope(brain, n, party)
 	sw.pairs, sw.places, sw.bound, sw.total = sw.pairs[:0], 0, b, 0
 	m := len(sw.recs)
-	sw.first, sw.dup = resize(sw.first, m), resize(sw.dup, m)
+	sw.first, sw.group = resize(sw.first, m), resize(sw.group, m)
 	sw.views, sw.keyAt = resize(sw.views, m), resize(sw.keyAt, m+1)
 	sw.deg, sw.mark = resize(sw.deg, m), resize(sw.mark, m)
 	clear(sw.deg)
@@ -157,9 +164,9 @@ func (sw *sweep) scope(brain string, size int, party func(i int) Party) {
 			}
 			last, lastID = r.Brain, id
 		}
-		sw.scoped = append(sw.scoped, header{r.ID, r.CallerRoot, r.Worktree, r.Base, r.WorkingSet, int32(i)})
+		sw.scoped = append(sw.scoped, header{r.ID, r.CallerRoot, r.Worktree, r.Base, r.Team, r.WorkingSet, r.Touched, int32(i)})
 		sw.inBrain = append(sw.inBrain, lastID)
-		entries += len(r.WorkingSet)
+		entries += len(r.WorkingSet) + len(r.Touched)
 	}
 	sw.ws, sw.keys = slices.Grow(sw.ws[:0], entries), slices.Grow(sw.keys[:0], entries)
 	n, nb := len(sw.scoped), len(sw.brainNames)
@@ -233,16 +240,45 @@ func (sw *sweep) rank(p, start, end int32) {
 			sw.loose[p] = true
 		}
 	}
-	// The records of one presence are consecutive ranks.
-	for r := start; r < end; {
-		next := r + 1
-		for next < end && sw.first[next] == sw.first[r] {
-			next++
+	sw.teams(start, end)
+}
+
+// teams numbers the groups of ranks start to end (one brain) whose pairs
+// never collide: the records of one presence, and a session with its
+// subagents (a party's Team). Most records are a session of their own,
+// with no subagent in the brain: they take a number each without a look
+// in a map; only teams that some subagent names are looked up.
+func (sw *sweep) teams(start, end int32) {
+	teams := sw.teamIDs
+	clear(teams)
+	for r := start; r < end; r++ {
+		if h := &sw.headers[sw.slot[r]]; h.team != "" && h.team != h.id {
+			teams[h.team] = -1 // a team some subagent names
 		}
-		for k := r; k < next; k++ {
-			sw.dup[k] = next - r
+	}
+	var n int32
+	for r := start; r < end; r++ {
+		if f := sw.first[r]; f != r {
+			sw.group[r] = sw.group[f] // one presence, one team (its first record's)
+			continue
 		}
-		r = next
+		h := &sw.headers[sw.slot[r]]
+		if len(teams) > 0 && h.team != "" {
+			if g, ok := teams[h.team]; ok {
+				if g < 0 {
+					g, n = n, n+1
+					teams[h.team] = g
+				}
+				sw.group[r] = g
+				continue
+			}
+		}
+		sw.group[r], n = n, n+1
+	}
+	sw.gsize = resize(sw.gsize, int(n))
+	clear(sw.gsize)
+	for r := start; r < end; r++ {
+		sw.gsize[sw.group[r]]++
 	}
 }
 
@@ -259,6 +295,9 @@ func (sw *sweep) resolve(start, end int32) {
 		for _, e := range h.ws {
 			size += len(h.base) + 1 + len(e)
 		}
+		for _, t := range h.touched {
+			size += len(t.Path)
+		}
 	}
 	// The entries after these, at a guess of 40 bytes each.
 	hint := 40 * (cap(sw.ws) - len(sw.ws) - (size+39)/40)
@@ -273,14 +312,11 @@ func (sw *sweep) resolve(start, end int32) {
 		} else {
 			v.worktree = cleanOrEmpty(h.worktree)
 		}
-		v.rootID, v.treeID = 0, 0
+		v.rootID, v.treeID, v.team = 0, 0, h.team
 		base := h.base
-		for _, e := range h.ws {
-			if e == "" {
-				continue
-			}
+		add := func(e string, rel bool) {
 			sw.paths.begin()
-			if !filepath.IsAbs(e) && base != "" {
+			if rel && !filepath.IsAbs(e) && base != "" {
 				sw.paths.b.WriteString(base)
 				sw.paths.b.WriteByte(filepath.Separator)
 			}
@@ -299,6 +335,19 @@ func (sw *sweep) resolve(start, end int32) {
 			sw.sortKeys.b.Write(key)
 			sw.keys = append(sw.keys, sw.sortKeys.cut())
 			sw.key = key
+		}
+		// The declared entries first, then the touched files: view.declared
+		// tells them apart for the clauses.
+		for _, e := range h.ws {
+			if e != "" {
+				add(e, true)
+			}
+		}
+		v.declared = len(sw.ws) - int(sw.keyAt[k])
+		for _, t := range h.touched {
+			if t.Path != "" {
+				add(t.Path, false)
+			}
 		}
 		sw.keyAt[k+1] = int32(len(sw.ws))
 		v.ws = sw.ws[sw.keyAt[k]:sw.keyAt[k+1]:sw.keyAt[k+1]] // scope sized ws: it never moves

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/hall-dev/hall/internal/hookinstall"
+)
+
+func init() {
+	commands["hooks"] = runHooks
+}
+
+const hooksUsage = `usage: hall hooks install|uninstall claude|codex|cursor [--project DIR | --user] [--http] [--dry-run]
+
+Writes the Hall's hooks into the agent's own hook configuration (Claude Code
+.claude/settings.json, Codex .codex/hooks.json, Cursor .cursor/hooks.json),
+in the project folder (default: this one) or the user's home. The file's
+other settings and hooks are kept; a second run changes nothing; the file
+it replaces is kept beside it as <file>.hall-backup-<time>.
+`
+
+// runHooks is `hall hooks install|uninstall <agent>`.
+func runHooks(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if len(args) < 2 || (args[0] != "install" && args[0] != "uninstall") {
+		fmt.Fprint(stderr, hooksUsage)
+		return &exitError{code: 2}
+	}
+	verb, agent := args[0], args[1]
+	fs := flag.NewFlagSet("hall hooks "+verb, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, hooksUsage); fs.PrintDefaults() }
+	var (
+		project     = fs.String("project", ".", "the project folder whose agent configuration to edit")
+		user        = fs.Bool("user", false, "edit the user's configuration (in $HOME) instead of a project's")
+		httpHooks   = fs.Bool("http", false, "wire HTTP hooks where the agent has them (Claude Code): no process per tool call")
+		dryRun      = fs.Bool("dry-run", false, "print what would change and the resulting file; write nothing")
+		hall        = fs.String("hall", DefaultHallURL, "the Hall the hooks talk to")
+		onCollision = fs.String("on-collision", "warn", `"warn", or "ask" to ask the person before a mutating tool runs while in a collision`)
+		command     = fs.String("command", "hall", "how the hooks run the Hall's CLI (a name on PATH or an absolute path)")
+	)
+	if err := fs.Parse(args[2:]); err != nil {
+		return &exitError{code: 2, err: err}
+	}
+	if fs.NArg() > 0 {
+		return &exitError{code: 2, err: fmt.Errorf("unexpected arguments %q", fs.Args())}
+	}
+	projectSet := false
+	fs.Visit(func(f *flag.Flag) { projectSet = projectSet || f.Name == "project" })
+	if *user && projectSet {
+		return &exitError{code: 2, err: errors.New("--project and --user: choose one")}
+	}
+	home := ""
+	if *user {
+		h, err := os.UserHomeDir()
+		if err != nil {
+			return fmt.Errorf("home folder: %w", err)
+		}
+		home = h
+	}
+	file, err := hookinstall.ConfigFile(agent, *project, *user, home)
+	if err != nil {
+		return &exitError{code: 2, err: err}
+	}
+	o := hookinstall.Options{Agent: agent, File: file, Command: *command, HTTP: *httpHooks, HallURL: *hall, OnCollision: *onCollision}
+	edit := hookinstall.Install
+	if verb == "uninstall" {
+		edit = hookinstall.Uninstall
+	}
+	res, err := edit(o)
+	if err != nil {
+		return &exitError{code: 1, err: err}
+	}
+
+	fmt.Fprintf(stdout, "hall hooks %s %s: %s\n", verb, agent, file)
+	for _, c := range res.Changes {
+		fmt.Fprintf(stdout, "  %s\n", c)
+	}
+	if len(res.Changes) == 0 {
+		fmt.Fprintln(stdout, "  (no Hall hooks here)")
+	}
+	for _, n := range res.Notes {
+		fmt.Fprintf(stdout, "  note: %s\n", n)
+	}
+	if verb == "install" && !strings.Contains(*command, "/") && !*httpHooks {
+		if _, err := exec.LookPath(*command); err != nil {
+			fmt.Fprintf(stdout, "  note: %q is not on PATH here: install it (go install github.com/hall-dev/hall/cmd/hall@latest) or pass --command /path/to/hall\n", *command)
+		}
+	}
+	switch {
+	case !res.Changed:
+		fmt.Fprintln(stdout, "  unchanged: nothing to write")
+	case *dryRun:
+		fmt.Fprintln(stdout, "  dry run: nothing written; the file would read:")
+		fmt.Fprintf(stdout, "%s", res.After)
+	default:
+		backup, err := hookinstall.Write(res, time.Now())
+		if err != nil {
+			return &exitError{code: 1, err: err}
+		}
+		if backup != "" {
+			fmt.Fprintf(stdout, "  backup: %s\n", backup)
+		}
+		fmt.Fprintln(stdout, "  written")
+	}
+	return nil
+}

@@ -1,0 +1,205 @@
+package hook
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+)
+
+// claudeLike reads the hooks of agents whose payloads and output follow
+// Claude Code's: Claude Code itself and Codex CLI ("Claude-compatible by
+// design"). They differ in names, in the tools that name the files they
+// change, and in the events each sends.
+type claudeLike struct {
+	agent, kind, prefix string
+	// touched returns the files a tool call changes, absolute.
+	touched func(tool string, input json.RawMessage, cwd string) []string
+}
+
+var (
+	// claude reads Claude Code: SessionStart, UserPromptSubmit, PreToolUse,
+	// PostToolUse, Stop, SubagentStart, SubagentStop, SessionEnd.
+	claude = claudeLike{agent: "claude", kind: "claude-code", prefix: "claude", touched: claudeTouched}
+	// codex reads Codex CLI: SessionStart, UserPromptSubmit, PreToolUse,
+	// PostToolUse, Stop, SubagentStart, SubagentStop (it sends no
+	// SessionEnd: its presences leave by ttl).
+	codex = claudeLike{agent: "codex", kind: "codex", prefix: "codex", touched: codexTouched}
+)
+
+// claudePayload is the part of a payload the Hall reads; the rest is
+// ignored and absent fields are empty.
+type claudePayload struct {
+	SessionID     string          `json:"session_id"`
+	Cwd           string          `json:"cwd"`
+	HookEventName string          `json:"hook_event_name"`
+	ToolName      string          `json:"tool_name"`
+	ToolInput     json.RawMessage `json:"tool_input"`
+	AgentID       string          `json:"agent_id"` // set inside a subagent, and on SubagentStart/Stop
+}
+
+func (a claudeLike) Agent() string { return a.agent }
+func (a claudeLike) Kind() string  { return a.kind }
+
+// Parse maps a payload to its Event. The agent id is the prefix and the
+// session's first 8 characters, with "/<agent_id>" inside a subagent,
+// whose parent is the session itself. The caller root is the payload's
+// cwd; the tool (on PreToolUse as on PostToolUse) is classified by the
+// Hall. SessionEnd leaves (and the Hall leaves the session's subagents
+// with it); SubagentStop leaves the subagent; Stop ends a turn, not a
+// session, and beats.
+func (a claudeLike) Parse(payload []byte) (Event, error) {
+	var p claudePayload
+	if err := decode(payload, &p); err != nil {
+		return Event{}, err
+	}
+	if p.SessionID == "" {
+		return Event{}, errNoSession
+	}
+	ev := Event{Name: p.HookEventName}
+	ev.Beat.AgentID = agentID(a.prefix, p.SessionID, p.AgentID)
+	if p.AgentID != "" {
+		ev.Beat.ParentAgentID = agentID(a.prefix, p.SessionID, "")
+	}
+	ev.Beat.Kind = a.kind
+	ev.Beat.CallerRoot = p.Cwd
+	switch p.HookEventName {
+	case "PreToolUse", "PostToolUse":
+		ev.Beat.Tool = p.ToolName
+		ev.Beat.Touched = lastTouched(a.touched(p.ToolName, p.ToolInput, p.Cwd))
+		ev.Gate = p.HookEventName == "PreToolUse"
+	case "SessionEnd":
+		ev.Leave = true
+	case "SubagentStop":
+		ev.Leave = p.AgentID != ""
+	}
+	return ev, nil
+}
+
+// contextEvents are the events whose hookSpecificOutput.additionalContext
+// reaches the model.
+var contextEvents = map[string]bool{
+	"SessionStart": true, "UserPromptSubmit": true, "PreToolUse": true, "PostToolUse": true, "SubagentStart": true,
+}
+
+// claudeAnswer is the hook output: hookSpecificOutput only. The
+// permission decision is "ask" or absent, never "allow" nor "deny".
+type claudeAnswer struct {
+	HookSpecificOutput claudeSpecific `json:"hookSpecificOutput"`
+}
+
+type claudeSpecific struct {
+	HookEventName            string `json:"hookEventName"`
+	AdditionalContext        string `json:"additionalContext,omitempty"`
+	PermissionDecision       string `json:"permissionDecision,omitempty"`
+	PermissionDecisionReason string `json:"permissionDecisionReason,omitempty"`
+}
+
+// Answer puts the north lines into the model's context on the events that
+// carry additionalContext, and on a PreToolUse under the ask policy asks
+// the person with the reason. Nothing when there is nothing to say.
+func (a claudeLike) Answer(ev Event, say Say) []byte {
+	if len(say.North) == 0 || ev.Leave || !contextEvents[ev.Name] {
+		return nil
+	}
+	out := claudeSpecific{HookEventName: ev.Name, AdditionalContext: ContextText(ev.Beat.AgentID, say.North)}
+	if say.Ask && ev.Name == "PreToolUse" {
+		out.PermissionDecision = "ask"
+		out.PermissionDecisionReason = AskReason(say.North)
+	}
+	return marshal(claudeAnswer{HookSpecificOutput: out})
+}
+
+// claudeTouched names the file of Claude Code's editing tools:
+// tool_input.file_path (Edit, MultiEdit, Write) or notebook_path
+// (NotebookEdit). Other tools name none.
+func claudeTouched(tool string, input json.RawMessage, cwd string) []string {
+	switch tool {
+	case "Edit", "MultiEdit", "Write", "NotebookEdit":
+	default:
+		return nil
+	}
+	var in struct {
+		FilePath     string `json:"file_path"`
+		NotebookPath string `json:"notebook_path"`
+	}
+	if json.Unmarshal(input, &in) != nil {
+		return nil
+	}
+	var out []string
+	out = addTouched(out, absUnder(cwd, in.FilePath))
+	out = addTouched(out, absUnder(cwd, in.NotebookPath))
+	return out
+}
+
+// codexTouched names the files of a Codex patch: the lines "*** Add
+// File:", "*** Update File:", "*** Delete File:" and "*** Move to:" of
+// the text starting "*** Begin Patch", found in any string of the tool's
+// input (the field has changed across versions, and a shell call may
+// carry the patch too), relative to cwd.
+func codexTouched(tool string, input json.RawMessage, cwd string) []string {
+	var v any
+	if json.Unmarshal(input, &v) != nil {
+		return nil
+	}
+	var out []string
+	walkStrings(v, 0, func(s string) {
+		for _, p := range PatchFiles(s) {
+			out = addTouched(out, absUnder(cwd, p))
+		}
+	})
+	return out
+}
+
+// maxWalkDepth bounds how deep a tool input is searched for a patch.
+const maxWalkDepth = 8
+
+// walkStrings calls f on every string in v, down to maxWalkDepth.
+func walkStrings(v any, depth int, f func(string)) {
+	if depth > maxWalkDepth {
+		return
+	}
+	switch x := v.(type) {
+	case string:
+		f(x)
+	case []any:
+		for _, e := range x {
+			walkStrings(e, depth+1, f)
+		}
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys) // one order, so one patch names its files alike every time
+		for _, k := range keys {
+			walkStrings(x[k], depth+1, f)
+		}
+	}
+}
+
+// patchMarkers are the patch lines that name a file the patch changes.
+var patchMarkers = []string{"*** Add File:", "*** Update File:", "*** Delete File:", "*** Move to:"}
+
+// PatchFiles returns the paths a Codex patch names, in order, as written
+// (relative paths stay relative); none when s holds no "*** Begin Patch".
+func PatchFiles(s string) []string {
+	i := strings.Index(s, "*** Begin Patch")
+	if i < 0 {
+		return nil
+	}
+	var out []string
+	for _, line := range strings.Split(s[i:], "\n") {
+		line = strings.TrimRight(line, "\r")
+		if line == "*** End Patch" {
+			break
+		}
+		for _, m := range patchMarkers {
+			if p, ok := strings.CutPrefix(line, m); ok {
+				if p = strings.TrimSpace(p); p != "" {
+					out = append(out, p)
+				}
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,208 @@
+package hook
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/hall-dev/hall/internal/agentid"
+	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/presence"
+)
+
+// MaxPayload bounds a hook payload. Agents send a few kilobytes; a Write
+// carries the file's content, so the bound is generous.
+const MaxPayload = 4 << 20
+
+// MaxTouched is the most files one event reports (the most recent ones of
+// a patch naming more): the presence keeps no more either.
+const MaxTouched = presence.MaxTouched
+
+// Event is one hook payload, read: the beat it makes or the leave.
+type Event struct {
+	// Name is the agent's own hook_event_name ("PreToolUse", "afterFileEdit").
+	Name string
+	// Beat says who speaks, where (the caller root only: the caller
+	// completes worktree and brain), what ran and what it touched.
+	Beat contract.BeatRequest
+	// Leave: the session (or the subagent) ended; the presence leaves.
+	Leave bool
+	// Gate: the event fires before a tool runs and the agent accepts an
+	// "ask" there.
+	Gate bool
+}
+
+// Say is what the Hall has for the agent after the beat: the presence's
+// north lines (one per collision partner) and whether to ask the person.
+type Say struct {
+	North []string
+	Ask   bool
+}
+
+// Adapter reads one agent's hook payloads and writes its hook output.
+type Adapter interface {
+	// Agent is the adapter's name: the value of --hook and of
+	// /api/hooks/{agent}.
+	Agent() string
+	// Kind is the presence kind the adapter sets ("claude-code", "codex",
+	// "cursor").
+	Kind() string
+	// Parse reads one payload. An error means the payload cannot be used:
+	// the hook warns and the agent carries on.
+	Parse(payload []byte) (Event, error)
+	// Answer renders say as the agent's hook output for ev; nil when there
+	// is nothing to say (the command hook then prints nothing).
+	Answer(ev Event, say Say) []byte
+}
+
+var adapters = map[string]Adapter{
+	"claude": claude,
+	"codex":  codex,
+	"cursor": cursor{},
+}
+
+// For returns the adapter named agent ("claude", "codex" or "cursor").
+func For(agent string) (Adapter, bool) {
+	a, ok := adapters[agent]
+	return a, ok
+}
+
+// Agents lists the adapters' names, sorted.
+func Agents() []string {
+	out := make([]string, 0, len(adapters))
+	for name := range adapters {
+		out = append(out, name)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Policy is what the Hall does when a gate event of a mutating tool finds
+// the presence in a live collision.
+type Policy string
+
+// The policies: warn (the default) puts the warning in the model's context;
+// ask also asks the person before the tool runs.
+const (
+	Warn Policy = "warn"
+	Ask  Policy = "ask"
+)
+
+// ParsePolicy reads --on-collision, HALL_ON_COLLISION or ?on_collision=;
+// "" is Warn.
+func ParsePolicy(s string) (Policy, error) {
+	switch Policy(s) {
+	case "", Warn:
+		return Warn, nil
+	case Ask:
+		return Ask, nil
+	}
+	return "", fmt.Errorf("on_collision %q: want warn or ask", s)
+}
+
+// Decide says what the Hall answers for ev: the north lines, and an ask
+// only under the ask policy, on a gate event, for a mutating tool call
+// (mutating: the Hall's classifier says so, or the call names files it
+// changes), while the presence is in a live collision.
+func Decide(p Policy, ev Event, mutating bool, north []string) Say {
+	say := Say{North: north}
+	if p == Ask && ev.Gate && !ev.Leave && len(north) > 0 && (mutating || len(ev.Beat.Touched) > 0) {
+		say.Ask = true
+	}
+	return say
+}
+
+// maxNorthShown bounds the lines an answer carries; the rest are counted.
+const maxNorthShown = 5
+
+// ContextText is the warning as the model reads it: what the Hall is, each
+// collision (partner, place, clauses, files), and what to do.
+func ContextText(agentID string, north []string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "The Hall (the witness of the coding agents on this repository) reports that another agent is changing the same place as this session (%s):\n", agentID)
+	for i, l := range north {
+		if i == maxNorthShown {
+			fmt.Fprintf(&b, "- … and %d more\n", len(north)-maxNorthShown)
+			break
+		}
+		b.WriteString("- ")
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
+	b.WriteString("Before changing those files, tell the person you work with, and leave the other agent's changes alone. The Hall only warns: it blocks nothing.")
+	return b.String()
+}
+
+// AskReason is the sentence the person reads in the agent's permission
+// prompt under the ask policy.
+func AskReason(north []string) string {
+	s := "The Hall: " + north[0]
+	if len(north) > 1 {
+		s += fmt.Sprintf(" (+%d more)", len(north)-1)
+	}
+	return s + ". Another agent is changing the same place: go ahead only if that is fine."
+}
+
+// agentID is the stable agent id of a session (package agentid: one shape
+// on every path into the Hall, hooks and MCP alike).
+func agentID(prefix, session, subagent string) string {
+	return agentid.Session(prefix, session, subagent)
+}
+
+// absUnder makes a path the agent named absolute against its cwd, cleaned;
+// "" for a path that cannot be one.
+func absUnder(cwd, p string) string {
+	p = strings.TrimSpace(p)
+	if p == "" || !utf8.ValidString(p) || strings.ContainsRune(p, 0) {
+		return ""
+	}
+	if !filepath.IsAbs(p) {
+		if cwd == "" || !filepath.IsAbs(cwd) {
+			return ""
+		}
+		p = filepath.Join(cwd, p)
+	}
+	return filepath.Clean(p)
+}
+
+// addTouched appends p to ts unless it is empty or already there.
+func addTouched(ts []string, p string) []string {
+	if p == "" || slices.Contains(ts, p) {
+		return ts
+	}
+	return append(ts, p)
+}
+
+// lastTouched keeps the last MaxTouched paths: the most recent of a patch.
+func lastTouched(ts []string) []string {
+	if len(ts) > MaxTouched {
+		return ts[len(ts)-MaxTouched:]
+	}
+	return ts
+}
+
+// decode reads one JSON object, refusing anything else.
+func decode(payload []byte, v any) error {
+	if len(payload) > MaxPayload {
+		return fmt.Errorf("the payload is %d bytes, limit %d", len(payload), MaxPayload)
+	}
+	if err := json.Unmarshal(payload, v); err != nil {
+		return fmt.Errorf("decode the payload: %w", err)
+	}
+	return nil
+}
+
+var errNoSession = errors.New("the payload names no session")
+
+// marshal encodes an answer; the types here always encode.
+func marshal(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("hook: encode answer: %v", err))
+	}
+	return b
+}

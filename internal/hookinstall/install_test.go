@@ -1,0 +1,258 @@
+package hookinstall
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tidwall/gjson"
+)
+
+// claudeSettings is a user's settings file with foreign settings and hooks.
+const claudeSettings = `{
+  "model": "opus",
+  "permissions": {"allow": ["Bash(go test:*)"], "deny": ["Read(./.env)"]},
+  "hooks": {
+    "PostToolUse": [
+      {"matcher": "Edit|Write", "hooks": [{"type": "command", "command": "gofmt -w \"$CLAUDE_FILE\""}]}
+    ],
+    "Notification": [{"hooks": [{"type": "command", "command": "notify-send claude"}]}]
+  },
+  "env": {"FOO": "bar"}
+}
+`
+
+func write(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func install(t *testing.T, o Options) Result {
+	t.Helper()
+	res, err := Install(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Write(res, time.Unix(1764489600, 0)); err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// TestInstallKeepsForeignSettingsAndIsIdempotent: the Hall's hooks join a
+// settings file with its own hooks and settings, all kept in order; a
+// second install changes nothing (no write, no backup); uninstall gives
+// back the user's hooks.
+func TestInstallKeepsForeignSettingsAndIsIdempotent(t *testing.T) {
+	file := filepath.Join(t.TempDir(), ".claude", "settings.json")
+	write(t, file, claudeSettings)
+	o := Options{Agent: "claude", File: file}
+
+	res := install(t, o)
+	if !res.Changed || len(res.Changes) != len(specs["claude"].events) {
+		t.Fatalf("first install: changed %v, %d changes: %v", res.Changed, len(res.Changes), res.Changes)
+	}
+	backups, _ := filepath.Glob(file + ".hall-backup-*")
+	if len(backups) != 1 {
+		t.Fatalf("backups: %v, want one", backups)
+	}
+	if b, _ := os.ReadFile(backups[0]); string(b) != claudeSettings {
+		t.Errorf("backup holds %q, want the original", b)
+	}
+	got, _ := os.ReadFile(file)
+	doc := string(got)
+	for path, want := range map[string]string{
+		"model":                                "opus",
+		"permissions.deny.0":                   "Read(./.env)",
+		"env.FOO":                              "bar",
+		"hooks.PostToolUse.0.matcher":          "Edit|Write",
+		"hooks.PostToolUse.0.hooks.0.command":  `gofmt -w "$CLAUDE_FILE"`,
+		"hooks.PostToolUse.1.hooks.0.command":  "hall beat --hook claude",
+		"hooks.Notification.0.hooks.0.command": "notify-send claude",
+		"hooks.SessionStart.0.hooks.0.command": "hall beat --hook claude",
+		"hooks.PreToolUse.0.hooks.0.type":      "command",
+	} {
+		if v := gjson.Get(doc, path).String(); v != want {
+			t.Errorf("%s = %q, want %q\n%s", path, v, want, doc)
+		}
+	}
+	// Key order survives: the user's keys first, as they were.
+	keys := []string{}
+	gjson.Parse(doc).ForEach(func(k, _ gjson.Result) bool { keys = append(keys, k.String()); return true })
+	if strings.Join(keys, ",") != "model,permissions,hooks,env" {
+		t.Errorf("top-level keys %v, want the original order", keys)
+	}
+	if gjson.Get(doc, "hooks.PreToolUse.0.matcher").Exists() {
+		t.Errorf("the Hall's PreToolUse hook has a matcher: it must see every tool")
+	}
+
+	// Again: nothing to do.
+	res = install(t, o)
+	if res.Changed {
+		t.Errorf("second install changed the file: %v", res.Changes)
+	}
+	for _, c := range res.Changes {
+		if c.Action != "keep" {
+			t.Errorf("second install: %v", c)
+		}
+	}
+	if again, _ := os.ReadFile(file); string(again) != doc {
+		t.Errorf("second install rewrote the file")
+	}
+	if backups, _ := filepath.Glob(file + ".hall-backup-*"); len(backups) != 1 {
+		t.Errorf("second install made a backup: %v", backups)
+	}
+
+	// Switching to ask replaces the Hall's entries, never adds twice.
+	o.OnCollision = "ask"
+	install(t, o)
+	got, _ = os.ReadFile(file)
+	if n := strings.Count(string(got), "beat --hook claude"); n != len(specs["claude"].events) {
+		t.Errorf("after switching to ask: %d Hall hooks, want one per event", n)
+	}
+	if !strings.Contains(string(got), "--on-collision ask") {
+		t.Errorf("ask not installed:\n%s", got)
+	}
+
+	// Uninstall: the user's hooks and settings are all that is left.
+	res, err := Uninstall(Options{Agent: "claude", File: file})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Write(res, time.Unix(1764489700, 0)); err != nil {
+		t.Fatal(err)
+	}
+	got, _ = os.ReadFile(file)
+	if !sameJSON(got, []byte(claudeSettings)) {
+		t.Errorf("after uninstall:\n%s\nwant the original\n%s", got, claudeSettings)
+	}
+	// Uninstalling again changes nothing.
+	if res, _ := Uninstall(Options{Agent: "claude", File: file}); res.Changed {
+		t.Errorf("second uninstall: %v", res.Changes)
+	}
+}
+
+func TestInstallHTTPClaude(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "settings.json")
+	res := install(t, Options{Agent: "claude", File: file, HTTP: true, HallURL: "http://127.0.0.1:9999/", OnCollision: "ask"})
+	if res.Existed || !res.Changed {
+		t.Fatalf("new file: %+v", res)
+	}
+	doc, _ := os.ReadFile(file)
+	d := string(doc)
+	if got := gjson.Get(d, "hooks.PreToolUse.0.hooks.0"); got.Get("type").String() != "http" ||
+		got.Get("url").String() != "http://127.0.0.1:9999/api/hooks/claude?on_collision=ask" ||
+		got.Get("headers.Authorization").String() != "Bearer $HALL_TOKEN" || got.Get("allowedEnvVars.0").String() != "HALL_TOKEN" {
+		t.Errorf("PreToolUse http hook: %s", got.Raw)
+	}
+	// SessionStart runs command hooks only.
+	if got := gjson.Get(d, "hooks.SessionStart.0.hooks.0"); got.Get("type").String() != "command" ||
+		got.Get("command").String() != "hall beat --hook claude --hall http://127.0.0.1:9999 --on-collision ask" {
+		t.Errorf("SessionStart hook: %s", got.Raw)
+	}
+	// Going back to command hooks replaces the http ones.
+	install(t, Options{Agent: "claude", File: file})
+	doc, _ = os.ReadFile(file)
+	if strings.Contains(string(doc), "/api/hooks/") {
+		t.Errorf("http hooks left after a command install:\n%s", doc)
+	}
+}
+
+func TestInstallCodexAndCursor(t *testing.T) {
+	dir := t.TempDir()
+	codexFile, _ := ConfigFile("codex", dir, false, "")
+	res := install(t, Options{Agent: "codex", File: codexFile, HTTP: true})
+	doc, _ := os.ReadFile(codexFile)
+	if gjson.Get(string(doc), "hooks.PreToolUse.0.hooks.0.command").String() != "hall beat --hook codex" ||
+		len(res.Notes) != 2 || !strings.Contains(strings.Join(res.Notes, " "), "codex_hooks") {
+		t.Errorf("codex: notes %q\n%s", res.Notes, doc)
+	}
+
+	cursorFile, _ := ConfigFile("cursor", dir, false, "")
+	write(t, cursorFile, `{"version":1,"hooks":{"afterFileEdit":[{"command":"./format.sh"}]}}`)
+	install(t, Options{Agent: "cursor", File: cursorFile})
+	doc, _ = os.ReadFile(cursorFile)
+	d := string(doc)
+	if gjson.Get(d, "version").Int() != 1 || gjson.Get(d, "hooks.afterFileEdit.0.command").String() != "./format.sh" ||
+		gjson.Get(d, "hooks.afterFileEdit.1.command").String() != "hall beat --hook cursor" ||
+		gjson.Get(d, "hooks.preToolUse.0.command").String() != "hall beat --hook cursor" {
+		t.Errorf("cursor:\n%s", d)
+	}
+	if res, _ := Install(Options{Agent: "cursor", File: cursorFile}); res.Changed {
+		t.Errorf("cursor second install: %v", res.Changes)
+	}
+	if strings.Contains(d, "allow") {
+		t.Errorf("cursor config mentions allow:\n%s", d)
+	}
+}
+
+func TestInstallRefusesWhatItCannotMerge(t *testing.T) {
+	dir := t.TempDir()
+	for name, content := range map[string]string{
+		"not-json.json":   "{model: opus",
+		"array.json":      "[]",
+		"hooks-list.json": `{"hooks": []}`,
+		"event-obj.json":  `{"hooks": {"PreToolUse": {"hooks": []}}}`,
+	} {
+		file := filepath.Join(dir, name)
+		write(t, file, content)
+		if _, err := Install(Options{Agent: "claude", File: file}); err == nil {
+			t.Errorf("%s: installed into %q", name, content)
+		}
+		if b, _ := os.ReadFile(file); string(b) != content {
+			t.Errorf("%s: changed", name)
+		}
+	}
+	if _, err := Install(Options{Agent: "gemini", File: filepath.Join(dir, "x.json")}); err == nil {
+		t.Error("unknown agent accepted")
+	}
+	if _, err := Install(Options{Agent: "claude", File: filepath.Join(dir, "x.json"), OnCollision: "deny"}); err == nil {
+		t.Error("on-collision deny accepted")
+	}
+}
+
+func TestConfigFile(t *testing.T) {
+	for _, tc := range []struct {
+		agent string
+		user  bool
+		want  string
+	}{
+		{"claude", false, "/p/.claude/settings.json"},
+		{"claude", true, "/home/ana/.claude/settings.json"},
+		{"codex", false, "/p/.codex/hooks.json"},
+		{"cursor", true, "/home/ana/.cursor/hooks.json"},
+	} {
+		if got, err := ConfigFile(tc.agent, "/p", tc.user, "/home/ana"); err != nil || got != tc.want {
+			t.Errorf("ConfigFile(%s, user %v) = %q, %v; want %q", tc.agent, tc.user, got, err, tc.want)
+		}
+	}
+	if _, err := ConfigFile("gemini", "/p", false, ""); err == nil {
+		t.Error("unknown agent accepted")
+	}
+}
+
+func TestWritePreservesMode(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "settings.json")
+	write(t, file, `{}`)
+	if err := os.Chmod(file, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	install(t, Options{Agent: "claude", File: file})
+	fi, _ := os.Stat(file)
+	if fi.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v, want 0600 kept", fi.Mode().Perm())
+	}
+	var v map[string]any
+	b, _ := os.ReadFile(file)
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Errorf("written file is not JSON: %v", err)
+	}
+}

@@ -1,0 +1,43 @@
+package views
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/hall-dev/hall/internal/contract"
+)
+
+func TestRosterRowsPutsSubagentsUnderTheirSession(t *testing.T) {
+	ps := []contract.Presence{
+		{PresenceID: "sub1", ParentPresenceID: "s"},
+		{PresenceID: "other"},
+		{PresenceID: "orphan", ParentPresenceID: "gone"}, // its session is not live: it keeps its place
+		{PresenceID: "s"},
+		{PresenceID: "sub2", ParentPresenceID: "s"},
+	}
+	var got []string
+	for _, p := range RosterRows(ps) {
+		got = append(got, p.PresenceID)
+	}
+	if want := []string{"other", "orphan", "s", "sub1", "sub2"}; !slices.Equal(got, want) {
+		t.Errorf("RosterRows = %v, want %v", got, want)
+	}
+}
+
+func TestTouchedText(t *testing.T) {
+	for _, tc := range []struct {
+		p    contract.Presence
+		want string
+	}{
+		{contract.Presence{}, ""},
+		{contract.Presence{Touched: []contract.Touch{{Path: "/w/src/cart.go", AtMs: 2}}}, "changed cart.go"},
+		{contract.Presence{Touched: []contract.Touch{{Path: "/w/a.go", AtMs: 2}, {Path: "/w/b.go", AtMs: 1}}, TouchedOmitted: 3}, "changed a.go +4"},
+	} {
+		if got := TouchedText(tc.p); got != tc.want {
+			t.Errorf("TouchedText(%+v) = %q, want %q", tc.p, got, tc.want)
+		}
+	}
+	if got := ClauseLabel("touched_overlap"); got != "both changed these files" {
+		t.Errorf("ClauseLabel(touched_overlap) = %q", got)
+	}
+}
