@@ -23,6 +23,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
@@ -36,6 +37,7 @@ import (
 
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/dirstore"
+	"github.com/hall-dev/hall/internal/lograte"
 	"github.com/hall-dev/hall/internal/presence"
 	"github.com/hall-dev/hall/internal/stream"
 )
@@ -203,6 +205,7 @@ func TestFaultDiskFull(t *testing.T) {
 	if _, err := prlimit(pid, syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: 0, Max: lim.Max}); err != nil {
 		t.Fatal(err)
 	}
+	faultFrom := time.Now()
 	before := readHealth(t, base).Store.WriteErrors
 
 	// Under load: 8 agents at once, each beat a new declaration (a write
@@ -244,9 +247,12 @@ func TestFaultDiskFull(t *testing.T) {
 		t.Errorf("registry on a full disk: got %d entries, want steady's record only (failed temp files removed)", len(entries))
 	}
 
+	// Held beats are retried every second while the disk stays full.
+	time.Sleep(2 * time.Second)
 	if _, err := prlimit(pid, syscall.RLIMIT_FSIZE, &lim); err != nil {
 		t.Fatal(err)
 	}
+	faultFor := time.Since(faultFrom)
 	// Nobody beats again: the held states are flushed by themselves.
 	want := []string{"full-0", "full-1", "full-2", "full-3", "full-4", "full-5", "full-6", "full-7", "steady"}
 	var got contract.PresencesResponse
@@ -277,6 +283,39 @@ func TestFaultDiskFull(t *testing.T) {
 	if s := hall.stderr.String(); strings.Contains(s, "panic") || strings.Contains(s, "DATA RACE") {
 		t.Errorf("the Hall's stderr: %s", s)
 	}
+
+	// The log: one line when the fault began, then at most one per
+	// interval (and one as the Hall exits), which together count every
+	// write that failed, not a line per presence per second.
+	failed := readHealth(t, base).Store.WriteErrors
+	if err := hall.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-hall.exited:
+	case <-time.After(faultWait):
+		t.Fatalf("no exit after SIGTERM; stderr:\n%s", hall.stderr.String())
+	}
+	lines, counted := 0, int64(0)
+	repeated := regexp.MustCompile(` repeated=(\d+)`)
+	for _, l := range strings.Split(hall.stderr.String(), "\n") {
+		if !strings.Contains(l, `msg="presence not stored"`) {
+			continue
+		}
+		lines++
+		if m := repeated.FindStringSubmatch(l); m != nil {
+			n, _ := strconv.ParseInt(m[1], 10, 64)
+			counted += n
+		} else {
+			counted++
+		}
+	}
+	if most := 2 + int(faultFor/lograte.DefaultEvery); lines < 1 || lines > most {
+		t.Errorf("log on a full disk: %d lines of \"presence not stored\" over %s, want 1 to %d (one per %s)", lines, faultFor.Round(time.Millisecond), most, lograte.DefaultEvery)
+	}
+	if counted != failed {
+		t.Errorf("log on a full disk: its lines count %d failed writes, health counts %d", counted, failed)
+	}
 }
 
 // writerAgents is how many presences the record writer cycles through.
@@ -287,9 +326,11 @@ const writerAgents = 16
 // from a whole one.
 func writerRecord(agent string, gen int) presence.Record {
 	now := time.Now().UnixMilli()
-	ws := make([]string, 512)
+	// As large as a record within a beat's limits gets (64 entries of
+	// near 1 KiB: 60 KiB), so a write takes many pages to land.
+	ws := make([]string, presence.MaxWorkingSetLen)
 	for k := range ws {
-		ws[k] = fmt.Sprintf("gen-%d/file-%03d.go", gen, k)
+		ws[k] = fmt.Sprintf("gen-%d/%s/file-%03d.go", gen, strings.Repeat("d", presence.MaxPathLen-64), k)
 	}
 	return presence.Record{
 		Schema: presence.Schema, PresenceID: presence.ID(agent, "/srv/shop"), AgentID: agent, Brain: "/srv/shop",

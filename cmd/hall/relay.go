@@ -77,8 +77,8 @@ func (c RelayConfig) Validate() error {
 	if spec.Kind != storeNATS {
 		return errors.New("relay needs --store nats://host:port (or HALL_STORE): it mirrors a local folder into a NATS bucket")
 	}
-	if c.TTL <= 0 {
-		return fmt.Errorf("--ttl must be positive, got %s", c.TTL)
+	if c.TTL <= 0 || c.TTL > presence.MaxTTL {
+		return fmt.Errorf("--ttl must be positive and at most %s, got %s", presence.MaxTTL, c.TTL)
 	}
 	return nil
 }
@@ -293,7 +293,8 @@ func runRelay(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	if err != nil {
 		return err
 	}
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
+	log, flushLog := newLogger(stderr, cfg.LogLevel)
+	defer flushLog()
 	r := NewRelay(cfg, log)
 	if err := r.Run(ctx); err != nil {
 		return err

@@ -176,6 +176,7 @@ func TestRelayFlags(t *testing.T) {
 		{"nats from the flag", []string{"--store", "nats://127.0.0.1:4222,127.0.0.1:4223"}, nil, ""},
 		{"nats from HALL_STORE", nil, map[string]string{"HALL_STORE": "nats://127.0.0.1:4222"}, ""},
 		{"ttl must be positive", []string{"--store", "nats://127.0.0.1:4222", "--ttl", "0s"}, nil, "--ttl must be positive"},
+		{"ttl at most a day", []string{"--store", "nats://127.0.0.1:4222", "--ttl", "25h"}, nil, "at most 24h0m0s"},
 		{"no arguments", []string{"--store", "nats://127.0.0.1:4222", "extra"}, nil, "no arguments"},
 	}
 	for _, tt := range tests {

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hall-dev/hall/internal/dirstore"
 	"github.com/hall-dev/hall/internal/hallclient"
 	"github.com/hall-dev/hall/internal/mcp"
 	"github.com/hall-dev/hall/internal/metrics"
@@ -136,8 +137,8 @@ func (c Config) Validate() error {
 	if c.Token == "" && !c.AllowInsecureRemote && !isLoopback(host) {
 		return fmt.Errorf("--addr %s is not loopback: set --token (or HALL_TOKEN), or --allow-insecure-remote", c.Addr)
 	}
-	if c.TTL <= 0 {
-		return fmt.Errorf("--ttl must be positive, got %s", c.TTL)
+	if c.TTL <= 0 || c.TTL > presence.MaxTTL {
+		return fmt.Errorf("--ttl must be positive and at most %s, got %s", presence.MaxTTL, c.TTL)
 	}
 	if c.MaxCollisions < 0 {
 		return fmt.Errorf("--max-collisions must be 0 (the default) or more, got %d", c.MaxCollisions)
@@ -183,8 +184,9 @@ type Main struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 
-	closeStore func() error
-	pprof      *http.Server
+	closeStore   func() error
+	registryLock *dirstore.Lock // nil unless this Hall holds the folder's lock
+	pprof        *http.Server
 }
 
 // NewMain returns a Main for the config.
@@ -213,6 +215,7 @@ func (m *Main) Run(ctx context.Context) error {
 	}
 	m.Store, m.StoreKind, m.closeStore = store.Store, store.Kind, store.Close
 	startedAt := time.Now()
+	m.lockRegistry(startedAt)
 	if rc, ok := m.Store.(presence.Reclaimer); ok {
 		if rep, err := rc.Reclaim(ctx, startedAt.UnixMilli()); err != nil {
 			m.Log.Warn("boot reclaim failed", "err", err)
@@ -259,6 +262,7 @@ func (m *Main) Run(ctx context.Context) error {
 		cancel()
 		<-m.done
 		m.closeStore()
+		m.registryLock.Close()
 		return fmt.Errorf("listen %s: %w", m.Config.Addr, err)
 	}
 	m.ln = ln
@@ -273,6 +277,11 @@ func (m *Main) Run(ctx context.Context) error {
 			m.Log.Error("http server stopped", "err", err)
 		}
 	}()
+	if m.registryLock != nil {
+		if err := m.registryLock.SetNote(m.lockNote(m.URL(), startedAt)); err != nil {
+			m.Log.Warn("registry lock note not written", "err", err)
+		}
+	}
 	m.Log.Info("hall listening", "url", m.URL(), "store", m.StoreKind, "at", store.Where)
 	if host, _, _ := net.SplitHostPort(m.Config.Addr); !isLoopback(host) && m.Config.ReadToken == "" {
 		m.Log.Warn("listening beyond loopback without --read-token: anyone who reaches this address reads the roster (paths, themes, task refs)", "addr", m.Config.Addr)
@@ -315,6 +324,8 @@ func (m *Main) Close() error {
 		// After the live loop: its last act flushes held beats to the store.
 		err = errors.Join(err, m.closeStore())
 	}
+	// Last: the folder is this Hall's until every held beat is written.
+	err = errors.Join(err, m.registryLock.Close())
 	return err
 }
 
@@ -324,7 +335,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
+	log, flushLog := newLogger(stderr, cfg.LogLevel)
+	defer flushLog()
 	if cfg.Demo {
 		return runDemo(ctx, cfg, log, stdout)
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/presence"
@@ -20,6 +21,10 @@ func sidecar(agent, brain, worktree string, beatMs int64, mutation string) strin
 		beatMs, jsonString(agent), id, jsonString(brain), jsonString(worktree), mutation)
 }
 
+// sidecarName is the file a record of agent on brain is filed under: its
+// own id (a record under any other name is skipped).
+func sidecarName(agent, brain string) string { return presence.ID(agent, brain) + ".json" }
+
 // TestServeContract starts the real Hall over a registry of hand-written
 // sidecar files and reads the contract over HTTP.
 func TestServeContract(t *testing.T) {
@@ -30,18 +35,18 @@ func TestServeContract(t *testing.T) {
 	}
 	wt := filepath.Join(shop, "wt2")
 	now := nowMs()
-	writeSidecar(t, root, "a.json", sidecar("claude-7", shop, wt, now-1000, `{"declared_intent":"edit checkout"}`))
-	writeSidecar(t, root, "b.json", sidecar("codex-2", shop, wt, now-2000, `{"observed_at_ms":1}`))
-	writeSidecar(t, root, "c.json", sidecar("reader-1", "/srv/docs", "/srv/docs", now-500, `null`))
-	writeSidecar(t, root, "stale.json", sidecar("old-1", "/srv/old", "/srv/old", now-10*60*1000, `null`))
+	writeSidecar(t, root, sidecarName("claude-7", shop), sidecar("claude-7", shop, wt, now-1000, `{"declared_intent":"edit checkout"}`))
+	writeSidecar(t, root, sidecarName("codex-2", shop), sidecar("codex-2", shop, wt, now-2000, `{"observed_at_ms":1}`))
+	writeSidecar(t, root, sidecarName("reader-1", "/srv/docs"), sidecar("reader-1", "/srv/docs", "/srv/docs", now-500, `null`))
+	writeSidecar(t, root, sidecarName("old-1", "/srv/old"), sidecar("old-1", "/srv/old", "/srv/old", now-10*60*1000, `null`))
 	writeSidecar(t, root, "broken.json", `{"presence_id": "prs_`)
 	writeSidecar(t, root, "partial.json", `{"presence_id":"prs_000000000000","agent_id":"x"}`)
 	writeSidecar(t, root, "notes.txt", `not a record`)
 
 	m := MustOpenHall(t, Config{RegistryRoot: root, Brains: []string{"/srv/configured"}})
 
-	if _, err := os.Stat(filepath.Join(root, "presences", "stale.json")); !os.IsNotExist(err) {
-		t.Errorf("boot reclaim: stale.json still there (stat err %v)", err)
+	if _, err := os.Stat(filepath.Join(root, "presences", sidecarName("old-1", "/srv/old"))); !os.IsNotExist(err) {
+		t.Errorf("boot reclaim: the stale record still there (stat err %v)", err)
 	}
 	if _, err := os.Stat(filepath.Join(root, "presences", "broken.json")); err != nil {
 		t.Errorf("boot reclaim removed a file it could not read: %v", err)
@@ -127,7 +132,7 @@ func TestServeContract(t *testing.T) {
 // back.
 func TestServeUnreadableRegistry(t *testing.T) {
 	root := t.TempDir()
-	writeSidecar(t, root, "a.json", sidecar("claude-7", "/srv/shop", "/srv/shop", nowMs(), `null`))
+	writeSidecar(t, root, sidecarName("claude-7", "/srv/shop"), sidecar("claude-7", "/srv/shop", "/srv/shop", nowMs(), `null`))
 	m := MustOpenHall(t, Config{RegistryRoot: root})
 	dir := filepath.Join(root, "presences")
 	if err := os.RemoveAll(dir); err != nil {
@@ -163,7 +168,7 @@ func TestServeUnreadableRegistry(t *testing.T) {
 	if err := os.Remove(dir); err != nil {
 		t.Fatal(err)
 	}
-	writeSidecar(t, root, "a.json", sidecar("claude-7", "/srv/shop", "/srv/shop", nowMs(), `null`))
+	writeSidecar(t, root, sidecarName("claude-7", "/srv/shop"), sidecar("claude-7", "/srv/shop", "/srv/shop", nowMs(), `null`))
 	eventually(t, "the roster to come back", func() bool {
 		resp = contract.PresencesResponse{}
 		getJSON(t, m.URL()+"/api/presences", &resp)
@@ -186,6 +191,8 @@ func TestServeConfigValidate(t *testing.T) {
 		{"empty host is every interface", Config{Addr: ":7433", TTL: 1}, false},
 		{"bad addr", Config{Addr: "nope", TTL: 1}, false},
 		{"zero ttl", Config{Addr: "127.0.0.1:1", TTL: 0}, false},
+		{"ttl of a day", Config{Addr: "127.0.0.1:1", TTL: 24 * time.Hour}, true},
+		{"ttl beyond a day", Config{Addr: "127.0.0.1:1", TTL: 24*time.Hour + time.Millisecond}, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -427,34 +427,74 @@ func TestStreamBurstEndsInTheRightState(t *testing.T) {
 // TestStreamFolderDeletedAndRecreated: the presences folder vanishing drops
 // the roster whole (a diff that says so); once it is back, new writes
 // stream again.
+//
+// The folder goes twice. First in one step (renamed away, then removed, as
+// `mv` does): the Hall sees its records and the folder go at once, so one
+// diff carries every leave and the error. Then as `rm -rf` removes it,
+// file by file and the folder last: a watch may see a file go while the
+// folder is still there, a leave like any other, so the leaves may come in
+// earlier diffs; each record still leaves exactly once, none after the
+// diff that says the registry is unreadable, and that diff comes.
 func TestStreamFolderDeletedAndRecreated(t *testing.T) {
 	// No rescan within the test: the watch alone must notice the folder
 	// going, coming back, and the writes after.
 	m := MustOpenHall(t, Config{TTL: time.Minute, Rescan: time.Hour})
 	root := m.Config.RegistryRoot
+	dir := filepath.Join(root, "presences")
 	upsert(t, root, record("before-1", "/srv/shop", "/srv/shop", false))
 	f := follow(t, streamURL(m, ""), "")
 	f.until(t, "the snapshot with before-1", func(stream.Change) bool { return len(f.view.Response().Presences) == 1 })
 
-	if err := os.RemoveAll(filepath.Join(root, "presences")); err != nil {
+	// In one step: one diff drops the roster whole.
+	away := filepath.Join(root, "presences-away")
+	if err := os.Rename(dir, away); err != nil {
 		t.Fatal(err)
 	}
-	ch := f.until(t, "the roster dropped", func(c stream.Change) bool { return c.Error != "" })
-	if len(ch.Leaves) != 1 || ch.Error != "registry_unreadable" {
-		t.Errorf("drop: got %+v, want before-1 leaving and registry_unreadable", ch)
+	ch := f.until(t, "the roster dropped", func(c stream.Change) bool { return !c.Empty() })
+	if len(ch.Leaves) != 1 || ch.Leaves[0].AgentID != "before-1" || ch.Error != "registry_unreadable" {
+		t.Errorf("drop: got %+v, want before-1 leaving and registry_unreadable in one diff", ch)
 	}
+	if err := os.RemoveAll(away); err != nil {
+		t.Fatal(err)
+	}
+	recreate := func(agents ...string) {
+		t.Helper()
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		f.until(t, "the registry readable again", func(c stream.Change) bool { return c.Recovered })
+		for _, a := range agents {
+			upsert(t, root, record(a, "/srv/shop", "/srv/shop", false))
+			f.until(t, a+" joining", func(c stream.Change) bool { return len(c.Joins) == 1 && c.Joins[0].AgentID == a })
+		}
+		if got := contractNow(t, m.URL()+"/api/presences"); !sameRoster(f.view.Response(), got) {
+			t.Errorf("view %+v, contract %+v", f.view.Response(), got)
+		}
+	}
+	recreate("after-1", "after-2")
 
-	if err := os.MkdirAll(filepath.Join(root, "presences"), 0o755); err != nil {
+	// File by file, the folder last: every record leaves once, by the
+	// diff that says the registry is unreadable.
+	if err := os.RemoveAll(dir); err != nil {
 		t.Fatal(err)
 	}
-	f.until(t, "the registry readable again", func(c stream.Change) bool { return c.Recovered })
-	upsert(t, root, record("after-1", "/srv/shop", "/srv/shop", false))
-	f.until(t, "after-1 joining", func(c stream.Change) bool { return len(c.Joins) == 1 && c.Joins[0].AgentID == "after-1" })
-	upsert(t, root, record("after-2", "/srv/shop", "/srv/shop", false))
-	f.until(t, "after-2 joining", func(c stream.Change) bool { return len(c.Joins) == 1 && c.Joins[0].AgentID == "after-2" })
-	if got := contractNow(t, m.URL()+"/api/presences"); !sameRoster(f.view.Response(), got) {
-		t.Errorf("view %+v, contract %+v", f.view.Response(), got)
+	left := map[string]int{}
+	ch = f.until(t, "the roster dropped", func(c stream.Change) bool {
+		for _, p := range c.Leaves {
+			left[p.AgentID]++
+		}
+		if len(c.Joins)+len(c.Updates) > 0 || (c.Error != "" && c.Error != "registry_unreadable") {
+			t.Errorf("while the folder went: got %+v, want leaves and registry_unreadable only", c)
+		}
+		return c.Error != ""
+	})
+	if want := map[string]int{"after-1": 1, "after-2": 1}; !reflect.DeepEqual(left, want) {
+		t.Errorf("leaves by the unreadable diff: got %v, want %v", left, want)
 	}
+	if n := len(f.view.Response().Presences); n != 0 {
+		t.Errorf("view after the drop holds %d presences, want none", n)
+	}
+	recreate("after-3")
 }
 
 // TestStreamResumeLosesAndRepeatsNothing: a client that drops and

@@ -159,6 +159,10 @@ type HealthStoreStat struct {
 	Writes      int64  `json:"writes"`
 	WriteErrors int64  `json:"write_errors"`
 	Throttled   int64  `json:"throttled"`
+	// BusyReads counts reads of the store refused for a moment (out of
+	// file descriptors): the last good roster was kept and the read
+	// retried.
+	BusyReads int64 `json:"busy_reads"`
 }
 
 // FromRecord maps a domain record to its wire form.
@@ -182,7 +186,7 @@ func FromRecord(r presence.Record) Presence {
 		Touched:          touches(r.Touched),
 		TouchedOmitted:   r.TouchedOmitted,
 		ParentPresenceID: r.ParentPresenceID,
-		FirstSeenMs:      r.FirstSeenMs,
+		FirstSeenMs:      r.FirstSeen(),
 		LastBeatMs:       r.LastBeatMs,
 		QueryCount:       r.QueryCount,
 		TTLMs:            r.TTL().Milliseconds(),

@@ -18,7 +18,7 @@ func StatusOf(code string) int {
 		return http.StatusNotFound
 	case presence.ETOOLARGE:
 		return http.StatusRequestEntityTooLarge
-	case presence.EUNAVAILABLE, presence.EUNREACHABLE:
+	case presence.EUNAVAILABLE, presence.EUNREACHABLE, presence.EBUSY:
 		return http.StatusServiceUnavailable
 	default:
 		return http.StatusInternalServerError

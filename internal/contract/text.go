@@ -204,7 +204,7 @@ func CockpitFor(s presence.Snapshot, brain string) Cockpit {
 			clip(r.AgentID, textAgentWidth),
 			clip(theme, textThemeWidth),
 			clipPath(Where(r), textPlaceWidth),
-			Age(now.Sub(time.UnixMilli(r.FirstSeenMs))),
+			Age(now.Sub(time.UnixMilli(r.FirstSeen()))),
 			MutatingText(r),
 		}
 		if t := touchedText(r); t != "" {

@@ -14,6 +14,13 @@
 //     as a listing would (presence.KeyWatcher; watch.go, store.go).
 //   - Reclaim removes, at boot, stale records and the temp files a crashed
 //     writer left (presence.Reclaimer).
+//   - TryLock takes the folder's advisory lock, so a second Hall on one
+//     folder can say so (lock.go).
+//
+// Every reader reads regular files only, never follows a symlink and never
+// waits on an open (readRecord), and takes a record only from the file
+// named for its id. Out of file descriptors, reads fail with EBUSY rather
+// than as an unreadable folder.
 //
 // What it does not do: decide staleness, collisions or anything about the
 // roster (package presence), or know HTTP. The distributed backend beside

@@ -8,7 +8,9 @@ import (
 	"path/filepath"
 	"reflect"
 	"sort"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/hall-dev/hall/internal/presence"
 )
@@ -85,41 +87,86 @@ func TestDirStoreRereadAnswersAsAListing(t *testing.T) {
 		reread:  []string{aName},
 		touched: []want{{a.PresenceID, nil}},
 	}, {
-		name: "a file named for one id holding an older copy of another",
+		// A record is only ever taken from the file named for its id:
+		// one filed under another name is skipped, and speaks for no one.
+		name: "a file named for one id holding a copy of another",
 		change: func(t *testing.T, dir string) {
-			writeRecordFile(t, dir, bName, mustEncode(t, newer(a, -5)))
+			writeRecordFile(t, dir, bName, mustEncode(t, newer(a, 5)))
 		},
 		reread:  []string{bName},
-		touched: []want{{a.PresenceID, &a}, {b.PresenceID, nil}}, // a.json's copy is newer; b has none
+		touched: []want{{b.PresenceID, nil}}, // a keeps its own file's copy
+		skipped: 1,
 	}, {
-		name: "a file named for one id holding a newer copy of another",
+		name: "a newer copy under a name that is no id",
 		change: func(t *testing.T, dir string) {
 			writeRecordFile(t, dir, "notes.json", mustEncode(t, newer(a, 5)))
 		},
 		reread:  []string{"notes.json"},
-		touched: []want{{a.PresenceID, ptr(newer(a, 5))}},
+		skipped: 1,
 	}, {
-		name: "an equal copy under another name: the first file by name",
-		change: func(t *testing.T, dir string) {
-			twin := a
-			twin.Theme = "twin"
-			writeRecordFile(t, dir, "aaa.json", mustEncode(t, twin))
-		},
-		reread:  []string{"aaa.json"},
-		touched: []want{{a.PresenceID, ptr(func() presence.Record { r := a; r.Theme = "twin"; return r }())}},
-	}, {
-		name: "the record's own file deleted: the copy elsewhere remains",
+		name: "the record's own file deleted: a copy elsewhere does not stand in",
 		change: func(t *testing.T, dir string) {
 			writeRecordFile(t, dir, "notes.json", mustEncode(t, newer(a, -5)))
 			os.Remove(filepath.Join(dir, aName))
 		},
 		reread:  []string{"notes.json", aName},
-		touched: []want{{a.PresenceID, ptr(newer(a, -5))}},
+		touched: []want{{a.PresenceID, nil}},
+		skipped: 1,
 	}, {
-		name:    "a file overwritten with another id's record: both touched",
+		name:    "a file overwritten with another id's record: skipped, its own id gone",
 		change:  func(t *testing.T, dir string) { writeRecordFile(t, dir, aName, mustEncode(t, b)) },
 		reread:  []string{aName},
-		touched: []want{{a.PresenceID, nil}, {b.PresenceID, &b}},
+		touched: []want{{a.PresenceID, nil}},
+		skipped: 1,
+	}, {
+		name: "a record with an id that is no id, under its own name",
+		change: func(t *testing.T, dir string) {
+			writeRecordFile(t, dir, "__proto__.json", []byte(`{"presence_id":"__proto__","agent_id":"x","brain":"/b","last_beat_ms":1}`))
+		},
+		reread:  []string{"__proto__.json"},
+		skipped: 1,
+	}, {
+		// Entries that are not regular files are skipped unopened, at
+		// once (nothing is mid-write in them), symlinks not followed.
+		name: "a FIFO at a record's name",
+		change: func(t *testing.T, dir string) {
+			os.Remove(filepath.Join(dir, aName))
+			mkfifo(t, filepath.Join(dir, aName))
+		},
+		reread:  []string{aName},
+		touched: []want{{a.PresenceID, nil}},
+		skipped: 1,
+	}, {
+		name: "a symlink to a FIFO",
+		change: func(t *testing.T, dir string) {
+			fifo := filepath.Join(t.TempDir(), "fifo")
+			mkfifo(t, fifo)
+			symlink(t, fifo, filepath.Join(dir, bName))
+		},
+		reread:  []string{bName},
+		touched: []want{{b.PresenceID, nil}},
+		skipped: 1,
+	}, {
+		name: "a symlink to a whole record named for its id",
+		change: func(t *testing.T, dir string) {
+			target := writeRecordFile(t, t.TempDir(), bName, mustEncode(t, b))
+			symlink(t, target, filepath.Join(dir, bName))
+		},
+		reread:  []string{bName},
+		touched: []want{{b.PresenceID, nil}},
+		skipped: 1,
+	}, {
+		name:    "a symlink to a character device",
+		change:  func(t *testing.T, dir string) { symlink(t, "/dev/zero", filepath.Join(dir, bName)) },
+		reread:  []string{bName},
+		touched: []want{{b.PresenceID, nil}},
+		skipped: 1,
+	}, {
+		name:    "a symlink to /proc/self/fd/0",
+		change:  func(t *testing.T, dir string) { symlink(t, "/proc/self/fd/0", filepath.Join(dir, bName)) },
+		reread:  []string{bName},
+		touched: []want{{b.PresenceID, nil}},
+		skipped: 1,
 	}, {
 		name:    "corrupted: skipped, and the id it held gone",
 		change:  func(t *testing.T, dir string) { writeRecordFile(t, dir, aName, []byte(`{"presence_id":`)) },
@@ -153,7 +200,7 @@ func TestDirStoreRereadAnswersAsAListing(t *testing.T) {
 				t.Fatal(err)
 			}
 			tt.change(t, s.Dir())
-			d, err := s.Reread(ctx, tt.reread)
+			d, err := rereadBounded(t, s, tt.reread)
 			if err != nil {
 				t.Fatalf("Reread: %v", err)
 			}
@@ -197,6 +244,42 @@ func TestDirStoreRereadAnswersAsAListing(t *testing.T) {
 }
 
 func ptr(r presence.Record) *presence.Record { return &r }
+
+// rereadBounded is Reread, failing the test rather than hanging it when a
+// read blocks.
+func rereadBounded(tb testing.TB, s *Store, names []string) (presence.Delta, error) {
+	tb.Helper()
+	type answer struct {
+		d   presence.Delta
+		err error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		d, err := s.Reread(context.Background(), names)
+		done <- answer{d, err}
+	}()
+	select {
+	case a := <-done:
+		return a.d, a.err
+	case <-time.After(10 * time.Second):
+		tb.Fatalf("Reread(%v) blocked", names)
+		return presence.Delta{}, nil
+	}
+}
+
+func mkfifo(tb testing.TB, path string) {
+	tb.Helper()
+	if err := syscall.Mkfifo(path, 0o644); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+func symlink(tb testing.TB, target, path string) {
+	tb.Helper()
+	if err := os.Symlink(target, path); err != nil {
+		tb.Fatal(err)
+	}
+}
 
 func describe(m map[string]*presence.Record) string {
 	keys := make([]string, 0, len(m))

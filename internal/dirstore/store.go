@@ -103,9 +103,15 @@ func (s *Store) path(id string) (string, error) {
 	return filepath.Join(s.dir, id+".json"), nil
 }
 
-// List reads every *.json file in the folder. Other names are ignored; files
-// that do not decode, lack a required field or exceed presence.MaxRecordBytes are
-// skipped and counted. A folder that cannot be read is an EUNAVAILABLE error.
+// List reads every *.json file in the folder. Other names and directories
+// are ignored. Skipped and counted: entries that are not regular files
+// (FIFOs, devices, sockets, symlinks: never opened or followed, see
+// readRecord), files that do not decode, lack a required field, break a
+// beat's limits or exceed presence.MaxRecordBytes, and records filed under
+// another name than their own presence_id. A folder that cannot be read is
+// an EUNAVAILABLE error; one that cannot be read for want of descriptors
+// (EMFILE, ENFILE) is an EBUSY error, and nothing the store remembers
+// changes.
 func (s *Store) List(ctx context.Context) (presence.Listing, error) {
 	slots, err := s.scan(ctx)
 	if err != nil {
@@ -139,6 +145,9 @@ func (s *Store) scan(ctx context.Context) ([]slot, error) {
 	defer s.readMu.Unlock()
 	entries, err := os.ReadDir(s.dir)
 	if err != nil {
+		if busy(err) {
+			return nil, presence.Errorf(presence.EBUSY, "read presences folder: %v", err)
+		}
 		s.mu.Lock()
 		s.complete = false
 		s.mu.Unlock()
@@ -155,9 +164,12 @@ func (s *Store) scan(ctx context.Context) ([]slot, error) {
 			continue // gone since ReadDir: a leave, not a fault
 		}
 		sl := slot{name: e.Name(), key: keyOf(info)}
-		if d, ok := s.decoded[sl.name]; ok && d.key == sl.key {
+		switch d, ok := s.decoded[sl.name]; {
+		case ok && d.key == sl.key:
 			sl.rec, sl.err = d.rec, d.err
-		} else {
+		case !info.Mode().IsRegular():
+			sl.err = notRegular(sl.name, info.Mode()) // never opened
+		default:
 			sl.read = true
 		}
 		slots = append(slots, sl)
@@ -185,13 +197,20 @@ func (s *Store) scan(ctx context.Context) ([]slot, error) {
 					return
 				}
 				sl := &slots[todo[n]]
-				sl.rec, sl.err = s.readFile(filepath.Join(s.dir, sl.name))
+				sl.rec, sl.err = s.readRecord(sl.name)
 			}
 		}()
 	}
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	for _, sl := range slots {
+		if busy(sl.err) {
+			// Not the file's fault: the listing fails whole, and what
+			// the store remembers stays as it was.
+			return nil, presence.Errorf(presence.EBUSY, "read %s: %v", sl.name, sl.err)
+		}
 	}
 
 	kept := slots[:0]
@@ -213,15 +232,16 @@ func (s *Store) scan(ctx context.Context) ([]slot, error) {
 
 // Reread brings the named record files up to date in the store's memory
 // of the folder and answers, for every presence id they held before or
-// hold now, the record the folder now holds under it: the newest copy
-// (highest last_beat_ms; on a tie, the first file by name, as List's order
-// gives it), whatever file it is in. A file whose version (inode, size,
-// time) is known is not read again. Names that cannot hold a record are
-// ignored. A file that does not decode is left as it was on the first
-// look at its version (presence.Delta.Unsettled) and counted skipped on the next.
-// It fails, and the caller lists instead, before the first scan, when a
-// file cannot be examined, and when the folder is gone: a missing file is
-// a leave only while the folder is there.
+// hold now, the record the folder now holds under it (a record is only
+// ever taken from the file named for its id). A file whose version
+// (inode, size, time) is known is not read again. Names that cannot hold
+// a record are ignored, entries that are not regular files are skipped
+// unopened. A file that does not decode is left as it was on the first
+// look at its version (presence.Delta.Unsettled) and counted skipped on
+// the next. It fails, and the caller lists instead, before the first
+// scan, when a file cannot be examined, and when the folder is gone: a
+// missing file is a leave only while the folder is there. Out of
+// descriptors it fails with EBUSY.
 func (s *Store) Reread(ctx context.Context, names []string) (presence.Delta, error) {
 	s.readMu.Lock()
 	defer s.readMu.Unlock()
@@ -245,8 +265,7 @@ func (s *Store) Reread(ctx context.Context, names []string) (presence.Delta, err
 		if !isRecordName(name) || baseName(name) != name {
 			continue
 		}
-		p := filepath.Join(s.dir, name)
-		info, err := os.Lstat(p)
+		info, err := os.Lstat(filepath.Join(s.dir, name))
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			rs, missing = append(rs, reread{name: name, gone: true}), true
@@ -261,12 +280,18 @@ func (s *Store) Reread(ctx context.Context, names []string) (presence.Delta, err
 		s.mu.Lock()
 		known, ok := s.decoded[name]
 		s.mu.Unlock()
-		if ok && known.key == r.d.key {
+		switch {
+		case ok && known.key == r.d.key:
 			r.d = known
-		} else {
-			r.d.rec, r.d.err = s.readFile(p)
+		case !info.Mode().IsRegular():
+			r.d.err = notRegular(name, info.Mode()) // never opened
+		default:
+			r.d.rec, r.d.err = s.readRecord(name)
 			if errors.Is(r.d.err, fs.ErrNotExist) {
 				r.gone, missing = true, true
+			}
+			if busy(r.d.err) {
+				return presence.Delta{}, presence.Errorf(presence.EBUSY, "reread %s: %v", name, r.d.err)
 			}
 		}
 		rs = append(rs, r)
@@ -281,7 +306,7 @@ func (s *Store) Reread(ctx context.Context, names []string) (presence.Delta, err
 	defer s.mu.Unlock()
 	d := presence.Delta{Touched: make(map[string]*presence.Record, len(rs))}
 	for _, r := range rs {
-		if !r.gone && r.d.err != nil {
+		if !r.gone && r.d.err != nil && !settled(r.d.err) {
 			if known, ok := s.decoded[r.name]; !ok || known.key != r.d.key {
 				if k, seen := s.unsettled[r.name]; !seen || k != r.d.key {
 					if s.unsettled == nil {
@@ -294,41 +319,32 @@ func (s *Store) Reread(ctx context.Context, names []string) (presence.Delta, err
 			}
 		}
 		delete(s.unsettled, r.name)
-		// The id a file is named for is touched too: a List by another
-		// caller may have taken the change from the memory already, and
-		// the reread must still answer for the presence the file is
-		// named for (a file named otherwise waits for the next listing).
-		if id := strings.TrimSuffix(r.name, ".json"); presence.ValidID(id) {
-			d.Touched[id] = nil
-		}
-		if old, ok := s.decoded[r.name]; ok && old.err == nil {
-			d.Touched[old.rec.PresenceID] = nil
+		// A record is only ever read from the file named for its id, so
+		// the presence a file is named for is the one it touches (a List
+		// by another caller may have taken the change from the memory
+		// already: the reread answers for it all the same).
+		id := strings.TrimSuffix(r.name, ".json")
+		if !presence.ValidID(id) {
+			id = "" // holds no record, ever: only the skip count moves
 		}
 		if r.gone {
 			delete(s.decoded, r.name)
+		} else {
+			s.decoded[r.name] = r.d
+		}
+		if id == "" {
 			continue
 		}
-		s.decoded[r.name] = r.d
-		if r.d.err == nil {
-			d.Touched[r.d.rec.PresenceID] = nil
+		d.Touched[id] = nil
+		if !r.gone && r.d.err == nil {
+			rec := r.d.rec
+			d.Touched[id] = &rec
 		}
 	}
-	// One walk over the memory, no file touched: the skip count, and the
-	// newest copy of each touched id (another file may hold one too).
-	from := make(map[string]string, len(d.Touched)) // the file each answer is from
-	for name, f := range s.decoded {
+	// One walk over the memory, no file touched: the skip count.
+	for _, f := range s.decoded {
 		if f.err != nil {
 			d.Skipped++
-			continue
-		}
-		id := f.rec.PresenceID
-		cur, ok := d.Touched[id]
-		if !ok {
-			continue
-		}
-		if cur == nil || f.rec.LastBeatMs > cur.LastBeatMs || (f.rec.LastBeatMs == cur.LastBeatMs && name < from[id]) {
-			rec := f.rec
-			d.Touched[id], from[id] = &rec, name
 		}
 	}
 	return d, nil
@@ -339,20 +355,72 @@ func isRecordName(name string) bool {
 	return strings.HasSuffix(name, ".json") && !strings.HasPrefix(name, tempPrefix) && !strings.HasPrefix(name, ".")
 }
 
-func (s *Store) readFile(path string) (presence.Record, error) {
-	f, err := os.Open(path)
+// errNotRegular is why an entry that is not a regular file is skipped.
+var errNotRegular = errors.New("not a regular file")
+
+// errMisfiled is why a record filed under another name than its own
+// presence_id is skipped.
+var errMisfiled = errors.New("not filed under its own presence_id")
+
+func notRegular(name string, mode fs.FileMode) error {
+	return fmt.Errorf("%s (%s): %w", name, mode.Type(), errNotRegular)
+}
+
+// settled reports whether a file's error is final for its version: no
+// later look at the same version can find a record in it (a reread need
+// not look again, as it does for a file caught mid-write).
+func settled(err error) bool {
+	return errors.Is(err, errNotRegular) || errors.Is(err, errMisfiled)
+}
+
+// busy reports whether err is the process or the system out of file
+// descriptors: a moment's want, not the folder's fault.
+func busy(err error) bool {
+	return errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE)
+}
+
+// readRecord reads and decodes the record file name, and only a regular
+// file: it is opened without following a symlink (O_NOFOLLOW) and without
+// waiting (O_NONBLOCK: a FIFO's open would wait for a writer), and what
+// was opened is checked again (fstat) before a byte is read, so an entry
+// swapped for a FIFO or a device after the caller looked is never read.
+// Symlinks are not followed at all, to a regular file neither: writers
+// rename a record into place, none links one, and a link could point the
+// Hall at any file it may read. A record must carry the presence_id its
+// file is named for (errMisfiled otherwise), so no file can speak for
+// another presence, nor outlive its leave.
+func (s *Store) readRecord(name string) (presence.Record, error) {
+	p := filepath.Join(s.dir, name)
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if errors.Is(err, syscall.ELOOP) {
+		return presence.Record{}, notRegular(name, fs.ModeSymlink)
+	}
 	if err != nil {
 		return presence.Record{}, err
 	}
 	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return presence.Record{}, fmt.Errorf("stat %s: %w", p, err)
+	}
+	if !info.Mode().IsRegular() {
+		return presence.Record{}, notRegular(name, info.Mode())
+	}
 	data, err := io.ReadAll(io.LimitReader(f, presence.MaxRecordBytes+1))
 	if err != nil {
-		return presence.Record{}, fmt.Errorf("read %s: %w", path, err)
+		return presence.Record{}, fmt.Errorf("read %s: %w", p, err)
 	}
 	if len(data) > presence.MaxRecordBytes {
-		return presence.Record{}, presence.Errorf(presence.ETOOLARGE, "%s is over %d bytes", path, presence.MaxRecordBytes)
+		return presence.Record{}, presence.Errorf(presence.ETOOLARGE, "%s is over %d bytes", p, presence.MaxRecordBytes)
 	}
-	return presence.DecodeRecord(data)
+	r, err := presence.DecodeRecord(data)
+	if err != nil {
+		return presence.Record{}, err
+	}
+	if r.PresenceID+".json" != name || !presence.ValidID(r.PresenceID) {
+		return presence.Record{}, fmt.Errorf("%s holds presence_id %.40q: %w", name, r.PresenceID, errMisfiled)
+	}
+	return r, nil
 }
 
 // Get reads one record by id.
@@ -361,18 +429,32 @@ func (s *Store) Get(ctx context.Context, id string) (presence.Record, error) {
 	if err != nil {
 		return presence.Record{}, err
 	}
-	r, err := s.readFile(p)
+	info, err := os.Lstat(p)
+	if err == nil && !info.Mode().IsRegular() {
+		err = notRegular(id+".json", info.Mode()) // never opened
+	} else if err == nil {
+		var r presence.Record
+		if r, err = s.readRecord(id + ".json"); err == nil {
+			return r, nil
+		}
+	}
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return presence.Record{}, presence.Errorf(presence.ENOTFOUND, "no presence %s", id)
-	case err != nil:
+	case busy(err):
+		return presence.Record{}, presence.Errorf(presence.EBUSY, "read presence %s: %v", id, err)
+	default:
 		return presence.Record{}, presence.Errorf(presence.EUNAVAILABLE, "read presence %s: %v", id, err)
 	}
-	return r, nil
 }
 
 // Upsert writes the record atomically: encode, write a temp file in the same
-// folder, sync, rename over the record's file.
+// folder, rename it over the record's file. A reader sees the old record or
+// the new one, never half of either, and a killed writer loses nothing it
+// renamed. It does not fsync: a record is a few seconds of a live session,
+// rewritten by its next beat, and an fsync of the file and the folder
+// would cost each written beat several milliseconds (BenchmarkBeatStored;
+// docs/reliability.md says what a power loss leaves and the figures).
 func (s *Store) Upsert(ctx context.Context, r presence.Record) error {
 	p, err := s.path(r.PresenceID)
 	if err != nil {

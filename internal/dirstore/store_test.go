@@ -3,6 +3,7 @@ package dirstore
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -165,9 +166,6 @@ func TestDirStoreListReadsForeignAndSkipsBroken(t *testing.T) {
 	// Null mutation, tabs and CRLF, no schema.
 	r3 := presence.Record{Schema: presence.Schema, PresenceID: "prs_bbbbbbbbbbbb", AgentID: "script", Brain: "/srv/brain", LastBeatMs: 5}
 	foreign("prs_bbbbbbbbbbbb.json", r3, "{\r\n\t\"presence_id\": \"prs_bbbbbbbbbbbb\",\r\n\t\"agent_id\": \"script\",\r\n\t\"brain\": \"/srv/brain\",\r\n\t\"mutation\": null,\r\n\t\"last_beat_ms\": 5\r\n}\r\n")
-	// A record named freely by its writer is still a record.
-	r4 := presence.Record{Schema: presence.Schema, PresenceID: "prs_cccccccccccc", AgentID: "cursor", Brain: "/srv/brain", LastBeatMs: 6}
-	foreign("cursor-session.json", r4, `{"presence_id":"prs_cccccccccccc","agent_id":"cursor","brain":"/srv/brain","last_beat_ms":6}`)
 
 	// Names that are not records: ignored, not counted, even with valid content.
 	for _, name := range []string{"README.md", "prs_dddddddddddd.json.bak", "prs_dddddddddddd.txt", "prs_dddddddddddd",
@@ -189,6 +187,14 @@ func TestDirStoreListReadsForeignAndSkipsBroken(t *testing.T) {
 		"no-brain.json":       `{"presence_id":"prs_eeeeeeeeeeee","agent_id":"a","last_beat_ms":1}`,
 		"no-last-beat.json":   `{"presence_id":"prs_eeeeeeeeeeee","agent_id":"a","brain":"/b"}`,
 		"empty-brain.json":    `{"presence_id":"prs_eeeeeeeeeeee","agent_id":"a","brain":"","last_beat_ms":1}`,
+		// Whole records filed under another name than their own id: they
+		// would speak for another presence, or outlive its leave.
+		"cursor-session.json":   `{"presence_id":"prs_cccccccccccc","agent_id":"cursor","brain":"/srv/brain","last_beat_ms":6}`,
+		"prs_cccccccccccd.json": `{"presence_id":"prs_cccccccccccc","agent_id":"cursor","brain":"/srv/brain","last_beat_ms":6}`,
+		"__proto__.json":        `{"presence_id":"__proto__","agent_id":"cursor","brain":"/srv/brain","last_beat_ms":6}`,
+		// Over a beat's limits: 65 working-set entries.
+		"prs_cccccccccccf.json": `{"presence_id":"prs_cccccccccccf","agent_id":"a","brain":"/b","last_beat_ms":1,"working_set":["` +
+			strings.Repeat(`a","`, presence.MaxWorkingSetLen) + `a"]}`,
 		// Valid JSON, but over MaxRecordBytes: skipped unread.
 		"huge.json": `{"presence_id":"prs_ffffffffffff","agent_id":"a","brain":"/b","last_beat_ms":1,"pad":"` +
 			strings.Repeat("x", presence.MaxRecordBytes) + `"}`,
@@ -256,9 +262,12 @@ func TestDirStoreReclaim(t *testing.T) {
 			t.Fatalf("Upsert: %v", err)
 		}
 	}
-	// A stale record under another writer's name is reclaimed too.
-	writeRecordFile(t, dir, "foreign.json",
+	// A stale record another writer wrote is reclaimed too.
+	writeRecordFile(t, dir, "prs_aaaaaaaaaaaa.json",
 		[]byte(fmt.Sprintf(`{"presence_id":"prs_aaaaaaaaaaaa","agent_id":"x","brain":"/b","last_beat_ms":%d}`, nowMs-200000)))
+	// One filed under another name is skipped at read, and left alone.
+	misfiled := writeRecordFile(t, dir, "foreign.json",
+		[]byte(fmt.Sprintf(`{"presence_id":"prs_aaaaaaaaaaab","agent_id":"x","brain":"/b","last_beat_ms":%d}`, nowMs-200000)))
 	undecodable := writeRecordFile(t, dir, "junk.json", []byte("not a record"))
 	notes := writeRecordFile(t, dir, "notes.txt", []byte("keep me"))
 	oldTemp := writeRecordFile(t, dir, tempPrefix+"prs_aaaaaaaaaaaa-1", []byte("{half"))
@@ -281,7 +290,7 @@ func TestDirStoreReclaim(t *testing.T) {
 	if got, want := rep, (presence.ReclaimReport{StaleRecords: 3, TempFiles: 1}); got != want {
 		t.Errorf("Reclaim report: got %+v, want %+v", got, want)
 	}
-	wantNames := []string{live.PresenceID + ".json", boundary.PresenceID + ".json", "junk.json", "notes.txt", filepath.Base(freshTemp)}
+	wantNames := []string{live.PresenceID + ".json", boundary.PresenceID + ".json", filepath.Base(misfiled), "junk.json", "notes.txt", filepath.Base(freshTemp)}
 	if got := dirNames(t, dir); !sameSet(got, wantNames) {
 		t.Errorf("folder after Reclaim: got %v, want %v", got, wantNames)
 	}
@@ -424,5 +433,105 @@ func TestDirStoreConcurrentReadersNeverSeePartialFiles(t *testing.T) {
 		if got, want := r.QueryCount, int64(iters); got != want {
 			t.Errorf("writer %d final query_count: got %d, want %d", w, got, want)
 		}
+	}
+}
+
+// bounded runs f, failing the test rather than hanging it when f blocks.
+func bounded(tb testing.TB, what string, f func()) {
+	tb.Helper()
+	done := make(chan struct{})
+	go func() { defer close(done); f() }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		tb.Fatalf("%s blocked", what)
+	}
+}
+
+// TestDirStoreNeverOpensNonRegularEntries: FIFOs, devices and symlinks
+// named like records are never read, by any reader (List, Reclaim, Get,
+// and the read itself when an entry is swapped after it was looked at):
+// nothing blocks, each is skipped and counted, a symlink is not followed
+// even to a whole record named for its id, and the good record is read.
+func TestDirStoreNeverOpensNonRegularEntries(t *testing.T) {
+	ctx := context.Background()
+	s := mustOpenDirStore(t)
+	dir := s.Dir()
+	good := newRec("good", brain)
+	if err := s.Upsert(ctx, good); err != nil {
+		t.Fatal(err)
+	}
+	elsewhere := t.TempDir()
+	fifo := filepath.Join(elsewhere, "fifo")
+	mkfifo(t, fifo)
+	linked := newRec("linked", brain)
+	target := writeRecordFile(t, elsewhere, linked.PresenceID+".json", mustEncode(t, linked))
+	shadowed := newRec("shadowed", brain)
+	mkfifo(t, filepath.Join(dir, shadowed.PresenceID+".json"))
+	mkfifo(t, filepath.Join(dir, "fifo.json"))
+	symlink(t, fifo, filepath.Join(dir, "to-fifo.json"))
+	symlink(t, "/dev/zero", filepath.Join(dir, "to-zero.json"))
+	symlink(t, "/proc/self/fd/0", filepath.Join(dir, "to-stdin.json"))
+	symlink(t, target, filepath.Join(dir, linked.PresenceID+".json"))
+	symlink(t, filepath.Join(dir, good.PresenceID+".json"), filepath.Join(dir, "to-good.json"))
+	const nonRegular = 7
+
+	var l presence.Listing
+	var err error
+	bounded(t, "List", func() { l, err = s.List(ctx) })
+	if err != nil || len(l.Records) != 1 || l.Records[0].PresenceID != good.PresenceID || l.Skipped != nonRegular {
+		t.Errorf("List: got %d records %v, %d skipped, %v; want good alone and %d skipped", len(l.Records), l.Records, l.Skipped, err, nonRegular)
+	}
+	bounded(t, "Reclaim", func() { _, err = s.Reclaim(ctx, time.Now().UnixMilli()) })
+	if err != nil {
+		t.Errorf("Reclaim: %v", err)
+	}
+	for _, id := range []string{shadowed.PresenceID, linked.PresenceID} {
+		bounded(t, "Get "+id, func() { _, err = s.Get(ctx, id) })
+		if presence.ErrorCode(err) != presence.EUNAVAILABLE {
+			t.Errorf("Get(%s) over a non-regular entry: got %v, want unavailable", id, err)
+		}
+	}
+	// Looked at as a regular file, then swapped for a FIFO before it is
+	// opened: the read checks what it opened.
+	swapped := newRec("swapped", brain)
+	name := swapped.PresenceID + ".json"
+	mkfifo(t, filepath.Join(dir, name))
+	bounded(t, "readRecord", func() { _, err = s.readRecord(name) })
+	if !errors.Is(err, errNotRegular) {
+		t.Errorf("readRecord of a FIFO: got %v, want errNotRegular", err)
+	}
+	// A beat's write replaces the FIFO at its own name.
+	if err := s.Upsert(ctx, shadowed); err != nil {
+		t.Fatalf("Upsert over a FIFO: %v", err)
+	}
+	if r, err := s.Get(ctx, shadowed.PresenceID); err != nil || r.AgentID != "shadowed" {
+		t.Errorf("Get after Upsert over a FIFO: got %+v, %v", r, err)
+	}
+}
+
+// TestDirStoreDeleteRemovesAMisfiledClaim: a record in another file
+// claiming a presence's id never speaks for it: List shows the presence
+// from its own file, and once Delete removed that, nothing shows it.
+func TestDirStoreDeleteRemovesAMisfiledClaim(t *testing.T) {
+	ctx := context.Background()
+	s := mustOpenDirStore(t)
+	real := newRec("real", brain)
+	real.Theme = "real"
+	if err := s.Upsert(ctx, real); err != nil {
+		t.Fatal(err)
+	}
+	forged := real
+	forged.LastBeatMs, forged.Theme = real.LastBeatMs+60_000, "forged"
+	writeRecordFile(t, s.Dir(), "zzz-forged.json", mustEncode(t, forged))
+	l, err := s.List(ctx)
+	if err != nil || len(l.Records) != 1 || l.Records[0].Theme != "real" || l.Skipped != 1 {
+		t.Fatalf("List: got %+v, %v; want the real record alone and the forgery skipped", l, err)
+	}
+	if err := s.Delete(ctx, real.PresenceID); err != nil {
+		t.Fatal(err)
+	}
+	if l, err := s.List(ctx); err != nil || len(l.Records) != 0 || l.Skipped != 1 {
+		t.Errorf("List after Delete: got %+v, %v; want no record, the forgery still skipped", l, err)
 	}
 }

@@ -25,7 +25,7 @@ type scrape struct {
 	rosErr bool
 }
 
-type presenceStats struct{ beats, writes, writeErrors, throttled, listingErrors int64 }
+type presenceStats struct{ beats, writes, writeErrors, throttled, listingErrors, busyReads int64 }
 
 type streamStats struct {
 	subscribers                             int
@@ -72,6 +72,8 @@ func newStatsCollector(src Sources) *statsCollector {
 		always(func(s *scrape) float64 { return float64(s.svc.writeErrors) }))
 	add("store", "listing_errors_total", "Whole listings of the store that failed: the roster was dropped (registry_unreadable).", counter,
 		always(func(s *scrape) float64 { return float64(s.svc.listingErrors) }))
+	add("store", "busy_reads_total", "Reads of the store refused for a moment (out of file descriptors): the last good roster was kept and the read retried.", counter,
+		always(func(s *scrape) float64 { return float64(s.svc.busyReads) }))
 	add("", "registry_unreadable", "1 while the store cannot be read and the roster is dropped whole, else 0.", gauge,
 		func(s *scrape) (float64, bool) {
 			if s.rosErr {
@@ -116,7 +118,7 @@ func (c *statsCollector) Collect(ch chan<- prometheus.Metric) {
 	s := &scrape{}
 	if c.src.Service != nil {
 		st := c.src.Service.Stats()
-		s.svc = presenceStats{beats: st.Beats, writes: st.Writes, writeErrors: st.WriteErrors, throttled: st.Throttled, listingErrors: st.RefreshError}
+		s.svc = presenceStats{beats: st.Beats, writes: st.Writes, writeErrors: st.WriteErrors, throttled: st.Throttled, listingErrors: st.RefreshError, busyReads: st.BusyReads}
 	}
 	if c.src.Stream != nil {
 		st := c.src.Stream.Stats()

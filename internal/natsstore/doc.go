@@ -14,7 +14,7 @@
 //     expiry as a delete. Staleness is still filtered at read by the
 //     caller: the engine is never trusted to be on time.
 //   - Writes are compare-and-set on the key's revision; a conflicting
-//     writer re-reads and merges (see merge), so two Halls never lose a beat.
+//     writer re-reads and merges (presence.Merge), so two Halls never lose a beat.
 //   - A key watch replaces file watching as the change source, and keeps a
 //     local view of the bucket that List serves while the watch is healthy.
 //

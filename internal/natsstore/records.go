@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -32,6 +33,10 @@ func (s *Store) Get(ctx context.Context, id string) (presence.Record, error) {
 		return presence.Record{}, unavailable(err, "get %s", id)
 	}
 	r, err := presence.DecodeRecord(e.Value())
+	if err == nil && r.PresenceID != id {
+		// As the view skips it: a value never speaks for another key.
+		err = fmt.Errorf("the value holds presence_id %.40q", r.PresenceID)
+	}
 	if err != nil {
 		return presence.Record{}, presence.Errorf(presence.EUNAVAILABLE, "read presence %s: %s", id, presence.ErrorMessage(err))
 	}
@@ -40,7 +45,7 @@ func (s *Store) Get(ctx context.Context, id string) (presence.Record, error) {
 
 // Upsert writes the record under its id with compare-and-set on the key's
 // revision. When another writer got there first (the revision moved), it
-// re-reads, merges the two states (see merge) and tries again, so a beat
+// re-reads, merges the two states (presence.Merge) and tries again, so a beat
 // that lands on another Hall at the same moment is folded in, never
 // overwritten. A write that would change nothing is skipped. The message
 // carries the record's remaining life as its TTL, so the engine removes it
@@ -68,7 +73,7 @@ func (s *Store) Upsert(ctx context.Context, r presence.Record) error {
 		}
 		next := r
 		if cur.ok {
-			next = merge(cur.rec, r)
+			next = presence.Merge(cur.rec, r)
 		}
 		data, err := encode(next)
 		if err != nil {
@@ -228,46 +233,6 @@ func (s *Store) DeleteUnlessNewer(ctx context.Context, id string, lastBeatMs int
 		return true, nil
 	}
 	return false, presence.Errorf(presence.EUNAVAILABLE, "delete %s: %d compare-and-set conflicts in a row", id, casAttempts)
-}
-
-// merge folds the state a writer brings (in) into the state the bucket
-// holds (cur) after a compare-and-set conflict, or when a relay mirrors a
-// record another host also mirrors. Both describe one presence, and beats
-// only move forward, so:
-//
-//   - the state with the newer last_beat_ms is the base: its declarations
-//     (theme, working set, intent…) are the presence's latest word; on a
-//     tie the incoming state wins, as a plain write would;
-//   - last_beat_ms, query_count and mutation.observed_at_ms take the max:
-//     each is monotone, so the max is the most the presence has done, and
-//     no beat taken by either writer is lost. (Counts are not summed: two
-//     Halls seed from the same stored count, and a sum would count the
-//     shared part twice.)
-//   - first_seen_ms takes the earliest known.
-//   - touched joins both lists (each file at the latest time either saw
-//     it): both are measured facts, and neither writer's is lost.
-func merge(cur, in presence.Record) presence.Record {
-	out := in.Clone()
-	if cur.LastBeatMs > in.LastBeatMs {
-		out = cur.Clone()
-	}
-	out.LastBeatMs = max(cur.LastBeatMs, in.LastBeatMs)
-	out.QueryCount = max(cur.QueryCount, in.QueryCount)
-	out.Mutation.ObservedAtMs = max(cur.Mutation.ObservedAtMs, in.Mutation.ObservedAtMs)
-	out.FirstSeenMs = minKnown(cur.FirstSeenMs, in.FirstSeenMs)
-	out.Touched, out.TouchedOmitted = presence.MergeTouched(cur.Touched, in.Touched, cur.TouchedOmitted, in.TouchedOmitted)
-	return out
-}
-
-func minKnown(a, b int64) int64 {
-	switch {
-	case a <= 0:
-		return b
-	case b <= 0:
-		return a
-	default:
-		return min(a, b)
-	}
 }
 
 // messageTTL is the TTL of the message that carries r: its remaining life

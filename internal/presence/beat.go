@@ -121,6 +121,11 @@ func canonicalField(canon func(string) (string, error), name, p string) (string,
 	if err != nil {
 		return "", Errorf(EINVALID, "%s: %s", name, ErrorMessage(err))
 	}
+	if len(c) > MaxPathLen {
+		// Symlinks resolved may lengthen it: a record over the limit
+		// would be refused at read (see withinLimits).
+		return "", Errorf(ETOOLARGE, "%s resolves to %d bytes, limit %d", name, len(c), MaxPathLen)
+	}
 	return c, nil
 }
 
@@ -181,6 +186,10 @@ func (b Beat) apply(prev Record, nowMs int64, ttlMs int64, c Classifier) Record 
 	}
 	if len(b.Touched) > 0 {
 		r.Touched, r.TouchedOmitted = touch(r.Touched, r.TouchedOmitted, b.Touched, nowMs)
+	}
+	if r.FirstSeenMs <= 0 {
+		// Seeded from a writer that left it out: the earliest beat known.
+		r.FirstSeenMs = r.FirstSeen()
 	}
 	if (b.Tool != "" && c.Mutating(b.Tool)) || len(b.Touched) > 0 {
 		r.Mutation.ObservedAtMs = nowMs

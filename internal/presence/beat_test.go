@@ -2,6 +2,8 @@ package presence
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -129,6 +131,82 @@ func TestBeatNormalizeCanonicalizes(t *testing.T) {
 	b, err = Beat{AgentID: "a", Brain: "/b", WorkingSet: []string{}}.Normalize()
 	if err != nil || b.WorkingSet == nil || len(b.WorkingSet) != 0 {
 		t.Errorf("empty working_set: got %#v, %v, want a non-nil empty slice (it clears the set)", b.WorkingSet, err)
+	}
+}
+
+// TestBeatRefusesAPathThatResolvesPastTheLimit: a brain short as given but
+// longer than MaxPathLen once its symlinks are resolved is refused, as
+// the record it would make is refused at read.
+func TestBeatRefusesAPathThatResolvesPastTheLimit(t *testing.T) {
+	deep := t.TempDir()
+	for len(deep) <= MaxPathLen {
+		deep = filepath.Join(deep, strings.Repeat("d", 200))
+	}
+	if err := os.MkdirAll(deep, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(t.TempDir(), "short")
+	if err := os.Symlink(deep, link); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Beat{AgentID: "a", Brain: link}.Normalize()
+	if ErrorCode(err) != ETOOLARGE || !strings.Contains(ErrorMessage(err), "brain resolves to") {
+		t.Errorf("brain %s → %d bytes: got %v, want too_large naming the brain", link, len(deep), err)
+	}
+}
+
+// TestDecodeRecordHoldsTheBeatsLimits: a record read from a store is held
+// to the limits a beat is, field by field: at the limit it decodes, one
+// past it is refused as too large (and a store skips and counts it).
+func TestDecodeRecordHoldsTheBeatsLimits(t *testing.T) {
+	long := func(n int) string { return strings.Repeat("x", n) }
+	abs := func(n int) string { return "/" + long(n-1) }
+	ws := func(n int) []string {
+		out := make([]string, n)
+		for i := range out {
+			out[i] = fmt.Sprintf("src/f%d.go", i)
+		}
+		return out
+	}
+	tests := []struct {
+		name string
+		set  func(r *Record)
+		ok   bool
+	}{
+		{"agent_id at the limit", func(r *Record) { r.AgentID = long(MaxIDLen) }, true},
+		{"agent_id over", func(r *Record) { r.AgentID = long(MaxIDLen + 1) }, false},
+		{"kind over", func(r *Record) { r.Kind = long(MaxIDLen + 1) }, false},
+		{"task_ref over", func(r *Record) { r.TaskRef = long(MaxIDLen + 1) }, false},
+		{"schema over", func(r *Record) { r.Schema = long(MaxIDLen + 1) }, false},
+		{"presence_id over", func(r *Record) { r.PresenceID = long(MaxIDLen + 1) }, false},
+		{"theme at the limit", func(r *Record) { r.Theme = long(MaxThemeLen) }, true},
+		{"theme over", func(r *Record) { r.Theme = long(MaxThemeLen + 1) }, false},
+		{"declared_intent over", func(r *Record) { r.Mutation.DeclaredIntent = long(MaxThemeLen + 1) }, false},
+		{"brain at the limit", func(r *Record) { r.Brain = abs(MaxPathLen) }, true},
+		{"brain over", func(r *Record) { r.Brain = abs(MaxPathLen + 1) }, false},
+		{"caller_root over", func(r *Record) { r.CallerRoot = abs(MaxPathLen + 1) }, false},
+		{"worktree over", func(r *Record) { r.Worktree = abs(MaxPathLen + 1) }, false},
+		{"working set of 64", func(r *Record) { r.WorkingSet = ws(MaxWorkingSetLen) }, true},
+		{"working set of 65", func(r *Record) { r.WorkingSet = ws(MaxWorkingSetLen + 1) }, false},
+		{"working set of 20,000", func(r *Record) { r.WorkingSet = ws(20_000) }, false},
+		{"a working-set entry over", func(r *Record) { r.WorkingSet = []string{"a", long(MaxPathLen + 1)} }, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newRec("a", "/b")
+			tt.set(&r)
+			data, err := EncodeRecord(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = DecodeRecord(data)
+			switch {
+			case tt.ok && err != nil:
+				t.Errorf("DecodeRecord: got %v, want it decoded", err)
+			case !tt.ok && ErrorCode(err) != ETOOLARGE:
+				t.Errorf("DecodeRecord: got %v, want a too_large error", err)
+			}
+		})
 	}
 }
 

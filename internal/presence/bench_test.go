@@ -1,9 +1,11 @@
 package presence
 
 import (
+	"context"
 	"fmt"
 	"math/rand"
 	"testing"
+	"time"
 )
 
 // benchDirs is the nested tree working sets are drawn from.
@@ -126,5 +128,62 @@ func BenchmarkCollisionsInCrowded(b *testing.B) {
 			b.ReportMetric(float64(listed), "listed")
 			b.ReportMetric(float64(total), "collisions")
 		})
+	}
+}
+
+// BenchmarkBeatStored is the beat path when the beat is written: every
+// beat declares a new theme, so the throttle writes each at once (a temp
+// file written, renamed over the record). It is what a forced write adds
+// to a beat's answer.
+func BenchmarkBeatStored(b *testing.B) {
+	svc, _, _, _ := newTestService(b, Config{})
+	ctx := context.Background()
+	beat := Beat{AgentID: "claude-7", Brain: "/srv/shop", Worktree: "/srv/shop/wt-1", WorkingSet: []string{"src/a.go", "src/b.go"}}
+	i := 0
+	for b.Loop() {
+		i++
+		beat.Theme = fmt.Sprintf("theme %d", i)
+		if res, err := svc.Beat(ctx, beat); err != nil || !res.Stored {
+			b.Fatalf("beat %d: %+v, %v", i, res, err)
+		}
+	}
+}
+
+// hugeSidecars writes two foreign records on brain, each declaring a
+// working set of n entries that overlap the other's and anyone's in
+// src/: what once made every mutating beat on that brain compare 4·10⁸
+// path pairs (issue 12).
+func hugeSidecars(tb testing.TB, dir, brain string, n int) {
+	tb.Helper()
+	for k, agent := range []string{"sidecar-a", "sidecar-b"} {
+		ws := make([]string, n)
+		for i := range ws {
+			ws[i] = fmt.Sprintf("src/pkg%d/file%d.go", i%200, i+k*n/2)
+		}
+		r := Record{Schema: Schema, PresenceID: ID(agent, brain), AgentID: agent, Brain: brain, Worktree: brain,
+			WorkingSet: ws, Mutation: Mutation{DeclaredIntent: "edit"}, FirstSeenMs: time.Now().UnixMilli(), LastBeatMs: time.Now().UnixMilli()}
+		data, err := EncodeRecord(r)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		writeRecordFile(tb, dir, r.PresenceID+".json", data)
+	}
+}
+
+// BenchmarkMutatingBeatBesideHugeSidecars: a mutating beat on a brain
+// where two sidecars declare 20,000 working-set entries each. They break
+// a beat's limits, so they are skipped at read: the beat costs what any
+// beat costs (see TestHugeForeignWorkingSetsAreSkipped).
+func BenchmarkMutatingBeatBesideHugeSidecars(b *testing.B) {
+	svc, store, _, _ := newTestService(b, Config{Now: time.Now})
+	hugeSidecars(b, store.Dir(), "/srv/shop", 20_000)
+	startRun(b, svc, RunConfig{})
+	untilSnapshot(b, svc, "the sidecars skipped", func(s Snapshot) bool { return s.Skipped == 2 })
+	ctx := context.Background()
+	beat := Beat{AgentID: "claude-7", Brain: "/srv/shop", Worktree: "/srv/shop", WorkingSet: []string{"src"}, Tool: "Edit"}
+	for b.Loop() {
+		if _, err := svc.Beat(ctx, beat); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -228,22 +228,28 @@ func TestRunNoticesClockJump(t *testing.T) {
 	}
 }
 
-// TestHugeTTLNeverWraps: a foreign file's ttl_ms may be any int64. One
-// past what a time.Duration holds (~292 years) is taken as that much, not
-// wrapped into a negative or tiny ttl: the record is live, as its ttl
-// says, and expires in the far future, never before now.
-func TestHugeTTLNeverWraps(t *testing.T) {
-	now := time.UnixMilli(t0)
-	for _, ttl := range []int64{math.MaxInt64 / 1_000_000, math.MaxInt64/1_000_000 + 1, 1 << 62, math.MaxInt64} {
-		r := newRec("a", "/b", withTTL(ttl), withLastBeat(t0-1_000))
-		if r.TTL() <= 0 {
-			t.Errorf("ttl_ms %d: TTL() = %s, want the largest duration", ttl, r.TTL())
+// TestTTLClampedToADay: a foreign file's ttl_ms may be any int64. Beyond
+// MaxTTL (a day) it is taken as MaxTTL: never wrapped into a negative or
+// tiny ttl, and never keeping a silent presence for centuries. Live to the
+// last millisecond of the day after its beat, stale one after.
+func TestTTLClampedToADay(t *testing.T) {
+	const day = int64(24 * 60 * 60 * 1000)
+	for _, ttl := range []int64{day, day + 1, math.MaxInt64 / 1_000_000, math.MaxInt64/1_000_000 + 1, 1 << 62, math.MaxInt64} {
+		r := newRec("a", "/b", withTTL(ttl), withLastBeat(t0))
+		if got, want := r.TTL(), 24*time.Hour; got != want {
+			t.Errorf("ttl_ms %d: TTL() = %s, want %s", ttl, got, want)
 		}
-		if r.Stale(now) {
-			t.Errorf("ttl_ms %d: stale a second after its beat", ttl)
+		if got, want := r.ExpiresAtMs(), t0+day; got != want {
+			t.Errorf("ttl_ms %d: expires at %d, want %d", ttl, got, want)
 		}
-		if r.ExpiresAtMs() <= t0 {
-			t.Errorf("ttl_ms %d: expires at %d, before now %d", ttl, r.ExpiresAtMs(), t0)
+		if r.Stale(time.UnixMilli(t0 + day)) {
+			t.Errorf("ttl_ms %d: stale a day after its beat, want live to its last ms", ttl)
 		}
+		if !r.Stale(time.UnixMilli(t0 + day + 1)) {
+			t.Errorf("ttl_ms %d: live a day and a ms after its beat, want stale", ttl)
+		}
+	}
+	if got, want := newRec("a", "/b", withTTL(day-1)).TTL(), 24*time.Hour-time.Millisecond; got != want {
+		t.Errorf("ttl_ms a day less a ms: TTL() = %s, want %s", got, want)
 	}
 }

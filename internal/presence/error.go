@@ -12,6 +12,7 @@ const (
 	ENOTFOUND    = "not_found"   // no such presence or brain
 	ETOOLARGE    = "too_large"   // a field or body is over its limit
 	EUNAVAILABLE = "unavailable" // the store cannot be read or written
+	EBUSY        = "busy"        // the store cannot be read for a moment (out of file descriptors): try again
 	EUNREACHABLE = "unreachable" // the store is a server on the network, and it cannot be reached
 	EINTERNAL    = "internal"    // a bug
 )

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 	"time"
@@ -206,24 +205,38 @@ func ValidID(id string) bool {
 	return true
 }
 
-// TTL is the record's lifetime, DefaultTTL when it names none.
+// MaxTTL is the longest lifetime a record is taken at. A record naming a
+// longer ttl (a foreign writer's file may hold any int64) lives MaxTTL
+// after its last beat, no more: no writer keeps a silent presence on the
+// roster for longer than a day. The Hall's own --ttl is bounded by it.
+const MaxTTL = 24 * time.Hour
+
+// TTL is the record's lifetime: DefaultTTL when it names none, MaxTTL
+// when it names more.
 func (r Record) TTL() time.Duration {
 	switch {
 	case r.TTLMs <= 0:
 		return DefaultTTL
-	case r.TTLMs > maxTTLMs:
-		// A foreign file may hold any int64: beyond what a Duration holds
-		// (~292 years) it is that much, never wrapped into a short ttl.
-		return time.Duration(maxTTLMs) * time.Millisecond
+	case r.TTLMs > MaxTTL.Milliseconds():
+		return MaxTTL
 	}
 	return time.Duration(r.TTLMs) * time.Millisecond
 }
 
-// maxTTLMs is the longest ttl a time.Duration holds, in milliseconds.
-const maxTTLMs = math.MaxInt64 / int64(time.Millisecond)
-
 // ExpiresAtMs is the last millisecond at which the record is still live.
 func (r Record) ExpiresAtMs() int64 { return r.LastBeatMs + r.TTL().Milliseconds() }
+
+// FirstSeen is first_seen_ms as surfaces show it. A writer that leaves it
+// out (or writes 0 or less) is taken as first seen at its last beat, the
+// earliest moment the record vouches for: the age shown is "seen since at
+// least", never the decades since the epoch. The record itself keeps what
+// its writer wrote.
+func (r Record) FirstSeen() int64 {
+	if r.FirstSeenMs <= 0 {
+		return r.LastBeatMs
+	}
+	return r.FirstSeenMs
+}
 
 // MinClockSkew is the least a beat may be stamped ahead of a reader's clock
 // and still be believed (see Stale): writers on other machines run clocks a
@@ -289,6 +302,9 @@ const MaxRecordBytes = 256 << 10
 // DecodeRecord parses one record written by the Hall or by any other writer:
 // unknown fields are ignored, field order and layout do not matter, and a
 // record lacking presence_id, agent_id, brain or last_beat_ms is an error.
+// A record over the limits a beat is held to is an ETOOLARGE error (see
+// withinLimits): stores skip and count it, as they skip any record that
+// does not decode.
 func DecodeRecord(data []byte) (Record, error) {
 	var w wireRecord
 	if err := json.Unmarshal(data, &w); err != nil {
@@ -315,6 +331,9 @@ func DecodeRecord(data []byte) (Record, error) {
 	if w.Mutation != nil {
 		r.Mutation = *w.Mutation
 	}
+	if err := r.withinLimits(); err != nil {
+		return Record{}, err
+	}
 	if r.Schema == "" {
 		r.Schema = Schema
 	}
@@ -327,6 +346,52 @@ func DecodeRecord(data []byte) (Record, error) {
 		r.Touched = nil
 	}
 	return r, nil
+}
+
+// withinLimits holds a record read from a store to the limits a beat is
+// held to (MaxIDLen, MaxThemeLen, MaxPathLen, MaxWorkingSetLen), so a
+// foreign writer cannot put on the roster what no beat may: a 20,000-entry
+// working set, a megabyte theme. Such a record is refused whole, not cut
+// to size: a presence is shown as its writer wrote it or not at all, and
+// the skip is counted. (Characters are not checked here: every surface
+// shows a stored field on one line, whatever it holds.)
+func (r *Record) withinLimits() error {
+	for _, f := range []struct {
+		name, value string
+		max         int
+	}{
+		{"presence_id", r.PresenceID, MaxIDLen},
+		{"schema", r.Schema, MaxIDLen},
+		{"agent_id", r.AgentID, MaxIDLen},
+		{"kind", r.Kind, MaxIDLen},
+		{"task_ref", r.TaskRef, MaxIDLen},
+		{"theme", r.Theme, MaxThemeLen},
+		{"declared_intent", r.Mutation.DeclaredIntent, MaxThemeLen},
+		{"brain", r.Brain, MaxPathLen},
+		{"caller_root", r.CallerRoot, MaxPathLen},
+		{"worktree", r.Worktree, MaxPathLen},
+	} {
+		if len(f.value) > f.max {
+			return Errorf(ETOOLARGE, "record %s: %s is %d bytes, limit %d", clipID(r.PresenceID), f.name, len(f.value), f.max)
+		}
+	}
+	if len(r.WorkingSet) > MaxWorkingSetLen {
+		return Errorf(ETOOLARGE, "record %s: working_set has %d entries, limit %d", clipID(r.PresenceID), len(r.WorkingSet), MaxWorkingSetLen)
+	}
+	for i, p := range r.WorkingSet {
+		if len(p) > MaxPathLen {
+			return Errorf(ETOOLARGE, "record %s: working_set[%d] is %d bytes, limit %d", clipID(r.PresenceID), i, len(p), MaxPathLen)
+		}
+	}
+	return nil
+}
+
+// clipID is an id fit for an error message, whatever a file held.
+func clipID(id string) string {
+	if len(id) > 32 {
+		return fmt.Sprintf("%q…", id[:32])
+	}
+	return fmt.Sprintf("%q", id)
 }
 
 // EncodeRecord writes the record as the spec shows it: pretty-printed JSON

@@ -1,8 +1,10 @@
 package presence
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -132,6 +134,40 @@ func TestTTLAbsentInFileIsDefault(t *testing.T) {
 	}
 	if !r.Stale(time.UnixMilli(1000 + 120001)) {
 		t.Errorf("Stale at last_beat+120001 with ttl absent: got false, want true")
+	}
+}
+
+// TestFirstSeenAbsentIsLastBeat: a writer that leaves first_seen_ms out
+// (or writes 0 or less) is shown as first seen at its last beat, never at
+// the epoch, so no surface shows an age of 20,000 days; the record keeps
+// what was written. A first_seen_ms given is shown as it is.
+func TestFirstSeenAbsentIsLastBeat(t *testing.T) {
+	const head = `{"presence_id":"prs_cc073e458413","agent_id":"claude-7","brain":"/home/ana/shop","last_beat_ms":1764489600000`
+	tests := []struct {
+		name      string
+		tail      string
+		stored    int64
+		firstSeen int64
+	}{
+		{"absent", `}`, 0, 1764489600000},
+		{"zero", `,"first_seen_ms":0}`, 0, 1764489600000},
+		{"null", `,"first_seen_ms":null}`, 0, 1764489600000},
+		{"negative", `,"first_seen_ms":-9223372036854775808}`, math.MinInt64, 1764489600000},
+		{"given", `,"first_seen_ms":1764489000000}`, 1764489000000, 1764489000000},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := DecodeRecord([]byte(head + tt.tail))
+			if err != nil {
+				t.Fatalf("DecodeRecord: %v", err)
+			}
+			if r.FirstSeenMs != tt.stored {
+				t.Errorf("first_seen_ms decoded: got %d, want %d (as written)", r.FirstSeenMs, tt.stored)
+			}
+			if got := r.FirstSeen(); got != tt.firstSeen {
+				t.Errorf("FirstSeen(): got %d, want %d", got, tt.firstSeen)
+			}
+		})
 	}
 }
 
@@ -289,5 +325,26 @@ func TestMutationLevel(t *testing.T) {
 		if got, want := (Record{Mutation: tt.m}).Mutating(), tt.want != LevelNone; got != want {
 			t.Errorf("Mutating with %+v: got %v, want %v", tt.m, got, want)
 		}
+	}
+}
+
+// TestBeatOnARecordWithoutFirstSeen: a beat taken over a record whose
+// writer left first_seen_ms out writes the earliest beat the Hall knows of
+// (the stored record's last beat), so the age grows from there rather
+// than staying at zero or starting at the epoch.
+func TestBeatOnARecordWithoutFirstSeen(t *testing.T) {
+	svc, store, clk, _ := newTestService(t, Config{})
+	foreign := newRec("claude-7", "/srv/shop", withLastBeat(t0-30_000))
+	foreign.FirstSeenMs = 0
+	if err := store.Upsert(context.Background(), foreign); err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(time.Second)
+	mustBeat(t, svc, Beat{AgentID: "claude-7", Brain: "/srv/shop", Theme: "new"})
+	if got, want := snapshotRecord(t, svc, foreign.PresenceID).FirstSeenMs, t0-30_000; got != want {
+		t.Errorf("first_seen_ms after a beat: got %d, want %d (the stored last beat)", got, want)
+	}
+	if got, want := readStoredRecord(t, store, foreign.PresenceID).FirstSeenMs, t0-30_000; got != want {
+		t.Errorf("first_seen_ms stored: got %d, want %d", got, want)
 	}
 }

@@ -112,6 +112,10 @@ type entry struct {
 	lastWrite time.Time  // clock time of the last store write
 	dirty     bool       // rec is newer than the store's copy
 	signal    string     // signal(rec) at the last write
+	// left is set, and the entry forgotten, when the store's copy went
+	// away by another's hand (see leftLocked): what it holds is never
+	// written again.
+	left atomic.Bool
 	// shown is a copy of rec for readers. It is guarded by Service.mu, not
 	// by mu, so a snapshot never reads rec while a beat rewrites it.
 	shown Record
@@ -126,6 +130,10 @@ type Stats struct {
 	Refreshes    int64
 	RefreshError int64
 	Rereads      int64 // partial refreshes: only the entries a watch named
+	// BusyReads counts reads the store refused for a moment (EBUSY: out
+	// of file descriptors): the last good roster was kept and the read
+	// retried.
+	BusyReads int64
 }
 
 // NewService returns a Service over store.
@@ -205,7 +213,11 @@ func (s *Service) Stats() Stats {
 
 // Refresh lists the store into the cache. A store that cannot be read
 // empties the cache and records the error: the roster is dropped whole,
-// never half-shown. It reports whether anything the cache held changed.
+// never half-shown. A store busy for a moment (EBUSY: out of file
+// descriptors) is not an unreadable one: the cache keeps the last good
+// roster, the read is counted (Stats.BusyReads) and the error returned,
+// for the caller to try again. It reports whether anything the cache held
+// changed.
 func (s *Service) Refresh(ctx context.Context) (bool, error) {
 	s.refreshMu.Lock()
 	defer s.refreshMu.Unlock()
@@ -217,6 +229,10 @@ func (s *Service) Refresh(ctx context.Context) (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.stats.Refreshes++
+	if err != nil && ErrorCode(err) == EBUSY && s.listed {
+		s.stats.BusyReads++
+		return false, err
+	}
 	if err != nil {
 		s.stats.RefreshError++
 		changed := s.cacheErr == nil || len(s.cache) > 0
@@ -238,6 +254,13 @@ func (s *Service) Refresh(ctx context.Context) (bool, error) {
 		default:
 			if r, ok := next[id]; !ok || r.LastBeatMs < c.rec.LastBeatMs {
 				next[id] = c.rec
+			}
+		}
+	}
+	if s.cacheErr == nil && s.listed {
+		for id := range s.cache {
+			if _, ok := next[id]; !ok {
+				s.leftLocked(id)
 			}
 		}
 	}
@@ -307,6 +330,7 @@ func (s *Service) reread(ctx context.Context, keys []string) (changed bool, agai
 		case r == nil:
 			if had {
 				delete(s.cache, id)
+				s.leftLocked(id)
 				changed = true
 			}
 			delete(s.lapsed, id)
@@ -318,6 +342,21 @@ func (s *Service) reread(ctx context.Context, keys []string) (changed bool, agai
 	changed = changed || s.skipped != d.Skipped
 	s.skipped = d.Skipped
 	return changed, d.Unsettled, nil
+}
+
+// leftLocked forgets this Hall's projection of a presence whose stored
+// copy a listing or reread of a readable store no longer finds, though
+// this Hall did not remove it: it left elsewhere (a leave through another
+// Hall, its file removed). A beat held by the throttle is dropped, never
+// written to bring the presence back; the presence's next beat is a new
+// one, written at once. (A store that cannot be read drops the cache
+// whole and says nothing of who left: held beats survive an outage.) The
+// caller holds s.mu.
+func (s *Service) leftLocked(id string) {
+	if e, ok := s.entries[id]; ok {
+		e.left.Store(true)
+		delete(s.entries, id)
+	}
 }
 
 // ownChange is one change this Hall made to the store and its cache.

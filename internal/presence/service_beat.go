@@ -31,10 +31,9 @@ func (s *Service) Beat(ctx context.Context, b Beat) (BeatResult, error) {
 		return BeatResult{}, err
 	}
 	id := ID(b.AgentID, b.Brain)
-	e := s.entry(id)
-
-	e.mu.Lock()
+	e := s.lockedEntry(id)
 	s.seed(ctx, e, id)
+	s.fold(e, id)
 	now := s.now()
 	prevBeatMs := e.rec.LastBeatMs
 	e.rec = b.apply(e.rec, now.UnixMilli(), s.ttl.Milliseconds(), s.classify)
@@ -86,6 +85,42 @@ func (s *Service) entry(id string) *entry {
 		s.entries[id] = e
 	}
 	return e
+}
+
+// lockedEntry is entry, locked: never one the presence left while the
+// caller waited for it (see leftLocked), so a beat after a leave starts a
+// new projection.
+func (s *Service) lockedEntry(id string) *entry {
+	for {
+		e := s.entry(id)
+		e.mu.Lock()
+		if !e.left.Load() {
+			return e
+		}
+		e.mu.Unlock()
+	}
+}
+
+// fold brings into e what the store holds of its presence (Merge): a newer
+// state another writer put there (an m1nd runtime declaring on the same
+// presence, another Hall) becomes the base the next beat applies to, so
+// this Hall's next write keeps its declarations rather than reverting
+// them; counters take the max. It reads the cache the store's watch keeps
+// (a stale copy is left alone, as seed leaves it); the caller holds e.mu.
+func (s *Service) fold(e *entry, id string) {
+	s.mu.Lock()
+	cur, ok := s.cache[id]
+	s.mu.Unlock()
+	if !ok || cur.Stale(s.now()) {
+		return
+	}
+	newer := cur.LastBeatMs > e.rec.LastBeatMs
+	e.rec = Merge(cur, e.rec)
+	if newer {
+		// The store holds these declarations already: only a change to
+		// them forces a write.
+		e.written, e.signal = true, signal(cur)
+	}
 }
 
 // seed loads a new projection from the store, so first_seen_ms and
@@ -143,7 +178,10 @@ func (s *Service) FlushDue(ctx context.Context, force bool) int {
 	for _, e := range due {
 		e.mu.Lock()
 		now := s.now()
-		if e.dirty && (force || !withinThrottle(now, e.lastWrite, s.throttle)) && !e.rec.Stale(now) {
+		// A presence that left elsewhere (another Hall's leave, its file
+		// removed) is not brought back by a beat this Hall held.
+		if e.dirty && !e.left.Load() && (force || !withinThrottle(now, e.lastWrite, s.throttle)) && !e.rec.Stale(now) {
+			s.fold(e, e.rec.PresenceID)
 			if ok, _ := s.write(ctx, e, now); ok {
 				n++
 				rec := e.rec.Clone()
@@ -232,7 +270,8 @@ func (s *Service) leave(ctx context.Context, id string) error {
 	delete(s.entries, id)
 	s.mu.Unlock()
 	if e != nil {
-		e.mu.Lock() // wait out a beat in flight
+		e.left.Store(true) // a beat waiting for it starts a new projection
+		e.mu.Lock()        // wait out a beat in flight
 		e.dirty = false
 		e.mu.Unlock()
 	}

@@ -10,7 +10,7 @@ import (
 type RunConfig struct {
 	Rescan   time.Duration // full rescan, the safety net; 30 s
 	Coalesce time.Duration // least time between two whole listings a burst of store events triggers, and the wait before a file found mid-write is read again; 5 ms
-	Retry    time.Duration // how soon a broken watch is retried; 1 s
+	Retry    time.Duration // how soon a broken watch, or a read the store refused for want of descriptors, is retried; 1 s
 }
 
 // Run keeps the cache current until ctx ends: it follows the store's watch
@@ -57,7 +57,7 @@ func (s *Service) Run(ctx context.Context, cfg RunConfig) error {
 		}()
 	}
 
-	s.refreshAndNotify(ctx)
+	retryFirst := s.refreshAndNotify(ctx)
 	s.mu.Lock()
 	s.watching = true
 	s.mu.Unlock()
@@ -77,6 +77,18 @@ func (s *Service) Run(ctx context.Context, cfg RunConfig) error {
 	defer settle.Stop()
 	var unsettled []string
 
+	// busy lists the store again a moment after a read it refused for
+	// want of descriptors (EBUSY): the keys that read was for are covered.
+	busy := time.NewTimer(time.Hour)
+	busy.Stop()
+	defer busy.Stop()
+	retryBusy := func(err error) {
+		if ErrorCode(err) == EBUSY {
+			busy.Reset(cfg.Retry)
+		}
+	}
+
+	retryBusy(retryFirst)
 	var due int64 // the expiry the timer is armed for (ms), 0 when none
 	for {
 		// An expiry is signalled whenever its moment has passed, whichever
@@ -99,10 +111,11 @@ func (s *Service) Run(ctx context.Context, cfg RunConfig) error {
 				// Only the entries named are read, each at once (live
 				// streams wait on this read): a burst gathers by itself
 				// into the next read while one runs.
-				changed, again, _ := s.reread(ctx, keys)
+				changed, again, err := s.reread(ctx, keys)
 				if changed {
 					s.notify()
 				}
+				retryBusy(err)
 				if len(again) > 0 {
 					if len(unsettled) == 0 {
 						settle.Reset(cfg.Coalesce)
@@ -123,14 +136,16 @@ func (s *Service) Run(ctx context.Context, cfg RunConfig) error {
 			}
 			pending.take() // the listing below covers what came meanwhile
 			lastRead = time.Now()
-			s.refreshAndNotify(ctx)
+			retryBusy(s.refreshAndNotify(ctx))
+		case <-busy.C:
+			retryBusy(s.refreshAndNotify(ctx))
 		case <-settle.C:
 			for _, k := range unsettled {
 				poke(k)
 			}
 			unsettled = nil
 		case <-rescan.C:
-			s.refreshAndNotify(ctx)
+			retryBusy(s.refreshAndNotify(ctx))
 		case <-flush.C:
 			s.FlushDue(ctx, false)
 			// A jump of the clock ages every record at once, which no file
@@ -232,10 +247,12 @@ func (p *pendingKeys) take() (keys []string, all bool) {
 	return keys, all
 }
 
-func (s *Service) refreshAndNotify(ctx context.Context) {
-	if changed, _ := s.Refresh(ctx); changed {
+func (s *Service) refreshAndNotify(ctx context.Context) error {
+	changed, err := s.Refresh(ctx)
+	if changed {
 		s.notify()
 	}
+	return err
 }
 
 // armExpiry sets the timer to the next moment a live record goes stale and

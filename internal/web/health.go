@@ -20,7 +20,7 @@ func (h *Handler) HandleHealth(w http.ResponseWriter, r *http.Request) {
 		UptimeMs:    now.Sub(h.StartedAt).Milliseconds(),
 		Store: contract.HealthStoreStat{
 			Kind: h.StoreKind, Beats: st.Beats, Writes: st.Writes,
-			WriteErrors: st.WriteErrors, Throttled: st.Throttled,
+			WriteErrors: st.WriteErrors, Throttled: st.Throttled, BusyReads: st.BusyReads,
 		},
 	}
 	if h.Stream != nil {

@@ -94,8 +94,10 @@ func ResolveWorkingSet(base string, ws []string) []string {
 // first declared of them declared), and the team.
 type view struct {
 	callerRoot, worktree, team string
-	ws                         []string
-	declared                   int // ws[:declared] were declared, the rest touched
+	// ws[:declared] were declared and ws[declared:] touched, each part
+	// sorted by comparePaths for the pairs' linear overlap (overlapSorted).
+	ws       []string
+	declared int
 	// A sweep numbers the distinct caller_roots and worktrees it finds
 	// (from 1), so that a pair compares two numbers rather than two
 	// paths; 0 when not numbered.
@@ -122,7 +124,15 @@ func viewOf(p *Party) view {
 			ws = append(ws, filepath.Clean(t.Path))
 		}
 	}
+	sortParts(ws, declared)
 	return view{callerRoot: cleanOrEmpty(p.CallerRoot), worktree: cleanOrEmpty(p.Worktree), team: p.Team, ws: ws, declared: declared}
+}
+
+// sortParts sorts the declared part of a view's paths and its touched part
+// apart, each by comparePaths, so the clauses can still tell them apart.
+func sortParts(ws []string, declared int) {
+	slices.SortFunc(ws[:declared], comparePaths)
+	slices.SortFunc(ws[declared:], comparePaths)
 }
 
 // collider cuts the Clauses and Paths of many collisions from shared
@@ -132,6 +142,14 @@ func viewOf(p *Party) view {
 type collider struct {
 	clauses []Clause
 	paths   []string
+	open    [2][]string // overlapSorted's scratch
+}
+
+// overlap appends the overlapping paths of two sorted lists.
+func (cl *collider) overlap(a, b []string) {
+	if len(a) > 0 && len(b) > 0 {
+		cl.paths, cl.open = overlapSorted(cl.paths, a, b, cl.open)
+	}
 }
 
 // between applies the place condition to two distinct, mutating parties
@@ -143,19 +161,18 @@ func (cl *collider) between(brain string, a, b int, va, vb *view) (Found, bool) 
 		return Found{}, false // a session and its subagents are one team
 	}
 	start := len(cl.paths)
-	declaredHit, touchedHit := false, false
-	for i, pa := range va.ws {
-		for j, pb := range vb.ws {
-			if p, ok := overlapCleaned(pa, pb); ok {
-				cl.paths = append(cl.paths, p)
-				if i >= va.declared || j >= vb.declared {
-					touchedHit = true
-				} else {
-					declaredHit = true
-				}
-			}
-		}
-	}
+	// Declared against declared is working_set_overlap; any overlap with a
+	// touched file on either side is touched_overlap. Each part is sorted,
+	// so each of the four merges is linear in its two sizes.
+	declA, touchA := va.ws[:va.declared], va.ws[va.declared:]
+	declB, touchB := vb.ws[:vb.declared], vb.ws[vb.declared:]
+	cl.overlap(declA, declB)
+	declaredHit := len(cl.paths) > start
+	mark := len(cl.paths)
+	cl.overlap(touchA, declB)
+	cl.overlap(touchA, touchB)
+	cl.overlap(declA, touchB)
+	touchedHit := len(cl.paths) > mark
 	var paths []string
 	if len(cl.paths) > start {
 		paths = cl.paths[start:]
@@ -266,7 +283,8 @@ func Within[C any](brain string, n int, party func(i int) Party, b Bound, as fun
 	}
 	// Most collisions carry one or two clauses and one or two paths: the
 	// collider's arrays start at that and grow with what is left.
-	cl := collider{paths: make([]string, 0, len(sw.pairs))}
+	cl := collider{paths: make([]string, 0, len(sw.pairs)), open: sw.overlapOpen}
+	defer func() { sw.overlapOpen = cl.open }() // before release: deferred later, run first
 	out := make([]C, 0, len(sw.pairs))
 	for k, p := range sw.pairs {
 		if cap(cl.clauses)-len(cl.clauses) < 4 {

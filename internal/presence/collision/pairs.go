@@ -356,17 +356,17 @@ func (t *wsTree) build(sw *sweep, start, end int32) {
 func (t *wsTree) partners(sw *sweep, a int32, out []int32) []int32 {
 	for k := sw.keyAt[a]; k < sw.keyAt[a+1]; k++ {
 		g := t.grp[t.pos[k-t.e0]]
-		out = t.walk(sw, a, k, g, t.sub[g], out)
+		out = t.walk(sw, a, g, t.sub[g], out)
 		for q := t.par[g]; q >= 0; q = t.par[q] {
-			out = t.walk(sw, a, k, q, t.gend[q], out)
+			out = t.walk(sw, a, q, t.gend[q], out)
 		}
 	}
 	return out
 }
 
-// walk takes the entries at positions from to to, all overlapping entry k
+// walk takes the entries at positions from to to, all overlapping an entry
 // of rank a (by key).
-func (t *wsTree) walk(sw *sweep, a, k, from, to int32, out []int32) []int32 {
+func (t *wsTree) walk(sw *sweep, a, from, to int32, out []int32) []int32 {
 	stamp := a + 1
 	va := &sw.views[a]
 	for i := from; i < to; i++ {
@@ -375,17 +375,32 @@ func (t *wsTree) walk(sw *sweep, a, k, from, to int32, out []int32) []int32 {
 		if b <= a || sw.mark[b] == stamp || sw.group[b] == sw.group[a] {
 			continue
 		}
-		if t.nul {
-			if _, ok := overlapCleaned(sw.ws[k], sw.ws[e.h]); !ok {
-				continue
-			}
-		}
 		sw.mark[b] = stamp
 		vb := &sw.views[b]
+		// A key may cover where the path does not when a path holds a
+		// zero byte: then the two working sets themselves decide, once
+		// for the pair.
+		if t.nul && !anyOverlap(va.ws, vb.ws) {
+			continue
+		}
 		if (va.rootID != 0 && va.rootID == vb.rootID) || (va.treeID != 0 && va.treeID == vb.treeID) {
 			continue
 		}
 		out = append(out, b)
 	}
 	return out
+}
+
+// anyOverlap reports whether some path of a overlaps some path of b (both
+// cleaned): the plain reading, for the rare brain whose keys are
+// ambiguous.
+func anyOverlap(a, b []string) bool {
+	for _, x := range a {
+		for _, y := range b {
+			if _, ok := overlapCleaned(x, y); ok {
+				return true
+			}
+		}
+	}
+	return false
 }

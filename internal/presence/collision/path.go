@@ -67,3 +67,60 @@ func isAncestor(anc, p string) bool {
 	}
 	return len(p) > len(anc) && strings.HasPrefix(p, anc) && p[len(anc)] == filepath.Separator
 }
+
+// comparePaths orders cleaned paths as the sweep's keys do: byte by byte,
+// with the separator lowest, so that a path's descendants follow it
+// contiguously ("/a", "/a/b", "/a/c", "/a-b").
+func comparePaths(a, b string) int {
+	n := min(len(a), len(b))
+	for i := 0; i < n; i++ {
+		ca, cb := a[i], b[i]
+		switch {
+		case ca == cb:
+			continue
+		case ca == filepath.Separator:
+			return -1
+		case cb == filepath.Separator:
+			return 1
+		case ca < cb:
+			return -1
+		default:
+			return 1
+		}
+	}
+	return len(a) - len(b)
+}
+
+// overlapSorted appends to dst the deeper path of every overlapping pair
+// of a and b: cleaned absolute paths, each sorted by comparePaths. It is
+// one merge of the two, keeping a stack per side of the paths still open
+// (the ancestors of the one at hand): a path overlaps the other side
+// exactly when that side has an open ancestor or an equal path, and it is
+// then the deeper one of each such pair. The cost is linear in the two
+// sizes (each path pushed and popped once, one comparison each), not
+// their product; a path is appended once per side it meets (an equal
+// path twice: the caller sorts and compacts). stacks is scratch space,
+// returned for reuse.
+func overlapSorted(dst, a, b []string, stacks [2][]string) ([]string, [2][]string) {
+	open := [2][]string{stacks[0][:0], stacks[1][:0]}
+	covers := func(anc, p string) bool { return anc == p || isAncestor(anc, p) }
+	for i, j := 0, 0; i < len(a) || j < len(b); {
+		var p string
+		side := 0
+		if j >= len(b) || (i < len(a) && comparePaths(a[i], b[j]) <= 0) {
+			p, i = a[i], i+1
+		} else {
+			p, j, side = b[j], j+1, 1
+		}
+		for s := range open {
+			for len(open[s]) > 0 && !covers(open[s][len(open[s])-1], p) {
+				open[s] = open[s][:len(open[s])-1]
+			}
+		}
+		if len(open[1-side]) > 0 {
+			dst = append(dst, p)
+		}
+		open[side] = append(open[side], p)
+	}
+	return dst, open
+}

@@ -70,6 +70,7 @@ type sweep struct {
 	partnerBuf, merged        []int32
 	rootBuf, treeBuf          []int32
 	teamIDs                   map[string]int32
+	overlapOpen               [2][]string // overlapSorted's stacks
 }
 
 var sweeps = sync.Pool{New: func() any { return &sweep{brainIDs: map[string]int32{}, teamIDs: map[string]int32{}} }}
@@ -94,6 +95,8 @@ func (sw *sweep) release() {
 	clear(sw.brainNames)
 	clear(sw.brainIDs)
 	clear(sw.teamIDs)
+	clear(sw.overlapOpen[0][:cap(sw.overlapOpen[0])])
+	clear(sw.overlapOpen[1][:cap(sw.overlapOpen[1])])
 	sw.paths, sw.sortKeys = arena{}, arena{}
 	sweeps.Put(sw)
 }
@@ -351,6 +354,12 @@ func (sw *sweep) resolve(start, end int32) {
 		}
 		sw.keyAt[k+1] = int32(len(sw.ws))
 		v.ws = sw.ws[sw.keyAt[k]:sw.keyAt[k+1]:sw.keyAt[k+1]] // scope sized ws: it never moves
+		if len(v.ws) > 1 {
+			// Each part in key order, for the pairs' linear overlap
+			// (overlapSorted); the keys themselves are only ever used as a
+			// whole brain's.
+			sortParts(v.ws, v.declared)
+		}
 	}
 }
 

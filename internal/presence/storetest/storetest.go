@@ -268,6 +268,59 @@ func Run(t *testing.T, open func(t *testing.T) presence.Store) {
 		}
 	})
 
+	t.Run("ListSkipsMisfiledAndOversized", func(t *testing.T) {
+		// An entry holding another id's record never speaks for it (nor
+		// outlives its leave); one over a beat's limits is not shown cut
+		// to size. Both are skipped and counted; Get of the entry's own id
+		// fails, but not as not found.
+		s := open(t)
+		raw, ok := s.(RawWriter)
+		if !ok {
+			t.Skip("this backend cannot hold bytes it did not encode")
+		}
+		ctx := context.Background()
+		real := Record("real", "/b", time.Now().UnixMilli())
+		real.Theme = "real"
+		if err := s.Upsert(ctx, real); err != nil {
+			t.Fatalf("Upsert: %v", err)
+		}
+		forged := real
+		forged.LastBeatMs, forged.Theme = real.LastBeatMs+60_000, "forged"
+		oversized := Record("oversized", "/b", time.Now().UnixMilli())
+		oversized.WorkingSet = make([]string, presence.MaxWorkingSetLen+1)
+		for i := range oversized.WorkingSet {
+			oversized.WorkingSet[i] = fmt.Sprintf("src/%d.go", i)
+		}
+		elsewhere := presence.ID("elsewhere", "/b")
+		for id, r := range map[string]presence.Record{elsewhere: forged, oversized.PresenceID: oversized} {
+			data, err := presence.EncodeRecord(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := raw.WriteRaw(ctx, id, data); err != nil {
+				t.Fatalf("WriteRaw: %v", err)
+			}
+		}
+		l, err := s.List(ctx)
+		if err != nil {
+			t.Fatalf("List: %v", err)
+		}
+		if len(l.Records) != 1 || l.Records[0].Theme != "real" || l.Skipped != 2 {
+			t.Errorf("List: got %d records %v, %d skipped; want the real record alone, 2 skipped", len(l.Records), l.Records, l.Skipped)
+		}
+		for _, id := range []string{elsewhere, oversized.PresenceID} {
+			if _, err := s.Get(ctx, id); err == nil || presence.ErrorCode(err) == presence.ENOTFOUND {
+				t.Errorf("Get(%s): got %v, want an error other than not found", id, err)
+			}
+		}
+		if err := s.Delete(ctx, real.PresenceID); err != nil {
+			t.Fatalf("Delete: %v", err)
+		}
+		if l, err := s.List(ctx); err != nil || len(l.Records) != 0 {
+			t.Errorf("List after Delete: got %v, %v; want no record (the forgery speaks for no one)", l.Records, err)
+		}
+	})
+
 	t.Run("WatchNotifiesChanges", func(t *testing.T) {
 		s := open(t)
 		w, ok := s.(presence.Watcher)
