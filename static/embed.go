@@ -20,7 +20,7 @@ import (
 	"sync"
 )
 
-//go:embed hall.css hall.js
+//go:embed hall.css hall.js icon.svg icon-alert.svg
 var files embed.FS
 
 // URLPrefix is where the assets are served.

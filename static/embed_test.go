@@ -42,7 +42,7 @@ func TestAssetsHashNames(t *testing.T) {
 
 func TestEmbeddedAssets(t *testing.T) {
 	a := Embedded()
-	if got := strings.Join(a.Names(), ","); got != "hall.css,hall.js" {
+	if got := strings.Join(a.Names(), ","); got != "hall.css,hall.js,icon-alert.svg,icon.svg" {
 		t.Errorf("embedded: got %s", got)
 	}
 	defer func() {

@@ -1,9 +1,9 @@
 // Package views renders the Hall's HTML with templ: the layout, the Hall
-// page (strip, drill, roster, collision list, brain picker) and the error
-// pages. It renders the first, complete page; static/hall.js keeps it live
-// by applying the stream's JSON diffs to the same markup, so the markup
-// here and the DOM the script builds must stay in step (the data-testid
-// names are the shared vocabulary, and the browser tests check both).
+// page (strip, drill, recent events, collision list, roster, brain picker)
+// and the error pages. It is the page's only renderer: the first page, and
+// every region again as a fragment (GET /fragments/…) that static/hall.js
+// fetches on each change and swaps in. Each region's root carries
+// data-region.
 //
 // Views read the wire types (internal/contract): what the page shows is
 // exactly what /api/presences serves. They know nothing of HTTP.
@@ -12,15 +12,18 @@ package views
 import (
 	"context"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"net/url"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/a-h/templ"
 
 	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/stream"
 )
 
 // DrillCap is how many presences the strip's drill shows; the roster
@@ -32,6 +35,7 @@ type Page struct {
 	Title string
 	CSS   string // hashed URL of the stylesheet
 	JS    string // hashed URL of the script
+	Icon  string // hashed URL of the favicon
 }
 
 // BrainCount is one entry of the brain picker.
@@ -43,20 +47,166 @@ type BrainCount struct {
 
 // Live configures the script that keeps the page current.
 type Live struct {
-	StreamURL string // the SSE stream for this scope
-	PollURL   string // the contract, polled when the stream is unavailable
-	SilenceMs int64  // a stream silent this long is taken for stuck
-	PollMs    int64  // the polling period
-	RetryMs   int64  // how soon a failed stream is tried again
+	StreamURL    string // the SSE stream for this scope: each diff is a cue to fetch the regions
+	FragmentURL  string // the page's regions (GET /fragments/hall), fetched on each diff and polled without the stream
+	SilenceMs    int64  // a stream silent this long is taken for stuck
+	PollMs       int64  // the polling period
+	RetryMs      int64  // how soon a failed stream is tried again
+	IconURL      string // the favicon
+	AlertIconURL string // the favicon while a collision is open in scope
 }
 
 // Hall is the Hall page's model.
 type Hall struct {
 	Page
 	Live
-	Brain  string // the chosen brain, "" for all brains
-	Data   contract.PresencesResponse
-	Brains []BrainCount
+	Brain     string // the chosen brain, "" for all brains
+	Data      contract.PresencesResponse
+	Brains    []BrainCount
+	Recent    RecentEvents
+	Opened    map[string]stream.Opened // when the Hall saw each open collision open
+	RosterAll bool                     // the whole roster, not its first RosterShown rows
+	Sig       string                   // a signature of the scope's roster, to check a quiet stream against
+	// Total is how many collisions are open in scope when Data.Collisions
+	// holds only some of them; 0 means all of them are there.
+	Total int
+	// Sides is Colliding(Data.Collisions), computed once for every region
+	// that marks colliding rows; CollidingSet fills it when nil.
+	Sides map[string]bool
+}
+
+// CollidingSet is the presence ids that are a side of a live collision.
+func (h Hall) CollidingSet() map[string]bool {
+	if h.Sides == nil {
+		return Colliding(h.Data.Collisions)
+	}
+	return h.Sides
+}
+
+// RecentEvents is the Recent panel: the newest lines about the scope, how
+// many more the Hall holds, and how many it keeps at most.
+type RecentEvents struct {
+	Lines   []stream.Line
+	LeftOut int
+	Kept    int
+	AllURL  string // GET /api/events for the scope, every line kept
+}
+
+// RosterShown is how many roster rows the page shows unless asked for all:
+// the first page of a roster of 10,000 stays small, and so does each update.
+const RosterShown = 50
+
+// PresenceSig is a short signature of everything a presence's row shows:
+// rows carry it (data-h), and the page's script leaves a row whose
+// signature did not change untouched.
+func PresenceSig(p contract.Presence, colliding bool) string {
+	f := fnv.New64a()
+	fields := append([]string{p.PresenceID, p.AgentID, p.Kind, p.Theme, p.Brain, p.Worktree, p.CallerRoot,
+		p.TaskRef, p.MutationLevel, p.Mutation.DeclaredIntent, strconv.FormatInt(p.FirstSeenMs, 36),
+		strconv.FormatInt(p.LastBeatMs, 36), strconv.FormatBool(colliding), p.ParentPresenceID,
+		strconv.FormatInt(p.TouchedOmitted, 36)}, p.WorkingSet...)
+	for _, t := range p.Touched {
+		fields = append(fields, t.Path, strconv.FormatInt(t.AtMs, 36))
+	}
+	for _, s := range fields {
+		_, _ = io.WriteString(f, s)
+		_, _ = f.Write([]byte{0})
+	}
+	return strconv.FormatUint(f.Sum64(), 36)
+}
+
+// CollisionsShown is how many collision cards the list shows before "+N more".
+const CollisionsShown = 50
+
+// CollisionsTotal is how many collisions are open in scope, listed or not:
+// the contract lists at most the Hall's --max-collisions on each brain and
+// counts them all (collisions_total).
+func (h Hall) CollisionsTotal() int {
+	return max(h.Total, h.Data.CollisionsTotal, len(h.Data.Collisions))
+}
+
+// CollisionsShownOf is the collisions the list shows.
+func CollisionsShownOf(cs []contract.Collision) []contract.Collision {
+	if len(cs) > CollisionsShown {
+		return cs[:CollisionsShown]
+	}
+	return cs
+}
+
+// RosterPage is the roster rows shown, in RosterRows' order, and how many
+// are left out.
+func RosterPage(ps []contract.Presence, all bool) ([]contract.Presence, int) {
+	rows := RosterRows(ps)
+	if all || len(rows) <= RosterShown {
+		return rows, 0
+	}
+	return rows[:RosterShown], len(rows) - RosterShown
+}
+
+// RosterURL links the page with the whole roster, or its first rows.
+func RosterURL(brain string, all bool) string {
+	u := BrainURL(brain)
+	if !all {
+		return u
+	}
+	if brain == "" {
+		return u + "?roster=all"
+	}
+	return u + "&roster=all"
+}
+
+// OpenedLabel leads a collision's age: "open" when the Hall saw it open,
+// "open ≥" when it was already open when the Hall first looked.
+func OpenedLabel(o stream.Opened) string {
+	if o.Seen {
+		return "open "
+	}
+	return "open ≥ "
+}
+
+// OpenedTitle explains the age.
+func OpenedTitle(o stream.Opened) string {
+	if o.Seen {
+		return "open since " + ISO(o.AtMs) + " (when the Hall saw it open)"
+	}
+	return "already open when the Hall first looked, at " + ISO(o.AtMs)
+}
+
+// LineText tells one recent event in words.
+func LineText(l stream.Line) string {
+	switch l.Type {
+	case stream.LineJoin:
+		t := l.Presence.AgentID + " joined " + ShortWhere(Where(*l.Presence), l.Presence.Brain)
+		if l.Presence.Theme != "" {
+			t += ": " + l.Presence.Theme
+		}
+		return "+ " + t
+	case stream.LineLeave:
+		return "− " + l.Presence.AgentID + " left " + ShortWhere(Where(*l.Presence), l.Presence.Brain)
+	case stream.LineCollisionOpened:
+		return "⚠ collision: " + pairText(*l.Collision)
+	case stream.LineCollisionChanged:
+		return "⚠ collision changed: " + pairText(*l.Collision)
+	case stream.LineCollisionClosed:
+		t := "✓ collision closed: " + l.Collision.A.AgentID + " and " + l.Collision.B.AgentID + " at " + l.Collision.Place
+		if l.LastedMs != nil {
+			t += ", lasted " + Age(*l.LastedMs)
+		}
+		return t
+	case stream.LineRegistryUnreadable:
+		return "⚠ registry unreadable, roster dropped: " + l.Detail
+	case stream.LineRegistryReadable:
+		return "registry readable again"
+	case stream.LineStoreUnreachable:
+		return "⚠ store unreachable, roster dropped: " + l.Detail
+	case stream.LineStoreReachable:
+		return "store reachable again"
+	}
+	return l.Type
+}
+
+func pairText(c contract.Collision) string {
+	return c.A.AgentID + " and " + c.B.AgentID + " at " + c.Place + " (" + ClauseText(c.Clauses) + ")"
 }
 
 // NotFound is the model of a page for a brain the Hall does not know, or a
@@ -152,6 +302,17 @@ func Age(ms int64) string {
 	}
 }
 
+// AgeText is the age of an instant at servedAtMs, with its suffix, as a
+// <time> shows it; "" when servedAtMs is 0: a fragment leaves ages to the
+// page's script, which ticks them anyway, so a region that did not change
+// renders the same bytes at every cursor.
+func AgeText(servedAtMs, ms int64, suffix string) string {
+	if servedAtMs == 0 {
+		return ""
+	}
+	return Age(servedAtMs-ms) + suffix
+}
+
 // ISO is an epoch-millisecond instant as an RFC 3339 UTC string, for the
 // datetime attribute of <time>.
 func ISO(ms int64) string {
@@ -239,28 +400,25 @@ func Colliding(cs []contract.Collision) map[string]bool {
 	return out
 }
 
-// DrillRows picks the strip's rows: presences in a collision first, then
+// DrillRows picks the strip's rows (colliding is Colliding(d.Collisions)):
+// presences in a collision first, then
 // observed mutation, then declared, then the rest; within each, the
 // longest-running first. It returns at most DrillCap rows and how many it
-// left for the roster.
-func DrillRows(d contract.PresencesResponse) ([]contract.Presence, int) {
-	colliding := Colliding(d.Collisions)
-	rows := append([]contract.Presence(nil), d.Presences...)
-	rank := func(p contract.Presence) int {
-		r := 3
-		switch p.MutationLevel {
-		case "observed":
-			r = 1
-		case "declared":
-			r = 2
+// left for the roster. It keeps the best DrillCap as it goes rather than
+// sorting the whole roster: 10,000 presences cost one pass.
+func DrillRows(d contract.PresencesResponse, colliding map[string]bool) ([]contract.Presence, int) {
+	rank := func(p *contract.Presence) int {
+		switch {
+		case colliding[p.PresenceID]:
+			return 0
+		case p.MutationLevel == "observed":
+			return 1
+		case p.MutationLevel == "declared":
+			return 2
 		}
-		if colliding[p.PresenceID] {
-			r = 0
-		}
-		return r
+		return 3
 	}
-	sort.SliceStable(rows, func(i, j int) bool {
-		a, b := rows[i], rows[j]
+	before := func(a, b *contract.Presence) bool {
 		if ra, rb := rank(a), rank(b); ra != rb {
 			return ra < rb
 		}
@@ -271,11 +429,26 @@ func DrillRows(d contract.PresencesResponse) ([]contract.Presence, int) {
 			return a.AgentID < b.AgentID
 		}
 		return a.PresenceID < b.PresenceID
-	})
-	if len(rows) <= DrillCap {
-		return rows, 0
 	}
-	return rows[:DrillCap], len(rows) - DrillCap
+	best := make([]*contract.Presence, 0, DrillCap+1)
+	for i := range d.Presences {
+		p := &d.Presences[i]
+		if len(best) == DrillCap && !before(p, best[DrillCap-1]) {
+			continue
+		}
+		at := sort.Search(len(best), func(j int) bool { return before(p, best[j]) })
+		best = append(best, nil)
+		copy(best[at+1:], best[at:])
+		best[at] = p
+		if len(best) > DrillCap {
+			best = best[:DrillCap]
+		}
+	}
+	rows := make([]contract.Presence, len(best))
+	for i, p := range best {
+		rows[i] = *p
+	}
+	return rows, len(d.Presences) - len(rows)
 }
 
 // WorkingSetShown is how many working-set entries a roster cell lists
@@ -353,12 +526,6 @@ func Or(s string) string {
 		return "—"
 	}
 	return s
-}
-
-// CollisionsTotal is how many collisions are open in scope, listed or not
-// (the contract lists at most the Hall's --max-collisions on each brain).
-func (h Hall) CollisionsTotal() int {
-	return max(h.Data.CollisionsTotal, len(h.Data.Collisions))
 }
 
 // Title is the document title: the root line, so a background tab reads.

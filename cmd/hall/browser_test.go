@@ -306,7 +306,7 @@ func jsString(s string) string {
 
 // TestBrowserPollsWhenTheStreamIsBlocked fails every request to the stream
 // in the browser, as a proxy that refuses it would: the page says it polls,
-// stays current through GET /api/presences (with 304s while nothing
+// stays current through GET /fragments/hall (with 304s while nothing
 // changes), and goes live again once the stream answers.
 func TestBrowserPollsWhenTheStreamIsBlocked(t *testing.T) {
 	m := MustOpenHall(t, Config{Page: web.PageConfig{Poll: 250 * time.Millisecond, Retry: time.Second, Silence: 5 * time.Second}})
@@ -336,7 +336,7 @@ func TestBrowserPollsWhenTheStreamIsBlocked(t *testing.T) {
 			if err != nil {
 				return
 			}
-			if u, err := url.Parse(ev.Response.URL); err == nil && u.Path == "/api/presences" && ev.Response.Status == 304 {
+			if u, err := url.Parse(ev.Response.URL); err == nil && u.Path == "/fragments/hall" && ev.Response.Status == 304 {
 				notModified.Add(1)
 			}
 		}
@@ -448,15 +448,15 @@ func TestBrowserPollsBehindABufferingProxy(t *testing.T) {
 				base = bufferingProxy(t, m.URL(), tt.holdAll)
 			}
 			b := openBrowser(t)
-			var contractGets atomic.Int64
+			var fragmentGets atomic.Int64
 			requests := chromedp.Events(b.ctx, network.RequestWillBeSent)
 			go func() {
 				for ev, err := range requests {
 					if err != nil {
 						return
 					}
-					if u, err := url.Parse(ev.Request.URL); err == nil && u.Path == "/api/presences" {
-						contractGets.Add(1)
+					if u, err := url.Parse(ev.Request.URL); err == nil && u.Path == "/fragments/hall" {
+						fragmentGets.Add(1)
 					}
 				}
 			}()
@@ -465,11 +465,12 @@ func TestBrowserPollsBehindABufferingProxy(t *testing.T) {
 				b.waitFor(t, "the snapshot", `tid('status').dataset.state === 'live'`)
 			}
 			if !tt.wantPolling {
-				// The page checks the quiet stream against the contract, again
-				// and again, and finds nothing missed. (Were it to give up on
-				// the stream, the third request would be a poll, sent after
-				// the status changed.)
-				eventually(t, "three checks of the quiet stream", func() bool { return contractGets.Load() >= 3 })
+				// The page checks the quiet stream against the Hall, again and
+				// again, and finds nothing missed. (Were it to give up on the
+				// stream, the next request would be a poll, sent after the
+				// status changed.) The first request is the page's fetch when
+				// the snapshot arrives.
+				eventually(t, "three checks of the quiet stream", func() bool { return fragmentGets.Load() >= 4 })
 				if got := eval[string](t, b, `tid('status').dataset.state`); got != "live" {
 					t.Fatalf("a quiet stream: status %q, want live", got)
 				}
@@ -490,15 +491,17 @@ func TestBrowserPollsBehindABufferingProxy(t *testing.T) {
 }
 
 // shapeJS describes the rendered Hall element by element: tag, attributes
-// and own text, for the strip, banner, collision list, roster and picker.
-// Ages tick and the status line differs by design, so those are left out.
+// and own text, for the strip, banner, recent events, collision list,
+// roster and picker. Ages tick, the status line and the notify button are
+// the script's (data-keep), and a fetched region is marked with its hash,
+// so those are left out.
 const shapeJS = `(() => {
   const out = [];
-  for (const id of ['collision-banner', 'strip', 'collisions', 'roster', 'brain-picker']) {
+  for (const id of ['collision-banner', 'strip', 'recent', 'collisions', 'roster', 'brain-picker']) {
     const region = document.querySelector('[data-testid="' + id + '"]');
     for (const e of [region, ...region.querySelectorAll('*')]) {
-      if (e.closest('[data-testid="status"]')) continue;
-      const attrs = Array.from(e.attributes, a => a.name + '=' + a.value).sort().join(' ');
+      if (e.closest('[data-keep]')) continue;
+      const attrs = Array.from(e.attributes).filter(a => a.name !== 'data-hash').map(a => a.name + '=' + a.value).sort().join(' ');
       const own = e.closest('time') ? '' : Array.from(e.childNodes)
         .filter(n => n.nodeType === 3).map(n => n.textContent.trim()).filter(Boolean).join('|');
       out.push(e.tagName.toLowerCase() + ' ' + attrs + ' :: ' + own);
@@ -508,9 +511,10 @@ const shapeJS = `(() => {
 })()`
 
 // TestBrowserWithoutJavaScript: with scripts disabled the server-rendered
-// page is complete (strip, drill, roster, collisions). With scripts on,
-// the page re-renders everything from the stream's snapshot, and the
-// result is the same markup: the templates and the script agree.
+// page is complete (strip, drill, roster, collisions) and shows no control
+// that needs a script. With scripts on, the page swaps in the regions it
+// fetches as fragments, and the result is the same markup: the fragments
+// are the page's own templates.
 func TestBrowserWithoutJavaScript(t *testing.T) {
 	m := MustOpenHall(t, Config{})
 	root := m.Config.RegistryRoot
@@ -544,15 +548,19 @@ func TestBrowserWithoutJavaScript(t *testing.T) {
 		}
 	}
 
-	// The same page, rendered by the script from the stream's snapshot, for
-	// all brains and for one.
+	if eval[bool](t, b, `getComputedStyle(tid('notify')).display !== 'none'`) {
+		t.Error("the notify button shows without JavaScript, where it cannot work")
+	}
+
+	// The same page, swapped in from fragments by the script once the stream
+	// is live, for all brains and for one.
 	for _, path := range []string{"/", "/?brain=" + url.QueryEscape(shop)} {
 		setScripts(t, b, false)
 		b.do(t, "open the page without scripts", chromedp.Navigate(m.URL()+path))
 		server := eval[[]string](t, b, shapeJS)
 		setScripts(t, b, true)
 		b.do(t, "open the page with scripts", chromedp.Navigate(m.URL()+path))
-		b.waitFor(t, "the stream to be live", `tid('status').dataset.state === 'live'`)
+		b.waitFor(t, "the stream to be live and the regions swapped", `tid('status').dataset.state === 'live' && performance.getEntriesByType('resource').some(e => e.name.includes('/fragments/hall'))`)
 		script := eval[[]string](t, b, shapeJS)
 		if len(server) != len(script) {
 			t.Errorf("%s: elements: server rendered %d, the script %d", path, len(server), len(script))

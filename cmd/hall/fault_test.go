@@ -176,8 +176,9 @@ func faultRecord(agent, brain, worktree string) presence.Record {
 
 // assertFailOpen checks every surface while the registry cannot be read:
 // the contract is 200 with both lists empty and registry_unreadable; health
-// is 200 without a presences block and says why; cockpit, north and the
-// page still answer 200; a beat is 200 with stored false.
+// is 200 without a presences block and says why; cockpit, north, the page,
+// its fragments and the recent events still answer 200; a beat is 200 with
+// stored false.
 func assertFailOpen(tb testing.TB, base string, fault string) {
 	tb.Helper()
 	var got contract.PresencesResponse
@@ -193,7 +194,7 @@ func assertFailOpen(tb testing.TB, base string, fault string) {
 	if h := readHealth(tb, base); h.Status != "ok" || h.Presences != nil || h.PresencesError == "" {
 		tb.Errorf("%s: health got %+v (presences %+v), want ok without a presences block and with presences_error", fault, h, h.Presences)
 	}
-	for _, path := range []string{"/api/cockpit", "/api/north?presence_id=" + presence.ID("a", "/srv/shop"), "/"} {
+	for _, path := range []string{"/api/cockpit", "/api/north?presence_id=" + presence.ID("a", "/srv/shop"), "/", "/fragments/hall", "/api/events"} {
 		resp, err := http.Get(base + path)
 		if err != nil {
 			tb.Fatalf("%s: GET %s: %v", fault, path, err)

@@ -310,9 +310,9 @@ func TestNATSOutageIsVisibleOnReadSurfaces(t *testing.T) {
 		return len(f.view.Response().Presences) == 1
 	})
 	wr := startWatch(t, "--hall", m.URL(), "--json")
-	watchLineOf := func(what string) watchLine {
+	watchLineOf := func(what string) stream.Line {
 		t.Helper()
-		var l watchLine
+		var l stream.Line
 		if raw := wr.line(t, what); json.Unmarshal([]byte(raw), &l) != nil {
 			t.Fatalf("%s: line %q does not parse", what, raw)
 		}

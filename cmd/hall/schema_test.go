@@ -1,7 +1,7 @@
 package main
 
 // The published contract, enforced: every JSON body a running Hall sends —
-// the roster, health, north, beat answers, error bodies of several
+// the roster, health, north, the recent events, beat answers, error bodies of several
 // endpoints, the stream's snapshot and diff events, and the same surfaces
 // while the registry cannot be read — is validated against the JSON
 // Schemas the Hall itself serves at /api/schema/, compiled strict (a field
@@ -219,6 +219,15 @@ func TestContractSchemasLive(t *testing.T) {
 		}
 	}
 
+	// The recent events, told of all of that.
+	body := getChecked(t, set, base, "/api/events", "events")
+	for _, want := range []string{`"type":"join"`, `"type":"leave"`, `"type":"collision_opened"`, `"type":"collision_closed"`, `"lasted_ms":`} {
+		if !bytes.Contains(body, []byte(want)) {
+			t.Errorf("GET /api/events lacks %s: %s", want, body)
+		}
+	}
+	getChecked(t, set, base, "/api/events?brain="+brain+"&limit=2", "events")
+
 	// Error bodies, endpoint by endpoint.
 	tooBig := `{"agent_id":"` + strings.Repeat("x", 70<<10) + `","brain":"/b"}`
 	for _, tc := range []struct {
@@ -242,6 +251,10 @@ func TestContractSchemasLive(t *testing.T) {
 		{"DELETE", "/api/presences/nope", "", 400, "invalid_presence_id"},
 		{"DELETE", "/api/presences/" + presence.ID("nobody", brain), "", 404, "unknown_presence"},
 		{"GET", "/api/schema/nope.schema.json", "", 404, "unknown_schema"},
+		{"GET", "/api/events?limit=0", "", 400, "invalid_limit"},
+		{"GET", "/api/events?brain=/srv/unknown", "", 404, "unknown_brain"},
+		{"GET", "/fragments/nope", "", 404, "unknown_fragment"},
+		{"GET", "/fragments/hall?brain=relative", "", 400, "invalid_brain"},
 		{"GET", "/api/nope", "", 404, "not_found"},
 		{"PUT", "/api/presences/beat", "{}", 405, "method_not_allowed"},
 	} {
@@ -278,7 +291,7 @@ func TestContractSchemasLive(t *testing.T) {
 			break
 		}
 	}
-	body := getChecked(t, set, base, "/api/presences", "presences")
+	body = getChecked(t, set, base, "/api/presences", "presences")
 	if !bytes.Contains(body, []byte(`"error":"registry_unreadable"`)) {
 		t.Errorf("contract while unreadable: %s, want registry_unreadable", body)
 	}
@@ -294,6 +307,10 @@ func TestContractSchemasLive(t *testing.T) {
 	checkEvent(t, set, late, "registry unreadable")
 	if late.Snapshot == nil || late.Snapshot.Error != "registry_unreadable" {
 		t.Errorf("snapshot while unreadable: %s, want registry_unreadable", late.Data)
+	}
+	body = getChecked(t, set, base, "/api/events?limit=1", "events")
+	if !bytes.Contains(body, []byte(`"type":"registry_unreadable"`)) {
+		t.Errorf("events while unreadable: %s, want registry_unreadable first", body)
 	}
 	beatChecked(t, set, base, contract.BeatRequest{AgentID: "outage", Brain: brain}) // stored false, the store failed
 	fams := scrapeMetrics(t, base)

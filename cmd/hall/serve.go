@@ -248,7 +248,7 @@ func (m *Main) Run(ctx context.Context) error {
 		Service: m.Service, StoreKind: m.StoreKind, StartedAt: startedAt, Log: m.Log, Page: m.Config.Page,
 		WriteToken: m.Config.Token, ReadToken: m.Config.ReadToken, AllowedHosts: m.Config.AllowedHosts,
 	}
-	h.Roster, h.Stream, h.Metrics = m.Hub, m.Hub, m.Metrics.Handler(m.Log)
+	h.Roster, h.Stream, h.History, h.Metrics = m.Hub, m.Hub, m.Hub, m.Metrics.Handler(m.Log)
 	m.MCP = mcp.NewHTTPHandler(mcp.Config{
 		Client:     &hallclient.Local{Service: m.Service, Roster: m.Hub, Changes: m.Hub.Changed()},
 		WriteToken: m.Config.Token,

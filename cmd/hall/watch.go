@@ -152,89 +152,27 @@ func watch(ctx context.Context, cfg watchConfig, stdout, stderr io.Writer) error
 	return nil
 }
 
-// watchPrinter turns events into lines: sentences, or JSON objects.
+// watchPrinter turns events into lines: sentences, or JSON objects. The
+// lines themselves are told by stream.Teller, as the Hall tells its own
+// recent events (GET /api/events).
 type watchPrinter struct {
-	out  io.Writer
-	json bool
-	cfg  watchConfig
-	now  func() time.Time
-
-	dropped string // why the roster is dropped now, "" while it is not
-}
-
-// watchLine is one --json line. Type is snapshot, join, update, leave,
-// collision_opened, collision_changed, collision_closed,
-// collision_unlisted (still open, no longer listed: the bound),
-// registry_unreadable, registry_readable, store_unreachable or
-// store_reachable.
-type watchLine struct {
-	Type      string                      `json:"type"`
-	EventID   string                      `json:"event_id"`
-	Seq       uint64                      `json:"seq,omitempty"`
-	AtMs      int64                       `json:"at_ms"`            // when watch received it
-	Resync    bool                        `json:"resync,omitempty"` // from a snapshot after a reconnect
-	Snapshot  *contract.PresencesResponse `json:"snapshot,omitempty"`
-	Presence  *contract.Presence          `json:"presence,omitempty"` // for a leave: as last seen
-	Collision *contract.Collision         `json:"collision,omitempty"`
-	Detail    string                      `json:"detail,omitempty"`
+	out    io.Writer
+	json   bool
+	cfg    watchConfig
+	now    func() time.Time
+	teller stream.Teller
 }
 
 func (p *watchPrinter) print(ev stream.Event, ch stream.Change) error {
 	now := p.now()
-	var lines []watchLine
-	add := func(l watchLine) {
-		l.EventID, l.Seq, l.AtMs, l.Resync = ev.ID, ch.Seq, now.UnixMilli(), ch.Resync
+	var lines []stream.Line
+	for _, l := range p.teller.Tell(ev, ch, now) {
+		// Sentences leave out updates (a beat is not news to a person) and
+		// the snapshot of a resync (its changes are told instead).
+		if !p.json && (l.Type == stream.LineUpdate || (l.Type == stream.LineSnapshot && l.Resync)) {
+			continue
+		}
 		lines = append(lines, l)
-	}
-	if ev.Snapshot != nil && (p.json || !ch.Resync) {
-		add(watchLine{Type: "snapshot", Snapshot: ev.Snapshot})
-	}
-	first := ev.Snapshot != nil && !ch.Resync
-	if ch.Error != "" && !first {
-		add(watchLine{Type: ch.Error, Detail: detailOf(ev)}) // registry_unreadable, store_unreachable
-	}
-	if ch.Recovered && !first {
-		back := "registry_readable"
-		if p.dropped == contract.StoreUnreachable {
-			back = "store_reachable"
-		}
-		add(watchLine{Type: back})
-	}
-	switch {
-	case ch.Error != "":
-		p.dropped = ch.Error
-	case ch.Recovered || ev.Snapshot != nil:
-		p.dropped = ""
-		if ev.Snapshot != nil {
-			p.dropped = ev.Snapshot.Error
-		}
-	}
-	if !first {
-		for i := range ch.Joins {
-			add(watchLine{Type: "join", Presence: &ch.Joins[i]})
-		}
-		if p.json {
-			for i := range ch.Updates {
-				add(watchLine{Type: "update", Presence: &ch.Updates[i]})
-			}
-		}
-		for i := range ch.Leaves {
-			add(watchLine{Type: "leave", Presence: &ch.Leaves[i]})
-		}
-	}
-	// Collisions open at connect are printed too: they are news to a
-	// watcher, and --exit-on-collision counts them.
-	for i := range ch.Opened {
-		add(watchLine{Type: "collision_opened", Collision: &ch.Opened[i]})
-	}
-	for i := range ch.Changed {
-		add(watchLine{Type: "collision_changed", Collision: &ch.Changed[i]})
-	}
-	for i := range ch.Closed {
-		add(watchLine{Type: "collision_closed", Collision: &ch.Closed[i]})
-	}
-	for i := range ch.Unlisted {
-		add(watchLine{Type: "collision_unlisted", Collision: &ch.Unlisted[i]})
 	}
 
 	var b strings.Builder
@@ -256,7 +194,7 @@ func (p *watchPrinter) print(ev stream.Event, ch stream.Change) error {
 
 // sentence says one line in words. Every field an agent or another writer
 // chose passes through clean: a record can hold anything.
-func (p *watchPrinter) sentence(l watchLine) string {
+func (p *watchPrinter) sentence(l stream.Line) string {
 	switch l.Type {
 	case "snapshot":
 		s := l.Snapshot
@@ -327,16 +265,6 @@ func where(p contract.Presence) string {
 		return p.Worktree
 	}
 	return p.Brain
-}
-
-func detailOf(ev stream.Event) string {
-	switch {
-	case ev.Diff != nil:
-		return ev.Diff.Detail
-	case ev.Snapshot != nil:
-		return ev.Snapshot.Detail
-	}
-	return ""
 }
 
 func plural(n int, word string) string {

@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/contract/schema/schematest"
 	"github.com/hall-dev/hall/internal/presence"
+	"github.com/hall-dev/hall/internal/stream"
 )
 
 // watchRun runs `hall watch args…` through the real dispatch, with stdout
@@ -128,8 +130,8 @@ func TestWatchExitOnCollisionAlreadyOpen(t *testing.T) {
 }
 
 // TestWatchJSONLinesParse: every --json line is one JSON object of a known
-// type, and together they tell the story: snapshot, join, collision
-// opened, leave, collision closed.
+// type, valid against the published event schema, and together they tell
+// the story: snapshot, join, collision opened, leave, collision closed.
 func TestWatchJSONLinesParse(t *testing.T) {
 	m := MustOpenHall(t, Config{TTL: time.Minute})
 	root := m.Config.RegistryRoot
@@ -137,10 +139,12 @@ func TestWatchJSONLinesParse(t *testing.T) {
 	eventually(t, "one presence", func() bool { return len(contractNow(t, m.URL()+"/api/presences").Presences) == 1 })
 
 	wr := startWatch(t, "--hall", m.URL(), "--json")
-	next := func(what string) watchLine {
+	set := schematest.Embedded(t, schematest.Strict)
+	next := func(what string) stream.Line {
 		t.Helper()
 		raw := wr.line(t, what)
-		var l watchLine
+		set.Check(t, "event", what, []byte(raw))
+		var l stream.Line
 		dec := json.NewDecoder(strings.NewReader(raw))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&l); err != nil {
@@ -204,7 +208,7 @@ func TestWatchReconnectsAndResumes(t *testing.T) {
 	_ = b
 	var types []string
 	for len(types) < 2 {
-		var l watchLine
+		var l stream.Line
 		if err := json.Unmarshal([]byte(wr.line(t, "the resync")), &l); err != nil {
 			t.Fatal(err)
 		}
@@ -247,7 +251,7 @@ func TestWatchCleansTerminalOutput(t *testing.T) {
 		}
 	}
 	p := &watchPrinter{cfg: watchConfig{Hall: DefaultHall}}
-	got := p.sentence(watchLine{Type: "join", Presence: &contract.Presence{AgentID: "a\x1b]0;x\x07", Brain: "/b", PresenceID: presence.ID("a", "/b")}})
+	got := p.sentence(stream.Line{Type: "join", Presence: &contract.Presence{AgentID: "a\x1b]0;x\x07", Brain: "/b", PresenceID: presence.ID("a", "/b")}})
 	if strings.ContainsAny(got, "\x1b\x07") {
 		t.Errorf("join sentence carries raw control characters: %q", got)
 	}

@@ -67,6 +67,7 @@ func orchestrate(ctx context.Context, o options) error {
 		{"latency", b.latency},
 		{"fanout", b.fanout},
 		{"crosshall", b.crossHall},
+		{"page", b.page},
 		{"hooks", b.hooks},
 	}
 	for _, s := range scenarios {

@@ -47,6 +47,7 @@ type Config struct {
 	Retry        time.Duration // reconnect delay advertised to clients (retry:)
 	WriteTimeout time.Duration // a write blocked longer drops its subscriber
 	MinInterval  time.Duration // least time between two diffs from the source's signals
+	Events       int           // lines of recent history kept for GET /api/events
 	// MaxSubscribers bounds the streams open at once; one more is refused
 	// (ErrFull: a 503 with Retry-After) rather than let each stream's
 	// socket and queue grow the Hall past what it was measured to carry.
@@ -102,9 +103,11 @@ type Hub struct {
 	closed  bool
 	started bool
 	stats   Stats
-	ver     uint64 // the source's version when snap was taken
-	verOK   bool   // ver is known (the source is versioned)
-	nextExp int64  // snap.NextExpiryMs(): the roster changes then by itself
+	ver     uint64    // the source's version when snap was taken
+	verOK   bool      // ver is known (the source is versioned)
+	nextExp int64     // snap.NextExpiryMs(): the roster changes then by itself
+	teller  Teller    // tells each diff as lines, and when each collision opened
+	events  eventRing // the lines told, for GET /api/events
 
 	stop     chan struct{}
 	loopDone chan struct{}
@@ -153,6 +156,9 @@ func NewHub(src Source, cfg Config) *Hub {
 	if cfg.MinInterval <= 0 {
 		cfg.MinInterval = DefaultMinInterval
 	}
+	if cfg.Events <= 0 {
+		cfg.Events = DefaultEvents
+	}
 	if cfg.FullRetryAfter <= 0 {
 		cfg.FullRetryAfter = DefaultFullRetryAfter
 	}
@@ -165,6 +171,7 @@ func NewHub(src Source, cfg Config) *Hub {
 		log:      cfg.Log,
 		base:     uint64(time.Now().UnixNano()),
 		hist:     newRing(cfg.History, cfg.HistoryItems),
+		events:   eventRing{buf: make([]Line, cfg.Events)},
 		subs:     map[*sock.Stream]Filter{},
 		stop:     make(chan struct{}),
 		loopDone: make(chan struct{}),
@@ -315,9 +322,11 @@ func (h *Hub) syncLocked(ctx context.Context) {
 	h.ver, h.verOK, h.nextExp = ver, versioned, snap.NextExpiryMs()
 	if !h.synced {
 		h.synced, h.cur = true, next
+		h.firstLookLocked(next)
 		return
 	}
 	c := diffRosters(h.cur, next)
+	prev := h.cur.collisions
 	h.cur = next
 	if c.empty() {
 		return
@@ -325,6 +334,7 @@ func (h *Hub) syncLocked(ctx context.Context) {
 	h.seq++
 	c.seq = h.seq
 	h.hist.push(c)
+	h.tellLocked(c, prev)
 	h.fanout(c)
 	select {
 	case h.changed <- struct{}{}:

@@ -32,9 +32,14 @@ type Change struct {
 	// Unlisted left the list though still open: pushed out by the bound
 	// (after a resync: maybe so, when the list leaves some out).
 	Unlisted []contract.Collision
+	// Bounded is set when, after the event, the view lists fewer
+	// collisions than it counts: an opened one may have been open
+	// before, unlisted.
+	Bounded bool
 	// Error is set when the registry just became unreadable, Recovered when
 	// it just became readable again.
 	Error     string
+	Detail    string // why, when Error is set
 	Recovered bool
 }
 
@@ -49,13 +54,17 @@ func (c Change) Empty() bool {
 // resume) is compared with what the view held, so nothing that happened
 // while disconnected goes untold.
 func (v *View) Apply(ev Event) Change {
+	var ch Change
 	switch {
 	case ev.Snapshot != nil:
-		return v.applySnapshot(ev.ID, ev.Snapshot)
+		ch = v.applySnapshot(ev.ID, ev.Snapshot)
 	case ev.Diff != nil:
-		return v.applyDiff(ev.ID, ev.Diff)
+		ch = v.applyDiff(ev.ID, ev.Diff)
+	default:
+		return Change{}
 	}
-	return Change{}
+	ch.Bounded = v.cur.total > len(v.cur.collisions)
+	return ch
 }
 
 func (v *View) applySnapshot(id string, snap *contract.PresencesResponse) Change {
@@ -83,7 +92,7 @@ func (v *View) applySnapshot(id string, snap *contract.PresencesResponse) Change
 		}
 	}
 	if c.errChanged {
-		out.Error, out.Recovered = next.errCode, next.errCode == ""
+		out.Error, out.Detail, out.Recovered = next.errCode, next.errDetail, next.errCode == ""
 	}
 	v.cur, v.Cursor, v.ServedBrain, v.seen = next, id, snap.ServedBrain, true
 	return out
@@ -138,7 +147,7 @@ func (v *View) applyDiff(id string, d *contract.Diff) Change {
 		v.cur.total = *d.CollisionsTotal
 	}
 	if (v.cur.errCode == "") != (d.Error == "") {
-		out.Error, out.Recovered = d.Error, d.Error == ""
+		out.Error, out.Detail, out.Recovered = d.Error, d.Detail, d.Error == ""
 	}
 	v.cur.errCode, v.cur.errDetail = d.Error, d.Detail
 	v.Cursor = id

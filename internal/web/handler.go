@@ -33,6 +33,7 @@ type Handler struct {
 	Log          *slog.Logger
 
 	Stream  Streamer     // serves /api/presences/stream; 503 when nil
+	History History      // recent events and collision ages; none when nil
 	Metrics http.Handler // serves /metrics (internal/metrics); 404 when nil
 
 	MCP http.Handler // serves /mcp, the MCP tools (internal/mcp); 404 when nil
@@ -40,7 +41,8 @@ type Handler struct {
 	Assets *static.Assets // the page's CSS and JS; the embedded ones when nil
 	Page   PageConfig     // timings of the live page's script; defaults when zero
 
-	bodies rosterBodies // encoded contract responses of the latest cursor
+	bodies rosterBodies   // encoded contract responses of the latest cursor
+	frags  fragmentBodies // rendered page fragments of the latest cursor
 }
 
 func (h *Handler) roster() Roster {

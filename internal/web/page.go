@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"hash/fnv"
 	"net/http"
 	"net/url"
+	"strconv"
 	"time"
 
 	"github.com/a-h/templ"
@@ -36,23 +38,26 @@ func (c PageConfig) withDefaults() PageConfig {
 	return c
 }
 
-// HandlePage serves GET /[?brain=]: the Hall page, server-rendered and
-// complete without JavaScript. A brain the Hall does not know is a 404
-// page, a brain that is not an absolute path a 400 page, both inside the
-// layout. An unreadable registry renders the page with the roster dropped
-// whole and says why.
+// RecentShown is how many recent events the page's Recent panel shows.
+const RecentShown = 50
+
+// HandlePage serves GET /[?brain=][&roster=all]: the Hall page,
+// server-rendered and complete without JavaScript. A brain the Hall does
+// not know is a 404 page, a brain that is not an absolute path a 400 page,
+// both inside the layout. An unreadable registry renders the page with the
+// roster dropped whole and says why.
 func (h *Handler) HandlePage(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	a := h.assets()
-	page := views.Page{CSS: a.Path("hall.css"), JS: a.Path("hall.js")}
+	page := views.Page{CSS: a.Path("hall.css"), JS: a.Path("hall.js"), Icon: a.Path("icon.svg")}
 
-	brain, perr := scope(r.URL.Query().Get("brain"))
-	snap, serr := h.roster().Snapshot(ctx)
-	brains := brainCounts(snap)
+	q := r.URL.Query()
+	brain, perr := scope(q.Get("brain"))
+	snap, cursor, serr := h.snapshotCursor(ctx)
 	if perr != nil {
 		page.JS, page.Title = "", "Not a brain — Hall"
 		h.render(ctx, w, http.StatusBadRequest, views.NotFoundPage(views.NotFound{
-			Page: page, Brains: brains,
+			Page: page, Brains: brainCounts(snap),
 			Heading: "That is not a brain",
 			Detail:  "A brain is an absolute path: " + presence.ErrorMessage(perr) + ".",
 		}))
@@ -61,13 +66,21 @@ func (h *Handler) HandlePage(w http.ResponseWriter, r *http.Request) {
 	if serr == nil && brain != "" && !snap.Known(brain) {
 		page.JS, page.Title = "", "Unknown brain — Hall"
 		h.render(ctx, w, http.StatusNotFound, views.NotFoundPage(views.NotFound{
-			Page: page, Brains: brains,
+			Page: page, Brains: brainCounts(snap),
 			Heading: "The Hall knows no such brain",
 			Detail:  fmt.Sprintf("No agent has beaten on %s, and it is not configured with --brain.", r.URL.Query().Get("brain")),
 		}))
 		return
 	}
+	model := h.hallModel(snap, cursor, serr, brain, q.Get("roster") == "all")
+	model.Page.CSS, model.Page.JS = page.CSS, page.JS
+	h.render(ctx, w, http.StatusOK, views.HallPage(model))
+}
 
+// hallModel is everything the Hall page and its fragments show for a
+// scope: the roster (or why it was dropped), the picker, the recent
+// events and how long each collision has been open.
+func (h *Handler) hallModel(snap presence.Snapshot, cursor string, serr error, brain string, rosterAll bool) views.Hall {
 	var data contract.PresencesResponse
 	if serr != nil {
 		code, detail := contract.RosterError(serr)
@@ -81,25 +94,114 @@ func (h *Handler) HandlePage(w http.ResponseWriter, r *http.Request) {
 		data = contract.FromSnapshot(snap.ForBrain(brain), brain)
 	}
 	cfg := h.Page.withDefaults()
-	q := ""
+	a := h.assets()
+	scopeQ := url.Values{}
 	if brain != "" {
-		q = "?brain=" + url.QueryEscape(brain)
+		scopeQ.Set("brain", brain)
+	}
+	fragQ := url.Values{}
+	for k, v := range scopeQ {
+		fragQ[k] = v
+	}
+	if rosterAll {
+		fragQ.Set("roster", "all")
 	}
 	model := views.Hall{
-		Page: page,
+		Page: views.Page{Icon: a.Path("icon.svg")},
 		Live: views.Live{
-			StreamURL: "/api/presences/stream" + q,
-			PollURL:   "/api/presences" + q,
-			SilenceMs: cfg.Silence.Milliseconds(),
-			PollMs:    cfg.Poll.Milliseconds(),
-			RetryMs:   cfg.Retry.Milliseconds(),
+			StreamURL:    "/api/presences/stream" + query(scopeQ),
+			FragmentURL:  "/fragments/hall" + query(fragQ),
+			SilenceMs:    cfg.Silence.Milliseconds(),
+			PollMs:       cfg.Poll.Milliseconds(),
+			RetryMs:      cfg.Retry.Milliseconds(),
+			IconURL:      a.Path("icon.svg"),
+			AlertIconURL: a.Path("icon-alert.svg"),
 		},
-		Brain:  brain,
-		Data:   data,
-		Brains: brains,
+		Brain:     brain,
+		Data:      data,
+		Brains:    brainCounts(snap),
+		RosterAll: rosterAll,
+		Sig:       rosterSig(data),
+		Sides:     views.Colliding(data.Collisions),
 	}
+	if len(data.Collisions) > 0 {
+		model.Page.Icon = model.AlertIconURL
+	}
+	if h.History != nil {
+		lines, left := h.History.Events(brain, RecentShown)
+		kept := h.History.EventsKept()
+		evQ := url.Values{"limit": {strconv.Itoa(kept)}}
+		if brain != "" {
+			evQ.Set("brain", brain)
+		}
+		model.Recent = views.RecentEvents{Lines: lines, LeftOut: left, Kept: kept, AllURL: "/api/events?" + evQ.Encode()}
+		shown := views.CollisionsShownOf(data.Collisions)
+		ids := make([]string, len(shown))
+		for i, c := range shown {
+			ids[i] = c.CollisionID
+		}
+		model.Opened = h.History.CollisionsOpened(ids)
+	}
+	_ = cursor
 	model.Title = views.Title(model)
-	h.render(ctx, w, http.StatusOK, views.HallPage(model))
+	return model
+}
+
+func query(v url.Values) string {
+	if len(v) == 0 {
+		return ""
+	}
+	return "?" + v.Encode()
+}
+
+// rosterSig is a short signature of what a scope's roster says: the page
+// compares it with a fetched one to tell whether a quiet stream missed a
+// change. It covers every field the page shows, and not the clock.
+func rosterSig(d contract.PresencesResponse) string {
+	f := fnv.New64a()
+	w := func(s string) { _, _ = f.Write([]byte(s)); _, _ = f.Write([]byte{0}) }
+	n := func(i int64) { w(strconv.FormatInt(i, 36)) }
+	w(d.Error)
+	w(d.Detail)
+	for _, p := range d.Presences {
+		w(p.PresenceID)
+		w(p.AgentID)
+		w(p.Kind)
+		w(p.Theme)
+		w(p.Worktree)
+		w(p.CallerRoot)
+		w(p.TaskRef)
+		w(p.MutationLevel)
+		w(p.Mutation.DeclaredIntent)
+		n(p.FirstSeenMs)
+		n(p.LastBeatMs)
+		for _, s := range p.WorkingSet {
+			w(s)
+		}
+		w(p.ParentPresenceID)
+		n(p.TouchedOmitted)
+		for _, t := range p.Touched {
+			w(t.Path)
+			n(t.AtMs)
+		}
+		w("|")
+	}
+	for _, c := range d.Collisions {
+		w(c.CollisionID)
+		w(c.Place)
+		w(c.A.AgentID)
+		w(c.A.Theme)
+		w(c.B.AgentID)
+		w(c.B.Theme)
+		for _, s := range c.Clauses {
+			w(s)
+		}
+		for _, s := range c.Paths {
+			w(s)
+		}
+		w("|")
+	}
+	return strconv.FormatUint(f.Sum64(), 36)
 }
 
 // render writes a component whole or not at all: it renders into a buffer

@@ -527,7 +527,7 @@ func TestPageLiveConfig(t *testing.T) {
 	hall := byID(doc.Selection, "hall")
 	for attr, want := range map[string]string{
 		"data-stream":     "/api/presences/stream?brain=" + url.QueryEscape(shop),
-		"data-poll":       "/api/presences?brain=" + url.QueryEscape(shop),
+		"data-fragment":   "/fragments/hall?brain=" + url.QueryEscape(shop),
 		"data-silence-ms": "4000",
 		"data-poll-ms":    "500",
 		"data-retry-ms":   "1000",

@@ -35,8 +35,10 @@ func (h *Handler) Routes() []Route {
 	routes := []Route{
 		{Method: http.MethodGet, Path: "/{$}", Handler: h.HandlePage, Page: true},
 		{Method: http.MethodGet, Path: "/static/{name}", Handler: h.HandleStatic, Public: true},
+		{Method: http.MethodGet, Path: "/fragments/{name}", Handler: h.HandleFragment},
 		{Method: http.MethodGet, Path: "/api/presences", Handler: h.HandlePresencesIndex},
 		{Method: http.MethodGet, Path: "/api/presences/stream", Handler: h.HandlePresencesStream, Stream: true},
+		{Method: http.MethodGet, Path: "/api/events", Handler: h.HandleEvents},
 		{Method: http.MethodGet, Path: "/api/health", Handler: h.HandleHealth},
 		{Method: http.MethodGet, Path: "/api/north", Handler: h.HandleNorth},
 		{Method: http.MethodGet, Path: "/api/cockpit", Handler: h.HandleCockpit},

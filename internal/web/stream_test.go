@@ -42,7 +42,7 @@ func newLiveHall(t *testing.T, withStream bool) *liveHall {
 	go func() { defer close(done); _ = svc.Run(ctx, presence.RunConfig{Rescan: 50 * time.Millisecond}) }()
 	hub := stream.NewHub(svc, stream.Config{Log: log})
 	hub.Start(ctx)
-	h := &Handler{Service: svc, Roster: hub, StoreKind: "dir", StartedAt: time.Now(), Log: log}
+	h := &Handler{Service: svc, Roster: hub, History: hub, StoreKind: "dir", StartedAt: time.Now(), Log: log}
 	if withStream {
 		h.Stream = hub
 	}

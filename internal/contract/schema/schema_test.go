@@ -11,6 +11,7 @@ import (
 	"github.com/hall-dev/hall/internal/contract/schema"
 	"github.com/hall-dev/hall/internal/contract/schema/schematest"
 	"github.com/hall-dev/hall/internal/presence"
+	"github.com/hall-dev/hall/internal/stream"
 )
 
 // TestIndexListsEveryFile: every embedded file is in the index, its $id
@@ -43,7 +44,7 @@ func TestIndexListsEveryFile(t *testing.T) {
 	if !slices.Equal(listed, schemaFiles) {
 		t.Errorf("index lists %v, the folder holds %v", listed, schemaFiles)
 	}
-	want := []string{"beat-request", "beat-response", "collision", "diff", "error", "health", "index", "north", "presence", "presences", "snapshot"}
+	want := []string{"beat-request", "beat-response", "collision", "diff", "error", "event", "events", "health", "index", "north", "presence", "presences", "snapshot"}
 	for _, n := range want {
 		if !slices.ContainsFunc(idx.Schemas, func(e schema.Entry) bool { return e.Name == n }) {
 			t.Errorf("no %s schema", n)
@@ -104,6 +105,7 @@ func TestSchemasAcceptTheWireTypes(t *testing.T) {
 	set := schematest.Embedded(t, schematest.Strict)
 	f := newFixture()
 	ws := []string{"a.go", "/abs/b.go"}
+	lasted := int64(5)
 	idx, err := schema.List()
 	if err != nil {
 		t.Fatal(err)
@@ -132,6 +134,15 @@ func TestSchemasAcceptTheWireTypes(t *testing.T) {
 			Store:     contract.HealthStoreStat{Kind: "dir", Beats: 3}, Stream: &contract.HealthStream{Subscribers: 1}}},
 		{"health", "health, registry unreadable", contract.Health{Status: "ok", StartedAtMs: 1, UptimeMs: 2, PresencesError: "registry unreadable: gone", Store: contract.HealthStoreStat{Kind: "nats"}}},
 		{"error", "an error", contract.ErrorResponse{Error: "unknown_brain", Detail: "the Hall knows no brain"}},
+		{"event", "a snapshot line", stream.Line{Type: stream.LineSnapshot, EventID: "1", AtMs: 5, Snapshot: &contract.PresencesResponse{Presences: []contract.Presence{f.full}, Collisions: []contract.Collision{}, ServedAtMs: 5, Cursor: "1"}}},
+		{"event", "an update line of a resync", stream.Line{Type: stream.LineUpdate, EventID: "9", Seq: 9, AtMs: 5, Resync: true, Presence: &f.full}},
+		{"event", "a closed collision that lasted", stream.Line{Type: stream.LineCollisionClosed, EventID: "12", Seq: 12, AtMs: 9, Collision: &f.collision, OpenedAtMs: 4, LastedMs: &lasted}},
+		{"event", "the registry unreadable", stream.Line{Type: stream.LineRegistryUnreadable, EventID: "13", Seq: 13, AtMs: 9, Detail: "gone"}},
+		{"events", "recent events", struct {
+			Events  []stream.Line `json:"events"`
+			LeftOut int           `json:"left_out"`
+			Kept    int           `json:"kept"`
+		}{[]stream.Line{{Type: stream.LineJoin, EventID: "3", Seq: 3, AtMs: 1, Presence: &f.bare}, {Type: stream.LineRegistryReadable, EventID: "2", Seq: 2, AtMs: 1}}, 4, 1000}},
 		{"index", "the index", idx},
 	} {
 		set.Check(t, tc.schema, tc.what, encode(t, tc.v))
@@ -194,6 +205,10 @@ func TestSchemasRejectWrongBodies(t *testing.T) {
 		{"beat-response", "stored, with a reason", `{"presence_id":"prs_000000000000","stored":true,"reason":"x","north":[]}`, ""},
 		{"beat-response", "north null", `{"presence_id":"prs_000000000000","stored":true,"north":null}`, "/north"},
 		{"north", "a line that is not a collision", `{"presence_id":"prs_000000000000","north":["hello"]}`, "/north/0"},
+		{"event", "a join without its presence", `{"type":"join","event_id":"1","at_ms":1}`, ""},
+		{"event", "lasted without opened", `{"type":"registry_readable","event_id":"1","at_ms":1,"lasted_ms":3}`, ""},
+		{"event", "an unknown type", `{"type":"beat","event_id":"1","at_ms":1}`, "/type"},
+		{"events", "an update kept in the history", `{"events":[{"type":"registry_readable","event_id":"1","at_ms":1},{"type":"update","event_id":"1","at_ms":1,"presence":{}}],"left_out":0,"kept":1}`, "/events/1"},
 		{"health", "presences and presences_error both", `{"status":"ok","started_at_ms":1,"uptime_ms":1,"store":{"kind":"dir","beats":0,"writes":0,"write_errors":0,"throttled":0},"presences_error":"x","presences":{"live":0,"collision_count":0,"skipped":0,"presences":[],"collisions":[]}}`, ""},
 		{"health", "neither presences nor presences_error", `{"status":"ok","started_at_ms":1,"uptime_ms":1,"store":{"kind":"dir","beats":0,"writes":0,"write_errors":0,"throttled":0}}`, ""},
 		{"health", "a negative counter", `{"status":"ok","started_at_ms":1,"uptime_ms":1,"store":{"kind":"dir","beats":-1,"writes":0,"write_errors":0,"throttled":0},"presences_error":"x"}`, "/store/beats"},

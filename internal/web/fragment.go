@@ -1,0 +1,172 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"hash/fnv"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/a-h/templ"
+
+	"github.com/hall-dev/hall/internal/presence"
+	"github.com/hall-dev/hall/views"
+)
+
+// fragments are the regions of the Hall page that can be served alone.
+var fragments = map[string]func(views.Hall) templ.Component{
+	"banner": func(h views.Hall) templ.Component { return views.Banner(h.Data.Collisions, h.CollisionsTotal()) },
+	"strip":  views.Strip,
+	"drill":  func(h views.Hall) templ.Component { return views.Drill(h.Data, h.CollidingSet()) },
+	"recent": func(h views.Hall) templ.Component { return views.Recent(h.Recent, h.Data.ServedAtMs) },
+	"collisions": func(h views.Hall) templ.Component {
+		return views.CollisionList(h.Data.Collisions, h.CollisionsTotal(), h.Opened, h.Data.ServedAtMs)
+	},
+	"roster": views.Roster,
+	"picker": func(h views.Hall) templ.Component { return views.Picker(h.Brain, h.Brains) },
+}
+
+// hallRegions is the fragment "hall": every region the live page swaps, in
+// one response.
+var hallRegions = []string{"banner", "strip", "recent", "collisions", "roster", "picker"}
+
+// HandleFragment serves GET /fragments/{name}[?brain=][&roster=all]: one
+// region of the Hall page as HTML (banner, strip, drill, recent,
+// collisions, roster, picker), rendered by the same templates as the page,
+// or "hall", every region the live page swaps. Each region's root carries
+// data-region and data-hash, a hash of its bytes; a request whose
+// X-Hall-Have header lists a region's hash (space-separated) is sent the
+// other regions only. Ages are left to the page's script, so an unchanged
+// region is the same bytes at every cursor. A body is rendered once per
+// cursor, brain and name, and carries an ETag: an If-None-Match that still
+// matches gets 304. A brain the Hall does not know (any more) renders
+// empty, as a client treats the contract's 404; a brain that is not an
+// absolute path, or an unknown name, is a 4xx.
+func (h *Handler) HandleFragment(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	if _, ok := fragments[name]; !ok && name != "hall" {
+		writeError(w, presence.Errorf(presence.ENOTFOUND, "no fragment %q", name), "unknown_fragment")
+		return
+	}
+	q := r.URL.Query()
+	brain, err := scope(q.Get("brain"))
+	if err != nil {
+		writeError(w, err, "invalid_brain")
+		return
+	}
+	all := q.Get("roster") == "all"
+	snap, cursor, serr := h.snapshotCursor(r.Context())
+	key := fragmentKey{name: name, brain: brain, all: all}
+	if cursor != "" {
+		etag := fragmentETag(cursor, key)
+		w.Header().Set("ETag", etag)
+		w.Header().Set("Cache-Control", "no-cache")
+		if match := r.Header.Get("If-None-Match"); match != "" && etagMatches(match, etag) {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+	} else {
+		w.Header().Set("Cache-Control", "no-store")
+	}
+	regions, err := h.frags.get(cursor, key, func() ([]region, error) {
+		model := h.hallModel(snap, cursor, serr, brain, all)
+		model.Data.ServedAtMs = 0 // ages are the script's
+		names := []string{name}
+		if name == "hall" {
+			names = hallRegions
+		}
+		// One rendering serves every page that asks at this cursor: it
+		// must not stop because the page that asked first went away.
+		return renderRegions(context.WithoutCancel(r.Context()), model, names)
+	})
+	if err != nil {
+		h.Log.Error("render fragment", "name", name, "err", err)
+		writeError(w, fmt.Errorf("render fragment %s: %w", name, err), "internal")
+		return
+	}
+	have := strings.Fields(r.Header.Get("X-Hall-Have"))
+	if len(have) > 2*len(hallRegions) {
+		have = nil // not a page's list: send everything
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Vary", "X-Hall-Have")
+	w.WriteHeader(http.StatusOK)
+	for _, rg := range regions {
+		if !slices.Contains(have, rg.hash) {
+			_, _ = w.Write(rg.body)
+		}
+	}
+}
+
+// region is one region rendered, its hash marked on its root.
+type region struct {
+	hash string
+	body []byte
+}
+
+func renderRegions(ctx context.Context, model views.Hall, names []string) ([]region, error) {
+	out := make([]region, 0, len(names))
+	for _, n := range names {
+		var buf bytes.Buffer
+		if err := fragments[n](model).Render(ctx, &buf); err != nil {
+			return nil, err
+		}
+		f := fnv.New64a()
+		_, _ = f.Write(buf.Bytes())
+		hash := strconv.FormatUint(f.Sum64(), 36)
+		mark := []byte(`data-region="` + n + `"`)
+		body := bytes.Replace(buf.Bytes(), mark, append(mark, ` data-hash="`+hash+`"`...), 1)
+		out = append(out, region{hash: hash, body: body})
+	}
+	return out, nil
+}
+
+type fragmentKey struct {
+	name, brain string
+	all         bool
+}
+
+// fragmentETag tags a fragment at a cursor: one cursor is one roster, and
+// one history of recent events.
+func fragmentETag(cursor string, k fragmentKey) string {
+	sum := sha256.Sum256([]byte(fmt.Sprintf("%s\x00%s\x00%t", k.name, k.brain, k.all)))
+	return `"f` + cursor + "-" + hex.EncodeToString(sum[:4]) + `"`
+}
+
+// fragmentBodies caches rendered fragments of the latest cursor: every
+// open page asks for the same regions after each diff, and one rendering
+// serves them all. It holds one cursor's bodies, at most
+// maxCachedBodies of them.
+type fragmentBodies struct {
+	mu     sync.Mutex
+	cursor string
+	m      map[fragmentKey][]region
+}
+
+func (c *fragmentBodies) get(cursor string, k fragmentKey, render func() ([]region, error)) ([]region, error) {
+	if cursor == "" {
+		return render()
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cursor == cursor {
+		if b, ok := c.m[k]; ok {
+			return b, nil
+		}
+	}
+	b, err := render()
+	if err != nil {
+		return nil, err
+	}
+	if c.cursor != cursor || len(c.m) >= maxCachedBodies {
+		c.cursor, c.m = cursor, map[fragmentKey][]region{}
+	}
+	c.m[k] = b
+	return b, nil
+}

@@ -1,0 +1,51 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/hall-dev/hall/internal/dirstore"
+	"github.com/hall-dev/hall/internal/presence"
+)
+
+// BenchmarkHallRegions renders every region the live page fetches, as a
+// new cursor does once, over n presences on 50 brains, pairs sharing a
+// worktree: go test -run '^$' -bench HallRegions -benchmem ./internal/web/
+func BenchmarkHallRegions(b *testing.B) {
+	for _, n := range []int{1000, 10000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			store := dirstore.New(b.TempDir())
+			if err := store.Init(); err != nil {
+				b.Fatal(err)
+			}
+			ctx := context.Background()
+			now := time.Now().UnixMilli()
+			for i := range n {
+				brain := fmt.Sprintf("/bench/brain-%02d", i%50)
+				agent := fmt.Sprintf("agent-%05d", i)
+				r := presence.Record{Schema: presence.Schema, PresenceID: presence.ID(agent, brain), AgentID: agent, Brain: brain,
+					Worktree: fmt.Sprintf("%s/wt-%04d", brain, i/2/50), Theme: fmt.Sprintf("task %d", i), Kind: "executor",
+					FirstSeenMs: now, LastBeatMs: now, QueryCount: 1, TTLMs: 3_600_000}
+				r.Mutation.ObservedAtMs = now
+				if err := store.Upsert(ctx, r); err != nil {
+					b.Fatal(err)
+				}
+			}
+			svc := presence.NewService(store, presence.Config{Logger: slog.New(slog.DiscardHandler), TTL: time.Hour})
+			h := &Handler{Service: svc, Log: slog.New(slog.DiscardHandler)}
+			snap, err := svc.Snapshot(ctx)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			for b.Loop() {
+				if _, err := renderRegions(ctx, h.hallModel(snap, "", nil, "", false), hallRegions); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
