@@ -16,6 +16,7 @@ import (
 
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/presence"
+	"github.com/hall-dev/hall/views"
 )
 
 // TestCrowdedWorktreeIsBounded: n mutating agents beat a real Hall in one
@@ -151,14 +152,19 @@ func crowdedWorktree(t *testing.T, n, maxBody int) {
 		t.Errorf("cockpit: got %q, want the total and +%d more", cockpit, total-1)
 	}
 
-	// The page lists the bounded part and says how many more.
+	// The page shows its first cards of the bounded list and counts every
+	// other collision, listed or not.
 	page := getBody(t, base+"/", 2*maxBody)
 	t.Logf("GET /: %d bytes", len(page))
-	if got := strings.Count(page, `data-testid="collision"`); got != min(total, limit) {
-		t.Errorf("page: %d collision cards, want %d", got, min(total, limit))
+	cards := min(total, limit, views.CollisionsShown)
+	if got := strings.Count(page, `data-testid="collision"`); got != cards {
+		t.Errorf("page: %d collision cards, want %d", got, cards)
 	}
-	if more := fmt.Sprintf("+%d more", total-min(total, limit)); total > limit && !strings.Contains(page, more) {
+	if more := fmt.Sprintf("+%d more", total-cards); !strings.Contains(page, more) {
 		t.Errorf("page: no %q", more)
+	}
+	if !strings.Contains(page, fmt.Sprintf("⚠ %d collisions", total)) {
+		t.Errorf("page: the strip does not warn of all %d collisions", total)
 	}
 
 	// hall watch says the total and how many are listed.
