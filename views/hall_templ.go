@@ -168,7 +168,7 @@ func HallPage(h Hall) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = Banner(h.Data.Collisions).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = Banner(h.Data.Collisions, h.CollisionsTotal()).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -211,7 +211,7 @@ func HallPage(h Hall) templ.Component {
 }
 
 // Banner is the unmissable sign that a collision is live.
-func Banner(cs []contract.Collision) templ.Component {
+func Banner(cs []contract.Collision, total int) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -244,9 +244,9 @@ func Banner(cs []contract.Collision) templ.Component {
 		}
 		if len(cs) > 0 {
 			var templ_7745c5c3_Var13 string
-			templ_7745c5c3_Var13, templ_7745c5c3_Err = templ.JoinStringErrs(BannerText(cs))
+			templ_7745c5c3_Var13, templ_7745c5c3_Err = templ.JoinStringErrs(BannerText(cs, total))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/hall.templ`, Line: 49, Col: 20}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/hall.templ`, Line: 49, Col: 27}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var13))
 			if templ_7745c5c3_Err != nil {

@@ -113,12 +113,11 @@ func PresenceSig(p contract.Presence, colliding bool) string {
 // CollisionsShown is how many collision cards the list shows before "+N more".
 const CollisionsShown = 50
 
-// CollisionsTotal is how many collisions are open in scope.
+// CollisionsTotal is how many collisions are open in scope, listed or not:
+// the contract lists at most the Hall's --max-collisions on each brain and
+// counts them all (collisions_total).
 func (h Hall) CollisionsTotal() int {
-	if h.Total > len(h.Data.Collisions) {
-		return h.Total
-	}
-	return len(h.Data.Collisions)
+	return max(h.Total, h.Data.CollisionsTotal, len(h.Data.Collisions))
 }
 
 // CollisionsShownOf is the collisions the list shows.
@@ -472,15 +471,15 @@ func ClauseText(cs []string) string {
 	return strings.Join(out, ", ")
 }
 
-// BannerText names the first collision and counts the others.
-func BannerText(cs []contract.Collision) string {
+// BannerText names the first collision and counts the others, of total.
+func BannerText(cs []contract.Collision, total int) string {
 	if len(cs) == 0 {
 		return ""
 	}
 	c := cs[0]
 	t := c.A.AgentID + " and " + c.B.AgentID + " are both mutating in " + c.Place
-	if len(cs) > 1 {
-		t += " (and " + Plural(len(cs)-1, "more collision", "more collisions") + ")"
+	if more := max(total, len(cs)) - 1; more > 0 {
+		t += " (and " + Plural(more, "more collision", "more collisions") + ")"
 	}
 	return t
 }

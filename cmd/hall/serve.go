@@ -55,6 +55,7 @@ type Config struct {
 	Page                web.PageConfig // timings of the live page's script; defaults when zero
 	StreamHeartbeat     time.Duration  // comment line on an idle live stream; 15 s when zero
 	MaxStreams          int            // live streams served at once; no bound when zero (the flag defaults to defaultMaxStreams)
+	MaxCollisions       int            // most collisions listed on one brain; presence.DefaultMaxCollisions when zero
 	// ReadTimeout bounds reading one request, headers and body, on every
 	// route but the stream (which reads nothing after its headers and
 	// lives on); IdleTimeout how long a kept-alive connection may wait for
@@ -103,6 +104,7 @@ func parseServeConfig(args []string, stdout, stderr io.Writer) (Config, error) {
 	fs.StringVar(&cfg.Store, "store", storeDir, "where presences live: dir (the sidecar folder under --registry-root) or nats://host:port[,host:port…] (a JetStream bucket several Halls share)")
 	fs.StringVar(&cfg.NATSCreds, "nats-creds", "", "NATS credentials file (JWT and nkey seed), for --store nats://")
 	fs.StringVar(&cfg.NATSTLSCA, "nats-tls-ca", "", "PEM file of the CAs that sign the NATS servers' certificates, for --store nats://")
+	fs.IntVar(&cfg.MaxCollisions, "max-collisions", presence.DefaultMaxCollisions, "most collisions the contract, page and stream list on one brain (the first by presence id); collisions_total counts them all")
 	if err := parseFlags(fs, serveAbout, args, stdout, stderr); err != nil {
 		return cfg, err
 	}
@@ -142,6 +144,9 @@ func (c Config) Validate() error {
 	}
 	if c.TTL <= 0 || c.TTL > presence.MaxTTL {
 		return fmt.Errorf("--ttl must be positive and at most %s, got %s", presence.MaxTTL, c.TTL)
+	}
+	if c.MaxCollisions < 0 {
+		return fmt.Errorf("--max-collisions must be 0 (the default) or more, got %d", c.MaxCollisions)
 	}
 	for _, h := range c.AllowedHosts {
 		if h == "" || strings.ContainsAny(h, "/@ \t") || strings.Contains(h, "://") {
@@ -225,7 +230,7 @@ func (m *Main) Run(ctx context.Context) error {
 	}
 	m.Metrics = metrics.New()
 	svcCfg := presence.Config{TTL: m.Config.TTL, Brains: m.Config.Brains, Logger: m.Log, Now: m.Config.Now,
-		ListingTime: m.Metrics.ListingTime, RereadTime: m.Metrics.RereadTime}
+		ListingTime: m.Metrics.ListingTime, RereadTime: m.Metrics.RereadTime, MaxCollisions: m.Config.MaxCollisions}
 	if len(m.Config.MutatingTools) > 0 {
 		c := presence.NewClassifier(m.Config.MutatingTools)
 		svcCfg.Classifier = &c

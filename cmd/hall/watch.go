@@ -126,8 +126,13 @@ func watch(ctx context.Context, cfg watchConfig, stdout, stderr io.Writer) error
 			return err
 		}
 		if cfg.ExitOnCollision {
-			if cs := view.Response().Collisions; len(cs) > 0 {
-				first = describeCollision(cs[0])
+			resp := view.Response()
+			switch {
+			case len(resp.Collisions) > 0:
+				first = describeCollision(resp.Collisions[0])
+				return errCollision
+			case resp.CollisionsTotal > 0: // a presence's view may count collisions the bound does not list
+				first = plural(resp.CollisionsTotal, "collision") + ", none listed"
 				return errCollision
 			}
 		}
@@ -190,7 +195,7 @@ func (p *watchPrinter) print(ev stream.Event, ch stream.Change) error {
 // chose passes through clean: a record can hold anything.
 func (p *watchPrinter) sentence(l stream.Line) string {
 	switch l.Type {
-	case "snapshot":
+	case stream.LineSnapshot:
 		s := l.Snapshot
 		scope := "all brains"
 		switch {
@@ -203,37 +208,49 @@ func (p *watchPrinter) sentence(l stream.Line) string {
 			return fmt.Sprintf("watching %s (%s): %s: %s", clean(p.cfg.Hall), scope, contract.RosterErrorLabel(s.Error), clean(s.Detail))
 		}
 		if p.cfg.CollisionsOnly {
-			return fmt.Sprintf("watching %s (%s): %s", clean(p.cfg.Hall), scope, plural(len(s.Collisions), "collision"))
+			return fmt.Sprintf("watching %s (%s): %s", clean(p.cfg.Hall), scope, collisionCount(*s))
 		}
 		return fmt.Sprintf("watching %s (%s): %s, %s", clean(p.cfg.Hall), scope,
-			plural(len(s.Presences), "presence"), plural(len(s.Collisions), "collision"))
-	case "join":
+			plural(len(s.Presences), "presence"), collisionCount(*s))
+	case stream.LineJoin:
 		pr := l.Presence
 		s := fmt.Sprintf("+ %s joined %s", clean(pr.AgentID), clean(pr.Where()))
 		if pr.Theme != "" {
 			s += ": " + clean(pr.Theme)
 		}
 		return s + " (" + pr.PresenceID + ")"
-	case "leave":
+	case stream.LineLeave:
 		pr := l.Presence
 		return fmt.Sprintf("- %s left %s (%s)", clean(pr.AgentID), clean(pr.Where()), pr.PresenceID)
-	case "collision_opened":
+	case stream.LineCollisionOpened:
 		return "! collision " + describeCollision(*l.Collision)
-	case "collision_changed":
+	case stream.LineCollisionChanged:
 		return "! collision changed " + describeCollision(*l.Collision)
-	case "collision_closed":
+	case stream.LineCollisionClosed:
 		c := l.Collision
 		return fmt.Sprintf("= collision closed on %s: %s and %s", clean(c.Brain), clean(c.A.AgentID), clean(c.B.AgentID))
-	case "registry_unreadable":
+	case stream.LineCollisionUnlisted:
+		c := l.Collision
+		return fmt.Sprintf("~ collision no longer listed (the Hall lists the first by id) on %s: %s and %s", clean(c.Brain), clean(c.A.AgentID), clean(c.B.AgentID))
+	case stream.LineRegistryUnreadable:
 		return "! registry unreadable, roster dropped: " + clean(l.Detail)
-	case "registry_readable":
+	case stream.LineRegistryReadable:
 		return "registry readable again"
-	case "store_unreachable":
+	case stream.LineStoreUnreachable:
 		return "! store unreachable, roster dropped: " + clean(l.Detail)
-	case "store_reachable":
+	case stream.LineStoreReachable:
 		return "store reachable again"
 	}
 	return l.Type
+}
+
+// collisionCount says how many collisions a snapshot counts, and how many
+// it lists when the bound left some out.
+func collisionCount(s contract.PresencesResponse) string {
+	if s.CollisionsTotal > len(s.Collisions) {
+		return fmt.Sprintf("%s (%d listed)", plural(s.CollisionsTotal, "collision"), len(s.Collisions))
+	}
+	return plural(len(s.Collisions), "collision")
 }
 
 func describeCollision(c contract.Collision) string {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"slices"
 	"sync"
@@ -36,8 +37,11 @@ func newClient(conns int) *http.Client {
 }
 
 // drive runs workers concurrent loops of one request each until the
-// duration passes, and summarizes latencies and rate.
-func drive(ctx context.Context, workers int, d time.Duration, one func(ctx context.Context, worker, i int) (int, error)) (loadResult, error) {
+// duration passes, and summarizes latencies and rate. With a pace, each
+// worker sends one request a pace (its first at a random offset), as an
+// agent's hooks do, rather than one as soon as the last is answered; the
+// wait is not part of a request's latency.
+func drive(ctx context.Context, workers int, d, pace time.Duration, one func(ctx context.Context, worker, i int) (int, error)) (loadResult, error) {
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	var (
@@ -54,7 +58,17 @@ func drive(ctx context.Context, workers int, d time.Duration, one func(ctx conte
 			local := make([]time.Duration, 0, 4096)
 			var st [6]int
 			var n, errs int64
+			next := start
+			if pace > 0 {
+				next = start.Add(time.Duration(rand.Int64N(int64(pace))))
+			}
 			for i := 0; ctx.Err() == nil; i++ {
+				if pace > 0 {
+					if wait := time.Until(next); wait > 0 && !sleepCtx(ctx, wait) {
+						break
+					}
+					next = next.Add(pace)
+				}
 				t0 := time.Now()
 				code, err := one(ctx, w, i)
 				if ctx.Err() != nil {
@@ -95,18 +109,23 @@ func pct(ds []time.Duration, q float64) float64 {
 }
 
 // loadBeats is 200 agents beating as hooks do: mostly the same signal
-// (throttled), now and then a new theme (a forced write).
+// (throttled), now and then a new theme (a forced write). With -crowd every
+// agent mutates in one worktree of one brain: n·(n-1)/2 collisions.
 func loadBeats(ctx context.Context, o options) (loadResult, error) {
 	client := newClient(o.agents)
 	url := o.url + "/api/presences/beat"
 	bodies := make([][]byte, o.agents)
 	for a := range bodies {
-		bodies[a], _ = json.Marshal(map[string]any{
+		beat := map[string]any{
 			"agent_id": fmt.Sprintf("bench-%03d", a), "brain": fmt.Sprintf("/bench/brain-%02d", a%50),
 			"worktree": fmt.Sprintf("/bench/brain-%02d/wt-%03d", a%50, a), "tool": "Read", "theme": "steady",
-		})
+		}
+		if o.crowd {
+			beat["brain"], beat["worktree"], beat["tool"] = crowdBrain, crowdBrain, "Edit"
+		}
+		bodies[a], _ = json.Marshal(beat)
 	}
-	return drive(ctx, o.agents, o.duration, func(ctx context.Context, w, i int) (int, error) {
+	return drive(ctx, o.agents, o.duration, o.every, func(ctx context.Context, w, i int) (int, error) {
 		// The theme moves on every 50 beats: a new declaration, one forced
 		// write; the beats between repeat it and are throttled.
 		body := bytes.Replace(bodies[w], []byte(`"steady"`), []byte(fmt.Sprintf(`"phase %d"`, i/50)), 1)
@@ -120,7 +139,7 @@ func loadBeats(ctx context.Context, o options) (loadResult, error) {
 // ETag is given.
 func loadGets(ctx context.Context, o options) (loadResult, error) {
 	client := newClient(o.conns)
-	return drive(ctx, o.conns, o.duration, func(ctx context.Context, w, i int) (int, error) {
+	return drive(ctx, o.conns, o.duration, 0, func(ctx context.Context, w, i int) (int, error) {
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, o.url+o.path, nil)
 		if o.etag != "" {
 			req.Header.Set("If-None-Match", o.etag)

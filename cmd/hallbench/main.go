@@ -46,6 +46,8 @@ type options struct {
 	soak     time.Duration
 	cpuprof  string
 	client   string
+	crowd    bool
+	every    time.Duration
 }
 
 func run(ctx context.Context, args []string) error {
@@ -66,6 +68,8 @@ func run(ctx context.Context, args []string) error {
 	fs.DurationVar(&o.soak, "soak", 0, "run the soak for this long instead of the benchmarks")
 	fs.StringVar(&o.client, "client", "raw", "subscribe role's client: raw (sockets and one epoll loop, Linux) or http (net/http, a goroutine a stream)")
 	fs.StringVar(&o.cpuprof, "cpuprofile", "", "write this process's CPU profile here (to profile a worker role)")
+	fs.BoolVar(&o.crowd, "crowd", false, "beat role: every agent mutating in one worktree of one brain")
+	fs.DurationVar(&o.every, "every", 0, "beat role: each agent beats once this often (0: as soon as the last beat is answered)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

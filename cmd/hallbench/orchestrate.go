@@ -63,6 +63,7 @@ func orchestrate(ctx context.Context, o options) error {
 		{"beats", b.beats},
 		{"reads", b.reads},
 		{"collisions", b.collisions},
+		{"crowded", b.crowded},
 		{"latency", b.latency},
 		{"fanout", b.fanout},
 		{"crosshall", b.crossHall},

@@ -9,6 +9,7 @@ import (
 	"os"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -25,7 +26,11 @@ import (
 // every rebuilt roster equals GET /api/presences at a quiescent moment
 // (and again once every presence has lapsed), and that every collision the
 // pollers saw was seen opening and closing on every subscriber's stream.
-// It prints one table and fails when a check fails.
+// The Hall lists at most soakMaxCollisions collisions a brain, so the
+// bound is at work all along: lists cut, pairs pushed out and let back in,
+// totals moving alone, and the rebuilt rosters must still be the contract,
+// collisions_total included. It prints one table and fails when a check
+// fails.
 const (
 	soakAgents      = 300
 	soakSubscribers = 20
@@ -33,6 +38,9 @@ const (
 	soakTTL         = 5 * time.Second
 	soakEvery       = 10 * time.Second
 	soakWarmup      = 20 * time.Second
+	// soakMaxCollisions is the soak Hall's --max-collisions: small, so
+	// that the bound cuts the lists under the soak's churn.
+	soakMaxCollisions = 8
 )
 
 // check is one verdict line of the soak.
@@ -59,7 +67,7 @@ func runSoak(ctx context.Context, o options) error {
 	if err != nil {
 		return err
 	}
-	h, err := b.startHall(ctx, b.newRoot("soak"), "--ttl", soakTTL.String(), "--pprof-addr", pprofAddr)
+	h, err := b.startHall(ctx, b.newRoot("soak"), "--ttl", soakTTL.String(), "--pprof-addr", pprofAddr, "--max-collisions", strconv.Itoa(soakMaxCollisions))
 	if err != nil {
 		return err
 	}
@@ -139,10 +147,10 @@ func runSoak(ctx context.Context, o options) error {
 		add("rebuilt rosters = GET /api/presences (quiescent)", false, err.Error())
 	} else {
 		add("rebuilt rosters = GET /api/presences (quiescent)", allEqual(want, views, rosterKey),
-			fmt.Sprintf("%d subscribers, %d presences, %d collisions", len(views), len(want.Presences), len(want.Collisions)))
+			fmt.Sprintf("%d subscribers, %d presences, %d collisions (%d listed)", len(views), len(want.Presences), want.CollisionsTotal, len(want.Collisions)))
 		add("… and field for field", allSame(want, views), "served_at_ms and cursor aside")
 	}
-	openAtQuiet := len(want.Collisions)
+	openAtQuiet, totalAtQuiet := len(want.Collisions), want.CollisionsTotal
 
 	// Then every presence lapses: the rosters empty out by expiry alone.
 	emptyBy := time.Now().Add(soakTTL + 20*time.Second)
@@ -184,8 +192,10 @@ func runSoak(ctx context.Context, o options) error {
 		}
 		s.mu.Unlock()
 	}
-	add("collisions the pollers saw, opened and closed on every stream", len(seen) > 0 && len(missing) == 0,
+	add("collisions the pollers saw, opened and closed (or unlisted) on every stream", len(seen) > 0 && len(missing) == 0,
 		fmt.Sprintf("%d collisions seen by pollers, %d misses%s", len(seen), len(missing), firstOf(missing)))
+	add("the bound at work", pollers.cut.Load() > 0,
+		fmt.Sprintf("--max-collisions %d: %d contract reads cut their list; subscriber 0 saw %d collisions pushed out", soakMaxCollisions, pollers.cut.Load(), subs[0].unlisted))
 
 	var subErrs, resyncs, disconnects int
 	for _, s := range subs {
@@ -234,7 +244,7 @@ func runSoak(ctx context.Context, o options) error {
 	fmt.Printf("| beats | %d (%.0f/s), %d stored |\n", st.beats.Load(), float64(st.beats.Load())/churn.Seconds(), st.stored.Load())
 	fmt.Printf("| agents | %d joins, %d leaves, %d went silent, %d worktree switches |\n", st.joins.Load(), st.leaves.Load(), st.silences.Load(), st.switches.Load())
 	fmt.Printf("| stream (subscriber 0) | %d joins, %d leaves |\n", s0.joins, s0.leaves)
-	fmt.Printf("| collisions (subscriber 0) | %d opened, %d closed; %d open at the quiescent check; %d distinct seen by pollers |\n", s0.openEvents, s0.closeEvents, openAtQuiet, len(seen))
+	fmt.Printf("| collisions (subscriber 0) | %d opened, %d closed, %d unlisted; %d open at the quiescent check (%d listed); %d distinct seen by pollers |\n", s0.openEvents, s0.closeEvents, s0.unlisted, totalAtQuiet, openAtQuiet, len(seen))
 	fmt.Printf("| resident memory | %.1f – %.1f MB |\n", rss(minOf), rss(maxOf))
 	fmt.Printf("| goroutines | %d – %d |\n", gs(minOf), gs(maxOf))
 	var at []string

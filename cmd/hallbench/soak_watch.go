@@ -26,9 +26,10 @@ type soakSubscriber struct {
 	mu          sync.Mutex
 	view        stream.View
 	opened      map[string]bool // collision ids seen opening (or open in a snapshot)
-	closed      map[string]bool // collision ids seen closing
+	closed      map[string]bool // collision ids seen leaving the view: closed, or unlisted by the bound
 	openEvents  int
 	closeEvents int
+	unlisted    int // collisions that left the view still open, pushed out by the bound
 	joins       int
 	leaves      int
 	resyncs     int // snapshots after the first: a reconnect the Hall could not resume
@@ -64,6 +65,10 @@ func (s *soakSubscriber) follow(ctx context.Context, url string) {
 			s.closed[x.CollisionID] = true
 			s.closeEvents++
 		}
+		for _, x := range ch.Unlisted {
+			s.closed[x.CollisionID] = true
+			s.unlisted++
+		}
 		s.joins += len(ch.Joins)
 		s.leaves += len(ch.Leaves)
 		return nil
@@ -87,6 +92,7 @@ func (s *soakSubscriber) state() (string, contract.PresencesResponse) {
 type soakPollers struct {
 	mu         sync.Mutex
 	collisions map[string]bool
+	cut        atomic.Int64 // reads whose list the bound cut (collisions_total above the listed)
 	polls      atomic.Int64
 	notMod     atomic.Int64
 	errs       atomic.Int64
@@ -126,6 +132,9 @@ func (p *soakPollers) run(ctx context.Context, url string, client *http.Client) 
 				p.collisions[c.CollisionID] = true
 			}
 			p.mu.Unlock()
+			if r.CollisionsTotal > len(r.Collisions) {
+				p.cut.Add(1)
+			}
 			etag = resp.Header.Get("ETag")
 		default:
 			p.errs.Add(1)
@@ -138,16 +147,24 @@ func (p *soakPollers) run(ctx context.Context, url string, client *http.Client) 
 }
 
 // consistent checks the contract against itself: every collision's sides
-// are presences it lists, on the collision's brain.
+// are presences it lists, on the collision's brain; no brain lists more
+// than the bound; the total counts at least what is listed.
 func consistent(r contract.PresencesResponse) error {
 	brainOf := map[string]string{}
 	for _, p := range r.Presences {
 		brainOf[p.PresenceID] = p.Brain
 	}
+	perBrain := map[string]int{}
 	for _, c := range r.Collisions {
 		if brainOf[c.A.PresenceID] != c.Brain || brainOf[c.B.PresenceID] != c.Brain {
 			return fmt.Errorf("collision %s names a side the contract does not list", c.CollisionID)
 		}
+		if perBrain[c.Brain]++; perBrain[c.Brain] > soakMaxCollisions {
+			return fmt.Errorf("brain %s lists more than %d collisions", c.Brain, soakMaxCollisions)
+		}
+	}
+	if r.CollisionsTotal < len(r.Collisions) {
+		return fmt.Errorf("collisions_total %d is below the %d listed", r.CollisionsTotal, len(r.Collisions))
 	}
 	return nil
 }
@@ -248,7 +265,7 @@ func cursorAfter(a, b string) bool {
 }
 
 // rosterKey is what the soak compares between a view and the contract:
-// presence ids and collision ids, sorted.
+// presence ids, collision ids, sorted, and the collisions' total.
 func rosterKey(r contract.PresencesResponse) string {
 	var ps, cs []string
 	for _, p := range r.Presences {
@@ -259,7 +276,7 @@ func rosterKey(r contract.PresencesResponse) string {
 	}
 	slices.Sort(ps)
 	slices.Sort(cs)
-	return strings.Join(ps, ",") + " | " + strings.Join(cs, ",")
+	return strings.Join(ps, ",") + " | " + strings.Join(cs, ",") + " | " + strconv.Itoa(r.CollisionsTotal)
 }
 
 // sameContent compares a view with the contract field by field, the clock

@@ -30,20 +30,32 @@ type BeatRequest struct {
 // BeatResponse answers a beat: the stable id, whether this beat reached the
 // store (false when throttled — it is held in memory and written within the
 // throttle window — or when the store failed), why not, and this agent's
-// north lines: one per collision partner, [] when none.
+// north lines: one per collision partner, at most presence.NorthCap of
+// them and then one "+N more" line, [] when none. CollisionsTotal counts
+// the collisions the agent is a side of, listed or not.
 type BeatResponse struct {
-	PresenceID string   `json:"presence_id"`
-	Stored     bool     `json:"stored"`
-	Reason     string   `json:"reason,omitempty"`
-	North      []string `json:"north"`
+	PresenceID      string   `json:"presence_id"`
+	Stored          bool     `json:"stored"`
+	Reason          string   `json:"reason,omitempty"`
+	North           []string `json:"north"`
+	CollisionsTotal int      `json:"collisions_total"`
 }
 
-// NorthResponse is GET /api/north: one presence's collision lines.
+// NorthResponse is GET /api/north: one presence's collision lines, bounded
+// as a beat's, and the number of its collisions.
 type NorthResponse struct {
-	PresenceID string   `json:"presence_id"`
-	North      []string `json:"north"`
-	Error      string   `json:"error,omitempty"` // RegistryUnreadable or StoreUnreachable
-	Detail     string   `json:"detail,omitempty"`
+	PresenceID      string   `json:"presence_id"`
+	North           []string `json:"north"`
+	CollisionsTotal int      `json:"collisions_total"`
+	Error           string   `json:"error,omitempty"` // RegistryUnreadable or StoreUnreachable
+	Detail          string   `json:"detail,omitempty"`
+}
+
+// NorthDropped is the north answer while the roster is dropped whole: no
+// lines, and why (RosterError).
+func NorthDropped(id string, err error) NorthResponse {
+	code, detail := RosterError(err)
+	return NorthResponse{PresenceID: id, North: []string{}, Error: code, Detail: detail}
 }
 
 // Beat maps the request to the domain's beat.
@@ -65,9 +77,10 @@ func (b BeatRequest) Beat() presence.Beat {
 // FromBeatResult maps a beat's result to its response.
 func FromBeatResult(r presence.BeatResult) BeatResponse {
 	return BeatResponse{
-		PresenceID: r.PresenceID,
-		Stored:     r.Stored,
-		Reason:     r.Reason,
-		North:      NorthLines(r.PresenceID, r.Collisions),
+		PresenceID:      r.PresenceID,
+		Stored:          r.Stored,
+		Reason:          r.Reason,
+		North:           NorthLines(r.PresenceID, r.Collisions, r.CollisionsTotal),
+		CollisionsTotal: r.CollisionsTotal,
 	}
 }

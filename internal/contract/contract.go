@@ -79,16 +79,21 @@ type Collision struct {
 }
 
 // PresencesResponse is GET /api/presences: THE contract for UI clients and
-// pollers. Collisions is always present ([] when none). Error is set, with
-// both lists empty, when the registry cannot be read.
+// pollers. Collisions is always present ([] when none) and bounded: at
+// most the Hall's --max-collisions on each brain, the first by the sides'
+// presence ids; CollisionsTotal is the true number of colliding pairs in
+// the response's scope, listed or not (for a presence's stream view, the
+// pairs it is a side of). Error is set, with both lists empty and the
+// total 0, when the registry cannot be read.
 type PresencesResponse struct {
-	Presences   []Presence  `json:"presences"`
-	Collisions  []Collision `json:"collisions"`
-	ServedBrain string      `json:"served_brain,omitempty"`
-	ServedAtMs  int64       `json:"served_at_ms"`
-	Cursor      string      `json:"cursor,omitempty"` // the stream event id this state matches
-	Error       string      `json:"error,omitempty"`  // RegistryUnreadable or StoreUnreachable
-	Detail      string      `json:"detail,omitempty"` // why, when Error is set
+	Presences       []Presence  `json:"presences"`
+	Collisions      []Collision `json:"collisions"`
+	CollisionsTotal int         `json:"collisions_total"`
+	ServedBrain     string      `json:"served_brain,omitempty"`
+	ServedAtMs      int64       `json:"served_at_ms"`
+	Cursor          string      `json:"cursor,omitempty"` // the stream event id this state matches
+	Error           string      `json:"error,omitempty"`  // RegistryUnreadable or StoreUnreachable
+	Detail          string      `json:"detail,omitempty"` // why, when Error is set
 }
 
 // Why a roster was dropped whole: the Error of the contract, of health, of
@@ -165,10 +170,16 @@ type HealthStream struct {
 	MaxStreams  int    `json:"max_streams"` // streams served at once (--max-streams); 0: no bound
 }
 
-// HealthRoster is the owner-wide roster as a diagnostic.
+// HealthSample is the most presences, and the most collisions, health
+// shows: a sample, counted in full by Live and CollisionCount.
+const HealthSample = 20
+
+// HealthRoster is the owner-wide roster as a diagnostic: its counts, and a
+// sample of at most HealthSample presences (the first in roster order) and
+// HealthSample collisions (the first listed).
 type HealthRoster struct {
 	Live           int         `json:"live"`
-	CollisionCount int         `json:"collision_count"`
+	CollisionCount int         `json:"collision_count"` // every colliding pair, listed or not
 	Skipped        int         `json:"skipped"`
 	Presences      []Presence  `json:"presences"`
 	Collisions     []Collision `json:"collisions"`
@@ -267,9 +278,22 @@ func Collisions(cs []presence.Collision) []Collision {
 // to servedBrain ("" for owner-wide).
 func FromSnapshot(s presence.Snapshot, servedBrain string) PresencesResponse {
 	return PresencesResponse{
-		Presences:   Presences(s.Live),
-		Collisions:  Collisions(s.Collisions),
-		ServedBrain: servedBrain,
-		ServedAtMs:  s.AtMs,
+		Presences:       Presences(s.Live),
+		Collisions:      Collisions(s.Collisions),
+		CollisionsTotal: s.CollisionsTotal,
+		ServedBrain:     servedBrain,
+		ServedAtMs:      s.AtMs,
+	}
+}
+
+// HealthRosterOf is health's roster block for a whole snapshot: the counts
+// and the samples.
+func HealthRosterOf(s presence.Snapshot) *HealthRoster {
+	return &HealthRoster{
+		Live:           len(s.Live),
+		CollisionCount: s.CollisionsTotal,
+		Skipped:        s.Skipped,
+		Presences:      Presences(s.Live[:min(len(s.Live), HealthSample)]),
+		Collisions:     Collisions(s.Collisions[:min(len(s.Collisions), HealthSample)]),
 	}
 }

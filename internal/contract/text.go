@@ -24,12 +24,14 @@ const (
 )
 
 // NorthLines returns one line per collision partner of the presence id,
-// naming the partner, the shared place and the clause(s); [] when none.
-func NorthLines(id string, cs []presence.Collision) []string {
+// naming the partner, the shared place and the clause(s), at most
+// presence.NorthCap of them; then, when total (the collisions id is a
+// side of) counts more than the lines, one "+N more" line; [] when none.
+func NorthLines(id string, cs []presence.Collision, total int) []string {
 	out := []string{}
 	for _, c := range cs {
 		p, ok := c.Partner(id)
-		if !ok {
+		if !ok || len(out) == presence.NorthCap {
 			continue
 		}
 		line := fmt.Sprintf("collision: %s (%s) also mutating at %s [%s]",
@@ -38,6 +40,9 @@ func NorthLines(id string, cs []presence.Collision) []string {
 			line += fmt.Sprintf(" paths %s", clipPaths(c.Paths))
 		}
 		out = append(out, line)
+	}
+	if more := total - len(out); more > 0 {
+		out = append(out, fmt.Sprintf("collision: +%d more (%d in all)", more, total))
 	}
 	return out
 }
@@ -154,12 +159,13 @@ func UnreadableCockpit(err error, brain string) string {
 // CockpitFor renders the cockpit of a snapshot narrowed to brain ("" for
 // owner-wide).
 func CockpitFor(s presence.Snapshot, brain string) Cockpit {
-	root := "presences: " + RootLine(len(s.Live), len(s.Collisions), brain)
+	total := max(s.CollisionsTotal, len(s.Collisions)) // a snapshot built by hand may count none
+	root := "presences: " + RootLine(len(s.Live), total, brain)
 	if len(s.Collisions) > 0 {
 		c := s.Collisions[0]
 		root += fmt.Sprintf(" (%s × %s at %s", clip(c.A.AgentID, textAgentWidth), clip(c.B.AgentID, textAgentWidth), clipPath(c.Place, textPlaceWidth))
-		if len(s.Collisions) > 1 {
-			root += fmt.Sprintf("; +%d more", len(s.Collisions)-1)
+		if more := total - 1; more > 0 {
+			root += fmt.Sprintf("; +%d more", more)
 		}
 		root += ")"
 	}

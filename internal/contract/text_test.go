@@ -145,13 +145,56 @@ func TestNorthLinesOnlyForSides(t *testing.T) {
 	b := presence.Record{PresenceID: "prs_bbbbbbbbbbbb", AgentID: "codex-2", Brain: "/b", Worktree: "/b/wt", WorkingSet: []string{"src"}, Mutation: presence.Mutation{DeclaredIntent: "x"}}
 	a.WorkingSet = []string{"src/auth"}
 	cs := presence.CollisionsIn("", []presence.Record{a, b})
-	if got := NorthLines(a.PresenceID, cs); len(got) != 1 || got[0] != "collision: codex-2 (prs_bbbbbbbbbbbb) also mutating at /b/wt [same_worktree, working_set_overlap] paths /b/wt/src/auth" {
+	if got := NorthLines(a.PresenceID, cs, 1); len(got) != 1 || got[0] != "collision: codex-2 (prs_bbbbbbbbbbbb) also mutating at /b/wt [same_worktree, working_set_overlap] paths /b/wt/src/auth" {
 		t.Errorf("a's north: got %q", got)
 	}
-	if got := NorthLines(b.PresenceID, cs); len(got) != 1 || !strings.Contains(got[0], "claude-7") {
+	if got := NorthLines(b.PresenceID, cs, 1); len(got) != 1 || !strings.Contains(got[0], "claude-7") {
 		t.Errorf("b's north: got %q", got)
 	}
-	if got := NorthLines("prs_cccccccccccc", cs); got == nil || len(got) != 0 {
+	if got := NorthLines("prs_cccccccccccc", cs, 0); got == nil || len(got) != 0 {
 		t.Errorf("a bystander's north: got %#v, want []", got)
+	}
+}
+
+// North lists at most presence.NorthCap partners, then one line counting
+// the rest.
+func TestNorthLinesBound(t *testing.T) {
+	var live []presence.Record
+	for i := 0; i < 40; i++ {
+		live = append(live, presence.Record{PresenceID: presence.ID(fmt.Sprintf("agent-%02d", i), "/b"), AgentID: fmt.Sprintf("agent-%02d", i),
+			Brain: "/b", Worktree: "/b/wt", Mutation: presence.Mutation{ObservedAtMs: 1}})
+	}
+	me := live[0].PresenceID
+	tests := []struct {
+		name      string
+		listed    int // collisions given
+		total     int
+		wantLines int
+		wantMore  string
+	}{
+		{"none", 0, 0, 0, ""},
+		{"fewer than the cap", 3, 3, 3, ""},
+		{"the cap exactly", presence.NorthCap, presence.NorthCap, presence.NorthCap, ""},
+		{"more than the cap, listed by the caller", 39, 39, presence.NorthCap + 1, "collision: +29 more (39 in all)"},
+		{"the cap listed, more counted", presence.NorthCap, 39, presence.NorthCap + 1, "collision: +29 more (39 in all)"},
+		{"none listed, some counted", 0, 5, 1, "collision: +5 more (5 in all)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cs, _ := presence.CollisionsWithin("", live, presence.CollisionBound{Focus: me, Max: max(tt.listed, 1)})
+			cs = cs[:tt.listed]
+			got := NorthLines(me, cs, tt.total)
+			if len(got) != tt.wantLines {
+				t.Fatalf("got %d lines %q, want %d", len(got), got, tt.wantLines)
+			}
+			if tt.wantMore != "" && got[len(got)-1] != tt.wantMore {
+				t.Errorf("last line: got %q, want %q", got[len(got)-1], tt.wantMore)
+			}
+			for _, l := range got[:min(len(got), presence.NorthCap)] {
+				if tt.listed > 0 && !strings.Contains(l, "also mutating at /b/wt") {
+					t.Errorf("partner line %q names no place", l)
+				}
+			}
+		})
 	}
 }

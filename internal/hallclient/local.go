@@ -87,9 +87,10 @@ func (l *Local) North(ctx context.Context, presenceID string) (contract.NorthRes
 	}
 	snap, err := l.roster().Snapshot(ctx)
 	if err != nil {
-		return contract.NorthResponse{PresenceID: presenceID, North: []string{}, Error: "registry_unreadable", Detail: presence.ErrorMessage(err)}, nil
+		return contract.NorthDropped(presenceID, err), nil
 	}
-	return contract.NorthResponse{PresenceID: presenceID, North: contract.NorthLines(presenceID, snap.CollisionsFor(presenceID))}, nil
+	cs, total := snap.North(presenceID)
+	return contract.NorthResponse{PresenceID: presenceID, North: contract.NorthLines(presenceID, cs, total), CollisionsTotal: total}, nil
 }
 
 // Cockpit is the strip's text for brain ("" for owner-wide).

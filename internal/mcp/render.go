@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/presence"
 )
 
 // What one answer shows at most. With every field clipped to the widths
@@ -61,7 +62,7 @@ func renderHandshake(b contract.BeatRequest, resp contract.BeatResponse) (Handsh
 		Stored:     resp.Stored,
 		Reason:     contract.Clip(resp.Reason, reasonWidth),
 	}
-	out.North, out.NorthMore = capLines(resp.North, maxNorth)
+	out.North, out.NorthMore = northLines(resp.North, resp.CollisionsTotal)
 	state := "stored"
 	switch {
 	case resp.Stored:
@@ -78,7 +79,7 @@ func renderHandshake(b contract.BeatRequest, resp contract.BeatResponse) (Handsh
 
 func renderNorth(resp contract.NorthResponse) (NorthOut, string) {
 	out := NorthOut{PresenceID: resp.PresenceID, Error: resp.Error, Detail: contract.Clip(resp.Detail, reasonWidth)}
-	out.North, out.NorthMore = capLines(resp.North, maxNorth)
+	out.North, out.NorthMore = northLines(resp.North, resp.CollisionsTotal)
 	var t strings.Builder
 	if out.Error != "" {
 		fmt.Fprintf(&t, "north of %s: unavailable (%s: %s)\n", out.PresenceID, out.Error, out.Detail)
@@ -103,6 +104,19 @@ func writeNorth(t *strings.Builder, lines []string, more int) {
 	}
 }
 
+// northLines keeps the first maxNorth partner lines of a north and counts
+// the partners left out: the Hall names at most presence.NorthCap and
+// counts the rest in a last "+N more" line and in total (0 from a Hall
+// that does not count them).
+func northLines(lines []string, total int) ([]string, int) {
+	partners := lines
+	if total > presence.NorthCap && len(lines) == presence.NorthCap+1 {
+		partners = lines[:presence.NorthCap]
+	}
+	shown, _ := capLines(partners, maxNorth)
+	return shown, max(total, len(partners)) - len(shown)
+}
+
 // capLines keeps the first n lines and counts the rest; never nil.
 func capLines(lines []string, n int) ([]string, int) {
 	if len(lines) <= n {
@@ -116,11 +130,12 @@ func renderPresences(resp contract.PresencesResponse) (PresencesOut, string) {
 	out := PresencesOut{
 		Scope:          contract.ScopeLabel(brain),
 		Live:           len(resp.Presences),
-		CollisionCount: len(resp.Collisions),
-		Presences:      []PresenceRow{},
-		Collisions:     []CollisionRow{},
-		Error:          resp.Error,
-		Detail:         contract.Clip(resp.Detail, reasonWidth),
+		CollisionCount: max(resp.CollisionsTotal, len(resp.Collisions)), // the contract lists a bounded part
+
+		Presences:  []PresenceRow{},
+		Collisions: []CollisionRow{},
+		Error:      resp.Error,
+		Detail:     contract.Clip(resp.Detail, reasonWidth),
 	}
 	var t strings.Builder
 	if out.Error != "" {
@@ -171,8 +186,6 @@ func renderPresences(resp contract.PresencesResponse) (PresencesOut, string) {
 	}
 	for i, c := range resp.Collisions {
 		if i == maxCollisions {
-			out.CollisionsMore = len(resp.Collisions) - maxCollisions
-			fmt.Fprintf(&t, "  … +%d more collisions\n", out.CollisionsMore)
 			break
 		}
 		row := CollisionRow{
@@ -185,6 +198,11 @@ func renderPresences(resp contract.PresencesResponse) (PresencesOut, string) {
 		fmt.Fprintf(&t, "collision: %s (%s) × %s (%s) at %s [%s]\n",
 			contract.Clip(c.A.AgentID, contract.AgentWidth), row.A, contract.Clip(c.B.AgentID, contract.AgentWidth), row.B,
 			row.Place, strings.Join(row.Clauses, ", "))
+	}
+	// The rest, listed by the contract or only counted by it.
+	if more := out.CollisionCount - len(out.Collisions); more > 0 {
+		out.CollisionsMore = more
+		fmt.Fprintf(&t, "  … +%d more collisions\n", out.CollisionsMore)
 	}
 	return out, t.String()
 }

@@ -177,8 +177,10 @@ func (s *server) watch(ctx context.Context, w hallclient.Watcher) {
 	}
 }
 
-// collisionsKey sums up a roster's collisions: their ids, clauses, places
-// and paths in the contract's order, or why the roster cannot be read.
+// collisionsKey sums up a roster's collisions: their count (the listed
+// ones are bounded: a pair beyond the bound changes the count alone), and
+// the ids, clauses, places and paths of those listed in the contract's
+// order, or why the roster cannot be read.
 func (s *server) collisionsKey(ctx context.Context, uri string) string {
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 	defer cancel()
@@ -191,6 +193,7 @@ func (s *server) collisionsKey(ctx context.Context, uri string) string {
 		return "error: " + resp.Error
 	}
 	var b strings.Builder
+	fmt.Fprintf(&b, "%d\n", resp.CollisionsTotal)
 	for _, c := range resp.Collisions {
 		fmt.Fprintf(&b, "%s|%s|%s|%s\n", c.CollisionID, strings.Join(c.Clauses, ","), c.Place, strings.Join(c.Paths, ","))
 	}

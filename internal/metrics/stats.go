@@ -131,7 +131,7 @@ func (c *statsCollector) Collect(ch chan<- prometheus.Metric) {
 		snap, err := c.src.Roster.Snapshot(ctx)
 		cancel()
 		s.hasRos, s.rosErr = true, err != nil
-		s.live, s.colls, s.skip = len(snap.Live), len(snap.Collisions), snap.Skipped
+		s.live, s.colls, s.skip = len(snap.Live), snap.CollisionsTotal, snap.Skipped // every pair, listed or not
 	}
 	for _, f := range c.families {
 		if v, ok := f.value(s); ok {

@@ -39,6 +39,25 @@ func BenchmarkCollisionsInDense(b *testing.B) {
 	}
 }
 
+// BenchmarkCollisionsInCrowded is the derivation a snapshot pays for a
+// crowded worktree: the first presence.DefaultMaxCollisions listed, every pair
+// counted. It grows with the roster, not with its pairs.
+func BenchmarkCollisionsInCrowded(b *testing.B) {
+	for _, n := range []int{300, 1000, 10000} {
+		live := presencetest.CrowdedRoster(n)
+		b.Run(fmt.Sprintf("presences=%d", n), func(b *testing.B) {
+			var listed, total int
+			b.ReportAllocs()
+			for b.Loop() {
+				cs, tally := presence.CollisionsWithin("", live, presence.CollisionBound{Max: presence.DefaultMaxCollisions, Degrees: true})
+				listed, total = len(cs), tally.Pairs
+			}
+			b.ReportMetric(float64(listed), "listed")
+			b.ReportMetric(float64(total), "collisions")
+		})
+	}
+}
+
 // BenchmarkBeatStored is the beat path when the beat is written: every
 // beat declares a new theme, so the throttle writes each at once (a temp
 // file written, renamed over the record). It is what a forced write adds

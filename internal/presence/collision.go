@@ -70,29 +70,46 @@ func CollisionBetween(a, b Record) (Collision, bool) {
 	return Collision{Brain: f.Brain, A: sides[f.A], B: sides[f.B], Clauses: f.Clauses, Place: f.Place, Paths: f.Paths}, true
 }
 
+// CollisionBound is what CollisionsWithin lists of the collisions it
+// counts: at most Max on each brain (0: all), only those one presence is
+// a side of (Focus), and each record's count (Degrees).
+type CollisionBound = collision.Bound
+
+// CollisionTally is what CollisionsWithin counted: every colliding pair in
+// scope, listed or not, and by request each record's pairs.
+type CollisionTally = collision.Tally
+
 // CollisionsIn returns every collision among the live records on brain, or
-// on every brain when brain is "". The pairs are found by sorting each
-// brain's caller_roots, worktrees and working-set paths (see package
-// collision), so the cost grows with the records and the collisions found,
-// not with the square of a brain's roster nor with the number of brains.
-// The order is deterministic: by brain, then Key, then the sides'
-// positions in live.
+// on every brain when brain is "": CollisionsWithin with no bound, which
+// a caller facing a roster it does not control must not use (a brain of n
+// records in one worktree has n·(n-1)/2).
 func CollisionsIn(brain string, live []Record) []Collision {
-	return collision.In(brain, len(live),
+	out, _ := CollisionsWithin(brain, live, CollisionBound{})
+	return out
+}
+
+// CollisionsWithin counts the collisions among the live records on brain,
+// or on every brain when brain is "", and returns the ones the bound
+// lists. The pairs are found by sorting each brain's caller_roots,
+// worktrees and working-set paths (see package collision): the pairs that
+// share a caller_root or a worktree are counted from the sizes of those
+// classes, never one by one, so neither time nor memory grows with the
+// square of a brain's roster when its records share a place. The order is
+// deterministic: by brain, then Key, then the sides' positions in live; a
+// bounded brain lists its first Max pairs in that order.
+func CollisionsWithin(brain string, live []Record, b CollisionBound) ([]Collision, CollisionTally) {
+	return collision.Within(brain, len(live),
 		func(i int) collision.Party { return live[i].party() },
+		b,
 		func(f collision.Found) Collision {
 			return Collision{Brain: f.Brain, A: &live[f.A], B: &live[f.B], Clauses: f.Clauses, Place: f.Place, Paths: f.Paths}
 		})
 }
 
-// CollisionsFor returns the collisions one presence is a side of: its own
-// view, the one north shows it.
+// CollisionsFor returns every collision one presence is a side of: its own
+// view, the one north shows it. It sweeps p's brain only, and its cost
+// grows with that brain's records and p's partners, not their pairs.
 func CollisionsFor(p Record, live []Record) []Collision {
-	var out []Collision
-	for _, c := range CollisionsIn(p.Brain, live) {
-		if _, ok := c.Partner(p.PresenceID); ok {
-			out = append(out, c)
-		}
-	}
+	out, _ := CollisionsWithin(p.Brain, live, CollisionBound{Focus: p.PresenceID})
 	return out
 }

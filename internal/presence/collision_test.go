@@ -2,6 +2,7 @@ package presence_test
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"testing"
 	"time"
@@ -104,4 +105,81 @@ func TestStalePartnerNeverCollides(t *testing.T) {
 	if !snap.Known(brain) {
 		t.Errorf("Known(%q): got false, want true", brain)
 	}
+}
+
+// A Service lists at most MaxCollisions on each brain and counts them all:
+// on the snapshot, by brain and by presence, narrowed by ForBrain; a beat
+// answers its first NorthCap and its own count, and North does the same
+// from a snapshot whatever the brain's list holds.
+func TestServiceBoundsCollisions(t *testing.T) {
+	store := dirstoretest.Open(t)
+	ctx := context.Background()
+	clk := presencetest.NewClock(presencetest.T0 + 1000)
+	const bound = 7
+	svc := presence.NewService(store, presence.Config{Now: clk.Now, MaxCollisions: bound})
+	other := "/srv/other"
+	var last presence.BeatResult
+	for i := 0; i < 30; i++ { // 435 pairs on brain
+		var err error
+		if last, err = svc.Beat(ctx, presence.Beat{AgentID: fmt.Sprintf("agent-%02d", i), Brain: brain, Worktree: "/w/wt", Tool: "Edit"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := 0; i < 3; i++ { // 3 pairs on other
+		if _, err := svc.Beat(ctx, presence.Beat{AgentID: fmt.Sprintf("other-%d", i), Brain: other, Worktree: "/w/wt", Tool: "Edit"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(last.Collisions) != presence.NorthCap || last.CollisionsTotal != 29 {
+		t.Errorf("the 30th beat: got %d collisions listed of %d, want %d of 29", len(last.Collisions), last.CollisionsTotal, presence.NorthCap)
+	}
+	snap, err := svc.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(snap.Collisions) != bound+3 || snap.CollisionsTotal != 438 || snap.Counts.OnBrain(brain) != 435 || snap.Counts.OnBrain(other) != 3 {
+		t.Fatalf("snapshot: %d listed of %d (brain %d, other %d), want %d of 438 (435, 3)",
+			len(snap.Collisions), snap.CollisionsTotal, snap.Counts.OnBrain(brain), snap.Counts.OnBrain(other), bound+3)
+	}
+	want, _ := presence.CollisionsWithin(brain, snap.Live, presence.CollisionBound{Max: bound})
+	if !reflect.DeepEqual(keysOf(snap.Collisions[:bound]), keysOf(want)) {
+		t.Errorf("listed on brain: got %v, want the first by id %v", keysOf(snap.Collisions[:bound]), keysOf(want))
+	}
+	for _, r := range snap.Live {
+		wantN := 29
+		if r.Brain == other {
+			wantN = 2
+		}
+		if got := snap.Counts.Of(r.Brain, r.PresenceID); got != wantN {
+			t.Errorf("count of %s: got %d, want %d", r.AgentID, got, wantN)
+		}
+	}
+	if b := snap.ForBrain(other); b.CollisionsTotal != 3 || len(b.Collisions) != 3 {
+		t.Errorf("ForBrain(other): %d of %d, want 3 of 3", len(b.Collisions), b.CollisionsTotal)
+	}
+	// The last agent by id is in none of the pairs listed, yet north
+	// names its first partners.
+	lastID := ""
+	for _, r := range snap.Live {
+		if r.Brain == brain && r.PresenceID > lastID {
+			lastID = r.PresenceID
+		}
+	}
+	if got := snap.CollisionsFor(lastID); len(got) != 0 {
+		t.Fatalf("the last id by order is listed %d times: the test needs it unlisted", len(got))
+	}
+	if cs, n := snap.North(lastID); len(cs) != presence.NorthCap || n != 29 {
+		t.Errorf("North(last): %d listed of %d, want %d of 29", len(cs), n, presence.NorthCap)
+	}
+	if cs, n := snap.North("prs_000000000000"); len(cs) != 0 || n != 0 {
+		t.Errorf("North(not live): %d of %d, want none", len(cs), n)
+	}
+}
+
+func keysOf(cs []presence.Collision) []string {
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = c.Key()
+	}
+	return out
 }

@@ -95,3 +95,46 @@ func BenchmarkServiceSnapshot(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkBeatCrowded is one beat of an agent in a crowded worktree (n
+// agents, all mutating, n·(n-1)/2 collisions), throttled as most beats
+// are: the beat's own cost, its north (its first NorthCap partners and
+// its count) included. It grows with the brain's roster, not its pairs.
+// snapshot=true adds the Snapshot the stream hub takes after a change:
+// the whole brain derived again, bounded at DefaultMaxCollisions.
+func BenchmarkBeatCrowded(b *testing.B) {
+	for _, n := range []int{300, 1000} {
+		for _, snap := range []bool{false, true} {
+			b.Run(fmt.Sprintf("agents=%d/snapshot=%v", n, snap), func(b *testing.B) {
+				svc := presence.NewService(dirstoretest.Open(b), presence.Config{})
+				startRun(b, svc, presence.RunConfig{Rescan: time.Hour})
+				ctx := context.Background()
+				beat := func(i int) presence.BeatResult {
+					res, err := svc.Beat(ctx, presence.Beat{AgentID: fmt.Sprintf("agent-%04d", i%n), Brain: "/home/dev/shop", Worktree: "/home/dev/shop", Tool: "Edit"})
+					if err != nil {
+						b.Fatal(err)
+					}
+					return res
+				}
+				for i := 0; i < n; i++ {
+					beat(i)
+				}
+				b.ReportAllocs()
+				i := 0
+				var res presence.BeatResult
+				for b.Loop() {
+					res = beat(i)
+					i++
+					if snap {
+						if _, err := svc.Snapshot(ctx); err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
+				if res.CollisionsTotal != n-1 || len(res.Collisions) != presence.NorthCap {
+					b.Fatalf("north: %d listed of %d, want %d of %d", len(res.Collisions), res.CollisionsTotal, presence.NorthCap, n-1)
+				}
+			})
+		}
+	}
+}

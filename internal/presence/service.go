@@ -4,17 +4,28 @@ import (
 	"cmp"
 	"context"
 	"log/slog"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/hall-dev/hall/internal/presence/collision"
 )
 
 // DefaultThrottle is the least time between two store writes of one
 // presence, unless its signal changed.
 const DefaultThrottle = 5 * time.Second
+
+// DefaultMaxCollisions is the most collisions a snapshot lists on one
+// brain; the rest are counted (Snapshot.CollisionsTotal), not listed.
+const DefaultMaxCollisions = 1000
+
+// NorthCap is the most collisions a beat's answer and a presence's north
+// list; the rest are counted.
+const NorthCap = 10
 
 // Config configures a Service. Zero values take the defaults noted.
 type Config struct {
@@ -24,6 +35,9 @@ type Config struct {
 	Brains     []string         // brains known before anyone beats, canonical
 	Classifier *Classifier      // DefaultMutatingTools when nil
 	Logger     *slog.Logger     // slog.Default() when nil
+	// MaxCollisions is the most collisions a snapshot lists on one brain,
+	// the first by the sides' ids; DefaultMaxCollisions when 0 or less.
+	MaxCollisions int
 
 	// ListingTime, when set, is told how long each whole listing of the
 	// store took (a rescan, a watch that could not name what changed, a
@@ -47,6 +61,7 @@ type Service struct {
 	brains   map[string]bool
 	classify Classifier
 	log      *slog.Logger
+	maxColl  int
 
 	listingTime, rereadTime Observer
 
@@ -74,10 +89,13 @@ type Service struct {
 
 	// collisions holds, by brain, the collisions the last Snapshot derived
 	// and the live records they came from: the next one derives again
-	// only the brains whose live records changed.
+	// only the brains whose live records changed. collMu guards them, not
+	// mu: a derivation holds up no beat.
+	collMu        sync.Mutex
 	collisions    map[string]*brainCollisions
-	allCollisions []Collision // every brain's, joined
-	scratch       []Record    // Snapshot's live records before sorting
+	allCollisions []Collision      // every brain's listed, joined
+	allCounts     *CollisionCounts // every brain's counts, joined
+	scratch       []Record         // Snapshot's live records before sorting
 
 	changed chan struct{}
 	paths   pathCache     // canonical brains, caller roots and worktrees of recent beats
@@ -127,6 +145,7 @@ func NewService(store Store, cfg Config) *Service {
 		throttle: cfg.Throttle,
 		brains:   map[string]bool{},
 		log:      cfg.Logger,
+		maxColl:  cfg.MaxCollisions,
 		entries:  map[string]*entry{},
 		lapsed:   map[string]int64{},
 		changed:  make(chan struct{}, 1),
@@ -145,6 +164,9 @@ func NewService(store Store, cfg Config) *Service {
 	}
 	if s.throttle <= 0 {
 		s.throttle = DefaultThrottle
+	}
+	if s.maxColl <= 0 {
+		s.maxColl = DefaultMaxCollisions
 	}
 	if cfg.Classifier != nil {
 		s.classify = *cfg.Classifier
@@ -356,12 +378,68 @@ func (s *Service) ownChangeLocked(id string, rec Record, gone bool) {
 
 // Snapshot is the roster at one instant: the live records in roster order,
 // their collisions, and the brains the Hall knows.
+//
+// Collisions lists at most the Service's MaxCollisions on each brain, the
+// first by the sides' ids (Key order); CollisionsTotal counts every
+// colliding pair the snapshot covers, listed or not, and Counts holds the
+// counts by brain and by presence.
 type Snapshot struct {
-	AtMs       int64
-	Live       []Record    // newest beat first, then agent_id, then presence_id
-	Collisions []Collision // by brain, then pair
-	Skipped    int         // store entries that did not decode
-	brains     map[string]bool
+	AtMs            int64
+	Live            []Record    // newest beat first, then agent_id, then presence_id
+	Collisions      []Collision // by brain, then pair; bounded on each brain
+	CollisionsTotal int         // every colliding pair in scope, listed or not
+	Skipped         int         // store entries that did not decode
+	// Counts is every brain's and presence's count of collisions, of the
+	// whole roster (ForBrain narrows Collisions and CollisionsTotal, not
+	// Counts). Snapshots share it: read-only. Nil counts nothing.
+	Counts *CollisionCounts
+	brains map[string]bool
+}
+
+// CollisionCounts is how many collisions each brain and each presence has,
+// listed or not.
+type CollisionCounts struct {
+	Total int
+	// Brains holds the counts of the brains with one collision at least.
+	// A brain's entry is shared from one counts to the next while that
+	// brain's counts do not change: a reader compares the pointers first.
+	Brains map[string]*BrainCounts
+}
+
+// BrainCounts is one brain's count of collisions, and each presence's.
+type BrainCounts struct {
+	Total      int
+	ByPresence map[string]int // presence ids with one collision at least
+}
+
+// Brain is brain's counts, nil when it has no collision.
+func (c *CollisionCounts) Brain(brain string) *BrainCounts {
+	if c == nil {
+		return nil
+	}
+	return c.Brains[brain]
+}
+
+// OnBrain is brain's count, every brain's when brain is "".
+func (c *CollisionCounts) OnBrain(brain string) int {
+	switch {
+	case c == nil:
+		return 0
+	case brain == "":
+		return c.Total
+	}
+	if b := c.Brains[brain]; b != nil {
+		return b.Total
+	}
+	return 0
+}
+
+// Of is the number of collisions the presence id, on brain, is a side of.
+func (c *CollisionCounts) Of(brain, id string) int {
+	if b := c.Brain(brain); b != nil {
+		return b.ByPresence[id]
+	}
+	return 0
 }
 
 // Snapshot returns the live roster. When the store cannot be read it returns
@@ -377,13 +455,14 @@ func (s *Service) Snapshot(ctx context.Context) (Snapshot, error) {
 	}
 	now := s.now()
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	snap := Snapshot{AtMs: now.UnixMilli(), Skipped: s.skipped, brains: make(map[string]bool, len(s.brains))}
 	for b := range s.brains {
 		snap.brains[b] = true
 	}
 	if s.cacheErr != nil {
-		return snap, s.cacheErr
+		err := s.cacheErr
+		s.mu.Unlock()
+		return snap, err
 	}
 	for _, r := range s.cache {
 		snap.brains[r.Brain] = true
@@ -391,7 +470,13 @@ func (s *Service) Snapshot(ctx context.Context) (Snapshot, error) {
 	s.scratch = s.appendLiveLocked(s.scratch[:0], now, "")
 	snap.Live = sortedRoster(s.scratch)
 	clear(s.scratch) // hold no records past their snapshot
-	snap.Collisions = s.collisionsLocked(snap.Live)
+	s.mu.Unlock()
+	// The derivation reads only the snapshot's own records: beats go on
+	// meanwhile, under s.mu, and wait for none of it.
+	s.collMu.Lock()
+	snap.Collisions, snap.Counts = s.collisionsLocked(snap.Live)
+	s.collMu.Unlock()
+	snap.CollisionsTotal = snap.Counts.Total
 	return snap, nil
 }
 
@@ -426,12 +511,14 @@ func sortedRoster(rs []Record) []Record {
 	return out
 }
 
-// brainCollisions is what CollisionsIn found on one brain, and the live
-// mutating records of the brain it was given (by id): the only records
-// that can take part in a collision.
+// brainCollisions is what CollisionsWithin found on one brain, and the
+// live mutating records of the brain it was given (by id): the only
+// records that can take part in a collision.
 type brainCollisions struct {
 	live       map[string]Record
-	collisions []Collision
+	collisions []Collision  // listed: the first MaxCollisions
+	total      int          // every pair
+	counts     *BrainCounts // nil when the brain has none
 }
 
 // holds reports whether the records of live at idx are exactly the records
@@ -448,13 +535,15 @@ func (bc *brainCollisions) holds(live []Record, idx []int) bool {
 	return true
 }
 
-// collisionsLocked returns CollisionsIn("", live), deriving again only the
-// brains whose live mutating records changed since the last call (a beat,
-// a write, a leave, a stale-out). CollisionsIn orders by brain first and
-// a collision never spans two brains, so the brains' answers joined in
-// brain order are the whole answer. When no brain changed it returns the
-// last answer itself: snapshots are read-only. The caller holds s.mu.
-func (s *Service) collisionsLocked(live []Record) []Collision {
+// collisionsLocked returns the listed collisions of live and their counts
+// (CollisionsWithin on each brain, bounded at MaxCollisions), deriving
+// again only the brains whose live mutating records changed since the last
+// call (a beat, a write, a leave, a stale-out). CollisionsWithin orders by
+// brain first and a collision never spans two brains, so the brains'
+// answers joined in brain order are the whole answer. When no brain
+// changed it returns the last answer itself: snapshots are read-only. The
+// caller holds s.collMu.
+func (s *Service) collisionsLocked(live []Record) ([]Collision, *CollisionCounts) {
 	byBrain := make(map[string][]int, len(s.collisions))
 	for i := range live {
 		if live[i].Mutating() { // a side without a mutation signal never collides
@@ -467,8 +556,8 @@ func (s *Service) collisionsLocked(live []Record) []Collision {
 	}
 	slices.Sort(brains)
 	next := make(map[string]*brainCollisions, len(byBrain))
-	changed := len(byBrain) != len(s.collisions)
-	total := 0
+	changed := len(byBrain) != len(s.collisions) || s.allCounts == nil
+	listed := 0
 	for _, b := range brains {
 		idx := byBrain[b]
 		bc := s.collisions[b]
@@ -479,25 +568,51 @@ func (s *Service) collisionsLocked(live []Record) []Collision {
 				rs[k] = live[i]
 				bc.live[live[i].PresenceID] = live[i]
 			}
-			bc.collisions = CollisionsIn(b, rs)
+			var tally CollisionTally
+			bc.collisions, tally = CollisionsWithin(b, rs, CollisionBound{Max: s.maxColl, Degrees: true})
+			if tally.Pairs > 0 {
+				bc.counts = &BrainCounts{Total: tally.Pairs, ByPresence: map[string]int{}}
+				for k, d := range tally.Degrees {
+					if d > 0 {
+						bc.counts.ByPresence[rs[k].PresenceID] += int(d)
+					}
+				}
+				// Counts equal to the last keep the last's pointer.
+				if prev := s.allCounts.Brain(b); prev != nil && prev.Total == bc.counts.Total && maps.Equal(prev.ByPresence, bc.counts.ByPresence) {
+					bc.counts = prev
+				}
+			}
 			changed = true
 		}
 		next[b] = bc
-		total += len(bc.collisions)
+		listed += len(bc.collisions)
 	}
 	s.collisions = next
 	if !changed {
-		return s.allCollisions
+		return s.allCollisions, s.allCounts
 	}
 	var out []Collision
-	if total > 0 {
-		out = make([]Collision, 0, total)
-		for _, b := range brains {
-			out = append(out, next[b].collisions...)
-		}
+	counts := &CollisionCounts{Brains: map[string]*BrainCounts{}}
+	if listed > 0 {
+		out = make([]Collision, 0, listed)
 	}
-	s.allCollisions = out
-	return out
+	same := s.allCounts != nil
+	for _, b := range brains {
+		bc := next[b]
+		out = append(out, bc.collisions...)
+		if bc.counts != nil {
+			counts.Total += bc.counts.Total
+			counts.Brains[b] = bc.counts
+		}
+		same = same && s.allCounts.Brain(b) == bc.counts
+	}
+	// The same counts keep the same object: a reader that compares
+	// pointers (the stream hub) then knows at once that none changed.
+	if same && len(s.allCounts.Brains) == len(counts.Brains) {
+		counts = s.allCounts
+	}
+	s.allCollisions, s.allCounts = out, counts
+	return out, counts
 }
 
 // liveLocked returns the live records on brain ("" for all), each the
@@ -509,6 +624,16 @@ func (s *Service) liveLocked(now time.Time, brain string) []Record {
 
 // appendLiveLocked is liveLocked appending to live.
 func (s *Service) appendLiveLocked(live []Record, now time.Time, brain string) []Record {
+	s.eachLiveLocked(now, brain, func(r Record) {
+		live = append(live, r) // no copy of the working set: records are read-only
+	})
+	return live
+}
+
+// eachLiveLocked calls fn with each live record on brain ("" for all),
+// each the newer of the store's copy and this Hall's projection; the
+// caller holds s.mu.
+func (s *Service) eachLiveLocked(now time.Time, brain string, fn func(r Record)) {
 	for id, r := range s.cache {
 		if brain != "" && r.Brain != brain {
 			continue
@@ -526,9 +651,8 @@ func (s *Service) appendLiveLocked(live []Record, now time.Time, brain string) [
 			s.lapsed[id] = r.LastBeatMs
 			continue
 		}
-		live = append(live, r) // no copy of the working set: records are read-only
+		fn(r)
 	}
-	return live
 }
 
 // nextExpiryMs is the first millisecond at which a live record goes stale,
@@ -548,28 +672,47 @@ func (s *Service) nextExpiryMs(now time.Time) int64 {
 	return next
 }
 
-// collisionsOf returns the live collisions the presence is a side of,
-// looking at its own brain only: what a beat answers with, at a cost that
-// does not grow with the other brains.
-func (s *Service) collisionsOf(ctx context.Context, id, brain string) []Collision {
+// collisionsOf returns the first NorthCap live collisions the record self
+// is a side of, and how many it has in all: what a beat answers with. One
+// pass compares self with each live record of its brain, straight off the
+// cache: the cost grows with that brain's roster, not with its pairs nor
+// with the other brains, and only the records kept are copied.
+func (s *Service) collisionsOf(ctx context.Context, self Record) ([]Collision, int) {
 	s.mu.Lock()
 	watching := s.watching
 	s.mu.Unlock()
 	if !watching {
 		if _, err := s.Refresh(ctx); err != nil {
-			return nil
+			return nil, 0
 		}
 	}
+	const selfHandle = -1
+	f := collision.NewFocus(selfHandle, self.party(), NorthCap)
+	defer f.Release()
+	kept := map[int]Record{}
+	handle := 0
 	s.mu.Lock()
-	live := s.liveLocked(s.now(), brain)
+	s.eachLiveLocked(s.now(), self.Brain, func(r Record) {
+		if r.PresenceID == self.PresenceID {
+			return
+		}
+		if _, keep := f.Offer(handle, r.party()); keep {
+			kept[handle] = r
+		}
+		handle++
+	})
 	s.mu.Unlock()
 	var out []Collision
-	for _, c := range CollisionsIn(brain, live) {
-		if _, ok := c.Partner(id); ok {
+	for _, p := range f.Kept() {
+		other := p[0]
+		if other == selfHandle {
+			other = p[1]
+		}
+		if c, ok := CollisionBetween(self, kept[other]); ok {
 			out = append(out, c)
 		}
 	}
-	return out
+	return out, f.Pairs()
 }
 
 // SortRoster orders records newest beat first, then by agent_id, then by
@@ -595,7 +738,7 @@ func (s Snapshot) ForBrain(brain string) Snapshot {
 	if brain == "" {
 		return s
 	}
-	out := Snapshot{AtMs: s.AtMs, Skipped: s.Skipped, brains: s.brains}
+	out := Snapshot{AtMs: s.AtMs, Skipped: s.Skipped, brains: s.brains, Counts: s.Counts, CollisionsTotal: s.Counts.OnBrain(brain)}
 	for _, r := range s.Live {
 		if r.Brain == brain {
 			out.Live = append(out.Live, r)
@@ -619,7 +762,9 @@ func (s Snapshot) Find(id string) (Record, bool) {
 	return Record{}, false
 }
 
-// CollisionsFor returns the collisions the presence with id is a side of.
+// CollisionsFor returns the listed collisions the presence with id is a
+// side of: those among the snapshot's bounded list (Counts.Of counts all
+// of them; North lists its first whatever the bound).
 func (s Snapshot) CollisionsFor(id string) []Collision {
 	var out []Collision
 	for _, c := range s.Collisions {
@@ -628,6 +773,18 @@ func (s Snapshot) CollisionsFor(id string) []Collision {
 		}
 	}
 	return out
+}
+
+// North returns the first NorthCap collisions the live presence id is a
+// side of, whether or not the snapshot lists them, and how many it has in
+// all: derived from the snapshot's own records, on the presence's brain.
+func (s Snapshot) North(id string) ([]Collision, int) {
+	r, ok := s.Find(id)
+	if !ok {
+		return nil, 0
+	}
+	out, tally := CollisionsWithin(r.Brain, s.Live, CollisionBound{Max: NorthCap, Focus: id})
+	return out, tally.Pairs
 }
 
 // NextExpiryMs is the first millisecond at which a live record goes stale,

@@ -13,7 +13,10 @@ type BeatResult struct {
 	Stored     bool
 	Throttled  bool   // the state is held in memory and will be written
 	Reason     string // why it was not stored, when it was not
-	Collisions []Collision
+	// Collisions lists the first NorthCap collisions the presence is a
+	// side of; CollisionsTotal counts them all.
+	Collisions      []Collision
+	CollisionsTotal int
 }
 
 // Beat takes one beat: it folds the beat into the presence's state, writes
@@ -67,7 +70,7 @@ func (s *Service) Beat(ctx context.Context, b Beat) (BeatResult, error) {
 	s.notify()
 
 	if rec.Mutating() { // a side without a mutation signal never collides
-		res.Collisions = s.collisionsOf(ctx, id, b.Brain)
+		res.Collisions, res.CollisionsTotal = s.collisionsOf(ctx, rec)
 	}
 	return res, nil
 }

@@ -16,7 +16,8 @@ import (
 type roster struct {
 	records    map[string]*presence.Record // into the snapshot's Live, which never changes
 	collisions map[string]contract.Collision
-	errCode    string // contract.RegistryUnreadable or StoreUnreachable while the roster is dropped whole
+	counts     *presence.CollisionCounts // the true counts; nil counts none
+	errCode    string                    // contract.RegistryUnreadable or StoreUnreachable while the roster is dropped whole
 	errDetail  string
 }
 
@@ -32,6 +33,7 @@ func rosterOf(snap presence.Snapshot, err error, prev roster) roster {
 	r := roster{
 		records:    make(map[string]*presence.Record, len(snap.Live)),
 		collisions: make(map[string]contract.Collision, len(snap.Collisions)),
+		counts:     snap.Counts,
 	}
 	for i := range snap.Live {
 		r.records[snap.Live[i].PresenceID] = &snap.Live[i]
@@ -82,8 +84,99 @@ func diffRosters(prev, next roster) *change {
 		}
 	}
 	diffCollisions(c, prev.collisions, next.collisions)
+	// A collision that left the list with both sides still live and still
+	// colliding was pushed out by the bound: it is unlisted, not closed.
+	for _, x := range c.closed {
+		a, okA := next.records[x.A.PresenceID]
+		b, okB := next.records[x.B.PresenceID]
+		if okA && okB {
+			if _, open := presence.CollisionBetween(*a, *b); open {
+				if c.unlisted == nil {
+					c.unlisted = map[string]bool{}
+				}
+				c.unlisted[x.CollisionID] = true
+			}
+		}
+	}
+	diffCounts(c, prev, next)
 	c.sort()
 	return c
+}
+
+// diffCounts adds to c the collision counts that changed between prev and
+// next: the owner's, and those of each brain and presence. A brain whose
+// counts are the very same object in both is not looked into.
+func diffCounts(c *change, prev, next roster) {
+	pc, nc := prev.counts, next.counts
+	c.total = nc.OnBrain("")
+	c.totalChanged = pc.OnBrain("") != c.total
+	if pc == nc {
+		return
+	}
+	var pb, nb map[string]*presence.BrainCounts
+	if pc != nil {
+		pb = pc.Brains
+	}
+	if nc != nil {
+		nb = nc.Brains
+	}
+	for b, n := range nb {
+		c.diffBrain(b, pb[b], n)
+	}
+	for b, p := range pb {
+		if _, ok := nb[b]; !ok {
+			c.diffBrain(b, p, nil)
+		}
+	}
+}
+
+// diffBrain adds to c what changed in one brain's counts (nil: none).
+func (c *change) diffBrain(brain string, prev, next *presence.BrainCounts) {
+	if prev == next {
+		return
+	}
+	var pt, nt int
+	var pp, np map[string]int
+	if prev != nil {
+		pt, pp = prev.Total, prev.ByPresence
+	}
+	if next != nil {
+		nt, np = next.Total, next.ByPresence
+	}
+	if pt != nt {
+		c.setBrainTotal(brain, nt)
+	}
+	for id, n := range np {
+		if pp[id] != n {
+			c.setPresenceTotal(id, brain, n)
+		}
+	}
+	for id := range pp {
+		if _, ok := np[id]; !ok {
+			c.setPresenceTotal(id, brain, 0)
+		}
+	}
+}
+
+func (c *change) setBrainTotal(brain string, n int) {
+	if c.brainTotals == nil {
+		c.brainTotals = map[string]int{}
+	}
+	c.brainTotals[brain] = n
+}
+
+func (c *change) setPresenceTotal(id, brain string, n int) {
+	if c.presenceTotals == nil {
+		c.presenceTotals = map[string]ownTotal{}
+	}
+	c.presenceTotals[id] = ownTotal{brain: brain, n: n}
+}
+
+// ownTotal is a presence's count of collisions, and its brain (a stream
+// filtered to a brain and a presence counts it on that brain only).
+type ownTotal struct {
+	brain string
+	n     int
 }
 
 // state is a roster in wire form, as a client rebuilds it (View):
@@ -91,6 +184,7 @@ func diffRosters(prev, next roster) *change {
 type state struct {
 	presences  map[string]contract.Presence
 	collisions map[string]contract.Collision
+	total      int // collisions_total
 	errCode    string
 	errDetail  string
 }
@@ -105,6 +199,15 @@ type change struct {
 	leaves  []contract.Presence
 	opened  []contract.Collision // new, or open with different clauses, place, paths or sides
 	closed  []contract.Collision
+	// unlisted holds the ids of closed collisions that are still open:
+	// they left the bounded list only.
+	unlisted map[string]bool
+	// The true counts after the change, where they changed: the owner's
+	// (total, when totalChanged), and by brain and by presence.
+	total          int
+	totalChanged   bool
+	brainTotals    map[string]int
+	presenceTotals map[string]ownTotal
 	// errChanged is set when the registry became unreadable or readable
 	// again; errCode is the state after the change. Such a diff reaches
 	// every subscriber, though its lists may be empty for it.
@@ -113,8 +216,16 @@ type change struct {
 	errDetail  string
 }
 
+// items is what the change carries, one for each presence, collision and
+// count: what the history's bound weighs.
+func (c *change) items() int {
+	return 1 + len(c.joins) + len(c.updates) + len(c.leaves) + len(c.opened) + len(c.closed) +
+		len(c.brainTotals) + len(c.presenceTotals)
+}
+
 func (c *change) empty() bool {
-	return !c.errChanged && len(c.joins)+len(c.updates)+len(c.leaves)+len(c.opened)+len(c.closed) == 0
+	return !c.errChanged && !c.totalChanged && len(c.brainTotals)+len(c.presenceTotals) == 0 &&
+		len(c.joins)+len(c.updates)+len(c.leaves)+len(c.opened)+len(c.closed) == 0
 }
 
 // diffStates returns what turns prev into next (wire forms, as a View
@@ -137,6 +248,22 @@ func diffStates(prev, next state) *change {
 		}
 	}
 	diffCollisions(c, prev.collisions, next.collisions)
+	c.total, c.totalChanged = next.total, prev.total != next.total
+	// A collision no longer listed, both sides still present, while the
+	// list leaves some out: it may have been pushed out by the bound
+	// rather than closed, and a snapshot cannot tell which.
+	if next.total > len(next.collisions) {
+		for _, x := range c.closed {
+			_, okA := next.presences[x.A.PresenceID]
+			_, okB := next.presences[x.B.PresenceID]
+			if okA && okB {
+				if c.unlisted == nil {
+					c.unlisted = map[string]bool{}
+				}
+				c.unlisted[x.CollisionID] = true
+			}
+		}
+	}
 	c.sort()
 	return c
 }
@@ -240,10 +367,33 @@ func (f Filter) diff(c *change) (contract.Diff, bool) {
 	for _, x := range c.closed {
 		if f.keepsCollision(x) {
 			d.CollisionsClosed = append(d.CollisionsClosed, x)
+			if c.unlisted[x.CollisionID] {
+				d.CollisionsUnlisted = append(d.CollisionsUnlisted, x.CollisionID)
+			}
 		}
 	}
+	if n, ok := f.total(c); ok {
+		d.CollisionsTotal = &n
+	}
 	n := len(d.Joins) + len(d.Updates) + len(d.Leaves) + len(d.CollisionsOpened) + len(d.CollisionsClosed)
-	return d, n > 0 || c.errChanged
+	return d, n > 0 || c.errChanged || d.CollisionsTotal != nil
+}
+
+// total is the filter's collisions_total after c, and whether c changed
+// it: a presence's own count, a brain's, or the owner's.
+func (f Filter) total(c *change) (int, bool) {
+	switch {
+	case f.PresenceID != "":
+		t, ok := c.presenceTotals[f.PresenceID]
+		if !ok || (f.Brain != "" && t.brain != f.Brain) {
+			return 0, false
+		}
+		return t.n, true
+	case f.Brain != "":
+		n, ok := c.brainTotals[f.Brain]
+		return n, ok
+	}
+	return c.total, c.totalChanged
 }
 
 // response is the snapshot a subscriber gets: for the zero filter or a
@@ -260,6 +410,7 @@ func (f Filter) response(snap presence.Snapshot, err error, cursor string) contr
 		narrowed := presence.Snapshot{AtMs: s.AtMs, Skipped: s.Skipped}
 		if r, ok := s.Find(f.PresenceID); ok {
 			narrowed.Live = []presence.Record{r}
+			narrowed.CollisionsTotal = s.Counts.Of(r.Brain, f.PresenceID)
 		}
 		narrowed.Collisions = s.CollisionsFor(f.PresenceID)
 		s = narrowed

@@ -3,6 +3,7 @@ package stream
 import (
 	"errors"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -310,7 +311,7 @@ func TestParseID(t *testing.T) {
 }
 
 func TestRing(t *testing.T) {
-	r := newRing(3)
+	r := newRing(3, 0)
 	if !r.covers(0, 0) || r.covers(0, 1) {
 		t.Error("an empty ring covers only the present")
 	}
@@ -337,6 +338,29 @@ func TestRing(t *testing.T) {
 		if !reflect.DeepEqual(got, tc.seqs) {
 			t.Errorf("since(%d): got %v, want %v (never the one it saw)", tc.from, got, tc.seqs)
 		}
+	}
+}
+
+// TestRingItemBound: large diffs are kept fewer; the newest always is,
+// and a resume from before what is kept is refused (a snapshot follows).
+func TestRingItemBound(t *testing.T) {
+	r := newRing(100, 10)
+	big := func(seq uint64, n int) *change {
+		return &change{seq: seq, joins: make([]contract.Presence, n)}
+	}
+	for s := uint64(1); s <= 4; s++ {
+		r.push(big(s, 1)) // 2 items each
+	}
+	if r.n != 4 || r.items != 8 || !r.covers(0, 4) {
+		t.Fatalf("small diffs: %d held, %d items, covers(0) %v; want 4, 8, true", r.n, r.items, r.covers(0, 4))
+	}
+	r.push(big(5, 5)) // 6 items: the oldest two go
+	if r.n != 3 || r.items != 10 || r.covers(1, 5) || !r.covers(2, 5) {
+		t.Fatalf("a big diff: %d held, %d items, covers(1) %v covers(2) %v; want 3, 10, false, true", r.n, r.items, r.covers(1, 5), r.covers(2, 5))
+	}
+	r.push(big(6, 50)) // more than the bound alone: kept alone
+	if r.n != 1 || r.covers(4, 6) || !r.covers(5, 6) || len(r.since(5)) != 1 {
+		t.Fatalf("a huge diff: %d held, covers(4) %v covers(5) %v; want 1, false, true", r.n, r.covers(4, 6), r.covers(5, 6))
 	}
 }
 
@@ -480,5 +504,76 @@ func TestDiffRosters(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestFilterDiffTotals: each filter's collisions_total rides a diff when
+// its own count changed, alone if need be, and never when it did not.
+func TestFilterDiffTotals(t *testing.T) {
+	ch := &change{seq: 3, total: 12, totalChanged: true,
+		brainTotals:    map[string]int{"/shop": 10},
+		presenceTotals: map[string]ownTotal{"prs_a": {brain: "/shop", n: 4}, "prs_gone": {brain: "/shop", n: 0}}}
+	still := &change{seq: 4}
+	for _, tc := range []struct {
+		name  string
+		f     Filter
+		c     *change
+		total int // -1: absent
+		keep  bool
+	}{
+		{"owner-wide", Filter{}, ch, 12, true},
+		{"its brain", Filter{Brain: "/shop"}, ch, 10, true},
+		{"another brain", Filter{Brain: "/docs"}, ch, -1, false},
+		{"its presence", Filter{PresenceID: "prs_a"}, ch, 4, true},
+		{"its presence, on its brain", Filter{PresenceID: "prs_a", Brain: "/shop"}, ch, 4, true},
+		{"its presence, on another brain", Filter{PresenceID: "prs_a", Brain: "/docs"}, ch, -1, false},
+		{"a presence whose last collision closed", Filter{PresenceID: "prs_gone"}, ch, 0, true},
+		{"a bystander", Filter{PresenceID: "prs_z"}, ch, -1, false},
+		{"collisions only", Filter{CollisionsOnly: true}, ch, 12, true},
+		{"nothing changed", Filter{}, still, -1, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d, keep := tc.f.diff(tc.c)
+			got := -1
+			if d.CollisionsTotal != nil {
+				got = *d.CollisionsTotal
+			}
+			if got != tc.total || keep != tc.keep {
+				t.Errorf("collisions_total %d keep %v, want %d keep %v", got, keep, tc.total, tc.keep)
+			}
+		})
+	}
+}
+
+// TestDiffRostersUnlisted: a collision the bound pushed out of the list is
+// closed on the wire and marked unlisted; one whose side left is closed.
+func TestDiffRostersUnlisted(t *testing.T) {
+	rec := func(agent string) presence.Record {
+		return presence.Record{PresenceID: presence.ID(agent, "/s"), AgentID: agent, Brain: "/s", Worktree: "/wt", LastBeatMs: 1,
+			Mutation: presence.Mutation{DeclaredIntent: "edit"}}
+	}
+	snap := func(rs ...presence.Record) presence.Snapshot {
+		cs, tally := presence.CollisionsWithin("", rs, presence.CollisionBound{Max: 1})
+		return presence.Snapshot{Live: rs, Collisions: cs, CollisionsTotal: tally.Pairs,
+			Counts: &presence.CollisionCounts{Total: tally.Pairs, Brains: map[string]*presence.BrainCounts{"/s": {Total: tally.Pairs}}}}
+	}
+	// Three agents in one worktree: three pairs, one listed.
+	a, b, c := rec("a"), rec("b"), rec("c")
+	all := []presence.Record{a, b, c}
+	slices.SortFunc(all, func(x, y presence.Record) int { return strings.Compare(x.PresenceID, y.PresenceID) })
+	first, second, third := all[0], all[1], all[2]
+	// Without the first, the second and third's pair is listed; with it
+	// back, that pair is pushed out, still open.
+	prev := rosterOf(snap(second, third), nil, roster{})
+	next := rosterOf(snap(first, second, third), nil, prev)
+	d := diffRosters(prev, next)
+	if len(d.closed) != 1 || !d.unlisted[d.closed[0].CollisionID] || len(d.opened) != 1 || !d.totalChanged || d.total != 3 {
+		t.Fatalf("pushed out: got closed %v unlisted %v opened %v total %d (changed %v), want one closed and unlisted, one opened, total 3",
+			cids(d.closed), d.unlisted, cids(d.opened), d.total, d.totalChanged)
+	}
+	// The first leaving closes its pair for good.
+	d = diffRosters(next, rosterOf(snap(second, third), nil, next))
+	if len(d.closed) != 1 || d.unlisted[d.closed[0].CollisionID] {
+		t.Fatalf("side left: got closed %v unlisted %v, want one closed, not unlisted", cids(d.closed), d.unlisted)
 	}
 }

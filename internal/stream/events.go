@@ -80,7 +80,12 @@ func linePriority(l Line) int {
 // tellLocked records what change c said as Lines, given the collisions
 // open before it. The caller holds h.mu.
 func (h *Hub) tellLocked(c *change, prev map[string]contract.Collision) {
-	ch := Change{Seq: c.seq, Joins: c.joins, Leaves: c.leaves, Closed: c.closed}
+	ch := Change{Seq: c.seq, Joins: c.joins, Leaves: c.leaves}
+	// A collision pushed out of the bounded list is told as unlisted, not
+	// closed; one entering it while the list leaves some out may have
+	// been open before.
+	ch.Closed, ch.Unlisted = splitClosed(c.closed, c.unlisted)
+	ch.Bounded = h.cur.counts.OnBrain("") > len(h.cur.collisions)
 	for _, x := range c.opened {
 		if _, was := prev[x.CollisionID]; was {
 			ch.Changed = append(ch.Changed, x)

@@ -14,6 +14,7 @@ import (
 // Defaults for a Hub's Config.
 const (
 	DefaultHistory      = 1024
+	DefaultHistoryItems = 1 << 16
 	DefaultBuffer       = 64
 	DefaultHeartbeat    = 15 * time.Second
 	DefaultRetry        = 2 * time.Second
@@ -40,6 +41,7 @@ type versionedSource interface {
 // Config tunes a Hub. Zero values take the defaults.
 type Config struct {
 	History      int           // diffs kept for resume
+	HistoryItems int           // presences, collisions and counts those diffs may hold in all
 	Buffer       int           // events queued for one subscriber before it is dropped
 	Heartbeat    time.Duration // comment line sent on every stream this often, ≤ 15 s keeps proxies open
 	Retry        time.Duration // reconnect delay advertised to clients (retry:)
@@ -136,6 +138,9 @@ func NewHub(src Source, cfg Config) *Hub {
 	if cfg.History <= 0 {
 		cfg.History = DefaultHistory
 	}
+	if cfg.HistoryItems <= 0 {
+		cfg.HistoryItems = DefaultHistoryItems
+	}
 	if cfg.Buffer <= 0 {
 		cfg.Buffer = DefaultBuffer
 	}
@@ -165,7 +170,7 @@ func NewHub(src Source, cfg Config) *Hub {
 		cfg:      cfg,
 		log:      cfg.Log,
 		base:     uint64(time.Now().UnixNano()),
-		hist:     newRing(cfg.History),
+		hist:     newRing(cfg.History, cfg.HistoryItems),
 		events:   eventRing{buf: make([]Line, cfg.Events)},
 		subs:     map[*sock.Stream]Filter{},
 		stop:     make(chan struct{}),

@@ -37,9 +37,16 @@ type testHall struct {
 
 func newTestHall(tb testing.TB, cfg stream.Config) *testHall {
 	tb.Helper()
+	return newTestHallWith(tb, cfg, presence.Config{TTL: time.Hour})
+}
+
+// newTestHallWith is newTestHall with the service configured by svcCfg.
+func newTestHallWith(tb testing.TB, cfg stream.Config, svcCfg presence.Config) *testHall {
+	tb.Helper()
 	store := dirstoretest.Open(tb)
 	log := slog.New(slog.DiscardHandler)
-	svc := presence.NewService(store, presence.Config{Logger: log, TTL: time.Hour})
+	svcCfg.Logger = log
+	svc := presence.NewService(store, svcCfg)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {

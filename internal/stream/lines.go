@@ -15,6 +15,7 @@ const (
 	LineCollisionOpened    = "collision_opened"
 	LineCollisionChanged   = "collision_changed"
 	LineCollisionClosed    = "collision_closed"
+	LineCollisionUnlisted  = "collision_unlisted" // still open, no longer listed: the bound
 	LineRegistryUnreadable = "registry_unreadable"
 	LineRegistryReadable   = "registry_readable"
 	LineStoreUnreachable   = "store_unreachable"
@@ -124,7 +125,9 @@ func (t *Teller) Tell(ev Event, ch Change, at time.Time) []Line {
 	}
 	for i := range ch.Opened {
 		c := &ch.Opened[i]
-		t.opened[c.CollisionID] = Opened{AtMs: now, Seen: !first}
+		// While the list leaves some out, a collision entering it may
+		// have been open before, unlisted: its age is not known.
+		t.opened[c.CollisionID] = Opened{AtMs: now, Seen: !first && !ch.Bounded}
 		add(Line{Type: LineCollisionOpened, Collision: c})
 	}
 	for i := range ch.Changed {
@@ -144,6 +147,11 @@ func (t *Teller) Tell(ev Event, ch Change, at time.Time) []Line {
 		}
 		delete(t.opened, c.CollisionID)
 		add(l)
+	}
+	for i := range ch.Unlisted {
+		c := &ch.Unlisted[i]
+		delete(t.opened, c.CollisionID) // one entry per listed collision, no more
+		add(Line{Type: LineCollisionUnlisted, Collision: c})
 	}
 	return lines
 }

@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/hall-dev/hall/internal/contract"
@@ -25,9 +26,16 @@ type Change struct {
 	Joins   []contract.Presence
 	Updates []contract.Presence
 	Leaves  []contract.Presence
-	Opened  []contract.Collision // newly open
+	Opened  []contract.Collision // newly listed: newly open, or open and now within the bound
 	Changed []contract.Collision // open before, now with other clauses, place or paths
 	Closed  []contract.Collision
+	// Unlisted left the list though still open: pushed out by the bound
+	// (after a resync: maybe so, when the list leaves some out).
+	Unlisted []contract.Collision
+	// Bounded is set when, after the event, the view lists fewer
+	// collisions than it counts: an opened one may have been open
+	// before, unlisted.
+	Bounded bool
 	// Error is set when the registry just became unreadable, Recovered when
 	// it just became readable again.
 	Error     string
@@ -37,7 +45,7 @@ type Change struct {
 
 // Empty reports whether the change changed nothing.
 func (c Change) Empty() bool {
-	return len(c.Joins)+len(c.Updates)+len(c.Leaves)+len(c.Opened)+len(c.Changed)+len(c.Closed) == 0 &&
+	return len(c.Joins)+len(c.Updates)+len(c.Leaves)+len(c.Opened)+len(c.Changed)+len(c.Closed)+len(c.Unlisted) == 0 &&
 		c.Error == "" && !c.Recovered
 }
 
@@ -46,19 +54,24 @@ func (c Change) Empty() bool {
 // resume) is compared with what the view held, so nothing that happened
 // while disconnected goes untold.
 func (v *View) Apply(ev Event) Change {
+	var ch Change
 	switch {
 	case ev.Snapshot != nil:
-		return v.applySnapshot(ev.ID, ev.Snapshot)
+		ch = v.applySnapshot(ev.ID, ev.Snapshot)
 	case ev.Diff != nil:
-		return v.applyDiff(ev.ID, ev.Diff)
+		ch = v.applyDiff(ev.ID, ev.Diff)
+	default:
+		return Change{}
 	}
-	return Change{}
+	ch.Bounded = v.cur.total > len(v.cur.collisions)
+	return ch
 }
 
 func (v *View) applySnapshot(id string, snap *contract.PresencesResponse) Change {
 	next := state{
 		presences:  make(map[string]contract.Presence, len(snap.Presences)),
 		collisions: make(map[string]contract.Collision, len(snap.Collisions)),
+		total:      snap.CollisionsTotal,
 		errCode:    snap.Error,
 		errDetail:  snap.Detail,
 	}
@@ -69,7 +82,8 @@ func (v *View) applySnapshot(id string, snap *contract.PresencesResponse) Change
 		next.collisions[c.CollisionID] = c
 	}
 	c := diffStates(v.cur, next)
-	out := Change{Resync: v.seen, Joins: c.joins, Updates: c.updates, Leaves: c.leaves, Closed: c.closed}
+	out := Change{Resync: v.seen, Joins: c.joins, Updates: c.updates, Leaves: c.leaves}
+	out.Closed, out.Unlisted = splitClosed(c.closed, c.unlisted)
 	for _, x := range c.opened {
 		if _, was := v.cur.collisions[x.CollisionID]; was {
 			out.Changed = append(out.Changed, x)
@@ -121,9 +135,16 @@ func (v *View) applyDiff(id string, d *contract.Diff) Change {
 	}
 	for _, x := range d.CollisionsClosed {
 		if old, ok := v.cur.collisions[x.CollisionID]; ok {
-			out.Closed = append(out.Closed, old)
+			if slices.Contains(d.CollisionsUnlisted, x.CollisionID) {
+				out.Unlisted = append(out.Unlisted, old)
+			} else {
+				out.Closed = append(out.Closed, old)
+			}
 			delete(v.cur.collisions, x.CollisionID)
 		}
+	}
+	if d.CollisionsTotal != nil {
+		v.cur.total = *d.CollisionsTotal
 	}
 	if (v.cur.errCode == "") != (d.Error == "") {
 		out.Error, out.Detail, out.Recovered = d.Error, d.Detail, d.Error == ""
@@ -138,12 +159,13 @@ func (v *View) applyDiff(id string, d *contract.Diff) Change {
 // collisions by brain, then id.
 func (v *View) Response() contract.PresencesResponse {
 	resp := contract.PresencesResponse{
-		Presences:   make([]contract.Presence, 0, len(v.cur.presences)),
-		Collisions:  make([]contract.Collision, 0, len(v.cur.collisions)),
-		ServedBrain: v.ServedBrain,
-		Cursor:      v.Cursor,
-		Error:       v.cur.errCode,
-		Detail:      v.cur.errDetail,
+		Presences:       make([]contract.Presence, 0, len(v.cur.presences)),
+		Collisions:      make([]contract.Collision, 0, len(v.cur.collisions)),
+		CollisionsTotal: v.cur.total,
+		ServedBrain:     v.ServedBrain,
+		Cursor:          v.Cursor,
+		Error:           v.cur.errCode,
+		Detail:          v.cur.errDetail,
 	}
 	if resp.Error != "" {
 		resp.ServedBrain = ""
@@ -172,6 +194,19 @@ func (v *View) Response() contract.PresencesResponse {
 		return a.CollisionID < b.CollisionID
 	})
 	return resp
+}
+
+// splitClosed parts the collisions that left a list into the closed and
+// the unlisted (by id).
+func splitClosed(left []contract.Collision, unlisted map[string]bool) (closed, still []contract.Collision) {
+	for _, x := range left {
+		if unlisted[x.CollisionID] {
+			still = append(still, x)
+		} else {
+			closed = append(closed, x)
+		}
+	}
+	return closed, still
 }
 
 // Presence returns a presence the view holds.

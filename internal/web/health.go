@@ -7,8 +7,10 @@ import (
 )
 
 // HandleHealth serves GET /api/health: status, uptime, the store's and the
-// live stream's counters, and the owner-wide roster as a diagnostic. An unreadable registry drops the presences block
-// whole and says why; health itself still answers 200.
+// live stream's counters, and the owner-wide roster as a diagnostic: its
+// counts and a bounded sample (contract.HealthSample presences and
+// collisions). An unreadable registry drops the presences block whole and
+// says why; health itself still answers 200.
 func (h *Handler) HandleHealth(w http.ResponseWriter, r *http.Request) {
 	now := h.Service.Now()
 	st := h.Service.Stats()
@@ -34,13 +36,7 @@ func (h *Handler) HandleHealth(w http.ResponseWriter, r *http.Request) {
 		out.Error, out.Detail = contract.RosterError(err)
 		out.PresencesError = contract.RosterErrorLabel(out.Error) + ": " + out.Detail
 	} else {
-		out.Presences = &contract.HealthRoster{
-			Live:           len(snap.Live),
-			CollisionCount: len(snap.Collisions),
-			Skipped:        snap.Skipped,
-			Presences:      contract.Presences(snap.Live),
-			Collisions:     contract.Collisions(snap.Collisions),
-		}
+		out.Presences = contract.HealthRosterOf(snap)
 	}
 	writeJSON(w, http.StatusOK, out)
 }

@@ -79,7 +79,7 @@ func (h *Handler) HandleHook(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusBadRequest, contract.ErrorResponse{Error: code, Detail: presence.ErrorMessage(err)})
 		return
 	}
-	north := contract.NorthLines(res.PresenceID, res.Collisions)
+	north := contract.NorthLines(res.PresenceID, res.Collisions, res.CollisionsTotal)
 	out := ad.Answer(ev, hook.Decide(policy, ev, h.Service.Mutating(req.Tool), north))
 	if out == nil {
 		out = []byte("{}")

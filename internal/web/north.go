@@ -9,7 +9,8 @@ import (
 )
 
 // HandleNorth serves GET /api/north?presence_id= (or ?agent_id=&brain=):
-// one line per collision partner of that presence, [] when it collides with
+// one line per collision partner of that presence, at most
+// presence.NorthCap and then one "+N more" line, [] when it collides with
 // nobody (or is not live). An unreadable registry still answers 200, with
 // no lines and the error.
 func (h *Handler) HandleNorth(w http.ResponseWriter, r *http.Request) {
@@ -38,9 +39,9 @@ func (h *Handler) HandleNorth(w http.ResponseWriter, r *http.Request) {
 	}
 	snap, err := h.roster().Snapshot(r.Context())
 	if err != nil {
-		code, detail := contract.RosterError(err)
-		writeJSON(w, http.StatusOK, contract.NorthResponse{PresenceID: id, North: []string{}, Error: code, Detail: detail})
+		writeJSON(w, http.StatusOK, contract.NorthDropped(id, err))
 		return
 	}
-	writeJSON(w, http.StatusOK, contract.NorthResponse{PresenceID: id, North: contract.NorthLines(id, snap.CollisionsFor(id))})
+	cs, total := snap.North(id)
+	writeJSON(w, http.StatusOK, contract.NorthResponse{PresenceID: id, North: contract.NorthLines(id, cs, total), CollisionsTotal: total})
 }

@@ -229,10 +229,8 @@ func brainCounts(s presence.Snapshot) []views.BrainCount {
 			out[i].Live++
 		}
 	}
-	for _, c := range s.Collisions {
-		if i, ok := idx[c.Brain]; ok {
-			out[i].Collisions++
-		}
+	for i := range out {
+		out[i].Collisions = s.Counts.OnBrain(out[i].Brain)
 	}
 	return out
 }

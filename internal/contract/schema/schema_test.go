@@ -184,6 +184,12 @@ func TestSchemasRejectWrongBodies(t *testing.T) {
 		{"presences", "a cursor not decimal", `{"presences":[],"collisions":[],"served_at_ms":1,"cursor":"abc"}`, "/cursor"},
 		{"presences", "a collision with an unknown clause", `{"presences":[],"collisions":[{"collision_id":"prs_000000000000~prs_111111111111","brain":"/b","a":{"presence_id":"prs_000000000000","agent_id":"a"},"b":{"presence_id":"prs_111111111111","agent_id":"b"},"clauses":["same_brain"],"place":"/b","paths":[]}],"served_at_ms":1}`, "/collisions/0/clauses/0"},
 		{"presences", "a collision without clauses", `{"presences":[],"collisions":[{"collision_id":"prs_000000000000~prs_111111111111","brain":"/b","a":{"presence_id":"prs_000000000000","agent_id":"a"},"b":{"presence_id":"prs_111111111111","agent_id":"b"},"clauses":[],"place":"/b","paths":[]}],"served_at_ms":1}`, "/collisions/0/clauses"},
+		{"presences", "no collisions_total", `{"presences":[],"collisions":[],"served_at_ms":1}`, ""},
+		{"presences", "a negative collisions_total", `{"presences":[],"collisions":[],"collisions_total":-1,"served_at_ms":1}`, "/collisions_total"},
+		{"presences", "registry_unreadable with a total", `{"presences":[],"collisions":[],"collisions_total":3,"served_at_ms":1,"error":"registry_unreadable","detail":"x"}`, "/collisions_total"},
+		{"diff", "an empty collisions_unlisted", `{"seq":1,"joins":[],"updates":[],"leaves":[],"collisions_opened":[],"collisions_closed":[],"collisions_unlisted":[]}`, "/collisions_unlisted"},
+		{"diff", "an unlisted id that is not a pair", `{"seq":1,"joins":[],"updates":[],"leaves":[],"collisions_opened":[],"collisions_closed":[],"collisions_unlisted":["x"]}`, "/collisions_unlisted/0"},
+		{"north", "more lines than the bound", `{"presence_id":"prs_000000000000","collisions_total":12,"north":["collision: a","collision: b","collision: c","collision: d","collision: e","collision: f","collision: g","collision: h","collision: i","collision: j","collision: k","collision: +1 more (12 in all)"]}`, "/north"},
 		{"snapshot", "a snapshot without cursor", `{"presences":[],"collisions":[],"served_at_ms":1}`, ""},
 		{"diff", "a diff without leaves", `{"seq":1,"joins":[],"updates":[],"collisions_opened":[],"collisions_closed":[]}`, ""},
 		{"diff", "a diff at seq 0", `{"seq":0,"joins":[],"updates":[],"leaves":[],"collisions_opened":[],"collisions_closed":[]}`, "/seq"},
@@ -228,12 +234,12 @@ func TestStrictRejectsAnUndeclaredField(t *testing.T) {
 	strict := schematest.Embedded(t, schematest.Strict)
 	f := newFixture()
 	for _, tc := range []struct{ schema, where, body string }{
-		{"presences", "top level", `{"presences":[],"collisions":[],"served_at_ms":1,"extra":1}`},
-		{"presences", "in a presence", strings.Replace(`{"presences":[P],"collisions":[],"served_at_ms":1}`, "P", strings.Replace(string(encode(t, f.full)), `{`, `{"extra":1,`, 1), 1)},
-		{"presences", "in a mutation", strings.Replace(`{"presences":[P],"collisions":[],"served_at_ms":1}`, "P", strings.Replace(string(encode(t, f.full)), `"mutation":{`, `"mutation":{"extra":1,`, 1), 1)},
+		{"presences", "top level", `{"presences":[],"collisions":[],"collisions_total":0,"served_at_ms":1,"extra":1}`},
+		{"presences", "in a presence", strings.Replace(`{"presences":[P],"collisions":[],"collisions_total":0,"served_at_ms":1}`, "P", strings.Replace(string(encode(t, f.full)), `{`, `{"extra":1,`, 1), 1)},
+		{"presences", "in a mutation", strings.Replace(`{"presences":[P],"collisions":[],"collisions_total":0,"served_at_ms":1}`, "P", strings.Replace(string(encode(t, f.full)), `"mutation":{`, `"mutation":{"extra":1,`, 1), 1)},
 		{"diff", "in a collision side", strings.Replace(`{"seq":1,"joins":[],"updates":[],"leaves":[],"collisions_opened":[C],"collisions_closed":[]}`, "C", strings.Replace(string(encode(t, f.collision)), `"a":{`, `"a":{"extra":1,`, 1), 1)},
 		{"health", "in the stream block", `{"status":"ok","started_at_ms":1,"uptime_ms":1,"store":{"kind":"dir","beats":0,"writes":0,"write_errors":0,"throttled":0},"presences_error":"x","stream":{"subscribers":0,"subscribed":0,"dropped":0,"resumed":0,"snapshots":0,"diffs":0,"extra":1}}`},
-		{"snapshot", "top level", `{"presences":[],"collisions":[],"served_at_ms":1,"cursor":"1","extra":1}`},
+		{"snapshot", "top level", `{"presences":[],"collisions":[],"collisions_total":0,"served_at_ms":1,"cursor":"1","extra":1}`},
 	} {
 		if err := published.Validate(tc.schema, []byte(tc.body)); err != nil {
 			t.Errorf("%s, published, refuses an added field %s: %v", tc.schema, tc.where, err)

@@ -219,20 +219,67 @@ func (cl *collider) between(brain string, a, b int, va, vb *view) (Found, bool) 
 	return f, true
 }
 
+// Bound is what In lists of the pairs it counts.
+type Bound struct {
+	// Max is the most pairs listed on each brain: the first in In's
+	// order. 0 lists every pair.
+	Max int
+	// Focus, when set, is a presence_id: only the pairs it is a side of
+	// are counted and listed, by one pass that compares each party with
+	// the focus alone (see focus.go).
+	Focus string
+	// Degrees asks for each party's number of pairs (Tally.Degrees); with
+	// a focus, only the focus's records are counted.
+	Degrees bool
+}
+
+// Tally is what In counted, listed or not.
+type Tally struct {
+	Pairs int // the colliding pairs in scope (the focus's, with one)
+	// Degrees holds, by roster index, the pairs each party is a side of,
+	// when Bound.Degrees asked for them (0 for a party out of scope).
+	Degrees []int32
+}
+
 // In returns every collision among the n parties of a roster on brain, or
-// on every brain when brain is "", each made into a C by as. party returns
-// the party at an index; it is called once per index. The pairs are found
-// by sorting each brain's caller_roots, worktrees and working-set paths
-// (see sweep), so the cost grows with the parties and the collisions
-// found, not with the square of a brain's roster nor with the number of
-// brains. The order is deterministic: by brain, then the sides' ids (as
-// the Key "a~b" orders), then the sides' indexes.
+// on every brain when brain is "", each made into a C by as: Within with
+// no bound.
 func In[C any](brain string, n int, party func(i int) Party, as func(Found) C) []C {
+	out, _ := Within(brain, n, party, Bound{}, as)
+	return out
+}
+
+// Within counts the collisions among the n parties of a roster on brain,
+// or on every brain when brain is "", and returns those the bound lists,
+// each made into a C by as. party returns the party at an index; it is
+// called once per index (with a focus, up to three times). The order is deterministic: by brain, then the
+// sides' ids (as the Key "a~b" orders), then the sides' indexes; with a
+// bound, a brain lists its first Max pairs by the sides' ids, A's then
+// B's (the Key order too, unless one id is a proper prefix of another,
+// which ids as presence.ID makes them never are).
+//
+// Neither the time nor the memory grows with the pairs beyond the bound
+// when they share a caller_root or a worktree: those are counted from the
+// sizes of the places' classes. Pairs that overlap by working set alone
+// are walked one by one, and cost their number (see pairs.go). A brain's
+// sort costs that brain's n·log n, and no work spans two brains. With a
+// focus, the cost is one comparison of each party with the focus.
+func Within[C any](brain string, n int, party func(i int) Party, b Bound, as func(Found) C) ([]C, Tally) {
+	if b.Focus != "" {
+		return withinFocus(brain, n, party, b, as)
+	}
 	sw := sweeps.Get().(*sweep)
 	defer sw.release()
-	sw.run(brain, n, party)
+	sw.run(brain, n, party, b)
+	t := Tally{Pairs: sw.total}
+	if b.Degrees {
+		t.Degrees = make([]int32, n)
+		for r, i := range sw.recs {
+			t.Degrees[i] += sw.deg[r]
+		}
+	}
 	if len(sw.pairs) == 0 {
-		return nil
+		return nil, t
 	}
 	// Most collisions carry one or two clauses and one or two paths: the
 	// collider's arrays start at that and grow with what is left.
@@ -249,9 +296,9 @@ func In[C any](brain string, n int, party func(i int) Party, as func(Found) C) [
 		}
 	}
 	if len(out) == 0 {
-		return nil
+		return nil, t
 	}
-	return out
+	return out, t
 }
 
 func cleanOrEmpty(p string) string {

@@ -490,6 +490,14 @@ func TestCollisionsInOrdersLooseIDsByKey(t *testing.T) {
 			if !reflect.DeepEqual(got, want) {
 				t.Fatalf("round %d scope %q: got %v, want %v", round, scope, keys(got), keys(want))
 			}
+			// One presence's, bounded, in the same order.
+			if len(live) > 0 {
+				focus := live[rng.Intn(len(live))].PresenceID
+				mine, _ := presence.CollisionsWithin(scope, live, presence.CollisionBound{Focus: focus, Max: 3})
+				if w := firstPerBrain(involving(want, focus), 3); !reflect.DeepEqual(keys(mine), keys(w)) {
+					t.Fatalf("round %d scope %q focus %q: got %v, want %v", round, scope, focus, keys(mine), keys(w))
+				}
+			}
 			for k := 1; k < len(want); k++ {
 				if want[k].Brain == want[k-1].Brain && want[k].A.PresenceID > want[k-1].A.PresenceID {
 					loose++ // a later pair whose A sorts first: the order ids alone would get wrong

@@ -1,8 +1,15 @@
 // Package collision finds collisions: two mutating presences on one brain
 // that share a caller_root, a worktree or an overlapping working set. It
-// holds the predicate (Between), the tuned sweep that finds every colliding
-// pair of a roster without comparing every pair (In; sweep.go), and the
-// segment-aware path overlap they share (PathsOverlap).
+// holds the predicate (Between), the tuned sweep that counts every
+// colliding pair of a roster without comparing every pair and lists the
+// first up to a bound (Within, In; sweep.go, pairs.go), the one-pass scan
+// of one presence's pairs a beat answers with (Within with Bound.Focus;
+// focus.go), and the segment-aware path overlap they share (PathsOverlap).
+//
+// The bound. n records sharing a place are n·(n-1)/2 pairs, so nothing
+// here holds them all unless asked to (In, Bound.Max 0): the pairs that
+// share a caller_root or a worktree are counted from the sizes of those
+// places' classes, and only the first Bound.Max of a brain are built.
 //
 // Layering. Package presence derives collisions (its Service caches them
 // per brain), so this package sits below it and cannot know presence.Record.

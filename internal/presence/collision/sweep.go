@@ -10,12 +10,14 @@ import (
 )
 
 // sweep finds the colliding pairs of a roster without comparing every
-// pair: brain by brain, it sorts the caller_roots, worktrees and
-// working-set paths and pairs the records that share one (see candidates),
-// then puts the pairs in In's order with a counting sort (see
-// distinct). Its cost grows with the records, their entries and the pairs
-// found: a brain's sort costs that brain's n·log n, and no work ever spans
-// two brains.
+// pair, and without holding them all: brain by brain, it sorts the
+// caller_roots, worktrees and working-set paths (see places and tree),
+// counts the pairs that share a caller_root or a worktree from the sizes
+// of those classes, walks the working-set tree for the pairs that overlap
+// there only, and lists the first pairs in In's order up to the bound (see
+// pairs.go). Its cost grows with the records, their entries and the
+// working-set overlaps it walks; a class of records sharing one place
+// costs its size, not its pairs, and no work ever spans two brains.
 //
 // A record is known by its rank: its place in the order brain, then
 // id, then index in the roster. A pair (a, b) with a < b then has A's
@@ -31,15 +33,30 @@ type sweep struct {
 	slot    []int32    // by rank: index into headers
 	brain   []int32    // by rank: the brain's place among the sorted brains
 	first   []int32    // by rank: the first rank with the same presence_id
+	group   []int32    // by rank: its team in the brain, numbered from 0 (records of one presence share one)
+	gsize   []int32    // by group: how many ranks of the brain are in it
 	views   []view     // by rank
 	ws      []string   // the resolved working sets of every rank, in rank order
 	keys    []string   // ws in sort form: separators made zero bytes
 	keyAt   []int32    // by rank: where its ws and keys start; keyAt[n] = len(keys)
 	ends    []int32    // by brain place: one past its last rank
 	loose   []bool     // by brain place: some id is a proper prefix of another
-	found   [][2]int32 // candidate pairs of the brain at hand, as often as found
 	places  int32      // the caller_roots and worktrees numbered so far
-	pairs   [][2]int32 // distinct pairs, in output order
+	pairs   [][2]int32 // the pairs listed, in output order
+	bound   Bound
+	total   int     // the colliding pairs counted, listed or not
+	deg     []int32 // by rank: the pairs it is a side of
+
+	// The brain at hand: its places and its working-set tree.
+	roots, trees placeIndex
+	tree         wsTree
+	mark         []int32 // by rank: the last rank (plus one) whose walk reached it
+	bothAll      []int32 // by rank - start: records of other teams sharing both its places
+	bothLater    []int32 // by rank - start: as bothAll, after it
+	both         []int32 // by place number: classify's counters, zero between uses
+	runBoth      []int32 // by place number: as both, those seen so far
+	gcnt, gseen  []int32 // by group: classify's counters, zero between uses
+	tg, sg       map[uint64]int32
 
 	paths, sortKeys arena // where ws and keys are cut from
 
@@ -48,13 +65,15 @@ type sweep struct {
 	brainNames                []string
 	scoped                    []header // of the records in scope, in roster order
 	inBrain, order, place, at []int32
-	partners, seen            []int32
 	key                       []byte
-	hs, open                  []headed
+	hs                        []headed
+	partnerBuf, merged        []int32
+	rootBuf, treeBuf          []int32
+	teamIDs                   map[string]int32
 	overlapOpen               [2][]string // overlapSorted's stacks
 }
 
-var sweeps = sync.Pool{New: func() any { return &sweep{brainIDs: map[string]int32{}} }}
+var sweeps = sync.Pool{New: func() any { return &sweep{brainIDs: map[string]int32{}, teamIDs: map[string]int32{}} }}
 
 // resize returns s with length n, reusing its array when it is big enough.
 // The elements are stale: the caller writes every one.
@@ -75,6 +94,7 @@ func (sw *sweep) release() {
 	clear(sw.keys)
 	clear(sw.brainNames)
 	clear(sw.brainIDs)
+	clear(sw.teamIDs)
 	clear(sw.overlapOpen[0][:cap(sw.overlapOpen[0])])
 	clear(sw.overlapOpen[1][:cap(sw.overlapOpen[1])])
 	sw.paths, sw.sortKeys = arena{}, arena{}
@@ -95,24 +115,35 @@ func (sw *sweep) id(r int32) string { return sw.headers[sw.slot[r]].id }
 // brainName returns the brain of rank r.
 func (sw *sweep) brainName(r int32) string { return sw.brainNames[sw.order[sw.brain[r]]] }
 
-// run finds the distinct colliding pairs of the mutating records in scope,
-// in output order, in sw.pairs. One pass over the roster finds the records
-// in scope and groups them by brain; then each brain is taken whole: its
-// records sorted by id, resolved, swept and their pairs ordered, while
-// they are still in cache. (A roster of thousands does not fit; walking it
-// once a step made the cost grow faster than the roster.)
-func (sw *sweep) run(brain string, n int, party func(i int) Party) {
+// run counts the colliding pairs of the mutating records in scope and
+// lists, in output order, those the bound keeps, in sw.pairs. One pass
+// over the roster finds the records in scope and groups them by brain;
+// then each brain is taken whole: its records sorted by id, resolved,
+// their places classed, their working sets swept and their pairs counted
+// and listed, while they are still in cache. (A roster of thousands does
+// not fit; walking it once a step made the cost grow faster than the
+// roster.)
+func (sw *sweep) run(brain string, n int, party func(i int) Party, b Bound) {
 	sw.scope(brain, n, party)
-	sw.pairs, sw.places = sw.pairs[:0], 0
+	sw.pairs, sw.places, sw.bound, sw.total = sw.pairs[:0], 0, b, 0
 	m := len(sw.recs)
-	sw.first, sw.views, sw.keyAt = resize(sw.first, m), resize(sw.views, m), resize(sw.keyAt, m+1)
+	sw.first, sw.group = resize(sw.first, m), resize(sw.group, m)
+	sw.views, sw.keyAt = resize(sw.views, m), resize(sw.keyAt, m+1)
+	sw.deg, sw.mark = resize(sw.deg, m), resize(sw.mark, m)
+	clear(sw.deg)
+	clear(sw.mark)
 	sw.keyAt[0] = 0
 	start := int32(0)
 	for p, end := range sw.ends {
 		sw.rank(int32(p), start, end)
 		sw.resolve(start, end)
-		sw.candidates(start, end)
-		sw.distinct(start, end)
+		sw.classify(start, end)
+		sw.tree.build(sw, start, end)
+		from := len(sw.pairs)
+		sw.count(start, end)
+		if sw.loose[p] {
+			sw.reorderLoose(sw.pairs[from:])
+		}
 		start = end
 	}
 }
@@ -212,6 +243,46 @@ func (sw *sweep) rank(p, start, end int32) {
 			sw.loose[p] = true
 		}
 	}
+	sw.teams(start, end)
+}
+
+// teams numbers the groups of ranks start to end (one brain) whose pairs
+// never collide: the records of one presence, and a session with its
+// subagents (a party's Team). Most records are a session of their own,
+// with no subagent in the brain: they take a number each without a look
+// in a map; only teams that some subagent names are looked up.
+func (sw *sweep) teams(start, end int32) {
+	teams := sw.teamIDs
+	clear(teams)
+	for r := start; r < end; r++ {
+		if h := &sw.headers[sw.slot[r]]; h.team != "" && h.team != h.id {
+			teams[h.team] = -1 // a team some subagent names
+		}
+	}
+	var n int32
+	for r := start; r < end; r++ {
+		if f := sw.first[r]; f != r {
+			sw.group[r] = sw.group[f] // one presence, one team (its first record's)
+			continue
+		}
+		h := &sw.headers[sw.slot[r]]
+		if len(teams) > 0 && h.team != "" {
+			if g, ok := teams[h.team]; ok {
+				if g < 0 {
+					g, n = n, n+1
+					teams[h.team] = g
+				}
+				sw.group[r] = g
+				continue
+			}
+		}
+		sw.group[r], n = n, n+1
+	}
+	sw.gsize = resize(sw.gsize, int(n))
+	clear(sw.gsize)
+	for r := start; r < end; r++ {
+		sw.gsize[sw.group[r]]++
+	}
 }
 
 // resolve computes the view of ranks start to end and the sweep keys of
@@ -235,6 +306,7 @@ func (sw *sweep) resolve(start, end int32) {
 	hint := 40 * (cap(sw.ws) - len(sw.ws) - (size+39)/40)
 	sw.paths.reserve(size, hint)
 	sw.sortKeys.reserve(size, hint)
+	sw.tree.nul = false
 	for k := start; k < end; k++ {
 		h, v := &sw.headers[sw.slot[k]], &sw.views[k]
 		v.callerRoot = cleanOrEmpty(h.callerRoot)
@@ -253,6 +325,9 @@ func (sw *sweep) resolve(start, end int32) {
 			}
 			sw.paths.b.WriteString(e)
 			p := sw.paths.cut()
+			if strings.IndexByte(p, 0) >= 0 {
+				sw.tree.nul = true
+			}
 			key, clean := sortKey(sw.key[:0], p, true)
 			if !clean {
 				p = filepath.Clean(p)
@@ -292,8 +367,8 @@ func (sw *sweep) resolve(start, end int32) {
 // separators made zero bytes. With check, it first makes sure p is clean
 // (isClean's test, in the same pass) and reports false, p unconverted,
 // when it is not sure.
-func sortKey(dst []byte, p string, check bool) ([]byte, bool) {
-	if check && !(filepath.Separator == '/' && p != "" && p[0] != '.' && (p[len(p)-1] != '/' || p == "/")) {
+func sortKey[P string | []byte](dst []byte, p P, check bool) ([]byte, bool) {
+	if check && !(filepath.Separator == '/' && len(p) > 0 && p[0] != '.' && (p[len(p)-1] != '/' || len(p) == 1)) {
 		return dst, false
 	}
 	n := len(dst)
@@ -335,85 +410,6 @@ func (a *arena) reserve(n, hint int) {
 // since.
 func (a *arena) begin()      { a.from = a.b.Len() }
 func (a *arena) cut() string { return a.b.String()[a.from:] }
-
-// add records the candidate pair of ranks x and y, unless they are one
-// record or two records of one presence.
-func (sw *sweep) add(x, y int32) {
-	if sw.first[x] == sw.first[y] {
-		return
-	}
-	if x > y {
-		x, y = y, x
-	}
-	sw.found = append(sw.found, [2]int32{x, y})
-}
-
-// candidates finds every pair of ranks start to end (one brain) that
-// shares a caller_root, a worktree or an overlapping working-set path, as
-// often as it is found. Sorting a brain's places costs that brain's
-// n·log n, and never compares places of two brains.
-func (sw *sweep) candidates(start, end int32) {
-	var (
-		hs, open   = sw.hs, sw.open // ranks or entries to sort; open ancestors
-		callerRoot = func(r int32) string { return sw.views[r].callerRoot }
-		worktree   = func(r int32) string { return sw.views[r].worktree }
-		key        = func(k int32) string { return sw.keys[k] }
-	)
-	sw.found = sw.found[:0]
-	// Equal places: sort the ranks by place, pair within each run and
-	// number the runs.
-	for kind, place := range []func(r int32) string{callerRoot, worktree} {
-		hs = hs[:0]
-		for r := start; r < end; r++ {
-			if place(r) != "" {
-				hs = append(hs, headed{h: r})
-			}
-		}
-		sortHeaded(hs, place)
-		for x := 0; x < len(hs); {
-			y := x + 1
-			for y < len(hs) && hs[y].head == hs[x].head && place(hs[y].h) == place(hs[x].h) {
-				y++
-			}
-			sw.places++
-			for p := x; p < y; p++ {
-				if v := &sw.views[hs[p].h]; kind == 0 {
-					v.rootID = sw.places
-				} else {
-					v.treeID = sw.places
-				}
-				for q := p + 1; q < y; q++ {
-					sw.add(hs[p].h, hs[q].h)
-				}
-			}
-			x = y
-		}
-	}
-
-	// Working sets: sort every entry by key, so that a path's
-	// descendants follow it contiguously (the separator made the
-	// lowest byte), then sweep with a stack of the ancestors still
-	// open. Each entry pairs with the open ancestors and equal paths
-	// only, so the sweep costs n·log n plus the overlaps it finds.
-	hs = hs[:0]
-	for r := start; r < end; r++ {
-		for k := sw.keyAt[r]; k < sw.keyAt[r+1]; k++ {
-			hs = append(hs, headed{h: k, owner: r})
-		}
-	}
-	sortHeaded(hs, key)
-	open = open[:0]
-	for _, e := range hs {
-		for len(open) > 0 && !keyCovers(key(open[len(open)-1].h), key(e.h)) {
-			open = open[:len(open)-1]
-		}
-		for _, o := range open {
-			sw.add(o.owner, e.owner)
-		}
-		open = append(open, e)
-	}
-	sw.hs, sw.open = hs, open
-}
 
 // headed is a sort handle: h names a string, head holds the eight bytes of
 // it that follow the prefix every string in the sort shares (zero-padded),
@@ -540,62 +536,18 @@ func (s *headSorter) quick(hs []headed, depth int) {
 }
 
 // keyCovers reports whether anc equals p or is its ancestor, in the
-// separator-as-zero-byte form the sweep sorts by. A path holding a zero
-// byte of its own may be taken for an ancestor it is not: that only adds a
-// candidate, which between then refuses.
+// separator-as-zero-byte form the sweep sorts by: exactly as
+// overlapCleaned, for paths holding no zero byte of their own. (One that
+// does may be taken for an ancestor it is not: the walk then checks the
+// paths themselves.)
 func keyCovers(anc, p string) bool {
 	if anc == p {
 		return true
 	}
-	if anc == "\x00" { // the root covers everything
-		return true
+	if anc == "\x00" { // the root covers every absolute path, and no relative one
+		return p != "" && p[0] == 0
 	}
 	return len(p) > len(anc) && strings.HasPrefix(p, anc) && p[len(anc)] == 0
-}
-
-// distinct appends to sw.pairs the distinct candidate pairs of ranks
-// start to end (one brain) in In's order: a counting sort on A's
-// rank, then each A's partners deduplicated and sorted.
-func (sw *sweep) distinct(start, end int32) {
-	n := int(end - start)
-	if len(sw.found) == 0 {
-		return
-	}
-	at := resize(sw.at, n+1)
-	clear(at)
-	for _, f := range sw.found {
-		at[f[0]-start+1]++
-	}
-	for a := 1; a <= n; a++ {
-		at[a] += at[a-1]
-	}
-	partners, fill := resize(sw.partners, len(sw.found)), resize(sw.seen, n)
-	copy(fill, at[:n])
-	for _, f := range sw.found {
-		partners[fill[f[0]-start]] = f[1]
-		fill[f[0]-start]++
-	}
-	seen := fill // reused: any value a+1 cannot hold yet
-	clear(seen)
-	from := len(sw.pairs)
-	for a := int32(0); a < int32(n); a++ {
-		bs := partners[at[a]:at[a+1]]
-		uniq := bs[:0]
-		for _, b := range bs {
-			if seen[b-start] != a+1 {
-				seen[b-start] = a + 1
-				uniq = append(uniq, b)
-			}
-		}
-		slices.Sort(uniq)
-		for _, b := range uniq {
-			sw.pairs = append(sw.pairs, [2]int32{start + a, b})
-		}
-	}
-	sw.at, sw.partners, sw.seen = at, partners, seen
-	if sw.loose[sw.brain[start]] {
-		sw.reorderLoose(sw.pairs[from:])
-	}
 }
 
 // reorderLoose puts back in Key order the pairs of a brain where one

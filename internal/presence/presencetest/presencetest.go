@@ -197,6 +197,19 @@ func DenseRoster(n int) []presence.Record {
 	return rs
 }
 
+// CrowdedRoster is n mutating sessions in one worktree of one brain, each
+// with a working set in it: n·(n-1)/2 collisions, the shape of a runaway
+// swarm (or of a page that forges beats).
+func CrowdedRoster(n int) []presence.Record {
+	out := make([]presence.Record, n)
+	for i := range out {
+		out[i] = Rec(fmt.Sprintf("agent-%d", i), "/home/dev/shop", Worktree("/home/dev/shop"), CallerRoot("/home/dev/shop"),
+			WS("src", benchDirs[i%len(benchDirs)]))
+		out[i].FirstSeenMs, out[i].QueryCount = 0, 0
+	}
+	return out
+}
+
 // SpecBrain is the brain of the spec's example record.
 const SpecBrain = "/home/ana/shop"
 

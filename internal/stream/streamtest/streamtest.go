@@ -108,6 +108,13 @@ func (f *Follower) Next(tb testing.TB, what string) stream.Event {
 	return it.Event
 }
 
+// NextBefore returns the next unread event, or false once deadline fires
+// first: for a test that says itself what it was waiting for.
+func (f *Follower) NextBefore(deadline <-chan time.Time) (stream.Event, bool) {
+	it, ok := f.next(deadline)
+	return it.Event, ok
+}
+
 // Until reads events until cond holds for the change one of them made,
 // and returns that change.
 func (f *Follower) Until(tb testing.TB, what string, cond func(stream.Change) bool) stream.Change {
