@@ -487,7 +487,10 @@ func TestBrowserPollsBehindABufferingProxy(t *testing.T) {
 				eventually.True(t, wait, "the page to open the stream", func() bool { return streamGets.Load() > 0 })
 				b.advanceClock(t, silence+time.Millisecond)
 			} else {
-				b.waitFor(t, "the snapshot", `tid('status').dataset.state === 'live'`)
+				// Live, and the regions the page fetches on its snapshot are
+				// in (a fetched region carries its hash): a record written
+				// before that fetch lands would reach the page through it.
+				b.waitFor(t, "the snapshot and its regions", `tid('status').dataset.state === 'live' && !!document.querySelector('[data-region="strip"][data-hash]')`)
 			}
 			if !tt.wantPolling {
 				// The page checks the quiet stream against the Hall after each

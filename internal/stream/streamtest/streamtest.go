@@ -36,7 +36,6 @@ type Follower struct {
 	client *stream.Client
 	cancel context.CancelFunc
 	done   chan struct{}
-	err    error // what Follow returned, once done is closed
 
 	mu      sync.Mutex
 	view    stream.View
@@ -60,7 +59,7 @@ func Follow(tb testing.TB, u, lastID string, opts ...func(*stream.Client)) *Foll
 	}
 	go func() {
 		defer close(f.done)
-		f.err = f.client.Follow(ctx, func(ev stream.Event) error {
+		_ = f.client.Follow(ctx, func(ev stream.Event) error {
 			f.mu.Lock()
 			ch := f.view.Apply(ev)
 			if !f.discard {
@@ -189,13 +188,6 @@ func (f *Follower) Stop() string {
 	f.cancel()
 	<-f.done
 	return f.client.LastEventID
-}
-
-// Err is what the client's Follow returned, once stopped: nil, or the
-// Hall's refusal of the stream (*stream.StatusError).
-func (f *Follower) Err() error {
-	<-f.done
-	return f.err
 }
 
 // Stalled opens the stream at u (query included) over raw TCP and never
