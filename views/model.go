@@ -15,7 +15,6 @@ import (
 	"hash/fnv"
 	"io"
 	"net/url"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -25,10 +24,6 @@ import (
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/stream"
 )
-
-// DrillCap is how many presences the strip's drill shows; the roster
-// beneath shows them all.
-const DrillCap = 6
 
 // Page is what every page's layout needs.
 type Page struct {
@@ -70,7 +65,7 @@ type Hall struct {
 	// Total is how many collisions are open in scope when Data.Collisions
 	// holds only some of them; 0 means all of them are there.
 	Total int
-	// Sides is Colliding(Data.Collisions), computed once for every region
+	// Sides is contract.Colliding(Data.Collisions), computed once for every region
 	// that marks colliding rows; CollidingSet fills it when nil.
 	Sides map[string]bool
 }
@@ -78,7 +73,7 @@ type Hall struct {
 // CollidingSet is the presence ids that are a side of a live collision.
 func (h Hall) CollidingSet() map[string]bool {
 	if h.Sides == nil {
-		return Colliding(h.Data.Collisions)
+		return contract.Colliding(h.Data.Collisions)
 	}
 	return h.Sides
 }
@@ -176,13 +171,13 @@ func OpenedTitle(o stream.Opened) string {
 func LineText(l stream.Line) string {
 	switch l.Type {
 	case stream.LineJoin:
-		t := l.Presence.AgentID + " joined " + ShortWhere(Where(*l.Presence), l.Presence.Brain)
+		t := l.Presence.AgentID + " joined " + ShortWhere(l.Presence.Where(), l.Presence.Brain)
 		if l.Presence.Theme != "" {
 			t += ": " + l.Presence.Theme
 		}
 		return "+ " + t
 	case stream.LineLeave:
-		return "− " + l.Presence.AgentID + " left " + ShortWhere(Where(*l.Presence), l.Presence.Brain)
+		return "− " + l.Presence.AgentID + " left " + ShortWhere(l.Presence.Where(), l.Presence.Brain)
 	case stream.LineCollisionOpened:
 		return "⚠ collision: " + pairText(*l.Collision)
 	case stream.LineCollisionChanged:
@@ -270,19 +265,6 @@ func BaseName(p string) string {
 	return trimmed
 }
 
-// Where is the place a presence works: its worktree, else its caller root,
-// else its brain.
-func Where(p contract.Presence) string {
-	switch {
-	case p.Worktree != "":
-		return p.Worktree
-	case p.CallerRoot != "":
-		return p.CallerRoot
-	default:
-		return p.Brain
-	}
-}
-
 // Age formats a duration in milliseconds the way the page ticks it: 42s,
 // 5m, 3h 05m, 2d 4h. Negative ages (clock skew) read as 0s.
 func Age(ms int64) string {
@@ -347,13 +329,13 @@ func CollisionWarning(n int) string {
 // ClauseLabel reads a collision clause as words.
 func ClauseLabel(c string) string {
 	switch c {
-	case "same_caller_root":
+	case contract.ClauseCallerRoot:
 		return "same caller root"
-	case "same_worktree":
+	case contract.ClauseWorktree:
 		return "same worktree"
-	case "working_set_overlap":
+	case contract.ClauseWorkingSet:
 		return "working sets overlap"
-	case "touched_overlap":
+	case contract.ClauseTouched:
 		return "both changed these files"
 	default:
 		return c
@@ -365,9 +347,9 @@ func ClauseLabel(c string) string {
 // agent declared reads as an intention ("intends: …").
 func MutationText(p contract.Presence) string {
 	switch p.MutationLevel {
-	case "observed":
+	case contract.LevelObserved:
 		return "editing"
-	case "declared":
+	case contract.LevelDeclared:
 		return "intends: " + p.Mutation.DeclaredIntent
 	default:
 		return "—"
@@ -377,78 +359,17 @@ func MutationText(p contract.Presence) string {
 // MutationTitle is the tooltip of the mutation cell.
 func MutationTitle(p contract.Presence) string {
 	switch p.MutationLevel {
-	case "observed":
+	case contract.LevelObserved:
 		t := "a mutating tool ran (observed by the Hall)"
 		if p.Mutation.DeclaredIntent != "" {
 			t += "; declared: " + p.Mutation.DeclaredIntent
 		}
 		return t
-	case "declared":
+	case contract.LevelDeclared:
 		return "declared by the agent, not observed"
 	default:
 		return "no mutation signal"
 	}
-}
-
-// Colliding is the set of presence ids that are a side of a live collision.
-func Colliding(cs []contract.Collision) map[string]bool {
-	out := map[string]bool{}
-	for _, c := range cs {
-		out[c.A.PresenceID] = true
-		out[c.B.PresenceID] = true
-	}
-	return out
-}
-
-// DrillRows picks the strip's rows (colliding is Colliding(d.Collisions)):
-// presences in a collision first, then
-// observed mutation, then declared, then the rest; within each, the
-// longest-running first. It returns at most DrillCap rows and how many it
-// left for the roster. It keeps the best DrillCap as it goes rather than
-// sorting the whole roster: 10,000 presences cost one pass.
-func DrillRows(d contract.PresencesResponse, colliding map[string]bool) ([]contract.Presence, int) {
-	rank := func(p *contract.Presence) int {
-		switch {
-		case colliding[p.PresenceID]:
-			return 0
-		case p.MutationLevel == "observed":
-			return 1
-		case p.MutationLevel == "declared":
-			return 2
-		}
-		return 3
-	}
-	before := func(a, b *contract.Presence) bool {
-		if ra, rb := rank(a), rank(b); ra != rb {
-			return ra < rb
-		}
-		if a.FirstSeenMs != b.FirstSeenMs {
-			return a.FirstSeenMs < b.FirstSeenMs
-		}
-		if a.AgentID != b.AgentID {
-			return a.AgentID < b.AgentID
-		}
-		return a.PresenceID < b.PresenceID
-	}
-	best := make([]*contract.Presence, 0, DrillCap+1)
-	for i := range d.Presences {
-		p := &d.Presences[i]
-		if len(best) == DrillCap && !before(p, best[DrillCap-1]) {
-			continue
-		}
-		at := sort.Search(len(best), func(j int) bool { return before(p, best[j]) })
-		best = append(best, nil)
-		copy(best[at+1:], best[at:])
-		best[at] = p
-		if len(best) > DrillCap {
-			best = best[:DrillCap]
-		}
-	}
-	rows := make([]contract.Presence, len(best))
-	for i, p := range best {
-		rows[i] = *p
-	}
-	return rows, len(d.Presences) - len(rows)
 }
 
 // WorkingSetShown is how many working-set entries a roster cell lists

@@ -2,12 +2,8 @@ package views
 
 import (
 	"context"
-	"fmt"
-	"sort"
 	"strings"
 	"testing"
-
-	"github.com/hall-dev/hall/internal/contract"
 )
 
 func TestShortWhere(t *testing.T) {
@@ -99,64 +95,4 @@ func TestLabels(t *testing.T) {
 	if got := ClauseText([]string{"same_caller_root", "same_worktree", "working_set_overlap", "new_clause"}); got != "same caller root, same worktree, working sets overlap, new_clause" {
 		t.Errorf("ClauseText: got %q", got)
 	}
-}
-
-// TestDrillRowsPicksAsASortWould: the drill keeps the best DrillCap rows in
-// one pass; it must pick exactly the rows, in exactly the order, a full
-// sort by rank (colliding, observed, declared, the rest), first seen,
-// agent and id would, for rosters shorter and longer than the cap.
-func TestDrillRowsPicksAsASortWould(t *testing.T) {
-	levels := []string{"observed", "declared", "none"}
-	for _, n := range []int{0, 1, DrillCap - 1, DrillCap, DrillCap + 1, 200} {
-		var d contract.PresencesResponse
-		for i := range n {
-			d.Presences = append(d.Presences, contract.Presence{
-				PresenceID: fmt.Sprintf("prs_%012d", i), AgentID: fmt.Sprintf("agent-%d", (i*7)%13),
-				MutationLevel: levels[(i*5)%3], FirstSeenMs: int64((i * 31) % 17),
-			})
-		}
-		for i := 0; i+1 < n; i += 9 {
-			d.Collisions = append(d.Collisions, contract.Collision{A: contract.Side{PresenceID: d.Presences[i].PresenceID}, B: contract.Side{PresenceID: d.Presences[i+1].PresenceID}})
-		}
-		colliding := Colliding(d.Collisions)
-		rank := func(p contract.Presence) int {
-			if colliding[p.PresenceID] {
-				return 0
-			}
-			return map[string]int{"observed": 1, "declared": 2}[p.MutationLevel] + 3*btoi(p.MutationLevel == "none")
-		}
-		want := append([]contract.Presence(nil), d.Presences...)
-		sort.SliceStable(want, func(i, j int) bool {
-			a, b := want[i], want[j]
-			if rank(a) != rank(b) {
-				return rank(a) < rank(b)
-			}
-			if a.FirstSeenMs != b.FirstSeenMs {
-				return a.FirstSeenMs < b.FirstSeenMs
-			}
-			if a.AgentID != b.AgentID {
-				return a.AgentID < b.AgentID
-			}
-			return a.PresenceID < b.PresenceID
-		})
-		if len(want) > DrillCap {
-			want = want[:DrillCap]
-		}
-		got, more := DrillRows(d, colliding)
-		if more != n-len(want) || len(got) != len(want) {
-			t.Fatalf("n=%d: got %d rows and %d more, want %d and %d", n, len(got), more, len(want), n-len(want))
-		}
-		for i := range want {
-			if got[i].PresenceID != want[i].PresenceID {
-				t.Errorf("n=%d row %d: got %s, want %s", n, i, got[i].PresenceID, want[i].PresenceID)
-			}
-		}
-	}
-}
-
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }

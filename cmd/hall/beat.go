@@ -103,10 +103,25 @@ func hookMode(args []string) bool {
 	return false
 }
 
+// The openings of beat's and leave's usage.
+const (
+	beatAbout = `usage: hall beat [flags]
+
+Report one beat to a Hall (--hall), or straight into a registry
+(--registry-root): who is speaking, on what, and the tool it just ran. With
+--hook, read an agent's hook payload on stdin instead. Collision lines
+print on stderr. A Hall that cannot be reached is a warning, and exit 0.
+`
+	leaveAbout = `usage: hall leave [flags]
+
+End a presence at once: --presence-id, or --agent-id and --brain.
+`
+)
+
 func beatCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, beat bool) error {
-	name := "hall leave"
+	name, about := "hall leave", leaveAbout
 	if beat {
-		name = "hall beat"
+		name, about = "hall beat", beatAbout
 	}
 	warn := func(err error) error {
 		fmt.Fprintf(stderr, "hall: warning: %v (the agent carries on)\n", err)
@@ -114,7 +129,6 @@ func beatCommand(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	}
 	asHook := hookMode(args)
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	var f beatFlags
 	f.register(fs, beat)
 	// A usage mistake is exit 2, or in hook mode a warning and exit 0.
@@ -124,8 +138,14 @@ func beatCommand(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		}
 		return &exitError{code: 2, err: err}
 	}
-	if err := parseWithEnv(fs, args); err != nil {
-		return usage(err)
+	if asHook {
+		// stdout is the agent's hook output: nothing else goes there.
+		fs.SetOutput(stderr)
+		if err := parseWithEnv(fs, args); err != nil {
+			return warn(err)
+		}
+	} else if err := parseFlags(fs, about, args, stdout, stderr); err != nil {
+		return err
 	}
 	var err error
 	if f.token, err = f.tokenFlag.value(); err != nil {

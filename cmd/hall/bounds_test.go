@@ -16,6 +16,7 @@ import (
 
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/presence"
+	"github.com/hall-dev/hall/internal/stream/streamtest"
 	"github.com/hall-dev/hall/views"
 )
 
@@ -56,7 +57,7 @@ func crowdedWorktree(t *testing.T, n, maxBody int) {
 	// A stream follows from the start: its view must end equal to the
 	// contract though the bounded list churns as agents join in any order
 	// (a pair earlier by id pushes a later one out).
-	w := watchStream(t, base)
+	w := streamtest.Follow(t, base+"/api/presences/stream", "")
 
 	agents := make([]string, n)
 	for i := range agents {
@@ -113,7 +114,7 @@ func crowdedWorktree(t *testing.T, n, maxBody int) {
 	}
 
 	// The stream's view, rebuilt from snapshot and diffs, is the contract.
-	w.untilView(t, "the rebuilt view to equal the contract", func(v contract.PresencesResponse) bool {
+	w.UntilView(t, "the rebuilt view to equal the contract", func(v contract.PresencesResponse) bool {
 		c := contractNow(t, base+"/api/presences")
 		va, vc := rosterIDs(v)
 		ca, cc := rosterIDs(c)

@@ -16,6 +16,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/eventually"
 	"github.com/hall-dev/hall/internal/natsstore/natstest"
 )
 
@@ -112,7 +113,7 @@ func TestBrowserForeignPageCannotWrite(t *testing.T) {
 		}
 		return n, statuses
 	}
-	eventually(t, "the Hall to answer the two fetches and the two forms", func() bool { n, _ := beats(); return n >= 4 })
+	eventually.True(t, wait, "the Hall to answer the two fetches and the two forms", func() bool { n, _ := beats(); return n >= 4 })
 	for _, s := range func() []int64 { _, st := beats(); return st }() {
 		if s != http.StatusForbidden {
 			t.Errorf("a foreign page's beat was answered %d, want 403", s)

@@ -30,7 +30,10 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
+	"github.com/hall-dev/hall/internal/dirstore/dirstoretest"
+	"github.com/hall-dev/hall/internal/eventually"
 	"github.com/hall-dev/hall/internal/presence"
+	"github.com/hall-dev/hall/internal/presence/presencetest"
 	"github.com/hall-dev/hall/internal/web"
 )
 
@@ -186,39 +189,22 @@ func (s sidecarRecord) id() string { return presence.ID(s.Agent, s.Brain) }
 func writeSidecarRecord(t *testing.T, registryRoot string, s sidecarRecord) {
 	t.Helper()
 	now := nowMs()
-	if s.FirstSeenMs == 0 {
-		s.FirstSeenMs = now
+	r := presencetest.Rec(s.Agent, s.Brain, presencetest.Worktree(s.Worktree), presencetest.Theme(s.Theme),
+		presencetest.NoMutation(), presencetest.At(now), presencetest.TTL(600_000))
+	r.Kind = "executor"
+	if s.FirstSeenMs != 0 {
+		r.FirstSeenMs = s.FirstSeenMs
 	}
-	mutation := map[string]any{}
 	if s.Observed {
-		mutation["observed_at_ms"] = now
+		r.Mutation.ObservedAtMs = now
 	}
-	if s.Intent != "" {
-		mutation["declared_intent"] = s.Intent
-	}
-	body, err := json.MarshalIndent(map[string]any{
-		"schema": presence.Schema, "presence_id": s.id(), "agent_id": s.Agent, "brain": s.Brain,
-		"worktree": s.Worktree, "theme": s.Theme, "mutation": mutation, "kind": "executor",
-		"first_seen_ms": s.FirstSeenMs, "last_beat_ms": now, "ttl_ms": 600_000, "query_count": 1,
-	}, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join(registryRoot, "presences")
-	tmp := filepath.Join(dir, ".tmp-"+s.id())
-	if err := os.WriteFile(tmp, body, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(tmp, filepath.Join(dir, s.id()+".json")); err != nil {
-		t.Fatal(err)
-	}
+	r.Mutation.DeclaredIntent = s.Intent
+	dirstoretest.Upsert(t, registryRoot, r)
 }
 
 func removeSidecarRecord(t *testing.T, registryRoot string, s sidecarRecord) {
 	t.Helper()
-	if err := os.Remove(filepath.Join(registryRoot, "presences", s.id()+".json")); err != nil {
-		t.Fatal(err)
-	}
+	dirstoretest.Remove(t, registryRoot, s.id())
 }
 
 func rowExists(id string) string {
@@ -357,7 +343,7 @@ func TestBrowserPollsWhenTheStreamIsBlocked(t *testing.T) {
 	two := sidecarRecord{Agent: "poll-2", Brain: brain, Worktree: brain + "-wt2", Theme: "polled collision", Observed: true}
 	writeSidecarRecord(t, root, two)
 	b.waitFor(t, "the collision warning, by polling", `txt(tid('collision-warning', tid('scope-label'))) === '⚠ 1 collision'`)
-	eventually(t, "a conditional poll answered 304", func() bool { return notModified.Load() > 0 })
+	eventually.True(t, wait, "a conditional poll answered 304", func() bool { return notModified.Load() > 0 })
 	if streamTries.Load() == 0 {
 		t.Error("the page never tried the stream")
 	}
@@ -373,6 +359,31 @@ func TestBrowserPollsWhenTheStreamIsBlocked(t *testing.T) {
 	if got := eval[string](t, b, `txt(tid('root-line'))`); got != "3 agents · all brains · ⚠ 1 collision" {
 		t.Errorf("root line: got %q", got)
 	}
+}
+
+// pageClockJS holds the page's clock (Date.now) for the test: it stands
+// still from the page's first script on and moves only when the test says
+// (window.__advanceClock). The page's silence rules read that clock, so a
+// loaded machine, however slow, never makes a silence the test did not.
+const pageClockJS = `(() => {
+  let now = Date.now();
+  Date.now = () => now;
+  window.__advanceClock = (ms) => { now += ms; return now; };
+})();`
+
+// holdClock holds the clock of every page the browser opens from now on
+// (pageClockJS).
+func (b *browser) holdClock(t *testing.T) {
+	t.Helper()
+	if _, err := chromedp.Call(b.ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: pageClockJS}); err != nil {
+		t.Fatalf("hold the page's clock: %v", err)
+	}
+}
+
+// advanceClock moves a held page clock on by d.
+func (b *browser) advanceClock(t *testing.T, d time.Duration) {
+	t.Helper()
+	eval[float64](t, b, fmt.Sprintf("window.__advanceClock(%d)", d.Milliseconds()))
 }
 
 // holdingWriter is the response side of a buffering proxy on the stream:
@@ -425,12 +436,18 @@ func bufferingProxy(t *testing.T, hall string, holdAll bool) string {
 
 // TestBrowserPollsBehindABufferingProxy: a proxy that buffers the stream
 // never says it failed; the stream just goes quiet. The page notices
-// silence past its threshold (shortened here from two heartbeats): a
-// stream that never delivered its snapshot is left at once; one that went
-// quiet is checked against the contract, and when the contract shows what
-// the stream did not, the page polls and is current again. A stream that
-// is quiet because the Hall is quiet passes the check and stays live.
+// silence past its threshold: a stream that never delivered its snapshot
+// is left at once; one that went quiet is checked against the Hall, and
+// when the Hall shows what the stream did not, the page polls and is
+// current again. A stream that is quiet because the Hall is quiet passes
+// the check and stays live.
+//
+// The page's clock is held (holdClock) and moved past the threshold only
+// where the test means a silence: with a real clock, a loaded machine
+// delivering the snapshot later than the threshold made the page leave a
+// stream that was merely slow, and the test failed waiting for it.
 func TestBrowserPollsBehindABufferingProxy(t *testing.T) {
+	const silence = time.Second
 	for _, tt := range []struct {
 		name        string
 		proxy       bool
@@ -442,13 +459,13 @@ func TestBrowserPollsBehindABufferingProxy(t *testing.T) {
 		{name: "no proxy, a quiet Hall", wantPolling: false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			m := MustOpenHall(t, Config{Page: web.PageConfig{Silence: time.Second, Poll: 250 * time.Millisecond, Retry: time.Hour}})
+			m := MustOpenHall(t, Config{Page: web.PageConfig{Silence: silence, Poll: 250 * time.Millisecond, Retry: time.Hour}})
 			base := m.URL()
 			if tt.proxy {
 				base = bufferingProxy(t, m.URL(), tt.holdAll)
 			}
 			b := openBrowser(t)
-			var fragmentGets atomic.Int64
+			var fragmentGets, streamGets atomic.Int64
 			requests := chromedp.Events(b.ctx, network.RequestWillBeSent)
 			go func() {
 				for ev, err := range requests {
@@ -457,26 +474,55 @@ func TestBrowserPollsBehindABufferingProxy(t *testing.T) {
 					}
 					if u, err := url.Parse(ev.Request.URL); err == nil && u.Path == "/fragments/hall" {
 						fragmentGets.Add(1)
+					} else if err == nil && u.Path == "/api/presences/stream" {
+						streamGets.Add(1)
 					}
 				}
 			}()
+			b.holdClock(t)
 			b.do(t, "open the page", chromedp.Navigate(base+"/"))
-			if !tt.holdAll {
+			if tt.holdAll {
+				// The stream is open and will never deliver its snapshot: a
+				// silence past the threshold, and the page leaves it.
+				eventually.True(t, wait, "the page to open the stream", func() bool { return streamGets.Load() > 0 })
+				b.advanceClock(t, silence+time.Millisecond)
+			} else {
 				b.waitFor(t, "the snapshot", `tid('status').dataset.state === 'live'`)
 			}
 			if !tt.wantPolling {
-				// The page checks the quiet stream against the Hall, again and
-				// again, and finds nothing missed. (Were it to give up on the
-				// stream, the next request would be a poll, sent after the
-				// status changed.) The first request is the page's fetch when
-				// the snapshot arrives.
-				eventually(t, "three checks of the quiet stream", func() bool { return fragmentGets.Load() >= 4 })
+				// The page checks the quiet stream against the Hall after each
+				// silence, and finds nothing missed. (Were it to give up on
+				// the stream, the next request would be a poll, sent after
+				// the status changed.) The first request is the page's fetch
+				// when the snapshot arrives. A check ends by marking the
+				// stream heard at the page's now: a silence made while one is
+				// in flight is used up by it, so the clock moves on until the
+				// next check goes out.
+				for i := int64(1); i <= 3; i++ {
+					eventually.True(t, wait, fmt.Sprintf("check %d of the quiet stream", i), func() bool {
+						if fragmentGets.Load() >= 1+i {
+							return true
+						}
+						b.advanceClock(t, silence+time.Millisecond)
+						return false
+					})
+				}
 				if got := eval[string](t, b, `tid('status').dataset.state`); got != "live" {
 					t.Fatalf("a quiet stream: status %q, want live", got)
 				}
 			}
 			one := sidecarRecord{Agent: "behind-proxy", Brain: "/srv/browser-test/shop", Worktree: "/srv/browser-test/shop", Theme: "held back"}
 			writeSidecarRecord(t, m.Config.RegistryRoot, one)
+			if tt.proxy && !tt.holdAll {
+				// The join is held back with the rest of the stream: once the
+				// Hall serves it, a silence, and the page checks the stream
+				// against the Hall (twice, half a threshold apart) and finds
+				// it missing.
+				eventually.True(t, wait, "the Hall to serve the join", func() bool {
+					return len(contractNow(t, m.URL()+"/api/presences").Presences) == 1
+				})
+				b.advanceClock(t, silence+time.Millisecond)
+			}
 			b.waitFor(t, "the join", rowExists(one.id()))
 			want := "live live"
 			if tt.wantPolling {
@@ -526,7 +572,7 @@ func TestBrowserWithoutJavaScript(t *testing.T) {
 	for i := range 6 {
 		writeSidecarRecord(t, root, sidecarRecord{Agent: fmt.Sprintf("extra-%d", i), Brain: docs, Worktree: fmt.Sprintf("%s/.worktrees/team/w%d", docs, i), Theme: "more"})
 	}
-	eventually(t, "the Hall to serve them all", func() bool {
+	eventually.True(t, wait, "the Hall to serve them all", func() bool {
 		var n struct{ Presences []any }
 		getJSON(t, m.URL()+"/api/presences", &n)
 		return len(n.Presences) == 9

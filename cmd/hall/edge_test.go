@@ -18,7 +18,9 @@ import (
 
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/contract/schema/schematest"
+	"github.com/hall-dev/hall/internal/eventually"
 	"github.com/hall-dev/hall/internal/stream"
+	"github.com/hall-dev/hall/internal/stream/streamtest"
 )
 
 // get fetches u with the headers, returning the status, the headers and
@@ -143,7 +145,7 @@ func TestEdgeTokenFile(t *testing.T) {
 			if tc.env == "" {
 				os.Unsetenv("HALL_TOKEN")
 			}
-			cfg, err := parseServeConfig(tc.args, io.Discard)
+			cfg, err := parseServeConfig(tc.args, io.Discard, io.Discard)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Errorf("got %v, want an error naming %q", err, tc.wantErr)
@@ -156,7 +158,7 @@ func TestEdgeTokenFile(t *testing.T) {
 		})
 	}
 
-	cfg, err := parseServeConfig([]string{"--token-file", good}, io.Discard)
+	cfg, err := parseServeConfig([]string{"--token-file", good}, io.Discard, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -311,11 +313,11 @@ func TestEdgeSlowBodyIsCutOff(t *testing.T) {
 // open many times longer still gets its diffs.
 func TestEdgeStreamOutlivesTheReadTimeout(t *testing.T) {
 	m := MustOpenHall(t, Config{ReadTimeout: 100 * time.Millisecond, IdleTimeout: 100 * time.Millisecond, StreamHeartbeat: time.Hour})
-	f := follow(t, streamURL(m, ""), "")
-	f.next(t, "the snapshot")
+	f := streamtest.Follow(t, streamURL(m, ""), "")
+	f.Next(t, "the snapshot")
 	time.Sleep(time.Second) // ten read timeouts
 	beatHall(t, m.URL(), contract.BeatRequest{AgentID: "late", Brain: "/srv/shop"})
-	f.until(t, "a diff after ten read timeouts", func(c stream.Change) bool { return len(c.Joins) == 1 })
+	f.Until(t, "a diff after ten read timeouts", func(c stream.Change) bool { return len(c.Joins) == 1 })
 	if n := m.Hub.Stats().Dropped; n != 0 {
 		t.Errorf("dropped subscribers: %d, want 0", n)
 	}
@@ -326,9 +328,9 @@ func TestEdgeStreamOutlivesTheReadTimeout(t *testing.T) {
 // closes, a new one is served.
 func TestEdgeMaxStreams(t *testing.T) {
 	m := MustOpenHall(t, Config{MaxStreams: 2})
-	a, b := stalledClient(t, m.URL()), stalledClient(t, m.URL())
+	a, b := streamtest.Stalled(t, streamURL(m, "")), streamtest.Stalled(t, streamURL(m, ""))
 	_ = b
-	eventually(t, "two streams open", func() bool { return m.Hub.Stats().Subscribers == 2 })
+	eventually.True(t, wait, "two streams open", func() bool { return m.Hub.Stats().Subscribers == 2 })
 
 	status, hd, body := get(t, streamURL(m, ""), nil)
 	var e contract.ErrorResponse
@@ -368,9 +370,9 @@ func TestEdgeMaxStreams(t *testing.T) {
 	}
 
 	a.Close()
-	eventually(t, "the closed stream to be let go", func() bool { return m.Hub.Stats().Subscribers == 1 })
-	f := follow(t, streamURL(m, ""), "")
-	f.next(t, "a snapshot once a stream closed")
+	eventually.True(t, wait, "the closed stream to be let go", func() bool { return m.Hub.Stats().Subscribers == 1 })
+	f := streamtest.Follow(t, streamURL(m, ""), "")
+	f.Next(t, "a snapshot once a stream closed")
 }
 
 // The Hall's own Echo-mounted routes follow the edge's rules (the route
@@ -429,7 +431,7 @@ func TestEdgeReadTokenAndHostFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("HALL_ALLOWED_HOST", "a.test,b.test:8443")
-	cfg, err := parseServeConfig([]string{"--read-token-file", file}, io.Discard)
+	cfg, err := parseServeConfig([]string{"--read-token-file", file}, io.Discard, io.Discard)
 	if err != nil || cfg.ReadToken != "r3ad" || strings.Join(cfg.AllowedHosts, " ") != "a.test b.test:8443" {
 		t.Errorf("got read token %q, hosts %q, %v", cfg.ReadToken, cfg.AllowedHosts, err)
 	}

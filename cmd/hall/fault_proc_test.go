@@ -37,9 +37,13 @@ import (
 
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/dirstore"
+	"github.com/hall-dev/hall/internal/dirstore/dirstoretest"
+	"github.com/hall-dev/hall/internal/eventually"
 	"github.com/hall-dev/hall/internal/lograte"
 	"github.com/hall-dev/hall/internal/presence"
+	"github.com/hall-dev/hall/internal/presence/presencetest"
 	"github.com/hall-dev/hall/internal/stream"
+	"github.com/hall-dev/hall/internal/stream/streamtest"
 )
 
 // faultHelperEnv selects a helper role for a re-executed test binary.
@@ -256,7 +260,7 @@ func TestFaultDiskFull(t *testing.T) {
 	// Nobody beats again: the held states are flushed by themselves.
 	want := []string{"full-0", "full-1", "full-2", "full-3", "full-4", "full-5", "full-6", "full-7", "steady"}
 	var got contract.PresencesResponse
-	untilFault(t, "the held beats to reach the store", func() bool {
+	eventually.True(t, faultWait, "the held beats to reach the store", func() bool {
 		got, _ = readContract(t, base)
 		agents, _ := rosterIDs(got)
 		return slices.Equal(agents, want)
@@ -332,11 +336,10 @@ func writerRecord(agent string, gen int) presence.Record {
 	for k := range ws {
 		ws[k] = fmt.Sprintf("gen-%d/%s/file-%03d.go", gen, strings.Repeat("d", presence.MaxPathLen-64), k)
 	}
-	return presence.Record{
-		Schema: presence.Schema, PresenceID: presence.ID(agent, "/srv/shop"), AgentID: agent, Brain: "/srv/shop",
-		Worktree: "/srv/shop/" + agent, Theme: fmt.Sprintf("gen-%d", gen), WorkingSet: ws,
-		FirstSeenMs: now, LastBeatMs: now, QueryCount: int64(gen), TTLMs: 10 * 60 * 1000,
-	}
+	r := presencetest.Rec(agent, "/srv/shop", presencetest.Worktree("/srv/shop/"+agent), presencetest.Theme(fmt.Sprintf("gen-%d", gen)),
+		presencetest.WS(ws...), presencetest.NoMutation(), presencetest.At(now), presencetest.TTL(10*60*1000))
+	r.QueryCount = int64(gen)
+	return r
 }
 
 // wholeWriterRecord reports why a served presence is not one whole
@@ -379,7 +382,7 @@ func TestFaultWriterKilledMidWrite(t *testing.T) {
 	m := MustOpenHall(t, Config{TTL: 10 * time.Minute, Rescan: 100 * time.Millisecond})
 	root := m.Config.RegistryRoot
 	dir := filepath.Join(root, "presences")
-	w := watchStream(t, m.URL())
+	w := streamtest.Follow(t, m.URL()+"/api/presences/stream", "")
 
 	var (
 		stop     = make(chan struct{})
@@ -446,13 +449,14 @@ func TestFaultWriterKilledMidWrite(t *testing.T) {
 			select {
 			case <-stop:
 				return
-			case <-w.changes:
-				for _, p := range w.response().Presences {
+			case <-w.Arrived():
+				n := len(w.Drain())
+				for _, p := range w.Response().Presences {
 					if err := wholeWriterRecord(p); err != nil {
 						problem("stream view: %v", err)
 					}
 				}
-				changes.Add(1)
+				changes.Add(int64(n))
 			}
 		}
 	}()
@@ -626,14 +630,14 @@ func TestFaultTenThousandSubscribersDrop(t *testing.T) {
 	started := time.Now()
 	m := MustOpenHall(t, Config{TTL: 10 * time.Minute})
 	root := m.Config.RegistryRoot
-	writeFaultRecord(t, root, faultRecord("a-1", "/srv/shop", "/srv/shop/wt-1"))
-	writeFaultRecord(t, root, faultRecord("a-2", "/srv/shop", "/srv/shop/wt-1"))
-	untilFault(t, "two presences served", func() bool {
+	dirstoretest.Upsert(t, root, liveRecord("a-1", "/srv/shop", "/srv/shop/wt-1", true))
+	dirstoretest.Upsert(t, root, liveRecord("a-2", "/srv/shop", "/srv/shop/wt-1", true))
+	eventually.True(t, faultWait, "two presences served", func() bool {
 		got, _ := readContract(t, m.URL())
 		return len(got.Presences) == 2
 	})
 	http.DefaultClient.CloseIdleConnections()
-	untilFault(t, "no subscriber", func() bool { return m.Hub.Stats().Subscribers == 0 })
+	eventually.True(t, faultWait, "no subscriber", func() bool { return m.Hub.Stats().Subscribers == 0 })
 	runtime.GC()
 	base, baseFDs := runtime.NumGoroutine(), openFDs(t)
 
@@ -668,10 +672,10 @@ func TestFaultTenThousandSubscribersDrop(t *testing.T) {
 		t.Errorf("goroutines while held: got %d over a baseline of %d; streams whose clients keep up should hold none", peak, base)
 	}
 
-	w := watchStream(t, m.URL())
-	w.untilView(t, "a snapshot for a new subscriber", func(r contract.PresencesResponse) bool { return len(r.Presences) == 2 })
-	writeFaultRecord(t, root, faultRecord("a-3", "/srv/shop", "/srv/shop/wt-2"))
-	w.until(t, "a-3 joining on the new subscriber's stream", func(c stream.Change) bool {
+	w := streamtest.Follow(t, m.URL()+"/api/presences/stream", "")
+	w.UntilView(t, "a snapshot for a new subscriber", func(r contract.PresencesResponse) bool { return len(r.Presences) == 2 })
+	dirstoretest.Upsert(t, root, liveRecord("a-3", "/srv/shop", "/srv/shop/wt-2", true))
+	w.Until(t, "a-3 joining on the new subscriber's stream", func(c stream.Change) bool {
 		return slices.ContainsFunc(c.Joins, func(p contract.Presence) bool { return p.AgentID == "a-3" })
 	})
 }
@@ -690,8 +694,8 @@ func TestFaultSIGTERMWithOpenStreams(t *testing.T) {
 		t.Fatalf("second beat: got %+v, want held (throttled)", res)
 	}
 	for i := 0; i < 5; i++ {
-		w := watchStream(t, base)
-		w.untilView(t, "a snapshot", func(r contract.PresencesResponse) bool { return len(r.Presences) == 1 })
+		w := streamtest.Follow(t, base+"/api/presences/stream", "")
+		w.UntilView(t, "a snapshot", func(r contract.PresencesResponse) bool { return len(r.Presences) == 1 })
 	}
 	u, _ := url.Parse(base)
 	for i := 0; i < 2; i++ {

@@ -19,7 +19,10 @@ import (
 	"time"
 
 	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/dirstore/dirstoretest"
+	"github.com/hall-dev/hall/internal/eventually"
 	"github.com/hall-dev/hall/internal/presence"
+	"github.com/hall-dev/hall/internal/stream/streamtest"
 )
 
 // boundedClient answers within faultWait or fails the test: a Hall stuck
@@ -62,7 +65,7 @@ func nonRegular(tb testing.TB, path, kind string) {
 		err = os.Symlink("/proc/self/fd/0", path)
 	case "symlink to a record":
 		// Whole and valid, named for its own id: not followed all the same.
-		r := faultRecord("linked", "/srv/shop", "/srv/shop/wt-9")
+		r := liveRecord("linked", "/srv/shop", "/srv/shop/wt-9", true)
 		r.PresenceID = presence.ID(r.AgentID, r.Brain)
 		data, _ := presence.EncodeRecord(r)
 		target := filepath.Join(elsewhere, r.PresenceID+".json")
@@ -101,7 +104,7 @@ func TestFaultNonRegularFilesInRegistry(t *testing.T) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	writeFaultRecord(t, root, faultRecord("good", "/srv/shop", "/srv/shop/wt-1"))
+	dirstoretest.Upsert(t, root, liveRecord("good", "/srv/shop", "/srv/shop/wt-1", true))
 	for i, kind := range nonRegularKinds {
 		nonRegular(t, filepath.Join(dir, "boot-"+string(rune('a'+i))+".json"), kind)
 	}
@@ -110,8 +113,8 @@ func TestFaultNonRegularFilesInRegistry(t *testing.T) {
 	skippedAtBoot := len(nonRegularKinds) + 1
 
 	hall, base := startHallProcess(t, root, "--ttl", "10m")
-	w := watchStream(t, base)
-	w.untilView(t, "good on the stream", func(r contract.PresencesResponse) bool { return len(r.Presences) == 1 })
+	w := streamtest.Follow(t, base+"/api/presences/stream", "")
+	w.UntilView(t, "good on the stream", func(r contract.PresencesResponse) bool { return len(r.Presences) == 1 })
 	if got, _ := readContract(t, base); len(got.Presences) != 1 || got.Presences[0].AgentID != "good" || got.Error != "" {
 		t.Errorf("contract after boot: got %+v, want good alone", got)
 	}
@@ -123,12 +126,12 @@ func TestFaultNonRegularFilesInRegistry(t *testing.T) {
 	for i, kind := range nonRegularKinds {
 		nonRegular(t, filepath.Join(dir, "after-"+string(rune('a'+i))+".json"), kind)
 	}
-	writeFaultRecord(t, root, faultRecord("outside", "/srv/shop", "/srv/shop/wt-2"))
-	w.untilView(t, "the outside write on the stream", func(r contract.PresencesResponse) bool {
+	dirstoretest.Upsert(t, root, liveRecord("outside", "/srv/shop", "/srv/shop/wt-2", true))
+	w.UntilView(t, "the outside write on the stream", func(r contract.PresencesResponse) bool {
 		agents, _ := rosterIDs(r)
 		return slices.Equal(agents, []string{"good", "outside"})
 	})
-	untilFault(t, "every non-regular entry counted skipped", func() bool {
+	eventually.True(t, faultWait, "every non-regular entry counted skipped", func() bool {
 		h := readHealth(t, base)
 		return h.Presences != nil && h.Presences.Skipped == skippedAtBoot+len(nonRegularKinds)
 	})
@@ -143,7 +146,7 @@ func TestFaultNonRegularFilesInRegistry(t *testing.T) {
 			t.Errorf("%s's beat over a FIFO at its file name: got %+v, want stored", agent, res)
 		}
 	}
-	w.untilView(t, "both agents on the stream", func(r contract.PresencesResponse) bool {
+	w.UntilView(t, "both agents on the stream", func(r contract.PresencesResponse) bool {
 		agents, _ := rosterIDs(r)
 		return slices.Equal(agents, []string{"fresh", "good", "outside", "shadowed"})
 	})
@@ -199,10 +202,10 @@ func TestFaultOutOfDescriptors(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(root, "presences"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	writeFaultRecord(t, root, faultRecord("steady", "/srv/shop", "/srv/shop/wt-1"))
+	dirstoretest.Upsert(t, root, liveRecord("steady", "/srv/shop", "/srv/shop/wt-1", true))
 	hall, base := startHallProcess(t, root, "--ttl", "10m", "--rescan", "100ms")
-	w := watchStream(t, base)
-	w.untilView(t, "steady on the stream", func(r contract.PresencesResponse) bool { return len(r.Presences) == 1 })
+	w := streamtest.Follow(t, base+"/api/presences/stream", "")
+	w.UntilView(t, "steady on the stream", func(r contract.PresencesResponse) bool { return len(r.Presences) == 1 })
 	kept := newKeptClient()
 	var h contract.Health
 	kept.get(t, base+"/api/health", &h)
@@ -212,8 +215,8 @@ func TestFaultOutOfDescriptors(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(staged, "presences"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	outside := faultRecord("outside", "/srv/shop", "/srv/shop/wt-2")
-	writeFaultRecord(t, staged, outside)
+	outside := liveRecord("outside", "/srv/shop", "/srv/shop/wt-2", true)
+	dirstoretest.Upsert(t, staged, outside)
 	name := presence.ID(outside.AgentID, outside.Brain) + ".json"
 
 	pid := hall.cmd.Process.Pid
@@ -252,7 +255,7 @@ func TestFaultOutOfDescriptors(t *testing.T) {
 	if err := os.Rename(filepath.Join(staged, "presences", name), filepath.Join(root, "presences", name)); err != nil {
 		t.Fatal(err)
 	}
-	untilFault(t, "health to count refused reads", func() bool {
+	eventually.True(t, faultWait, "health to count refused reads", func() bool {
 		kept.get(t, base+"/api/health", &h)
 		return h.Store.BusyReads >= 3 // the watch's reread, then rescans
 	})
@@ -266,21 +269,15 @@ func TestFaultOutOfDescriptors(t *testing.T) {
 	}
 
 	restore()
-	w.untilView(t, "the outside write once descriptors are back", func(r contract.PresencesResponse) bool {
+	w.UntilView(t, "the outside write once descriptors are back", func(r contract.PresencesResponse) bool {
 		agents, _ := rosterIDs(r)
 		return slices.Equal(agents, []string{"outside", "steady"})
 	})
 	// Nothing on the stream said the roster was gone, nor that steady left.
-	for {
-		select {
-		case ch := <-w.changes:
-			if ch.Error != "" || len(ch.Leaves) > 0 {
-				t.Errorf("stream out of descriptors: got %+v, want no drop and no leave", ch)
-			}
-			continue
-		default:
+	for _, ch := range w.Drain() {
+		if ch.Error != "" || len(ch.Leaves) > 0 {
+			t.Errorf("stream out of descriptors: got %+v, want no drop and no leave", ch)
 		}
-		break
 	}
 }
 
@@ -293,7 +290,7 @@ func TestFaultTwoHallsOneFolder(t *testing.T) {
 	root := t.TempDir()
 	first, firstURL := startHallProcess(t, root, "--ttl", "10m")
 	second, secondURL := startHallProcess(t, root, "--ttl", "10m")
-	untilFault(t, "the second Hall's warning", func() bool {
+	eventually.True(t, faultWait, "the second Hall's warning", func() bool {
 		return strings.Contains(second.stderr.String(), "another Hall serves this registry folder")
 	})
 	warning := second.stderr.String()
@@ -306,7 +303,7 @@ func TestFaultTwoHallsOneFolder(t *testing.T) {
 	if res := beatBounded(t, firstURL, contract.BeatRequest{AgentID: "a", Brain: "/srv/shop"}); !res.Stored {
 		t.Fatalf("beat into the first: got %+v, want stored", res)
 	}
-	untilFault(t, "the first Hall's beat on the second's roster", func() bool {
+	eventually.True(t, faultWait, "the first Hall's beat on the second's roster", func() bool {
 		got, _ := readContract(t, secondURL)
 		return len(got.Presences) == 1 && got.Presences[0].AgentID == "a"
 	})
@@ -325,7 +322,7 @@ func TestFaultTwoHallsOneFolder(t *testing.T) {
 	// been written, on the same stream: once it is there, so would be the
 	// warning.
 	third, _ := startHallProcess(t, root, "--ttl", "10m", "--log-level", "info")
-	untilFault(t, "the third Hall's listening line", func() bool { return strings.Contains(third.stderr.String(), "hall listening") })
+	eventually.True(t, faultWait, "the third Hall's listening line", func() bool { return strings.Contains(third.stderr.String(), "hall listening") })
 	if s := third.stderr.String(); strings.Contains(s, "another Hall") {
 		t.Errorf("a Hall started once the others were gone warned: %q", s)
 	}

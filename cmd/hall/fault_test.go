@@ -18,98 +18,21 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/hall-dev/hall/internal/contract"
-	"github.com/hall-dev/hall/internal/dirstore"
+	"github.com/hall-dev/hall/internal/dirstore/dirstoretest"
+	"github.com/hall-dev/hall/internal/eventually"
 	"github.com/hall-dev/hall/internal/presence"
+	"github.com/hall-dev/hall/internal/presence/presencetest"
 	"github.com/hall-dev/hall/internal/stream"
+	"github.com/hall-dev/hall/internal/stream/streamtest"
 )
 
 // faultWait bounds "it eventually happens" in the fault suite: generous for
 // a loaded 2-core machine under -race, never a measure of speed.
 const faultWait = 30 * time.Second
-
-// untilFault polls cond until it holds or faultWait passes.
-func untilFault(tb testing.TB, what string, cond func() bool) {
-	tb.Helper()
-	deadline := time.Now().Add(faultWait)
-	for !cond() {
-		if time.Now().After(deadline) {
-			tb.Fatalf("timed out after %s waiting for %s", faultWait, what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-// streamWatcher follows a Hall's stream with the real client and rebuilds
-// the roster from snapshot + diffs, as every live client does.
-type streamWatcher struct {
-	changes chan stream.Change
-	cancel  context.CancelFunc
-	done    chan struct{}
-
-	mu   sync.Mutex
-	view stream.View
-}
-
-func watchStream(tb testing.TB, base string) *streamWatcher {
-	tb.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	w := &streamWatcher{changes: make(chan stream.Change, 1<<16), cancel: cancel, done: make(chan struct{})}
-	c := &stream.Client{URL: base + "/api/presences/stream", MinWait: 20 * time.Millisecond, MaxWait: 200 * time.Millisecond}
-	go func() {
-		defer close(w.done)
-		_ = c.Follow(ctx, func(ev stream.Event) error {
-			w.mu.Lock()
-			ch := w.view.Apply(ev)
-			w.mu.Unlock()
-			w.changes <- ch
-			return nil
-		})
-	}()
-	tb.Cleanup(func() { w.cancel(); <-w.done })
-	return w
-}
-
-// until consumes changes until cond holds for one of them.
-func (w *streamWatcher) until(tb testing.TB, what string, cond func(stream.Change) bool) stream.Change {
-	tb.Helper()
-	deadline := time.After(faultWait)
-	for {
-		select {
-		case ch := <-w.changes:
-			if cond(ch) {
-				return ch
-			}
-		case <-deadline:
-			tb.Fatalf("timed out waiting on the stream for %s; view now %+v", what, w.response())
-		}
-	}
-}
-
-// untilView waits until cond holds for the rebuilt roster, looking now and
-// after each change.
-func (w *streamWatcher) untilView(tb testing.TB, what string, cond func(contract.PresencesResponse) bool) {
-	tb.Helper()
-	deadline := time.After(faultWait)
-	for !cond(w.response()) {
-		select {
-		case <-w.changes:
-		case <-deadline:
-			tb.Fatalf("timed out waiting on the stream for %s; view now %+v", what, w.response())
-		}
-	}
-}
-
-func (w *streamWatcher) response() contract.PresencesResponse {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.view.Response()
-}
 
 // rosterIDs is the comparable core of a roster: agent ids and collision ids,
 // sorted.
@@ -157,23 +80,6 @@ func readHealth(tb testing.TB, base string) contract.Health {
 	return h
 }
 
-// writeFaultRecord writes a record as another writer would: atomically,
-// behind the Hall's back.
-func writeFaultRecord(tb testing.TB, root string, r presence.Record) {
-	tb.Helper()
-	r.PresenceID = presence.ID(r.AgentID, r.Brain)
-	if err := dirstore.New(root).Upsert(context.Background(), r); err != nil {
-		tb.Fatal(err)
-	}
-}
-
-// faultRecord is a live record, mutating (so two in one worktree collide).
-func faultRecord(agent, brain, worktree string) presence.Record {
-	now := time.Now().UnixMilli()
-	return presence.Record{Schema: presence.Schema, AgentID: agent, Brain: brain, Worktree: worktree,
-		Mutation: presence.Mutation{DeclaredIntent: "edit"}, FirstSeenMs: now, LastBeatMs: now, TTLMs: 10 * 60 * 1000}
-}
-
 // assertFailOpen checks every surface while the registry cannot be read:
 // the contract is 200 with both lists empty and registry_unreadable; health
 // is 200 without a presences block and says why; cockpit, north, the page,
@@ -183,7 +89,7 @@ func assertFailOpen(tb testing.TB, base string, fault string) {
 	tb.Helper()
 	var got contract.PresencesResponse
 	var raw []byte
-	untilFault(tb, "the roster dropped ("+fault+")", func() bool {
+	eventually.True(tb, faultWait, "the roster dropped ("+fault+")", func() bool {
 		got, raw = readContract(tb, base)
 		return got.Error != ""
 	})
@@ -220,10 +126,10 @@ func TestFaultRegistryUnreadableDeletedRecreated(t *testing.T) {
 	m := MustOpenHall(t, Config{TTL: 10 * time.Minute, Rescan: 200 * time.Millisecond})
 	root := m.Config.RegistryRoot
 	dir := filepath.Join(root, "presences")
-	writeFaultRecord(t, root, faultRecord("before-1", "/srv/shop", "/srv/shop/wt-1"))
-	writeFaultRecord(t, root, faultRecord("before-2", "/srv/shop", "/srv/shop/wt-1"))
-	w := watchStream(t, m.URL())
-	w.untilView(t, "before-1 and before-2 colliding", func(r contract.PresencesResponse) bool {
+	dirstoretest.Upsert(t, root, liveRecord("before-1", "/srv/shop", "/srv/shop/wt-1", true))
+	dirstoretest.Upsert(t, root, liveRecord("before-2", "/srv/shop", "/srv/shop/wt-1", true))
+	w := streamtest.Follow(t, m.URL()+"/api/presences/stream", "")
+	w.UntilView(t, "before-1 and before-2 colliding", func(r contract.PresencesResponse) bool {
 		return len(r.Presences) == 2 && len(r.Collisions) == 1
 	})
 
@@ -235,11 +141,11 @@ func TestFaultRegistryUnreadableDeletedRecreated(t *testing.T) {
 		t.Fatal(err)
 	}
 	assertFailOpen(t, m.URL(), "replaced by a file")
-	ch := w.until(t, "the roster dropped on the stream", func(c stream.Change) bool { return c.Error != "" })
+	ch := w.Until(t, "the roster dropped on the stream", func(c stream.Change) bool { return c.Error != "" })
 	if ch.Error != "registry_unreadable" || len(ch.Leaves) != 2 || len(ch.Closed) != 1 {
 		t.Errorf("stream drop: got %+v, want both leaving, the collision closed, registry_unreadable", ch)
 	}
-	if r := w.response(); len(r.Presences) != 0 || len(r.Collisions) != 0 {
+	if r := w.Response(); len(r.Presences) != 0 || len(r.Collisions) != 0 {
 		t.Errorf("view while unreadable: got %+v, want empty (dropped whole, never half-shown)", r)
 	}
 
@@ -253,16 +159,16 @@ func TestFaultRegistryUnreadableDeletedRecreated(t *testing.T) {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	untilFault(t, "the contract readable again", func() bool {
+	eventually.True(t, faultWait, "the contract readable again", func() bool {
 		got, _ := readContract(t, m.URL())
 		return got.Error == ""
 	})
-	w.until(t, "the stream recovered", func(c stream.Change) bool { return c.Recovered })
+	w.Until(t, "the stream recovered", func(c stream.Change) bool { return c.Recovered })
 	if h := readHealth(t, m.URL()); h.Presences == nil || h.PresencesError != "" {
 		t.Errorf("health after recovery: got %+v, want a presences block and no error", h)
 	}
-	writeFaultRecord(t, root, faultRecord("after-1", "/srv/shop", "/srv/shop/wt-2"))
-	w.until(t, "after-1 joining on the stream", func(c stream.Change) bool {
+	dirstoretest.Upsert(t, root, liveRecord("after-1", "/srv/shop", "/srv/shop/wt-2", true))
+	w.Until(t, "after-1 joining on the stream", func(c stream.Change) bool {
 		return len(c.Joins) > 0 && slices.ContainsFunc(c.Joins, func(p contract.Presence) bool { return p.AgentID == "after-1" })
 	})
 	if res := beatHall(t, m.URL(), contract.BeatRequest{AgentID: "after-2", Brain: "/srv/shop", Worktree: "/srv/shop/wt-2", DeclaredIntent: "edit"}); !res.Stored || len(res.North) != 1 {
@@ -271,7 +177,7 @@ func TestFaultRegistryUnreadableDeletedRecreated(t *testing.T) {
 	// The beats refused during the outage were held, not lost: each
 	// reaches the store once the folder is back.
 	want := []string{"after-1", "after-2", "outage-deleted", "outage-replaced-by-a-file"}
-	untilFault(t, "the outage beats flushed to the store", func() bool {
+	eventually.True(t, faultWait, "the outage beats flushed to the store", func() bool {
 		got, _ := readContract(t, m.URL())
 		agents, _ := rosterIDs(got)
 		return slices.Equal(agents, want)
@@ -283,7 +189,7 @@ func TestFaultRegistryUnreadableDeletedRecreated(t *testing.T) {
 	}
 	got, _ := readContract(t, m.URL())
 	ga, gc := rosterIDs(got)
-	w.untilView(t, "the view to match the contract", func(r contract.PresencesResponse) bool {
+	w.UntilView(t, "the view to match the contract", func(r contract.PresencesResponse) bool {
 		va, vc := rosterIDs(r)
 		return slices.Equal(va, ga) && slices.Equal(vc, gc)
 	})
@@ -299,18 +205,18 @@ func TestFaultJunkFilesInRegistry(t *testing.T) {
 	root := m.Config.RegistryRoot
 	dir := filepath.Join(root, "presences")
 	good := []presence.Record{
-		faultRecord("good-a", "/srv/shop", "/srv/shop/wt-1"),
-		faultRecord("good-b", "/srv/shop", "/srv/shop/wt-1"),
-		faultRecord("good-c", "/srv/shop", "/srv/shop/wt-2"),
+		liveRecord("good-a", "/srv/shop", "/srv/shop/wt-1", true),
+		liveRecord("good-b", "/srv/shop", "/srv/shop/wt-1", true),
+		liveRecord("good-c", "/srv/shop", "/srv/shop/wt-2", true),
 	}
 	for _, r := range good {
-		writeFaultRecord(t, root, r)
+		dirstoretest.Upsert(t, root, r)
 	}
-	w := watchStream(t, m.URL())
-	w.untilView(t, "the three good records", func(r contract.PresencesResponse) bool { return len(r.Presences) == 3 })
+	w := streamtest.Follow(t, m.URL()+"/api/presences/stream", "")
+	w.UntilView(t, "the three good records", func(r contract.PresencesResponse) bool { return len(r.Presences) == 3 })
 
 	whole, err := presence.EncodeRecord(func() presence.Record {
-		r := faultRecord("junk-whole", "/srv/shop", "/srv/shop/wt-1")
+		r := liveRecord("junk-whole", "/srv/shop", "/srv/shop/wt-1", true)
 		r.PresenceID = presence.ID(r.AgentID, r.Brain)
 		return r
 	}())
@@ -346,8 +252,8 @@ func TestFaultJunkFilesInRegistry(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A marker written after the junk: once it shows, the junk was read.
-	writeFaultRecord(t, root, faultRecord("marker", "/srv/shop", "/srv/shop/wt-3"))
-	w.until(t, "the marker joining", func(c stream.Change) bool {
+	dirstoretest.Upsert(t, root, liveRecord("marker", "/srv/shop", "/srv/shop/wt-3", true))
+	w.Until(t, "the marker joining", func(c stream.Change) bool {
 		return slices.ContainsFunc(c.Joins, func(p contract.Presence) bool { return p.AgentID == "marker" })
 	})
 
@@ -355,7 +261,7 @@ func TestFaultJunkFilesInRegistry(t *testing.T) {
 	wantCollision := presence.ID("good-a", "/srv/shop")
 	check := func(when string, skipped int) {
 		t.Helper()
-		untilFault(t, fmt.Sprintf("%s: health to count %d skipped", when, skipped), func() bool {
+		eventually.True(t, faultWait, fmt.Sprintf("%s: health to count %d skipped", when, skipped), func() bool {
 			h := readHealth(t, m.URL())
 			return h.Presences != nil && h.Presences.Skipped == skipped
 		})
@@ -364,7 +270,7 @@ func TestFaultJunkFilesInRegistry(t *testing.T) {
 		if !slices.Equal(agents, wantAgents) || len(collisions) != 1 || !strings.Contains(collisions[0], wantCollision) || got.Error != "" {
 			t.Errorf("%s: contract got agents %v collisions %v error %q, want %v, one collision of good-a and good-b, no error", when, agents, collisions, got.Error, wantAgents)
 		}
-		w.untilView(t, when+": the view to match the contract", func(r contract.PresencesResponse) bool {
+		w.UntilView(t, when+": the view to match the contract", func(r contract.PresencesResponse) bool {
 			va, vc := rosterIDs(r)
 			return slices.Equal(va, agents) && slices.Equal(vc, collisions)
 		})
@@ -383,7 +289,7 @@ func TestFaultJunkFilesInRegistry(t *testing.T) {
 	if err := os.WriteFile(cFile, cWhole[:len(cWhole)-20], 0o644); err != nil {
 		t.Fatal(err)
 	}
-	w.until(t, "good-c leaving", func(ch stream.Change) bool {
+	w.Until(t, "good-c leaving", func(ch stream.Change) bool {
 		return slices.ContainsFunc(ch.Leaves, func(p contract.Presence) bool { return p.AgentID == "good-c" })
 	})
 	wantAgents = []string{"good-a", "good-b", "marker"}
@@ -391,7 +297,7 @@ func TestFaultJunkFilesInRegistry(t *testing.T) {
 	if err := os.WriteFile(cFile, cWhole, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	w.until(t, "good-c back", func(ch stream.Change) bool {
+	w.Until(t, "good-c back", func(ch stream.Change) bool {
 		return slices.ContainsFunc(ch.Joins, func(p contract.Presence) bool { return p.AgentID == "good-c" })
 	})
 	wantAgents = []string{"good-a", "good-b", "good-c", "marker"}
@@ -416,13 +322,6 @@ func TestFaultJunkFilesInRegistry(t *testing.T) {
 	t.Logf("one re-read of the folder allocates %d KiB", perRead>>10)
 }
 
-// offsetClock is the Hall's clock in the clock tests: the real clock, off
-// by an offset the test moves, as a stepped system clock is.
-type offsetClock struct{ off atomic.Int64 }
-
-func (c *offsetClock) Now() time.Time       { return time.Now().Add(time.Duration(c.off.Load())) }
-func (c *offsetClock) Jump(d time.Duration) { c.off.Add(int64(d)) }
-
 // TestFaultClockJumps: the Hall's clock jumps forward by less than the ttl
 // (nobody who beat within the rest of it expires), back by less than the
 // ttl (nobody expires; a beat right after is stored at once), and forward
@@ -431,7 +330,7 @@ func (c *offsetClock) Jump(d time.Duration) { c.off.Add(int64(d)) }
 // stay; a record stamped a year ahead is never shown.
 func TestFaultClockJumps(t *testing.T) {
 	const ttl = 5 * time.Minute
-	clock := &offsetClock{}
+	clock := &presencetest.OffsetClock{}
 	m := MustOpenHall(t, Config{TTL: ttl, Now: clock.Now})
 	beat := func(agent string) contract.BeatResponse {
 		return beatHall(t, m.URL(), contract.BeatRequest{AgentID: agent, Brain: "/srv/shop", Worktree: "/srv/shop/" + agent, Theme: "steady"})
@@ -440,8 +339,8 @@ func TestFaultClockJumps(t *testing.T) {
 	for _, a := range all {
 		beat(a)
 	}
-	w := watchStream(t, m.URL())
-	w.untilView(t, "the five in the snapshot", func(r contract.PresencesResponse) bool { return len(r.Presences) == 5 })
+	w := streamtest.Follow(t, m.URL()+"/api/presences/stream", "")
+	w.UntilView(t, "the five in the snapshot", func(r contract.PresencesResponse) bool { return len(r.Presences) == 5 })
 	leaves := func(c stream.Change) []string {
 		var out []string
 		for _, p := range c.Leaves {
@@ -459,7 +358,7 @@ func TestFaultClockJumps(t *testing.T) {
 		agent := fmt.Sprintf("marker-%d", marker)
 		beat(agent)
 		var left []string
-		w.until(t, when+": "+agent+" joining", func(c stream.Change) bool {
+		w.Until(t, when+": "+agent+" joining", func(c stream.Change) bool {
 			left = append(left, leaves(c)...)
 			return slices.ContainsFunc(c.Joins, func(p contract.Presence) bool { return p.AgentID == agent })
 		})
@@ -488,9 +387,9 @@ func TestFaultClockJumps(t *testing.T) {
 	if res := beat("a-1"); !res.Stored {
 		t.Errorf("a-1's beat right after the jump back: got %+v, want stored at once", res)
 	}
-	future := faultRecord("year-ahead", "/srv/shop", "/srv/shop/future")
+	future := liveRecord("year-ahead", "/srv/shop", "/srv/shop/future", true)
 	future.LastBeatMs = clock.Now().Add(365 * 24 * time.Hour).UnixMilli()
-	writeFaultRecord(t, m.Config.RegistryRoot, future)
+	dirstoretest.Upsert(t, m.Config.RegistryRoot, future)
 	untilMarker("after a record stamped a year ahead")
 	got, _ = readContract(t, m.URL())
 	if agents, _ := rosterIDs(got); slices.Contains(agents, "year-ahead") || len(agents) != 8 {
@@ -507,7 +406,7 @@ func TestFaultClockJumps(t *testing.T) {
 	}
 	clock.Jump(30 * time.Second)
 	var left []string
-	w.until(t, "the silent ones leaving by themselves", func(c stream.Change) bool {
+	w.Until(t, "the silent ones leaving by themselves", func(c stream.Change) bool {
 		left = append(left, leaves(c)...)
 		slices.Sort(left)
 		return len(left) >= 2

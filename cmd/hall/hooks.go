@@ -29,14 +29,7 @@ it replaces is kept beside it as <file>.hall-backup-<time>.
 
 // runHooks is `hall hooks install|uninstall <agent>`.
 func runHooks(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	if len(args) < 2 || (args[0] != "install" && args[0] != "uninstall") {
-		fmt.Fprint(stderr, hooksUsage)
-		return &exitError{code: 2}
-	}
-	verb, agent := args[0], args[1]
-	fs := flag.NewFlagSet("hall hooks "+verb, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, hooksUsage); fs.PrintDefaults() }
+	fs := flag.NewFlagSet("hall hooks", flag.ContinueOnError)
 	var (
 		project     = fs.String("project", ".", "the project folder whose agent configuration to edit")
 		user        = fs.Bool("user", false, "edit the user's configuration (in $HOME) instead of a project's")
@@ -46,8 +39,17 @@ func runHooks(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		onCollision = fs.String("on-collision", "warn", `"warn", or "ask" to ask the person before a mutating tool runs while in a collision`)
 		command     = fs.String("command", "hall", "how the hooks run the Hall's CLI (a name on PATH or an absolute path)")
 	)
-	if err := fs.Parse(args[2:]); err != nil {
-		return &exitError{code: 2, err: err}
+	switch {
+	case len(args) > 0 && isHelp(args[0]):
+		printUsage(stdout, fs, hooksUsage)
+		return &exitError{code: 0}
+	case len(args) < 2 || (args[0] != "install" && args[0] != "uninstall"):
+		printUsage(stderr, fs, hooksUsage)
+		return &exitError{code: 2}
+	}
+	verb, agent := args[0], args[1]
+	if err := parseWith((*flag.FlagSet).Parse, fs, hooksUsage, args[2:], stdout, stderr); err != nil {
+		return err
 	}
 	if fs.NArg() > 0 {
 		return &exitError{code: 2, err: fmt.Errorf("unexpected arguments %q", fs.Args())}

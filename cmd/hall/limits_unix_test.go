@@ -37,7 +37,7 @@ func TestEdgeMaxStreamsDefault(t *testing.T) {
 			t.Errorf("open-file limit %d: got %d, want %d", tc.limit, got, tc.want)
 		}
 	}
-	cfg, err := parseServeConfig(nil, io.Discard)
+	cfg, err := parseServeConfig(nil, io.Discard, io.Discard)
 	if err != nil || cfg.MaxStreams != defaultMaxStreams() {
 		t.Errorf("flag default: got %d, %v; want %d", cfg.MaxStreams, err, defaultMaxStreams())
 	}

@@ -43,8 +43,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "serve":
 		err = runServe(ctx, rest, stdout, stderr)
 	case "help":
-		fmt.Fprint(stdout, usage)
-		return 0
+		// "hall help" is "hall -h"; "hall help watch" is "hall watch -h".
+		if len(rest) > 0 {
+			return run(ctx, []string{rest[0], "-h"}, stdin, stdout, stderr)
+		}
+		return run(ctx, []string{"-h"}, stdin, stdout, stderr)
 	default:
 		if c, ok := commands[cmd]; ok {
 			err = c(ctx, rest, stdin, stdout, stderr)
@@ -74,14 +77,15 @@ var commands = map[string]func(ctx context.Context, args []string, stdin io.Read
 const usage = `usage: hall [command] [flags]
 
 commands:
-  serve   run the Hall (the default)
-  beat    report a beat to a Hall, or straight into a registry
-  leave   end a presence at once
-  watch   follow a Hall's live stream
-  hooks   install or uninstall the Hall's hooks in Claude Code, Codex or Cursor
-  mcp     serve the Hall's tools to an agent over MCP (stdio)
-  relay   mirror this machine's sidecar folder into a NATS bucket
-  help    this text
+  serve    run the Hall (the default)
+  beat     report a beat to a Hall, or straight into a registry
+  leave    end a presence at once
+  watch    follow a Hall's live stream
+  hooks    install or uninstall the Hall's hooks in Claude Code, Codex or Cursor
+  mcp      serve the Hall's tools to an agent over MCP (stdio)
+  relay    mirror this machine's sidecar folder into a NATS bucket
+  version  print hall's version and the Go version that built it
+  help     this text; "hall help <command>" for a command's
 
 Run "hall <command> -h" for a command's flags. Every flag can also be set
 with a HALL_* environment variable: --registry-root is HALL_REGISTRY_ROOT.

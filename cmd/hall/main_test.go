@@ -13,6 +13,7 @@ import (
 
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/presence"
+	"github.com/hall-dev/hall/internal/presence/presencetest"
 )
 
 // MustOpenHall starts the real Hall on 127.0.0.1:0 over a temp registry
@@ -68,16 +69,22 @@ func getJSON(tb testing.TB, url string, out any) int {
 	return resp.StatusCode
 }
 
-// eventually polls cond until it holds or the generous deadline passes.
-func eventually(tb testing.TB, what string, cond func() bool) {
-	tb.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			tb.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
+// wait bounds "it eventually happens": generous for a loaded 2-core
+// machine under -race, never a measure of speed.
+const wait = 15 * time.Second
+
+var quietLog = slog.New(slog.DiscardHandler)
+
+// liveRecord is a record of agent on brain in worktree, beating now for
+// ten minutes (presencetest.Rec); mutating declares an edit, so two in one
+// worktree collide.
+func liveRecord(agent, brain, worktree string, mutating bool) presence.Record {
+	mutation := presencetest.NoMutation()
+	if mutating {
+		mutation = presencetest.Intent("edit")
 	}
+	return presencetest.Rec(agent, brain, presencetest.Worktree(worktree), mutation,
+		presencetest.At(nowMs()), presencetest.TTL(10*60*1000))
 }
 
 func nowMs() int64 { return time.Now().UnixMilli() }

@@ -17,13 +17,20 @@ import (
 
 func init() { commands["mcp"] = runMCP }
 
+// mcpAbout opens mcp's usage.
+const mcpAbout = `usage: hall mcp [flags]
+
+Serve the Hall's tools to the agent that started this process, over MCP
+on stdin and stdout, speaking to a running Hall (--hall) or writing the
+registry directly (--registry-root). It runs until the agent closes stdin.
+`
+
 // runMCP is `hall mcp`: the Hall's tools served over stdio to the agent
 // that started it, speaking to a running Hall (--hall, --token) or writing
 // the registry directly (--registry-root). It runs until the agent closes
 // stdin. Nothing but MCP goes to stdout; warnings go to stderr.
 func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("hall mcp", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	var (
 		hall, root, token, agent string
 		timeout                  time.Duration
@@ -33,8 +40,8 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	fs.StringVar(&token, "token", "", "bearer token the Hall requires for writes")
 	fs.DurationVar(&timeout, "timeout", 2*time.Second, "give up on a tool call (the Hall's answer included) after this long")
 	fs.StringVar(&agent, "agent-id", "", "the agent_id this session beats as (default: the Claude Code session that started it, else one per MCP session)")
-	if err := parseWithEnv(fs, args); err != nil {
-		return &exitError{code: 2, err: err}
+	if err := parseFlags(fs, mcpAbout, args, stdout, stderr); err != nil {
+		return err
 	}
 	if fs.NArg() > 0 {
 		return &exitError{code: 2, err: fmt.Errorf("mcp takes no arguments, got %q", fs.Args())}

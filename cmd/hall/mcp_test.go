@@ -18,6 +18,7 @@ import (
 
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/dirstore"
+	"github.com/hall-dev/hall/internal/eventually"
 	"github.com/hall-dev/hall/internal/presence"
 )
 
@@ -428,7 +429,7 @@ func TestMCPRegistryDirect(t *testing.T) {
 		t.Errorf("presences: %q", text)
 	}
 	_ = cs.Close() // the agent goes: hall mcp ends and flushes
-	eventually(t, "the held beat to be written", func() bool {
+	eventually.True(t, wait, "the held beat to be written", func() bool {
 		r, err := store.Get(t.Context(), h.PresenceID)
 		return err == nil && r.QueryCount == 2
 	})

@@ -15,7 +15,9 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/eventually"
 	"github.com/hall-dev/hall/internal/stream"
+	"github.com/hall-dev/hall/internal/stream/streamtest"
 )
 
 // scrapeMetrics GETs /metrics and parses the text format.
@@ -83,58 +85,35 @@ func TestMetricsMoveWithBeatsAndStreams(t *testing.T) {
 	}
 
 	// A subscriber that stays open while the roster changes.
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	events := make(chan stream.Event, 256)
-	follower := &stream.Client{URL: base + "/api/presences/stream", MinWait: 20 * time.Millisecond}
-	followed := make(chan struct{})
-	go func() {
-		defer close(followed)
-		_ = follower.Follow(ctx, func(ev stream.Event) error { events <- ev; return nil })
-	}()
-	<-events // its snapshot
+	follower := streamtest.Follow(t, base+"/api/presences/stream", "")
+	follower.Next(t, "its snapshot")
 
 	const brain, wt = "/srv/shop", "/srv/shop/wt-1"
 	a := beatHall(t, base, contract.BeatRequest{AgentID: "claude-7", Brain: brain, Worktree: wt, DeclaredIntent: "edit"})
 	beatHall(t, base, contract.BeatRequest{AgentID: "claude-7", Brain: brain, Worktree: wt, DeclaredIntent: "edit"}) // throttled
 	beatHall(t, base, contract.BeatRequest{AgentID: "codex-2", Brain: brain, Worktree: wt, DeclaredIntent: "edit"})
 	writeSidecar(t, m.Config.RegistryRoot, "junk.json", "{not a record")
-	eventually(t, "the junk file counted", func() bool {
+	eventually.True(t, wait, "the junk file counted", func() bool {
 		snap, err := m.Hub.Snapshot(context.Background())
 		return err == nil && snap.Skipped == 1
 	})
-	for {
-		if ev := <-events; ev.Diff != nil && len(ev.Diff.CollisionsOpened) > 0 {
-			break
-		}
-	}
+	follower.Until(t, "the collision", func(c stream.Change) bool { return len(c.Opened) > 0 })
 	mid := scrapeMetrics(t, base)
 
 	// A reconnect from the subscriber's last event resumes; then a leave.
-	cancel()
-	<-followed
-	ctx2, cancel2 := context.WithCancel(context.Background())
-	defer cancel2()
-	resumed := &stream.Client{URL: base + "/api/presences/stream", LastEventID: follower.LastEventID, MinWait: 20 * time.Millisecond}
-	events2 := make(chan stream.Event, 256)
-	followed2 := make(chan struct{})
-	go func() {
-		defer close(followed2)
-		_ = resumed.Follow(ctx2, func(ev stream.Event) error { events2 <- ev; return nil })
-	}()
-	eventually(t, "the stream resumed", func() bool { return m.Hub.Stats().Resumed == 1 })
+	resumed := streamtest.Follow(t, base+"/api/presences/stream", follower.Stop())
+	eventually.True(t, wait, "the stream resumed", func() bool { return m.Hub.Stats().Resumed == 1 })
 	req, _ := http.NewRequest(http.MethodDelete, base+"/api/presences/"+a.PresenceID, nil)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil || resp.StatusCode != http.StatusNoContent {
 		t.Fatalf("leave: %v %v", resp, err)
 	}
 	resp.Body.Close()
-	if ev := <-events2; ev.Diff == nil || len(ev.Diff.Leaves) != 1 {
+	if ev := resumed.Next(t, "the leave"); ev.Diff == nil || len(ev.Diff.Leaves) != 1 {
 		t.Errorf("the resumed stream's first event: %+v, want the leave", ev)
 	}
 	after := scrapeMetrics(t, base)
-	cancel2()
-	<-followed2
+	resumed.Stop()
 
 	for _, tc := range []struct {
 		name       string

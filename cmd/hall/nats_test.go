@@ -17,9 +17,11 @@ import (
 
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/contract/schema/schematest"
+	"github.com/hall-dev/hall/internal/eventually"
 	"github.com/hall-dev/hall/internal/natsstore"
 	"github.com/hall-dev/hall/internal/natsstore/natstest"
 	"github.com/hall-dev/hall/internal/stream"
+	"github.com/hall-dev/hall/internal/stream/streamtest"
 )
 
 // natsWait bounds "it eventually happens" in the NATS tests: a lost
@@ -36,18 +38,6 @@ func beatOf(agent, brain, worktree string) contract.BeatRequest {
 func natsHall(tb testing.TB, url string) *Main {
 	tb.Helper()
 	return MustOpenHall(tb, Config{Store: url, TTL: time.Minute})
-}
-
-// waitFor polls cond until it holds, for up to natsWait.
-func waitFor(tb testing.TB, what string, cond func() bool) {
-	tb.Helper()
-	deadline := time.Now().Add(natsWait)
-	for !cond() {
-		if time.Now().After(deadline) {
-			tb.Fatalf("timed out after %s waiting for %s", natsWait, what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
 
 func presenceIDs(r contract.PresencesResponse) []string {
@@ -83,14 +73,14 @@ func ids(ps []contract.Presence) []string {
 func TestNATSTwoHallsOneRoster(t *testing.T) {
 	srv := natstest.RunServer(t, 0)
 	a, b := natsHall(t, srv.URL()), natsHall(t, srv.URL())
-	fb := follow(t, streamURL(b, ""), "")
-	fb.until(t, "B's connect snapshot", func(stream.Change) bool { return true })
+	fb := streamtest.Follow(t, streamURL(b, ""), "")
+	fb.Until(t, "B's connect snapshot", func(stream.Change) bool { return true })
 
 	first := beatHall(t, a.URL(), beatOf("claude-1", "/srv/shop", "/srv/shop-wt1"))
 	if !first.Stored {
 		t.Fatalf("beat into A: not stored: %s", first.Reason)
 	}
-	fb.until(t, "a beat into A to join at B's subscriber", func(c stream.Change) bool {
+	fb.Until(t, "a beat into A to join at B's subscriber", func(c stream.Change) bool {
 		return slices.Contains(ids(c.Joins), first.PresenceID)
 	})
 
@@ -98,8 +88,8 @@ func TestNATSTwoHallsOneRoster(t *testing.T) {
 	if len(second.North) != 1 {
 		t.Errorf("beat into B colliding with A's presence: got north %q, want one line", second.North)
 	}
-	fb.until(t, "the collision to open at B's subscriber", func(c stream.Change) bool { return len(c.Opened) == 1 })
-	waitFor(t, "both Halls to serve the same roster and collision", func() bool {
+	fb.Until(t, "the collision to open at B's subscriber", func(c stream.Change) bool { return len(c.Opened) == 1 })
+	eventually.True(t, natsWait, "both Halls to serve the same roster and collision", func() bool {
 		ra, rb := contractNow(t, a.URL()+"/api/presences"), contractNow(t, b.URL()+"/api/presences")
 		return len(ra.Presences) == 2 && len(ra.Collisions) == 1 && sameRoster(ra, rb)
 	})
@@ -119,7 +109,7 @@ func TestNATSTwoHallsOneRoster(t *testing.T) {
 	if resp.StatusCode/100 != 2 {
 		t.Fatalf("DELETE through A: status %d", resp.StatusCode)
 	}
-	fb.until(t, "a leave through A to reach B's subscriber", func(c stream.Change) bool {
+	fb.Until(t, "a leave through A to reach B's subscriber", func(c stream.Change) bool {
 		return slices.Contains(ids(c.Leaves), first.PresenceID) && len(c.Closed) == 1
 	})
 }
@@ -145,13 +135,13 @@ func TestNATSDownAtStartupThenBack(t *testing.T) {
 	if res.Stored || !strings.Contains(res.Reason, "unavailable") {
 		t.Errorf("beat with NATS down: got stored %v, reason %q; want not stored, store unavailable", res.Stored, res.Reason)
 	}
-	f := follow(t, streamURL(m, ""), "")
+	f := streamtest.Follow(t, streamURL(m, ""), "")
 
 	natstest.RunServer(t, port)
-	f.until(t, "the held beat to join at the subscriber once NATS is up", func(c stream.Change) bool {
+	f.Until(t, "the held beat to join at the subscriber once NATS is up", func(c stream.Change) bool {
 		return slices.Contains(ids(c.Joins), res.PresenceID)
 	})
-	waitFor(t, "the contract to serve the roster without error", func() bool {
+	eventually.True(t, natsWait, "the contract to serve the roster without error", func() bool {
 		r := contractNow(t, m.URL()+"/api/presences")
 		return r.Error == "" && slices.Equal(presenceIDs(r), []string{res.PresenceID})
 	})
@@ -176,7 +166,7 @@ func TestNATSClusterNodeLost(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer setup.Close()
-	waitFor(t, "the bucket to be created", func() bool { _, err := setup.List(context.Background()); return err == nil })
+	eventually.True(t, natsWait, "the bucket to be created", func() bool { _, err := setup.List(context.Background()); return err == nil })
 	nc, err := nats.Connect(all)
 	if err != nil {
 		t.Fatal(err)
@@ -205,26 +195,21 @@ func TestNATSClusterNodeLost(t *testing.T) {
 	}
 
 	a, b := natsHall(t, lost.URL()), natsHall(t, other.URL())
-	fa, fb := follow(t, streamURL(a, ""), ""), follow(t, streamURL(b, ""), "")
+	fa, fb := streamtest.Follow(t, streamURL(a, ""), ""), streamtest.Follow(t, streamURL(b, ""), "")
 	var want []string
 	for i := range 3 {
 		want = append(want, beatHall(t, a.URL(), beatOf(fmt.Sprintf("a-%d", i), "/srv/shop", fmt.Sprintf("/srv/a%d", i))).PresenceID)
 		want = append(want, beatHall(t, b.URL(), beatOf(fmt.Sprintf("b-%d", i), "/srv/shop", fmt.Sprintf("/srv/b%d", i))).PresenceID)
 	}
 	for _, m := range []*Main{a, b} {
-		waitFor(t, "both Halls to serve all six presences", func() bool { return hasAll(contractNow(t, m.URL()+"/api/presences"), want) })
+		eventually.True(t, natsWait, "both Halls to serve all six presences", func() bool { return hasAll(contractNow(t, m.URL()+"/api/presences"), want) })
 	}
 	// From here on, no subscriber may see a presence leave.
 	var leaves sync.Map
-	watchLeaves := func(f *follower, hall string) {
-		for {
-			select {
-			case ev := <-f.events:
-				if c := f.view.Apply(ev); len(c.Leaves) > 0 || c.Error != "" {
-					leaves.Store(hall, fmt.Sprintf("leaves %v, error %q", ids(c.Leaves), c.Error))
-				}
-			case <-time.After(50 * time.Millisecond):
-				return
+	watchLeaves := func(f *streamtest.Follower, hall string) {
+		for _, c := range f.Drain() {
+			if len(c.Leaves) > 0 || c.Error != "" {
+				leaves.Store(hall, fmt.Sprintf("leaves %v, error %q", ids(c.Leaves), c.Error))
 			}
 		}
 	}
@@ -243,7 +228,7 @@ func TestNATSClusterNodeLost(t *testing.T) {
 		beatHall(t, a.URL(), beatOf("a-after", "/srv/shop", "/srv/a-after")).PresenceID,
 		beatHall(t, b.URL(), beatOf("b-after", "/srv/shop", "/srv/b-after")).PresenceID)
 	for _, m := range []*Main{a, b} {
-		waitFor(t, "both Halls to serve all eight presences after the node loss", func() bool {
+		eventually.True(t, natsWait, "both Halls to serve all eight presences after the node loss", func() bool {
 			watchLeaves(fa, "A")
 			watchLeaves(fb, "B")
 			return hasAll(contractNow(t, m.URL()+"/api/presences"), want)
@@ -267,15 +252,15 @@ func TestNATSClusterNodeLost(t *testing.T) {
 func BenchmarkCrossHallLatency(b *testing.B) {
 	srv := natstest.RunServer(b, 0)
 	hallA, hallB := natsHall(b, srv.URL()), natsHall(b, srv.URL())
-	fb := follow(b, streamURL(hallB, ""), "")
-	fb.until(b, "B's connect snapshot", func(stream.Change) bool { return true })
+	fb := streamtest.Follow(b, streamURL(hallB, ""), "")
+	fb.Until(b, "B's connect snapshot", func(stream.Change) bool { return true })
 	req := beatOf("bench", "/srv/bench", "/srv/bench")
 	var lat []time.Duration
 	for i := 0; b.Loop(); i++ {
 		req.Theme = fmt.Sprintf("beat %d", i)
 		start := time.Now()
 		beatHall(b, hallA.URL(), req)
-		fb.until(b, "the beat at B's subscriber", func(c stream.Change) bool {
+		fb.Until(b, "the beat at B's subscriber", func(c stream.Change) bool {
 			for _, p := range append(c.Joins, c.Updates...) {
 				if p.Theme == req.Theme {
 					return true
@@ -305,9 +290,9 @@ func TestNATSOutageIsVisibleOnReadSurfaces(t *testing.T) {
 	port := srv.Port
 	m := natsHall(t, srv.URL())
 	res := beatHall(t, m.URL(), beatOf("claude-1", "/srv/shop", "/srv/shop-wt1"))
-	f := follow(t, streamURL(m, ""), "")
-	f.until(t, "the presence in the subscriber's view", func(stream.Change) bool {
-		return len(f.view.Response().Presences) == 1
+	f := streamtest.Follow(t, streamURL(m, ""), "")
+	f.Until(t, "the presence in the subscriber's view", func(stream.Change) bool {
+		return len(f.Response().Presences) == 1
 	})
 	wr := startWatch(t, "--hall", m.URL(), "--json")
 	watchLineOf := func(what string) stream.Line {
@@ -324,9 +309,9 @@ func TestNATSOutageIsVisibleOnReadSurfaces(t *testing.T) {
 
 	srv.Shutdown()
 	srv.WaitForShutdown()
-	ch := f.until(t, "the stream to drop the roster", func(c stream.Change) bool { return c.Error != "" })
-	if ch.Error != contract.StoreUnreachable || len(f.view.Response().Presences) != 0 || f.view.Response().Detail == "" {
-		t.Errorf("stream during the outage: error %q, view %+v; want store_unreachable with a detail, the roster dropped", ch.Error, f.view.Response())
+	ch := f.Until(t, "the stream to drop the roster", func(c stream.Change) bool { return c.Error != "" })
+	if ch.Error != contract.StoreUnreachable || len(f.Response().Presences) != 0 || f.Response().Detail == "" {
+		t.Errorf("stream during the outage: error %q, view %+v; want store_unreachable with a detail, the roster dropped", ch.Error, f.Response())
 	}
 	got := contractNow(t, m.URL()+"/api/presences")
 	if got.Error != contract.StoreUnreachable || got.Detail == "" || len(got.Presences) != 0 {
@@ -358,10 +343,10 @@ func TestNATSOutageIsVisibleOnReadSurfaces(t *testing.T) {
 	}
 
 	natstest.RunServerAt(t, port, dir)
-	f.until(t, "the stream to serve the roster again", func(c stream.Change) bool {
-		return c.Recovered && len(f.view.Response().Presences) == 1
+	f.Until(t, "the stream to serve the roster again", func(c stream.Change) bool {
+		return c.Recovered && len(f.Response().Presences) == 1
 	})
-	waitFor(t, "the contract without an error", func() bool {
+	eventually.True(t, natsWait, "the contract without an error", func() bool {
 		r := contractNow(t, m.URL()+"/api/presences")
 		return r.Error == "" && len(r.Presences) == 1
 	})

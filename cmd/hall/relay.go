@@ -30,20 +30,17 @@ type RelayConfig struct {
 	LogLevel     slog.Level
 }
 
-// parseRelayConfig reads relay's flags.
-func parseRelayConfig(args []string, stderr io.Writer) (RelayConfig, error) {
-	fs := flag.NewFlagSet("hall relay", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), `usage: hall relay --store nats://host:port [flags]
+// relayAbout opens relay's usage.
+const relayAbout = `usage: hall relay --store nats://host:port [flags]
 
 Watch this machine's sidecar folder (the one an m1nd runtime or a Hall
 writes) and mirror its presences into the NATS bucket a central Hall reads.
 Only records this relay mirrored are ever withdrawn from the bucket.
+`
 
-`)
-		fs.PrintDefaults()
-	}
+// parseRelayConfig reads relay's flags.
+func parseRelayConfig(args []string, stdout, stderr io.Writer) (RelayConfig, error) {
+	fs := flag.NewFlagSet("hall relay", flag.ContinueOnError)
 	var cfg RelayConfig
 	var level string
 	fs.StringVar(&cfg.RegistryRoot, "registry-root", defaultRegistryRoot(), "registry root to watch; presences live in <root>/presences")
@@ -53,8 +50,8 @@ Only records this relay mirrored are ever withdrawn from the bucket.
 	fs.DurationVar(&cfg.TTL, "ttl", presence.DefaultTTL, "the longest record ttl in the folder; the bucket's max-age is raised to it")
 	fs.DurationVar(&cfg.Rescan, "rescan", 30*time.Second, "full re-mirror of the folder, the safety net under its watch")
 	fs.StringVar(&level, "log-level", "info", "debug, info, warn or error")
-	if err := parseWithEnv(fs, args); err != nil {
-		return cfg, &exitError{code: 2, err: err}
+	if err := parseFlags(fs, relayAbout, args, stdout, stderr); err != nil {
+		return cfg, err
 	}
 	if fs.NArg() > 0 {
 		return cfg, &exitError{code: 2, err: fmt.Errorf("relay takes no arguments, got %q", fs.Args())}
@@ -289,7 +286,7 @@ func kick(ch chan struct{}) {
 
 // runRelay is the relay command: mirror until SIGINT or SIGTERM.
 func runRelay(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
-	cfg, err := parseRelayConfig(args, stderr)
+	cfg, err := parseRelayConfig(args, stdout, stderr)
 	if err != nil {
 		return err
 	}

@@ -11,13 +11,15 @@ import (
 	"time"
 
 	"github.com/hall-dev/hall/internal/dirstore"
+	"github.com/hall-dev/hall/internal/dirstore/dirstoretest"
+	"github.com/hall-dev/hall/internal/eventually"
 	"github.com/hall-dev/hall/internal/natsstore"
 	"github.com/hall-dev/hall/internal/natsstore/natstest"
 	"github.com/hall-dev/hall/internal/presence"
 )
 
 // mustRelay starts a relay from root into the NATS servers at url and
-// stops it when the test ends. Its ttl covers record()'s 10 minutes.
+// stops it when the test ends. Its ttl covers liveRecord()'s 10 minutes.
 func mustRelay(tb testing.TB, root, url string) *Relay {
 	tb.Helper()
 	r := NewRelay(RelayConfig{RegistryRoot: root, Store: url, TTL: 10 * time.Minute, Retry: 100 * time.Millisecond}, quietLog)
@@ -63,7 +65,7 @@ func TestRelayTwoFoldersOneBucket(t *testing.T) {
 	bucket := bucketReader(t, srv.URL())
 
 	// What a central Hall wrote itself (a beat over HTTP): no relay's.
-	central := record("central-agent", "/srv/shop", "", false)
+	central := liveRecord("central-agent", "/srv/shop", "", false)
 	central.PresenceID = presence.ID(central.AgentID, central.Brain)
 	if err := bucket.Upsert(context.Background(), central); err != nil {
 		t.Fatal(err)
@@ -71,16 +73,16 @@ func TestRelayTwoFoldersOneBucket(t *testing.T) {
 
 	now := nowMs()
 	at := func(agent string, beat int64, theme string) presence.Record {
-		r := record(agent, "/srv/shop", "", true)
+		r := liveRecord(agent, "/srv/shop", "", true)
 		r.LastBeatMs, r.Theme = beat, theme
 		return r
 	}
-	upsert(t, hostA, at("only-on-a", now, "a's own"))
-	upsert(t, hostB, at("only-on-b", now, "b's own"))
-	upsert(t, hostA, at("roaming", now-2000, "roaming, as host A saw it"))
-	upsert(t, hostB, at("roaming", now-1000, "roaming, as host B saw it"))
+	dirstoretest.Upsert(t, hostA, at("only-on-a", now, "a's own"))
+	dirstoretest.Upsert(t, hostB, at("only-on-b", now, "b's own"))
+	dirstoretest.Upsert(t, hostA, at("roaming", now-2000, "roaming, as host A saw it"))
+	dirstoretest.Upsert(t, hostB, at("roaming", now-1000, "roaming, as host B saw it"))
 
-	waitFor(t, "both hosts' presences in the bucket, the newest copy of the shared one", func() bool {
+	eventually.True(t, natsWait, "both hosts' presences in the bucket, the newest copy of the shared one", func() bool {
 		_, a := inBucket(t, bucket, "only-on-a", "/srv/shop")
 		_, b := inBucket(t, bucket, "only-on-b", "/srv/shop")
 		r, shared := inBucket(t, bucket, "roaming", "/srv/shop")
@@ -88,8 +90,8 @@ func TestRelayTwoFoldersOneBucket(t *testing.T) {
 	})
 
 	// Host A's copy beats again: now it is the newest.
-	upsert(t, hostA, at("roaming", now, "roaming, back on host A"))
-	waitFor(t, "host A's newer copy to win", func() bool {
+	dirstoretest.Upsert(t, hostA, at("roaming", now, "roaming, back on host A"))
+	eventually.True(t, natsWait, "host A's newer copy to win", func() bool {
 		r, ok := inBucket(t, bucket, "roaming", "/srv/shop")
 		return ok && r.Theme == "roaming, back on host A" && r.LastBeatMs == now
 	})
@@ -97,9 +99,9 @@ func TestRelayTwoFoldersOneBucket(t *testing.T) {
 	// Host B's copy leaves its folder: host B's relay may not withdraw a
 	// record host A refreshed since. Then only-on-b leaves too, after it:
 	// once that is gone from the bucket, relay B has seen both removals.
-	remove(t, hostB, "roaming", "/srv/shop")
-	remove(t, hostB, "only-on-b", "/srv/shop")
-	waitFor(t, "only-on-b to be withdrawn", func() bool {
+	dirstoretest.Remove(t, hostB, presence.ID("roaming", "/srv/shop"))
+	dirstoretest.Remove(t, hostB, presence.ID("only-on-b", "/srv/shop"))
+	eventually.True(t, natsWait, "only-on-b to be withdrawn", func() bool {
 		_, ok := inBucket(t, bucket, "only-on-b", "/srv/shop")
 		return !ok
 	})
@@ -108,8 +110,8 @@ func TestRelayTwoFoldersOneBucket(t *testing.T) {
 	}
 
 	// Host A's copy leaves: A wrote the bucket's copy, so A withdraws it.
-	remove(t, hostA, "roaming", "/srv/shop")
-	waitFor(t, "roaming to be withdrawn by the host that wrote it last", func() bool {
+	dirstoretest.Remove(t, hostA, presence.ID("roaming", "/srv/shop"))
+	eventually.True(t, natsWait, "roaming to be withdrawn by the host that wrote it last", func() bool {
 		_, ok := inBucket(t, bucket, "roaming", "/srv/shop")
 		return !ok
 	})
@@ -130,14 +132,14 @@ func TestRelayIntoAHall(t *testing.T) {
 	mustRelay(t, host, srv.URL())
 	hall := natsHall(t, srv.URL())
 
-	r := record("remote-agent", "/srv/remote", "/srv/remote", true)
-	upsert(t, host, r)
-	waitFor(t, "the Hall to serve the relayed presence", func() bool {
+	r := liveRecord("remote-agent", "/srv/remote", "/srv/remote", true)
+	dirstoretest.Upsert(t, host, r)
+	eventually.True(t, natsWait, "the Hall to serve the relayed presence", func() bool {
 		got := contractNow(t, hall.URL()+"/api/presences")
 		return len(got.Presences) == 1 && got.Presences[0].AgentID == "remote-agent"
 	})
-	remove(t, host, r.AgentID, r.Brain)
-	waitFor(t, "the Hall to drop it once it left the folder", func() bool {
+	dirstoretest.Remove(t, host, presence.ID(r.AgentID, r.Brain))
+	eventually.True(t, natsWait, "the Hall to drop it once it left the folder", func() bool {
 		got := contractNow(t, hall.URL()+"/api/presences")
 		return got.Error == "" && len(got.Presences) == 0
 	})
@@ -152,12 +154,12 @@ func TestRelayNATSDownAtStartup(t *testing.T) {
 	if err := dirstore.New(host).Init(); err != nil {
 		t.Fatal(err)
 	}
-	upsert(t, host, record("patient", "/srv/shop", "", false))
+	dirstoretest.Upsert(t, host, liveRecord("patient", "/srv/shop", "", false))
 	mustRelay(t, host, url)
 
 	natstest.RunServer(t, port)
 	bucket := bucketReader(t, url)
-	waitFor(t, "the folder to be mirrored once NATS is up", func() bool {
+	eventually.True(t, natsWait, "the folder to be mirrored once NATS is up", func() bool {
 		_, ok := inBucket(t, bucket, "patient", "/srv/shop")
 		return ok
 	})
@@ -185,7 +187,7 @@ func TestRelayFlags(t *testing.T) {
 				t.Setenv(k, v)
 			}
 			var stderr bytes.Buffer
-			cfg, err := parseRelayConfig(tt.args, &stderr)
+			cfg, err := parseRelayConfig(tt.args, &stderr, &stderr)
 			switch {
 			case tt.want == "" && err != nil:
 				t.Fatalf("parse %v: %v", tt.args, err)
@@ -231,7 +233,7 @@ func TestServeStoreFlags(t *testing.T) {
 	t.Setenv("HALL_STORE", "nats://127.0.0.1:4222")
 	t.Setenv("HALL_NATS_CREDS", creds)
 	var stderr bytes.Buffer
-	cfg, err := parseServeConfig([]string{"--nats-tls-ca", "/etc/ca.pem"}, &stderr)
+	cfg, err := parseServeConfig([]string{"--nats-tls-ca", "/etc/ca.pem"}, &stderr, &stderr)
 	if err != nil {
 		t.Fatal(err)
 	}

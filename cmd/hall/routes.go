@@ -19,19 +19,29 @@ func newRouter(h *web.Handler, log *slog.Logger) *echo.Echo {
 	e.HideBanner, e.HidePort = true, true
 	e.Use(middleware.Recover())
 	e.Use(echo.WrapMiddleware(web.SecurityHeaders))
+	// Handlers answer for themselves and return no error: what reaches
+	// here is the router's. A path no route serves is NotFound's (the page
+	// for a browser, JSON under /api/, behind the edge's rules); a known
+	// path asked with another method is a 405.
+	notFound := h.NotFound()
 	e.HTTPErrorHandler = func(err error, c echo.Context) {
+		if c.Response().Committed {
+			return
+		}
 		he, ok := err.(*echo.HTTPError)
 		status, code := http.StatusInternalServerError, "internal"
 		if ok {
 			status = he.Code
-			code = map[int]string{404: "not_found", 405: "method_not_allowed"}[status]
+			code = map[int]string{405: "method_not_allowed"}[status]
 			if code == "" {
 				code = "http_error"
 			}
 		}
-		if !c.Response().Committed {
-			_ = c.JSON(status, map[string]string{"error": code, "detail": http.StatusText(status)})
+		if status == http.StatusNotFound {
+			notFound(c.Response(), c.Request())
+			return
 		}
+		_ = c.JSON(status, map[string]string{"error": code, "detail": http.StatusText(status)})
 	}
 
 	for _, rt := range h.Routes() {

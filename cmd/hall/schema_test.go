@@ -10,7 +10,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -25,42 +24,8 @@ import (
 	"github.com/hall-dev/hall/internal/contract/schema/schematest"
 	"github.com/hall-dev/hall/internal/presence"
 	"github.com/hall-dev/hall/internal/stream"
+	"github.com/hall-dev/hall/internal/stream/streamtest"
 )
-
-// rawEvents follows a stream with the real client and hands on every
-// event, its data as the Hall sent it.
-func rawEvents(tb testing.TB, url string) <-chan stream.Event {
-	tb.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	out := make(chan stream.Event, 1024)
-	done := make(chan struct{})
-	c := &stream.Client{URL: url, MinWait: 20 * time.Millisecond, MaxWait: 200 * time.Millisecond}
-	go func() {
-		defer close(done)
-		_ = c.Follow(ctx, func(ev stream.Event) error {
-			select {
-			case out <- ev:
-				return nil
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-		})
-	}()
-	tb.Cleanup(func() { cancel(); <-done })
-	return out
-}
-
-// nextEvent waits for the stream's next event.
-func nextEvent(tb testing.TB, events <-chan stream.Event, what string) stream.Event {
-	tb.Helper()
-	select {
-	case ev := <-events:
-		return ev
-	case <-time.After(faultWait):
-		tb.Fatalf("timed out waiting on the stream for %s", what)
-		return stream.Event{}
-	}
-}
 
 // checkEvent validates one event's data against its schema.
 func checkEvent(tb testing.TB, set *schematest.Set, ev stream.Event, where string) {
@@ -162,8 +127,8 @@ func TestContractSchemasLive(t *testing.T) {
 		}
 	}
 
-	events := rawEvents(t, base+"/api/presences/stream")
-	first := nextEvent(t, events, "the first snapshot")
+	events := streamtest.Follow(t, base+"/api/presences/stream", "")
+	first := events.Next(t, "the first snapshot")
 	if first.Snapshot == nil {
 		t.Fatalf("first event %s is not a snapshot", first.ID)
 	}
@@ -197,7 +162,7 @@ func TestContractSchemasLive(t *testing.T) {
 	getChecked(t, set, base, "/api/north?agent_id=codex-2&brain="+brain, "north")
 	getChecked(t, set, base, "/api/health", "health")
 	for _, q := range []string{"?brain=" + brain, "?presence_id=" + a.PresenceID, "?collisions_only=1"} {
-		ev := nextEvent(t, rawEvents(t, base+"/api/presences/stream"+q), "the snapshot of "+q)
+		ev := streamtest.Follow(t, base+"/api/presences/stream"+q, "").Next(t, "the snapshot of "+q)
 		checkEvent(t, set, ev, q)
 	}
 
@@ -208,7 +173,7 @@ func TestContractSchemasLive(t *testing.T) {
 
 	kinds := map[string]bool{}
 	for !(kinds["joins"] && kinds["updates"] && kinds["leaves"] && kinds["collisions_opened"] && kinds["collisions_closed"]) {
-		ev := nextEvent(t, events, "a diff of every kind (seen so far: "+strings.Join(keys(kinds), ", ")+")")
+		ev := events.Next(t, "a diff of every kind (seen so far: "+strings.Join(keys(kinds), ", ")+")")
 		checkEvent(t, set, ev, "roster changes")
 		if d := ev.Diff; d != nil {
 			kinds["joins"] = kinds["joins"] || len(d.Joins) > 0
@@ -285,7 +250,7 @@ func TestContractSchemasLive(t *testing.T) {
 		t.Fatal(err)
 	}
 	for {
-		ev := nextEvent(t, events, "the roster dropped")
+		ev := events.Next(t, "the roster dropped")
 		checkEvent(t, set, ev, "registry unreadable")
 		if ev.Diff != nil && ev.Diff.Error == "registry_unreadable" {
 			break
@@ -303,7 +268,7 @@ func TestContractSchemasLive(t *testing.T) {
 	if !bytes.Contains(body, []byte(`"error":"registry_unreadable"`)) {
 		t.Errorf("north while unreadable: %s, want registry_unreadable", body)
 	}
-	late := nextEvent(t, rawEvents(t, base+"/api/presences/stream"), "a snapshot while unreadable")
+	late := streamtest.Follow(t, base+"/api/presences/stream", "").Next(t, "a snapshot while unreadable")
 	checkEvent(t, set, late, "registry unreadable")
 	if late.Snapshot == nil || late.Snapshot.Error != "registry_unreadable" {
 		t.Errorf("snapshot while unreadable: %s, want registry_unreadable", late.Data)
@@ -330,7 +295,7 @@ func TestContractSchemasLive(t *testing.T) {
 		t.Fatal(err)
 	}
 	for {
-		ev := nextEvent(t, events, "the roster back")
+		ev := events.Next(t, "the roster back")
 		checkEvent(t, set, ev, "registry readable again")
 		if ev.Diff != nil && ev.Diff.Error == "" {
 			break

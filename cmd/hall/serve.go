@@ -72,10 +72,15 @@ type Config struct {
 	Now func() time.Time
 }
 
+// serveAbout opens serve's usage: serve is the default command, so its
+// usage is hall's.
+const serveAbout = usage + `
+hall serve, the default command, runs the Hall; its flags follow.
+`
+
 // parseServeConfig reads serve's flags.
-func parseServeConfig(args []string, stderr io.Writer) (Config, error) {
+func parseServeConfig(args []string, stdout, stderr io.Writer) (Config, error) {
 	fs := flag.NewFlagSet("hall serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	var cfg Config
 	var brains, tools stringList
 	var level string
@@ -100,8 +105,8 @@ func parseServeConfig(args []string, stderr io.Writer) (Config, error) {
 	fs.StringVar(&cfg.NATSCreds, "nats-creds", "", "NATS credentials file (JWT and nkey seed), for --store nats://")
 	fs.StringVar(&cfg.NATSTLSCA, "nats-tls-ca", "", "PEM file of the CAs that sign the NATS servers' certificates, for --store nats://")
 	fs.IntVar(&cfg.MaxCollisions, "max-collisions", presence.DefaultMaxCollisions, "most collisions the contract, page and stream list on one brain (the first by presence id); collisions_total counts them all")
-	if err := parseWithEnv(fs, args); err != nil {
-		return cfg, &exitError{code: 2, err: err}
+	if err := parseFlags(fs, serveAbout, args, stdout, stderr); err != nil {
+		return cfg, err
 	}
 	if fs.NArg() > 0 {
 		return cfg, &exitError{code: 2, err: fmt.Errorf("serve takes no arguments, got %q", fs.Args())}
@@ -334,7 +339,7 @@ func (m *Main) Close() error {
 
 // runServe is the serve command: run until SIGINT or SIGTERM.
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	cfg, err := parseServeConfig(args, stderr)
+	cfg, err := parseServeConfig(args, stdout, stderr)
 	if err != nil {
 		return err
 	}

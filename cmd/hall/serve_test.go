@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/eventually"
 	"github.com/hall-dev/hall/internal/presence"
 )
 
@@ -143,7 +144,7 @@ func TestServeUnreadableRegistry(t *testing.T) {
 		t.Fatal(err)
 	}
 	var resp contract.PresencesResponse
-	eventually(t, "the roster to be dropped", func() bool {
+	eventually.True(t, wait, "the roster to be dropped", func() bool {
 		getJSON(t, m.URL()+"/api/presences", &resp)
 		return resp.Error != ""
 	})
@@ -169,7 +170,7 @@ func TestServeUnreadableRegistry(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeSidecar(t, root, sidecarName("claude-7", "/srv/shop"), sidecar("claude-7", "/srv/shop", "/srv/shop", nowMs(), `null`))
-	eventually(t, "the roster to come back", func() bool {
+	eventually.True(t, wait, "the roster to come back", func() bool {
 		resp = contract.PresencesResponse{}
 		getJSON(t, m.URL()+"/api/presences", &resp)
 		return resp.Error == "" && len(resp.Presences) == 1
@@ -209,7 +210,7 @@ func TestServeFlagsFromEnv(t *testing.T) {
 	t.Setenv("HALL_BRAIN", "/srv/a:/srv/b")
 	t.Setenv("HALL_TTL", "30s")
 	t.Setenv("M1ND_REGISTRY_DIR", "/var/m1nd")
-	cfg, err := parseServeConfig([]string{"--ttl", "45s"}, os.Stderr)
+	cfg, err := parseServeConfig([]string{"--ttl", "45s"}, os.Stdout, os.Stderr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +218,7 @@ func TestServeFlagsFromEnv(t *testing.T) {
 		t.Errorf("got %+v: want addr and brains from HALL_*, ttl from the flag, registry from M1ND_REGISTRY_DIR", cfg)
 	}
 	t.Setenv("HALL_REGISTRY_ROOT", "/var/hall")
-	cfg, _ = parseServeConfig(nil, os.Stderr)
+	cfg, _ = parseServeConfig(nil, os.Stdout, os.Stderr)
 	if cfg.RegistryRoot != "/var/hall" {
 		t.Errorf("registry root: got %q, want HALL_REGISTRY_ROOT over M1ND_REGISTRY_DIR", cfg.RegistryRoot)
 	}

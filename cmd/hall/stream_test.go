@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -20,84 +18,12 @@ import (
 	"time"
 
 	"github.com/hall-dev/hall/internal/contract"
-	"github.com/hall-dev/hall/internal/dirstore"
+	"github.com/hall-dev/hall/internal/dirstore/dirstoretest"
+	"github.com/hall-dev/hall/internal/eventually"
 	"github.com/hall-dev/hall/internal/presence"
 	"github.com/hall-dev/hall/internal/stream"
+	"github.com/hall-dev/hall/internal/stream/streamtest"
 )
-
-// wait is the generous bound for "it eventually happens": long enough for a
-// loaded 2-core machine under -race, never a measure of speed.
-const wait = 15 * time.Second
-
-var quietLog = slog.New(slog.DiscardHandler)
-
-// follower follows a Hall's stream with the real client, handing each
-// event to the test.
-type follower struct {
-	client *stream.Client
-	events chan stream.Event
-	cancel context.CancelFunc
-	done   chan error
-	view   stream.View
-}
-
-func follow(tb testing.TB, streamURL, lastID string) *follower {
-	tb.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	f := &follower{
-		client: &stream.Client{URL: streamURL, LastEventID: lastID, MinWait: 20 * time.Millisecond, MaxWait: 200 * time.Millisecond},
-		events: make(chan stream.Event, 1<<16),
-		cancel: cancel,
-		done:   make(chan error, 1),
-	}
-	go func() {
-		f.done <- f.client.Follow(ctx, func(ev stream.Event) error {
-			f.events <- ev
-			return nil
-		})
-	}()
-	tb.Cleanup(func() { f.stop() })
-	return f
-}
-
-// stop ends the follower and returns the last event id it saw.
-func (f *follower) stop() string {
-	f.cancel()
-	if f.done != nil {
-		<-f.done
-		f.done = nil
-	}
-	return f.client.LastEventID
-}
-
-// next returns the next event.
-func (f *follower) next(tb testing.TB, what string) stream.Event {
-	tb.Helper()
-	select {
-	case ev := <-f.events:
-		return ev
-	case <-time.After(wait):
-		tb.Fatalf("timed out waiting for %s", what)
-		return stream.Event{}
-	}
-}
-
-// until applies events to the follower's view until cond holds for the
-// change one of them made, and returns that change.
-func (f *follower) until(tb testing.TB, what string, cond func(stream.Change) bool) stream.Change {
-	tb.Helper()
-	deadline := time.After(wait)
-	for {
-		select {
-		case ev := <-f.events:
-			if ch := f.view.Apply(ev); cond(ch) {
-				return ch
-			}
-		case <-deadline:
-			tb.Fatalf("timed out waiting for %s; view now %+v", what, f.view.Response())
-		}
-	}
-}
 
 func streamURL(m *Main, query string) string {
 	u := m.URL() + "/api/presences/stream"
@@ -105,33 +31,6 @@ func streamURL(m *Main, query string) string {
 		u += "?" + query
 	}
 	return u
-}
-
-// upsert writes a record the way another writer (an m1nd runtime) does:
-// atomically, into the registry folder, behind the Hall's back.
-func upsert(tb testing.TB, root string, r presence.Record) {
-	tb.Helper()
-	if r.PresenceID == "" {
-		r.PresenceID = presence.ID(r.AgentID, r.Brain)
-	}
-	if err := dirstore.New(root).Upsert(context.Background(), r); err != nil {
-		tb.Fatal(err)
-	}
-}
-
-func remove(tb testing.TB, root, agent, brain string) {
-	tb.Helper()
-	if err := dirstore.New(root).Delete(context.Background(), presence.ID(agent, brain)); err != nil {
-		tb.Fatal(err)
-	}
-}
-
-func record(agent, brain, worktree string, mutating bool) presence.Record {
-	r := presence.Record{AgentID: agent, Brain: brain, Worktree: worktree, LastBeatMs: nowMs(), FirstSeenMs: nowMs(), TTLMs: 10 * 60 * 1000}
-	if mutating {
-		r.Mutation.DeclaredIntent = "edit"
-	}
-	return r
 }
 
 // contractNow reads GET /api/presences as the comparable part of a view.
@@ -157,8 +56,8 @@ func sameRoster(a, b contract.PresencesResponse) bool {
 func TestStreamOutsideWriteJoins(t *testing.T) {
 	m := MustOpenHall(t, Config{TTL: time.Minute})
 	root := m.Config.RegistryRoot
-	upsert(t, root, record("early-1", "/srv/shop", "/srv/shop", false))
-	eventually(t, "the first record to be served", func() bool { return len(contractNow(t, m.URL()+"/api/presences").Presences) == 1 })
+	dirstoretest.Upsert(t, root, liveRecord("early-1", "/srv/shop", "/srv/shop", false))
+	eventually.True(t, wait, "the first record to be served", func() bool { return len(contractNow(t, m.URL()+"/api/presences").Presences) == 1 })
 
 	// The wire, read raw.
 	resp, err := http.Get(streamURL(m, ""))
@@ -205,7 +104,7 @@ func TestStreamOutsideWriteJoins(t *testing.T) {
 	}
 
 	// An outside write: a join.
-	upsert(t, root, record("claude-7", "/srv/shop", "/srv/shop-wt2", true))
+	dirstoretest.Upsert(t, root, liveRecord("claude-7", "/srv/shop", "/srv/shop-wt2", true))
 	id2, event, data := fields(readBlocks(t, br, 1)[0])
 	if event != "diff" {
 		t.Fatalf("event after the write: got %q, want diff", event)
@@ -291,19 +190,19 @@ func mustUint(tb testing.TB, s string) uint64 {
 func TestStreamTTLExpiryLeaves(t *testing.T) {
 	m := MustOpenHall(t, Config{TTL: time.Minute})
 	root := m.Config.RegistryRoot
-	f := follow(t, streamURL(m, ""), "")
-	f.until(t, "the snapshot", func(stream.Change) bool { return true })
+	f := streamtest.Follow(t, streamURL(m, ""), "")
+	f.Until(t, "the snapshot", func(stream.Change) bool { return true })
 
-	r := record("quiet-1", "/srv/shop", "/srv/shop", false)
+	r := liveRecord("quiet-1", "/srv/shop", "/srv/shop", false)
 	r.TTLMs = 3000
-	upsert(t, root, r)
+	dirstoretest.Upsert(t, root, r)
 	file := filepath.Join(root, "presences", presence.ID("quiet-1", "/srv/shop")+".json")
 	before, err := os.Stat(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.until(t, "the join", func(c stream.Change) bool { return len(c.Joins) == 1 })
-	ch := f.until(t, "the leave at ttl", func(c stream.Change) bool { return len(c.Leaves) == 1 })
+	f.Until(t, "the join", func(c stream.Change) bool { return len(c.Joins) == 1 })
+	ch := f.Until(t, "the leave at ttl", func(c stream.Change) bool { return len(c.Leaves) == 1 })
 	if got := ch.Leaves[0].AgentID; got != "quiet-1" {
 		t.Errorf("left: got %s, want quiet-1", got)
 	}
@@ -325,37 +224,37 @@ func TestStreamTTLExpiryLeaves(t *testing.T) {
 func TestStreamCollisionOpensAndCloses(t *testing.T) {
 	m := MustOpenHall(t, Config{TTL: time.Minute, Brains: []string{"/srv/shop", "/srv/docs"}})
 	root := m.Config.RegistryRoot
-	first := record("claude-7", "/srv/shop", "/srv/shop-wt2", true)
-	upsert(t, root, first)
-	upsert(t, root, record("reader-1", "/srv/docs", "/srv/docs", true))
-	eventually(t, "two presences", func() bool { return len(contractNow(t, m.URL()+"/api/presences").Presences) == 2 })
+	first := liveRecord("claude-7", "/srv/shop", "/srv/shop-wt2", true)
+	dirstoretest.Upsert(t, root, first)
+	dirstoretest.Upsert(t, root, liveRecord("reader-1", "/srv/docs", "/srv/docs", true))
+	eventually.True(t, wait, "two presences", func() bool { return len(contractNow(t, m.URL()+"/api/presences").Presences) == 2 })
 
-	all := follow(t, streamURL(m, ""), "")
-	shop := follow(t, streamURL(m, "brain=/srv/shop"), "")
-	docs := follow(t, streamURL(m, "brain=/srv/docs"), "")
-	mine := follow(t, streamURL(m, "presence_id="+presence.ID("claude-7", "/srv/shop")+"&collisions_only=1"), "")
-	for _, f := range []*follower{all, shop, docs, mine} {
-		f.until(t, "the snapshot", func(stream.Change) bool { return true })
+	all := streamtest.Follow(t, streamURL(m, ""), "")
+	shop := streamtest.Follow(t, streamURL(m, "brain=/srv/shop"), "")
+	docs := streamtest.Follow(t, streamURL(m, "brain=/srv/docs"), "")
+	mine := streamtest.Follow(t, streamURL(m, "presence_id="+presence.ID("claude-7", "/srv/shop")+"&collisions_only=1"), "")
+	for _, f := range []*streamtest.Follower{all, shop, docs, mine} {
+		f.Until(t, "the snapshot", func(stream.Change) bool { return true })
 	}
-	if got := len(mine.view.Response().Presences); got != 0 {
+	if got := len(mine.Response().Presences); got != 0 {
 		t.Errorf("collisions-only snapshot: got %d presences, want none", got)
 	}
 
-	upsert(t, root, record("codex-2", "/srv/shop", "/srv/shop-wt2", true))
+	dirstoretest.Upsert(t, root, liveRecord("codex-2", "/srv/shop", "/srv/shop-wt2", true))
 	want := presence.ID("claude-7", "/srv/shop") + "~" + presence.ID("codex-2", "/srv/shop")
 	if want > presence.ID("codex-2", "/srv/shop")+"~"+presence.ID("claude-7", "/srv/shop") {
 		want = presence.ID("codex-2", "/srv/shop") + "~" + presence.ID("claude-7", "/srv/shop")
 	}
-	for name, f := range map[string]*follower{"owner-wide": all, "brain": shop, "agent": mine} {
-		ch := f.until(t, name+": the collision opening", func(c stream.Change) bool { return len(c.Opened) > 0 })
+	for name, f := range map[string]*streamtest.Follower{"owner-wide": all, "brain": shop, "agent": mine} {
+		ch := f.Until(t, name+": the collision opening", func(c stream.Change) bool { return len(c.Opened) > 0 })
 		if got := ch.Opened[0]; got.CollisionID != want || got.Brain != "/srv/shop" || !reflect.DeepEqual(got.Clauses, []string{"same_worktree"}) {
 			t.Errorf("%s: opened %+v, want %s on same_worktree", name, got, want)
 		}
 	}
 
-	remove(t, root, "codex-2", "/srv/shop")
-	for name, f := range map[string]*follower{"owner-wide": all, "brain": shop, "agent": mine} {
-		ch := f.until(t, name+": the collision closing", func(c stream.Change) bool { return len(c.Closed) > 0 })
+	dirstoretest.Remove(t, root, presence.ID("codex-2", "/srv/shop"))
+	for name, f := range map[string]*streamtest.Follower{"owner-wide": all, "brain": shop, "agent": mine} {
+		ch := f.Until(t, name+": the collision closing", func(c stream.Change) bool { return len(c.Closed) > 0 })
 		if ch.Closed[0].CollisionID != want {
 			t.Errorf("%s: closed %s, want %s", name, ch.Closed[0].CollisionID, want)
 		}
@@ -366,8 +265,8 @@ func TestStreamCollisionOpensAndCloses(t *testing.T) {
 	// The docs brain saw none of it (events arrive in order: everything
 	// before the marker's join is what it saw of the shop's changes), and
 	// the agent's collisions-only view holds no presence.
-	upsert(t, root, record("marker", "/srv/docs", "/srv/docs/m", false))
-	docs.until(t, "the docs marker", func(c stream.Change) bool {
+	dirstoretest.Upsert(t, root, liveRecord("marker", "/srv/docs", "/srv/docs/m", false))
+	docs.Until(t, "the docs marker", func(c stream.Change) bool {
 		for _, p := range append(append(c.Joins, c.Updates...), c.Leaves...) {
 			if p.Brain != "/srv/docs" {
 				t.Errorf("docs stream got a presence of %s: %+v", p.Brain, p)
@@ -378,7 +277,7 @@ func TestStreamCollisionOpensAndCloses(t *testing.T) {
 		}
 		return len(c.Joins) == 1 && c.Joins[0].AgentID == "marker"
 	})
-	if got := mine.view.Response(); len(got.Presences) != 0 || len(got.Collisions) != 0 {
+	if got := mine.Response(); len(got.Presences) != 0 || len(got.Collisions) != 0 {
 		t.Errorf("agent's collisions-only view at the end: got %+v, want empty", got)
 	}
 }
@@ -389,37 +288,28 @@ func TestStreamCollisionOpensAndCloses(t *testing.T) {
 func TestStreamBurstEndsInTheRightState(t *testing.T) {
 	m := MustOpenHall(t, Config{TTL: time.Minute})
 	root := m.Config.RegistryRoot
-	f := follow(t, streamURL(m, ""), "")
-	f.until(t, "the snapshot", func(stream.Change) bool { return true })
+	f := streamtest.Follow(t, streamURL(m, ""), "")
+	f.Until(t, "the snapshot", func(stream.Change) bool { return true })
 
 	for i := 0; i < 500; i++ {
 		brain := fmt.Sprintf("/srv/b%d", i%7)
-		upsert(t, root, record(fmt.Sprintf("agent-%03d", i), brain, fmt.Sprintf("%s/wt%d", brain, (i/7)%10), i%2 == 0))
+		dirstoretest.Upsert(t, root, liveRecord(fmt.Sprintf("agent-%03d", i), brain, fmt.Sprintf("%s/wt%d", brain, (i/7)%10), i%2 == 0))
 	}
 	for i := 0; i < 500; i += 10 {
-		remove(t, root, fmt.Sprintf("agent-%03d", i), fmt.Sprintf("/srv/b%d", i%7))
+		dirstoretest.Remove(t, root, presence.ID(fmt.Sprintf("agent-%03d", i), fmt.Sprintf("/srv/b%d", i%7)))
 	}
 	diffs := 0
-	f.until(t, "450 presences", func(c stream.Change) bool {
+	f.Until(t, "450 presences", func(c stream.Change) bool {
 		diffs++
-		return len(f.view.Response().Presences) == 450
+		return len(f.Response().Presences) == 450
 	})
 	// The roster can still move (the Hall re-reads); settle on equality.
-	eventually(t, "the streamed view to equal the contract", func() bool {
-		for {
-			select {
-			case ev := <-f.events:
-				f.view.Apply(ev)
-				diffs++
-				continue
-			default:
-			}
-			break
-		}
-		return sameRoster(f.view.Response(), contractNow(t, m.URL()+"/api/presences"))
+	eventually.True(t, wait, "the streamed view to equal the contract", func() bool {
+		diffs += len(f.Drain())
+		return sameRoster(f.Response(), contractNow(t, m.URL()+"/api/presences"))
 	})
 	t.Logf("500 writes and 50 deletes arrived as %d diffs", diffs)
-	if got := len(f.view.Response().Collisions); got == 0 {
+	if got := len(f.Response().Collisions); got == 0 {
 		t.Errorf("the burst holds mutating pairs in shared worktrees; got no collision")
 	}
 }
@@ -441,16 +331,16 @@ func TestStreamFolderDeletedAndRecreated(t *testing.T) {
 	m := MustOpenHall(t, Config{TTL: time.Minute, Rescan: time.Hour})
 	root := m.Config.RegistryRoot
 	dir := filepath.Join(root, "presences")
-	upsert(t, root, record("before-1", "/srv/shop", "/srv/shop", false))
-	f := follow(t, streamURL(m, ""), "")
-	f.until(t, "the snapshot with before-1", func(stream.Change) bool { return len(f.view.Response().Presences) == 1 })
+	dirstoretest.Upsert(t, root, liveRecord("before-1", "/srv/shop", "/srv/shop", false))
+	f := streamtest.Follow(t, streamURL(m, ""), "")
+	f.Until(t, "the snapshot with before-1", func(stream.Change) bool { return len(f.Response().Presences) == 1 })
 
 	// In one step: one diff drops the roster whole.
 	away := filepath.Join(root, "presences-away")
 	if err := os.Rename(dir, away); err != nil {
 		t.Fatal(err)
 	}
-	ch := f.until(t, "the roster dropped", func(c stream.Change) bool { return !c.Empty() })
+	ch := f.Until(t, "the roster dropped", func(c stream.Change) bool { return !c.Empty() })
 	if len(ch.Leaves) != 1 || ch.Leaves[0].AgentID != "before-1" || ch.Error != "registry_unreadable" {
 		t.Errorf("drop: got %+v, want before-1 leaving and registry_unreadable in one diff", ch)
 	}
@@ -462,13 +352,13 @@ func TestStreamFolderDeletedAndRecreated(t *testing.T) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		f.until(t, "the registry readable again", func(c stream.Change) bool { return c.Recovered })
+		f.Until(t, "the registry readable again", func(c stream.Change) bool { return c.Recovered })
 		for _, a := range agents {
-			upsert(t, root, record(a, "/srv/shop", "/srv/shop", false))
-			f.until(t, a+" joining", func(c stream.Change) bool { return len(c.Joins) == 1 && c.Joins[0].AgentID == a })
+			dirstoretest.Upsert(t, root, liveRecord(a, "/srv/shop", "/srv/shop", false))
+			f.Until(t, a+" joining", func(c stream.Change) bool { return len(c.Joins) == 1 && c.Joins[0].AgentID == a })
 		}
-		if got := contractNow(t, m.URL()+"/api/presences"); !sameRoster(f.view.Response(), got) {
-			t.Errorf("view %+v, contract %+v", f.view.Response(), got)
+		if got := contractNow(t, m.URL()+"/api/presences"); !sameRoster(f.Response(), got) {
+			t.Errorf("view %+v, contract %+v", f.Response(), got)
 		}
 	}
 	recreate("after-1", "after-2")
@@ -479,7 +369,7 @@ func TestStreamFolderDeletedAndRecreated(t *testing.T) {
 		t.Fatal(err)
 	}
 	left := map[string]int{}
-	ch = f.until(t, "the roster dropped", func(c stream.Change) bool {
+	ch = f.Until(t, "the roster dropped", func(c stream.Change) bool {
 		for _, p := range c.Leaves {
 			left[p.AgentID]++
 		}
@@ -491,7 +381,7 @@ func TestStreamFolderDeletedAndRecreated(t *testing.T) {
 	if want := map[string]int{"after-1": 1, "after-2": 1}; !reflect.DeepEqual(left, want) {
 		t.Errorf("leaves by the unreadable diff: got %v, want %v", left, want)
 	}
-	if n := len(f.view.Response().Presences); n != 0 {
+	if n := len(f.Response().Presences); n != 0 {
 		t.Errorf("view after the drop holds %d presences, want none", n)
 	}
 	recreate("after-3")
@@ -504,15 +394,15 @@ func TestStreamFolderDeletedAndRecreated(t *testing.T) {
 func TestStreamResumeLosesAndRepeatsNothing(t *testing.T) {
 	m := MustOpenHall(t, Config{TTL: time.Minute})
 	root := m.Config.RegistryRoot
-	upsert(t, root, record("a-0", "/srv/shop", "/srv/shop/0", true))
+	dirstoretest.Upsert(t, root, liveRecord("a-0", "/srv/shop", "/srv/shop/0", true))
 
-	f := follow(t, streamURL(m, ""), "")
+	f := streamtest.Follow(t, streamURL(m, ""), "")
 	var view stream.View
-	view.Apply(f.next(t, "the snapshot"))
-	upsert(t, root, record("a-1", "/srv/shop", "/srv/shop/0", true))
-	ev := f.next(t, "a diff")
+	view.Apply(f.Next(t, "the snapshot"))
+	dirstoretest.Upsert(t, root, liveRecord("a-1", "/srv/shop", "/srv/shop/0", true))
+	ev := f.Next(t, "a diff")
 	view.Apply(ev)
-	last := f.stop()
+	last := f.Stop()
 	if last != ev.ID {
 		t.Fatalf("client's last id: got %s, want %s", last, ev.ID)
 	}
@@ -520,20 +410,20 @@ func TestStreamResumeLosesAndRepeatsNothing(t *testing.T) {
 
 	// Changes while disconnected: joins, an update, a leave.
 	for i := 2; i < 8; i++ {
-		upsert(t, root, record(fmt.Sprintf("a-%d", i), "/srv/shop", fmt.Sprintf("/srv/shop/%d", i%2), true))
-		eventually(t, "the Hall to see it", func() bool {
+		dirstoretest.Upsert(t, root, liveRecord(fmt.Sprintf("a-%d", i), "/srv/shop", fmt.Sprintf("/srv/shop/%d", i%2), true))
+		eventually.True(t, wait, "the Hall to see it", func() bool {
 			return len(contractNow(t, m.URL()+"/api/presences").Presences) == i+1
 		})
 	}
-	remove(t, root, "a-0", "/srv/shop")
-	eventually(t, "the Hall to see the leave", func() bool {
+	dirstoretest.Remove(t, root, presence.ID("a-0", "/srv/shop"))
+	eventually.True(t, wait, "the Hall to see the leave", func() bool {
 		return len(contractNow(t, m.URL()+"/api/presences").Presences) == 7
 	})
 
-	g := follow(t, streamURL(m, ""), last)
+	g := streamtest.Follow(t, streamURL(m, ""), last)
 	want := contractNow(t, m.URL()+"/api/presences")
 	for !sameRoster(view.Response(), want) {
-		ev := g.next(t, "the missed diffs")
+		ev := g.Next(t, "the missed diffs")
 		if ev.Diff == nil {
 			t.Fatalf("resume sent a %s, want only diffs", "snapshot")
 		}
@@ -546,26 +436,26 @@ func TestStreamResumeLosesAndRepeatsNothing(t *testing.T) {
 	if got, _ := strconv.ParseUint(want.Cursor, 10, 64); got != mustUint(t, view.Cursor) {
 		t.Errorf("rebuilt view at %s, contract at cursor %s", view.Cursor, want.Cursor)
 	}
-	g.stop()
+	g.Stop()
 
 	// From the contract's cursor: no snapshot, the next diff is cursor+1.
-	h := follow(t, streamURL(m, ""), want.Cursor)
-	upsert(t, root, record("a-9", "/srv/shop", "/srv/shop/9", false))
-	ev = h.next(t, "the diff after the cursor")
+	h := streamtest.Follow(t, streamURL(m, ""), want.Cursor)
+	dirstoretest.Upsert(t, root, liveRecord("a-9", "/srv/shop", "/srv/shop/9", false))
+	ev = h.Next(t, "the diff after the cursor")
 	if ev.Diff == nil || mustUint(t, ev.ID) != mustUint(t, want.Cursor)+1 || len(ev.Diff.Joins) != 1 {
 		t.Errorf("after the cursor: got %+v (id %s), want one join at cursor+1", ev, ev.ID)
 	}
 	// The same through ?last_event_id=, for clients that cannot set headers.
 	u := streamURL(m, "last_event_id="+url.QueryEscape(want.Cursor))
-	q := follow(t, u, "")
-	if ev := q.next(t, "the replay"); ev.Diff == nil || mustUint(t, ev.ID) != mustUint(t, want.Cursor)+1 {
+	q := streamtest.Follow(t, u, "")
+	if ev := q.Next(t, "the replay"); ev.Diff == nil || mustUint(t, ev.ID) != mustUint(t, want.Cursor)+1 {
 		t.Errorf("?last_event_id=: got %+v, want the diff after the cursor", ev)
 	}
 
 	// Health counts it all: one snapshot, three resumes, the two streams
 	// still open (the stopped ones are noticed within a liveness sweep).
 	var health contract.Health
-	eventually(t, "health to count two open streams", func() bool {
+	eventually.True(t, wait, "health to count two open streams", func() bool {
 		health = contract.Health{}
 		return getJSON(t, m.URL()+"/api/health", &health) == http.StatusOK && health.Stream != nil && health.Stream.Subscribers == 2
 	})
@@ -582,22 +472,22 @@ func TestStreamRestartFallsBackToSnapshot(t *testing.T) {
 	if err := a.Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	f := follow(t, streamURL(a, ""), "")
-	f.next(t, "the snapshot")
-	upsert(t, root, record("a-1", "/srv/shop", "/srv/shop", false))
-	f.next(t, "the diff")
-	last := f.stop()
+	f := streamtest.Follow(t, streamURL(a, ""), "")
+	f.Next(t, "the snapshot")
+	dirstoretest.Upsert(t, root, liveRecord("a-1", "/srv/shop", "/srv/shop", false))
+	f.Next(t, "the diff")
+	last := f.Stop()
 	if err := a.Close(); err != nil {
 		t.Fatal(err)
 	}
 
 	b := MustOpenHall(t, Config{RegistryRoot: root, TTL: time.Minute})
 	for i := 2; i < 6; i++ { // the new run's seqs pass the old one's
-		upsert(t, root, record(fmt.Sprintf("a-%d", i), "/srv/shop", "/srv/shop", false))
-		eventually(t, "the Hall to see it", func() bool { return len(contractNow(t, b.URL()+"/api/presences").Presences) == i })
+		dirstoretest.Upsert(t, root, liveRecord(fmt.Sprintf("a-%d", i), "/srv/shop", "/srv/shop", false))
+		eventually.True(t, wait, "the Hall to see it", func() bool { return len(contractNow(t, b.URL()+"/api/presences").Presences) == i })
 	}
-	g := follow(t, streamURL(b, ""), last)
-	ev := g.next(t, "the first event from the new run")
+	g := streamtest.Follow(t, streamURL(b, ""), last)
+	ev := g.Next(t, "the first event from the new run")
 	if ev.Snapshot == nil {
 		t.Fatalf("an id from the previous run: got a diff %+v, want a snapshot", ev.Diff)
 	}
@@ -677,19 +567,6 @@ func TestStreamRefusesBadInputBeforeOpening(t *testing.T) {
 	}
 }
 
-// stalledClient opens a stream over raw TCP and never reads it.
-func stalledClient(tb testing.TB, base string) net.Conn {
-	tb.Helper()
-	u, _ := url.Parse(base)
-	c, err := net.Dial("tcp", u.Host)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	fmt.Fprintf(c, "GET /api/presences/stream HTTP/1.1\r\nHost: %s\r\nAccept: text/event-stream\r\n\r\n", u.Host)
-	tb.Cleanup(func() { c.Close() })
-	return c
-}
-
 // TestStreamShutdownWithOpenStreams: Close ends open streams (healthy ones
 // and one whose client never reads) so the server shuts down at once.
 func TestStreamShutdownWithOpenStreams(t *testing.T) {
@@ -697,14 +574,14 @@ func TestStreamShutdownWithOpenStreams(t *testing.T) {
 	if err := m.Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	var followers []*follower
+	var followers []*streamtest.Follower
 	for i := 0; i < 5; i++ {
-		f := follow(t, streamURL(m, ""), "")
-		f.next(t, "the snapshot")
+		f := streamtest.Follow(t, streamURL(m, ""), "")
+		f.Next(t, "the snapshot")
 		followers = append(followers, f)
 	}
-	stalledClient(t, m.URL())
-	eventually(t, "six subscribers", func() bool { return m.Hub.Stats().Subscribers == 6 })
+	streamtest.Stalled(t, streamURL(m, ""))
+	eventually.True(t, wait, "six subscribers", func() bool { return m.Hub.Stats().Subscribers == 6 })
 
 	start := time.Now()
 	if err := m.Close(); err != nil {
@@ -721,7 +598,7 @@ func TestStreamShutdownWithOpenStreams(t *testing.T) {
 // leave no goroutine behind.
 func TestStreamGoroutinesReturnToBaseline(t *testing.T) {
 	m := MustOpenHall(t, Config{TTL: time.Minute})
-	upsert(t, m.Config.RegistryRoot, record("a-1", "/srv/shop", "/srv/shop", false))
+	dirstoretest.Upsert(t, m.Config.RegistryRoot, liveRecord("a-1", "/srv/shop", "/srv/shop", false))
 	tr := &http.Transport{DisableKeepAlives: true}
 	defer tr.CloseIdleConnections()
 	hc := &http.Client{Transport: tr}
@@ -748,13 +625,13 @@ func TestStreamGoroutinesReturnToBaseline(t *testing.T) {
 		resp.Body.Close()
 	}
 	cycle() // warm the pools
-	eventually(t, "no subscriber", func() bool { return m.Hub.Stats().Subscribers == 0 })
+	eventually.True(t, wait, "no subscriber", func() bool { return m.Hub.Stats().Subscribers == 0 })
 	runtime.GC()
 	base := runtime.NumGoroutine()
 	for i := 0; i < 1000; i++ {
 		cycle()
 	}
-	eventually(t, "no subscriber", func() bool { return m.Hub.Stats().Subscribers == 0 })
+	eventually.True(t, wait, "no subscriber", func() bool { return m.Hub.Stats().Subscribers == 0 })
 	deadline := time.Now().Add(wait)
 	for runtime.NumGoroutine() > base+2 && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)

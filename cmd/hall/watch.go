@@ -33,9 +33,15 @@ type watchConfig struct {
 	ExitOnCollision bool
 }
 
-func parseWatchConfig(args []string, stderr io.Writer) (watchConfig, error) {
+// watchAbout opens watch's usage.
+const watchAbout = `usage: hall watch [flags]
+
+Follows a Hall's live stream and prints joins, leaves and collisions as they
+happen. Reconnects and resumes by itself; Ctrl-C ends it.
+`
+
+func parseWatchConfig(args []string, stdout, stderr io.Writer) (watchConfig, error) {
 	fs := flag.NewFlagSet("hall watch", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	var cfg watchConfig
 	var token, readToken secret
 	fs.StringVar(&cfg.Hall, "hall", DefaultHall, "the Hall to follow")
@@ -46,15 +52,8 @@ func parseWatchConfig(args []string, stderr io.Writer) (watchConfig, error) {
 	fs.BoolVar(&cfg.JSON, "json", false, "print one JSON object a line instead of sentences")
 	fs.BoolVar(&cfg.CollisionsOnly, "collisions-only", false, "print collisions opening and closing only")
 	fs.BoolVar(&cfg.ExitOnCollision, "exit-on-collision", false, "exit with status 3 at the first collision (one already open counts)")
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "usage: hall watch [flags]\n\nFollows a Hall's live stream and prints joins, leaves and collisions as they\nhappen. Reconnects and resumes by itself; Ctrl-C ends it.\n\n")
-		fs.PrintDefaults()
-	}
-	if err := parseWithEnv(fs, args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return cfg, &exitError{code: 0}
-		}
-		return cfg, &exitError{code: 2, err: err}
+	if err := parseFlags(fs, watchAbout, args, stdout, stderr); err != nil {
+		return cfg, err
 	}
 	if fs.NArg() > 0 {
 		return cfg, &exitError{code: 2, err: fmt.Errorf("watch takes no arguments, got %q", fs.Args())}
@@ -96,7 +95,7 @@ func (c watchConfig) streamURL() string {
 
 // runWatch is the watch command.
 func runWatch(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
-	cfg, err := parseWatchConfig(args, stderr)
+	cfg, err := parseWatchConfig(args, stdout, stderr)
 	if err != nil {
 		return err
 	}
@@ -196,7 +195,7 @@ func (p *watchPrinter) print(ev stream.Event, ch stream.Change) error {
 // chose passes through clean: a record can hold anything.
 func (p *watchPrinter) sentence(l stream.Line) string {
 	switch l.Type {
-	case "snapshot":
+	case stream.LineSnapshot:
 		s := l.Snapshot
 		scope := "all brains"
 		switch {
@@ -213,33 +212,33 @@ func (p *watchPrinter) sentence(l stream.Line) string {
 		}
 		return fmt.Sprintf("watching %s (%s): %s, %s", clean(p.cfg.Hall), scope,
 			plural(len(s.Presences), "presence"), collisionCount(*s))
-	case "join":
+	case stream.LineJoin:
 		pr := l.Presence
-		s := fmt.Sprintf("+ %s joined %s", clean(pr.AgentID), clean(where(*pr)))
+		s := fmt.Sprintf("+ %s joined %s", clean(pr.AgentID), clean(pr.Where()))
 		if pr.Theme != "" {
 			s += ": " + clean(pr.Theme)
 		}
 		return s + " (" + pr.PresenceID + ")"
-	case "leave":
+	case stream.LineLeave:
 		pr := l.Presence
-		return fmt.Sprintf("- %s left %s (%s)", clean(pr.AgentID), clean(where(*pr)), pr.PresenceID)
-	case "collision_opened":
+		return fmt.Sprintf("- %s left %s (%s)", clean(pr.AgentID), clean(pr.Where()), pr.PresenceID)
+	case stream.LineCollisionOpened:
 		return "! collision " + describeCollision(*l.Collision)
-	case "collision_changed":
+	case stream.LineCollisionChanged:
 		return "! collision changed " + describeCollision(*l.Collision)
-	case "collision_closed":
+	case stream.LineCollisionClosed:
 		c := l.Collision
 		return fmt.Sprintf("= collision closed on %s: %s and %s", clean(c.Brain), clean(c.A.AgentID), clean(c.B.AgentID))
-	case "collision_unlisted":
+	case stream.LineCollisionUnlisted:
 		c := l.Collision
 		return fmt.Sprintf("~ collision no longer listed (the Hall lists the first by id) on %s: %s and %s", clean(c.Brain), clean(c.A.AgentID), clean(c.B.AgentID))
-	case "registry_unreadable":
+	case stream.LineRegistryUnreadable:
 		return "! registry unreadable, roster dropped: " + clean(l.Detail)
-	case "registry_readable":
+	case stream.LineRegistryReadable:
 		return "registry readable again"
-	case "store_unreachable":
+	case stream.LineStoreUnreachable:
 		return "! store unreachable, roster dropped: " + clean(l.Detail)
-	case "store_reachable":
+	case stream.LineStoreReachable:
 		return "store reachable again"
 	}
 	return l.Type
@@ -257,14 +256,6 @@ func collisionCount(s contract.PresencesResponse) string {
 func describeCollision(c contract.Collision) string {
 	return fmt.Sprintf("on %s: %s and %s at %s (%s)", clean(c.Brain), clean(c.A.AgentID), clean(c.B.AgentID),
 		clean(c.Place), strings.Join(c.Clauses, ", "))
-}
-
-// where names a presence's place: its worktree, else its brain.
-func where(p contract.Presence) string {
-	if p.Worktree != "" {
-		return p.Worktree
-	}
-	return p.Brain
 }
 
 func plural(n int, word string) string {

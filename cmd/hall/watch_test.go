@@ -11,6 +11,8 @@ import (
 
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/contract/schema/schematest"
+	"github.com/hall-dev/hall/internal/dirstore/dirstoretest"
+	"github.com/hall-dev/hall/internal/eventually"
 	"github.com/hall-dev/hall/internal/presence"
 	"github.com/hall-dev/hall/internal/stream"
 )
@@ -92,15 +94,15 @@ func (wr *watchRun) exitCode(tb testing.TB) int {
 func TestWatchExitOnCollision(t *testing.T) {
 	m := MustOpenHall(t, Config{TTL: time.Minute})
 	root := m.Config.RegistryRoot
-	upsert(t, root, record("claude-7", "/srv/shop", "/srv/shop-wt2", true))
-	upsert(t, root, record("reader-1", "/srv/shop", "/srv/shop-wt2", false)) // not mutating: no collision
-	eventually(t, "two presences", func() bool { return len(contractNow(t, m.URL()+"/api/presences").Presences) == 2 })
+	dirstoretest.Upsert(t, root, liveRecord("claude-7", "/srv/shop", "/srv/shop-wt2", true))
+	dirstoretest.Upsert(t, root, liveRecord("reader-1", "/srv/shop", "/srv/shop-wt2", false)) // not mutating: no collision
+	eventually.True(t, wait, "two presences", func() bool { return len(contractNow(t, m.URL()+"/api/presences").Presences) == 2 })
 
 	wr := startWatch(t, "--hall", m.URL(), "--exit-on-collision")
 	if l := wr.line(t, "the header"); !strings.Contains(l, "watching "+m.URL()+" (all brains): 2 presences, 0 collisions") {
 		t.Errorf("header: got %q", l)
 	}
-	upsert(t, root, record("codex-2", "/srv/shop", "/srv/shop-wt2", true))
+	dirstoretest.Upsert(t, root, liveRecord("codex-2", "/srv/shop", "/srv/shop-wt2", true))
 	if l := wr.line(t, "the join"); !strings.Contains(l, "+ codex-2 joined /srv/shop-wt2") {
 		t.Errorf("join line: got %q", l)
 	}
@@ -120,9 +122,9 @@ func TestWatchExitOnCollision(t *testing.T) {
 func TestWatchExitOnCollisionAlreadyOpen(t *testing.T) {
 	m := MustOpenHall(t, Config{TTL: time.Minute})
 	root := m.Config.RegistryRoot
-	upsert(t, root, record("claude-7", "/srv/shop", "/srv/shop-wt2", true))
-	upsert(t, root, record("codex-2", "/srv/shop", "/srv/shop-wt2", true))
-	eventually(t, "the collision", func() bool { return len(contractNow(t, m.URL()+"/api/presences").Collisions) == 1 })
+	dirstoretest.Upsert(t, root, liveRecord("claude-7", "/srv/shop", "/srv/shop-wt2", true))
+	dirstoretest.Upsert(t, root, liveRecord("codex-2", "/srv/shop", "/srv/shop-wt2", true))
+	eventually.True(t, wait, "the collision", func() bool { return len(contractNow(t, m.URL()+"/api/presences").Collisions) == 1 })
 	wr := startWatch(t, "--hall", m.URL(), "--brain", "/srv/shop", "--collisions-only", "--exit-on-collision")
 	if got := wr.exitCode(t); got != 3 {
 		t.Errorf("exit code: got %d, want 3", got)
@@ -135,8 +137,8 @@ func TestWatchExitOnCollisionAlreadyOpen(t *testing.T) {
 func TestWatchJSONLinesParse(t *testing.T) {
 	m := MustOpenHall(t, Config{TTL: time.Minute})
 	root := m.Config.RegistryRoot
-	upsert(t, root, record("claude-7", "/srv/shop", "/srv/shop-wt2", true))
-	eventually(t, "one presence", func() bool { return len(contractNow(t, m.URL()+"/api/presences").Presences) == 1 })
+	dirstoretest.Upsert(t, root, liveRecord("claude-7", "/srv/shop", "/srv/shop-wt2", true))
+	eventually.True(t, wait, "one presence", func() bool { return len(contractNow(t, m.URL()+"/api/presences").Presences) == 1 })
 
 	wr := startWatch(t, "--hall", m.URL(), "--json")
 	set := schematest.Embedded(t, schematest.Strict)
@@ -158,7 +160,7 @@ func TestWatchJSONLinesParse(t *testing.T) {
 	if l := next("the snapshot"); l.Type != "snapshot" || l.Snapshot == nil || len(l.Snapshot.Presences) != 1 {
 		t.Fatalf("first line: got %+v, want the snapshot with one presence", l)
 	}
-	upsert(t, root, record("codex-2", "/srv/shop", "/srv/shop-wt2", true))
+	dirstoretest.Upsert(t, root, liveRecord("codex-2", "/srv/shop", "/srv/shop-wt2", true))
 	want := []string{"join", "collision_opened"}
 	for _, w := range want {
 		if l := next(w); l.Type != w {
@@ -167,7 +169,7 @@ func TestWatchJSONLinesParse(t *testing.T) {
 			t.Errorf("join line: got %+v", l)
 		}
 	}
-	remove(t, root, "codex-2", "/srv/shop")
+	dirstoretest.Remove(t, root, presence.ID("codex-2", "/srv/shop"))
 	for _, w := range []string{"leave", "collision_closed"} {
 		l := next(w)
 		if l.Type != w {
@@ -203,7 +205,7 @@ func TestWatchReconnectsAndResumes(t *testing.T) {
 	if err := a.Close(); err != nil {
 		t.Fatal(err)
 	}
-	upsert(t, root, record("while-away", "/srv/shop", "/srv/shop", false))
+	dirstoretest.Upsert(t, root, liveRecord("while-away", "/srv/shop", "/srv/shop", false))
 	b := MustOpenHall(t, Config{Addr: addr, RegistryRoot: root, TTL: time.Minute})
 	_ = b
 	var types []string
@@ -261,7 +263,7 @@ func TestWatchCleansTerminalOutput(t *testing.T) {
 func TestWatchFlags(t *testing.T) {
 	t.Setenv("HALL_HALL", "http://127.0.0.1:9999")
 	t.Setenv("HALL_BRAIN", "/srv/env")
-	cfg, err := parseWatchConfig([]string{"--collisions-only", "--presence-id", "prs_0123456789ab"}, os.Stderr)
+	cfg, err := parseWatchConfig([]string{"--collisions-only", "--presence-id", "prs_0123456789ab"}, os.Stdout, os.Stderr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -273,7 +275,7 @@ func TestWatchFlags(t *testing.T) {
 	}
 	for _, args := range [][]string{{"--hall", "127.0.0.1:7433"}, {"extra"}, {"--nope"}} {
 		devnull, _ := os.Open(os.DevNull)
-		_, err := parseWatchConfig(args, devnull)
+		_, err := parseWatchConfig(args, devnull, devnull)
 		devnull.Close()
 		if ee, ok := err.(*exitError); !ok || ee.code != 2 {
 			t.Errorf("%q: got %v, want a usage error (exit 2)", args, err)

@@ -51,6 +51,13 @@ type NorthResponse struct {
 	Detail          string   `json:"detail,omitempty"`
 }
 
+// NorthDropped is the north answer while the roster is dropped whole: no
+// lines, and why (RosterError).
+func NorthDropped(id string, err error) NorthResponse {
+	code, detail := RosterError(err)
+	return NorthResponse{PresenceID: id, North: []string{}, Error: code, Detail: detail}
+}
+
 // Beat maps the request to the domain's beat.
 func (b BeatRequest) Beat() presence.Beat {
 	out := presence.Beat{

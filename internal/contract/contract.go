@@ -14,7 +14,7 @@ type Presence struct {
 	WorkingSet    []string `json:"working_set"`
 	TaskRef       string   `json:"task_ref,omitempty"`
 	Mutation      Mutation `json:"mutation"`
-	MutationLevel string   `json:"mutation_level"` // "observed", "declared" or "none"
+	MutationLevel string   `json:"mutation_level"` // LevelObserved, LevelDeclared or LevelNone
 	// Touched is what the Hall observed the presence's tools change, newest
 	// first, at most 32 ([] when none); TouchedOmitted counts older files
 	// dropped from it. Observed, never declared.
@@ -28,6 +28,25 @@ type Presence struct {
 	TTLMs            int64  `json:"ttl_ms"`
 	ExpiresAtMs      int64  `json:"expires_at_ms"`
 }
+
+// Where is the place the presence works: its worktree, else its
+// caller_root, else its brain (presence.Where).
+func (p Presence) Where() string { return presence.Where(p.Worktree, p.CallerRoot, p.Brain) }
+
+// The mutation levels, as Presence.MutationLevel carries them.
+const (
+	LevelObserved = string(presence.LevelObserved)
+	LevelDeclared = string(presence.LevelDeclared)
+	LevelNone     = string(presence.LevelNone)
+)
+
+// The clauses of a collision, as Collision.Clauses carries them.
+const (
+	ClauseCallerRoot = string(presence.ClauseCallerRoot)
+	ClauseWorktree   = string(presence.ClauseWorktree)
+	ClauseWorkingSet = string(presence.ClauseWorkingSet)
+	ClauseTouched    = string(presence.ClauseTouched)
+)
 
 // Mutation is the two honest levels, as stored.
 type Mutation struct {
@@ -104,6 +123,20 @@ func RosterErrorLabel(code string) string {
 		return "store unreachable"
 	}
 	return "registry unreadable"
+}
+
+// Dropped is the contract's answer while the roster is dropped whole: both
+// lists empty, why (RosterError), served at atMs. The caller sets what
+// else it echoes (cursor, served brain).
+func Dropped(err error, atMs int64) PresencesResponse {
+	code, detail := RosterError(err)
+	return PresencesResponse{
+		Presences:  []Presence{},
+		Collisions: []Collision{},
+		ServedAtMs: atMs,
+		Error:      code,
+		Detail:     detail,
+	}
 }
 
 // ErrorResponse is every JSON error: a snake_case code and a sentence.

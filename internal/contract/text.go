@@ -11,10 +11,6 @@ import (
 	"github.com/hall-dev/hall/internal/presence"
 )
 
-// DrillCap is the most rows the strip's drill shows, on the page and in the
-// cockpit text.
-const DrillCap = 6
-
 // CockpitBudgetTokens bounds the cockpit root line and the drill, each, at
 // characters/4.
 const CockpitBudgetTokens = 800
@@ -98,33 +94,17 @@ func RootLine(live, collisions int, brain string) string {
 	return fmt.Sprintf("%d %s · %s", live, noun, label)
 }
 
-// Where is the place a presence works: its worktree, else its caller_root,
-// else its brain.
-func Where(r presence.Record) string { return WhereOf(r.Worktree, r.CallerRoot, r.Brain) }
-
-// WhereOf is Where from the three paths (a wire Presence has them too).
-func WhereOf(worktree, callerRoot, brain string) string {
-	switch {
-	case worktree != "":
-		return worktree
-	case callerRoot != "":
-		return callerRoot
-	default:
-		return brain
-	}
-}
-
 // MutatingText names the mutation level for people: what was seen, what was
 // said, or nothing.
 func MutatingText(r presence.Record) string { return MutatingLevelText(string(r.Mutation.Level())) }
 
-// MutatingLevelText is MutatingText from a level ("observed", "declared",
-// anything else is none).
+// MutatingLevelText is MutatingText from a level (LevelObserved,
+// LevelDeclared; anything else is none).
 func MutatingLevelText(level string) string {
 	switch level {
-	case string(presence.LevelObserved):
+	case LevelObserved:
 		return "mutating (observed)"
-	case string(presence.LevelDeclared):
+	case LevelDeclared:
 		return "mutating (declared)"
 	default:
 		return "not mutating"
@@ -148,7 +128,7 @@ func Age(d time.Duration) string {
 }
 
 // Cockpit is the strip as plain text for agents: the root line and the
-// drill, each within CockpitBudgetTokens at characters/4 whatever the
+// drill (its rows in the page's order, DrillRows), each within CockpitBudgetTokens at characters/4 whatever the
 // roster holds. The snapshot must already be narrowed to brain.
 type Cockpit struct {
 	Root  string
@@ -190,12 +170,9 @@ func CockpitFor(s presence.Snapshot, brain string) Cockpit {
 		root += ")"
 	}
 	now := time.UnixMilli(s.AtMs)
+	rows, more := drillRecords(s)
 	var drill []string
-	for i, r := range s.Live {
-		if i == DrillCap {
-			drill = append(drill, fmt.Sprintf("… +%d more", len(s.Live)-DrillCap))
-			break
-		}
+	for _, r := range rows {
 		theme := r.Theme
 		if theme == "" {
 			theme = "-"
@@ -203,14 +180,17 @@ func CockpitFor(s presence.Snapshot, brain string) Cockpit {
 		fields := []string{
 			clip(r.AgentID, textAgentWidth),
 			clip(theme, textThemeWidth),
-			clipPath(Where(r), textPlaceWidth),
+			clipPath(r.Where(), textPlaceWidth),
 			Age(now.Sub(time.UnixMilli(r.FirstSeen()))),
-			MutatingText(r),
+			MutatingText(*r),
 		}
-		if t := touchedText(r); t != "" {
+		if t := touchedText(*r); t != "" {
 			fields = append(fields, t)
 		}
 		drill = append(drill, strings.Join(fields, " · "))
+	}
+	if more > 0 {
+		drill = append(drill, fmt.Sprintf("… +%d more", more))
 	}
 	return Cockpit{Root: root, Drill: drill}
 }

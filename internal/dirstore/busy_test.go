@@ -1,6 +1,6 @@
 //go:build linux
 
-package dirstore
+package dirstore_test
 
 import (
 	"context"
@@ -10,7 +10,9 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/hall-dev/hall/internal/dirstore/dirstoretest"
 	"github.com/hall-dev/hall/internal/presence"
+	"github.com/hall-dev/hall/internal/presence/presencetest"
 )
 
 // exhaustDescriptors leaves the process no file descriptor to open, as a
@@ -65,8 +67,8 @@ func exhaustDescriptors(tb testing.TB) (release func()) {
 // descriptors are back, the same calls answer as if nothing happened.
 func TestDirStoreOutOfDescriptorsIsBusy(t *testing.T) {
 	ctx := context.Background()
-	s := mustOpenDirStore(t)
-	a, b := newRec("a", brain), newRec("b", brain)
+	s := dirstoretest.Open(t)
+	a, b := presencetest.Rec("a", brain), presencetest.Rec("b", brain)
 	if err := s.Upsert(ctx, a); err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +78,7 @@ func TestDirStoreOutOfDescriptorsIsBusy(t *testing.T) {
 	// b is renamed into place once descriptors are gone: a rename needs
 	// none, so the folder changes while nothing can be opened.
 	staged := filepath.Join(t.TempDir(), b.PresenceID+".json")
-	if err := os.WriteFile(staged, mustEncode(t, b), 0o644); err != nil {
+	if err := os.WriteFile(staged, presencetest.Encode(t, b), 0o644); err != nil {
 		t.Fatal(err)
 	}
 

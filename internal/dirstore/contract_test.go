@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/hall-dev/hall/internal/dirstore"
+	"github.com/hall-dev/hall/internal/dirstore/dirstoretest"
 	"github.com/hall-dev/hall/internal/presence"
 	"github.com/hall-dev/hall/internal/presence/storetest"
 )
@@ -15,11 +16,7 @@ import (
 // bucket (internal/natsstore) on the sidecar directory.
 func TestDirStoreContract(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) presence.Store {
-		s := dirstore.New(t.TempDir())
-		if err := s.Init(); err != nil {
-			t.Fatalf("Init: %v", err)
-		}
-		return rawDirStore{s}
+		return rawDirStore{dirstoretest.Open(t)}
 	})
 }
 

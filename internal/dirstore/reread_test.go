@@ -1,4 +1,4 @@
-package dirstore
+package dirstore_test
 
 import (
 	"context"
@@ -12,42 +12,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hall-dev/hall/internal/dirstore"
+	"github.com/hall-dev/hall/internal/dirstore/dirstoretest"
 	"github.com/hall-dev/hall/internal/presence"
+	"github.com/hall-dev/hall/internal/presence/presencetest"
 )
-
-// listedByID is what a whole listing says, deduplicated as the Service
-// does: the newest copy of each presence (the first file by name on a
-// tie), and the skip count.
-func listedByID(tb testing.TB, s *Store) (map[string]presence.Record, int) {
-	tb.Helper()
-	l, err := s.List(context.Background())
-	if err != nil {
-		tb.Fatalf("List: %v", err)
-	}
-	out := map[string]presence.Record{}
-	for _, r := range l.Records {
-		if old, ok := out[r.PresenceID]; !ok || r.LastBeatMs > old.LastBeatMs {
-			out[r.PresenceID] = r
-		}
-	}
-	return out, l.Skipped
-}
-
-func mustEncode(tb testing.TB, r presence.Record) []byte {
-	tb.Helper()
-	data, err := presence.EncodeRecord(r)
-	if err != nil {
-		tb.Fatalf("EncodeRecord: %v", err)
-	}
-	return data
-}
 
 // Each change an outside writer makes, reread by its file name alone,
 // answers what a whole listing would for the ids it touched, and the
 // listing's skip count.
 func TestDirStoreRereadAnswersAsAListing(t *testing.T) {
-	a := newRec("a", brain, withWS("src"))
-	b := newRec("b", brain)
+	a := presencetest.Rec("a", brain, presencetest.WS("src"))
+	b := presencetest.Rec("b", brain)
 	aName, bName := a.PresenceID+".json", b.PresenceID+".json"
 	newer := func(r presence.Record, d int64) presence.Record { r.LastBeatMs += d; r.QueryCount += d; return r }
 
@@ -63,23 +39,25 @@ func TestDirStoreRereadAnswersAsAListing(t *testing.T) {
 		skipped int
 	}{{
 		name:    "create",
-		change:  func(t *testing.T, dir string) { writeRecordFile(t, dir, bName, mustEncode(t, b)) },
+		change:  func(t *testing.T, dir string) { dirstoretest.WriteFile(t, dir, bName, presencetest.Encode(t, b)) },
 		reread:  []string{bName},
 		touched: []want{{b.PresenceID, &b}},
 	}, {
-		name:    "rewrite in place",
-		change:  func(t *testing.T, dir string) { writeRecordFile(t, dir, aName, mustEncode(t, newer(a, 7))) },
+		name: "rewrite in place",
+		change: func(t *testing.T, dir string) {
+			dirstoretest.WriteFile(t, dir, aName, presencetest.Encode(t, newer(a, 7)))
+		},
 		reread:  []string{aName},
 		touched: []want{{a.PresenceID, ptr(newer(a, 7))}},
 	}, {
 		name: "rename into place",
 		change: func(t *testing.T, dir string) {
-			tmp := writeRecordFile(t, dir, tempPrefix+"x", mustEncode(t, newer(a, 9)))
+			tmp := dirstoretest.WriteFile(t, dir, dirstore.TempPrefix+"x", presencetest.Encode(t, newer(a, 9)))
 			if err := os.Rename(tmp, filepath.Join(dir, aName)); err != nil {
 				t.Fatal(err)
 			}
 		},
-		reread:  []string{tempPrefix + "x", aName}, // the temp file's own events name it too
+		reread:  []string{dirstore.TempPrefix + "x", aName}, // the temp file's own events name it too
 		touched: []want{{a.PresenceID, ptr(newer(a, 9))}},
 	}, {
 		name:    "delete",
@@ -91,7 +69,7 @@ func TestDirStoreRereadAnswersAsAListing(t *testing.T) {
 		// one filed under another name is skipped, and speaks for no one.
 		name: "a file named for one id holding a copy of another",
 		change: func(t *testing.T, dir string) {
-			writeRecordFile(t, dir, bName, mustEncode(t, newer(a, 5)))
+			dirstoretest.WriteFile(t, dir, bName, presencetest.Encode(t, newer(a, 5)))
 		},
 		reread:  []string{bName},
 		touched: []want{{b.PresenceID, nil}}, // a keeps its own file's copy
@@ -99,14 +77,14 @@ func TestDirStoreRereadAnswersAsAListing(t *testing.T) {
 	}, {
 		name: "a newer copy under a name that is no id",
 		change: func(t *testing.T, dir string) {
-			writeRecordFile(t, dir, "notes.json", mustEncode(t, newer(a, 5)))
+			dirstoretest.WriteFile(t, dir, "notes.json", presencetest.Encode(t, newer(a, 5)))
 		},
 		reread:  []string{"notes.json"},
 		skipped: 1,
 	}, {
 		name: "the record's own file deleted: a copy elsewhere does not stand in",
 		change: func(t *testing.T, dir string) {
-			writeRecordFile(t, dir, "notes.json", mustEncode(t, newer(a, -5)))
+			dirstoretest.WriteFile(t, dir, "notes.json", presencetest.Encode(t, newer(a, -5)))
 			os.Remove(filepath.Join(dir, aName))
 		},
 		reread:  []string{"notes.json", aName},
@@ -114,14 +92,14 @@ func TestDirStoreRereadAnswersAsAListing(t *testing.T) {
 		skipped: 1,
 	}, {
 		name:    "a file overwritten with another id's record: skipped, its own id gone",
-		change:  func(t *testing.T, dir string) { writeRecordFile(t, dir, aName, mustEncode(t, b)) },
+		change:  func(t *testing.T, dir string) { dirstoretest.WriteFile(t, dir, aName, presencetest.Encode(t, b)) },
 		reread:  []string{aName},
 		touched: []want{{a.PresenceID, nil}},
 		skipped: 1,
 	}, {
 		name: "a record with an id that is no id, under its own name",
 		change: func(t *testing.T, dir string) {
-			writeRecordFile(t, dir, "__proto__.json", []byte(`{"presence_id":"__proto__","agent_id":"x","brain":"/b","last_beat_ms":1}`))
+			dirstoretest.WriteFile(t, dir, "__proto__.json", []byte(`{"presence_id":"__proto__","agent_id":"x","brain":"/b","last_beat_ms":1}`))
 		},
 		reread:  []string{"__proto__.json"},
 		skipped: 1,
@@ -149,7 +127,7 @@ func TestDirStoreRereadAnswersAsAListing(t *testing.T) {
 	}, {
 		name: "a symlink to a whole record named for its id",
 		change: func(t *testing.T, dir string) {
-			target := writeRecordFile(t, t.TempDir(), bName, mustEncode(t, b))
+			target := dirstoretest.WriteFile(t, t.TempDir(), bName, presencetest.Encode(t, b))
 			symlink(t, target, filepath.Join(dir, bName))
 		},
 		reread:  []string{bName},
@@ -169,18 +147,18 @@ func TestDirStoreRereadAnswersAsAListing(t *testing.T) {
 		skipped: 1,
 	}, {
 		name:    "corrupted: skipped, and the id it held gone",
-		change:  func(t *testing.T, dir string) { writeRecordFile(t, dir, aName, []byte(`{"presence_id":`)) },
+		change:  func(t *testing.T, dir string) { dirstoretest.WriteFile(t, dir, aName, []byte(`{"presence_id":`)) },
 		reread:  []string{aName},
 		touched: []want{{a.PresenceID, nil}},
 		skipped: 1,
 	}, {
 		name:    "a foreign junk file: skipped, no id touched",
-		change:  func(t *testing.T, dir string) { writeRecordFile(t, dir, "junk.json", []byte("junk")) },
+		change:  func(t *testing.T, dir string) { dirstoretest.WriteFile(t, dir, "junk.json", []byte("junk")) },
 		reread:  []string{"junk.json"},
 		skipped: 1,
 	}, {
 		name:    "names that hold no record are passed by",
-		change:  func(t *testing.T, dir string) { writeRecordFile(t, dir, "notes.txt", mustEncode(t, b)) },
+		change:  func(t *testing.T, dir string) { dirstoretest.WriteFile(t, dir, "notes.txt", presencetest.Encode(t, b)) },
 		reread:  []string{"notes.txt", "../" + bName, "sub/" + bName},
 		touched: nil,
 	}, {
@@ -192,7 +170,7 @@ func TestDirStoreRereadAnswersAsAListing(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := context.Background()
-			s := mustOpenDirStore(t)
+			s := dirstoretest.Open(t)
 			if err := s.Upsert(ctx, a); err != nil {
 				t.Fatal(err)
 			}
@@ -229,7 +207,7 @@ func TestDirStoreRereadAnswersAsAListing(t *testing.T) {
 				t.Errorf("Skipped: got %d, want %d", d.Skipped, tt.skipped)
 			}
 			// And a whole listing agrees.
-			listed, skipped := listedByID(t, s)
+			listed, skipped := presencetest.ListedByID(t, s)
 			for id, r := range d.Touched {
 				l, ok := listed[id]
 				if (r == nil) == ok || (ok && !reflect.DeepEqual(l, *r)) {
@@ -247,7 +225,7 @@ func ptr(r presence.Record) *presence.Record { return &r }
 
 // rereadBounded is Reread, failing the test rather than hanging it when a
 // read blocks.
-func rereadBounded(tb testing.TB, s *Store, names []string) (presence.Delta, error) {
+func rereadBounded(tb testing.TB, s *dirstore.Store, names []string) (presence.Delta, error) {
 	tb.Helper()
 	type answer struct {
 		d   presence.Delta
@@ -302,8 +280,8 @@ func describe(m map[string]*presence.Record) string {
 // for a room everyone left.
 func TestDirStoreRereadRefusesWithoutAListing(t *testing.T) {
 	ctx := context.Background()
-	s := mustOpenDirStore(t)
-	a := newRec("a", brain)
+	s := dirstoretest.Open(t)
+	a := presencetest.Rec("a", brain)
 	if err := s.Upsert(ctx, a); err != nil {
 		t.Fatal(err)
 	}
@@ -335,11 +313,11 @@ func TestDirStoreRereadRefusesWithoutAListing(t *testing.T) {
 // everything touched agrees with a whole listing.
 func TestDirStoreRereadFollowsRandomChanges(t *testing.T) {
 	ctx := context.Background()
-	s := mustOpenDirStore(t)
+	s := dirstoretest.Open(t)
 	rng := rand.New(rand.NewSource(1))
 	var recs []presence.Record
 	for i := 0; i < 12; i++ {
-		recs = append(recs, newRec(fmt.Sprintf("agent-%d", i), brain))
+		recs = append(recs, presencetest.Rec(fmt.Sprintf("agent-%d", i), brain))
 	}
 	names := []string{"stray.json", "zz.json"}
 	for _, r := range recs {
@@ -355,12 +333,12 @@ func TestDirStoreRereadFollowsRandomChanges(t *testing.T) {
 		case 0:
 			os.Remove(p)
 		case 1:
-			writeRecordFile(t, s.Dir(), name, []byte("{broken"))
+			dirstoretest.WriteFile(t, s.Dir(), name, []byte("{broken"))
 		default:
 			r := recs[rng.Intn(len(recs))]
 			r.LastBeatMs += int64(rng.Intn(4))
 			r.QueryCount = int64(step)
-			tmp := writeRecordFile(t, s.Dir(), tempPrefix+"w", mustEncode(t, r))
+			tmp := dirstoretest.WriteFile(t, s.Dir(), dirstore.TempPrefix+"w", presencetest.Encode(t, r))
 			if err := os.Rename(tmp, p); err != nil {
 				t.Fatal(err)
 			}
@@ -379,7 +357,7 @@ func TestDirStoreRereadFollowsRandomChanges(t *testing.T) {
 		if err != nil {
 			t.Fatalf("step %d: Reread: %v", step, err)
 		}
-		listed, skipped := listedByID(t, s)
+		listed, skipped := presencetest.ListedByID(t, s)
 		if d.Skipped != skipped || all.Skipped != skipped {
 			t.Fatalf("step %d: skipped: reread %d (all %d), listing %d", step, d.Skipped, all.Skipped, skipped)
 		}
@@ -401,8 +379,8 @@ func TestDirStoreRereadFollowsRandomChanges(t *testing.T) {
 // or the file skipped when it still does not decode.
 func TestDirStoreRereadWaitsOutAWriteInPlace(t *testing.T) {
 	ctx := context.Background()
-	s := mustOpenDirStore(t)
-	a := newRec("a", brain)
+	s := dirstoretest.Open(t)
+	a := presencetest.Rec("a", brain)
 	name := a.PresenceID + ".json"
 	if err := s.Upsert(ctx, a); err != nil {
 		t.Fatal(err)
@@ -423,7 +401,7 @@ func TestDirStoreRereadWaitsOutAWriteInPlace(t *testing.T) {
 		t.Errorf("the truncated instant: got touched %s, skipped %d, unsettled %v; want nothing touched, 0 skipped, %s unsettled", describe(d.Touched), d.Skipped, d.Unsettled, name)
 	}
 	a.QueryCount = 9
-	if _, err := f.Write(mustEncode(t, a)); err != nil {
+	if _, err := f.Write(presencetest.Encode(t, a)); err != nil {
 		t.Fatal(err)
 	}
 	d, err = s.Reread(ctx, []string{name})
@@ -458,7 +436,7 @@ func TestDirStoreRereadWaitsOutAWriteInPlace(t *testing.T) {
 //
 //	go test -run '^$' -bench DirStoreReread -benchmem ./internal/dirstore/
 func BenchmarkDirStoreReread(b *testing.B) {
-	store, recs := benchRegistry(b, 1000)
+	store, recs := dirstoretest.BenchRegistry(b, 1000)
 	ctx := context.Background()
 	if _, err := store.List(ctx); err != nil {
 		b.Fatal(err)
@@ -470,7 +448,7 @@ func BenchmarkDirStoreReread(b *testing.B) {
 		r.QueryCount = int64(1_000_000 + i)
 		i++
 		b.StopTimer()
-		writeOutside(b, store.Dir(), r)
+		dirstoretest.WriteOutside(b, store.Dir(), r)
 		b.StartTimer()
 		if _, err := store.Reread(ctx, []string{r.PresenceID + ".json"}); err != nil {
 			b.Fatal(err)

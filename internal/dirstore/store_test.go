@@ -1,4 +1,4 @@
-package dirstore
+package dirstore_test
 
 import (
 	"context"
@@ -15,30 +15,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hall-dev/hall/internal/dirstore"
+	"github.com/hall-dev/hall/internal/dirstore/dirstoretest"
 	"github.com/hall-dev/hall/internal/presence"
+	"github.com/hall-dev/hall/internal/presence/presencetest"
 )
-
-// dirNames lists the folder's entry names, sorted.
-func dirNames(tb testing.TB, dir string) []string {
-	tb.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		tb.Fatalf("ReadDir: %v", err)
-	}
-	out := make([]string, 0, len(entries))
-	for _, e := range entries {
-		out = append(out, e.Name())
-	}
-	sort.Strings(out)
-	return out
-}
 
 func TestDirStoreRoundtrip(t *testing.T) {
 	ctx := context.Background()
-	s := mustOpenDirStore(t)
-	a := specRecord()
+	s := dirstoretest.Open(t)
+	a := presencetest.SpecRecord()
 	a.PresenceID = presence.ID(a.AgentID, a.Brain)
-	b := newRec("codex-1", brain, withWS("src"), withIntent("fix"))
+	b := presencetest.Rec("codex-1", brain, presencetest.WS("src"), presencetest.Intent("fix"))
 
 	for _, r := range []presence.Record{a, b} {
 		if err := s.Upsert(ctx, r); err != nil {
@@ -65,7 +53,7 @@ func TestDirStoreRoundtrip(t *testing.T) {
 	if err := s.Upsert(ctx, a); err != nil {
 		t.Fatalf("Upsert again: %v", err)
 	}
-	if got, want := dirNames(t, s.Dir()), []string{b.PresenceID + ".json", a.PresenceID + ".json"}; !sameSet(got, want) {
+	if got, want := dirstoretest.Names(t, s.Dir()), []string{b.PresenceID + ".json", a.PresenceID + ".json"}; !sameSet(got, want) {
 		t.Errorf("folder: got %v, want exactly %v (no temp files)", got, want)
 	}
 	l, err := s.List(ctx)
@@ -101,7 +89,7 @@ func TestDirStoreRoundtrip(t *testing.T) {
 	if err := s.Delete(ctx, "prs_000000000000"); presence.ErrorCode(err) != presence.ENOTFOUND {
 		t.Errorf("Delete unknown: got %v, want code %q", err, presence.ENOTFOUND)
 	}
-	if got, want := dirNames(t, s.Dir()), []string{b.PresenceID + ".json"}; !reflect.DeepEqual(got, want) {
+	if got, want := dirstoretest.Names(t, s.Dir()), []string{b.PresenceID + ".json"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("folder after Delete: got %v, want %v", got, want)
 	}
 }
@@ -116,12 +104,12 @@ func sameSet(a, b []string) bool {
 func TestDirStoreRejectsCraftedIDs(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
-	s := New(root)
+	s := dirstore.New(root)
 	if err := s.Init(); err != nil {
 		t.Fatalf("Init: %v", err)
 	}
 	// A file a traversal would reach if the id named a path.
-	victim := writeRecordFile(t, root, "x.json", []byte(specExample))
+	victim := dirstoretest.WriteFile(t, root, "x.json", []byte(presencetest.SpecExample))
 	for _, id := range []string{"../x", "../presences/../x", "/etc/passwd", "prs_CC073E458413", "", "prs_cc073e45841/"} {
 		if _, err := s.Get(ctx, id); presence.ErrorCode(err) != presence.EINVALID {
 			t.Errorf("Get(%q): got %v, want code %q", id, err, presence.EINVALID)
@@ -129,7 +117,7 @@ func TestDirStoreRejectsCraftedIDs(t *testing.T) {
 		if err := s.Delete(ctx, id); presence.ErrorCode(err) != presence.EINVALID {
 			t.Errorf("Delete(%q): got %v, want code %q", id, err, presence.EINVALID)
 		}
-		r := specRecord()
+		r := presencetest.SpecRecord()
 		r.PresenceID = id
 		if err := s.Upsert(ctx, r); presence.ErrorCode(err) != presence.EINVALID {
 			t.Errorf("Upsert(%q): got %v, want code %q", id, err, presence.EINVALID)
@@ -138,26 +126,26 @@ func TestDirStoreRejectsCraftedIDs(t *testing.T) {
 	if _, err := os.Stat(victim); err != nil {
 		t.Errorf("file outside the folder: got %v, want it untouched", err)
 	}
-	if got := dirNames(t, root); !reflect.DeepEqual(got, []string{"presences", "x.json"}) {
+	if got := dirstoretest.Names(t, root); !reflect.DeepEqual(got, []string{"presences", "x.json"}) {
 		t.Errorf("registry root: got %v, want [presences x.json]", got)
 	}
-	if got := dirNames(t, s.Dir()); len(got) != 0 {
+	if got := dirstoretest.Names(t, s.Dir()); len(got) != 0 {
 		t.Errorf("presences folder: got %v, want empty", got)
 	}
 }
 
 func TestDirStoreListReadsForeignAndSkipsBroken(t *testing.T) {
 	ctx := context.Background()
-	s := mustOpenDirStore(t)
+	s := dirstoretest.Open(t)
 	dir := s.Dir()
 
 	want := map[string]presence.Record{}
 	foreign := func(name string, r presence.Record, data string) {
-		writeRecordFile(t, dir, name, []byte(data))
+		dirstoretest.WriteFile(t, dir, name, []byte(data))
 		want[r.PresenceID] = r
 	}
 	// Pretty, the spec's own example, under a name that is not its id.
-	foreign("prs_3fa94c0e11d2.json", specRecord(), specExample)
+	foreign("prs_3fa94c0e11d2.json", presencetest.SpecRecord(), presencetest.SpecExample)
 	// Compact, reversed field order, unknown fields at every level.
 	r2 := presence.Record{Schema: presence.Schema, PresenceID: "prs_aaaaaaaaaaaa", AgentID: "m1nd-runtime", Brain: "/srv/brain",
 		WorkingSet: []string{"a"}, Mutation: presence.Mutation{ObservedAtMs: 7}, LastBeatMs: 99, QueryCount: 3}
@@ -170,7 +158,7 @@ func TestDirStoreListReadsForeignAndSkipsBroken(t *testing.T) {
 	// Names that are not records: ignored, not counted, even with valid content.
 	for _, name := range []string{"README.md", "prs_dddddddddddd.json.bak", "prs_dddddddddddd.txt", "prs_dddddddddddd",
 		".tmp-prs_dddddddddddd-123", ".hidden.json", "prs_dddddddddddd.JSON~"} {
-		writeRecordFile(t, dir, name, []byte(`{"presence_id":"prs_dddddddddddd","agent_id":"x","brain":"/b","last_beat_ms":1}`))
+		dirstoretest.WriteFile(t, dir, name, []byte(`{"presence_id":"prs_dddddddddddd","agent_id":"x","brain":"/b","last_beat_ms":1}`))
 	}
 	if err := os.Mkdir(filepath.Join(dir, "folder.json"), 0o755); err != nil {
 		t.Fatal(err)
@@ -179,7 +167,7 @@ func TestDirStoreListReadsForeignAndSkipsBroken(t *testing.T) {
 	// Files that look like records but are not: skipped and counted.
 	broken := map[string]string{
 		"garbage.json":        "this is not json",
-		"truncated.json":      specExample[:100],
+		"truncated.json":      presencetest.SpecExample[:100],
 		"empty.json":          "",
 		"array.json":          `[{"presence_id":"prs_eeeeeeeeeeee"}]`,
 		"no-presence-id.json": `{"agent_id":"a","brain":"/b","last_beat_ms":1}`,
@@ -200,7 +188,7 @@ func TestDirStoreListReadsForeignAndSkipsBroken(t *testing.T) {
 			strings.Repeat("x", presence.MaxRecordBytes) + `"}`,
 	}
 	for name, data := range broken {
-		writeRecordFile(t, dir, name, []byte(data))
+		dirstoretest.WriteFile(t, dir, name, []byte(data))
 	}
 
 	l, err := s.List(ctx)
@@ -223,14 +211,14 @@ func TestDirStoreListReadsForeignAndSkipsBroken(t *testing.T) {
 	if r, err := s.Get(ctx, "prs_aaaaaaaaaaaa"); err != nil || !reflect.DeepEqual(r, r2) {
 		t.Errorf("Get(foreign): got %#v, %v, want %#v", r, err, r2)
 	}
-	writeRecordFile(t, dir, "prs_eeeeeeeeeeee.json", []byte("{broken"))
+	dirstoretest.WriteFile(t, dir, "prs_eeeeeeeeeeee.json", []byte("{broken"))
 	if _, err := s.Get(ctx, "prs_eeeeeeeeeeee"); presence.ErrorCode(err) != presence.EUNAVAILABLE {
 		t.Errorf("Get(broken): got %v, want code %q", err, presence.EUNAVAILABLE)
 	}
 }
 
 func TestDirStoreListMissingFolder(t *testing.T) {
-	s := New(filepath.Join(t.TempDir(), "nope"))
+	s := dirstore.New(filepath.Join(t.TempDir(), "nope"))
 	if _, err := s.List(context.Background()); presence.ErrorCode(err) != presence.EUNAVAILABLE {
 		t.Errorf("List without Init: got %v, want code %q", err, presence.EUNAVAILABLE)
 	}
@@ -248,30 +236,30 @@ func TestDirStoreListMissingFolder(t *testing.T) {
 
 func TestDirStoreReclaim(t *testing.T) {
 	ctx := context.Background()
-	s := mustOpenDirStore(t)
+	s := dirstoretest.Open(t)
 	dir := s.Dir()
 	now := time.Now()
 	nowMs := now.UnixMilli()
 
-	live := newRec("live", brain, withLastBeat(nowMs-1000))
-	boundary := newRec("boundary", brain, withLastBeat(nowMs-300), withTTL(300)) // exactly at ttl: live
-	stale := newRec("stale", brain, withLastBeat(nowMs-120001))                  // default ttl passed by 1 ms
-	staleShort := newRec("short", brain, withLastBeat(nowMs-301), withTTL(300))
+	live := presencetest.Rec("live", brain, presencetest.LastBeat(nowMs-1000))
+	boundary := presencetest.Rec("boundary", brain, presencetest.LastBeat(nowMs-300), presencetest.TTL(300)) // exactly at ttl: live
+	stale := presencetest.Rec("stale", brain, presencetest.LastBeat(nowMs-120001))                           // default ttl passed by 1 ms
+	staleShort := presencetest.Rec("short", brain, presencetest.LastBeat(nowMs-301), presencetest.TTL(300))
 	for _, r := range []presence.Record{live, boundary, stale, staleShort} {
 		if err := s.Upsert(ctx, r); err != nil {
 			t.Fatalf("Upsert: %v", err)
 		}
 	}
 	// A stale record another writer wrote is reclaimed too.
-	writeRecordFile(t, dir, "prs_aaaaaaaaaaaa.json",
+	dirstoretest.WriteFile(t, dir, "prs_aaaaaaaaaaaa.json",
 		[]byte(fmt.Sprintf(`{"presence_id":"prs_aaaaaaaaaaaa","agent_id":"x","brain":"/b","last_beat_ms":%d}`, nowMs-200000)))
 	// One filed under another name is skipped at read, and left alone.
-	misfiled := writeRecordFile(t, dir, "foreign.json",
+	misfiled := dirstoretest.WriteFile(t, dir, "foreign.json",
 		[]byte(fmt.Sprintf(`{"presence_id":"prs_aaaaaaaaaaab","agent_id":"x","brain":"/b","last_beat_ms":%d}`, nowMs-200000)))
-	undecodable := writeRecordFile(t, dir, "junk.json", []byte("not a record"))
-	notes := writeRecordFile(t, dir, "notes.txt", []byte("keep me"))
-	oldTemp := writeRecordFile(t, dir, tempPrefix+"prs_aaaaaaaaaaaa-1", []byte("{half"))
-	freshTemp := writeRecordFile(t, dir, tempPrefix+"prs_bbbbbbbbbbbb-2", []byte("{half"))
+	undecodable := dirstoretest.WriteFile(t, dir, "junk.json", []byte("not a record"))
+	notes := dirstoretest.WriteFile(t, dir, "notes.txt", []byte("keep me"))
+	oldTemp := dirstoretest.WriteFile(t, dir, dirstore.TempPrefix+"prs_aaaaaaaaaaaa-1", []byte("{half"))
+	freshTemp := dirstoretest.WriteFile(t, dir, dirstore.TempPrefix+"prs_bbbbbbbbbbbb-2", []byte("{half"))
 	old := now.Add(-2 * time.Minute)
 	for _, p := range []string{oldTemp, undecodable, notes} {
 		if err := os.Chtimes(p, old, old); err != nil {
@@ -291,7 +279,7 @@ func TestDirStoreReclaim(t *testing.T) {
 		t.Errorf("Reclaim report: got %+v, want %+v", got, want)
 	}
 	wantNames := []string{live.PresenceID + ".json", boundary.PresenceID + ".json", filepath.Base(misfiled), "junk.json", "notes.txt", filepath.Base(freshTemp)}
-	if got := dirNames(t, dir); !sameSet(got, wantNames) {
+	if got := dirstoretest.Names(t, dir); !sameSet(got, wantNames) {
 		t.Errorf("folder after Reclaim: got %v, want %v", got, wantNames)
 	}
 	// A second reclaim finds nothing more.
@@ -304,7 +292,7 @@ func TestDirStoreReclaim(t *testing.T) {
 // every read decodes whole, and each record is consistent with itself.
 func TestDirStoreConcurrentReadersNeverSeePartialFiles(t *testing.T) {
 	ctx := context.Background()
-	s := mustOpenDirStore(t)
+	s := dirstoretest.Open(t)
 	const (
 		writers = 3
 		readers = 4
@@ -314,7 +302,7 @@ func TestDirStoreConcurrentReadersNeverSeePartialFiles(t *testing.T) {
 	// torn write would be visible to any reader that caught it.
 	big := func(w, i int) presence.Record {
 		agent := fmt.Sprintf("writer-%d", w)
-		r := newRec(agent, brain)
+		r := presencetest.Rec(agent, brain)
 		r.Theme = "iter " + strconv.Itoa(i) + " " + strings.Repeat("t", presence.MaxThemeLen-20)
 		n := i%presence.MaxWorkingSetLen + 1
 		r.WorkingSet = make([]string, n)
@@ -425,11 +413,11 @@ func TestDirStoreConcurrentReadersNeverSeePartialFiles(t *testing.T) {
 	if reads == 0 || lists == 0 {
 		t.Errorf("readers: got %d gets and %d lists, want some of each", reads, lists)
 	}
-	if got := dirNames(t, s.Dir()); len(got) != writers {
+	if got := dirstoretest.Names(t, s.Dir()); len(got) != writers {
 		t.Errorf("folder after the run: got %v, want %d record files and no temp files", got, writers)
 	}
 	for w := 0; w < writers; w++ {
-		r := readStoredRecord(t, s, presence.ID(fmt.Sprintf("writer-%d", w), brain))
+		r := dirstoretest.ReadRecord(t, s.Dir(), presence.ID(fmt.Sprintf("writer-%d", w), brain))
 		if got, want := r.QueryCount, int64(iters); got != want {
 			t.Errorf("writer %d final query_count: got %d, want %d", w, got, want)
 		}
@@ -455,18 +443,18 @@ func bounded(tb testing.TB, what string, f func()) {
 // even to a whole record named for its id, and the good record is read.
 func TestDirStoreNeverOpensNonRegularEntries(t *testing.T) {
 	ctx := context.Background()
-	s := mustOpenDirStore(t)
+	s := dirstoretest.Open(t)
 	dir := s.Dir()
-	good := newRec("good", brain)
+	good := presencetest.Rec("good", brain)
 	if err := s.Upsert(ctx, good); err != nil {
 		t.Fatal(err)
 	}
 	elsewhere := t.TempDir()
 	fifo := filepath.Join(elsewhere, "fifo")
 	mkfifo(t, fifo)
-	linked := newRec("linked", brain)
-	target := writeRecordFile(t, elsewhere, linked.PresenceID+".json", mustEncode(t, linked))
-	shadowed := newRec("shadowed", brain)
+	linked := presencetest.Rec("linked", brain)
+	target := dirstoretest.WriteFile(t, elsewhere, linked.PresenceID+".json", presencetest.Encode(t, linked))
+	shadowed := presencetest.Rec("shadowed", brain)
 	mkfifo(t, filepath.Join(dir, shadowed.PresenceID+".json"))
 	mkfifo(t, filepath.Join(dir, "fifo.json"))
 	symlink(t, fifo, filepath.Join(dir, "to-fifo.json"))
@@ -494,11 +482,11 @@ func TestDirStoreNeverOpensNonRegularEntries(t *testing.T) {
 	}
 	// Looked at as a regular file, then swapped for a FIFO before it is
 	// opened: the read checks what it opened.
-	swapped := newRec("swapped", brain)
+	swapped := presencetest.Rec("swapped", brain)
 	name := swapped.PresenceID + ".json"
 	mkfifo(t, filepath.Join(dir, name))
-	bounded(t, "readRecord", func() { _, err = s.readRecord(name) })
-	if !errors.Is(err, errNotRegular) {
+	bounded(t, "readRecord", func() { _, err = s.ReadRecord(name) })
+	if !errors.Is(err, dirstore.ErrNotRegular) {
 		t.Errorf("readRecord of a FIFO: got %v, want errNotRegular", err)
 	}
 	// A beat's write replaces the FIFO at its own name.
@@ -515,15 +503,15 @@ func TestDirStoreNeverOpensNonRegularEntries(t *testing.T) {
 // from its own file, and once Delete removed that, nothing shows it.
 func TestDirStoreDeleteRemovesAMisfiledClaim(t *testing.T) {
 	ctx := context.Background()
-	s := mustOpenDirStore(t)
-	real := newRec("real", brain)
+	s := dirstoretest.Open(t)
+	real := presencetest.Rec("real", brain)
 	real.Theme = "real"
 	if err := s.Upsert(ctx, real); err != nil {
 		t.Fatal(err)
 	}
 	forged := real
 	forged.LastBeatMs, forged.Theme = real.LastBeatMs+60_000, "forged"
-	writeRecordFile(t, s.Dir(), "zzz-forged.json", mustEncode(t, forged))
+	dirstoretest.WriteFile(t, s.Dir(), "zzz-forged.json", presencetest.Encode(t, forged))
 	l, err := s.List(ctx)
 	if err != nil || len(l.Records) != 1 || l.Records[0].Theme != "real" || l.Skipped != 1 {
 		t.Fatalf("List: got %+v, %v; want the real record alone and the forgery skipped", l, err)

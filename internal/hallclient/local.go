@@ -72,11 +72,7 @@ func (l *Local) Presences(ctx context.Context, given string) (contract.Presences
 	}
 	snap, err := l.roster().Snapshot(ctx)
 	if err != nil {
-		code, detail := contract.RosterError(err)
-		return contract.PresencesResponse{
-			Presences: []contract.Presence{}, Collisions: []contract.Collision{}, ServedAtMs: snap.AtMs,
-			Error: code, Detail: detail,
-		}, nil
+		return contract.Dropped(err, snap.AtMs), nil
 	}
 	if brain != "" && !snap.Known(brain) {
 		return contract.PresencesResponse{}, refusal(contract.UnknownBrain(given))
@@ -91,7 +87,7 @@ func (l *Local) North(ctx context.Context, presenceID string) (contract.NorthRes
 	}
 	snap, err := l.roster().Snapshot(ctx)
 	if err != nil {
-		return contract.NorthResponse{PresenceID: presenceID, North: []string{}, Error: "registry_unreadable", Detail: presence.ErrorMessage(err)}, nil
+		return contract.NorthDropped(presenceID, err), nil
 	}
 	cs, total := snap.North(presenceID)
 	return contract.NorthResponse{PresenceID: presenceID, North: contract.NorthLines(presenceID, cs, total), CollisionsTotal: total}, nil

@@ -4,30 +4,18 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
-	"os"
-	"sync"
+	"path/filepath"
 	"testing"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hall-dev/hall/internal/dirstore"
+	"github.com/hall-dev/hall/internal/dirstore/dirstoretest"
 	"github.com/hall-dev/hall/internal/hallclient"
 	"github.com/hall-dev/hall/internal/presence"
+	"github.com/hall-dev/hall/internal/presence/presencetest"
 )
-
-// clock is a settable clock, so ages in the golden files hold still.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
-func (c *clock) Add(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
 
 // localHall is a real presence service over a temp registry, reached as
 // `hall mcp --registry-root` reaches it.
@@ -35,17 +23,14 @@ type localHall struct {
 	root  string
 	store *dirstore.Store
 	svc   *presence.Service
-	clock *clock
+	clock *presencetest.Clock // settable, so ages in the golden files hold still
 }
 
 func newLocalHall(t *testing.T) *localHall {
 	t.Helper()
-	root := t.TempDir()
-	store := dirstore.New(root)
-	if err := store.Init(); err != nil {
-		t.Fatal(err)
-	}
-	c := &clock{now: time.UnixMilli(1_764_489_600_000)}
+	store := dirstoretest.Open(t)
+	root := filepath.Dir(store.Dir())
+	c := presencetest.NewClock(presencetest.T0)
 	svc := presence.NewService(store, presence.Config{Now: c.Now, Logger: slog.New(slog.DiscardHandler)})
 	return &localHall{root: root, store: store, svc: svc, clock: c}
 }
@@ -55,15 +40,7 @@ func (h *localHall) client() hallclient.Client { return &hallclient.Local{Servic
 // files lists the record files, for "nothing written" checks.
 func (h *localHall) files(t *testing.T) []string {
 	t.Helper()
-	entries, err := os.ReadDir(h.store.Dir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, e := range entries {
-		out = append(out, e.Name())
-	}
-	return out
+	return dirstoretest.Names(t, h.store.Dir())
 }
 
 // clientOpts shapes the test client.

@@ -66,7 +66,7 @@ func goldenHall(t *testing.T) (*localHall, *sdk.ClientSession) {
 	h := newLocalHall(t)
 	beat := func(b presence.Beat) {
 		t.Helper()
-		h.clock.Add(20 * time.Second)
+		h.clock.Advance(20 * time.Second)
 		if _, err := h.svc.Beat(t.Context(), b); err != nil {
 			t.Fatal(err)
 		}
@@ -75,7 +75,7 @@ func goldenHall(t *testing.T) (*localHall, *sdk.ClientSession) {
 		Kind: "claude-code", Theme: "checkout refactor", WorkingSet: []string{"src/checkout"}, Tool: "Edit"})
 	beat(presence.Beat{AgentID: "claude-9a1b2c3d", Brain: "/srv/shop", CallerRoot: "/srv/shop-wt3", Worktree: "/srv/shop-wt3", Theme: "read the docs", Tool: "Read"})
 	beat(presence.Beat{AgentID: "m1nd-1", Brain: "/srv/other", Theme: "index"})
-	h.clock.Add(15 * time.Second)
+	h.clock.Advance(15 * time.Second)
 	cs := connect(t, Config{Client: h.client(), AgentID: "codex-2", Dir: "/srv/shop-wt2"}, clientOpts{})
 	return h, cs
 }

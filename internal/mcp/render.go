@@ -168,7 +168,7 @@ func renderPresences(resp contract.PresencesResponse) (PresencesOut, string) {
 			PresenceID:    p.PresenceID,
 			AgentID:       contract.Clip(p.AgentID, contract.AgentWidth),
 			Theme:         contract.Clip(p.Theme, contract.ThemeWidth),
-			Where:         contract.ClipPath(contract.WhereOf(p.Worktree, p.CallerRoot, p.Brain), contract.PlaceWidth),
+			Where:         contract.ClipPath(p.Where(), contract.PlaceWidth),
 			Age:           contract.Age(now.Sub(time.UnixMilli(p.FirstSeenMs))),
 			MutationLevel: p.MutationLevel,
 			Colliding:     colliding[p.PresenceID],

@@ -9,14 +9,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hall-dev/hall/internal/eventually"
 	"github.com/hall-dev/hall/internal/natsstore/natstest"
 	"github.com/hall-dev/hall/internal/presence"
 	"github.com/hall-dev/hall/internal/presence/storetest"
 )
 
-// eventually bounds every "it happens" wait; a passing run never waits it
+// patience bounds every "it happens" wait; a passing run never waits it
 // out.
-const eventually = 20 * time.Second
+const patience = 20 * time.Second
 
 var bucketSeq atomic.Int64
 
@@ -86,19 +87,6 @@ func watch(t *testing.T, s *Store) <-chan struct{} {
 	return ch
 }
 
-// waitUntil waits on notifications until cond holds.
-func waitUntil(t *testing.T, ch <-chan struct{}, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.After(eventually)
-	for !cond() {
-		select {
-		case <-ch:
-		case <-deadline:
-			t.Fatalf("%s: not within %s", what, eventually)
-		}
-	}
-}
-
 func listed(t *testing.T, s *Store, id string) (presence.Record, bool) {
 	t.Helper()
 	l, err := s.List(context.Background())
@@ -163,7 +151,7 @@ func TestConcurrentWritersLoseNoBeat(t *testing.T) {
 		t.Errorf("theme: got %q, want %q (the newest beat's declaration)", got.Theme, want)
 	}
 	// The watched view converges on the same record.
-	waitUntil(t, aNotes, "the view shows the final record", func() bool {
+	eventually.TrueOnNotify(t, patience, aNotes, "the view shows the final record", func() bool {
 		r, ok := listed(t, a, got.PresenceID)
 		return ok && r.LastBeatMs == got.LastBeatMs
 	})
@@ -241,11 +229,11 @@ func TestExpirySeenAsLeaveThroughWatch(t *testing.T) {
 	if err := s.Upsert(ctx, r); err != nil {
 		t.Fatalf("Upsert: %v", err)
 	}
-	waitUntil(t, notes, "the watcher sees the presence join", func() bool {
+	eventually.TrueOnNotify(t, patience, notes, "the watcher sees the presence join", func() bool {
 		_, ok := listed(t, observer, r.PresenceID)
 		return ok
 	})
-	waitUntil(t, notes, "the watcher sees the presence expire", func() bool {
+	eventually.TrueOnNotify(t, patience, notes, "the watcher sees the presence expire", func() bool {
 		_, ok := listed(t, observer, r.PresenceID)
 		return !ok
 	})
@@ -315,7 +303,7 @@ func TestUnavailableThenServerArrives(t *testing.T) {
 	if err := s.Upsert(ctx, r); err != nil {
 		t.Fatalf("Upsert once the server is up: %v", err)
 	}
-	waitUntil(t, notes, "the record is listed", func() bool {
+	eventually.TrueOnNotify(t, patience, notes, "the record is listed", func() bool {
 		_, ok := listed(t, s, r.PresenceID)
 		return ok
 	})
@@ -345,7 +333,7 @@ func TestReconnectReloadsView(t *testing.T) {
 	if err := writer.Upsert(ctx, during); err != nil {
 		t.Fatalf("Upsert on the restarted server: %v", err)
 	}
-	waitUntil(t, notes, "the watcher lists both records", func() bool {
+	eventually.TrueOnNotify(t, patience, notes, "the watcher lists both records", func() bool {
 		_, ok1 := listed(t, watcher, before.PresenceID)
 		_, ok2 := listed(t, watcher, during.PresenceID)
 		return ok1 && ok2

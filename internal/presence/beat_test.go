@@ -1,4 +1,4 @@
-package presence
+package presence_test
 
 import (
 	"fmt"
@@ -7,11 +7,14 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/hall-dev/hall/internal/presence"
+	"github.com/hall-dev/hall/internal/presence/presencetest"
 )
 
 func TestBeatNormalize(t *testing.T) {
-	ok := Beat{AgentID: "claude-7", Brain: "/home/ana/shop"}
-	with := func(f func(*Beat)) Beat { b := ok; f(&b); return b }
+	ok := presence.Beat{AgentID: "claude-7", Brain: "/home/ana/shop"}
+	with := func(f func(*presence.Beat)) presence.Beat { b := ok; f(&b); return b }
 	long := func(n int) string { return strings.Repeat("x", n) }
 	absLong := func(n int) string { return "/" + strings.Repeat("p", n-1) }
 	many := func(n int) []string {
@@ -23,75 +26,75 @@ func TestBeatNormalize(t *testing.T) {
 	}
 	tests := []struct {
 		name     string
-		beat     Beat
+		beat     presence.Beat
 		wantCode string // "" = valid
 		wantIn   string // the error names the field
 	}{
 		{"minimal", ok, "", ""},
-		{"agent_id required", with(func(b *Beat) { b.AgentID = "" }), EINVALID, "agent_id"},
-		{"agent_id blank", with(func(b *Beat) { b.AgentID = "   " }), EINVALID, "agent_id"},
-		{"brain required", with(func(b *Beat) { b.Brain = "" }), EINVALID, "brain"},
-		{"relative brain", with(func(b *Beat) { b.Brain = "home/ana/shop" }), EINVALID, "brain"},
-		{"dot brain", with(func(b *Beat) { b.Brain = "./shop" }), EINVALID, "brain"},
-		{"relative caller_root", with(func(b *Beat) { b.CallerRoot = "wt" }), EINVALID, "caller_root"},
-		{"relative worktree", with(func(b *Beat) { b.Worktree = "wt" }), EINVALID, "worktree"},
-		{"agent_id at limit", with(func(b *Beat) { b.AgentID = long(MaxIDLen) }), "", ""},
-		{"agent_id over limit", with(func(b *Beat) { b.AgentID = long(MaxIDLen + 1) }), ETOOLARGE, "agent_id"},
-		{"kind over limit", with(func(b *Beat) { b.Kind = long(MaxIDLen + 1) }), ETOOLARGE, "kind"},
-		{"task_ref over limit", with(func(b *Beat) { b.TaskRef = long(MaxIDLen + 1) }), ETOOLARGE, "task_ref"},
-		{"tool over limit", with(func(b *Beat) { b.Tool = long(MaxIDLen + 1) }), ETOOLARGE, "tool"},
-		{"theme at limit", with(func(b *Beat) { b.Theme = long(MaxThemeLen) }), "", ""},
-		{"theme over limit", with(func(b *Beat) { b.Theme = long(MaxThemeLen + 1) }), ETOOLARGE, "theme"},
-		{"declared_intent over limit", with(func(b *Beat) { b.DeclaredIntent = long(MaxThemeLen + 1) }), ETOOLARGE, "declared_intent"},
-		{"brain at limit", with(func(b *Beat) { b.Brain = absLong(MaxPathLen) }), "", ""},
-		{"brain over limit", with(func(b *Beat) { b.Brain = absLong(MaxPathLen + 1) }), ETOOLARGE, "brain"},
-		{"caller_root over limit", with(func(b *Beat) { b.CallerRoot = absLong(MaxPathLen + 1) }), ETOOLARGE, "caller_root"},
-		{"worktree over limit", with(func(b *Beat) { b.Worktree = absLong(MaxPathLen + 1) }), ETOOLARGE, "worktree"},
-		{"working_set entry over limit", with(func(b *Beat) { b.WorkingSet = []string{"a", long(MaxPathLen + 1)} }), ETOOLARGE, "working_set[1]"},
-		{"working_set at 64 entries", with(func(b *Beat) { b.WorkingSet = many(MaxWorkingSetLen) }), "", ""},
-		{"working_set over 64 entries", with(func(b *Beat) { b.WorkingSet = many(MaxWorkingSetLen + 1) }), ETOOLARGE, "working_set"},
-		{"empty working_set entry", with(func(b *Beat) { b.WorkingSet = []string{"a", ""} }), EINVALID, "working_set[1]"},
-		{"newline in theme", with(func(b *Beat) { b.Theme = "a\nb" }), EINVALID, "theme"},
-		{"tab in agent_id", with(func(b *Beat) { b.AgentID = "a\tb" }), EINVALID, "agent_id"},
-		{"NUL in brain", with(func(b *Beat) { b.Brain = "/a\x00b" }), EINVALID, "brain"},
-		{"escape in declared_intent", with(func(b *Beat) { b.DeclaredIntent = "\x1b[31mred" }), EINVALID, "declared_intent"},
-		{"DEL in kind", with(func(b *Beat) { b.Kind = "x\x7f" }), EINVALID, "kind"},
-		{"C1 control in task_ref", with(func(b *Beat) { b.TaskRef = "x\u0085" }), EINVALID, "task_ref"},
-		{"control in working_set entry", with(func(b *Beat) { b.WorkingSet = []string{"a\rb"} }), EINVALID, "working_set[0]"},
-		{"invalid UTF-8 in theme", with(func(b *Beat) { b.Theme = "ok\xff" }), EINVALID, "theme"},
-		{"invalid UTF-8 in agent_id", with(func(b *Beat) { b.AgentID = "\xc3" }), EINVALID, "agent_id"},
-		{"invalid UTF-8 in working_set", with(func(b *Beat) { b.WorkingSet = []string{"\xfe"} }), EINVALID, "working_set[0]"},
-		{"unicode theme is fine", with(func(b *Beat) { b.Theme = "réparer le panier 🛒" }), "", ""},
+		{"agent_id required", with(func(b *presence.Beat) { b.AgentID = "" }), presence.EINVALID, "agent_id"},
+		{"agent_id blank", with(func(b *presence.Beat) { b.AgentID = "   " }), presence.EINVALID, "agent_id"},
+		{"brain required", with(func(b *presence.Beat) { b.Brain = "" }), presence.EINVALID, "brain"},
+		{"relative brain", with(func(b *presence.Beat) { b.Brain = "home/ana/shop" }), presence.EINVALID, "brain"},
+		{"dot brain", with(func(b *presence.Beat) { b.Brain = "./shop" }), presence.EINVALID, "brain"},
+		{"relative caller_root", with(func(b *presence.Beat) { b.CallerRoot = "wt" }), presence.EINVALID, "caller_root"},
+		{"relative worktree", with(func(b *presence.Beat) { b.Worktree = "wt" }), presence.EINVALID, "worktree"},
+		{"agent_id at limit", with(func(b *presence.Beat) { b.AgentID = long(presence.MaxIDLen) }), "", ""},
+		{"agent_id over limit", with(func(b *presence.Beat) { b.AgentID = long(presence.MaxIDLen + 1) }), presence.ETOOLARGE, "agent_id"},
+		{"kind over limit", with(func(b *presence.Beat) { b.Kind = long(presence.MaxIDLen + 1) }), presence.ETOOLARGE, "kind"},
+		{"task_ref over limit", with(func(b *presence.Beat) { b.TaskRef = long(presence.MaxIDLen + 1) }), presence.ETOOLARGE, "task_ref"},
+		{"tool over limit", with(func(b *presence.Beat) { b.Tool = long(presence.MaxIDLen + 1) }), presence.ETOOLARGE, "tool"},
+		{"theme at limit", with(func(b *presence.Beat) { b.Theme = long(presence.MaxThemeLen) }), "", ""},
+		{"theme over limit", with(func(b *presence.Beat) { b.Theme = long(presence.MaxThemeLen + 1) }), presence.ETOOLARGE, "theme"},
+		{"declared_intent over limit", with(func(b *presence.Beat) { b.DeclaredIntent = long(presence.MaxThemeLen + 1) }), presence.ETOOLARGE, "declared_intent"},
+		{"brain at limit", with(func(b *presence.Beat) { b.Brain = absLong(presence.MaxPathLen) }), "", ""},
+		{"brain over limit", with(func(b *presence.Beat) { b.Brain = absLong(presence.MaxPathLen + 1) }), presence.ETOOLARGE, "brain"},
+		{"caller_root over limit", with(func(b *presence.Beat) { b.CallerRoot = absLong(presence.MaxPathLen + 1) }), presence.ETOOLARGE, "caller_root"},
+		{"worktree over limit", with(func(b *presence.Beat) { b.Worktree = absLong(presence.MaxPathLen + 1) }), presence.ETOOLARGE, "worktree"},
+		{"working_set entry over limit", with(func(b *presence.Beat) { b.WorkingSet = []string{"a", long(presence.MaxPathLen + 1)} }), presence.ETOOLARGE, "working_set[1]"},
+		{"working_set at 64 entries", with(func(b *presence.Beat) { b.WorkingSet = many(presence.MaxWorkingSetLen) }), "", ""},
+		{"working_set over 64 entries", with(func(b *presence.Beat) { b.WorkingSet = many(presence.MaxWorkingSetLen + 1) }), presence.ETOOLARGE, "working_set"},
+		{"empty working_set entry", with(func(b *presence.Beat) { b.WorkingSet = []string{"a", ""} }), presence.EINVALID, "working_set[1]"},
+		{"newline in theme", with(func(b *presence.Beat) { b.Theme = "a\nb" }), presence.EINVALID, "theme"},
+		{"tab in agent_id", with(func(b *presence.Beat) { b.AgentID = "a\tb" }), presence.EINVALID, "agent_id"},
+		{"NUL in brain", with(func(b *presence.Beat) { b.Brain = "/a\x00b" }), presence.EINVALID, "brain"},
+		{"escape in declared_intent", with(func(b *presence.Beat) { b.DeclaredIntent = "\x1b[31mred" }), presence.EINVALID, "declared_intent"},
+		{"DEL in kind", with(func(b *presence.Beat) { b.Kind = "x\x7f" }), presence.EINVALID, "kind"},
+		{"C1 control in task_ref", with(func(b *presence.Beat) { b.TaskRef = "x\u0085" }), presence.EINVALID, "task_ref"},
+		{"control in working_set entry", with(func(b *presence.Beat) { b.WorkingSet = []string{"a\rb"} }), presence.EINVALID, "working_set[0]"},
+		{"invalid UTF-8 in theme", with(func(b *presence.Beat) { b.Theme = "ok\xff" }), presence.EINVALID, "theme"},
+		{"invalid UTF-8 in agent_id", with(func(b *presence.Beat) { b.AgentID = "\xc3" }), presence.EINVALID, "agent_id"},
+		{"invalid UTF-8 in working_set", with(func(b *presence.Beat) { b.WorkingSet = []string{"\xfe"} }), presence.EINVALID, "working_set[0]"},
+		{"unicode theme is fine", with(func(b *presence.Beat) { b.Theme = "réparer le panier 🛒" }), "", ""},
 		// Identifiers: no format character (Cf), so two rows never read
 		// "claude-7" while being two agents.
-		{"zero-width space in agent_id", with(func(b *Beat) { b.AgentID = "claude-\u200b7" }), EINVALID, "agent_id"},
-		{"zero-width joiner in agent_id", with(func(b *Beat) { b.AgentID = "claude\u200d-7" }), EINVALID, "agent_id"},
-		{"BOM in agent_id", with(func(b *Beat) { b.AgentID = "\ufeffclaude-7" }), EINVALID, "agent_id"},
-		{"soft hyphen in kind", with(func(b *Beat) { b.Kind = "exec\u00adutor" }), EINVALID, "kind"},
-		{"word joiner in task_ref", with(func(b *Beat) { b.TaskRef = "msn\u2060_1" }), EINVALID, "task_ref"},
-		{"tag character in tool", with(func(b *Beat) { b.Tool = "Edit\U000e0041" }), EINVALID, "tool"},
-		{"right-to-left override in agent_id", with(func(b *Beat) { b.AgentID = "\u202e7-edualc" }), EINVALID, "agent_id"},
+		{"zero-width space in agent_id", with(func(b *presence.Beat) { b.AgentID = "claude-\u200b7" }), presence.EINVALID, "agent_id"},
+		{"zero-width joiner in agent_id", with(func(b *presence.Beat) { b.AgentID = "claude\u200d-7" }), presence.EINVALID, "agent_id"},
+		{"BOM in agent_id", with(func(b *presence.Beat) { b.AgentID = "\ufeffclaude-7" }), presence.EINVALID, "agent_id"},
+		{"soft hyphen in kind", with(func(b *presence.Beat) { b.Kind = "exec\u00adutor" }), presence.EINVALID, "kind"},
+		{"word joiner in task_ref", with(func(b *presence.Beat) { b.TaskRef = "msn\u2060_1" }), presence.EINVALID, "task_ref"},
+		{"tag character in tool", with(func(b *presence.Beat) { b.Tool = "Edit\U000e0041" }), presence.EINVALID, "tool"},
+		{"right-to-left override in agent_id", with(func(b *presence.Beat) { b.AgentID = "\u202e7-edualc" }), presence.EINVALID, "agent_id"},
 		// Shown text may hold a zero-width joiner (emoji sequences) but
 		// no bidi control, anywhere.
-		{"zero-width joiner in theme is fine", with(func(b *Beat) { b.Theme = "family 👩\u200d👧" }), "", ""},
-		{"right-to-left override in theme", with(func(b *Beat) { b.Theme = "fix \u202egnp.exe" }), EINVALID, "theme"},
-		{"left-to-right isolate in declared_intent", with(func(b *Beat) { b.DeclaredIntent = "edit \u2066x\u2069" }), EINVALID, "declared_intent"},
-		{"arabic letter mark in brain", with(func(b *Beat) { b.Brain = "/srv/\u061cshop" }), EINVALID, "brain"},
-		{"right-to-left mark in caller_root", with(func(b *Beat) { b.CallerRoot = "/srv/\u200fwt" }), EINVALID, "caller_root"},
-		{"left-to-right embedding in worktree", with(func(b *Beat) { b.Worktree = "/srv/\u202awt" }), EINVALID, "worktree"},
-		{"pop directional formatting in working_set", with(func(b *Beat) { b.WorkingSet = []string{"ok", "src/\u202c"} }), EINVALID, "working_set[1]"},
+		{"zero-width joiner in theme is fine", with(func(b *presence.Beat) { b.Theme = "family 👩\u200d👧" }), "", ""},
+		{"right-to-left override in theme", with(func(b *presence.Beat) { b.Theme = "fix \u202egnp.exe" }), presence.EINVALID, "theme"},
+		{"left-to-right isolate in declared_intent", with(func(b *presence.Beat) { b.DeclaredIntent = "edit \u2066x\u2069" }), presence.EINVALID, "declared_intent"},
+		{"arabic letter mark in brain", with(func(b *presence.Beat) { b.Brain = "/srv/\u061cshop" }), presence.EINVALID, "brain"},
+		{"right-to-left mark in caller_root", with(func(b *presence.Beat) { b.CallerRoot = "/srv/\u200fwt" }), presence.EINVALID, "caller_root"},
+		{"left-to-right embedding in worktree", with(func(b *presence.Beat) { b.Worktree = "/srv/\u202awt" }), presence.EINVALID, "worktree"},
+		{"pop directional formatting in working_set", with(func(b *presence.Beat) { b.WorkingSet = []string{"ok", "src/\u202c"} }), presence.EINVALID, "working_set[1]"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := tt.beat.Normalize()
-			if gotCode := ErrorCode(err); gotCode != tt.wantCode {
+			if gotCode := presence.ErrorCode(err); gotCode != tt.wantCode {
 				t.Fatalf("Normalize: got code %q (%v), want %q", gotCode, err, tt.wantCode)
 			}
 			if err != nil {
-				if !strings.Contains(ErrorMessage(err), tt.wantIn) {
-					t.Errorf("error %q: want it to name %q", ErrorMessage(err), tt.wantIn)
+				if !strings.Contains(presence.ErrorMessage(err), tt.wantIn) {
+					t.Errorf("error %q: want it to name %q", presence.ErrorMessage(err), tt.wantIn)
 				}
-				if !reflect.DeepEqual(got, Beat{}) {
+				if !reflect.DeepEqual(got, presence.Beat{}) {
 					t.Errorf("Normalize on error: got %+v, want the zero Beat", got)
 				}
 			}
@@ -101,11 +104,11 @@ func TestBeatNormalize(t *testing.T) {
 
 func TestBeatNormalizeCanonicalizes(t *testing.T) {
 	dir := t.TempDir() // may sit behind a symlink (macOS /var): canonical resolves it
-	want, err := CanonicalPath(dir)
+	want, err := presence.CanonicalPath(dir)
 	if err != nil {
 		t.Fatalf("CanonicalPath: %v", err)
 	}
-	b, err := Beat{
+	b, err := presence.Beat{
 		AgentID:    "a",
 		Brain:      dir + "/./sub/..",
 		CallerRoot: "/nonexistent/x/../y/",
@@ -124,11 +127,11 @@ func TestBeatNormalizeCanonicalizes(t *testing.T) {
 	if got, want := b.WorkingSet, []string{"src/auth", "/abs/p"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("working_set: got %q, want %q", got, want)
 	}
-	b, err = Beat{AgentID: "a", Brain: "/b"}.Normalize()
+	b, err = presence.Beat{AgentID: "a", Brain: "/b"}.Normalize()
 	if err != nil || b.WorkingSet != nil {
 		t.Errorf("absent working_set: got %#v, %v, want nil, no error", b.WorkingSet, err)
 	}
-	b, err = Beat{AgentID: "a", Brain: "/b", WorkingSet: []string{}}.Normalize()
+	b, err = presence.Beat{AgentID: "a", Brain: "/b", WorkingSet: []string{}}.Normalize()
 	if err != nil || b.WorkingSet == nil || len(b.WorkingSet) != 0 {
 		t.Errorf("empty working_set: got %#v, %v, want a non-nil empty slice (it clears the set)", b.WorkingSet, err)
 	}
@@ -139,7 +142,7 @@ func TestBeatNormalizeCanonicalizes(t *testing.T) {
 // the record it would make is refused at read.
 func TestBeatRefusesAPathThatResolvesPastTheLimit(t *testing.T) {
 	deep := t.TempDir()
-	for len(deep) <= MaxPathLen {
+	for len(deep) <= presence.MaxPathLen {
 		deep = filepath.Join(deep, strings.Repeat("d", 200))
 	}
 	if err := os.MkdirAll(deep, 0o755); err != nil {
@@ -149,8 +152,8 @@ func TestBeatRefusesAPathThatResolvesPastTheLimit(t *testing.T) {
 	if err := os.Symlink(deep, link); err != nil {
 		t.Fatal(err)
 	}
-	_, err := Beat{AgentID: "a", Brain: link}.Normalize()
-	if ErrorCode(err) != ETOOLARGE || !strings.Contains(ErrorMessage(err), "brain resolves to") {
+	_, err := presence.Beat{AgentID: "a", Brain: link}.Normalize()
+	if presence.ErrorCode(err) != presence.ETOOLARGE || !strings.Contains(presence.ErrorMessage(err), "brain resolves to") {
 		t.Errorf("brain %s → %d bytes: got %v, want too_large naming the brain", link, len(deep), err)
 	}
 }
@@ -170,40 +173,40 @@ func TestDecodeRecordHoldsTheBeatsLimits(t *testing.T) {
 	}
 	tests := []struct {
 		name string
-		set  func(r *Record)
+		set  func(r *presence.Record)
 		ok   bool
 	}{
-		{"agent_id at the limit", func(r *Record) { r.AgentID = long(MaxIDLen) }, true},
-		{"agent_id over", func(r *Record) { r.AgentID = long(MaxIDLen + 1) }, false},
-		{"kind over", func(r *Record) { r.Kind = long(MaxIDLen + 1) }, false},
-		{"task_ref over", func(r *Record) { r.TaskRef = long(MaxIDLen + 1) }, false},
-		{"schema over", func(r *Record) { r.Schema = long(MaxIDLen + 1) }, false},
-		{"presence_id over", func(r *Record) { r.PresenceID = long(MaxIDLen + 1) }, false},
-		{"theme at the limit", func(r *Record) { r.Theme = long(MaxThemeLen) }, true},
-		{"theme over", func(r *Record) { r.Theme = long(MaxThemeLen + 1) }, false},
-		{"declared_intent over", func(r *Record) { r.Mutation.DeclaredIntent = long(MaxThemeLen + 1) }, false},
-		{"brain at the limit", func(r *Record) { r.Brain = abs(MaxPathLen) }, true},
-		{"brain over", func(r *Record) { r.Brain = abs(MaxPathLen + 1) }, false},
-		{"caller_root over", func(r *Record) { r.CallerRoot = abs(MaxPathLen + 1) }, false},
-		{"worktree over", func(r *Record) { r.Worktree = abs(MaxPathLen + 1) }, false},
-		{"working set of 64", func(r *Record) { r.WorkingSet = ws(MaxWorkingSetLen) }, true},
-		{"working set of 65", func(r *Record) { r.WorkingSet = ws(MaxWorkingSetLen + 1) }, false},
-		{"working set of 20,000", func(r *Record) { r.WorkingSet = ws(20_000) }, false},
-		{"a working-set entry over", func(r *Record) { r.WorkingSet = []string{"a", long(MaxPathLen + 1)} }, false},
+		{"agent_id at the limit", func(r *presence.Record) { r.AgentID = long(presence.MaxIDLen) }, true},
+		{"agent_id over", func(r *presence.Record) { r.AgentID = long(presence.MaxIDLen + 1) }, false},
+		{"kind over", func(r *presence.Record) { r.Kind = long(presence.MaxIDLen + 1) }, false},
+		{"task_ref over", func(r *presence.Record) { r.TaskRef = long(presence.MaxIDLen + 1) }, false},
+		{"schema over", func(r *presence.Record) { r.Schema = long(presence.MaxIDLen + 1) }, false},
+		{"presence_id over", func(r *presence.Record) { r.PresenceID = long(presence.MaxIDLen + 1) }, false},
+		{"theme at the limit", func(r *presence.Record) { r.Theme = long(presence.MaxThemeLen) }, true},
+		{"theme over", func(r *presence.Record) { r.Theme = long(presence.MaxThemeLen + 1) }, false},
+		{"declared_intent over", func(r *presence.Record) { r.Mutation.DeclaredIntent = long(presence.MaxThemeLen + 1) }, false},
+		{"brain at the limit", func(r *presence.Record) { r.Brain = abs(presence.MaxPathLen) }, true},
+		{"brain over", func(r *presence.Record) { r.Brain = abs(presence.MaxPathLen + 1) }, false},
+		{"caller_root over", func(r *presence.Record) { r.CallerRoot = abs(presence.MaxPathLen + 1) }, false},
+		{"worktree over", func(r *presence.Record) { r.Worktree = abs(presence.MaxPathLen + 1) }, false},
+		{"working set of 64", func(r *presence.Record) { r.WorkingSet = ws(presence.MaxWorkingSetLen) }, true},
+		{"working set of 65", func(r *presence.Record) { r.WorkingSet = ws(presence.MaxWorkingSetLen + 1) }, false},
+		{"working set of 20,000", func(r *presence.Record) { r.WorkingSet = ws(20_000) }, false},
+		{"a working-set entry over", func(r *presence.Record) { r.WorkingSet = []string{"a", long(presence.MaxPathLen + 1)} }, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := newRec("a", "/b")
+			r := presencetest.Rec("a", "/b")
 			tt.set(&r)
-			data, err := EncodeRecord(r)
+			data, err := presence.EncodeRecord(r)
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = DecodeRecord(data)
+			_, err = presence.DecodeRecord(data)
 			switch {
 			case tt.ok && err != nil:
 				t.Errorf("DecodeRecord: got %v, want it decoded", err)
-			case !tt.ok && ErrorCode(err) != ETOOLARGE:
+			case !tt.ok && presence.ErrorCode(err) != presence.ETOOLARGE:
 				t.Errorf("DecodeRecord: got %v, want a too_large error", err)
 			}
 		})
@@ -216,23 +219,23 @@ func TestCheckTextCharacters(t *testing.T) {
 	bidi := []rune{0x061c, 0x200e, 0x200f, 0x202a, 0x202b, 0x202c, 0x202d, 0x202e, 0x2066, 0x2067, 0x2068, 0x2069}
 	for _, r := range bidi {
 		v := "a" + string(r) + "b"
-		if err := CheckText("theme", v, MaxThemeLen); ErrorCode(err) != EINVALID || !strings.Contains(ErrorMessage(err), "theme") {
+		if err := presence.CheckText("theme", v, presence.MaxThemeLen); presence.ErrorCode(err) != presence.EINVALID || !strings.Contains(presence.ErrorMessage(err), "theme") {
 			t.Errorf("CheckText(theme, %+q): got %v, want EINVALID naming theme", v, err)
 		}
-		if err := CheckIdentifier("agent_id", v, MaxIDLen); ErrorCode(err) != EINVALID {
+		if err := presence.CheckIdentifier("agent_id", v, presence.MaxIDLen); presence.ErrorCode(err) != presence.EINVALID {
 			t.Errorf("CheckIdentifier(agent_id, %+q): got %v, want EINVALID", v, err)
 		}
 	}
 	format := []rune{0x00ad, 0x0600, 0x180e, 0x200b, 0x200c, 0x200d, 0x2060, 0x2064, 0xfeff, 0xfff9, 0x110bd, 0xe0001, 0xe007f}
 	for _, r := range format {
 		v := "claude" + string(r) + "-7"
-		err := CheckIdentifier("agent_id", v, MaxIDLen)
-		if ErrorCode(err) != EINVALID || !strings.Contains(ErrorMessage(err), "agent_id") || !strings.Contains(ErrorMessage(err), fmt.Sprintf("%U", r)) {
+		err := presence.CheckIdentifier("agent_id", v, presence.MaxIDLen)
+		if presence.ErrorCode(err) != presence.EINVALID || !strings.Contains(presence.ErrorMessage(err), "agent_id") || !strings.Contains(presence.ErrorMessage(err), fmt.Sprintf("%U", r)) {
 			t.Errorf("CheckIdentifier(agent_id, %+q): got %v, want EINVALID naming agent_id and %U", v, err, r)
 		}
 	}
 	for _, v := range []string{"claude-7", "réparer", "日本語", "🛒", "a b", ""} {
-		if err := CheckIdentifier("agent_id", v, MaxIDLen); err != nil {
+		if err := presence.CheckIdentifier("agent_id", v, presence.MaxIDLen); err != nil {
 			t.Errorf("CheckIdentifier(%q): %v, want nil", v, err)
 		}
 	}

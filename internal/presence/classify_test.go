@@ -1,9 +1,13 @@
-package presence
+package presence_test
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/hall-dev/hall/internal/presence"
+)
 
 func TestClassifierDefaults(t *testing.T) {
-	c := NewClassifier(DefaultMutatingTools)
+	c := presence.NewClassifier(presence.DefaultMutatingTools)
 	tests := []struct {
 		tool string
 		want bool
@@ -39,7 +43,7 @@ func TestClassifierDefaults(t *testing.T) {
 }
 
 func TestClassifierCustomListReplacesDefaults(t *testing.T) {
-	c := NewClassifier([]string{"Bash", " deploy ", ""})
+	c := presence.NewClassifier([]string{"Bash", " deploy ", ""})
 	tests := []struct {
 		tool string
 		want bool
@@ -57,7 +61,7 @@ func TestClassifierCustomListReplacesDefaults(t *testing.T) {
 			t.Errorf("custom Mutating(%q): got %v, want %v", tt.tool, got, tt.want)
 		}
 	}
-	if (Classifier{}).Mutating("Edit") {
+	if (presence.Classifier{}).Mutating("Edit") {
 		t.Errorf("zero Classifier Mutating(Edit): got true, want false")
 	}
 }

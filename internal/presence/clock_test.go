@@ -1,12 +1,15 @@
-package presence
+package presence_test
 
 import (
 	"context"
 	"math"
 	"slices"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/hall-dev/hall/internal/dirstore/dirstoretest"
+	"github.com/hall-dev/hall/internal/presence"
+	"github.com/hall-dev/hall/internal/presence/presencetest"
 )
 
 // How the Hall reads last_beat_ms against a clock that is not the writer's,
@@ -14,7 +17,7 @@ import (
 // believed and lapses at last_beat_ms + ttl_ms; a beat further ahead is
 // not believed at all.
 func TestStaleWithClockSkew(t *testing.T) {
-	skew := MinClockSkew.Milliseconds()
+	skew := presence.MinClockSkew.Milliseconds()
 	tests := []struct {
 		name    string
 		ttlMs   int64
@@ -30,13 +33,13 @@ func TestStaleWithClockSkew(t *testing.T) {
 		{"short ttl: skew allowance ahead is believed", 300, skew, false},
 		{"short ttl: past the skew allowance is stale", 300, skew + 1, true},
 		{"short ttl: behind still lapses at the ttl", 300, -301, true},
-		{"ttl absent: default ttl ahead is believed", 0, DefaultTTL.Milliseconds(), false},
-		{"ttl absent: past the default ttl ahead is stale", 0, DefaultTTL.Milliseconds() + 1, true},
+		{"ttl absent: default ttl ahead is believed", 0, presence.DefaultTTL.Milliseconds(), false},
+		{"ttl absent: past the default ttl ahead is stale", 0, presence.DefaultTTL.Milliseconds() + 1, true},
 		{"max int64 stamp is stale", 60_000, 1 << 62, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := newRec("a", "/b", withTTL(tt.ttlMs))
+			r := presencetest.Rec("a", "/b", presencetest.TTL(tt.ttlMs))
 			now := time.UnixMilli(r.LastBeatMs - tt.aheadMs)
 			if got := r.Stale(now); got != tt.want {
 				t.Errorf("Stale(last_beat %d ms ahead, ttl_ms %d): got %v, want %v", tt.aheadMs, tt.ttlMs, got, tt.want)
@@ -48,12 +51,12 @@ func TestStaleWithClockSkew(t *testing.T) {
 // A stamp anywhere in int64, as a foreign file may hold, is judged without
 // overflow: the extremes are stale at any sane clock.
 func TestStaleExtremeStamps(t *testing.T) {
-	now := time.UnixMilli(t0)
+	now := time.UnixMilli(presencetest.T0)
 	for _, lb := range []int64{math.MinInt64, math.MinInt64 + 1, -1, 0, math.MaxInt64 - 1, math.MaxInt64} {
-		r := newRec("a", "/b", withTTL(60_000))
+		r := presencetest.Rec("a", "/b", presencetest.TTL(60_000))
 		r.LastBeatMs = lb
 		if !r.Stale(now) {
-			t.Errorf("Stale(last_beat_ms %d) at %d: got live, want stale", lb, t0)
+			t.Errorf("Stale(last_beat_ms %d) at %d: got live, want stale", lb, presencetest.T0)
 		}
 	}
 }
@@ -73,7 +76,7 @@ func TestStaleAfterClockWentBack(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := newRec("a", "/b", withTTL(ttl))
+			r := presencetest.Rec("a", "/b", presencetest.TTL(ttl))
 			jumpedTo := r.LastBeatMs - tt.jumpMs
 			if r.Stale(time.UnixMilli(jumpedTo)) {
 				t.Fatalf("right after a jump back of %d ms: got stale, want live (no mass expiry)", tt.jumpMs)
@@ -88,7 +91,7 @@ func TestStaleAfterClockWentBack(t *testing.T) {
 		})
 	}
 	// Back by more than a ttl: the old beat is not believed at once.
-	r := newRec("a", "/b", withTTL(ttl))
+	r := presencetest.Rec("a", "/b", presencetest.TTL(ttl))
 	if !r.Stale(time.UnixMilli(r.LastBeatMs - ttl - 1)) {
 		t.Errorf("after a jump back of ttl + 1 ms: got live, want stale")
 	}
@@ -102,14 +105,14 @@ func TestStaleAfterClockWentBack(t *testing.T) {
 // as the clock catches up with its beat.
 func TestServiceClockJumps(t *testing.T) {
 	const ttl = time.Minute
-	store := mustOpenDirStore(t)
-	clock := newTestClock(t0)
-	svc := NewService(store, Config{Now: clock.Now, TTL: ttl})
+	store := dirstoretest.Open(t)
+	clock := presencetest.NewClock(presencetest.T0)
+	svc := presence.NewService(store, presence.Config{Now: clock.Now, TTL: ttl})
 	ctx := context.Background()
 	agents := []string{"a-1", "a-2", "a-3", "a-4"}
 	beatAll := func() {
 		for _, a := range agents {
-			mustBeat(t, svc, Beat{AgentID: a, Brain: "/b", Theme: "steady"})
+			mustBeat(t, svc, presence.Beat{AgentID: a, Brain: "/b", Theme: "steady"})
 		}
 	}
 	live := func() []string {
@@ -143,11 +146,11 @@ func TestServiceClockJumps(t *testing.T) {
 	}
 	// a-1 and a-2 keep beating, with the same signal: stored at once.
 	for _, a := range agents[:2] {
-		res := mustBeat(t, svc, Beat{AgentID: a, Brain: "/b", Theme: "steady"})
+		res := mustBeat(t, svc, presence.Beat{AgentID: a, Brain: "/b", Theme: "steady"})
 		if !res.Stored {
 			t.Errorf("%s's first beat after the jump back: got %+v, want stored at once", a, res)
 		}
-		if got, want := readStoredRecord(t, store, res.PresenceID).LastBeatMs, clock.Now().UnixMilli(); got != want {
+		if got, want := dirstoretest.ReadRecord(t, store.Dir(), res.PresenceID).LastBeatMs, clock.Now().UnixMilli(); got != want {
 			t.Errorf("%s stored last_beat_ms: got %d, want %d (the new clock)", a, got, want)
 		}
 	}
@@ -155,7 +158,7 @@ func TestServiceClockJumps(t *testing.T) {
 		t.Fatalf("after beats on the new clock: got %v live, want %v", got, agents[:2])
 	}
 	// The next beat in the same window is throttled again, as normal.
-	if res := mustBeat(t, svc, Beat{AgentID: "a-1", Brain: "/b", Theme: "steady"}); !res.Throttled {
+	if res := mustBeat(t, svc, presence.Beat{AgentID: "a-1", Brain: "/b", Theme: "steady"}); !res.Throttled {
 		t.Errorf("a second beat within the window after the jump: got %+v, want throttled", res)
 	}
 	// A ttl on, a-1 and a-2 have lapsed; a-3 and a-4, stamped 20s ahead of
@@ -166,7 +169,7 @@ func TestServiceClockJumps(t *testing.T) {
 		t.Errorf("a ttl after the last beats: got %v live, want none", got)
 	}
 	// Nor does one that lapsed the ordinary way when the clock goes back.
-	mustBeat(t, svc, Beat{AgentID: "a-5", Brain: "/b"})
+	mustBeat(t, svc, presence.Beat{AgentID: "a-5", Brain: "/b"})
 	clock.Advance(ttl + time.Millisecond)
 	if got := live(); len(got) != 0 {
 		t.Fatalf("a ttl after a-5's beat: got %v live, want none", got)
@@ -176,29 +179,10 @@ func TestServiceClockJumps(t *testing.T) {
 		t.Errorf("after the clock went back 30s over a lapsed a-5: got %v live, want none", got)
 	}
 	// A new beat brings it back, as any beat does.
-	mustBeat(t, svc, Beat{AgentID: "a-5", Brain: "/b"})
+	mustBeat(t, svc, presence.Beat{AgentID: "a-5", Brain: "/b"})
 	if got := live(); !slices.Equal(got, []string{"a-5"}) {
 		t.Errorf("after a-5 beat again: got %v live, want [a-5]", got)
 	}
-}
-
-// offsetClock runs with the real clock, off by an offset a test moves:
-// the wall clock of a machine whose time is stepped.
-type offsetClock struct {
-	mu  sync.Mutex
-	off time.Duration
-}
-
-func (c *offsetClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return time.Now().Add(c.off)
-}
-
-func (c *offsetClock) Jump(d time.Duration) {
-	c.mu.Lock()
-	c.off += d
-	c.mu.Unlock()
 }
 
 // While Run is active, a jump of the clock is noticed by itself: the roster
@@ -207,12 +191,12 @@ func (c *offsetClock) Jump(d time.Duration) {
 func TestRunNoticesClockJump(t *testing.T) {
 	for _, jump := range []time.Duration{2 * time.Hour, -3 * time.Hour} {
 		t.Run(jump.String(), func(t *testing.T) {
-			store := mustOpenDirStore(t)
-			clock := &offsetClock{}
-			svc := NewService(store, Config{Now: clock.Now, TTL: time.Hour})
-			startRun(t, svc, RunConfig{Rescan: time.Hour})
-			mustBeat(t, svc, Beat{AgentID: "a-1", Brain: "/b"})
-			untilSnapshot(t, svc, "a-1 live", func(s Snapshot) bool { return len(s.Live) == 1 })
+			store := dirstoretest.Open(t)
+			clock := &presencetest.OffsetClock{}
+			svc := presence.NewService(store, presence.Config{Now: clock.Now, TTL: time.Hour})
+			startRun(t, svc, presence.RunConfig{Rescan: time.Hour})
+			mustBeat(t, svc, presence.Beat{AgentID: "a-1", Brain: "/b"})
+			untilSnapshot(t, svc, "a-1 live", func(s presence.Snapshot) bool { return len(s.Live) == 1 })
 			// Let the beat's own signals pass, so the next one is the jump's.
 			for settled := false; !settled; {
 				select {
@@ -223,7 +207,7 @@ func TestRunNoticesClockJump(t *testing.T) {
 			}
 
 			clock.Jump(jump)
-			untilSnapshot(t, svc, "a-1 gone after the clock jumped "+jump.String(), func(s Snapshot) bool { return len(s.Live) == 0 })
+			untilSnapshot(t, svc, "a-1 gone after the clock jumped "+jump.String(), func(s presence.Snapshot) bool { return len(s.Live) == 0 })
 		})
 	}
 }
@@ -235,21 +219,21 @@ func TestRunNoticesClockJump(t *testing.T) {
 func TestTTLClampedToADay(t *testing.T) {
 	const day = int64(24 * 60 * 60 * 1000)
 	for _, ttl := range []int64{day, day + 1, math.MaxInt64 / 1_000_000, math.MaxInt64/1_000_000 + 1, 1 << 62, math.MaxInt64} {
-		r := newRec("a", "/b", withTTL(ttl), withLastBeat(t0))
+		r := presencetest.Rec("a", "/b", presencetest.TTL(ttl), presencetest.LastBeat(presencetest.T0))
 		if got, want := r.TTL(), 24*time.Hour; got != want {
 			t.Errorf("ttl_ms %d: TTL() = %s, want %s", ttl, got, want)
 		}
-		if got, want := r.ExpiresAtMs(), t0+day; got != want {
+		if got, want := r.ExpiresAtMs(), presencetest.T0+day; got != want {
 			t.Errorf("ttl_ms %d: expires at %d, want %d", ttl, got, want)
 		}
-		if r.Stale(time.UnixMilli(t0 + day)) {
+		if r.Stale(time.UnixMilli(presencetest.T0 + day)) {
 			t.Errorf("ttl_ms %d: stale a day after its beat, want live to its last ms", ttl)
 		}
-		if !r.Stale(time.UnixMilli(t0 + day + 1)) {
+		if !r.Stale(time.UnixMilli(presencetest.T0 + day + 1)) {
 			t.Errorf("ttl_ms %d: live a day and a ms after its beat, want stale", ttl)
 		}
 	}
-	if got, want := newRec("a", "/b", withTTL(day-1)).TTL(), 24*time.Hour-time.Millisecond; got != want {
+	if got, want := presencetest.Rec("a", "/b", presencetest.TTL(day-1)).TTL(), 24*time.Hour-time.Millisecond; got != want {
 		t.Errorf("ttl_ms a day less a ms: TTL() = %s, want %s", got, want)
 	}
 }

@@ -49,7 +49,7 @@ func (r *Record) party() collision.Party {
 	return collision.Party{
 		ID: r.PresenceID, Brain: r.Brain,
 		CallerRoot: r.CallerRoot, Worktree: r.Worktree,
-		Base: r.resolveBase(), WorkingSet: r.WorkingSet,
+		Base: r.Where(), WorkingSet: r.WorkingSet,
 		Touched: r.Touched, Team: r.Team(),
 		Mutating: r.Mutating(),
 	}

@@ -1,4 +1,4 @@
-package presence
+package presence_test
 
 import (
 	"context"
@@ -6,19 +6,21 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/hall-dev/hall/internal/dirstore/dirstoretest"
+	"github.com/hall-dev/hall/internal/presence"
+	"github.com/hall-dev/hall/internal/presence/presencetest"
 )
 
-const brain = "/home/ana/shop"
-
 func TestCollisionsForBothSides(t *testing.T) {
-	a := newRec("claude-7", brain, withWorktree("/w/wt"))
-	b := newRec("codex-1", brain, withWorktree("/w/wt"))
-	bystander := newRec("cursor-2", brain, withWorktree("/w/other"))
-	elsewhere := newRec("m1nd-1", "/srv/other", withWorktree("/w/wt"))
-	live := []Record{a, bystander, b, elsewhere}
+	a := presencetest.Rec("claude-7", brain, presencetest.Worktree("/w/wt"))
+	b := presencetest.Rec("codex-1", brain, presencetest.Worktree("/w/wt"))
+	bystander := presencetest.Rec("cursor-2", brain, presencetest.Worktree("/w/other"))
+	elsewhere := presencetest.Rec("m1nd-1", "/srv/other", presencetest.Worktree("/w/wt"))
+	live := []presence.Record{a, bystander, b, elsewhere}
 
-	for _, p := range []Record{a, b} {
-		got := CollisionsFor(p, live)
+	for _, p := range []presence.Record{a, b} {
+		got := presence.CollisionsFor(p, live)
 		if len(got) != 1 {
 			t.Fatalf("CollisionsFor(%s): got %d collisions, want 1", p.AgentID, len(got))
 		}
@@ -31,27 +33,27 @@ func TestCollisionsForBothSides(t *testing.T) {
 			t.Errorf("CollisionsFor(%s) partner: got %s, want %s", p.AgentID, partner.AgentID, want.AgentID)
 		}
 	}
-	for _, p := range []Record{bystander, elsewhere} {
-		if got := CollisionsFor(p, live); len(got) != 0 {
+	for _, p := range []presence.Record{bystander, elsewhere} {
+		if got := presence.CollisionsFor(p, live); len(got) != 0 {
 			t.Errorf("CollisionsFor(%s): got %d collisions, want 0", p.AgentID, len(got))
 		}
 	}
 
 	// The same through a Service snapshot: north lands on both sessions.
-	store := mustOpenDirStore(t)
+	store := dirstoretest.Open(t)
 	ctx := context.Background()
 	for _, r := range live {
 		if err := store.Upsert(ctx, r); err != nil {
 			t.Fatalf("Upsert: %v", err)
 		}
 	}
-	clk := newTestClock(t0 + 1000)
-	svc := NewService(store, Config{Now: clk.Now})
+	clk := presencetest.NewClock(presencetest.T0 + 1000)
+	svc := presence.NewService(store, presence.Config{Now: clk.Now})
 	snap, err := svc.Snapshot(ctx)
 	if err != nil {
 		t.Fatalf("Snapshot: %v", err)
 	}
-	for _, p := range []Record{a, b} {
+	for _, p := range []presence.Record{a, b} {
 		if got := snap.CollisionsFor(p.PresenceID); len(got) != 1 {
 			t.Errorf("Snapshot.CollisionsFor(%s): got %d, want 1", p.AgentID, len(got))
 		}
@@ -64,16 +66,16 @@ func TestCollisionsForBothSides(t *testing.T) {
 // A partner whose ttl ran out is not live, so it collides with no one.
 func TestStalePartnerNeverCollides(t *testing.T) {
 	ctx := context.Background()
-	store := mustOpenDirStore(t)
-	fresh := newRec("claude-7", brain, withWorktree("/w/wt"), withLastBeat(t0+60000))
-	old := newRec("codex-1", brain, withWorktree("/w/wt"), withLastBeat(t0), withTTL(60000))
-	for _, r := range []Record{fresh, old} {
+	store := dirstoretest.Open(t)
+	fresh := presencetest.Rec("claude-7", brain, presencetest.Worktree("/w/wt"), presencetest.LastBeat(presencetest.T0+60000))
+	old := presencetest.Rec("codex-1", brain, presencetest.Worktree("/w/wt"), presencetest.LastBeat(presencetest.T0), presencetest.TTL(60000))
+	for _, r := range []presence.Record{fresh, old} {
 		if err := store.Upsert(ctx, r); err != nil {
 			t.Fatalf("Upsert: %v", err)
 		}
 	}
-	clk := newTestClock(t0 + 60000) // exactly old's ttl: still live
-	svc := NewService(store, Config{Now: clk.Now})
+	clk := presencetest.NewClock(presencetest.T0 + 60000) // exactly old's ttl: still live
+	svc := presence.NewService(store, presence.Config{Now: clk.Now})
 
 	snap, err := svc.Snapshot(ctx)
 	if err != nil {
@@ -91,7 +93,7 @@ func TestStalePartnerNeverCollides(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Snapshot: %v", err)
 	}
-	if got, want := ids(snap.Live), []string{fresh.PresenceID}; !reflect.DeepEqual(got, want) {
+	if got, want := presencetest.IDs(snap.Live), []string{fresh.PresenceID}; !reflect.DeepEqual(got, want) {
 		t.Errorf("live 1 ms past the partner's ttl: got %v, want %v", got, want)
 	}
 	if got := snap.Collisions; len(got) != 0 {
@@ -110,26 +112,26 @@ func TestStalePartnerNeverCollides(t *testing.T) {
 // answers its first NorthCap and its own count, and North does the same
 // from a snapshot whatever the brain's list holds.
 func TestServiceBoundsCollisions(t *testing.T) {
-	store := mustOpenDirStore(t)
+	store := dirstoretest.Open(t)
 	ctx := context.Background()
-	clk := newTestClock(t0 + 1000)
+	clk := presencetest.NewClock(presencetest.T0 + 1000)
 	const bound = 7
-	svc := NewService(store, Config{Now: clk.Now, MaxCollisions: bound})
+	svc := presence.NewService(store, presence.Config{Now: clk.Now, MaxCollisions: bound})
 	other := "/srv/other"
-	var last BeatResult
+	var last presence.BeatResult
 	for i := 0; i < 30; i++ { // 435 pairs on brain
 		var err error
-		if last, err = svc.Beat(ctx, Beat{AgentID: fmt.Sprintf("agent-%02d", i), Brain: brain, Worktree: "/w/wt", Tool: "Edit"}); err != nil {
+		if last, err = svc.Beat(ctx, presence.Beat{AgentID: fmt.Sprintf("agent-%02d", i), Brain: brain, Worktree: "/w/wt", Tool: "Edit"}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for i := 0; i < 3; i++ { // 3 pairs on other
-		if _, err := svc.Beat(ctx, Beat{AgentID: fmt.Sprintf("other-%d", i), Brain: other, Worktree: "/w/wt", Tool: "Edit"}); err != nil {
+		if _, err := svc.Beat(ctx, presence.Beat{AgentID: fmt.Sprintf("other-%d", i), Brain: other, Worktree: "/w/wt", Tool: "Edit"}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if len(last.Collisions) != NorthCap || last.CollisionsTotal != 29 {
-		t.Errorf("the 30th beat: got %d collisions listed of %d, want %d of 29", len(last.Collisions), last.CollisionsTotal, NorthCap)
+	if len(last.Collisions) != presence.NorthCap || last.CollisionsTotal != 29 {
+		t.Errorf("the 30th beat: got %d collisions listed of %d, want %d of 29", len(last.Collisions), last.CollisionsTotal, presence.NorthCap)
 	}
 	snap, err := svc.Snapshot(ctx)
 	if err != nil {
@@ -139,7 +141,7 @@ func TestServiceBoundsCollisions(t *testing.T) {
 		t.Fatalf("snapshot: %d listed of %d (brain %d, other %d), want %d of 438 (435, 3)",
 			len(snap.Collisions), snap.CollisionsTotal, snap.Counts.OnBrain(brain), snap.Counts.OnBrain(other), bound+3)
 	}
-	want, _ := CollisionsWithin(brain, snap.Live, CollisionBound{Max: bound})
+	want, _ := presence.CollisionsWithin(brain, snap.Live, presence.CollisionBound{Max: bound})
 	if !reflect.DeepEqual(keysOf(snap.Collisions[:bound]), keysOf(want)) {
 		t.Errorf("listed on brain: got %v, want the first by id %v", keysOf(snap.Collisions[:bound]), keysOf(want))
 	}
@@ -166,15 +168,15 @@ func TestServiceBoundsCollisions(t *testing.T) {
 	if got := snap.CollisionsFor(lastID); len(got) != 0 {
 		t.Fatalf("the last id by order is listed %d times: the test needs it unlisted", len(got))
 	}
-	if cs, n := snap.North(lastID); len(cs) != NorthCap || n != 29 {
-		t.Errorf("North(last): %d listed of %d, want %d of 29", len(cs), n, NorthCap)
+	if cs, n := snap.North(lastID); len(cs) != presence.NorthCap || n != 29 {
+		t.Errorf("North(last): %d listed of %d, want %d of 29", len(cs), n, presence.NorthCap)
 	}
 	if cs, n := snap.North("prs_000000000000"); len(cs) != 0 || n != 0 {
 		t.Errorf("North(not live): %d of %d, want none", len(cs), n)
 	}
 }
 
-func keysOf(cs []Collision) []string {
+func keysOf(cs []presence.Collision) []string {
 	out := make([]string, len(cs))
 	for i, c := range cs {
 		out[i] = c.Key()

@@ -1,12 +1,15 @@
-package presence
+package presence_test
 
 import (
 	"reflect"
 	"testing"
+
+	"github.com/hall-dev/hall/internal/presence"
+	"github.com/hall-dev/hall/internal/presence/presencetest"
 )
 
 func FuzzDecodeRecord(f *testing.F) {
-	f.Add([]byte(specExample))
+	f.Add([]byte(presencetest.SpecExample))
 	f.Add([]byte(`{"presence_id":"prs_aaaaaaaaaaaa","agent_id":"a","brain":"/b","last_beat_ms":1,"mutation":null,"working_set":[]}`))
 	f.Add([]byte(`{"presence_id":"p","agent_id":"a","brain":"/b","last_beat_ms":-1,"ttl_ms":-5,"working_set":["", "..", "a\u0000b"],"x":{"y":[1]}}`))
 	f.Add([]byte(`{"PRESENCE_ID":"p","Agent_Id":"a","brain":"/b","last_beat_ms":1,"schema":""}`))
@@ -14,10 +17,10 @@ func FuzzDecodeRecord(f *testing.F) {
 	f.Add([]byte(`null`))
 	f.Add([]byte(`{"presence_id":"p","agent_id":"a","brain":"\xff","last_beat_ms":1}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		r, err := DecodeRecord(data)
+		r, err := presence.DecodeRecord(data)
 		if err != nil {
-			if got := ErrorCode(err); got != EINVALID && got != ETOOLARGE {
-				t.Fatalf("DecodeRecord error code: got %q, want %q or %q", got, EINVALID, ETOOLARGE)
+			if got := presence.ErrorCode(err); got != presence.EINVALID && got != presence.ETOOLARGE {
+				t.Fatalf("DecodeRecord error code: got %q, want %q or %q", got, presence.EINVALID, presence.ETOOLARGE)
 			}
 			return
 		}
@@ -27,11 +30,11 @@ func FuzzDecodeRecord(f *testing.F) {
 		if r.WorkingSet != nil && len(r.WorkingSet) == 0 {
 			t.Fatalf("decoded working set: got an empty non-nil slice, want nil")
 		}
-		enc, err := EncodeRecord(r)
+		enc, err := presence.EncodeRecord(r)
 		if err != nil {
 			t.Fatalf("EncodeRecord(decoded): %v", err)
 		}
-		back, err := DecodeRecord(enc)
+		back, err := presence.DecodeRecord(enc)
 		if err != nil {
 			t.Fatalf("DecodeRecord(EncodeRecord(r)): %v\n%s", err, enc)
 		}

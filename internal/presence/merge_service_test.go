@@ -1,4 +1,4 @@
-package presence
+package presence_test
 
 import (
 	"context"
@@ -7,12 +7,17 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/hall-dev/hall/internal/dirstore"
+	"github.com/hall-dev/hall/internal/dirstore/dirstoretest"
+	"github.com/hall-dev/hall/internal/presence"
+	"github.com/hall-dev/hall/internal/presence/presencetest"
 )
 
 // seeStore makes svc take in what its store now holds: through the
 // watch when Run is active (waiting until cond holds), else through the
 // listing a Snapshot makes.
-func seeStore(tb testing.TB, svc *Service, running bool, what string, cond func(Snapshot) bool) {
+func seeStore(tb testing.TB, svc *presence.Service, running bool, what string, cond func(presence.Snapshot) bool) {
 	tb.Helper()
 	if running {
 		untilSnapshot(tb, svc, what, cond)
@@ -23,7 +28,7 @@ func seeStore(tb testing.TB, svc *Service, running bool, what string, cond func(
 		tb.Fatalf("Snapshot: %v", err)
 	}
 	if !cond(snap) {
-		tb.Fatalf("after a listing: not %s; live %v", what, ids(snap.Live))
+		tb.Fatalf("after a listing: not %s; live %v", what, presencetest.IDs(snap.Live))
 	}
 }
 
@@ -38,22 +43,22 @@ func TestBeatKeepsAnOutsideWritersDeclarations(t *testing.T) {
 		name := map[bool]string{true: "watch", false: "listing"}[running]
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
-			clk := newTestClock(time.Now().UnixMilli()) // the watch's expiry timer runs on real time
-			svc, store, _, _ := newTestService(t, Config{Now: clk.Now})
+			clk := presencetest.NewClock(time.Now().UnixMilli()) // the watch's expiry timer runs on real time
+			svc, store, _, _ := newTestService(t, presence.Config{Now: clk.Now})
 			if running {
-				startRun(t, svc, RunConfig{Rescan: time.Hour})
+				startRun(t, svc, presence.RunConfig{Rescan: time.Hour})
 			}
-			b := Beat{AgentID: "claude-7", Brain: "/srv/shop", Theme: "the hall's", Worktree: "/srv/shop/wt-1"}
+			b := presence.Beat{AgentID: "claude-7", Brain: "/srv/shop", Theme: "the hall's", Worktree: "/srv/shop/wt-1"}
 			id := mustBeat(t, svc, b).PresenceID
 
 			clk.Advance(time.Second)
-			outside := readStoredRecord(t, store, id)
+			outside := dirstoretest.ReadRecord(t, store.Dir(), id)
 			outside.Theme, outside.WorkingSet, outside.Mutation.DeclaredIntent = "the runtime's", []string{"src/a.go"}, "edit a.go"
 			outside.LastBeatMs, outside.QueryCount = clk.Now().UnixMilli(), 40
-			if err := OpenFileStore(filepath.Dir(store.Dir())).Upsert(ctx, outside); err != nil {
+			if err := dirstore.New(filepath.Dir(store.Dir())).Upsert(ctx, outside); err != nil {
 				t.Fatal(err)
 			}
-			seeStore(t, svc, running, "the runtime's theme", func(s Snapshot) bool {
+			seeStore(t, svc, running, "the runtime's theme", func(s presence.Snapshot) bool {
 				r, ok := s.Find(id)
 				return ok && r.Theme == "the runtime's"
 			})
@@ -61,13 +66,13 @@ func TestBeatKeepsAnOutsideWritersDeclarations(t *testing.T) {
 			// A beat of another field, written at once: the runtime's
 			// declarations stay.
 			clk.Advance(time.Second)
-			res := mustBeat(t, svc, Beat{AgentID: "claude-7", Brain: "/srv/shop", TaskRef: "T-1"})
+			res := mustBeat(t, svc, presence.Beat{AgentID: "claude-7", Brain: "/srv/shop", TaskRef: "T-1"})
 			if !res.Stored {
 				t.Fatalf("beat with a new task_ref: got %+v, want stored", res)
 			}
 			check := func(when string) {
 				t.Helper()
-				got := readStoredRecord(t, store, id)
+				got := dirstoretest.ReadRecord(t, store.Dir(), id)
 				if got.Theme != "the runtime's" || !slices.Equal(got.WorkingSet, []string{"src/a.go"}) ||
 					got.Mutation.DeclaredIntent != "edit a.go" || got.Worktree != "/srv/shop/wt-1" {
 					t.Errorf("%s: stored %+v, want the runtime's theme, working set and intent, the Hall's worktree", when, got)
@@ -81,18 +86,18 @@ func TestBeatKeepsAnOutsideWritersDeclarations(t *testing.T) {
 			// The runtime declares again; the Hall's next beat is held by
 			// the throttle and flushed later.
 			clk.Advance(time.Second)
-			outside = readStoredRecord(t, store, id)
+			outside = dirstoretest.ReadRecord(t, store.Dir(), id)
 			outside.Theme, outside.LastBeatMs = "the runtime's", clk.Now().UnixMilli()
 			outside.WorkingSet = []string{"src/a.go"}
-			if err := OpenFileStore(filepath.Dir(store.Dir())).Upsert(ctx, outside); err != nil {
+			if err := dirstore.New(filepath.Dir(store.Dir())).Upsert(ctx, outside); err != nil {
 				t.Fatal(err)
 			}
-			seeStore(t, svc, running, "the runtime's second write", func(s Snapshot) bool {
+			seeStore(t, svc, running, "the runtime's second write", func(s presence.Snapshot) bool {
 				r, ok := s.Find(id)
 				return ok && r.LastBeatMs == outside.LastBeatMs
 			})
 			clk.Advance(time.Second)
-			if res := mustBeat(t, svc, Beat{AgentID: "claude-7", Brain: "/srv/shop"}); !res.Throttled {
+			if res := mustBeat(t, svc, presence.Beat{AgentID: "claude-7", Brain: "/srv/shop"}); !res.Throttled {
 				t.Fatalf("a beat saying nothing new: got %+v, want throttled", res)
 			}
 			svc.FlushDue(ctx, true)
@@ -108,7 +113,7 @@ func TestBeatKeepsAnOutsideWritersDeclarations(t *testing.T) {
 func TestHeldBeatNeverRecreatesALeftPresence(t *testing.T) {
 	ways := map[string]func(tb testing.TB, root, id string){
 		"another Hall's leave": func(tb testing.TB, root, id string) {
-			other := NewService(OpenFileStore(root), Config{})
+			other := presence.NewService(dirstore.New(root), presence.Config{})
 			if err := other.Leave(context.Background(), id); err != nil {
 				tb.Fatal(err)
 			}
@@ -123,21 +128,21 @@ func TestHeldBeatNeverRecreatesALeftPresence(t *testing.T) {
 		for _, running := range []bool{true, false} {
 			t.Run(way+"/"+map[bool]string{true: "watch", false: "listing"}[running], func(t *testing.T) {
 				ctx := context.Background()
-				clk := newTestClock(time.Now().UnixMilli())
-				svc, store, _, _ := newTestService(t, Config{Now: clk.Now})
+				clk := presencetest.NewClock(time.Now().UnixMilli())
+				svc, store, _, _ := newTestService(t, presence.Config{Now: clk.Now})
 				if running {
-					startRun(t, svc, RunConfig{Rescan: time.Hour})
+					startRun(t, svc, presence.RunConfig{Rescan: time.Hour})
 				}
-				b := Beat{AgentID: "claude-7", Brain: "/srv/shop", Theme: "t"}
+				b := presence.Beat{AgentID: "claude-7", Brain: "/srv/shop", Theme: "t"}
 				id := mustBeat(t, svc, b).PresenceID
-				seeStore(t, svc, running, "the presence stored", func(s Snapshot) bool { _, ok := s.Find(id); return ok })
+				seeStore(t, svc, running, "the presence stored", func(s presence.Snapshot) bool { _, ok := s.Find(id); return ok })
 				clk.Advance(time.Second)
 				if res := mustBeat(t, svc, b); !res.Throttled {
 					t.Fatalf("second beat: got %+v, want throttled (held)", res)
 				}
 
 				leave(t, filepath.Dir(store.Dir()), id)
-				seeStore(t, svc, running, "the presence gone", func(s Snapshot) bool { _, ok := s.Find(id); return !ok })
+				seeStore(t, svc, running, "the presence gone", func(s presence.Snapshot) bool { _, ok := s.Find(id); return !ok })
 				svc.FlushDue(ctx, true)
 				if _, err := os.Stat(filepath.Join(store.Dir(), id+".json")); !os.IsNotExist(err) {
 					t.Errorf("after the flush: record file %v, want none (the held beat dropped)", err)
@@ -150,7 +155,7 @@ func TestHeldBeatNeverRecreatesALeftPresence(t *testing.T) {
 				if res := mustBeat(t, svc, b); !res.Stored {
 					t.Errorf("the next beat: got %+v, want stored at once (a new presence)", res)
 				}
-				if got := readStoredRecord(t, store, id); got.FirstSeenMs != clk.Now().UnixMilli() || got.QueryCount != 1 {
+				if got := dirstoretest.ReadRecord(t, store.Dir(), id); got.FirstSeenMs != clk.Now().UnixMilli() || got.QueryCount != 1 {
 					t.Errorf("the next beat stored first_seen_ms %d, query_count %d; want a new presence (%d, 1)", got.FirstSeenMs, got.QueryCount, clk.Now().UnixMilli())
 				}
 			})
@@ -158,7 +163,7 @@ func TestHeldBeatNeverRecreatesALeftPresence(t *testing.T) {
 	}
 }
 
-func snapshotFind(tb testing.TB, svc *Service, id string) (Record, bool) {
+func snapshotFind(tb testing.TB, svc *presence.Service, id string) (presence.Record, bool) {
 	tb.Helper()
 	snap, err := svc.Snapshot(context.Background())
 	if err != nil {
@@ -173,14 +178,14 @@ func snapshotFind(tb testing.TB, svc *Service, id string) (Record, bool) {
 // collides with neither (BenchmarkMutatingBeatBesideHugeSidecars times
 // that beat).
 func TestHugeForeignWorkingSetsAreSkipped(t *testing.T) {
-	svc, store, _, _ := newTestService(t, Config{Now: time.Now})
+	svc, store, _, _ := newTestService(t, presence.Config{Now: time.Now})
 	hugeSidecars(t, store.Dir(), "/srv/shop", 20_000)
-	startRun(t, svc, RunConfig{})
-	snap := untilSnapshot(t, svc, "the sidecars skipped", func(s Snapshot) bool { return s.Skipped == 2 })
+	startRun(t, svc, presence.RunConfig{})
+	snap := untilSnapshot(t, svc, "the sidecars skipped", func(s presence.Snapshot) bool { return s.Skipped == 2 })
 	if len(snap.Live) != 0 {
-		t.Errorf("live: got %v, want none", ids(snap.Live))
+		t.Errorf("live: got %v, want none", presencetest.IDs(snap.Live))
 	}
-	res := mustBeat(t, svc, Beat{AgentID: "claude-7", Brain: "/srv/shop", Worktree: "/srv/shop", WorkingSet: []string{"src"}, Tool: "Edit"})
+	res := mustBeat(t, svc, presence.Beat{AgentID: "claude-7", Brain: "/srv/shop", Worktree: "/srv/shop", WorkingSet: []string{"src"}, Tool: "Edit"})
 	if len(res.Collisions) != 0 {
 		t.Errorf("a mutating beat beside them: got %d collisions, want none", len(res.Collisions))
 	}

@@ -26,24 +26,28 @@ func CanonicalPath(p string) (string, error) {
 	return clean, nil
 }
 
-// resolveBase is what relative working-set entries resolve against: the
-// worktree, else the caller_root, else the brain.
-func (r Record) resolveBase() string {
+// Where is the place a presence works, the one rule every surface names
+// it by: its worktree, else its caller_root, else its brain. Relative
+// working-set entries resolve against it too.
+func Where(worktree, callerRoot, brain string) string {
 	switch {
-	case r.Worktree != "":
-		return r.Worktree
-	case r.CallerRoot != "":
-		return r.CallerRoot
+	case worktree != "":
+		return worktree
+	case callerRoot != "":
+		return callerRoot
 	default:
-		return r.Brain
+		return brain
 	}
 }
+
+// Where is the place the presence works (see the function Where).
+func (r Record) Where() string { return Where(r.Worktree, r.CallerRoot, r.Brain) }
 
 // ResolvedWorkingSet returns the record's working set as absolute, cleaned
 // paths, empty entries dropped: relative entries resolve against the
 // worktree, else the caller_root, else the brain.
 func (r Record) ResolvedWorkingSet() []string {
-	return collision.ResolveWorkingSet(r.resolveBase(), r.WorkingSet)
+	return collision.ResolveWorkingSet(r.Where(), r.WorkingSet)
 }
 
 // PathsOverlap reports whether two absolute paths overlap segment by

@@ -1,4 +1,4 @@
-package presence
+package presence_test
 
 import (
 	"context"
@@ -9,6 +9,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hall-dev/hall/internal/dirstore/dirstoretest"
+	"github.com/hall-dev/hall/internal/presence"
+	"github.com/hall-dev/hall/internal/presence/presencetest"
 )
 
 // refID is the spec's id computed without the package: prs_ and the first
@@ -28,24 +32,24 @@ func TestIDGolden(t *testing.T) {
 		{"claude-7", "/srv/other", "prs_27e775004673"},
 	}
 	for _, tt := range tests {
-		got := ID(tt.agent, tt.brain)
+		got := presence.ID(tt.agent, tt.brain)
 		if got != tt.want {
 			t.Errorf("ID(%q, %q): got %q, want %q", tt.agent, tt.brain, got, tt.want)
 		}
 		if ref := refID(tt.agent, tt.brain); got != ref {
 			t.Errorf("ID(%q, %q): got %q, want reference %q", tt.agent, tt.brain, got, ref)
 		}
-		if !ValidID(got) {
+		if !presence.ValidID(got) {
 			t.Errorf("ValidID(ID(%q, %q) = %q): got false, want true", tt.agent, tt.brain, got)
 		}
 	}
 	// The zero byte separates the two parts: moving a character across
 	// the boundary must change the id.
-	if a, b := ID("ab", "/c"), ID("a", "b/c"); a == b {
+	if a, b := presence.ID("ab", "/c"), presence.ID("a", "b/c"); a == b {
 		t.Errorf("ID(ab, /c) and ID(a, b/c): got both %q, want different ids", a)
 	}
 	for _, pair := range [][2]string{{"x", "/y"}, {"", ""}, {"é-agent", "/home/ünï"}, {strings.Repeat("a", 500), "/"}} {
-		if got, want := ID(pair[0], pair[1]), refID(pair[0], pair[1]); got != want {
+		if got, want := presence.ID(pair[0], pair[1]), refID(pair[0], pair[1]); got != want {
 			t.Errorf("ID(%q, %q): got %q, want %q", pair[0], pair[1], got, want)
 		}
 	}
@@ -75,7 +79,7 @@ func TestValidID(t *testing.T) {
 		{"prs_cc073e458413\x00", false},
 	}
 	for _, tt := range tests {
-		if got := ValidID(tt.id); got != tt.want {
+		if got := presence.ValidID(tt.id); got != tt.want {
 			t.Errorf("ValidID(%q): got %v, want %v", tt.id, got, tt.want)
 		}
 	}
@@ -102,17 +106,17 @@ func TestRecordStaleBoundary(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := newRec("a", "/b", withTTL(tt.ttlMs))
+			r := presencetest.Rec("a", "/b", presencetest.TTL(tt.ttlMs))
 			now := time.UnixMilli(r.LastBeatMs + tt.sinceBeat)
 			if got := r.Stale(now); got != tt.want {
 				t.Errorf("Stale(now-last_beat=%d, ttl_ms=%d): got %v, want %v", tt.sinceBeat, tt.ttlMs, got, tt.want)
 			}
 		})
 	}
-	if got, want := (Record{}).TTL(), 120*time.Second; got != want {
+	if got, want := (presence.Record{}).TTL(), 120*time.Second; got != want {
 		t.Errorf("TTL with ttl_ms absent: got %v, want %v", got, want)
 	}
-	r := newRec("a", "/b", withTTL(300))
+	r := presencetest.Rec("a", "/b", presencetest.TTL(300))
 	if got, want := r.ExpiresAtMs(), r.LastBeatMs+300; got != want {
 		t.Errorf("ExpiresAtMs: got %d, want %d", got, want)
 	}
@@ -122,7 +126,7 @@ func TestRecordStaleBoundary(t *testing.T) {
 }
 
 func TestTTLAbsentInFileIsDefault(t *testing.T) {
-	r, err := DecodeRecord([]byte(`{"presence_id":"prs_cc073e458413","agent_id":"claude-7","brain":"/home/ana/shop","last_beat_ms":1000}`))
+	r, err := presence.DecodeRecord([]byte(`{"presence_id":"prs_cc073e458413","agent_id":"claude-7","brain":"/home/ana/shop","last_beat_ms":1000}`))
 	if err != nil {
 		t.Fatalf("DecodeRecord: %v", err)
 	}
@@ -157,7 +161,7 @@ func TestFirstSeenAbsentIsLastBeat(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r, err := DecodeRecord([]byte(head + tt.tail))
+			r, err := presence.DecodeRecord([]byte(head + tt.tail))
 			if err != nil {
 				t.Fatalf("DecodeRecord: %v", err)
 			}
@@ -171,68 +175,29 @@ func TestFirstSeenAbsentIsLastBeat(t *testing.T) {
 	}
 }
 
-// specExample is the record as SPEC.md shows it.
-const specExample = `{
-  "schema": "m1nd-presence-v0",
-  "presence_id": "prs_3fa94c0e11d2",
-  "agent_id": "claude-7",
-  "brain": "/home/ana/shop",
-  "caller_root": "/home/ana/shop-wt2",
-  "kind": "executor",
-  "theme": "checkout refactor",
-  "worktree": "/home/ana/shop-wt2",
-  "working_set": ["src/checkout/", "go.mod"],
-  "task_ref": "msn_8c1d2e",
-  "mutation": { "observed_at_ms": 1764489600000, "declared_intent": "edit checkout" },
-  "first_seen_ms": 1764489000000,
-  "last_beat_ms": 1764489655000,
-  "query_count": 41,
-  "ttl_ms": 120000
-}`
-
-func specRecord() Record {
-	return Record{
-		Schema:      Schema,
-		PresenceID:  "prs_3fa94c0e11d2",
-		AgentID:     "claude-7",
-		Brain:       "/home/ana/shop",
-		CallerRoot:  "/home/ana/shop-wt2",
-		Kind:        "executor",
-		Theme:       "checkout refactor",
-		Worktree:    "/home/ana/shop-wt2",
-		WorkingSet:  []string{"src/checkout/", "go.mod"},
-		TaskRef:     "msn_8c1d2e",
-		Mutation:    Mutation{ObservedAtMs: 1764489600000, DeclaredIntent: "edit checkout"},
-		FirstSeenMs: 1764489000000,
-		LastBeatMs:  1764489655000,
-		QueryCount:  41,
-		TTLMs:       120000,
-	}
-}
-
 func TestDecodeRecordForeignShapes(t *testing.T) {
-	want := specRecord()
+	want := presencetest.SpecRecord()
 	tests := []struct {
 		name string
 		data string
-		want Record
+		want presence.Record
 	}{
-		{"spec example, pretty", specExample, want},
+		{"spec example, pretty", presencetest.SpecExample, want},
 		{"compact, other field order, unknown fields", `{"ttl_ms":120000,"query_count":41,"last_beat_ms":1764489655000,"first_seen_ms":1764489000000,` +
 			`"mutation":{"declared_intent":"edit checkout","observed_at_ms":1764489600000,"confidence":0.9},"task_ref":"msn_8c1d2e",` +
 			`"working_set":["src/checkout/","go.mod"],"worktree":"/home/ana/shop-wt2","theme":"checkout refactor","kind":"executor",` +
 			`"caller_root":"/home/ana/shop-wt2","brain":"/home/ana/shop","agent_id":"claude-7","presence_id":"prs_3fa94c0e11d2",` +
 			`"schema":"m1nd-presence-v0","runtime":{"pid":4242,"host":"box"},"extra":[1,2,3]}`, want},
 		{"null mutation, no schema, minimal", `{"presence_id":"prs_3fa94c0e11d2","agent_id":"claude-7","brain":"/home/ana/shop","last_beat_ms":5,"mutation":null}`,
-			Record{Schema: Schema, PresenceID: "prs_3fa94c0e11d2", AgentID: "claude-7", Brain: "/home/ana/shop", LastBeatMs: 5}},
+			presence.Record{Schema: presence.Schema, PresenceID: "prs_3fa94c0e11d2", AgentID: "claude-7", Brain: "/home/ana/shop", LastBeatMs: 5}},
 		{"last_beat_ms zero is present", `{"presence_id":"p","agent_id":"a","brain":"/b","last_beat_ms":0}`,
-			Record{Schema: Schema, PresenceID: "p", AgentID: "a", Brain: "/b"}},
+			presence.Record{Schema: presence.Schema, PresenceID: "p", AgentID: "a", Brain: "/b"}},
 		{"empty working set reads as none", `{"presence_id":"p","agent_id":"a","brain":"/b","last_beat_ms":1,"working_set":[]}`,
-			Record{Schema: Schema, PresenceID: "p", AgentID: "a", Brain: "/b", LastBeatMs: 1}},
+			presence.Record{Schema: presence.Schema, PresenceID: "p", AgentID: "a", Brain: "/b", LastBeatMs: 1}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := DecodeRecord([]byte(tt.data))
+			got, err := presence.DecodeRecord([]byte(tt.data))
 			if err != nil {
 				t.Fatalf("DecodeRecord: got error %v, want none", err)
 			}
@@ -248,7 +213,7 @@ func TestDecodeRecordRefusesIncomplete(t *testing.T) {
 		name, data, missing string
 	}{
 		{"not json", `not json`, ""},
-		{"truncated", specExample[:len(specExample)/2], ""},
+		{"truncated", presencetest.SpecExample[:len(presencetest.SpecExample)/2], ""},
 		{"array", `[1,2]`, ""},
 		{"null", `null`, "presence_id"},
 		{"empty object", `{}`, "presence_id"},
@@ -264,11 +229,11 @@ func TestDecodeRecordRefusesIncomplete(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := DecodeRecord([]byte(tt.data))
+			_, err := presence.DecodeRecord([]byte(tt.data))
 			if err == nil {
 				t.Fatalf("DecodeRecord(%q): got no error, want one", tt.data)
 			}
-			if got, want := ErrorCode(err), EINVALID; got != want {
+			if got, want := presence.ErrorCode(err), presence.EINVALID; got != want {
 				t.Errorf("ErrorCode: got %q, want %q", got, want)
 			}
 			if tt.missing != "" && !strings.Contains(err.Error(), tt.missing) {
@@ -279,7 +244,7 @@ func TestDecodeRecordRefusesIncomplete(t *testing.T) {
 }
 
 func TestEncodeRecordIsPrettySnakeCase(t *testing.T) {
-	data, err := EncodeRecord(specRecord())
+	data, err := presence.EncodeRecord(presencetest.SpecRecord())
 	if err != nil {
 		t.Fatalf("EncodeRecord: %v", err)
 	}
@@ -292,17 +257,17 @@ func TestEncodeRecordIsPrettySnakeCase(t *testing.T) {
 	if !strings.HasSuffix(s, "}\n") {
 		t.Errorf("encoded record: got %q at the end, want a trailing newline", s[len(s)-3:])
 	}
-	back, err := DecodeRecord(data)
+	back, err := presence.DecodeRecord(data)
 	if err != nil {
 		t.Fatalf("DecodeRecord(EncodeRecord(r)): %v", err)
 	}
-	if got, want := back, specRecord(); !reflect.DeepEqual(got, want) {
+	if got, want := back, presencetest.SpecRecord(); !reflect.DeepEqual(got, want) {
 		t.Errorf("roundtrip:\ngot  %#v\nwant %#v", got, want)
 	}
 	// A record without a schema is written with one.
-	r := specRecord()
+	r := presencetest.SpecRecord()
 	r.Schema = ""
-	data, _ = EncodeRecord(r)
+	data, _ = presence.EncodeRecord(r)
 	if !strings.Contains(string(data), `"schema": "m1nd-presence-v0"`) {
 		t.Errorf("encoded record without schema: got\n%s\nwant schema m1nd-presence-v0", data)
 	}
@@ -310,19 +275,19 @@ func TestEncodeRecordIsPrettySnakeCase(t *testing.T) {
 
 func TestMutationLevel(t *testing.T) {
 	tests := []struct {
-		m    Mutation
-		want Level
+		m    presence.Mutation
+		want presence.Level
 	}{
-		{Mutation{}, LevelNone},
-		{Mutation{DeclaredIntent: "x"}, LevelDeclared},
-		{Mutation{ObservedAtMs: 1}, LevelObserved},
-		{Mutation{ObservedAtMs: 1, DeclaredIntent: "x"}, LevelObserved},
+		{presence.Mutation{}, presence.LevelNone},
+		{presence.Mutation{DeclaredIntent: "x"}, presence.LevelDeclared},
+		{presence.Mutation{ObservedAtMs: 1}, presence.LevelObserved},
+		{presence.Mutation{ObservedAtMs: 1, DeclaredIntent: "x"}, presence.LevelObserved},
 	}
 	for _, tt := range tests {
 		if got := tt.m.Level(); got != tt.want {
 			t.Errorf("%+v.Level(): got %q, want %q", tt.m, got, tt.want)
 		}
-		if got, want := (Record{Mutation: tt.m}).Mutating(), tt.want != LevelNone; got != want {
+		if got, want := (presence.Record{Mutation: tt.m}).Mutating(), tt.want != presence.LevelNone; got != want {
 			t.Errorf("Mutating with %+v: got %v, want %v", tt.m, got, want)
 		}
 	}
@@ -333,18 +298,40 @@ func TestMutationLevel(t *testing.T) {
 // (the stored record's last beat), so the age grows from there rather
 // than staying at zero or starting at the epoch.
 func TestBeatOnARecordWithoutFirstSeen(t *testing.T) {
-	svc, store, clk, _ := newTestService(t, Config{})
-	foreign := newRec("claude-7", "/srv/shop", withLastBeat(t0-30_000))
+	svc, store, clk, _ := newTestService(t, presence.Config{})
+	foreign := presencetest.Rec("claude-7", "/srv/shop", presencetest.LastBeat(presencetest.T0-30_000))
 	foreign.FirstSeenMs = 0
 	if err := store.Upsert(context.Background(), foreign); err != nil {
 		t.Fatal(err)
 	}
 	clk.Advance(time.Second)
-	mustBeat(t, svc, Beat{AgentID: "claude-7", Brain: "/srv/shop", Theme: "new"})
-	if got, want := snapshotRecord(t, svc, foreign.PresenceID).FirstSeenMs, t0-30_000; got != want {
+	mustBeat(t, svc, presence.Beat{AgentID: "claude-7", Brain: "/srv/shop", Theme: "new"})
+	if got, want := snapshotRecord(t, svc, foreign.PresenceID).FirstSeenMs, presencetest.T0-30_000; got != want {
 		t.Errorf("first_seen_ms after a beat: got %d, want %d (the stored last beat)", got, want)
 	}
-	if got, want := readStoredRecord(t, store, foreign.PresenceID).FirstSeenMs, t0-30_000; got != want {
+	if got, want := dirstoretest.ReadRecord(t, store.Dir(), foreign.PresenceID).FirstSeenMs, presencetest.T0-30_000; got != want {
 		t.Errorf("first_seen_ms stored: got %d, want %d", got, want)
+	}
+}
+
+func TestRecordTouchedRoundTrip(t *testing.T) {
+	r := presencetest.Rec("claude-1/sub", "/srv/shop", func(r *presence.Record) {
+		r.Touched = []presence.Touch{{Path: "/srv/shop/b.go", AtMs: presencetest.T0}}
+		r.TouchedOmitted = 3
+		r.ParentPresenceID = presence.ID("claude-1", "/srv/shop")
+	})
+	data, err := presence.EncodeRecord(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), `"touched": [`) || !strings.Contains(string(data), `"parent_presence_id"`) {
+		t.Errorf("encoded: %s", data)
+	}
+	back, err := presence.DecodeRecord(data)
+	if err != nil || !back.Equal(&r) {
+		t.Errorf("round trip: got %+v, %v", back, err)
+	}
+	if back, _ := presence.DecodeRecord([]byte(`{"presence_id":"p","agent_id":"a","brain":"/b","last_beat_ms":1,"touched":[]}`)); back.Touched != nil {
+		t.Errorf(`"touched": [] decoded to %v, want nil`, back.Touched)
 	}
 }

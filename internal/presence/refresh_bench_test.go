@@ -1,49 +1,14 @@
-package presence
+package presence_test
 
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/hall-dev/hall/internal/dirstore/dirstoretest"
+	"github.com/hall-dev/hall/internal/presence"
 )
-
-// benchRegistry writes benchRoster(n), beating now, into a fresh sidecar store
-// with Upsert, as n live Halls' sessions would have left it.
-func benchRegistry(tb testing.TB, n int) (FileStore, []Record) {
-	tb.Helper()
-	store := mustOpenDirStore(tb)
-	recs := benchRoster(n)
-	now := time.Now().UnixMilli()
-	for i := range recs {
-		recs[i].LastBeatMs, recs[i].FirstSeenMs, recs[i].TTLMs = now, now, 3_600_000
-		if recs[i].Mutation.ObservedAtMs != 0 {
-			recs[i].Mutation.ObservedAtMs = now
-		}
-		if err := store.Upsert(context.Background(), recs[i]); err != nil {
-			tb.Fatalf("Upsert: %v", err)
-		}
-	}
-	return store, recs
-}
-
-// writeOutside writes r as another process does: a temp file in the
-// folder, renamed over the record's file.
-func writeOutside(tb testing.TB, dir string, r Record) {
-	tb.Helper()
-	data, err := EncodeRecord(r)
-	if err != nil {
-		tb.Fatalf("EncodeRecord: %v", err)
-	}
-	tmp := filepath.Join(dir, ".bench-"+r.PresenceID)
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		tb.Fatalf("write: %v", err)
-	}
-	if err := os.Rename(tmp, filepath.Join(dir, r.PresenceID+".json")); err != nil {
-		tb.Fatalf("rename: %v", err)
-	}
-}
 
 // BenchmarkOutsideWriteToSnapshot is the domain's share of the change →
 // subscriber latency: another process rewrites one of 1,000 sidecar files,
@@ -56,10 +21,10 @@ func writeOutside(tb testing.TB, dir string, r Record) {
 //	go test -run '^$' -bench OutsideWriteToSnapshot -benchtime 300x ./internal/presence/
 func BenchmarkOutsideWriteToSnapshot(b *testing.B) {
 	const n = 1000
-	store, recs := benchRegistry(b, n)
-	svc := NewService(store, Config{})
-	startRun(b, svc, RunConfig{})
-	untilSnapshot(b, svc, "the roster to load", func(s Snapshot) bool { return len(s.Live) == n })
+	store, recs := dirstoretest.BenchRegistry(b, n)
+	svc := presence.NewService(store, presence.Config{})
+	startRun(b, svc, presence.RunConfig{})
+	untilSnapshot(b, svc, "the roster to load", func(s presence.Snapshot) bool { return len(s.Live) == n })
 	ctx := context.Background()
 	b.ResetTimer()
 	i := 0
@@ -74,7 +39,7 @@ func BenchmarkOutsideWriteToSnapshot(b *testing.B) {
 		r.QueryCount = int64(1_000_000 + i)
 		i++
 		b.StartTimer()
-		writeOutside(b, store.Dir(), r)
+		dirstoretest.WriteOutside(b, store.Dir(), r)
 		for {
 			<-svc.Changed()
 			snap, err := svc.Snapshot(ctx)
@@ -92,8 +57,8 @@ func BenchmarkOutsideWriteToSnapshot(b *testing.B) {
 // BenchmarkServiceRefresh is a full refresh of the cache over 1,000
 // unchanged files.
 func BenchmarkServiceRefresh(b *testing.B) {
-	store, _ := benchRegistry(b, 1000)
-	svc := NewService(store, Config{})
+	store, _ := dirstoretest.BenchRegistry(b, 1000)
+	svc := presence.NewService(store, presence.Config{})
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
@@ -109,10 +74,10 @@ func BenchmarkServiceRefresh(b *testing.B) {
 func BenchmarkServiceSnapshot(b *testing.B) {
 	for _, unchanged := range []bool{true, false} {
 		b.Run(fmt.Sprintf("unchanged=%v", unchanged), func(b *testing.B) {
-			store, recs := benchRegistry(b, 1000)
-			svc := NewService(store, Config{})
-			startRun(b, svc, RunConfig{Rescan: time.Hour})
-			untilSnapshot(b, svc, "the roster to load", func(s Snapshot) bool { return len(s.Live) == len(recs) })
+			store, recs := dirstoretest.BenchRegistry(b, 1000)
+			svc := presence.NewService(store, presence.Config{})
+			startRun(b, svc, presence.RunConfig{Rescan: time.Hour})
+			untilSnapshot(b, svc, "the roster to load", func(s presence.Snapshot) bool { return len(s.Live) == len(recs) })
 			ctx := context.Background()
 			b.ReportAllocs()
 			i := 0
@@ -121,9 +86,7 @@ func BenchmarkServiceSnapshot(b *testing.B) {
 					r := recs[i%len(recs)]
 					r.QueryCount = int64(1_000_000 + i)
 					i++
-					svc.mu.Lock()
-					svc.cache[r.PresenceID] = r
-					svc.mu.Unlock()
+					svc.CacheRecord(r)
 				}
 				if _, err := svc.Snapshot(ctx); err != nil {
 					b.Fatal(err)
@@ -143,11 +106,11 @@ func BenchmarkBeatCrowded(b *testing.B) {
 	for _, n := range []int{300, 1000} {
 		for _, snap := range []bool{false, true} {
 			b.Run(fmt.Sprintf("agents=%d/snapshot=%v", n, snap), func(b *testing.B) {
-				svc := NewService(mustOpenDirStore(b), Config{})
-				startRun(b, svc, RunConfig{Rescan: time.Hour})
+				svc := presence.NewService(dirstoretest.Open(b), presence.Config{})
+				startRun(b, svc, presence.RunConfig{Rescan: time.Hour})
 				ctx := context.Background()
-				beat := func(i int) BeatResult {
-					res, err := svc.Beat(ctx, Beat{AgentID: fmt.Sprintf("agent-%04d", i%n), Brain: "/home/dev/shop", Worktree: "/home/dev/shop", Tool: "Edit"})
+				beat := func(i int) presence.BeatResult {
+					res, err := svc.Beat(ctx, presence.Beat{AgentID: fmt.Sprintf("agent-%04d", i%n), Brain: "/home/dev/shop", Worktree: "/home/dev/shop", Tool: "Edit"})
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -158,7 +121,7 @@ func BenchmarkBeatCrowded(b *testing.B) {
 				}
 				b.ReportAllocs()
 				i := 0
-				var res BeatResult
+				var res presence.BeatResult
 				for b.Loop() {
 					res = beat(i)
 					i++
@@ -168,8 +131,8 @@ func BenchmarkBeatCrowded(b *testing.B) {
 						}
 					}
 				}
-				if res.CollisionsTotal != n-1 || len(res.Collisions) != NorthCap {
-					b.Fatalf("north: %d listed of %d, want %d of %d", len(res.Collisions), res.CollisionsTotal, NorthCap, n-1)
+				if res.CollisionsTotal != n-1 || len(res.Collisions) != presence.NorthCap {
+					b.Fatalf("north: %d listed of %d, want %d of %d", len(res.Collisions), res.CollisionsTotal, presence.NorthCap, n-1)
 				}
 			})
 		}

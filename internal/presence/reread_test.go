@@ -1,4 +1,4 @@
-package presence
+package presence_test
 
 import (
 	"context"
@@ -10,65 +10,49 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/hall-dev/hall/internal/dirstore"
+	"github.com/hall-dev/hall/internal/dirstore/dirstoretest"
+	"github.com/hall-dev/hall/internal/eventually"
+	"github.com/hall-dev/hall/internal/presence"
+	"github.com/hall-dev/hall/internal/presence/presencetest"
 )
-
-// listedByID is what a whole listing says, deduplicated as the Service
-// does: the newest copy of each presence (the first file by name on a
-// tie), and the skip count.
-func listedByID(tb testing.TB, s FileStore) (map[string]Record, int) {
-	tb.Helper()
-	l, err := s.List(context.Background())
-	if err != nil {
-		tb.Fatalf("List: %v", err)
-	}
-	out := map[string]Record{}
-	for _, r := range l.Records {
-		if old, ok := out[r.PresenceID]; !ok || r.LastBeatMs > old.LastBeatMs {
-			out[r.PresenceID] = r
-		}
-	}
-	return out, l.Skipped
-}
-
-func mustEncode(tb testing.TB, r Record) []byte {
-	tb.Helper()
-	data, err := EncodeRecord(r)
-	if err != nil {
-		tb.Fatalf("EncodeRecord: %v", err)
-	}
-	return data
-}
 
 // While Run is active, an outside create, rewrite, rename into place and
 // delete each reach the roster through a reread of the one file.
 func TestServiceRunRereadsWhatTheWatchNames(t *testing.T) {
 	ctx := context.Background()
-	store := mustOpenDirStore(t)
+	store := dirstoretest.Open(t)
 	now := time.Now().UnixMilli()
-	fresh := func(agent string) Record { return newRec(agent, brain, withLastBeat(now), withTTL(3_600_000)) }
+	fresh := func(agent string) presence.Record {
+		return presencetest.Rec(agent, brain, presencetest.LastBeat(now), presencetest.TTL(3_600_000))
+	}
 	for i := 0; i < 20; i++ {
 		if err := store.Upsert(ctx, fresh(fmt.Sprintf("steady-%d", i))); err != nil {
 			t.Fatal(err)
 		}
 	}
-	svc := NewService(store, Config{})
-	startRun(t, svc, RunConfig{Rescan: time.Hour})
-	untilSnapshot(t, svc, "the roster to load", func(s Snapshot) bool { return len(s.Live) == 20 })
+	svc := presence.NewService(store, presence.Config{})
+	startRun(t, svc, presence.RunConfig{Rescan: time.Hour})
+	untilSnapshot(t, svc, "the roster to load", func(s presence.Snapshot) bool { return len(s.Live) == 20 })
 
 	a := fresh("a")
 	name := filepath.Join(store.Dir(), a.PresenceID+".json")
-	holds := func(want Record) func(Snapshot) bool {
-		return func(s Snapshot) bool { r, ok := s.Find(want.PresenceID); return ok && reflect.DeepEqual(r, want) }
+	holds := func(want presence.Record) func(presence.Snapshot) bool {
+		return func(s presence.Snapshot) bool {
+			r, ok := s.Find(want.PresenceID)
+			return ok && reflect.DeepEqual(r, want)
+		}
 	}
-	writeRecordFile(t, store.Dir(), a.PresenceID+".json", mustEncode(t, a))
+	dirstoretest.WriteFile(t, store.Dir(), a.PresenceID+".json", presencetest.Encode(t, a))
 	untilSnapshot(t, svc, "an outside create", holds(a))
 
 	a.QueryCount, a.Theme = 2, "rewritten"
-	writeRecordFile(t, store.Dir(), a.PresenceID+".json", mustEncode(t, a))
+	dirstoretest.WriteFile(t, store.Dir(), a.PresenceID+".json", presencetest.Encode(t, a))
 	untilSnapshot(t, svc, "an outside rewrite", holds(a))
 
 	a.QueryCount, a.Theme = 3, "renamed into place"
-	tmp := writeRecordFile(t, store.Dir(), ".staging", mustEncode(t, a))
+	tmp := dirstoretest.WriteFile(t, store.Dir(), ".staging", presencetest.Encode(t, a))
 	if err := os.Rename(tmp, name); err != nil {
 		t.Fatal(err)
 	}
@@ -77,17 +61,17 @@ func TestServiceRunRereadsWhatTheWatchNames(t *testing.T) {
 	if err := os.Remove(name); err != nil {
 		t.Fatal(err)
 	}
-	snap := untilSnapshot(t, svc, "an outside delete", func(s Snapshot) bool { _, ok := s.Find(a.PresenceID); return !ok })
+	snap := untilSnapshot(t, svc, "an outside delete", func(s presence.Snapshot) bool { _, ok := s.Find(a.PresenceID); return !ok })
 	if len(snap.Live) != 20 {
 		t.Errorf("after the delete: got %d live, want the 20 steady ones", len(snap.Live))
 	}
 
-	writeRecordFile(t, store.Dir(), "junk.json", []byte("not json"))
-	untilSnapshotNow(t, svc, "the junk file counted", func(s Snapshot) bool { return s.Skipped == 1 })
+	dirstoretest.WriteFile(t, store.Dir(), "junk.json", []byte("not json"))
+	untilSnapshotNow(t, svc, "the junk file counted", func(s presence.Snapshot) bool { return s.Skipped == 1 })
 	if err := os.Remove(filepath.Join(store.Dir(), "junk.json")); err != nil {
 		t.Fatal(err)
 	}
-	untilSnapshotNow(t, svc, "the junk file gone from the count", func(s Snapshot) bool { return s.Skipped == 0 })
+	untilSnapshotNow(t, svc, "the junk file gone from the count", func(s presence.Snapshot) bool { return s.Skipped == 0 })
 
 	if st := svc.Stats(); st.Rereads == 0 {
 		t.Errorf("Stats: got %+v, want the changes read by rereads", st)
@@ -96,45 +80,40 @@ func TestServiceRunRereadsWhatTheWatchNames(t *testing.T) {
 
 // untilSnapshotNow polls Snapshot until cond holds: for what changes the
 // snapshot without a change signal (the skip count).
-func untilSnapshotNow(tb testing.TB, svc *Service, what string, cond func(Snapshot) bool) {
+func untilSnapshotNow(tb testing.TB, svc *presence.Service, what string, cond func(presence.Snapshot) bool) {
 	tb.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
+	eventually.True(tb, patience, what, func() bool {
 		snap, err := svc.Snapshot(context.Background())
-		if err == nil && cond(snap) {
-			return
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	tb.Fatalf("timed out waiting for %s", what)
+		return err == nil && cond(snap)
+	})
 }
 
 // A burst of 500 outside writes, creates, rewrites and deletes mixed,
 // ends with the roster a whole listing gives.
 func TestServiceRunBurstEndsInTheListedState(t *testing.T) {
-	store := mustOpenDirStore(t)
-	svc := NewService(store, Config{})
-	startRun(t, svc, RunConfig{Rescan: time.Hour})
-	untilSnapshotNow(t, svc, "the first listing", func(Snapshot) bool { return svc.Stats().Refreshes > 0 })
+	store := dirstoretest.Open(t)
+	svc := presence.NewService(store, presence.Config{})
+	startRun(t, svc, presence.RunConfig{Rescan: time.Hour})
+	untilSnapshotNow(t, svc, "the first listing", func(presence.Snapshot) bool { return svc.Stats().Refreshes > 0 })
 	now := time.Now().UnixMilli()
 	rng := rand.New(rand.NewSource(2))
 	for i := 0; i < 500; i++ {
-		r := newRec(fmt.Sprintf("burst-%d", rng.Intn(200)), brain, withLastBeat(now), withTTL(3_600_000))
+		r := presencetest.Rec(fmt.Sprintf("burst-%d", rng.Intn(200)), brain, presencetest.LastBeat(now), presencetest.TTL(3_600_000))
 		r.QueryCount = int64(i)
 		p := filepath.Join(store.Dir(), r.PresenceID+".json")
 		if rng.Intn(6) == 0 {
 			os.Remove(p)
 			continue
 		}
-		tmp := writeRecordFile(t, store.Dir(), fmt.Sprintf(".w-%d", i), mustEncode(t, r))
+		tmp := dirstoretest.WriteFile(t, store.Dir(), fmt.Sprintf(".w-%d", i), presencetest.Encode(t, r))
 		if err := os.Rename(tmp, p); err != nil {
 			t.Fatal(err)
 		}
 	}
-	want, _ := listedByID(t, store)
-	differs := func(s Snapshot) []string {
+	want, _ := presencetest.ListedByID(t, store)
+	differs := func(s presence.Snapshot) []string {
 		var out []string
-		got := map[string]Record{}
+		got := map[string]presence.Record{}
 		for _, r := range s.Live {
 			got[r.PresenceID] = r
 			if w, ok := want[r.PresenceID]; !ok {
@@ -171,12 +150,12 @@ func TestServiceRunBurstEndsInTheListedState(t *testing.T) {
 // read the folder and before the Service applies it: the window in which
 // this Hall's own writes race a reread.
 type pausedRereads struct {
-	FileStore
+	*dirstore.Store
 	read, resume chan struct{}
 }
 
-func (p *pausedRereads) Reread(ctx context.Context, keys []string) (Delta, error) {
-	d, err := p.FileStore.Reread(ctx, keys)
+func (p *pausedRereads) Reread(ctx context.Context, keys []string) (presence.Delta, error) {
+	d, err := p.Store.Reread(ctx, keys)
 	p.read <- struct{}{}
 	<-p.resume
 	return d, err
@@ -186,27 +165,24 @@ func (p *pausedRereads) Reread(ctx context.Context, keys []string) (Delta, error
 // it when it lands after; the next reread, begun after, shows the store.
 func TestServiceRereadKeepsOwnChangesMadeDuringIt(t *testing.T) {
 	ctx := context.Background()
-	clk := newTestClock(t0)
-	store := &pausedRereads{FileStore: mustOpenDirStore(t), read: make(chan struct{}), resume: make(chan struct{})}
+	clk := presencetest.NewClock(presencetest.T0)
+	store := &pausedRereads{Store: dirstoretest.Open(t), read: make(chan struct{}), resume: make(chan struct{})}
 	if err := store.Init(); err != nil {
 		t.Fatal(err)
 	}
-	svc := NewService(store, Config{Now: clk.Now})
-	old := newRec("ana", brain, withNoMutation())
-	writeRecordFile(t, store.Dir(), old.PresenceID+".json", mustEncode(t, old))
+	svc := presence.NewService(store, presence.Config{Now: clk.Now})
+	old := presencetest.Rec("ana", brain, presencetest.NoMutation())
+	dirstoretest.WriteFile(t, store.Dir(), old.PresenceID+".json", presencetest.Encode(t, old))
 	if _, err := svc.Refresh(ctx); err != nil {
 		t.Fatal(err)
 	}
-	svc.mu.Lock()
-	svc.watching = true // as under Run: reads come from the cache
-	svc.mu.Unlock()
+	svc.ReadFromCache() // as under Run
 	name := old.PresenceID + ".json"
 
 	reread := func() <-chan error {
 		done := make(chan error, 1)
 		go func() {
-			_, _, err := svc.reread(ctx, []string{name})
-			done <- err
+			done <- svc.RereadKeys(ctx, []string{name})
 		}()
 		<-store.read
 		return done
@@ -215,7 +191,7 @@ func TestServiceRereadKeepsOwnChangesMadeDuringIt(t *testing.T) {
 	// An own write lands while a reread of the old file is in flight.
 	done := reread()
 	clk.Advance(time.Second)
-	res := mustBeat(t, svc, Beat{AgentID: "ana", Brain: brain, Theme: "own"})
+	res := mustBeat(t, svc, presence.Beat{AgentID: "ana", Brain: brain, Theme: "own"})
 	if !res.Stored {
 		t.Fatalf("Beat: got %+v, want stored", res)
 	}
@@ -223,15 +199,12 @@ func TestServiceRereadKeepsOwnChangesMadeDuringIt(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatalf("reread: %v", err)
 	}
-	if got := snapshotRecord(t, svc, old.PresenceID); got.Theme != "own" || got.LastBeatMs != t0+1000 {
-		t.Errorf("after a reread begun before the own write: got theme %q beat %d, want the own write (theme own, beat %d)", got.Theme, got.LastBeatMs, t0+1000)
+	if got := snapshotRecord(t, svc, old.PresenceID); got.Theme != "own" || got.LastBeatMs != presencetest.T0+1000 {
+		t.Errorf("after a reread begun before the own write: got theme %q beat %d, want the own write (theme own, beat %d)", got.Theme, got.LastBeatMs, presencetest.T0+1000)
 	}
 	// The cache itself, not only the beat's projection over it: the
 	// projection is forgotten once stale, the cache is what stays.
-	svc.mu.Lock()
-	cached := svc.cache[old.PresenceID]
-	svc.mu.Unlock()
-	if cached.Theme != "own" {
+	if cached, _ := svc.CachedRecord(old.PresenceID); cached.Theme != "own" {
 		t.Errorf("cache after a reread begun before the own write: got theme %q, want own", cached.Theme)
 	}
 	// A reread begun after it reads the own write from the file.
@@ -243,16 +216,13 @@ func TestServiceRereadKeepsOwnChangesMadeDuringIt(t *testing.T) {
 	if got := snapshotRecord(t, svc, old.PresenceID); got.Theme != "own" {
 		t.Errorf("after a later reread: got theme %q, want own", got.Theme)
 	}
-	svc.mu.Lock()
-	_, held := svc.own[old.PresenceID]
-	svc.mu.Unlock()
-	if held {
+	if svc.HoldsOwn(old.PresenceID) {
 		t.Errorf("own change still held after a reread that began after it")
 	}
 
 	// A leave while a reread that saw the file is in flight.
 	clk.Advance(time.Second)
-	writeRecordFile(t, store.Dir(), name, mustEncode(t, newRec("ana", brain, withNoMutation(), withLastBeat(t0+2000))))
+	dirstoretest.WriteFile(t, store.Dir(), name, presencetest.Encode(t, presencetest.Rec("ana", brain, presencetest.NoMutation(), presencetest.LastBeat(presencetest.T0+2000))))
 	done = reread()
 	if err := svc.Leave(ctx, old.PresenceID); err != nil {
 		t.Fatalf("Leave: %v", err)

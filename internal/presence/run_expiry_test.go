@@ -1,4 +1,4 @@
-package presence
+package presence_test
 
 import (
 	"fmt"
@@ -6,6 +6,11 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/hall-dev/hall/internal/dirstore"
+	"github.com/hall-dev/hall/internal/dirstore/dirstoretest"
+	"github.com/hall-dev/hall/internal/presence"
+	"github.com/hall-dev/hall/internal/presence/presencetest"
 )
 
 // TestRunSignalsExpiryWhateverWakesTheLoop: a presence that stops beating
@@ -14,17 +19,17 @@ import (
 // throttle is 5 ms) makes that coincidence likely in every round; a loop
 // that signalled expiries only from the timer's own case lost them.
 func TestRunSignalsExpiryWhateverWakesTheLoop(t *testing.T) {
-	store := mustOpenDirStore(t)
-	svc := NewService(store, Config{Throttle: 5 * time.Millisecond, Logger: slog.New(slog.DiscardHandler)})
-	startRun(t, svc, RunConfig{})
-	writer := OpenFileStore(filepath.Dir(store.Dir())) // another writer on the same folder
+	store := dirstoretest.Open(t)
+	svc := presence.NewService(store, presence.Config{Throttle: 5 * time.Millisecond, Logger: slog.New(slog.DiscardHandler)})
+	startRun(t, svc, presence.RunConfig{})
+	writer := dirstore.New(filepath.Dir(store.Dir())) // another writer on the same folder
 
 	for round := 0; round < 12; round++ {
-		r := newRec(fmt.Sprintf("quiet-%d", round), "/srv/shop", withNoMutation(), withLastBeat(time.Now().UnixMilli()), withTTL(150))
+		r := presencetest.Rec(fmt.Sprintf("quiet-%d", round), "/srv/shop", presencetest.NoMutation(), presencetest.LastBeat(time.Now().UnixMilli()), presencetest.TTL(150))
 		if err := writer.Upsert(t.Context(), r); err != nil {
 			t.Fatal(err)
 		}
-		untilSnapshot(t, svc, "the join", func(s Snapshot) bool { _, ok := s.Find(r.PresenceID); return ok })
+		untilSnapshot(t, svc, "the join", func(s presence.Snapshot) bool { _, ok := s.Find(r.PresenceID); return ok })
 		deadline := time.After(5 * time.Second)
 		for left := false; !left; {
 			select {

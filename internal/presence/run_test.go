@@ -1,4 +1,4 @@
-package presence
+package presence_test
 
 import (
 	"context"
@@ -9,11 +9,15 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hall-dev/hall/internal/dirstore/dirstoretest"
+	"github.com/hall-dev/hall/internal/presence"
+	"github.com/hall-dev/hall/internal/presence/presencetest"
 )
 
 // startRun runs svc.Run until the test ends and returns a stop function
 // that cancels it and waits for it to return.
-func startRun(tb testing.TB, svc *Service, cfg RunConfig) (stop func()) {
+func startRun(tb testing.TB, svc *presence.Service, cfg presence.RunConfig) (stop func()) {
 	tb.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -40,20 +44,20 @@ func startRun(tb testing.TB, svc *Service, cfg RunConfig) (stop func()) {
 
 func foreignRecordJSON(agent, brain string, lastBeatMs, ttlMs int64) []byte {
 	return []byte(fmt.Sprintf(`{"presence_id":%q,"agent_id":%q,"brain":%q,"last_beat_ms":%d,"ttl_ms":%d,"mutation":{"observed_at_ms":%d},"worktree":"/w/shared","runtime":"m1nd"}`,
-		ID(agent, brain), agent, brain, lastBeatMs, ttlMs, lastBeatMs))
+		presence.ID(agent, brain), agent, brain, lastBeatMs, ttlMs, lastBeatMs))
 }
 
 // While Run is active, a record another process writes appears, a record
 // it removes leaves, and a record whose ttl runs out leaves though no file
 // changed; each is announced on Changed.
 func TestServiceRunFollowsStoreAndExpiry(t *testing.T) {
-	store := mustOpenDirStore(t)
-	svc := NewService(store, Config{})
-	startRun(t, svc, RunConfig{Rescan: time.Hour}) // only the watch and the expiry timer can deliver
+	store := dirstoretest.Open(t)
+	svc := presence.NewService(store, presence.Config{})
+	startRun(t, svc, presence.RunConfig{Rescan: time.Hour}) // only the watch and the expiry timer can deliver
 
-	long := ID("m1nd-long", "/srv/brain")
-	writeRecordFile(t, store.Dir(), long+".json", foreignRecordJSON("m1nd-long", "/srv/brain", time.Now().UnixMilli(), 0))
-	untilSnapshot(t, svc, "a foreign record to appear", func(s Snapshot) bool {
+	long := presence.ID("m1nd-long", "/srv/brain")
+	dirstoretest.WriteFile(t, store.Dir(), long+".json", foreignRecordJSON("m1nd-long", "/srv/brain", time.Now().UnixMilli(), 0))
+	untilSnapshot(t, svc, "a foreign record to appear", func(s presence.Snapshot) bool {
 		_, ok := s.Find(long)
 		return ok
 	})
@@ -61,21 +65,21 @@ func TestServiceRunFollowsStoreAndExpiry(t *testing.T) {
 	// ttl_ms 300, its beat stamped a second ahead so a loaded machine still
 	// sees it live before it lapses: what is under test is that the lapse
 	// alone, with no file event, removes it and signals the change.
-	short := ID("m1nd-short", "/srv/brain")
-	shortFile := writeRecordFile(t, store.Dir(), short+".json", foreignRecordJSON("m1nd-short", "/srv/brain", time.Now().UnixMilli()+1000, 300))
-	snap := untilSnapshot(t, svc, "the short-lived record to appear", func(s Snapshot) bool {
+	short := presence.ID("m1nd-short", "/srv/brain")
+	shortFile := dirstoretest.WriteFile(t, store.Dir(), short+".json", foreignRecordJSON("m1nd-short", "/srv/brain", time.Now().UnixMilli()+1000, 300))
+	snap := untilSnapshot(t, svc, "the short-lived record to appear", func(s presence.Snapshot) bool {
 		_, ok := s.Find(short)
 		return ok
 	})
 	if got := len(snap.Collisions); got != 1 {
 		t.Errorf("collisions while both live: got %d, want 1", got)
 	}
-	snap = untilSnapshot(t, svc, "the short-lived record to lapse", func(s Snapshot) bool {
+	snap = untilSnapshot(t, svc, "the short-lived record to lapse", func(s presence.Snapshot) bool {
 		_, ok := s.Find(short)
 		return !ok
 	})
 	if _, ok := snap.Find(long); !ok {
-		t.Errorf("after the lapse: got %v live, want %s still live", ids(snap.Live), long)
+		t.Errorf("after the lapse: got %v live, want %s still live", presencetest.IDs(snap.Live), long)
 	}
 	if got := len(snap.Collisions); got != 0 {
 		t.Errorf("collisions after the lapse: got %d, want 0", got)
@@ -88,7 +92,7 @@ func TestServiceRunFollowsStoreAndExpiry(t *testing.T) {
 	if err := os.Remove(filepath.Join(store.Dir(), long+".json")); err != nil {
 		t.Fatal(err)
 	}
-	untilSnapshot(t, svc, "a removed record to leave", func(s Snapshot) bool {
+	untilSnapshot(t, svc, "a removed record to leave", func(s presence.Snapshot) bool {
 		_, ok := s.Find(long)
 		return !ok
 	})
@@ -97,26 +101,26 @@ func TestServiceRunFollowsStoreAndExpiry(t *testing.T) {
 // Run flushes every held beat when it returns, and leaves no goroutine
 // of its own behind.
 func TestServiceRunFlushesOnReturn(t *testing.T) {
-	store := mustOpenDirStore(t)
-	svc := NewService(store, Config{})
-	stop := startRun(t, svc, RunConfig{})
-	b := Beat{AgentID: "claude-7", Brain: "/b"}
+	store := dirstoretest.Open(t)
+	svc := presence.NewService(store, presence.Config{})
+	stop := startRun(t, svc, presence.RunConfig{})
+	b := presence.Beat{AgentID: "claude-7", Brain: "/b"}
 	if res := mustBeat(t, svc, b); !res.Stored {
 		t.Fatalf("first beat: got %+v, want stored", res)
 	}
 	if res := mustBeat(t, svc, b); !res.Throttled {
 		t.Fatalf("second beat: got %+v, want throttled", res)
 	}
-	if got := readStoredRecord(t, store, ID("claude-7", "/b")).QueryCount; got != 1 {
+	if got := dirstoretest.ReadRecord(t, store.Dir(), presence.ID("claude-7", "/b")).QueryCount; got != 1 {
 		t.Fatalf("query_count before Run returns: got %d, want 1", got)
 	}
 	stop()
-	if got := readStoredRecord(t, store, ID("claude-7", "/b")).QueryCount; got != 2 {
+	if got := dirstoretest.ReadRecord(t, store.Dir(), presence.ID("claude-7", "/b")).QueryCount; got != 2 {
 		t.Errorf("query_count after Run returned: got %d, want 2 (the held beat flushed)", got)
 	}
 	buf := make([]byte, 1<<20)
 	stacks := string(buf[:runtime.Stack(buf, true)])
-	for _, fn := range []string{"(*Service).watchLoop", "(FileStore).Watch", "(*Service).Run"} {
+	for _, fn := range []string{"(*Service).watchLoop", "(*dirstore.Store).Watch", "(*Service).Run"} {
 		if strings.Contains(stacks, fn) {
 			t.Errorf("after Run returned: got a goroutine in %s, want none", fn)
 		}

@@ -1,4 +1,4 @@
-package presence
+package presence_test
 
 import (
 	"bytes"
@@ -12,20 +12,25 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/hall-dev/hall/internal/dirstore"
+	"github.com/hall-dev/hall/internal/dirstore/dirstoretest"
+	"github.com/hall-dev/hall/internal/presence"
+	"github.com/hall-dev/hall/internal/presence/presencetest"
 )
 
 // newTestService returns a service over a fresh sidecar store with a settable
-// clock at t0 and a logger writing into the returned buffer.
-func newTestService(tb testing.TB, cfg Config) (*Service, FileStore, *testClock, *syncBuffer) {
+// clock at presencetest.T0 and a logger writing into the returned buffer.
+func newTestService(tb testing.TB, cfg presence.Config) (*presence.Service, *dirstore.Store, *presencetest.Clock, *syncBuffer) {
 	tb.Helper()
-	store := mustOpenDirStore(tb)
-	clk := newTestClock(t0)
+	store := dirstoretest.Open(tb)
+	clk := presencetest.NewClock(presencetest.T0)
 	logs := &syncBuffer{}
 	if cfg.Now == nil {
 		cfg.Now = clk.Now
 	}
 	cfg.Logger = slog.New(slog.NewTextHandler(logs, nil))
-	return NewService(store, cfg), store, clk, logs
+	return presence.NewService(store, cfg), store, clk, logs
 }
 
 // syncBuffer is a bytes.Buffer safe for a logger used by many goroutines.
@@ -46,7 +51,7 @@ func (b *syncBuffer) String() string {
 	return b.b.String()
 }
 
-func mustBeat(tb testing.TB, svc *Service, b Beat) BeatResult {
+func mustBeat(tb testing.TB, svc *presence.Service, b presence.Beat) presence.BeatResult {
 	tb.Helper()
 	res, err := svc.Beat(context.Background(), b)
 	if err != nil {
@@ -56,7 +61,7 @@ func mustBeat(tb testing.TB, svc *Service, b Beat) BeatResult {
 }
 
 // snapshotRecord returns the live record id from a fresh snapshot.
-func snapshotRecord(tb testing.TB, svc *Service, id string) Record {
+func snapshotRecord(tb testing.TB, svc *presence.Service, id string) presence.Record {
 	tb.Helper()
 	snap, err := svc.Snapshot(context.Background())
 	if err != nil {
@@ -64,38 +69,38 @@ func snapshotRecord(tb testing.TB, svc *Service, id string) Record {
 	}
 	r, ok := snap.Find(id)
 	if !ok {
-		tb.Fatalf("Snapshot: %s not live; live are %v", id, ids(snap.Live))
+		tb.Fatalf("Snapshot: %s not live; live are %v", id, presencetest.IDs(snap.Live))
 	}
 	return r
 }
 
 func TestServiceBeatUpserts(t *testing.T) {
-	svc, store, clk, _ := newTestService(t, Config{TTL: 90 * time.Second})
-	b := Beat{AgentID: "claude-7", Brain: "/home/ana/shop", CallerRoot: "/home/ana/shop-wt2", Kind: "executor",
+	svc, store, clk, _ := newTestService(t, presence.Config{TTL: 90 * time.Second})
+	b := presence.Beat{AgentID: "claude-7", Brain: "/home/ana/shop", CallerRoot: "/home/ana/shop-wt2", Kind: "executor",
 		Theme: "checkout refactor", Worktree: "/home/ana/shop-wt2", WorkingSet: []string{"src/checkout/", "go.mod"},
 		TaskRef: "msn_8c1d2e", DeclaredIntent: "edit checkout"}
 	res := mustBeat(t, svc, b)
-	id := ID("claude-7", "/home/ana/shop")
+	id := presence.ID("claude-7", "/home/ana/shop")
 	if res.PresenceID != id || !res.Stored || res.Throttled || res.Reason != "" {
 		t.Errorf("first beat: got %+v, want id %s stored, not throttled, no reason", res, id)
 	}
-	want := Record{Schema: Schema, PresenceID: id, AgentID: "claude-7", Brain: "/home/ana/shop", CallerRoot: "/home/ana/shop-wt2",
+	want := presence.Record{Schema: presence.Schema, PresenceID: id, AgentID: "claude-7", Brain: "/home/ana/shop", CallerRoot: "/home/ana/shop-wt2",
 		Kind: "executor", Theme: "checkout refactor", Worktree: "/home/ana/shop-wt2", WorkingSet: []string{"src/checkout", "go.mod"},
-		TaskRef: "msn_8c1d2e", Mutation: Mutation{DeclaredIntent: "edit checkout"},
-		FirstSeenMs: t0, LastBeatMs: t0, QueryCount: 1, TTLMs: 90000}
-	if got := readStoredRecord(t, store, id); !reflect.DeepEqual(got, want) {
+		TaskRef: "msn_8c1d2e", Mutation: presence.Mutation{DeclaredIntent: "edit checkout"},
+		FirstSeenMs: presencetest.T0, LastBeatMs: presencetest.T0, QueryCount: 1, TTLMs: 90000}
+	if got := dirstoretest.ReadRecord(t, store.Dir(), id); !reflect.DeepEqual(got, want) {
 		t.Errorf("stored record:\ngot  %#v\nwant %#v", got, want)
 	}
 
 	// A later beat past the throttle window: first_seen kept, last_beat
 	// and query_count advanced, declarations kept when not said again.
 	clk.Advance(6 * time.Second)
-	res = mustBeat(t, svc, Beat{AgentID: "claude-7", Brain: "/home/ana/shop"})
+	res = mustBeat(t, svc, presence.Beat{AgentID: "claude-7", Brain: "/home/ana/shop"})
 	if !res.Stored {
 		t.Errorf("beat after the window: got %+v, want stored", res)
 	}
-	want.LastBeatMs, want.QueryCount = t0+6000, 2
-	if got := readStoredRecord(t, store, id); !reflect.DeepEqual(got, want) {
+	want.LastBeatMs, want.QueryCount = presencetest.T0+6000, 2
+	if got := dirstoretest.ReadRecord(t, store.Dir(), id); !reflect.DeepEqual(got, want) {
 		t.Errorf("stored record after second beat:\ngot  %#v\nwant %#v", got, want)
 	}
 	if got := snapshotRecord(t, svc, id); !reflect.DeepEqual(got, want) {
@@ -104,54 +109,54 @@ func TestServiceBeatUpserts(t *testing.T) {
 
 	// An empty working set clears the set; nil keeps it.
 	clk.Advance(time.Second)
-	mustBeat(t, svc, Beat{AgentID: "claude-7", Brain: "/home/ana/shop", WorkingSet: []string{}})
-	if got := readStoredRecord(t, store, id).WorkingSet; got != nil {
+	mustBeat(t, svc, presence.Beat{AgentID: "claude-7", Brain: "/home/ana/shop", WorkingSet: []string{}})
+	if got := dirstoretest.ReadRecord(t, store.Dir(), id).WorkingSet; got != nil {
 		t.Errorf("working set after an empty one: got %q, want none", got)
 	}
 }
 
 func TestServiceBeatClassifiesTool(t *testing.T) {
-	svc, store, clk, _ := newTestService(t, Config{})
-	id := ID("a", "/b")
-	mustBeat(t, svc, Beat{AgentID: "a", Brain: "/b", Tool: "Read"})
-	if got := readStoredRecord(t, store, id).Mutation; got != (Mutation{}) {
+	svc, store, clk, _ := newTestService(t, presence.Config{})
+	id := presence.ID("a", "/b")
+	mustBeat(t, svc, presence.Beat{AgentID: "a", Brain: "/b", Tool: "Read"})
+	if got := dirstoretest.ReadRecord(t, store.Dir(), id).Mutation; got != (presence.Mutation{}) {
 		t.Errorf("after Read: got mutation %+v, want none", got)
 	}
 	clk.Advance(time.Second)
-	res := mustBeat(t, svc, Beat{AgentID: "a", Brain: "/b", Tool: "Edit"})
+	res := mustBeat(t, svc, presence.Beat{AgentID: "a", Brain: "/b", Tool: "Edit"})
 	if !res.Stored {
 		t.Errorf("first observed mutation: got %+v, want it stored at once", res)
 	}
-	if got, want := readStoredRecord(t, store, id).Mutation, (Mutation{ObservedAtMs: t0 + 1000}); got != want {
+	if got, want := dirstoretest.ReadRecord(t, store.Dir(), id).Mutation, (presence.Mutation{ObservedAtMs: presencetest.T0 + 1000}); got != want {
 		t.Errorf("after Edit: got mutation %+v, want %+v (never a declared intent)", got, want)
 	}
 	clk.Advance(time.Second)
-	mustBeat(t, svc, Beat{AgentID: "a", Brain: "/b", Tool: "Grep"})
-	if got, want := snapshotRecord(t, svc, id).Mutation.ObservedAtMs, t0+1000; got != want {
+	mustBeat(t, svc, presence.Beat{AgentID: "a", Brain: "/b", Tool: "Grep"})
+	if got, want := snapshotRecord(t, svc, id).Mutation.ObservedAtMs, presencetest.T0+1000; got != want {
 		t.Errorf("observed_at after Grep: got %d, want %d (kept)", got, want)
 	}
 
 	// A custom list replaces the defaults.
-	c := NewClassifier([]string{"Bash"})
-	svc2, store2, _, _ := newTestService(t, Config{Classifier: &c})
-	mustBeat(t, svc2, Beat{AgentID: "a", Brain: "/b", Tool: "Edit"})
-	if got := readStoredRecord(t, store2, id).Mutation; got != (Mutation{}) {
+	c := presence.NewClassifier([]string{"Bash"})
+	svc2, store2, _, _ := newTestService(t, presence.Config{Classifier: &c})
+	mustBeat(t, svc2, presence.Beat{AgentID: "a", Brain: "/b", Tool: "Edit"})
+	if got := dirstoretest.ReadRecord(t, store2.Dir(), id).Mutation; got != (presence.Mutation{}) {
 		t.Errorf("custom list, after Edit: got %+v, want none", got)
 	}
-	mustBeat(t, svc2, Beat{AgentID: "a", Brain: "/b", Tool: "bash"})
-	if got := readStoredRecord(t, store2, id).Mutation.ObservedAtMs; got != t0 {
-		t.Errorf("custom list, after bash: got observed_at %d, want %d", got, t0)
+	mustBeat(t, svc2, presence.Beat{AgentID: "a", Brain: "/b", Tool: "bash"})
+	if got := dirstoretest.ReadRecord(t, store2.Dir(), id).Mutation.ObservedAtMs; got != presencetest.T0 {
+		t.Errorf("custom list, after bash: got observed_at %d, want %d", got, presencetest.T0)
 	}
 }
 
 func TestServiceBeatRejectsBadInput(t *testing.T) {
-	svc, store, _, _ := newTestService(t, Config{})
-	for _, b := range []Beat{{Brain: "/b"}, {AgentID: "a"}, {AgentID: "a", Brain: "rel"}, {AgentID: "a", Brain: "/b", Theme: strings.Repeat("x", MaxThemeLen+1)}} {
+	svc, store, _, _ := newTestService(t, presence.Config{})
+	for _, b := range []presence.Beat{{Brain: "/b"}, {AgentID: "a"}, {AgentID: "a", Brain: "rel"}, {AgentID: "a", Brain: "/b", Theme: strings.Repeat("x", presence.MaxThemeLen+1)}} {
 		if _, err := svc.Beat(context.Background(), b); err == nil {
 			t.Errorf("Beat(%+v): got no error, want one", b)
 		}
 	}
-	if got := dirNames(t, store.Dir()); len(got) != 0 {
+	if got := dirstoretest.Names(t, store.Dir()); len(got) != 0 {
 		t.Errorf("folder after bad beats: got %v, want empty", got)
 	}
 	if got := svc.Stats(); got.Beats != 0 || got.Writes != 0 {
@@ -164,10 +169,10 @@ func TestServiceBeatRejectsBadInput(t *testing.T) {
 // reaches the store when the window passes.
 func TestServiceThrottle(t *testing.T) {
 	ctx := context.Background()
-	svc, store, clk, _ := newTestService(t, Config{})
-	id := ID("claude-7", "/home/ana/shop")
-	base := Beat{AgentID: "claude-7", Brain: "/home/ana/shop"}
-	beat := func(f func(*Beat)) BeatResult {
+	svc, store, clk, _ := newTestService(t, presence.Config{})
+	id := presence.ID("claude-7", "/home/ana/shop")
+	base := presence.Beat{AgentID: "claude-7", Brain: "/home/ana/shop"}
+	beat := func(f func(*presence.Beat)) presence.BeatResult {
 		b := base
 		if f != nil {
 			f(&b)
@@ -175,7 +180,7 @@ func TestServiceThrottle(t *testing.T) {
 		return mustBeat(t, svc, b)
 	}
 	wantWrites := int64(0)
-	expectWrite := func(step string, res BeatResult, stored bool) {
+	expectWrite := func(step string, res presence.BeatResult, stored bool) {
 		t.Helper()
 		if stored {
 			wantWrites++
@@ -186,14 +191,14 @@ func TestServiceThrottle(t *testing.T) {
 		if got := svc.Stats().Writes; got != wantWrites {
 			t.Errorf("%s: got %d writes, want %d", step, got, wantWrites)
 		}
-		disk := readStoredRecord(t, store, id)
+		disk := dirstoretest.ReadRecord(t, store.Dir(), id)
 		mem := snapshotRecord(t, svc, id)
 		if stored && !reflect.DeepEqual(disk, mem) {
 			t.Errorf("%s: stored record differs from memory:\ngot  %#v\nwant %#v", step, disk, mem)
 		}
 	}
 
-	expectWrite("first beat", beat(func(b *Beat) { b.Theme = "t1" }), true)
+	expectWrite("first beat", beat(func(b *presence.Beat) { b.Theme = "t1" }), true)
 
 	clk.Advance(time.Second)
 	res := beat(nil)
@@ -201,11 +206,11 @@ func TestServiceThrottle(t *testing.T) {
 	if res.Reason == "" {
 		t.Errorf("throttled beat: got no reason, want one")
 	}
-	if got, want := readStoredRecord(t, store, id), (struct{ last, count int64 }{t0, 1}); got.LastBeatMs != want.last || got.QueryCount != want.count {
+	if got, want := dirstoretest.ReadRecord(t, store.Dir(), id), (struct{ last, count int64 }{presencetest.T0, 1}); got.LastBeatMs != want.last || got.QueryCount != want.count {
 		t.Errorf("file after a throttled beat: got last_beat %d count %d, want %d %d (not written)", got.LastBeatMs, got.QueryCount, want.last, want.count)
 	}
-	if got := snapshotRecord(t, svc, id); got.LastBeatMs != t0+1000 || got.QueryCount != 2 {
-		t.Errorf("snapshot after a throttled beat: got last_beat %d count %d, want %d 2 (from memory)", got.LastBeatMs, got.QueryCount, t0+1000)
+	if got := snapshotRecord(t, svc, id); got.LastBeatMs != presencetest.T0+1000 || got.QueryCount != 2 {
+		t.Errorf("snapshot after a throttled beat: got last_beat %d count %d, want %d 2 (from memory)", got.LastBeatMs, got.QueryCount, presencetest.T0+1000)
 	}
 	if got := svc.Stats().Throttled; got != 1 {
 		t.Errorf("Throttled: got %d, want 1", got)
@@ -214,17 +219,17 @@ func TestServiceThrottle(t *testing.T) {
 	// Each changed declaration forces a write at once, inside the window.
 	for _, step := range []struct {
 		name string
-		f    func(*Beat)
+		f    func(*presence.Beat)
 	}{
-		{"theme", func(b *Beat) { b.Theme = "t2" }},
-		{"worktree", func(b *Beat) { b.Worktree = "/w/wt" }},
-		{"working_set", func(b *Beat) { b.WorkingSet = []string{"src"} }},
-		{"working_set changed", func(b *Beat) { b.WorkingSet = []string{"src", "go.mod"} }},
-		{"declared_intent", func(b *Beat) { b.DeclaredIntent = "edit" }},
-		{"caller_root", func(b *Beat) { b.CallerRoot = "/w/wt/src" }},
-		{"kind", func(b *Beat) { b.Kind = "executor" }},
-		{"task_ref", func(b *Beat) { b.TaskRef = "msn_1" }},
-		{"first observed mutation", func(b *Beat) { b.Tool = "Edit" }},
+		{"theme", func(b *presence.Beat) { b.Theme = "t2" }},
+		{"worktree", func(b *presence.Beat) { b.Worktree = "/w/wt" }},
+		{"working_set", func(b *presence.Beat) { b.WorkingSet = []string{"src"} }},
+		{"working_set changed", func(b *presence.Beat) { b.WorkingSet = []string{"src", "go.mod"} }},
+		{"declared_intent", func(b *presence.Beat) { b.DeclaredIntent = "edit" }},
+		{"caller_root", func(b *presence.Beat) { b.CallerRoot = "/w/wt/src" }},
+		{"kind", func(b *presence.Beat) { b.Kind = "executor" }},
+		{"task_ref", func(b *presence.Beat) { b.TaskRef = "msn_1" }},
+		{"first observed mutation", func(b *presence.Beat) { b.Tool = "Edit" }},
 	} {
 		clk.Advance(100 * time.Millisecond)
 		expectWrite("changed "+step.name, beat(step.f), true)
@@ -234,12 +239,12 @@ func TestServiceThrottle(t *testing.T) {
 	// A second observed mutation is no new signal: it waits for the window,
 	// but memory has its time.
 	clk.Advance(100 * time.Millisecond)
-	expectWrite("second observed mutation", beat(func(b *Beat) { b.Tool = "Write" }), false)
+	expectWrite("second observed mutation", beat(func(b *presence.Beat) { b.Tool = "Write" }), false)
 	held := snapshotRecord(t, svc, id)
 	if got, want := held.Mutation.ObservedAtMs, clk.Now().UnixMilli(); got != want {
 		t.Errorf("observed_at in memory: got %d, want %d", got, want)
 	}
-	if disk := readStoredRecord(t, store, id); reflect.DeepEqual(disk, held) {
+	if disk := dirstoretest.ReadRecord(t, store.Dir(), id); reflect.DeepEqual(disk, held) {
 		t.Fatalf("file equals memory before the flush: the test would prove nothing")
 	}
 
@@ -257,7 +262,7 @@ func TestServiceThrottle(t *testing.T) {
 	if got := svc.Stats().Writes; got != wantWrites {
 		t.Errorf("writes after FlushDue: got %d, want %d", got, wantWrites)
 	}
-	if got := readStoredRecord(t, store, id); !reflect.DeepEqual(got, held) {
+	if got := dirstoretest.ReadRecord(t, store.Dir(), id); !reflect.DeepEqual(got, held) {
 		t.Errorf("file after FlushDue:\ngot  %#v\nwant %#v", got, held)
 	}
 	if n := svc.FlushDue(ctx, true); n != 0 {
@@ -271,41 +276,41 @@ func TestServiceThrottle(t *testing.T) {
 	if n := svc.FlushDue(ctx, true); n != 1 {
 		t.Errorf("FlushDue(force): got %d written, want 1", n)
 	}
-	if got := readStoredRecord(t, store, id); !reflect.DeepEqual(got, held) {
+	if got := dirstoretest.ReadRecord(t, store.Dir(), id); !reflect.DeepEqual(got, held) {
 		t.Errorf("file after FlushDue(force):\ngot  %#v\nwant %#v", got, held)
 	}
 	if got, want := held.QueryCount, int64(22); got != want {
 		t.Errorf("query_count: got %d, want %d", got, want)
 	}
-	if got, want := held.FirstSeenMs, t0; got != want {
+	if got, want := held.FirstSeenMs, presencetest.T0; got != want {
 		t.Errorf("first_seen_ms: got %d, want %d", got, want)
 	}
 }
 
 // A Hall that restarts picks up its presences where the store left them.
 func TestServiceBeatSeedsFromStore(t *testing.T) {
-	store := mustOpenDirStore(t)
-	clk := newTestClock(t0)
-	prev := newRec("claude-7", "/b", withWorktree("/w"), withLastBeat(t0-10000))
-	prev.FirstSeenMs, prev.QueryCount = t0-60000, 41
+	store := dirstoretest.Open(t)
+	clk := presencetest.NewClock(presencetest.T0)
+	prev := presencetest.Rec("claude-7", "/b", presencetest.Worktree("/w"), presencetest.LastBeat(presencetest.T0-10000))
+	prev.FirstSeenMs, prev.QueryCount = presencetest.T0-60000, 41
 	if err := store.Upsert(context.Background(), prev); err != nil {
 		t.Fatal(err)
 	}
-	svc := NewService(store, Config{Now: clk.Now})
-	res := mustBeat(t, svc, Beat{AgentID: "claude-7", Brain: "/b"})
+	svc := presence.NewService(store, presence.Config{Now: clk.Now})
+	res := mustBeat(t, svc, presence.Beat{AgentID: "claude-7", Brain: "/b"})
 	if !res.Stored {
 		t.Errorf("first beat after restart: got %+v, want stored", res)
 	}
-	got := readStoredRecord(t, store, prev.PresenceID)
-	if got.FirstSeenMs != t0-60000 || got.QueryCount != 42 || got.Worktree != "/w" || got.LastBeatMs != t0 {
+	got := dirstoretest.ReadRecord(t, store.Dir(), prev.PresenceID)
+	if got.FirstSeenMs != presencetest.T0-60000 || got.QueryCount != 42 || got.Worktree != "/w" || got.LastBeatMs != presencetest.T0 {
 		t.Errorf("after restart: got first_seen %d count %d worktree %q last_beat %d, want %d 42 /w %d",
-			got.FirstSeenMs, got.QueryCount, got.Worktree, got.LastBeatMs, t0-60000, t0)
+			got.FirstSeenMs, got.QueryCount, got.Worktree, got.LastBeatMs, presencetest.T0-60000, presencetest.T0)
 	}
 	// A stale stored state is a new session: first_seen starts again.
-	clk.Advance(DefaultTTL + time.Second)
-	svc2 := NewService(store, Config{Now: clk.Now})
-	mustBeat(t, svc2, Beat{AgentID: "claude-7", Brain: "/b"})
-	got = readStoredRecord(t, store, prev.PresenceID)
+	clk.Advance(presence.DefaultTTL + time.Second)
+	svc2 := presence.NewService(store, presence.Config{Now: clk.Now})
+	mustBeat(t, svc2, presence.Beat{AgentID: "claude-7", Brain: "/b"})
+	got = dirstoretest.ReadRecord(t, store.Dir(), prev.PresenceID)
 	if now := clk.Now().UnixMilli(); got.FirstSeenMs != now || got.QueryCount != 1 {
 		t.Errorf("after a stale restart: got first_seen %d count %d, want %d 1", got.FirstSeenMs, got.QueryCount, now)
 	}
@@ -343,10 +348,10 @@ func makeUnwritable(tb testing.TB, dir string) {
 }
 
 func TestServiceBeatFailOpen(t *testing.T) {
-	svc, store, _, logs := newTestService(t, Config{})
+	svc, store, _, logs := newTestService(t, presence.Config{})
 	makeUnwritable(t, store.Dir())
 
-	res, err := svc.Beat(context.Background(), Beat{AgentID: "claude-7", Brain: "/b", Theme: "t"})
+	res, err := svc.Beat(context.Background(), presence.Beat{AgentID: "claude-7", Brain: "/b", Theme: "t"})
 	if err != nil {
 		t.Fatalf("Beat on an unwritable store: got error %v, want none", err)
 	}
@@ -356,7 +361,7 @@ func TestServiceBeatFailOpen(t *testing.T) {
 	if res.Reason == "" {
 		t.Errorf("Reason: got empty, want why it was not stored")
 	}
-	if got, want := res.PresenceID, ID("claude-7", "/b"); got != want {
+	if got, want := res.PresenceID, presence.ID("claude-7", "/b"); got != want {
 		t.Errorf("PresenceID: got %q, want %q", got, want)
 	}
 	st := svc.Stats()
@@ -368,7 +373,7 @@ func TestServiceBeatFailOpen(t *testing.T) {
 	}
 	// A second beat within the window tries again rather than pretending
 	// the first one landed.
-	res = mustBeat(t, svc, Beat{AgentID: "claude-7", Brain: "/b", Theme: "t"})
+	res = mustBeat(t, svc, presence.Beat{AgentID: "claude-7", Brain: "/b", Theme: "t"})
 	if res.Stored || res.Throttled {
 		t.Errorf("second beat: got stored=%v throttled=%v, want a new failed attempt", res.Stored, res.Throttled)
 	}
@@ -385,7 +390,7 @@ func TestServiceBeatFailOpen(t *testing.T) {
 // count is exact once the held state is flushed.
 func TestServiceConcurrentBeatsOnePresence(t *testing.T) {
 	ctx := context.Background()
-	svc, store, clk, _ := newTestService(t, Config{})
+	svc, store, clk, _ := newTestService(t, presence.Config{})
 	const n = 100
 	var wg sync.WaitGroup
 	start := make(chan struct{})
@@ -395,7 +400,7 @@ func TestServiceConcurrentBeatsOnePresence(t *testing.T) {
 		go func(i int) {
 			defer wg.Done()
 			<-start
-			b := Beat{AgentID: "claude-7", Brain: "/home/ana/shop", Tool: "Read"}
+			b := presence.Beat{AgentID: "claude-7", Brain: "/home/ana/shop", Tool: "Read"}
 			if i%10 == 0 {
 				b.DeclaredIntent = fmt.Sprintf("step %d", i) // a changed signal: written at once
 			}
@@ -432,27 +437,27 @@ func TestServiceConcurrentBeatsOnePresence(t *testing.T) {
 	}
 	svc.FlushDue(ctx, true)
 
-	id := ID("claude-7", "/home/ana/shop")
-	if got, want := dirNames(t, store.Dir()), []string{id + ".json"}; !reflect.DeepEqual(got, want) {
+	id := presence.ID("claude-7", "/home/ana/shop")
+	if got, want := dirstoretest.Names(t, store.Dir()), []string{id + ".json"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("folder: got %v, want %v", got, want)
 	}
-	disk := readStoredRecord(t, store, id)
+	disk := dirstoretest.ReadRecord(t, store.Dir(), id)
 	if got := disk.QueryCount; got != n {
 		t.Errorf("query_count on disk: got %d, want %d", got, n)
 	}
 	if got := snapshotRecord(t, svc, id).QueryCount; got != n {
 		t.Errorf("query_count in Snapshot: got %d, want %d", got, n)
 	}
-	if disk.FirstSeenMs < t0 || disk.FirstSeenMs > disk.LastBeatMs {
-		t.Errorf("first_seen_ms: got %d, want between %d and last_beat %d", disk.FirstSeenMs, t0, disk.LastBeatMs)
+	if disk.FirstSeenMs < presencetest.T0 || disk.FirstSeenMs > disk.LastBeatMs {
+		t.Errorf("first_seen_ms: got %d, want between %d and last_beat %d", disk.FirstSeenMs, presencetest.T0, disk.LastBeatMs)
 	}
 }
 
 func TestServiceLeave(t *testing.T) {
 	ctx := context.Background()
-	svc, store, _, _ := newTestService(t, Config{})
-	res := mustBeat(t, svc, Beat{AgentID: "claude-7", Brain: "/b", Worktree: "/w", Tool: "Edit"})
-	other := mustBeat(t, svc, Beat{AgentID: "codex-1", Brain: "/b", Worktree: "/w", Tool: "Edit"})
+	svc, store, _, _ := newTestService(t, presence.Config{})
+	res := mustBeat(t, svc, presence.Beat{AgentID: "claude-7", Brain: "/b", Worktree: "/w", Tool: "Edit"})
+	other := mustBeat(t, svc, presence.Beat{AgentID: "codex-1", Brain: "/b", Worktree: "/w", Tool: "Edit"})
 	if len(other.Collisions) != 1 {
 		t.Fatalf("collisions before leave: got %d, want 1", len(other.Collisions))
 	}
@@ -479,39 +484,39 @@ func TestServiceLeave(t *testing.T) {
 		t.Errorf("file after Leave and FlushDue: got %v, want it gone", err)
 	}
 
-	if err := svc.Leave(ctx, res.PresenceID); ErrorCode(err) != ENOTFOUND {
-		t.Errorf("Leave twice: got %v, want code %q", err, ENOTFOUND)
+	if err := svc.Leave(ctx, res.PresenceID); presence.ErrorCode(err) != presence.ENOTFOUND {
+		t.Errorf("Leave twice: got %v, want code %q", err, presence.ENOTFOUND)
 	}
-	if err := svc.Leave(ctx, "prs_000000000000"); ErrorCode(err) != ENOTFOUND {
-		t.Errorf("Leave unknown: got %v, want code %q", err, ENOTFOUND)
+	if err := svc.Leave(ctx, "prs_000000000000"); presence.ErrorCode(err) != presence.ENOTFOUND {
+		t.Errorf("Leave unknown: got %v, want code %q", err, presence.ENOTFOUND)
 	}
 	for _, bad := range []string{"", "../x", "prs_XYZ", "prs_cc073e458413/../x"} {
-		if err := svc.Leave(ctx, bad); ErrorCode(err) != EINVALID {
-			t.Errorf("Leave(%q): got %v, want code %q", bad, err, EINVALID)
+		if err := svc.Leave(ctx, bad); presence.ErrorCode(err) != presence.EINVALID {
+			t.Errorf("Leave(%q): got %v, want code %q", bad, err, presence.EINVALID)
 		}
 	}
 	// A presence another writer stored is left the same way.
-	foreign := newRec("m1nd", "/b", withLastBeat(t0))
+	foreign := presencetest.Rec("m1nd", "/b", presencetest.LastBeat(presencetest.T0))
 	if err := store.Upsert(ctx, foreign); err != nil {
 		t.Fatal(err)
 	}
 	if err := svc.Leave(ctx, foreign.PresenceID); err != nil {
 		t.Errorf("Leave(foreign): got %v, want nil", err)
 	}
-	if got, want := dirNames(t, store.Dir()), []string{other.PresenceID + ".json"}; !reflect.DeepEqual(got, want) {
+	if got, want := dirstoretest.Names(t, store.Dir()), []string{other.PresenceID + ".json"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("folder: got %v, want %v", got, want)
 	}
 }
 
 func TestServiceSnapshotUnreadableStore(t *testing.T) {
-	svc, store, _, _ := newTestService(t, Config{Brains: []string{"/configured"}})
-	mustBeat(t, svc, Beat{AgentID: "a", Brain: "/b"})
+	svc, store, _, _ := newTestService(t, presence.Config{Brains: []string{"/configured"}})
+	mustBeat(t, svc, presence.Beat{AgentID: "a", Brain: "/b"})
 	if err := os.RemoveAll(store.Dir()); err != nil {
 		t.Fatal(err)
 	}
 	snap, err := svc.Snapshot(context.Background())
-	if ErrorCode(err) != EUNAVAILABLE {
-		t.Errorf("Snapshot over a missing folder: got %v, want code %q", err, EUNAVAILABLE)
+	if presence.ErrorCode(err) != presence.EUNAVAILABLE {
+		t.Errorf("Snapshot over a missing folder: got %v, want code %q", err, presence.EUNAVAILABLE)
 	}
 	if len(snap.Live) != 0 || len(snap.Collisions) != 0 {
 		t.Errorf("Snapshot over a missing folder: got %d live, %d collisions, want the roster dropped whole", len(snap.Live), len(snap.Collisions))
@@ -526,19 +531,15 @@ func TestServiceSnapshotUnreadableStore(t *testing.T) {
 // bounded by the live sessions.
 func TestServiceForgetsStaleProjections(t *testing.T) {
 	ctx := context.Background()
-	svc, store, clk, _ := newTestService(t, Config{})
-	mustBeat(t, svc, Beat{AgentID: "written", Brain: "/b"})
+	svc, store, clk, _ := newTestService(t, presence.Config{})
+	mustBeat(t, svc, presence.Beat{AgentID: "written", Brain: "/b"})
 	clk.Advance(time.Second)
-	mustBeat(t, svc, Beat{AgentID: "written", Brain: "/b"}) // throttled: dirty
+	mustBeat(t, svc, presence.Beat{AgentID: "written", Brain: "/b"}) // throttled: dirty
 	makeUnwritable(t, store.Dir())
 	for i := 0; i < 20; i++ {
-		mustBeat(t, svc, Beat{AgentID: fmt.Sprintf("lost-%d", i), Brain: "/b"})
+		mustBeat(t, svc, presence.Beat{AgentID: fmt.Sprintf("lost-%d", i), Brain: "/b"})
 	}
-	entries := func() int {
-		svc.mu.Lock()
-		defer svc.mu.Unlock()
-		return len(svc.entries)
-	}
+	entries := svc.Projections
 	if got, want := entries(), 21; got != want {
 		t.Fatalf("projections while live: got %d, want %d", got, want)
 	}
@@ -546,7 +547,7 @@ func TestServiceForgetsStaleProjections(t *testing.T) {
 	if got, want := entries(), 21; got != want {
 		t.Fatalf("projections after a flush while live: got %d, want %d", got, want)
 	}
-	clk.Advance(DefaultTTL + time.Second)
+	clk.Advance(presence.DefaultTTL + time.Second)
 	if n := svc.FlushDue(ctx, true); n != 0 {
 		t.Errorf("FlushDue of stale states: got %d written, want 0", n)
 	}

@@ -1,4 +1,4 @@
-package presence
+package presence_test
 
 import (
 	"context"
@@ -6,6 +6,10 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/hall-dev/hall/internal/dirstore/dirstoretest"
+	"github.com/hall-dev/hall/internal/presence"
+	"github.com/hall-dev/hall/internal/presence/presencetest"
 )
 
 // Record.Equal must see a change in any field, or a change would go
@@ -13,7 +17,7 @@ import (
 // stream would miss an update. A field added to Record fails here until
 // Equal compares it.
 func TestRecordEqualSeesEveryField(t *testing.T) {
-	base := newRec("a", brain, withWS("src"), withCallerRoot("/r"), withWorktree("/w"))
+	base := presencetest.Rec("a", brain, presencetest.WS("src"), presencetest.CallerRoot("/r"), presencetest.Worktree("/w"))
 	if clone := base.Clone(); !base.Equal(&base) || !base.Equal(&clone) {
 		t.Fatal("Equal: a record differs from itself")
 	}
@@ -76,11 +80,11 @@ func splitPath(p string) []string {
 // writes, beats, leaves, brains emptied and records going stale.
 func TestSnapshotCollisionsEqualAWholeDerivation(t *testing.T) {
 	ctx := context.Background()
-	clk := newTestClock(t0)
-	store := mustOpenDirStore(t)
-	svc := NewService(store, Config{Now: clk.Now})
+	clk := presencetest.NewClock(presencetest.T0)
+	store := dirstoretest.Open(t)
+	svc := presence.NewService(store, presence.Config{Now: clk.Now})
 	rng := rand.New(rand.NewSource(3))
-	roster := benchRoster(300)
+	roster := presencetest.BenchRoster(300)
 	for i := range roster {
 		roster[i].TTLMs = int64(60_000 + rng.Intn(120_000))
 		if err := store.Upsert(ctx, roster[i]); err != nil {
@@ -92,7 +96,7 @@ func TestSnapshotCollisionsEqualAWholeDerivation(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := CollisionsIn("", snap.Live)
+		want := presence.CollisionsIn("", snap.Live)
 		if !reflect.DeepEqual(snap.Collisions, want) {
 			t.Fatalf("step %d: Snapshot's collisions (%d) differ from CollisionsIn over its live roster (%d)", step, len(snap.Collisions), len(want))
 		}
@@ -108,7 +112,7 @@ func TestSnapshotCollisionsEqualAWholeDerivation(t *testing.T) {
 				store.Delete(ctx, r.PresenceID)
 				continue
 			case 1:
-				r.Mutation = Mutation{}
+				r.Mutation = presence.Mutation{}
 			case 2:
 				r.Worktree, r.CallerRoot = roster[rng.Intn(len(roster))].Worktree, ""
 			case 3:

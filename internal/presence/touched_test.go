@@ -109,25 +109,3 @@ func TestSignalSeesNewTouchedFiles(t *testing.T) {
 		t.Error("a new touched file did not change the signal")
 	}
 }
-
-func TestRecordTouchedRoundTrip(t *testing.T) {
-	r := newRec("claude-1/sub", "/srv/shop", func(r *Record) {
-		r.Touched = []Touch{{Path: "/srv/shop/b.go", AtMs: t0}}
-		r.TouchedOmitted = 3
-		r.ParentPresenceID = ID("claude-1", "/srv/shop")
-	})
-	data, err := EncodeRecord(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(data), `"touched": [`) || !strings.Contains(string(data), `"parent_presence_id"`) {
-		t.Errorf("encoded: %s", data)
-	}
-	back, err := DecodeRecord(data)
-	if err != nil || !back.Equal(&r) {
-		t.Errorf("round trip: got %+v, %v", back, err)
-	}
-	if back, _ := DecodeRecord([]byte(`{"presence_id":"p","agent_id":"a","brain":"/b","last_beat_ms":1,"touched":[]}`)); back.Touched != nil {
-		t.Errorf(`"touched": [] decoded to %v, want nil`, back.Touched)
-	}
-}

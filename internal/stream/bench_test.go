@@ -12,7 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hall-dev/hall/internal/eventually"
 	"github.com/hall-dev/hall/internal/presence"
+	"github.com/hall-dev/hall/internal/presence/presencetest"
 	"github.com/hall-dev/hall/internal/stream"
 )
 
@@ -35,27 +37,17 @@ func BenchmarkChangeToSubscriber(b *testing.B) {
 		if i%100 == 99 { // one pair a brain shares a worktree: 10 collisions
 			wt = i - 1
 		}
-		recs[i] = presence.Record{
-			Schema: presence.Schema, PresenceID: presence.ID(agent, brain), AgentID: agent, Brain: brain,
-			Worktree: fmt.Sprintf("%s/wt-%d", brain, wt), WorkingSet: []string{"src/", "go.mod"},
-			Mutation: presence.Mutation{DeclaredIntent: "edit"}, FirstSeenMs: now, LastBeatMs: now, TTLMs: 3_600_000,
-		}
+		recs[i] = presencetest.Rec(agent, brain, presencetest.Worktree(fmt.Sprintf("%s/wt-%d", brain, wt)),
+			presencetest.WS("src/", "go.mod"), presencetest.Intent("edit"), presencetest.At(now), presencetest.TTL(3_600_000))
 		if err := th.store.Upsert(context.Background(), recs[i]); err != nil {
 			b.Fatal(err)
 		}
 	}
 	b.Logf("setup: %d records written in %s", presences, time.Since(time.UnixMilli(now)))
-	deadline := time.Now().Add(time.Minute)
-	for {
+	eventually.True(b, time.Minute, "the hall to see every presence", func() bool {
 		snap, err := th.hub.Snapshot(context.Background())
-		if err == nil && len(snap.Live) == presences {
-			break
-		}
-		if time.Now().After(deadline) {
-			b.Fatalf("the hall never saw %d presences", presences)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return err == nil && len(snap.Live) == presences
+	})
 
 	b.Logf("setup: hall sees them at %s", time.Since(time.UnixMilli(now)))
 	// Subscribers: raw readers that note when the awaited marker arrives.

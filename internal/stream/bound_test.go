@@ -12,6 +12,7 @@ import (
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/presence"
 	"github.com/hall-dev/hall/internal/stream"
+	"github.com/hall-dev/hall/internal/stream/streamtest"
 )
 
 // TestHubRebuildsTheViewUnderTheBound: with a bound so small that the
@@ -32,7 +33,7 @@ func TestHubRebuildsTheViewUnderTheBound(t *testing.T) {
 	type sub struct {
 		name string
 		q    url.Values
-		f    *follower
+		f    *streamtest.Follower
 		view stream.View
 		// expect is the view the filter asks for, from a hub snapshot.
 		expect               func(presence.Snapshot) contract.PresencesResponse
@@ -58,7 +59,7 @@ func TestHubRebuildsTheViewUnderTheBound(t *testing.T) {
 		}},
 	}
 	for _, s := range subs {
-		s.f = follow(t, th.srv.URL+"?"+s.q.Encode(), "")
+		s.f = streamtest.Follow(t, th.srv.URL+"?"+s.q.Encode(), "")
 	}
 	// apply folds one event into a subscriber's view, counting what the
 	// bound alone did.
@@ -86,14 +87,13 @@ func TestHubRebuildsTheViewUnderTheBound(t *testing.T) {
 			want := s.expect(snap)
 			deadline := time.After(wait)
 			for !(same(s.view.Response(), want) && (s.name != "owner-wide" || s.view.Cursor == cursor)) {
-				select {
-				case ev := <-s.f.events:
-					apply(s, ev)
-				case <-deadline:
+				ev, ok := s.f.NextBefore(deadline)
+				if !ok {
 					got, _ := json.Marshal(s.view.Response())
 					exp, _ := json.Marshal(want)
 					t.Fatalf("step %d, %s: the rebuilt view never matched\ngot  %s\nwant %s", step, s.name, got, exp)
 				}
+				apply(s, ev)
 			}
 		}
 	}

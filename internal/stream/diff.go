@@ -401,15 +401,9 @@ func (f Filter) total(c *change) (int, bool) {
 // for a presence or collisions only.
 func (f Filter) response(snap presence.Snapshot, err error, cursor string) contract.PresencesResponse {
 	if err != nil {
-		code, detail := contract.RosterError(err)
-		return contract.PresencesResponse{
-			Presences:  []contract.Presence{},
-			Collisions: []contract.Collision{},
-			ServedAtMs: snap.AtMs,
-			Cursor:     cursor,
-			Error:      code,
-			Detail:     detail,
-		}
+		resp := contract.Dropped(err, snap.AtMs)
+		resp.Cursor = cursor
+		return resp
 	}
 	s := snap.ForBrain(f.Brain)
 	if f.PresenceID != "" {

@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"runtime"
 	"strings"
 	"sync"
@@ -15,8 +14,12 @@ import (
 	"time"
 
 	"github.com/hall-dev/hall/internal/dirstore"
+	"github.com/hall-dev/hall/internal/dirstore/dirstoretest"
+	"github.com/hall-dev/hall/internal/eventually"
 	"github.com/hall-dev/hall/internal/presence"
+	"github.com/hall-dev/hall/internal/presence/presencetest"
 	"github.com/hall-dev/hall/internal/stream"
+	"github.com/hall-dev/hall/internal/stream/streamtest"
 )
 
 // wait bounds "it eventually happens": generous for a loaded 2-core machine
@@ -26,7 +29,6 @@ const wait = 20 * time.Second
 // testHall is a real presence service over a temp registry, followed by a
 // hub, served on 127.0.0.1:0.
 type testHall struct {
-	root  string
 	store *dirstore.Store
 	svc   *presence.Service
 	hub   *stream.Hub
@@ -41,11 +43,7 @@ func newTestHall(tb testing.TB, cfg stream.Config) *testHall {
 // newTestHallWith is newTestHall with the service configured by svcCfg.
 func newTestHallWith(tb testing.TB, cfg stream.Config, svcCfg presence.Config) *testHall {
 	tb.Helper()
-	root := tb.TempDir()
-	store := dirstore.New(root)
-	if err := store.Init(); err != nil {
-		tb.Fatal(err)
-	}
+	store := dirstoretest.Open(tb)
 	log := slog.New(slog.DiscardHandler)
 	svcCfg.Logger = log
 	svc := presence.NewService(store, svcCfg)
@@ -68,7 +66,7 @@ func newTestHallWith(tb testing.TB, cfg stream.Config, svcCfg presence.Config) *
 		cancel()
 		<-done
 	})
-	return &testHall{root: root, store: store, svc: svc, hub: hub, srv: srv}
+	return &testHall{store: store, svc: svc, hub: hub, srv: srv}
 }
 
 // beat takes one in-process beat and brings the hub up to date, so each
@@ -83,58 +81,13 @@ func (th *testHall) beat(tb testing.TB, b presence.Beat) {
 	}
 }
 
-// follower follows the hub's stream with the real client.
-type follower struct {
-	client *stream.Client
-	events chan stream.Event
-	cancel context.CancelFunc
-	done   chan struct{}
-	drops  int
-	mu     sync.Mutex
-}
-
-func follow(tb testing.TB, u, lastID string) *follower {
-	tb.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	f := &follower{events: make(chan stream.Event, 1<<12), cancel: cancel, done: make(chan struct{})}
-	f.client = &stream.Client{URL: u, LastEventID: lastID, MinWait: 10 * time.Millisecond, MaxWait: 100 * time.Millisecond,
-		OnDisconnect: func(error, time.Duration) { f.mu.Lock(); f.drops++; f.mu.Unlock() }}
-	go func() {
-		defer close(f.done)
-		_ = f.client.Follow(ctx, func(ev stream.Event) error {
-			select {
-			case f.events <- ev:
-				return nil
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-		})
-	}()
-	tb.Cleanup(func() { cancel(); <-f.done })
-	return f
-}
-
-func (f *follower) next(tb testing.TB, what string) stream.Event {
-	tb.Helper()
-	select {
-	case ev := <-f.events:
-		return ev
-	case <-time.After(wait):
-		tb.Fatalf("timed out waiting for %s", what)
-		return stream.Event{}
-	}
-}
-
 // TestHubMemoryFlatAcross100kDiffs: the history is bounded and nothing else
 // accumulates, however many diffs a run emits.
 func TestHubMemoryFlatAcross100kDiffs(t *testing.T) {
 	th := newTestHall(t, stream.Config{History: 512})
-	f := follow(t, th.srv.URL, "")
-	f.next(t, "the snapshot")
-	go func() { // drain whatever reaches the follower
-		for range f.events {
-		}
-	}()
+	f := streamtest.Follow(t, th.srv.URL, "")
+	f.Next(t, "the snapshot")
+	f.Discard() // kept connected; its events are not read
 
 	heap := func() uint64 {
 		runtime.GC()
@@ -164,19 +117,6 @@ func TestHubMemoryFlatAcross100kDiffs(t *testing.T) {
 	}
 }
 
-// stalledClient opens a stream over raw TCP and never reads a byte of it.
-func stalledClient(tb testing.TB, base string) net.Conn {
-	tb.Helper()
-	u, _ := url.Parse(base)
-	c, err := net.Dial("tcp", u.Host)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	fmt.Fprintf(c, "GET / HTTP/1.1\r\nHost: %s\r\nAccept: text/event-stream\r\n\r\n", u.Host)
-	tb.Cleanup(func() { c.Close() })
-	return c
-}
-
 // bigBeat is a beat whose record is ~64 KiB, so a client that does not
 // read fills its socket buffers in a few dozen diffs.
 func bigBeat(agent string) presence.Beat {
@@ -192,16 +132,10 @@ func bigBeat(agent string) presence.Beat {
 // in lockstep with the writer, before, while and after it is stuck.
 func TestHubStalledSubscriberDoesNotDelayOthers(t *testing.T) {
 	th := newTestHall(t, stream.Config{Buffer: 4})
-	healthy := follow(t, th.srv.URL, "")
-	healthy.next(t, "the snapshot")
-	stalledClient(t, th.srv.URL)
-	deadline := time.Now().Add(wait)
-	for th.hub.Stats().Subscribers != 2 {
-		if time.Now().After(deadline) {
-			t.Fatal("the stalled client never subscribed")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	healthy := streamtest.Follow(t, th.srv.URL, "")
+	healthy.Next(t, "the snapshot")
+	streamtest.Stalled(t, th.srv.URL)
+	eventually.True(t, wait, "the stalled client to subscribe", func() bool { return th.hub.Stats().Subscribers == 2 })
 
 	b := bigBeat("big-1")
 	var seq uint64
@@ -219,7 +153,7 @@ func TestHubStalledSubscriberDoesNotDelayOthers(t *testing.T) {
 		case <-time.After(wait):
 			t.Fatalf("diff %d: the writer is stuck behind the stalled subscriber", seq+1)
 		}
-		ev := healthy.next(t, fmt.Sprintf("diff %d at the healthy subscriber", seq+1))
+		ev := healthy.Next(t, fmt.Sprintf("diff %d at the healthy subscriber", seq+1))
 		if ev.Diff == nil || ev.Diff.Seq != seq+1 {
 			t.Fatalf("healthy subscriber: got %+v, want diff %d", ev, seq+1)
 		}
@@ -240,47 +174,113 @@ func TestHubStalledSubscriberDoesNotDelayOthers(t *testing.T) {
 	if st.Subscribers != 1 || st.Dropped != 1 {
 		t.Errorf("after the stall: %d subscribers, %d dropped; want the healthy one left, the stalled one dropped", st.Subscribers, st.Dropped)
 	}
-	healthy.mu.Lock()
-	defer healthy.mu.Unlock()
-	if healthy.drops != 0 {
-		t.Errorf("the healthy subscriber was disconnected %d times, want 0", healthy.drops)
+	if d := healthy.Drops(); d != 0 {
+		t.Errorf("the healthy subscriber was disconnected %d times, want 0", d)
 	}
 	t.Logf("stalled subscriber dropped after %d diffs of ~64 KiB", seq-10)
 }
 
+// gate holds a client's reads while closed: a subscriber that stops
+// reading its socket, then reads again.
+type gate struct {
+	mu   sync.Mutex
+	open chan struct{} // closed while reads may go on
+}
+
+func newGate() *gate {
+	g := &gate{open: make(chan struct{})}
+	close(g.open)
+	return g
+}
+
+func (g *gate) pause() {
+	g.mu.Lock()
+	g.open = make(chan struct{})
+	g.mu.Unlock()
+}
+
+func (g *gate) resume() {
+	g.mu.Lock()
+	close(g.open)
+	g.mu.Unlock()
+}
+
+func (g *gate) wait() {
+	g.mu.Lock()
+	open := g.open
+	g.mu.Unlock()
+	<-open
+}
+
+// client makes a stream client read through the gate.
+func (g *gate) client(c *stream.Client) {
+	dial := (&net.Dialer{}).DialContext
+	c.HTTP = &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		conn, err := dial(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return gatedConn{conn, g}, nil
+	}}}
+}
+
+type gatedConn struct {
+	net.Conn
+	g *gate
+}
+
+func (c gatedConn) Read(b []byte) (int, error) {
+	c.g.wait()
+	return c.Conn.Read(b)
+}
+
 // TestHubSlowSubscriberResumes: a subscriber too slow for its queue is
 // dropped; its client reconnects with Last-Event-ID and resumes from the
-// history, so it still sees every diff once, in order.
+// history, so it still sees every diff once, in order. The subscriber is
+// made slow for certain: it stops reading while ~64 KiB diffs fill its
+// socket, so the hub must drop it, then reads again.
 func TestHubSlowSubscriberResumes(t *testing.T) {
 	th := newTestHall(t, stream.Config{Buffer: 1})
-	f := follow(t, th.srv.URL, "")
-	f.next(t, "the snapshot")
-	const n = 300
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		b := presence.Beat{AgentID: "fast-1", Brain: "/srv/slow"}
-		for i := 0; i < n; i++ {
-			b.Tool = fmt.Sprintf("t%d", i%10)
-			th.beat(t, b)
-		}
-	}()
-	var seq uint64
-	for seq < n {
-		ev := f.next(t, fmt.Sprintf("diff %d", seq+1))
-		if ev.Snapshot != nil {
-			t.Fatalf("after diff %d: a snapshot; the history should have resumed it", seq)
-		}
-		if ev.Diff.Seq != seq+1 {
-			t.Fatalf("got diff %d after %d: lost or repeated", ev.Diff.Seq, seq)
-		}
-		seq++
-		time.Sleep(time.Millisecond) // slower than the writer
+	g := newGate()
+	f := streamtest.Follow(t, th.srv.URL, "", g.client)
+	f.Next(t, "the snapshot")
+
+	b := bigBeat("big-1")
+	var n uint64
+	beat := func() {
+		n++
+		b.Tool = fmt.Sprintf("t%d", n%10)
+		th.beat(t, b)
 	}
-	<-done
-	t.Logf("slow subscriber: %d drops, %d resumes", th.hub.Stats().Dropped, th.hub.Stats().Resumed)
-	if th.hub.Stats().Dropped == 0 || th.hub.Stats().Resumed == 0 {
-		t.Errorf("the slow subscriber was never dropped and resumed (stats %+v): the test proved nothing", th.hub.Stats())
+	g.pause()
+	// Its socket buffers hold a few MiB: some dozens of diffs, never
+	// thousands, fill them.
+	for th.hub.Stats().Dropped == 0 {
+		if n > 5000 {
+			t.Fatal("the subscriber that stopped reading was never dropped")
+		}
+		beat()
+	}
+	for range 10 { // while it is away
+		beat()
+	}
+	g.resume()
+	for range 10 { // once it is back
+		beat()
+	}
+	for seq := uint64(1); seq <= n; seq++ {
+		ev := f.Next(t, fmt.Sprintf("diff %d", seq))
+		if ev.Snapshot != nil {
+			t.Fatalf("after diff %d: a snapshot; the history should have resumed it", seq-1)
+		}
+		if ev.Diff.Seq != seq {
+			t.Fatalf("got diff %d after %d: lost or repeated", ev.Diff.Seq, seq-1)
+		}
+	}
+	st := th.hub.Stats()
+	t.Logf("slow subscriber: %d diffs, %d drops, %d resumes", n, st.Dropped, st.Resumed)
+	if st.Resumed == 0 || f.Drops() == 0 {
+		t.Errorf("the dropped subscriber never resumed (stats %+v, %d reconnects)", st, f.Drops())
 	}
 }
 
@@ -289,14 +289,14 @@ func TestHubSlowSubscriberResumes(t *testing.T) {
 // it last saw.
 func TestHubHistoryIsBounded(t *testing.T) {
 	th := newTestHall(t, stream.Config{History: 4})
-	first := follow(t, th.srv.URL, "")
-	snap := first.next(t, "the snapshot")
+	first := streamtest.Follow(t, th.srv.URL, "")
+	snap := first.Next(t, "the snapshot")
 	ids := []string{snap.ID}
 	b := presence.Beat{AgentID: "a-1", Brain: "/srv/h"}
 	for i := 0; i < 10; i++ {
 		b.Tool = fmt.Sprintf("t%d", i)
 		th.beat(t, b)
-		ids = append(ids, first.next(t, "a diff").ID)
+		ids = append(ids, first.Next(t, "a diff").ID)
 	}
 	for _, tc := range []struct {
 		from     int // index into ids: 0 is the snapshot, k is diff k
@@ -305,21 +305,21 @@ func TestHubHistoryIsBounded(t *testing.T) {
 	}{
 		{0, true, 0}, {5, true, 0}, {6, false, 7}, {9, false, 10},
 	} {
-		f := follow(t, th.srv.URL, ids[tc.from])
-		ev := f.next(t, "the first event")
+		f := streamtest.Follow(t, th.srv.URL, ids[tc.from])
+		ev := f.Next(t, "the first event")
 		switch {
 		case tc.snapshot && ev.Snapshot == nil:
 			t.Errorf("from diff %d with 4 kept: got %+v, want a snapshot", tc.from, ev.Diff)
 		case !tc.snapshot && (ev.Diff == nil || ev.Diff.Seq != tc.firstSeq):
 			t.Errorf("from diff %d: got %+v, want diff %d", tc.from, ev, tc.firstSeq)
 		}
-		f.cancel()
+		f.Stop()
 	}
 	// From the newest id: nothing to replay, and the next diff is next.
-	f := follow(t, th.srv.URL, ids[10])
+	f := streamtest.Follow(t, th.srv.URL, ids[10])
 	b.Tool = "last"
 	th.beat(t, b)
-	if ev := f.next(t, "diff 11"); ev.Diff == nil || ev.Diff.Seq != 11 {
+	if ev := f.Next(t, "diff 11"); ev.Diff == nil || ev.Diff.Seq != 11 {
 		t.Errorf("from the newest id: got %+v, want diff 11 and nothing before it", ev)
 	}
 }
@@ -370,11 +370,7 @@ func TestHubHeartbeat(t *testing.T) {
 // one whose handler is blocked writing to a client that stopped reading,
 // so http.Server.Shutdown completes at once instead of waiting on them.
 func TestHubCloseEndsStreamsForShutdown(t *testing.T) {
-	root := t.TempDir()
-	store := dirstore.New(root)
-	if err := store.Init(); err != nil {
-		t.Fatal(err)
-	}
+	store := dirstoretest.Open(t)
 	svc := presence.NewService(store, presence.Config{Logger: slog.New(slog.DiscardHandler), TTL: time.Hour})
 	ctx, cancel := context.WithCancel(context.Background())
 	ran := make(chan struct{})
@@ -394,12 +390,10 @@ func TestHubCloseEndsStreamsForShutdown(t *testing.T) {
 	go srv.Serve(ln)
 	base := "http://" + ln.Addr().String()
 
-	healthy := follow(t, base, "")
-	healthy.next(t, "the snapshot")
-	stalledClient(t, base)
-	for hub.Stats().Subscribers != 2 {
-		time.Sleep(5 * time.Millisecond)
-	}
+	healthy := streamtest.Follow(t, base, "")
+	healthy.Next(t, "the snapshot")
+	streamtest.Stalled(t, base)
+	eventually.True(t, wait, "the stalled client to subscribe", func() bool { return hub.Stats().Subscribers == 2 })
 	b := bigBeat("big-1")
 	for i := 0; i < 200; i++ { // ~12 MiB: more than the stalled socket holds
 		b.Tool = fmt.Sprintf("t%d", i%10)
@@ -409,7 +403,7 @@ func TestHubCloseEndsStreamsForShutdown(t *testing.T) {
 		if _, err := hub.Snapshot(ctx); err != nil {
 			t.Fatal(err)
 		}
-		healthy.next(t, "a diff")
+		healthy.Next(t, "a diff")
 	}
 	if hub.Stats().Dropped != 0 {
 		t.Fatal("the stalled subscriber was dropped: the test needs it blocked")
@@ -429,8 +423,8 @@ func TestHubCloseEndsStreamsForShutdown(t *testing.T) {
 // 300 presences join, none leaves.
 func TestHubNoSpuriousLeaves(t *testing.T) {
 	th := newTestHall(t, stream.Config{})
-	f := follow(t, th.srv.URL, "")
-	f.next(t, "the snapshot")
+	f := streamtest.Follow(t, th.srv.URL, "")
+	f.Next(t, "the snapshot")
 	const n = 300
 	for i := 0; i < n; i++ {
 		th.beat(t, presence.Beat{AgentID: fmt.Sprintf("a-%03d", i), Brain: "/srv/flicker"})
@@ -439,7 +433,7 @@ func TestHubNoSpuriousLeaves(t *testing.T) {
 	marker := presence.ID("marker", "/srv/flicker")
 	leaves := 0
 	for seen := false; !seen; {
-		ev := f.next(t, "the marker's join")
+		ev := f.Next(t, "the marker's join")
 		leaves += len(ev.Diff.Leaves)
 		for _, p := range ev.Diff.Joins {
 			seen = seen || p.PresenceID == marker
@@ -453,28 +447,12 @@ func TestHubNoSpuriousLeaves(t *testing.T) {
 	}
 }
 
-// testClock is a settable clock for the service under test.
-type testClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *testClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
-func (c *testClock) Add(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
-
 // TestHubQuietRosterIsServedFresh: reads of a roster that did not change
 // reuse it under the same cursor, but stamped with the time they are
 // served at; a ttl running out changes it though nothing signalled.
 func TestHubQuietRosterIsServedFresh(t *testing.T) {
-	store := dirstore.New(t.TempDir())
-	if err := store.Init(); err != nil {
-		t.Fatal(err)
-	}
-	clock := &testClock{now: time.UnixMilli(1_764_489_600_000)}
+	store := dirstoretest.Open(t)
+	clock := presencetest.NewClock(presencetest.T0)
 	svc := presence.NewService(store, presence.Config{Now: clock.Now, TTL: time.Minute, Logger: slog.New(slog.DiscardHandler)})
 	ctx := context.Background()
 	hub := stream.NewHub(svc, stream.Config{Log: slog.New(slog.DiscardHandler)})
@@ -487,13 +465,13 @@ func TestHubQuietRosterIsServedFresh(t *testing.T) {
 	if err != nil || len(snap1.Live) != 1 {
 		t.Fatalf("after a beat: %d live, err %v", len(snap1.Live), err)
 	}
-	clock.Add(10 * time.Second)
+	clock.Advance(10 * time.Second)
 	snap2, cur2, _ := hub.SnapshotCursor(ctx)
 	if cur2 != cur1 || len(snap2.Live) != 1 || snap2.AtMs != clock.Now().UnixMilli() {
 		t.Errorf("quiet roster 10 s later: cursor %s→%s, %d live, served at %d; want the same cursor and roster, served at %d",
 			cur1, cur2, len(snap2.Live), snap2.AtMs, clock.Now().UnixMilli())
 	}
-	clock.Add(time.Minute) // past the ttl: no file changed, nothing signalled
+	clock.Advance(time.Minute) // past the ttl: no file changed, nothing signalled
 	snap3, cur3, _ := hub.SnapshotCursor(ctx)
 	if cur3 == cur2 || len(snap3.Live) != 0 {
 		t.Errorf("after the ttl: cursor %s→%s, %d live; want a new cursor and nobody", cur2, cur3, len(snap3.Live))
@@ -506,14 +484,14 @@ func TestHubQuietRosterIsServedFresh(t *testing.T) {
 func TestHubStreamOutlivesItsWriteTimeout(t *testing.T) {
 	const timeout = 100 * time.Millisecond
 	th := newTestHall(t, stream.Config{WriteTimeout: timeout})
-	f := follow(t, th.srv.URL, "")
-	f.next(t, "the snapshot")
+	f := streamtest.Follow(t, th.srv.URL, "")
+	f.Next(t, "the snapshot")
 	b := presence.Beat{AgentID: "long-1", Brain: "/srv/long"}
 	for i := 1; i <= 3; i++ {
 		time.Sleep(3 * timeout)
 		b.Tool = fmt.Sprintf("t%d", i)
 		th.beat(t, b)
-		if ev := f.next(t, fmt.Sprintf("diff %d", i)); ev.Diff == nil || ev.Diff.Seq != uint64(i) {
+		if ev := f.Next(t, fmt.Sprintf("diff %d", i)); ev.Diff == nil || ev.Diff.Seq != uint64(i) {
 			t.Fatalf("after %s open: got %+v, want diff %d", time.Duration(i)*3*timeout, ev, i)
 		}
 	}
@@ -527,29 +505,19 @@ func TestHubStreamOutlivesItsWriteTimeout(t *testing.T) {
 // descriptor), while one that sends stray bytes and keeps reading is not.
 func TestHubNoticesClientsLeaving(t *testing.T) {
 	th := newTestHall(t, stream.Config{Heartbeat: time.Hour})
-	chatty := stalledClient(t, th.srv.URL)
+	chatty := streamtest.Stalled(t, th.srv.URL)
 	var leaving []net.Conn
 	for i := 0; i < 50; i++ {
-		leaving = append(leaving, stalledClient(t, th.srv.URL))
+		leaving = append(leaving, streamtest.Stalled(t, th.srv.URL))
 	}
-	until := func(what string, cond func(stream.Stats) bool) {
-		t.Helper()
-		deadline := time.Now().Add(wait)
-		for !cond(th.hub.Stats()) {
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: stats %+v", what, th.hub.Stats())
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
-	}
-	until("51 streams open", func(st stream.Stats) bool { return st.Subscribers == 51 })
+	eventually.True(t, wait, "51 streams open", func() bool { return th.hub.Stats().Subscribers == 51 })
 	if _, err := chatty.Write([]byte("stray bytes on an event stream\n")); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range leaving {
 		c.Close()
 	}
-	until("the 50 that left let go of", func(st stream.Stats) bool { return st.Subscribers == 1 })
+	eventually.True(t, wait, "the 50 that left let go of", func() bool { return th.hub.Stats().Subscribers == 1 })
 
 	// The chatty one is still served: a diff reaches it.
 	th.beat(t, presence.Beat{AgentID: "after-1", Brain: "/srv/after"})
@@ -597,22 +565,19 @@ func TestHubServesThroughAResponseWriter(t *testing.T) {
 	// streams: Close waits on the handlers.
 	t.Cleanup(srv.Close)
 
-	f := follow(t, srv.URL, "")
-	if ev := f.next(t, "the snapshot"); ev.Snapshot == nil {
+	f := streamtest.Follow(t, srv.URL, "")
+	if ev := f.Next(t, "the snapshot"); ev.Snapshot == nil {
 		t.Fatalf("first event: got %+v, want a snapshot", ev)
 	}
 	b := presence.Beat{AgentID: "w-1", Brain: "/srv/w"}
 	for i := 1; i <= 20; i++ {
 		b.Tool = fmt.Sprintf("t%d", i)
 		th.beat(t, b)
-		if ev := f.next(t, fmt.Sprintf("diff %d", i)); ev.Diff == nil || ev.Diff.Seq != uint64(i) {
+		if ev := f.Next(t, fmt.Sprintf("diff %d", i)); ev.Diff == nil || ev.Diff.Seq != uint64(i) {
 			t.Fatalf("got %+v, want diff %d", ev, i)
 		}
 		// On the same stream: not through a reconnect and a resume.
-		f.mu.Lock()
-		drops := f.drops
-		f.mu.Unlock()
-		if drops != 0 {
+		if drops := f.Drops(); drops != 0 {
 			t.Fatalf("diff %d came after %d reconnects, want it on the first stream", i, drops)
 		}
 	}
@@ -635,7 +600,7 @@ func TestHubServesThroughAResponseWriter(t *testing.T) {
 	case <-time.After(wait):
 		t.Fatal("the handler of a stream whose client left never returned")
 	}
-	f.cancel()
+	f.Stop()
 	select {
 	case <-handlers:
 	case <-time.After(wait):

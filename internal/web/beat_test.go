@@ -25,7 +25,7 @@ func TestBeatStoresThrottlesAndAnswers(t *testing.T) {
 		t.Errorf("first beat: got %+v, want the stable id, stored, north []", got)
 	}
 
-	th.clock.Add(time.Second)
+	th.clock.Advance(time.Second)
 	th.do(t, "POST", "/api/presences/beat", beatBody("claude-7", "/srv/shop", nil), nil).decode(t, &got)
 	if got.Stored || !strings.HasPrefix(got.Reason, "throttled") {
 		t.Errorf("second beat within 5 s: got %+v, want throttled", got)
@@ -239,10 +239,15 @@ func TestBeatFailOpen(t *testing.T) {
 	}
 }
 
+// TestCockpit: eight agents on one brain, the two that collide the
+// longest-running and the others beating after them, so a drill in roster
+// order (the latest beat first) would hide the collision behind "+2 more".
+// The cockpit's drill is the page's: colliding agents first, then the
+// rest, longest-running first.
 func TestCockpit(t *testing.T) {
 	th := newTestHall(t, "")
 	for i := 0; i < 8; i++ {
-		th.clock.Add(time.Second)
+		th.clock.Advance(time.Second)
 		extra := map[string]any{"theme": fmt.Sprintf("task %d", i), "worktree": fmt.Sprintf("/srv/shop/wt%d", i)}
 		if i < 2 {
 			extra["worktree"] = "/srv/shop/wt-shared"
@@ -261,11 +266,34 @@ func TestCockpit(t *testing.T) {
 	if got, want := len(lines), 1+contract.DrillCap+1; got != want {
 		t.Fatalf("lines: got %d, want root + %d rows + the more line:\n%s", got, contract.DrillCap, r.body)
 	}
-	if got, want := strings.TrimSpace(lines[1]), "agent-7 · task 7 · /srv/shop/wt7 · 0s · not mutating"; got != want {
-		t.Errorf("first drill row:\n got %q\nwant %q", got, want)
+	wantRows := []string{
+		"agent-0 · task 0 · /srv/shop/wt-shared · 7s · mutating (observed)",
+		"agent-1 · task 1 · /srv/shop/wt-shared · 6s · mutating (observed)",
+		"agent-2 · task 2 · /srv/shop/wt2 · 5s · not mutating",
+		"agent-3 · task 3 · /srv/shop/wt3 · 4s · not mutating",
+		"agent-4 · task 4 · /srv/shop/wt4 · 3s · not mutating",
+		"agent-5 · task 5 · /srv/shop/wt5 · 2s · not mutating",
+	}
+	for i, want := range wantRows {
+		if got := strings.TrimSpace(lines[1+i]); got != want {
+			t.Errorf("drill row %d:\n got %q\nwant %q", i+1, got, want)
+		}
 	}
 	if got := strings.TrimSpace(lines[7]); got != "… +2 more" {
 		t.Errorf("more line: got %q", got)
+	}
+	// The page's drill, from the same roster, names the same agents in the
+	// same order.
+	var roster contract.PresencesResponse
+	th.do(t, "GET", "/api/presences?brain=/srv/shop", "", nil).decode(t, &roster)
+	pageRows, more := contract.DrillRows(roster, contract.Colliding(roster.Collisions))
+	if more != 2 || len(pageRows) != len(wantRows) {
+		t.Fatalf("page drill: got %d rows and %d more, want %d and 2", len(pageRows), more, len(wantRows))
+	}
+	for i, p := range pageRows {
+		if want := fmt.Sprintf("agent-%d", i); p.AgentID != want {
+			t.Errorf("page drill row %d: got %s, want %s", i+1, p.AgentID, want)
+		}
 	}
 	all := th.do(t, "GET", "/api/cockpit", "", nil)
 	if !strings.Contains(string(all.body), "· all brains ⚠ 1 collision") {

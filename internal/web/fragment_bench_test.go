@@ -7,8 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hall-dev/hall/internal/dirstore"
+	"github.com/hall-dev/hall/internal/dirstore/dirstoretest"
 	"github.com/hall-dev/hall/internal/presence"
+	"github.com/hall-dev/hall/internal/presence/presencetest"
 )
 
 // BenchmarkHallRegions renders every region the live page fetches, as a
@@ -17,19 +18,15 @@ import (
 func BenchmarkHallRegions(b *testing.B) {
 	for _, n := range []int{1000, 10000} {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
-			store := dirstore.New(b.TempDir())
-			if err := store.Init(); err != nil {
-				b.Fatal(err)
-			}
+			store := dirstoretest.Open(b)
 			ctx := context.Background()
 			now := time.Now().UnixMilli()
 			for i := range n {
 				brain := fmt.Sprintf("/bench/brain-%02d", i%50)
 				agent := fmt.Sprintf("agent-%05d", i)
-				r := presence.Record{Schema: presence.Schema, PresenceID: presence.ID(agent, brain), AgentID: agent, Brain: brain,
-					Worktree: fmt.Sprintf("%s/wt-%04d", brain, i/2/50), Theme: fmt.Sprintf("task %d", i), Kind: "executor",
-					FirstSeenMs: now, LastBeatMs: now, QueryCount: 1, TTLMs: 3_600_000}
-				r.Mutation.ObservedAtMs = now
+				r := presencetest.Rec(agent, brain, presencetest.Worktree(fmt.Sprintf("%s/wt-%04d", brain, i/2/50)),
+					presencetest.Theme(fmt.Sprintf("task %d", i)), presencetest.At(now), presencetest.TTL(3_600_000))
+				r.Kind = "executor"
 				if err := store.Upsert(ctx, r); err != nil {
 					b.Fatal(err)
 				}

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/hall-dev/hall/internal/contract"
-	"github.com/hall-dev/hall/internal/dirstore"
+	"github.com/hall-dev/hall/internal/dirstore/dirstoretest"
 	"github.com/hall-dev/hall/internal/presence"
 )
 
@@ -32,10 +32,7 @@ func FuzzBeatBody(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
 		// A fresh registry each run: without a watch, every beat lists the
 		// store, and a folder the fuzzer filled would slow it to a crawl.
-		store := dirstore.New(t.TempDir())
-		if err := store.Init(); err != nil {
-			t.Fatal(err)
-		}
+		store := dirstoretest.Open(t)
 		h := &Handler{Service: presence.NewService(store, presence.Config{Logger: slog.New(slog.DiscardHandler)}), Log: slog.New(slog.DiscardHandler)}
 		before, _ := os.ReadDir(store.Dir())
 		rec := httptest.NewRecorder()

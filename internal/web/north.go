@@ -39,8 +39,7 @@ func (h *Handler) HandleNorth(w http.ResponseWriter, r *http.Request) {
 	}
 	snap, err := h.roster().Snapshot(r.Context())
 	if err != nil {
-		code, detail := contract.RosterError(err)
-		writeJSON(w, http.StatusOK, contract.NorthResponse{PresenceID: id, North: []string{}, Error: code, Detail: detail})
+		writeJSON(w, http.StatusOK, contract.NorthDropped(id, err))
 		return
 	}
 	cs, total := snap.North(id)

@@ -83,13 +83,9 @@ func (h *Handler) HandlePage(w http.ResponseWriter, r *http.Request) {
 func (h *Handler) hallModel(snap presence.Snapshot, cursor string, serr error, brain string, rosterAll bool) views.Hall {
 	var data contract.PresencesResponse
 	if serr != nil {
-		code, detail := contract.RosterError(serr)
-		h.Log.Warn("roster dropped", "error", code, "err", serr)
-		data = contract.PresencesResponse{
-			Presences: []contract.Presence{}, Collisions: []contract.Collision{},
-			ServedBrain: brain, ServedAtMs: snap.AtMs,
-			Error: code, Detail: detail,
-		}
+		data = contract.Dropped(serr, snap.AtMs)
+		data.ServedBrain = brain
+		h.Log.Warn("roster dropped", "error", data.Error, "err", serr)
 	} else {
 		data = contract.FromSnapshot(snap.ForBrain(brain), brain)
 	}
@@ -122,7 +118,7 @@ func (h *Handler) hallModel(snap presence.Snapshot, cursor string, serr error, b
 		Brains:    brainCounts(snap),
 		RosterAll: rosterAll,
 		Sig:       rosterSig(data),
-		Sides:     views.Colliding(data.Collisions),
+		Sides:     contract.Colliding(data.Collisions),
 	}
 	if len(data.Collisions) > 0 {
 		model.Page.Icon = model.AlertIconURL

@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -16,8 +17,10 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
-	"github.com/hall-dev/hall/internal/dirstore"
+	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/dirstore/dirstoretest"
 	"github.com/hall-dev/hall/internal/presence"
+	"github.com/hall-dev/hall/internal/presence/presencetest"
 	"github.com/hall-dev/hall/static"
 )
 
@@ -27,18 +30,15 @@ import (
 type pageHall struct {
 	root  string
 	svc   *presence.Service
-	clock *testClock
+	clock *presencetest.Clock
 	srv   *httptest.Server
 }
 
 func newPageHall(t *testing.T, brains ...string) *pageHall {
 	t.Helper()
-	root := t.TempDir()
-	store := dirstore.New(root)
-	if err := store.Init(); err != nil {
-		t.Fatal(err)
-	}
-	clock := &testClock{now: time.UnixMilli(1_764_489_600_000)}
+	store := dirstoretest.Open(t)
+	root := filepath.Dir(store.Dir())
+	clock := presencetest.NewClock(presencetest.T0)
 	svc := presence.NewService(store, presence.Config{Now: clock.Now, Brains: brains, Logger: slog.New(slog.DiscardHandler)})
 	h := &Handler{Service: svc, StoreKind: "dir", StartedAt: clock.Now(), Log: slog.New(slog.DiscardHandler),
 		Page: PageConfig{Silence: 4 * time.Second, Poll: 500 * time.Millisecond, Retry: time.Second}}
@@ -206,7 +206,7 @@ func TestPageDrillCap(t *testing.T) {
 			AgentID: fmt.Sprintf("agent-%d", i), Brain: shop,
 			Worktree: fmt.Sprintf("%s-wt%d", shop, i), Theme: fmt.Sprintf("theme %d", i),
 		})
-		ph.clock.Add(time.Second)
+		ph.clock.Advance(time.Second)
 	}
 	// Two of the last to arrive collide: they lead the drill.
 	ph.beat(t, presence.Beat{AgentID: "agent-6", Brain: shop, Worktree: shop + "-wt7", Tool: "Edit"})
@@ -249,7 +249,7 @@ func TestPageDrillRow(t *testing.T) {
 	id := ph.beat(t, presence.Beat{AgentID: "claude-7", Brain: shop, Worktree: "/srv/hall-test/shop-wt2", Theme: "checkout refactor", Tool: "Edit"})
 	ph.beat(t, presence.Beat{AgentID: "cursor-1", Brain: shop, CallerRoot: "/srv/hall-test/shop/.worktrees/a/b/review", DeclaredIntent: "fix the cart"})
 	ph.beat(t, presence.Beat{AgentID: "claude-9", Brain: shop})
-	ph.clock.Add(95 * time.Second)
+	ph.clock.Advance(95 * time.Second)
 
 	_, _, doc := ph.page(t, "")
 	row := doc.Find(`[data-testid="drill-row"][data-presence-id="` + id + `"]`)
@@ -299,7 +299,7 @@ func TestPageRosterAndCollisionList(t *testing.T) {
 		Worktree: shop + "-wt2", WorkingSet: []string{"src/checkout/", "go.mod", "a", "b", "c"},
 		TaskRef: "msn_8c1d2e", Tool: "Edit",
 	})
-	ph.clock.Add(30 * time.Second)
+	ph.clock.Advance(30 * time.Second)
 	b := ph.beat(t, presence.Beat{
 		AgentID: "codex-2", Brain: shop, Kind: "executor", Worktree: shop + "-wt2",
 		WorkingSet: []string{"src/checkout/cart.go"}, DeclaredIntent: "edit the cart",
@@ -500,6 +500,70 @@ func TestPageUnknownAndBadBrain(t *testing.T) {
 	}
 	if _, _, doc := ph.page(t, "?brain="+url.QueryEscape("/srv/nobody/here")); !strings.Contains(text(byID(doc.Selection, "not-found-detail")), "/srv/nobody/here") {
 		t.Error("the 404 page does not name the brain")
+	}
+}
+
+// TestUnknownRoute: a path no route serves is, for a browser, the 404 page
+// inside the layout (its picker leading back to the known brains, the
+// path escaped); under /api/, or for a client that does not ask for HTML,
+// the JSON error.
+func TestUnknownRoute(t *testing.T) {
+	ph := newPageHall(t)
+	ph.beat(t, presence.Beat{AgentID: "claude-7", Brain: shop})
+	const browser = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
+	get := func(path, accept string) (*http.Response, []byte) {
+		req, _ := http.NewRequest(http.MethodGet, ph.srv.URL+path, nil)
+		if accept != "" {
+			req.Header.Set("Accept", accept)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp, body
+	}
+
+	for _, path := range []string{"/nope", "/deeper/still%3Cb%3E?x=1", "/api"} {
+		resp, body := get(path, browser)
+		if resp.StatusCode != http.StatusNotFound || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") {
+			t.Errorf("browser %s: got %d %q, want 404 and the page", path, resp.StatusCode, resp.Header.Get("Content-Type"))
+			continue
+		}
+		doc, err := goquery.NewDocumentFromReader(strings.NewReader(string(body)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := text(byID(doc.Selection, "not-found-heading")); got != "Nothing here" {
+			t.Errorf("browser %s: heading got %q", path, got)
+		}
+		if byID(doc.Selection, "brain-picker").Find(`a[href="/?brain=`+url.QueryEscape(shop)+`"]`).Length() != 1 {
+			t.Errorf("browser %s: the picker does not lead to the known brain", path)
+		}
+		if strings.Contains(string(body), "<b>") {
+			t.Errorf("browser %s: the path is not escaped:\n%s", path, body)
+		}
+	}
+	if _, body := get("/deeper/still", browser); !strings.Contains(string(body), "/deeper/still") {
+		t.Errorf("the 404 page does not name the path")
+	}
+
+	for _, tt := range []struct{ path, accept string }{
+		{"/api/nope", browser},
+		{"/api/presences/x/y", ""},
+		{"/nope", ""},
+		{"/nope", "application/json"},
+	} {
+		resp, body := get(tt.path, tt.accept)
+		var e contract.ErrorResponse
+		if err := json.Unmarshal(body, &e); err != nil || resp.StatusCode != http.StatusNotFound ||
+			!strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") || e.Error != "not_found" || e.Detail == "" {
+			t.Errorf("%s (Accept %q): got %d %q %s, want 404 and the JSON error", tt.path, tt.accept, resp.StatusCode, resp.Header.Get("Content-Type"), body)
+		}
 	}
 }
 

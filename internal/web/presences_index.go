@@ -27,16 +27,10 @@ func (h *Handler) HandlePresencesIndex(w http.ResponseWriter, r *http.Request) {
 	}
 	snap, cursor, err := h.snapshotCursor(r.Context())
 	if err != nil {
-		code, detail := contract.RosterError(err)
-		h.Log.Warn("roster dropped", "error", code, "err", err)
-		writeJSON(w, http.StatusOK, contract.PresencesResponse{
-			Presences:  []contract.Presence{},
-			Collisions: []contract.Collision{},
-			ServedAtMs: snap.AtMs,
-			Cursor:     cursor,
-			Error:      code,
-			Detail:     detail,
-		})
+		resp := contract.Dropped(err, snap.AtMs)
+		h.Log.Warn("roster dropped", "error", resp.Error, "err", err)
+		resp.Cursor = cursor
+		writeJSON(w, http.StatusOK, resp)
 		return
 	}
 	if brain != "" && !snap.Known(brain) {

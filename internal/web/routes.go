@@ -30,7 +30,7 @@ func (rt Route) Pattern() string { return rt.Method + " " + rt.Path }
 
 // Routes returns every route the Hall serves, each handler already wrapped
 // in the edge's rules for its flags (edge.go): set the Handler's tokens
-// and hosts before calling.
+// and hosts before calling. A path none of them serves is NotFound's.
 func (h *Handler) Routes() []Route {
 	routes := []Route{
 		{Method: http.MethodGet, Path: "/{$}", Handler: h.HandlePage, Page: true},
@@ -63,4 +63,11 @@ func (h *Handler) Routes() []Route {
 		routes[i].Handler = e.guard(routes[i])
 	}
 	return routes
+}
+
+// NotFound answers a path no route serves (HandleNotFound) behind the
+// edge's rules for a read: the Host rule and the read token hold there
+// too, so the 404 page's picker shows no brain to a stranger.
+func (h *Handler) NotFound() http.HandlerFunc {
+	return newEdge(h).guard(Route{Method: http.MethodGet, Handler: h.HandleNotFound})
 }

@@ -14,7 +14,8 @@ import (
 	"time"
 
 	"github.com/hall-dev/hall/internal/contract"
-	"github.com/hall-dev/hall/internal/dirstore"
+	"github.com/hall-dev/hall/internal/dirstore/dirstoretest"
+	"github.com/hall-dev/hall/internal/eventually"
 	"github.com/hall-dev/hall/internal/presence"
 	"github.com/hall-dev/hall/internal/stream"
 )
@@ -30,11 +31,8 @@ type liveHall struct {
 
 func newLiveHall(t *testing.T, withStream bool) *liveHall {
 	t.Helper()
-	root := t.TempDir()
-	store := dirstore.New(root)
-	if err := store.Init(); err != nil {
-		t.Fatal(err)
-	}
+	store := dirstoretest.Open(t)
+	root := filepath.Dir(store.Dir())
 	log := slog.New(slog.DiscardHandler)
 	svc := presence.NewService(store, presence.Config{Logger: log, Brains: []string{"/srv/known"}})
 	ctx, cancel := context.WithCancel(context.Background())
@@ -209,16 +207,10 @@ func TestStreamUnreadableRegistry(t *testing.T) {
 	if err := os.RemoveAll(filepath.Join(lh.root, "presences")); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		if _, c := lh.get(t, "/api/presences", nil); c.Error == "registry_unreadable" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the contract never reported the registry unreadable")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	eventually.True(t, 15*time.Second, "the contract to report the registry unreadable", func() bool {
+		_, c := lh.get(t, "/api/presences", nil)
+		return c.Error == "registry_unreadable"
+	})
 	resp, event, data := lh.firstEvent(t, "/api/presences/stream?brain=/srv/known")
 	if resp.StatusCode != http.StatusOK || event != "snapshot" || !strings.Contains(data, `"error":"registry_unreadable"`) {
 		t.Errorf("stream over an unreadable registry: %d %s %s", resp.StatusCode, event, data)

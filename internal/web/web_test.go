@@ -6,28 +6,15 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
+	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/hall-dev/hall/internal/dirstore"
+	"github.com/hall-dev/hall/internal/dirstore/dirstoretest"
 	"github.com/hall-dev/hall/internal/presence"
+	"github.com/hall-dev/hall/internal/presence/presencetest"
 )
-
-// testClock is a settable clock for the service under test.
-type testClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *testClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
-func (c *testClock) Add(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
 
 // testHall is a Handler over a real sidecar store (dirstore) in a temp
 // dir, its route table (the one cmd/hall mounts on Echo) mounted on a
@@ -36,17 +23,20 @@ type testHall struct {
 	root  string
 	store *dirstore.Store
 	svc   *presence.Service
-	clock *testClock
+	clock *presencetest.Clock
 	srv   *httptest.Server
 }
 
 // mountRoutes mounts the Hall's route table, Handler.Routes, on an
-// http.ServeMux: the routes cmd/hall serves, without Echo.
+// http.ServeMux: the routes cmd/hall serves, without Echo, and every other
+// path on NotFound (on a ServeMux, "/" also takes a known path asked
+// with another method, which Echo answers 405).
 func mountRoutes(h *Handler) *http.ServeMux {
 	mux := http.NewServeMux()
 	for _, rt := range h.Routes() {
 		mux.HandleFunc(rt.Pattern(), rt.Handler)
 	}
+	mux.HandleFunc("/", h.NotFound())
 	return mux
 }
 
@@ -59,12 +49,9 @@ func newTestHall(t *testing.T, token string) *testHall {
 // its routes are mounted.
 func newTestHallWith(t *testing.T, with func(*Handler)) *testHall {
 	t.Helper()
-	root := t.TempDir()
-	store := dirstore.New(root)
-	if err := store.Init(); err != nil {
-		t.Fatal(err)
-	}
-	clock := &testClock{now: time.UnixMilli(1_764_489_600_000)}
+	store := dirstoretest.Open(t)
+	root := filepath.Dir(store.Dir())
+	clock := presencetest.NewClock(presencetest.T0)
 	svc := presence.NewService(store, presence.Config{Now: clock.Now, Logger: slog.New(slog.DiscardHandler)})
 	h := &Handler{Service: svc, StoreKind: "dir", StartedAt: clock.Now(), Log: slog.New(slog.DiscardHandler)}
 	with(h)
@@ -110,15 +97,7 @@ func (r reply) decode(t *testing.T, out any) {
 // files lists the record files in the store, for "writes nothing" checks.
 func (th *testHall) files(t *testing.T) []string {
 	t.Helper()
-	entries, err := os.ReadDir(th.store.Dir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, e := range entries {
-		out = append(out, e.Name())
-	}
-	return out
+	return dirstoretest.Names(t, th.store.Dir())
 }
 
 func beatBody(agent, brain string, extra map[string]any) string {

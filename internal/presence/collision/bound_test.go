@@ -8,6 +8,7 @@ import (
 
 	"github.com/hall-dev/hall/internal/presence"
 	"github.com/hall-dev/hall/internal/presence/collision"
+	"github.com/hall-dev/hall/internal/presence/presencetest"
 )
 
 // A bound lists the first Max collisions of each brain in order and counts
@@ -15,10 +16,10 @@ import (
 // record's.
 func TestCollisionsWithinBoundAndTotal(t *testing.T) {
 	const other = "/srv/other"
-	crowd := func(n int, opts ...func(*presence.Record)) []presence.Record {
+	crowd := func(n int, opts ...presencetest.Option) []presence.Record {
 		out := make([]presence.Record, n)
 		for i := range out {
-			out[i] = newRec(fmt.Sprintf("agent-%02d", i), brain, opts...)
+			out[i] = presencetest.Rec(fmt.Sprintf("agent-%02d", i), brain, opts...)
 		}
 		return out
 	}
@@ -40,58 +41,58 @@ func TestCollisionsWithinBoundAndTotal(t *testing.T) {
 		wantDeg    []int32 // nil: not checked
 	}{
 		{name: "nothing", live: nil, max: 3, focus: -1},
-		{name: "one worktree, unbounded", live: crowd(5, withWorktree("/w/wt")), focus: -1, wantTotal: 10, wantListed: 10, wantDeg: []int32{4, 4, 4, 4, 4}},
-		{name: "one worktree, bound 3", live: crowd(5, withWorktree("/w/wt")), max: 3, focus: -1, wantTotal: 10, wantListed: 3, wantDeg: []int32{4, 4, 4, 4, 4}},
-		{name: "bound above the total", live: crowd(4, withCallerRoot("/w/cr")), max: 100, focus: -1, wantTotal: 6, wantListed: 6},
-		{name: "bound 1", live: crowd(40, withCallerRoot("/w/cr")), max: 1, focus: -1, wantTotal: 780, wantListed: 1},
-		{name: "caller_root and worktree both shared count once", live: crowd(6, withCallerRoot("/w/wt"), withWorktree("/w/wt")), max: 4, focus: -1, wantTotal: 15, wantListed: 4},
-		{name: "working sets alone", live: crowd(6, withWS("/w/go.mod")), max: 2, focus: -1, wantTotal: 15, wantListed: 2},
+		{name: "one worktree, unbounded", live: crowd(5, presencetest.Worktree("/w/wt")), focus: -1, wantTotal: 10, wantListed: 10, wantDeg: []int32{4, 4, 4, 4, 4}},
+		{name: "one worktree, bound 3", live: crowd(5, presencetest.Worktree("/w/wt")), max: 3, focus: -1, wantTotal: 10, wantListed: 3, wantDeg: []int32{4, 4, 4, 4, 4}},
+		{name: "bound above the total", live: crowd(4, presencetest.CallerRoot("/w/cr")), max: 100, focus: -1, wantTotal: 6, wantListed: 6},
+		{name: "bound 1", live: crowd(40, presencetest.CallerRoot("/w/cr")), max: 1, focus: -1, wantTotal: 780, wantListed: 1},
+		{name: "caller_root and worktree both shared count once", live: crowd(6, presencetest.CallerRoot("/w/wt"), presencetest.Worktree("/w/wt")), max: 4, focus: -1, wantTotal: 15, wantListed: 4},
+		{name: "working sets alone", live: crowd(6, presencetest.WS("/w/go.mod")), max: 2, focus: -1, wantTotal: 15, wantListed: 2},
 		{
 			name: "two worktrees joined by one shared path",
 			live: join(
-				crowd(3, withWorktree("/w/wt1"), withWS("src")),
+				crowd(3, presencetest.Worktree("/w/wt1"), presencetest.WS("src")),
 				[]presence.Record{
-					newRec("x", brain, withWorktree("/w/wt2"), withWS("/w/wt1/src/a.go")),
-					newRec("y", brain, withWorktree("/w/wt2")),
+					presencetest.Rec("x", brain, presencetest.Worktree("/w/wt2"), presencetest.WS("/w/wt1/src/a.go")),
+					presencetest.Rec("y", brain, presencetest.Worktree("/w/wt2")),
 				}),
 			max: 100, focus: -1,
 			// three pairs in wt1, x~y in wt2, and x with each of wt1's three
 			wantTotal: 7, wantListed: 7, wantDeg: []int32{3, 3, 3, 4, 1},
 		},
-		{name: "brains bound apart", live: join(crowd(4, withWorktree("/w/wt")), []presence.Record{
-			newRec("o1", other, withWorktree("/w/wt")), newRec("o2", other, withWorktree("/w/wt")), newRec("o3", other, withWorktree("/w/wt")),
+		{name: "brains bound apart", live: join(crowd(4, presencetest.Worktree("/w/wt")), []presence.Record{
+			presencetest.Rec("o1", other, presencetest.Worktree("/w/wt")), presencetest.Rec("o2", other, presencetest.Worktree("/w/wt")), presencetest.Rec("o3", other, presencetest.Worktree("/w/wt")),
 		}), max: 2, focus: -1, wantTotal: 9, wantListed: 4},
-		{name: "scope one brain", live: join(crowd(4, withWorktree("/w/wt")), []presence.Record{
-			newRec("o1", other, withWorktree("/w/wt")), newRec("o2", other, withWorktree("/w/wt")),
+		{name: "scope one brain", live: join(crowd(4, presencetest.Worktree("/w/wt")), []presence.Record{
+			presencetest.Rec("o1", other, presencetest.Worktree("/w/wt")), presencetest.Rec("o2", other, presencetest.Worktree("/w/wt")),
 		}), scope: other, max: 5, focus: -1, wantTotal: 1, wantListed: 1},
-		{name: "without a mutation signal, not counted", live: join(crowd(3, withWorktree("/w/wt")), crowd(0), []presence.Record{
-			newRec("idle", brain, withWorktree("/w/wt"), withNoMutation()),
+		{name: "without a mutation signal, not counted", live: join(crowd(3, presencetest.Worktree("/w/wt")), crowd(0), []presence.Record{
+			presencetest.Rec("idle", brain, presencetest.Worktree("/w/wt"), presencetest.NoMutation()),
 		}), max: 5, focus: -1, wantTotal: 3, wantListed: 3, wantDeg: []int32{2, 2, 2, 0}},
 		{
 			// A session with three subagents, and two other sessions: one
 			// team of four never collides within itself.
 			name: "a team in a crowded worktree",
 			live: join(
-				[]presence.Record{newRec("lead", brain, withWorktree("/w/wt"), withCallerRoot("/w/wt"))},
-				crowd(3, withWorktree("/w/wt"), withCallerRoot("/w/wt"), withParent(presence.ID("lead", brain))),
-				[]presence.Record{newRec("x", brain, withWorktree("/w/wt"), withCallerRoot("/w/wt")), newRec("y", brain, withWorktree("/w/wt"))},
+				[]presence.Record{presencetest.Rec("lead", brain, presencetest.Worktree("/w/wt"), presencetest.CallerRoot("/w/wt"))},
+				crowd(3, presencetest.Worktree("/w/wt"), presencetest.CallerRoot("/w/wt"), presencetest.Parent(presence.ID("lead", brain))),
+				[]presence.Record{presencetest.Rec("x", brain, presencetest.Worktree("/w/wt"), presencetest.CallerRoot("/w/wt")), presencetest.Rec("y", brain, presencetest.Worktree("/w/wt"))},
 			),
 			max: 4, focus: -1, wantTotal: 9, wantListed: 4, wantDeg: []int32{2, 2, 2, 2, 5, 5},
 		},
 		{
 			name: "a team overlapping by working set only",
 			live: join(
-				[]presence.Record{newRec("lead", brain, withWS("/w/src"))},
-				crowd(2, withWS("/w/src/a.go"), withParent(presence.ID("lead", brain))),
-				[]presence.Record{newRec("x", brain, withTouched("/w/src/b.go"))},
+				[]presence.Record{presencetest.Rec("lead", brain, presencetest.WS("/w/src"))},
+				crowd(2, presencetest.WS("/w/src/a.go"), presencetest.Parent(presence.ID("lead", brain))),
+				[]presence.Record{presencetest.Rec("x", brain, presencetest.Touched("/w/src/b.go"))},
 			),
 			max: 10, focus: -1, wantTotal: 1, wantListed: 1, wantDeg: []int32{1, 0, 0, 1},
 		},
-		{name: "focus", live: crowd(30, withWorktree("/w/wt")), max: 5, focus: 7, wantTotal: 29, wantListed: 5},
-		{name: "focus unbounded", live: crowd(30, withWorktree("/w/wt")), focus: 29, wantTotal: 29, wantListed: 29},
-		{name: "focus alone in its place", live: join(crowd(5, withWorktree("/w/wt")), []presence.Record{newRec("z", brain, withWorktree("/w/elsewhere"))}), max: 5, focus: 5},
-		{name: "focus on another brain than the scope", live: join(crowd(3, withWorktree("/w/wt")), []presence.Record{
-			newRec("o1", other, withWorktree("/w/wt")), newRec("o2", other, withWorktree("/w/wt")),
+		{name: "focus", live: crowd(30, presencetest.Worktree("/w/wt")), max: 5, focus: 7, wantTotal: 29, wantListed: 5},
+		{name: "focus unbounded", live: crowd(30, presencetest.Worktree("/w/wt")), focus: 29, wantTotal: 29, wantListed: 29},
+		{name: "focus alone in its place", live: join(crowd(5, presencetest.Worktree("/w/wt")), []presence.Record{presencetest.Rec("z", brain, presencetest.Worktree("/w/elsewhere"))}), max: 5, focus: 5},
+		{name: "focus on another brain than the scope", live: join(crowd(3, presencetest.Worktree("/w/wt")), []presence.Record{
+			presencetest.Rec("o1", other, presencetest.Worktree("/w/wt")), presencetest.Rec("o2", other, presencetest.Worktree("/w/wt")),
 		}), scope: brain, max: 5, focus: 3},
 	}
 	for _, tt := range tests {

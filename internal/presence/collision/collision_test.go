@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/hall-dev/hall/internal/presence"
+	"github.com/hall-dev/hall/internal/presence/presencetest"
 )
 
 const brain = "/home/ana/shop"
@@ -27,24 +28,24 @@ func TestCollisionBetween(t *testing.T) {
 		// The three clauses, each alone.
 		{
 			name:        "same caller_root",
-			a:           newRec("claude-7", brain, withCallerRoot("/home/ana/shop-wt2")),
-			b:           newRec("codex-1", brain, withCallerRoot("/home/ana/shop-wt2")),
+			a:           presencetest.Rec("claude-7", brain, presencetest.CallerRoot("/home/ana/shop-wt2")),
+			b:           presencetest.Rec("codex-1", brain, presencetest.CallerRoot("/home/ana/shop-wt2")),
 			wantOK:      true,
 			wantClauses: []presence.Clause{presence.ClauseCallerRoot},
 			wantPlace:   "/home/ana/shop-wt2",
 		},
 		{
 			name:        "same caller_root spelled uncleaned",
-			a:           newRec("claude-7", brain, withCallerRoot("/home/ana/shop-wt2/")),
-			b:           newRec("codex-1", brain, withCallerRoot("/home/ana/./shop-wt2")),
+			a:           presencetest.Rec("claude-7", brain, presencetest.CallerRoot("/home/ana/shop-wt2/")),
+			b:           presencetest.Rec("codex-1", brain, presencetest.CallerRoot("/home/ana/./shop-wt2")),
 			wantOK:      true,
 			wantClauses: []presence.Clause{presence.ClauseCallerRoot},
 			wantPlace:   "/home/ana/shop-wt2",
 		},
 		{
 			name:        "one checkout seen from two caller_roots collides via worktree",
-			a:           newRec("claude-7", brain, withWorktree("/home/ana/shop-wt2"), withCallerRoot("/home/ana/shop-wt2")),
-			b:           newRec("codex-1", brain, withWorktree("/home/ana/shop-wt2"), withCallerRoot("/home/ana/shop-wt2/src/api")),
+			a:           presencetest.Rec("claude-7", brain, presencetest.Worktree("/home/ana/shop-wt2"), presencetest.CallerRoot("/home/ana/shop-wt2")),
+			b:           presencetest.Rec("codex-1", brain, presencetest.Worktree("/home/ana/shop-wt2"), presencetest.CallerRoot("/home/ana/shop-wt2/src/api")),
 			wantOK:      true,
 			wantClauses: []presence.Clause{presence.ClauseWorktree},
 			wantPlace:   "/home/ana/shop-wt2",
@@ -52,8 +53,8 @@ func TestCollisionBetween(t *testing.T) {
 		// Touched files: observed, under their own clause.
 		{
 			name:        "both touched one file",
-			a:           newRec("claude-7", brain, withCallerRoot("/home/ana/shop-wt2"), withTouched("/home/ana/shop-wt2/src/cart.go", "/home/ana/shop-wt2/a.go")),
-			b:           newRec("codex-1", brain, withCallerRoot("/home/ana/shop-wt2/src"), withTouched("/home/ana/shop-wt2/src/cart.go")),
+			a:           presencetest.Rec("claude-7", brain, presencetest.CallerRoot("/home/ana/shop-wt2"), presencetest.Touched("/home/ana/shop-wt2/src/cart.go", "/home/ana/shop-wt2/a.go")),
+			b:           presencetest.Rec("codex-1", brain, presencetest.CallerRoot("/home/ana/shop-wt2/src"), presencetest.Touched("/home/ana/shop-wt2/src/cart.go")),
 			wantOK:      true,
 			wantClauses: []presence.Clause{presence.ClauseTouched},
 			wantPlace:   "/home/ana/shop-wt2/src/cart.go",
@@ -61,8 +62,8 @@ func TestCollisionBetween(t *testing.T) {
 		},
 		{
 			name:        "a touched file inside the other's declared set, and declared sets overlapping",
-			a:           newRec("claude-7", brain, withWS("src/auth")),
-			b:           newRec("codex-1", brain, withWS("src/auth/token.go"), withTouched(brain+"/src/auth/login.go")),
+			a:           presencetest.Rec("claude-7", brain, presencetest.WS("src/auth")),
+			b:           presencetest.Rec("codex-1", brain, presencetest.WS("src/auth/token.go"), presencetest.Touched(brain+"/src/auth/login.go")),
 			wantOK:      true,
 			wantClauses: []presence.Clause{presence.ClauseWorkingSet, presence.ClauseTouched},
 			wantPlace:   brain + "/src/auth/login.go",
@@ -70,35 +71,35 @@ func TestCollisionBetween(t *testing.T) {
 		},
 		{
 			name:   "touched files apart",
-			a:      newRec("claude-7", brain, withTouched(brain+"/src/a.go")),
-			b:      newRec("codex-1", brain, withTouched(brain+"/src/b.go")),
+			a:      presencetest.Rec("claude-7", brain, presencetest.Touched(brain+"/src/a.go")),
+			b:      presencetest.Rec("codex-1", brain, presencetest.Touched(brain+"/src/b.go")),
 			wantOK: false,
 		},
 		// A session and its subagents are one team.
 		{
 			name:   "a subagent and its session",
-			a:      newRec("claude-7", brain, withWorktree("/w"), withTouched("/w/x.go")),
-			b:      newRec("claude-7/sub", brain, withWorktree("/w"), withTouched("/w/x.go"), withParent(presence.ID("claude-7", brain))),
+			a:      presencetest.Rec("claude-7", brain, presencetest.Worktree("/w"), presencetest.Touched("/w/x.go")),
+			b:      presencetest.Rec("claude-7/sub", brain, presencetest.Worktree("/w"), presencetest.Touched("/w/x.go"), presencetest.Parent(presence.ID("claude-7", brain))),
 			wantOK: false,
 		},
 		{
 			name:   "two subagents of one session",
-			a:      newRec("claude-7/s1", brain, withWorktree("/w"), withParent(presence.ID("claude-7", brain))),
-			b:      newRec("claude-7/s2", brain, withWorktree("/w"), withParent(presence.ID("claude-7", brain))),
+			a:      presencetest.Rec("claude-7/s1", brain, presencetest.Worktree("/w"), presencetest.Parent(presence.ID("claude-7", brain))),
+			b:      presencetest.Rec("claude-7/s2", brain, presencetest.Worktree("/w"), presencetest.Parent(presence.ID("claude-7", brain))),
 			wantOK: false,
 		},
 		{
 			name:        "a subagent and another session",
-			a:           newRec("claude-7/s1", brain, withWorktree("/w"), withParent(presence.ID("claude-7", brain))),
-			b:           newRec("codex-1", brain, withWorktree("/w")),
+			a:           presencetest.Rec("claude-7/s1", brain, presencetest.Worktree("/w"), presencetest.Parent(presence.ID("claude-7", brain))),
+			b:           presencetest.Rec("codex-1", brain, presencetest.Worktree("/w")),
 			wantOK:      true,
 			wantClauses: []presence.Clause{presence.ClauseWorktree},
 			wantPlace:   "/w",
 		},
 		{
 			name:        "working sets overlap: src/auth and src/auth/login.go",
-			a:           newRec("claude-7", brain, withWS("src/auth")),
-			b:           newRec("codex-1", brain, withWS("src/auth/login.go")),
+			a:           presencetest.Rec("claude-7", brain, presencetest.WS("src/auth")),
+			b:           presencetest.Rec("codex-1", brain, presencetest.WS("src/auth/login.go")),
 			wantOK:      true,
 			wantClauses: []presence.Clause{presence.ClauseWorkingSet},
 			wantPlace:   brain + "/src/auth/login.go",
@@ -106,8 +107,8 @@ func TestCollisionBetween(t *testing.T) {
 		},
 		{
 			name:        "equal working-set entries overlap",
-			a:           newRec("claude-7", brain, withWS("go.mod")),
-			b:           newRec("codex-1", brain, withWS("./go.mod")),
+			a:           presencetest.Rec("claude-7", brain, presencetest.WS("go.mod")),
+			b:           presencetest.Rec("codex-1", brain, presencetest.WS("./go.mod")),
 			wantOK:      true,
 			wantClauses: []presence.Clause{presence.ClauseWorkingSet},
 			wantPlace:   brain + "/go.mod",
@@ -115,8 +116,8 @@ func TestCollisionBetween(t *testing.T) {
 		},
 		{
 			name:        "all three clauses, in order, place is the worktree",
-			a:           newRec("claude-7", brain, withCallerRoot("/w/wt"), withWorktree("/w/wt"), withWS("src")),
-			b:           newRec("codex-1", brain, withCallerRoot("/w/wt"), withWorktree("/w/wt"), withWS("src/x.go")),
+			a:           presencetest.Rec("claude-7", brain, presencetest.CallerRoot("/w/wt"), presencetest.Worktree("/w/wt"), presencetest.WS("src")),
+			b:           presencetest.Rec("codex-1", brain, presencetest.CallerRoot("/w/wt"), presencetest.Worktree("/w/wt"), presencetest.WS("src/x.go")),
 			wantOK:      true,
 			wantClauses: []presence.Clause{presence.ClauseCallerRoot, presence.ClauseWorktree, presence.ClauseWorkingSet},
 			wantPlace:   "/w/wt",
@@ -124,8 +125,8 @@ func TestCollisionBetween(t *testing.T) {
 		},
 		{
 			name:        "caller_root and working set: place is the caller_root",
-			a:           newRec("claude-7", brain, withCallerRoot("/w/cr"), withWS("a")),
-			b:           newRec("codex-1", brain, withCallerRoot("/w/cr"), withWS("a/b")),
+			a:           presencetest.Rec("claude-7", brain, presencetest.CallerRoot("/w/cr"), presencetest.WS("a")),
+			b:           presencetest.Rec("codex-1", brain, presencetest.CallerRoot("/w/cr"), presencetest.WS("a/b")),
 			wantOK:      true,
 			wantClauses: []presence.Clause{presence.ClauseCallerRoot, presence.ClauseWorkingSet},
 			wantPlace:   "/w/cr",
@@ -133,8 +134,8 @@ func TestCollisionBetween(t *testing.T) {
 		},
 		{
 			name:        "several overlaps: paths deduplicated and sorted, place the first",
-			a:           newRec("claude-7", brain, withWS("src", "docs/readme.md", "go.mod")),
-			b:           newRec("codex-1", brain, withWS("src/b.go", "docs", "src/a.go", "/home/ana/shop/go.mod", "go.mod")),
+			a:           presencetest.Rec("claude-7", brain, presencetest.WS("src", "docs/readme.md", "go.mod")),
+			b:           presencetest.Rec("codex-1", brain, presencetest.WS("src/b.go", "docs", "src/a.go", "/home/ana/shop/go.mod", "go.mod")),
 			wantOK:      true,
 			wantClauses: []presence.Clause{presence.ClauseWorkingSet},
 			wantPlace:   brain + "/docs/readme.md",
@@ -142,8 +143,8 @@ func TestCollisionBetween(t *testing.T) {
 		},
 		{
 			name:        "a root working set overlaps everything",
-			a:           newRec("claude-7", brain, withWS("/")),
-			b:           newRec("codex-1", brain, withWS("lib/x.go")),
+			a:           presencetest.Rec("claude-7", brain, presencetest.WS("/")),
+			b:           presencetest.Rec("codex-1", brain, presencetest.WS("lib/x.go")),
 			wantOK:      true,
 			wantClauses: []presence.Clause{presence.ClauseWorkingSet},
 			wantPlace:   brain + "/lib/x.go",
@@ -154,8 +155,8 @@ func TestCollisionBetween(t *testing.T) {
 		// caller_root, else brain.
 		{
 			name:        "relative entry resolves against the worktree",
-			a:           newRec("claude-7", brain, withWorktree("/w/wt1"), withCallerRoot("/w/cr1"), withWS("src")),
-			b:           newRec("codex-1", brain, withWS("/w/wt1/src/x.go")),
+			a:           presencetest.Rec("claude-7", brain, presencetest.Worktree("/w/wt1"), presencetest.CallerRoot("/w/cr1"), presencetest.WS("src")),
+			b:           presencetest.Rec("codex-1", brain, presencetest.WS("/w/wt1/src/x.go")),
 			wantOK:      true,
 			wantClauses: []presence.Clause{presence.ClauseWorkingSet},
 			wantPlace:   "/w/wt1/src/x.go",
@@ -163,13 +164,13 @@ func TestCollisionBetween(t *testing.T) {
 		},
 		{
 			name: "relative entry does not resolve against caller_root when a worktree is set",
-			a:    newRec("claude-7", brain, withWorktree("/w/wt1"), withCallerRoot("/w/cr1"), withWS("src")),
-			b:    newRec("codex-1", brain, withWS("/w/cr1/src/x.go", brain+"/src/x.go")),
+			a:    presencetest.Rec("claude-7", brain, presencetest.Worktree("/w/wt1"), presencetest.CallerRoot("/w/cr1"), presencetest.WS("src")),
+			b:    presencetest.Rec("codex-1", brain, presencetest.WS("/w/cr1/src/x.go", brain+"/src/x.go")),
 		},
 		{
 			name:        "relative entry resolves against caller_root without a worktree",
-			a:           newRec("claude-7", brain, withCallerRoot("/w/cr1"), withWS("src")),
-			b:           newRec("codex-1", brain, withWS("/w/cr1/src/x.go")),
+			a:           presencetest.Rec("claude-7", brain, presencetest.CallerRoot("/w/cr1"), presencetest.WS("src")),
+			b:           presencetest.Rec("codex-1", brain, presencetest.WS("/w/cr1/src/x.go")),
 			wantOK:      true,
 			wantClauses: []presence.Clause{presence.ClauseWorkingSet},
 			wantPlace:   "/w/cr1/src/x.go",
@@ -177,13 +178,13 @@ func TestCollisionBetween(t *testing.T) {
 		},
 		{
 			name: "relative entry does not resolve against the brain when a caller_root is set",
-			a:    newRec("claude-7", brain, withCallerRoot("/w/cr1"), withWS("src")),
-			b:    newRec("codex-1", brain, withWS(brain+"/src/x.go")),
+			a:    presencetest.Rec("claude-7", brain, presencetest.CallerRoot("/w/cr1"), presencetest.WS("src")),
+			b:    presencetest.Rec("codex-1", brain, presencetest.WS(brain+"/src/x.go")),
 		},
 		{
 			name:        "relative entry resolves against the brain as the last resort",
-			a:           newRec("claude-7", brain, withWS("src")),
-			b:           newRec("codex-1", brain, withWS(brain+"/src/x.go")),
+			a:           presencetest.Rec("claude-7", brain, presencetest.WS("src")),
+			b:           presencetest.Rec("codex-1", brain, presencetest.WS(brain+"/src/x.go")),
 			wantOK:      true,
 			wantClauses: []presence.Clause{presence.ClauseWorkingSet},
 			wantPlace:   brain + "/src/x.go",
@@ -191,91 +192,91 @@ func TestCollisionBetween(t *testing.T) {
 		},
 		{
 			name: "same relative entries in different worktrees do not overlap",
-			a:    newRec("claude-7", brain, withWorktree("/w/wt1"), withWS("src/auth")),
-			b:    newRec("codex-1", brain, withWorktree("/w/wt2"), withWS("src/auth")),
+			a:    presencetest.Rec("claude-7", brain, presencetest.Worktree("/w/wt1"), presencetest.WS("src/auth")),
+			b:    presencetest.Rec("codex-1", brain, presencetest.Worktree("/w/wt2"), presencetest.WS("src/auth")),
 		},
 
 		// Never warns.
 		{
 			name: "same brain alone never warns",
-			a:    newRec("claude-7", brain, withCallerRoot("/w/wt1"), withWorktree("/w/wt1")),
-			b:    newRec("codex-1", brain, withCallerRoot("/w/wt2"), withWorktree("/w/wt2")),
+			a:    presencetest.Rec("claude-7", brain, presencetest.CallerRoot("/w/wt1"), presencetest.Worktree("/w/wt1")),
+			b:    presencetest.Rec("codex-1", brain, presencetest.CallerRoot("/w/wt2"), presencetest.Worktree("/w/wt2")),
 		},
 		{
 			name: "same brain alone, nothing declared",
-			a:    newRec("claude-7", brain),
-			b:    newRec("codex-1", brain),
+			a:    presencetest.Rec("claude-7", brain),
+			b:    presencetest.Rec("codex-1", brain),
 		},
 		{
 			name: "src/auth and src/authz do not overlap",
-			a:    newRec("claude-7", brain, withWS("src/auth")),
-			b:    newRec("codex-1", brain, withWS("src/authz")),
+			a:    presencetest.Rec("claude-7", brain, presencetest.WS("src/auth")),
+			b:    presencetest.Rec("codex-1", brain, presencetest.WS("src/authz")),
 		},
 		{
 			name: "src/auth and src/auth.go do not overlap",
-			a:    newRec("claude-7", brain, withWS("src/auth")),
-			b:    newRec("codex-1", brain, withWS("src/auth.go", "src/aut")),
+			a:    presencetest.Rec("claude-7", brain, presencetest.WS("src/auth")),
+			b:    presencetest.Rec("codex-1", brain, presencetest.WS("src/auth.go", "src/aut")),
 		},
 		{
 			name: "a without a mutation signal",
-			a:    newRec("claude-7", brain, withCallerRoot("/w/wt"), withWorktree("/w/wt"), withWS("src"), withNoMutation()),
-			b:    newRec("codex-1", brain, withCallerRoot("/w/wt"), withWorktree("/w/wt"), withWS("src")),
+			a:    presencetest.Rec("claude-7", brain, presencetest.CallerRoot("/w/wt"), presencetest.Worktree("/w/wt"), presencetest.WS("src"), presencetest.NoMutation()),
+			b:    presencetest.Rec("codex-1", brain, presencetest.CallerRoot("/w/wt"), presencetest.Worktree("/w/wt"), presencetest.WS("src")),
 		},
 		{
 			name: "b without a mutation signal",
-			a:    newRec("claude-7", brain, withCallerRoot("/w/wt"), withWorktree("/w/wt"), withWS("src")),
-			b:    newRec("codex-1", brain, withCallerRoot("/w/wt"), withWorktree("/w/wt"), withWS("src"), withNoMutation()),
+			a:    presencetest.Rec("claude-7", brain, presencetest.CallerRoot("/w/wt"), presencetest.Worktree("/w/wt"), presencetest.WS("src")),
+			b:    presencetest.Rec("codex-1", brain, presencetest.CallerRoot("/w/wt"), presencetest.Worktree("/w/wt"), presencetest.WS("src"), presencetest.NoMutation()),
 		},
 		{
 			name: "neither side mutating",
-			a:    newRec("claude-7", brain, withCallerRoot("/w/wt"), withNoMutation()),
-			b:    newRec("codex-1", brain, withCallerRoot("/w/wt"), withNoMutation()),
+			a:    presencetest.Rec("claude-7", brain, presencetest.CallerRoot("/w/wt"), presencetest.NoMutation()),
+			b:    presencetest.Rec("codex-1", brain, presencetest.CallerRoot("/w/wt"), presencetest.NoMutation()),
 		},
 		{
 			name:        "declared intent on both sides is a signal",
-			a:           newRec("claude-7", brain, withCallerRoot("/w/wt"), withIntent("edit checkout")),
-			b:           newRec("codex-1", brain, withCallerRoot("/w/wt"), withIntent("fix tests")),
+			a:           presencetest.Rec("claude-7", brain, presencetest.CallerRoot("/w/wt"), presencetest.Intent("edit checkout")),
+			b:           presencetest.Rec("codex-1", brain, presencetest.CallerRoot("/w/wt"), presencetest.Intent("fix tests")),
 			wantOK:      true,
 			wantClauses: []presence.Clause{presence.ClauseCallerRoot},
 			wantPlace:   "/w/wt",
 		},
 		{
 			name:        "observed on one side, declared on the other",
-			a:           newRec("claude-7", brain, withWorktree("/w/wt")),
-			b:           newRec("codex-1", brain, withWorktree("/w/wt"), withIntent("fix tests")),
+			a:           presencetest.Rec("claude-7", brain, presencetest.Worktree("/w/wt")),
+			b:           presencetest.Rec("codex-1", brain, presencetest.Worktree("/w/wt"), presencetest.Intent("fix tests")),
 			wantOK:      true,
 			wantClauses: []presence.Clause{presence.ClauseWorktree},
 			wantPlace:   "/w/wt",
 		},
 		{
 			name: "different brains never collide",
-			a:    newRec("claude-7", brain, withCallerRoot("/w/wt"), withWorktree("/w/wt"), withWS("/w/wt/src")),
-			b:    newRec("codex-1", "/home/ana/other", withCallerRoot("/w/wt"), withWorktree("/w/wt"), withWS("/w/wt/src")),
+			a:    presencetest.Rec("claude-7", brain, presencetest.CallerRoot("/w/wt"), presencetest.Worktree("/w/wt"), presencetest.WS("/w/wt/src")),
+			b:    presencetest.Rec("codex-1", "/home/ana/other", presencetest.CallerRoot("/w/wt"), presencetest.Worktree("/w/wt"), presencetest.WS("/w/wt/src")),
 		},
 		{
 			name: "empty caller_root and worktree never match",
-			a:    newRec("claude-7", brain, withCallerRoot(""), withWorktree("")),
-			b:    newRec("codex-1", brain, withCallerRoot(""), withWorktree("")),
+			a:    presencetest.Rec("claude-7", brain, presencetest.CallerRoot(""), presencetest.Worktree("")),
+			b:    presencetest.Rec("codex-1", brain, presencetest.CallerRoot(""), presencetest.Worktree("")),
 		},
 		{
 			name: "a caller_root of \".\" against an empty one never matches",
-			a:    newRec("claude-7", brain, withCallerRoot(".")),
-			b:    newRec("codex-1", brain, withCallerRoot("")),
+			a:    presencetest.Rec("claude-7", brain, presencetest.CallerRoot(".")),
+			b:    presencetest.Rec("codex-1", brain, presencetest.CallerRoot("")),
 		},
 		{
 			name: "a worktree of \"./\" against an empty one never matches",
-			a:    newRec("claude-7", brain, withWorktree("")),
-			b:    newRec("codex-1", brain, withWorktree("./")),
+			a:    presencetest.Rec("claude-7", brain, presencetest.Worktree("")),
+			b:    presencetest.Rec("codex-1", brain, presencetest.Worktree("./")),
 		},
 		{
 			name: "empty caller_root against a set one",
-			a:    newRec("claude-7", brain, withCallerRoot("")),
-			b:    newRec("codex-1", brain, withCallerRoot(brain)),
+			a:    presencetest.Rec("claude-7", brain, presencetest.CallerRoot("")),
+			b:    presencetest.Rec("codex-1", brain, presencetest.CallerRoot(brain)),
 		},
 		{
 			name: "a presence never collides with itself",
-			a:    newRec("claude-7", brain, withCallerRoot("/w/wt"), withWorktree("/w/wt"), withWS("src")),
-			b:    newRec("claude-7", brain, withCallerRoot("/w/wt"), withWorktree("/w/wt"), withWS("src")),
+			a:    presencetest.Rec("claude-7", brain, presencetest.CallerRoot("/w/wt"), presencetest.Worktree("/w/wt"), presencetest.WS("src")),
+			b:    presencetest.Rec("claude-7", brain, presencetest.CallerRoot("/w/wt"), presencetest.Worktree("/w/wt"), presencetest.WS("src")),
 		},
 	}
 	for _, tt := range tests {
@@ -333,11 +334,11 @@ func TestCollisionBetween(t *testing.T) {
 func TestCollisionsInScopesByBrain(t *testing.T) {
 	other := "/srv/other"
 	live := []presence.Record{
-		newRec("a", brain, withCallerRoot("/w/1")),
-		newRec("b", brain, withCallerRoot("/w/1")),
-		newRec("c", other, withCallerRoot("/w/1")),
-		newRec("d", other, withCallerRoot("/w/1")),
-		newRec("e", other, withCallerRoot("/w/2")),
+		presencetest.Rec("a", brain, presencetest.CallerRoot("/w/1")),
+		presencetest.Rec("b", brain, presencetest.CallerRoot("/w/1")),
+		presencetest.Rec("c", other, presencetest.CallerRoot("/w/1")),
+		presencetest.Rec("d", other, presencetest.CallerRoot("/w/1")),
+		presencetest.Rec("e", other, presencetest.CallerRoot("/w/2")),
 	}
 	all := presence.CollisionsIn("", live)
 	if len(all) != 2 {
@@ -406,7 +407,7 @@ func randomRoster(rng *rand.Rand, n int) []presence.Record {
 	for i := 0; i < n; i++ {
 		b := brains[rng.Intn(len(brains))]
 		agent := fmt.Sprintf("agent-%d", i) // a live roster holds each id once
-		r := presence.Record{Schema: presence.Schema, PresenceID: presence.ID(agent, b), AgentID: agent, Brain: b, LastBeatMs: t0}
+		r := presencetest.Rec(agent, b, presencetest.NoMutation())
 		rs := roots(b)
 		r.CallerRoot = rs[rng.Intn(len(rs))]
 		r.Worktree = rs[rng.Intn(len(rs))]
@@ -421,7 +422,7 @@ func randomRoster(rng *rand.Rand, n int) []presence.Record {
 			r.WorkingSet = append(r.WorkingSet, p)
 		}
 		for k := rng.Intn(3); k > 0; k-- {
-			r.Touched = append(r.Touched, presence.Touch{Path: filepath.Join("/", b, randPath()), AtMs: t0})
+			r.Touched = append(r.Touched, presence.Touch{Path: filepath.Join("/", b, randPath()), AtMs: presencetest.T0})
 		}
 		if i > 0 && rng.Intn(6) == 0 { // a subagent of an earlier session, or its sibling
 			parent := out[rng.Intn(len(out))]
@@ -432,7 +433,7 @@ func randomRoster(rng *rand.Rand, n int) []presence.Record {
 		case 1:
 			r.Mutation.DeclaredIntent = "edit"
 		default:
-			r.Mutation.ObservedAtMs = t0
+			r.Mutation.ObservedAtMs = presencetest.T0
 		}
 		out = append(out, r)
 	}
@@ -514,7 +515,7 @@ func TestCollisionsInOrdersLooseIDsByKey(t *testing.T) {
 // their places in live.
 func TestCollisionsInDuplicateIDs(t *testing.T) {
 	rec := func(id string, pos int) presence.Record {
-		r := newRec(fmt.Sprintf("agent-%d", pos), brain, withWorktree("/w/wt"))
+		r := presencetest.Rec(fmt.Sprintf("agent-%d", pos), brain, presencetest.Worktree("/w/wt"))
 		r.PresenceID = id
 		return r
 	}
@@ -547,9 +548,9 @@ func TestCollisionsInDuplicateIDs(t *testing.T) {
 // a caller appending to or editing one changes nothing else.
 func TestCollisionsInSlicesAreIndependent(t *testing.T) {
 	live := []presence.Record{
-		newRec("a", brain, withCallerRoot("/w"), withWS("src", "docs")),
-		newRec("b", brain, withCallerRoot("/w"), withWS("src/x", "docs/y")),
-		newRec("c", brain, withCallerRoot("/w"), withWS("src/x/z", "docs")),
+		presencetest.Rec("a", brain, presencetest.CallerRoot("/w"), presencetest.WS("src", "docs")),
+		presencetest.Rec("b", brain, presencetest.CallerRoot("/w"), presencetest.WS("src/x", "docs/y")),
+		presencetest.Rec("c", brain, presencetest.CallerRoot("/w"), presencetest.WS("src/x/z", "docs")),
 	}
 	got := presence.CollisionsIn("", live)
 	want := presence.CollisionsIn("", live)
@@ -579,8 +580,8 @@ func TestCollisionsInSlicesAreIndependent(t *testing.T) {
 // snapshot's collisions cost a few words each and name what Live holds.
 func TestCollisionsInSidesAreTheRostersRecords(t *testing.T) {
 	live := []presence.Record{
-		newRec("a", brain, withCallerRoot("/w")),
-		newRec("b", brain, withCallerRoot("/w")),
+		presencetest.Rec("a", brain, presencetest.CallerRoot("/w")),
+		presencetest.Rec("b", brain, presencetest.CallerRoot("/w")),
 	}
 	got := presence.CollisionsIn("", live)
 	if len(got) != 1 {
@@ -637,7 +638,7 @@ func TestPathsOverlap(t *testing.T) {
 // the answer they would get alone.
 func TestCollisionsInConcurrent(t *testing.T) {
 	rng := rand.New(rand.NewSource(11))
-	rosters := [][]presence.Record{benchRoster(300), denseRoster(120), nil}
+	rosters := [][]presence.Record{presencetest.BenchRoster(300), presencetest.DenseRoster(120), nil}
 	for i := 0; i < 12; i++ {
 		rosters = append(rosters, randomRoster(rng, rng.Intn(60)))
 	}

@@ -19,7 +19,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hall-dev/hall/internal/eventually"
 	"github.com/hall-dev/hall/internal/presence"
+	"github.com/hall-dev/hall/internal/presence/presencetest"
 )
 
 // RawWriter is a store that lets a test place arbitrary bytes under an id,
@@ -28,9 +30,9 @@ type RawWriter interface {
 	WriteRaw(ctx context.Context, id string, data []byte) error
 }
 
-// eventually bounds every "it happens" wait: generous, because CI
-// machines are small and busy; a passing run never waits it out.
-const eventually = 15 * time.Second
+// patience bounds every "it happens" wait: generous, because CI machines
+// are small and busy; a passing run never waits it out.
+const patience = 15 * time.Second
 
 // Run runs the contract against stores that open returns. Every subtest
 // opens its own store.
@@ -345,18 +347,21 @@ func Run(t *testing.T, open func(t *testing.T) presence.Store) {
 				if err != nil {
 					t.Errorf("Watch after cancel: got %v, want nil", err)
 				}
-			case <-time.After(eventually):
-				t.Errorf("Watch did not return within %s of its context ending", eventually)
+			case <-time.After(patience):
+				t.Errorf("Watch did not return within %s of its context ending", patience)
 			}
 		}()
 		// The watch notifies once it is in place; changes after that must
 		// each be heard.
-		wait(t, notified, "the watch to start")
+		eventually.Notified(t, patience, notified, "the watch to start", func() bool { return true })
 		r := Record("watched", "/w", time.Now().UnixMilli())
 		if err := s.Upsert(ctx, r); err != nil {
 			t.Fatalf("Upsert: %v", err)
 		}
-		waitFor(t, notified, "an upsert", func() bool {
+		// A notify may come before the change it announces is visible to
+		// every reader (coalesced or early), so one notify alone proves
+		// nothing: wait for one after which the change shows.
+		eventually.Notified(t, patience, notified, "an upsert", func() bool {
 			l, err := s.List(ctx)
 			_, ok := find(l.Records, r.PresenceID)
 			return err == nil && ok
@@ -364,7 +369,7 @@ func Run(t *testing.T, open func(t *testing.T) presence.Store) {
 		if err := s.Delete(ctx, r.PresenceID); err != nil {
 			t.Fatalf("Delete: %v", err)
 		}
-		waitFor(t, notified, "a delete", func() bool {
+		eventually.Notified(t, patience, notified, "a delete", func() bool {
 			l, err := s.List(ctx)
 			_, ok := find(l.Records, r.PresenceID)
 			return err == nil && !ok
@@ -372,45 +377,11 @@ func Run(t *testing.T, open func(t *testing.T) presence.Store) {
 	})
 }
 
-// Record returns a minimal live record of agent on brain, beaten at ms.
+// Record returns a minimal live record of agent on brain, beaten at ms,
+// with the default ttl and no mutation signal (presencetest.Rec).
 func Record(agent, brain string, ms int64) presence.Record {
-	return presence.Record{
-		Schema:      presence.Schema,
-		PresenceID:  presence.ID(agent, brain),
-		AgentID:     agent,
-		Brain:       brain,
-		FirstSeenMs: ms,
-		LastBeatMs:  ms,
-		QueryCount:  1,
-		TTLMs:       presence.DefaultTTL.Milliseconds(),
-	}
-}
-
-func wait(t *testing.T, ch <-chan struct{}, what string) {
-	t.Helper()
-	select {
-	case <-ch:
-	case <-time.After(eventually):
-		t.Fatalf("no notify for %s within %s", what, eventually)
-	}
-}
-
-// waitFor waits for notifications until cond holds: a notify may come
-// before the change it announces is visible to every reader (coalesced or
-// early), so one notify alone proves nothing.
-func waitFor(t *testing.T, ch <-chan struct{}, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.After(eventually)
-	for {
-		select {
-		case <-ch:
-			if cond() {
-				return
-			}
-		case <-deadline:
-			t.Fatalf("no notify showing %s within %s", what, eventually)
-		}
-	}
+	return presencetest.Rec(agent, brain, presencetest.At(ms), presencetest.NoMutation(),
+		presencetest.TTL(presence.DefaultTTL.Milliseconds()))
 }
 
 func find(rs []presence.Record, id string) (presence.Record, bool) {
@@ -422,11 +393,9 @@ func find(rs []presence.Record, id string) (presence.Record, bool) {
 	return presence.Record{}, false
 }
 
+// ids lists the records' presence ids, sorted.
 func ids(rs []presence.Record) []string {
-	out := make([]string, 0, len(rs))
-	for _, r := range rs {
-		out = append(out, r.PresenceID)
-	}
+	out := presencetest.IDs(rs)
 	sort.Strings(out)
 	return out
 }

@@ -29,6 +29,8 @@ const hangupEvents = unix.EPOLLRDHUP | unix.EPOLLHUP | unix.EPOLLERR | unix.EPOL
 // liveWait bounds one wait, so the loop sees the pool close.
 const liveWait = 250 * time.Millisecond
 
+// watchConn adds s to the set, unless it has ended: its descriptor,
+// closed, could by now name another stream's socket.
 func (p *Pool) watchConn(s *Stream) {
 	if s.raw == nil {
 		return
@@ -36,7 +38,9 @@ func (p *Pool) watchConn(s *Stream) {
 	l := &p.live
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if !l.open {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !l.open || s.ended {
 		return
 	}
 	_ = s.raw.Control(func(fd uintptr) {
@@ -47,12 +51,11 @@ func (p *Pool) watchConn(s *Stream) {
 	})
 }
 
-// unwatchConn takes s out of the set. It runs before s's connection closes,
-// so the descriptor cannot yet name another stream's socket.
-func (p *Pool) unwatchConn(s *Stream) {
+// unwatchLocked takes s out of the set; the caller holds the set's lock.
+// It runs before s's connection closes, so the descriptor cannot yet name
+// another stream's socket.
+func (p *Pool) unwatchLocked(s *Stream) {
 	l := &p.live
-	l.mu.Lock()
-	defer l.mu.Unlock()
 	fd, ok := l.fdOf[s]
 	if !ok {
 		return

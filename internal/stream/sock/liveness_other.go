@@ -20,19 +20,24 @@ const livenessSweep = 500 * time.Millisecond
 // openLiveness has nothing to open for a sweep.
 func (p *Pool) openLiveness() {}
 
+// watchConn adds s to the swept set, unless it has ended.
 func (p *Pool) watchConn(s *Stream) {
 	p.live.mu.Lock()
+	defer p.live.mu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ended {
+		return
+	}
 	if p.live.conns == nil {
 		p.live.conns = map[*Stream]struct{}{}
 	}
 	p.live.conns[s] = struct{}{}
-	p.live.mu.Unlock()
 }
 
-func (p *Pool) unwatchConn(s *Stream) {
-	p.live.mu.Lock()
+// unwatchLocked takes s out of the set; the caller holds its lock.
+func (p *Pool) unwatchLocked(s *Stream) {
 	delete(p.live.conns, s)
-	p.live.mu.Unlock()
 }
 
 // liveLoop peeks at every hijacked connection each livenessSweep, without

@@ -68,9 +68,14 @@ func (p *Pool) Start() {
 }
 
 // End ends s: its connection closes, which fails any write in flight, and
-// it is no longer watched.
+// it is no longer watched. It may come before Serve (the owner dropped a
+// stream whose first events were not written yet): Serve then closes the
+// connection at once. Unwatching and closing happen under the liveness
+// lock, so watchConn sees a stream either before both or after both.
 func (p *Pool) End(s *Stream) {
-	p.unwatchConn(s)
+	p.live.mu.Lock()
+	defer p.live.mu.Unlock()
+	p.unwatchLocked(s)
 	s.end()
 }
 

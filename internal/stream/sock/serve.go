@@ -27,6 +27,13 @@ import (
 func (p *Pool) Serve(ctx context.Context, w http.ResponseWriter, s *Stream, first [][]byte) {
 	if head, ok := hijack(s, w); ok {
 		s.mu.Lock()
+		if s.ended {
+			// Ended before it was served: End found no connection to
+			// close. Nothing will write it; its client reconnects.
+			s.mu.Unlock()
+			_ = s.conn.Close()
+			return
+		}
 		s.pending = append(append([][]byte{head}, first...), s.pending...)
 		s.mu.Unlock()
 		p.watchConn(s)

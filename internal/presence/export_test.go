@@ -1,0 +1,51 @@
+package presence
+
+import "context"
+
+// Hooks into the Service's internals for its tests, which live in the
+// external package presence_test (they run on the real sidecar store,
+// internal/dirstore, which imports this package). Compiled into the test
+// binary only.
+
+// CacheRecord puts r in the watched cache, as a reread that read it would.
+func (s *Service) CacheRecord(r Record) {
+	s.mu.Lock()
+	s.cache[r.PresenceID] = r
+	s.mu.Unlock()
+}
+
+// CachedRecord is the watched cache's copy of id.
+func (s *Service) CachedRecord(id string) (Record, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, ok := s.cache[id]
+	return r, ok
+}
+
+// HoldsOwn reports whether an own change to id is held against rereads.
+func (s *Service) HoldsOwn(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.own[id]
+	return ok
+}
+
+// Projections counts the beat projections the Service keeps.
+func (s *Service) Projections() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.entries)
+}
+
+// ReadFromCache makes reads come from the watched cache, as under Run.
+func (s *Service) ReadFromCache() {
+	s.mu.Lock()
+	s.watching = true
+	s.mu.Unlock()
+}
+
+// RereadKeys is the live loop's reread of the entries keys name.
+func (s *Service) RereadKeys(ctx context.Context, keys []string) error {
+	_, _, err := s.reread(ctx, keys)
+	return err
+}
