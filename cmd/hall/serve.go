@@ -186,6 +186,7 @@ type Main struct {
 
 	ln     net.Listener
 	server *http.Server
+	fresh  freshConns // connections that have read no request yet: closed at shutdown
 	cancel context.CancelFunc
 	done   chan struct{}
 
@@ -276,7 +277,9 @@ func (m *Main) Run(ctx context.Context) error {
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       cmp.Or(m.Config.ReadTimeout, DefaultReadTimeout),
 		IdleTimeout:       cmp.Or(m.Config.IdleTimeout, DefaultIdleTimeout),
+		ConnState:         m.fresh.track,
 	}
+	m.server.RegisterOnShutdown(m.fresh.close)
 	go func() {
 		if err := m.server.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			m.Log.Error("http server stopped", "err", err)
