@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hall-dev/hall/internal/cli"
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/dirstore"
 	"github.com/hall-dev/hall/internal/hallclient"
@@ -25,31 +26,28 @@ func init() {
 	commands["leave"] = runLeave
 }
 
-// DefaultHallURL is where beat, leave and watch find a Hall by default.
-const DefaultHallURL = "http://" + DefaultAddr
-
 // beatFlags are the flags beat and leave share: where the Hall is, and who
 // is speaking.
 type beatFlags struct {
 	hall         string
 	registryRoot string
 	token        string
-	tokenFlag    secret
-	readFlag     secret
+	tokenFlag    cli.Secret
+	readFlag     cli.Secret
 	timeout      time.Duration
 	hook         string
 	onCollision  string
-	mutating     stringList
+	mutating     cli.StringList
 	req          contract.BeatRequest
-	workingSet   stringList
+	workingSet   cli.StringList
 	presenceID   string
 }
 
 func (f *beatFlags) register(fs *flag.FlagSet, withFields bool) {
-	fs.StringVar(&f.hall, "hall", DefaultHallURL, "the Hall's base URL")
+	fs.StringVar(&f.hall, "hall", cli.DefaultURL, "the Hall's base URL")
 	fs.StringVar(&f.registryRoot, "registry-root", "", "write the sidecar folder directly instead of calling a Hall")
-	f.tokenFlag.register(fs, "token", "bearer token the Hall requires for writes")
-	f.readFlag.register(fs, "read-token", "the Hall's read token (--read-token), sent when there is no --token")
+	f.tokenFlag.Register(fs, "token", "bearer token the Hall requires for writes")
+	f.readFlag.Register(fs, "read-token", "the Hall's read token (--read-token), sent when there is no --token")
 	fs.DurationVar(&f.timeout, "timeout", 2*time.Second, "give up on the Hall after this long (the beat is then skipped, exit 0)")
 	fs.StringVar(&f.hook, "hook", "", `read an agent's hook payload on stdin and answer in its hook output: "claude" (Claude Code), "codex" (Codex CLI) or "cursor" (Cursor)`)
 	fs.StringVar(&f.onCollision, "on-collision", "warn", `with --hook: "warn" puts the collision in the model's context; "ask" also asks the person before a mutating tool runs while in a collision`)
@@ -88,7 +86,7 @@ func runLeave(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 // the command line or HALL_HOOK set. A hook exits 0 whatever happens (Claude
 // Code reads exit 2 as "block the tool call"), flag mistakes included.
 func hookMode(args []string) bool {
-	if os.Getenv(envName("hook")) != "" {
+	if os.Getenv(cli.EnvName("hook")) != "" {
 		return true
 	}
 	for _, a := range args {
@@ -141,17 +139,17 @@ func beatCommand(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	if asHook {
 		// stdout is the agent's hook output: nothing else goes there.
 		fs.SetOutput(stderr)
-		if err := parseWithEnv(fs, args); err != nil {
+		if err := cli.ParseWithEnv(fs, args); err != nil {
 			return warn(err)
 		}
 	} else if err := parseFlags(fs, about, args, stdout, stderr); err != nil {
 		return err
 	}
 	var err error
-	if f.token, err = f.tokenFlag.value(); err != nil {
+	if f.token, err = f.tokenFlag.Value(); err != nil {
 		return usage(err)
 	}
-	if rt, err := f.readFlag.value(); err != nil {
+	if rt, err := f.readFlag.Value(); err != nil {
 		return usage(err)
 	} else if f.token == "" {
 		// A Hall with a read token and no write token takes beats with

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hall-dev/hall/internal/cli"
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/contract/schema/schematest"
 	"github.com/hall-dev/hall/internal/eventually"
@@ -436,7 +437,7 @@ func TestEdgeReadTokenAndHostFlags(t *testing.T) {
 		t.Errorf("got read token %q, hosts %q, %v", cfg.ReadToken, cfg.AllowedHosts, err)
 	}
 	for _, bad := range []string{"http://a.test", "a.test/x", "a b", "user@a.test", ""} {
-		c := Config{Addr: DefaultAddr, TTL: time.Minute, AllowedHosts: []string{bad}}
+		c := Config{Addr: cli.DefaultAddr, TTL: time.Minute, AllowedHosts: []string{bad}}
 		if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "--allowed-host") {
 			t.Errorf("--allowed-host %q: got %v, want an error naming the flag", bad, err)
 		}

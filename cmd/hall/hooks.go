@@ -8,9 +8,11 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/hall-dev/hall/internal/cli"
 	"github.com/hall-dev/hall/internal/hookinstall"
 )
 
@@ -35,9 +37,9 @@ func runHooks(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		user        = fs.Bool("user", false, "edit the user's configuration (in $HOME) instead of a project's")
 		httpHooks   = fs.Bool("http", false, "wire HTTP hooks where the agent has them (Claude Code): no process per tool call")
 		dryRun      = fs.Bool("dry-run", false, "print what would change and the resulting file; write nothing")
-		hall        = fs.String("hall", DefaultHallURL, "the Hall the hooks talk to")
+		hall        = fs.String("hall", cli.DefaultURL, "the Hall the hooks talk to")
 		onCollision = fs.String("on-collision", "warn", `"warn", or "ask" to ask the person before a mutating tool runs while in a collision`)
-		command     = fs.String("command", "hall", "how the hooks run the Hall's CLI (a name on PATH or an absolute path)")
+		command     = fs.String("command", "", `what a command hook runs: "hall-hook" (the lean hook) or "hall", by name on PATH or by path (default: hall-hook when it is on PATH, else hall)`)
 	)
 	switch {
 	case len(args) > 0 && isHelp(args[0]):
@@ -71,6 +73,12 @@ func runHooks(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if err != nil {
 		return &exitError{code: 2, err: err}
 	}
+	if *command == "" {
+		*command = "hall"
+		if _, err := exec.LookPath(hookinstall.Lean); err == nil {
+			*command = hookinstall.Lean
+		}
+	}
 	o := hookinstall.Options{Agent: agent, File: file, Command: *command, HTTP: *httpHooks, HallURL: *hall, OnCollision: *onCollision}
 	edit := hookinstall.Install
 	if verb == "uninstall" {
@@ -93,7 +101,10 @@ func runHooks(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	if verb == "install" && !strings.Contains(*command, "/") && !*httpHooks {
 		if _, err := exec.LookPath(*command); err != nil {
-			fmt.Fprintf(stdout, "  note: %q is not on PATH here: install it (go install github.com/hall-dev/hall/cmd/hall@latest) or pass --command /path/to/hall\n", *command)
+			fmt.Fprintf(stdout, "  note: %q is not on PATH here: install it (go install github.com/hall-dev/hall/cmd/%s@latest) or pass --command /path/to/%s\n", *command, filepath.Base(*command), filepath.Base(*command))
+		}
+		if !hookinstall.IsLean(*command) {
+			fmt.Fprintf(stdout, "  note: the command hooks run %s beat --hook; the lean %s starts in a fraction of its time (go install github.com/hall-dev/hall/cmd/%s@latest, then install again)\n", *command, hookinstall.Lean, hookinstall.Lean)
 		}
 	}
 	switch {

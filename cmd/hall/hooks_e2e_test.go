@@ -11,12 +11,13 @@ import (
 
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/contract/schema/schematest"
+	"github.com/hall-dev/hall/internal/hookforward"
 	"github.com/hall-dev/hall/internal/hooktest"
 )
 
 // hookPath runs one hook payload through one surface: the command (`hall
-// beat --hook`) or the HTTP hook (POST /api/hooks/{agent}), and returns
-// the agent's output.
+// beat --hook`), the lean command (hall-hook, package hookforward) or the
+// HTTP hook (POST /api/hooks/{agent}), and returns the agent's output.
 type hookPath struct {
 	name string
 	call func(t *testing.T, m *Main, agent, payload, policy string) []byte
@@ -30,6 +31,15 @@ var hookPaths = []hookPath{
 			t.Fatalf("hall beat --hook %s: exit %d, stderr %q", agent, code, stderr)
 		}
 		return []byte(stdout)
+	}},
+	{"hall-hook", func(t *testing.T, m *Main, agent, payload, policy string) []byte {
+		t.Helper()
+		var stdout, stderr bytes.Buffer
+		hookforward.Main(t.Context(), []string{agent, "--hall", m.URL(), "--on-collision", policy}, strings.NewReader(payload), &stdout, &stderr)
+		if stderr.Len() != 0 {
+			t.Fatalf("hall-hook %s: stderr %q", agent, stderr.String())
+		}
+		return stdout.Bytes()
 	}},
 	{"http", func(t *testing.T, m *Main, agent, payload, policy string) []byte {
 		t.Helper()
@@ -76,8 +86,8 @@ func told(t *testing.T, agent string, out []byte) (text string, ask bool) {
 	return a.HookSpecificOutput.AdditionalContext, a.HookSpecificOutput.PermissionDecision == "ask"
 }
 
-// TestHooksEndToEnd plays, for each agent and through both the command and
-// the HTTP path, two sessions in one real git worktree: A edits the cart;
+// TestHooksEndToEnd plays, for each agent and through each path (the
+// command, the lean command, the HTTP hook), two sessions in one real git worktree: A edits the cart;
 // B's gate event before writing it names A, the place and the file; A's
 // next hook names B; under ask B's gate event asks; the touched file is on
 // A's record and in the collision's paths.
@@ -154,7 +164,7 @@ func TestHooksEndToEnd(t *testing.T) {
 
 // TestHooksSubagentsAreOneTeam: a Claude Code subagent editing the file its
 // session edits never collides with it, shows its parent, and leaves with
-// the session's SessionEnd; through both paths.
+// the session's SessionEnd; through each path.
 func TestHooksSubagentsAreOneTeam(t *testing.T) {
 	for _, path := range hookPaths {
 		t.Run(path.name, func(t *testing.T) {

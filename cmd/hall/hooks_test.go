@@ -11,6 +11,7 @@ import (
 // a dry run writes nothing, a second run says unchanged, uninstall gives
 // the file back.
 func TestHooksInstallCommand(t *testing.T) {
+	t.Setenv("PATH", t.TempDir()) // no hall-hook here: the hooks run hall
 	dir := t.TempDir()
 	file := filepath.Join(dir, ".claude", "settings.json")
 	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
@@ -81,5 +82,25 @@ func TestHookModeAlwaysExitsZero(t *testing.T) {
 		if code != 0 || stdout != "" || !strings.Contains(stderr, "warning") {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 0, no stdout, a warning", args, code, stdout, stderr)
 		}
+	}
+}
+
+// TestHooksInstallPicksTheLeanHook: with hall-hook on PATH the command
+// hooks run it; --command hall still wires hall beat --hook; without it
+// the summary says the lean hook exists.
+func TestHooksInstallPicksTheLeanHook(t *testing.T) {
+	bin := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, "hall-hook"), []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin)
+	dir := t.TempDir()
+	code, stdout, _ := runCLI(t, "", "hooks", "install", "codex", "--project", dir)
+	if code != 0 || !strings.Contains(stdout, "+ PreToolUse: hall-hook codex") || strings.Contains(stdout, "lean") {
+		t.Fatalf("install with hall-hook on PATH: exit %d\n%s", code, stdout)
+	}
+	code, stdout, _ = runCLI(t, "", "hooks", "install", "codex", "--project", dir, "--command", "hall")
+	if code != 0 || !strings.Contains(stdout, "~ PreToolUse: hall beat --hook codex") || !strings.Contains(stdout, "the lean hall-hook") {
+		t.Fatalf("install --command hall: exit %d\n%s", code, stdout)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hall-dev/hall/internal/cli"
 )
 
 // --max-streams defaults to the measured 10,000, or half the descriptors
@@ -41,7 +43,7 @@ func TestEdgeMaxStreamsDefault(t *testing.T) {
 	if err != nil || cfg.MaxStreams != defaultMaxStreams() {
 		t.Errorf("flag default: got %d, %v; want %d", cfg.MaxStreams, err, defaultMaxStreams())
 	}
-	if err := (Config{Addr: DefaultAddr, TTL: time.Minute, MaxStreams: -1}).Validate(); err == nil {
+	if err := (Config{Addr: cli.DefaultAddr, TTL: time.Minute, MaxStreams: -1}).Validate(); err == nil {
 		t.Errorf("--max-streams -1: got no error")
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hall-dev/hall/internal/agentid"
+	"github.com/hall-dev/hall/internal/cli"
 	"github.com/hall-dev/hall/internal/hallclient"
 	"github.com/hall-dev/hall/internal/mcp"
 	"github.com/hall-dev/hall/internal/presence"
@@ -35,7 +36,7 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		hall, root, token, agent string
 		timeout                  time.Duration
 	)
-	fs.StringVar(&hall, "hall", DefaultHallURL, "the Hall's base URL")
+	fs.StringVar(&hall, "hall", cli.DefaultURL, "the Hall's base URL")
 	fs.StringVar(&root, "registry-root", "", "write and read the sidecar folder directly instead of calling a Hall")
 	fs.StringVar(&token, "token", "", "bearer token the Hall requires for writes")
 	fs.DurationVar(&timeout, "timeout", 2*time.Second, "give up on a tool call (the Hall's answer included) after this long")

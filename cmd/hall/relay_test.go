@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hall-dev/hall/internal/cli"
 	"github.com/hall-dev/hall/internal/dirstore"
 	"github.com/hall-dev/hall/internal/dirstore/dirstoretest"
 	"github.com/hall-dev/hall/internal/eventually"
@@ -241,7 +242,7 @@ func TestServeStoreFlags(t *testing.T) {
 		t.Errorf("parsed %+v", cfg)
 	}
 	cfg.Store = "redis://x"
-	cfg.Addr, cfg.TTL = DefaultAddr, time.Minute
+	cfg.Addr, cfg.TTL = cli.DefaultAddr, time.Minute
 	if err := cfg.Validate(); err == nil {
 		t.Errorf("Validate with --store redis://x: got nil, want an error")
 	}

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hall-dev/hall/internal/cli"
 	"github.com/hall-dev/hall/internal/dirstore"
 	"github.com/hall-dev/hall/internal/hallclient"
 	"github.com/hall-dev/hall/internal/mcp"
@@ -21,9 +22,6 @@ import (
 	"github.com/hall-dev/hall/internal/stream"
 	"github.com/hall-dev/hall/internal/web"
 )
-
-// DefaultAddr is where the Hall listens unless told otherwise: loopback.
-const DefaultAddr = "127.0.0.1:7433"
 
 // The server's timeouts. A request (headers and body: a beat is at most
 // 64 KiB) has 30 s to arrive whole, far more than any client on a working
@@ -82,16 +80,16 @@ hall serve, the default command, runs the Hall; its flags follow.
 func parseServeConfig(args []string, stdout, stderr io.Writer) (Config, error) {
 	fs := flag.NewFlagSet("hall serve", flag.ContinueOnError)
 	var cfg Config
-	var brains, tools stringList
+	var brains, tools cli.StringList
 	var level string
-	var token, readToken secret
-	var hosts hostList
-	fs.StringVar(&cfg.Addr, "addr", DefaultAddr, "address to listen on (loopback by default)")
+	var token, readToken cli.Secret
+	var hosts cli.HostList
+	fs.StringVar(&cfg.Addr, "addr", cli.DefaultAddr, "address to listen on (loopback by default)")
 	fs.StringVar(&cfg.RegistryRoot, "registry-root", defaultRegistryRoot(), "registry root; presences live in <root>/presences")
 	fs.Var(&brains, "brain", "a brain known before anyone beats (repeatable)")
 	fs.DurationVar(&cfg.TTL, "ttl", presence.DefaultTTL, "ttl written into the records of beats this Hall takes")
-	token.register(fs, "token", "bearer token that writes (beat, leave) require")
-	readToken.register(fs, "read-token", "bearer token that every read (page, API, stream, metrics) requires; a browser gives it once on the page")
+	token.Register(fs, "token", "bearer token that writes (beat, leave) require")
+	readToken.Register(fs, "read-token", "bearer token that every read (page, API, stream, metrics) requires; a browser gives it once on the page")
 	fs.Var(&hosts, "allowed-host", "a Host name to answer besides loopback names and IP addresses, as name or name:port (repeatable; HALL_ALLOWED_HOST separates them with commas); any other is refused (421) against DNS rebinding")
 	fs.BoolVar(&cfg.AllowInsecureRemote, "allow-insecure-remote", false, "allow a non-loopback address without --token")
 	fs.Var(&tools, "mutating-tool", "a tool name that counts as a mutation (repeatable; replaces the defaults)")
@@ -112,13 +110,13 @@ func parseServeConfig(args []string, stdout, stderr io.Writer) (Config, error) {
 		return cfg, &exitError{code: 2, err: fmt.Errorf("serve takes no arguments, got %q", fs.Args())}
 	}
 	var err error
-	if cfg.Token, err = token.value(); err != nil {
+	if cfg.Token, err = token.Value(); err != nil {
 		return cfg, &exitError{code: 2, err: err}
 	}
-	if cfg.ReadToken, err = readToken.value(); err != nil {
+	if cfg.ReadToken, err = readToken.Value(); err != nil {
 		return cfg, &exitError{code: 2, err: err}
 	}
-	cfg.AllowedHosts = hosts.stringList
+	cfg.AllowedHosts = hosts.StringList
 	if err := cfg.LogLevel.UnmarshalText([]byte(level)); err != nil {
 		return cfg, &exitError{code: 2, err: fmt.Errorf("--log-level: %w", err)}
 	}

@@ -12,15 +12,12 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/hall-dev/hall/internal/cli"
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/stream"
 )
 
 func init() { commands["watch"] = runWatch }
-
-// DefaultHall is the Hall that watch (and the other client commands) talk
-// to unless told otherwise.
-const DefaultHall = "http://" + DefaultAddr
 
 // watchConfig is everything watch needs, parsed from flags and HALL_*.
 type watchConfig struct {
@@ -43,12 +40,12 @@ happen. Reconnects and resumes by itself; Ctrl-C ends it.
 func parseWatchConfig(args []string, stdout, stderr io.Writer) (watchConfig, error) {
 	fs := flag.NewFlagSet("hall watch", flag.ContinueOnError)
 	var cfg watchConfig
-	var token, readToken secret
-	fs.StringVar(&cfg.Hall, "hall", DefaultHall, "the Hall to follow")
+	var token, readToken cli.Secret
+	fs.StringVar(&cfg.Hall, "hall", cli.DefaultURL, "the Hall to follow")
 	fs.StringVar(&cfg.Brain, "brain", "", "follow one brain (absolute path); every brain when empty")
 	fs.StringVar(&cfg.PresenceID, "presence-id", "", "follow one presence: its own join and leave, and its own collisions")
-	token.register(fs, "token", "bearer token, when the Hall asks for one")
-	readToken.register(fs, "read-token", "the Hall's read token (--read-token), sent instead of --token")
+	token.Register(fs, "token", "bearer token, when the Hall asks for one")
+	readToken.Register(fs, "read-token", "the Hall's read token (--read-token), sent instead of --token")
 	fs.BoolVar(&cfg.JSON, "json", false, "print one JSON object a line instead of sentences")
 	fs.BoolVar(&cfg.CollisionsOnly, "collisions-only", false, "print collisions opening and closing only")
 	fs.BoolVar(&cfg.ExitOnCollision, "exit-on-collision", false, "exit with status 3 at the first collision (one already open counts)")
@@ -59,10 +56,10 @@ func parseWatchConfig(args []string, stdout, stderr io.Writer) (watchConfig, err
 		return cfg, &exitError{code: 2, err: fmt.Errorf("watch takes no arguments, got %q", fs.Args())}
 	}
 	var err error
-	if cfg.Token, err = token.value(); err != nil {
+	if cfg.Token, err = token.Value(); err != nil {
 		return cfg, &exitError{code: 2, err: err}
 	}
-	if rt, err := readToken.value(); err != nil {
+	if rt, err := readToken.Value(); err != nil {
 		return cfg, &exitError{code: 2, err: err}
 	} else if rt != "" {
 		cfg.Token = rt // a read is all watch does

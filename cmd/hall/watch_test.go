@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hall-dev/hall/internal/cli"
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/contract/schema/schematest"
 	"github.com/hall-dev/hall/internal/dirstore/dirstoretest"
@@ -252,7 +253,7 @@ func TestWatchCleansTerminalOutput(t *testing.T) {
 			t.Errorf("clean(%q): got %q, want %q", tc.in, got, tc.want)
 		}
 	}
-	p := &watchPrinter{cfg: watchConfig{Hall: DefaultHall}}
+	p := &watchPrinter{cfg: watchConfig{Hall: cli.DefaultURL}}
 	got := p.sentence(stream.Line{Type: "join", Presence: &contract.Presence{AgentID: "a\x1b]0;x\x07", Brain: "/b", PresenceID: presence.ID("a", "/b")}})
 	if strings.ContainsAny(got, "\x1b\x07") {
 		t.Errorf("join sentence carries raw control characters: %q", got)

@@ -4,8 +4,8 @@
 //
 // It merges: the file's other settings and other hooks are kept, in their
 // order; only the Hall's own entries (a command running `beat --hook
-// <agent>`, or an HTTP hook to /api/hooks/<agent>) are added, replaced or
-// removed. A second install changes nothing. The caller writes the result
+// <agent>` or `hall-hook <agent>`, or an HTTP hook to /api/hooks/<agent>)
+// are added, replaced or removed. A second install changes nothing. The caller writes the result
 // (Write keeps a backup of the file it replaces) or only prints it (a dry
 // run). The JSON is edited in place with tidwall/sjson, so key order
 // survives; the file is then indented with two spaces.
@@ -22,13 +22,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hall-dev/hall/internal/cli"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/pretty"
 	"github.com/tidwall/sjson"
 )
-
-// DefaultHallURL is where an HTTP hook reaches the Hall unless told.
-const DefaultHallURL = "http://127.0.0.1:7433"
 
 // hookTimeout is the seconds an agent gives one Hall hook; the hook itself
 // gives up on the Hall after 2 s and carries on.
@@ -38,12 +36,14 @@ const hookTimeout = 5
 type Options struct {
 	Agent string // "claude", "codex" or "cursor"
 	File  string // the agent's hook configuration file
-	// Command runs the Hall's CLI ("hall" when empty).
+	// Command is what a command hook runs: "hall" (hall beat --hook
+	// <agent>, the default when empty) or the lean hall-hook (hall-hook
+	// <agent>), by name on PATH or by path. Its base name says which.
 	Command string
 	// HTTP wires HTTP hooks where the agent has them (Claude Code, all
 	// events but SessionStart, which runs command hooks only).
 	HTTP bool
-	// HallURL is the Hall the hooks talk to; DefaultHallURL when empty.
+	// HallURL is the Hall the hooks talk to; cli.DefaultURL when empty.
 	HallURL string
 	// OnCollision is "ask" to ask before a mutating tool runs while in a
 	// collision; "" or "warn" to warn only.
@@ -282,7 +282,11 @@ func editEvent(doc, agent string, grouped bool, ev, want string, changes *[]Chan
 
 // isHall reports whether a handler is one of the Hall's for agent.
 func isHall(h gjson.Result, agent string) bool {
-	if cmd := h.Get("command").String(); strings.Contains(cmd, "beat --hook "+agent) {
+	cmd := h.Get("command").String()
+	if strings.Contains(cmd, "beat --hook "+agent) {
+		return true
+	}
+	if f := strings.Fields(cmd); len(f) >= 2 && IsLean(strings.Trim(f[0], `'"`)) && f[1] == agent {
 		return true
 	}
 	u := h.Get("url").String()
@@ -294,7 +298,7 @@ func handler(o Options, spec agentSpec, ev string) string {
 	hall := strings.TrimRight(o.HallURL, "/")
 	if o.HTTP && spec.http(ev) {
 		if hall == "" {
-			hall = DefaultHallURL
+			hall = cli.DefaultURL
 		}
 		u := hall + "/api/hooks/" + url.PathEscape(o.Agent)
 		if o.OnCollision == "ask" {
@@ -310,8 +314,12 @@ func handler(o Options, spec agentSpec, ev string) string {
 	if cmd == "" {
 		cmd = "hall"
 	}
-	cmd += " beat --hook " + o.Agent
-	if hall != "" && hall != DefaultHallURL {
+	if IsLean(cmd) {
+		cmd += " " + o.Agent
+	} else {
+		cmd += " beat --hook " + o.Agent
+	}
+	if hall != "" && hall != cli.DefaultURL {
 		cmd += " --hall " + shellQuote(hall)
 	}
 	if o.OnCollision == "ask" {
@@ -321,6 +329,15 @@ func handler(o Options, spec agentSpec, ev string) string {
 		return mustJSON(commandHandler{Command: cmd})
 	}
 	return mustJSON(commandHandler{Type: "command", Command: cmd, Timeout: hookTimeout})
+}
+
+// Lean is the lean command hook's name (cmd/hall-hook).
+const Lean = "hall-hook"
+
+// IsLean reports whether command runs the lean command hook, by its base
+// name.
+func IsLean(command string) bool {
+	return filepath.Base(command) == Lean
 }
 
 // The handlers, fields in the order a person reads them.

@@ -166,6 +166,53 @@ func TestInstallHTTPClaude(t *testing.T) {
 	}
 }
 
+// TestInstallLeanHook: with the lean hook as the command, each agent's
+// entries run `hall-hook <agent>` (by name or by path); they are the
+// Hall's own, so switching between hall-hook and hall beat --hook replaces
+// them in place, a second install changes nothing, and uninstall takes
+// them out. Another program whose name merely starts the same is left.
+func TestInstallLeanHook(t *testing.T) {
+	for _, c := range []struct{ agent, command, want, path string }{
+		{"claude", "hall-hook", "hall-hook claude --on-collision ask", "hooks.PreToolUse.0.hooks.0.command"},
+		{"codex", "/opt/hall/bin/hall-hook", "/opt/hall/bin/hall-hook codex --on-collision ask", "hooks.PreToolUse.0.hooks.0.command"},
+		{"cursor", "hall-hook", "hall-hook cursor --on-collision ask", "hooks.preToolUse.0.command"},
+	} {
+		t.Run(c.agent, func(t *testing.T) {
+			file, _ := ConfigFile(c.agent, t.TempDir(), false, "")
+			write(t, file, `{"hooks":{}}`)
+			install(t, Options{Agent: c.agent, File: file, Command: c.command, OnCollision: "ask"})
+			doc, _ := os.ReadFile(file)
+			if got := gjson.Get(string(doc), c.path).String(); got != c.want {
+				t.Fatalf("%s: %q, want %q\n%s", c.path, got, c.want, doc)
+			}
+			if res, _ := Install(Options{Agent: c.agent, File: file, Command: c.command, OnCollision: "ask"}); res.Changed {
+				t.Errorf("second install: %v", res.Changes)
+			}
+			res := install(t, Options{Agent: c.agent, File: file, OnCollision: "ask"})
+			doc, _ = os.ReadFile(file)
+			if strings.Contains(string(doc), "hall-hook") || !strings.Contains(string(doc), "hall beat --hook "+c.agent) {
+				t.Errorf("back to hall beat --hook:\n%s", doc)
+			}
+			for _, ch := range res.Changes {
+				if ch.Action != "replace" {
+					t.Errorf("back to hall beat --hook: %v, want each entry replaced", ch)
+				}
+			}
+			install(t, Options{Agent: c.agent, File: file, Command: c.command})
+			if res, err := Uninstall(Options{Agent: c.agent, File: file}); err != nil || !res.Changed || strings.Contains(string(res.After), "hall") {
+				t.Errorf("uninstall: %v\n%s", err, res.After)
+			}
+		})
+	}
+	if !IsLean("/usr/local/bin/hall-hook") || IsLean("hall") || IsLean("hall-hooked") || IsLean("my-hall-hook") {
+		t.Error("IsLean reads the base name")
+	}
+	foreign := gjson.Parse(`{"type":"command","command":"hall-hook-audit claude"}`)
+	if isHall(foreign, "claude") {
+		t.Error("hall-hook-audit is taken for the Hall's hook")
+	}
+}
+
 func TestInstallCodexAndCursor(t *testing.T) {
 	dir := t.TempDir()
 	codexFile, _ := ConfigFile("codex", dir, false, "")
