@@ -167,13 +167,23 @@ func (s *server) watch(ctx context.Context, w hallclient.Watcher) {
 				_ = s.srv.ResourceUpdated(ctx, &sdk.ResourceUpdatedNotificationParams{URI: uri})
 			}
 		}
-		s.live.mu.Lock()
-		for uri := range s.live.last {
-			if !contains(uris, uri) {
-				delete(s.live.last, uri)
-			}
+		s.forgetUnsubscribed()
+	}
+}
+
+// forgetUnsubscribed drops the last look at each roster no session
+// subscribes to any more. It asks the sessions now, under the lock, not
+// the list the look began with: a roster subscribed to while the look ran
+// keeps the baseline its subscribe set, or its first change would find no
+// baseline and go unannounced.
+func (s *server) forgetUnsubscribed() {
+	s.live.mu.Lock()
+	defer s.live.mu.Unlock()
+	now := s.sessions.subscribed()
+	for uri := range s.live.last {
+		if !contains(now, uri) {
+			delete(s.live.last, uri)
 		}
-		s.live.mu.Unlock()
 	}
 }
 

@@ -149,6 +149,22 @@ func TestLiveRosterKey(t *testing.T) {
 	}
 }
 
+// TestLiveForgetsOnlyTheUnsubscribed: after a look, the baselines of
+// rosters nobody subscribes to go, and a roster subscribed to while the
+// look ran (absent from the list the look began with) keeps its own.
+func TestLiveForgetsOnlyTheUnsubscribed(t *testing.T) {
+	s := &server{}
+	s.sessions.m = map[*sdk.ServerSession]*sessionState{
+		{}: {subs: map[string]bool{"hall://presences": true}},
+		{}: {subs: map[string]bool{"hall://presences/srv/new": true}},
+	}
+	s.live.last = map[string]string{"hall://presences": "0", "hall://presences/srv/new": "1", "hall://presences/srv/gone": "2"}
+	s.forgetUnsubscribed()
+	if len(s.live.last) != 2 || s.live.last["hall://presences/srv/new"] != "1" || s.live.last["hall://presences"] != "0" {
+		t.Errorf("after the look: %v; want the two subscribed rosters' baselines, the gone one dropped", s.live.last)
+	}
+}
+
 // TestLiveRostersBounded: at most maxWatched distinct rosters are
 // subscribed to at once; one more is refused until one is let go.
 func TestLiveRostersBounded(t *testing.T) {
