@@ -149,12 +149,20 @@ func (b *bench) startupAndIdle(ctx context.Context) error {
 		return err
 	}
 	time.Sleep(2 * time.Second)
-	rss, err := rssKiB(h.cmd.Process.Pid)
+	rss, err := residentOf(h.cmd.Process.Pid)
 	h.stop()
 	if err != nil {
 		return err
 	}
-	b.add("idle resident memory", fmt.Sprintf("%.1f MB", float64(rss)/1024), "≤ 30 MB", pass(rss <= 30*1024))
+	// The goal is the whole resident set's. Its parts beside it: the
+	// anonymous part is the Hall's own (heap, stacks, runtime); the
+	// file-backed part is the pages of the binary (and of libc) it mapped,
+	// which grow with what is linked and are shared with the page cache.
+	value := fmt.Sprintf("%.1f MB", mib(rss.totalKiB))
+	if rss.anonKiB+rss.fileKiB > 0 {
+		value += fmt.Sprintf(" (%.1f MB anonymous + %.1f MB file-backed: the binary's and libc's pages)", mib(rss.anonKiB), mib(rss.fileKiB))
+	}
+	b.add("idle resident memory", value, "≤ 30 MB", pass(rss.totalKiB <= 30*1024))
 
 	n := 10000
 	root := b.newRoot("startup")

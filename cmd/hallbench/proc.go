@@ -117,18 +117,59 @@ func (p *proc) stop() {
 
 // rssKiB reads a process's resident set from /proc.
 func rssKiB(pid int) (int64, error) {
+	r, err := residentOf(pid)
+	return r.totalKiB, err
+}
+
+// resident is a process's resident set in KiB and its two parts: anonymous
+// (heap, stacks, the runtime's own: private to the process) and file-backed
+// (the pages of the binary and its libraries that it mapped: shared with
+// the page cache and with every other process running the same binary,
+// and given back under memory pressure). The parts are zero on a kernel
+// that does not report them (before Linux 4.5).
+type resident struct {
+	totalKiB, anonKiB, fileKiB int64
+}
+
+// mib is KiB in MiB, as the figures print memory ("MB").
+func mib(kib int64) float64 { return float64(kib) / 1024 }
+
+// residentOf reads a process's resident set from /proc/PID/status.
+func residentOf(pid int) (resident, error) {
 	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
-		return 0, err
+		return resident{}, err
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(f)
+	return parseResident(f)
+}
+
+// parseResident reads VmRSS, RssAnon and RssFile from a /proc/PID/status.
+func parseResident(status io.Reader) (resident, error) {
+	var r resident
+	seenTotal := false
+	fields := map[string]*int64{"VmRSS:": &r.totalKiB, "RssAnon:": &r.anonKiB, "RssFile:": &r.fileKiB}
+	sc := bufio.NewScanner(status)
 	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "VmRSS:"); ok {
-			return strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+		line := strings.Fields(sc.Text()) // "VmRSS:", "2472", "kB"
+		if len(line) != 3 || line[2] != "kB" || fields[line[0]] == nil {
+			continue
 		}
+		name, dst := line[0], fields[line[0]]
+		v, err := strconv.ParseInt(line[1], 10, 64)
+		if err != nil {
+			return r, fmt.Errorf("%s %w", name, err)
+		}
+		*dst = v
+		seenTotal = seenTotal || name == "VmRSS:"
 	}
-	return 0, errors.New("no VmRSS")
+	if err := sc.Err(); err != nil {
+		return r, err
+	}
+	if !seenTotal {
+		return r, errors.New("no VmRSS")
+	}
+	return r, nil
 }
 
 // buildHall compiles the hall binary once into dir.

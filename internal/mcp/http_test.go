@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -68,4 +69,48 @@ func post(t *testing.T, url string) (int, contract.ErrorResponse) {
 	var e contract.ErrorResponse
 	_ = json.NewDecoder(resp.Body).Decode(&e)
 	return resp.StatusCode, e
+}
+
+// TestHTTPBuildsOnFirstRequest: the handler builds its server on the first
+// request, once however many arrive together (all their sessions are the
+// one server's), and a handler closed before any request builds none and
+// refuses.
+func TestHTTPBuildsOnFirstRequest(t *testing.T) {
+	const clients = 8
+	h := NewHTTPHandler(Config{Client: newLocalHall(t).client(), Log: quiet()}, clients)
+	if h.builtServer() != nil {
+		t.Fatal("NewHTTPHandler built the server, want it built on the first request")
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	var wg sync.WaitGroup
+	statuses := make([]int, clients)
+	for i := range clients {
+		wg.Go(func() { statuses[i], _ = post(t, srv.URL) })
+	}
+	wg.Wait()
+	for i, s := range statuses {
+		if s != http.StatusOK {
+			t.Errorf("first request %d: got %d, want 200", i, s)
+		}
+	}
+	built := h.builtServer()
+	if built == nil {
+		t.Fatal("no server built after the first requests")
+	}
+	if n := built.sessions(); n != clients {
+		t.Errorf("the built server holds %d sessions, want all %d: the requests were not served by one server", n, clients)
+	}
+	h.Close()
+
+	closed := NewHTTPHandler(Config{Client: newLocalHall(t).client(), Log: quiet()}, 0)
+	closed.Close()
+	rec := httptest.NewRecorder()
+	closed.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/", strings.NewReader(`{}`)))
+	if rec.Code != http.StatusServiceUnavailable || !strings.Contains(rec.Body.String(), "shutting_down") {
+		t.Errorf("closed before any request: got %d %s, want 503 shutting_down", rec.Code, rec.Body)
+	}
+	if closed.builtServer() != nil {
+		t.Error("a handler closed before any request built its server")
+	}
 }

@@ -20,6 +20,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -41,6 +42,13 @@ var durationBuckets = prometheus.ExponentialBucketsRange(50e-6, 5, 12)
 // observe into, and, once Watch is called, the counters they keep.
 type Metrics struct {
 	reg *prometheus.Registry
+	// runtime registers the Go runtime and process collectors, once, on
+	// the first scrape: they read everything at scrape time and keep no
+	// state, so the first scrape lists the same families as if they had
+	// been there from the start, and a Hall nobody scrapes never builds
+	// them (building them compiles and runs the Go collector's regexps:
+	// about 80 KB of an idle Hall's private memory).
+	runtime func()
 
 	// FanoutTime takes the time each diff took to fan out (stream.Config).
 	FanoutTime prometheus.Histogram
@@ -49,15 +57,11 @@ type Metrics struct {
 	ListingTime, RereadTime prometheus.Observer
 }
 
-// New returns a registry holding the Go runtime and process collectors and
-// the Hall's histograms. Hand the histograms to the service and the hub,
-// then call Watch with them.
+// New returns a registry holding the Hall's histograms, and the Go runtime
+// and process collectors from the first scrape on. Hand the histograms to
+// the service and the hub, then call Watch with them.
 func New() *Metrics {
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(
-		collectors.NewGoCollector(),
-		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-	)
 	fanout := prometheus.NewHistogram(prometheus.HistogramOpts{
 		Namespace: Namespace, Subsystem: "stream", Name: "fanout_duration_seconds",
 		Help:    "Time to fan one diff out: encoded once per filter and queued on every subscriber.",
@@ -70,7 +74,13 @@ func New() *Metrics {
 	}, []string{"read"})
 	reg.MustRegister(fanout, reads)
 	return &Metrics{
-		reg:         reg,
+		reg: reg,
+		runtime: sync.OnceFunc(func() {
+			reg.MustRegister(
+				collectors.NewGoCollector(),
+				collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+			)
+		}),
 		FanoutTime:  fanout,
 		ListingTime: reads.WithLabelValues("listing"),
 		RereadTime:  reads.WithLabelValues("reread"),
@@ -112,10 +122,14 @@ func (m *Metrics) Handler(log *slog.Logger) http.Handler {
 	if log == nil {
 		log = slog.Default()
 	}
-	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{
+	h := promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{
 		ErrorLog:      slogLogger{log},
 		ErrorHandling: promhttp.ContinueOnError,
 		Registry:      m.reg, // counts its own scrapes: promhttp_metric_handler_errors_total
+	})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		m.runtime()
+		h.ServeHTTP(w, r)
 	})
 }
 
