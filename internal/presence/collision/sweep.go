@@ -28,9 +28,10 @@ import (
 // Collision holds is among them. What is sorted is int32 handles, never
 // strings, so no sort moves a pointer under a running GC.
 type sweep struct {
-	headers []header   // of the records in scope, in roster order (see scope)
+	buckets [][]header // by brain id: the headers of its records in scope, in roster order (see scope)
+	headers []header   // the bucket of the brain at hand
 	recs    []int32    // by rank: index into the roster
-	slot    []int32    // by rank: index into headers
+	slot    []int32    // by rank: index into its brain's bucket
 	brain   []int32    // by rank: the brain's place among the sorted brains
 	first   []int32    // by rank: the first rank with the same presence_id
 	group   []int32    // by rank: its team in the brain, numbered from 0 (records of one presence share one)
@@ -62,14 +63,14 @@ type sweep struct {
 	paths arena // where the joined entries of ws are cut from
 
 	// Scratch.
-	brainIDs                  map[string]int32
-	brainNames                []string
-	inBrain, order, place, at []int32
-	hs                        []headed
-	partnerBuf, merged        []int32
-	rootBuf, treeBuf          []int32
-	teamIDs                   map[string]int32
-	overlapOpen               [2][]string // overlapSorted's stacks
+	brainIDs           map[string]int32
+	brainNames         []string
+	order              []int32
+	hs                 []headed
+	partnerBuf, merged []int32
+	rootBuf, treeBuf   []int32
+	teamIDs            map[string]int32
+	overlapOpen        [2][]string // overlapSorted's stacks
 }
 
 var sweeps = sync.Pool{New: func() any {
@@ -88,7 +89,11 @@ func resize[T any](s []T, n int) []T {
 // release drops what the sweep holds of the caller's roster and returns it
 // to the pool.
 func (sw *sweep) release() {
-	clear(sw.headers)
+	for i, b := range sw.buckets {
+		clear(b)
+		sw.buckets[i] = b[:0]
+	}
+	sw.buckets, sw.headers = sw.buckets[:0], nil
 	clear(sw.views)
 	clear(sw.ws)
 	clear(sw.brainNames)
@@ -109,7 +114,7 @@ type header struct {
 	live                                 int32 // the record's index in the roster
 }
 
-// id returns the presence_id of rank r.
+// id returns the presence_id of rank r, of the brain at hand.
 func (sw *sweep) id(r int32) string { return sw.headers[sw.slot[r]].id }
 
 // brainName returns the brain of rank r.
@@ -138,7 +143,7 @@ func (sw *sweep) run(brain string, n int, party func(i int) Party, b Bound) {
 		if end-start == 1 {
 			// One record alone in scope on its brain: no pair, nothing
 			// to sort, resolve or class.
-			sw.recs[start] = sw.headers[sw.slot[start]].live
+			sw.recs[start] = sw.buckets[sw.order[p]][0].live
 			sw.wsAt[end] = sw.wsAt[start]
 			start = end
 			continue
@@ -157,10 +162,13 @@ func (sw *sweep) run(brain string, n int, party func(i int) Party, b Bound) {
 }
 
 // scope finds the mutating parties on brain ("" for all) and orders them
-// by brain: sw.recs holds them brain by brain, in roster order within one.
+// by brain: their headers go to their brain's bucket as they are read, in
+// roster order, so that the passes over one brain read them side by side,
+// not one in every few dozen of a roster too large for the cache, and
+// they are copied once. sw.ends then gives each brain's ranks.
 func (sw *sweep) scope(brain string, size int, party func(i int) Party) {
-	sw.headers, sw.inBrain, sw.brainNames = sw.headers[:0], sw.inBrain[:0], sw.brainNames[:0]
-	last, lastID, entries := "", int32(-1), 0
+	sw.brainNames = sw.brainNames[:0]
+	last, lastID, n, entries := "", int32(-1), 0, 0
 	for i := 0; i < size; i++ {
 		r := party(i)
 		if (brain != "" && r.Brain != brain) || !r.Mutating {
@@ -172,53 +180,41 @@ func (sw *sweep) scope(brain string, size int, party func(i int) Party) {
 				id = int32(len(sw.brainNames))
 				sw.brainIDs[r.Brain] = id
 				sw.brainNames = append(sw.brainNames, r.Brain)
+				if len(sw.buckets) < cap(sw.buckets) {
+					sw.buckets = sw.buckets[:id+1] // an empty bucket, kept from an earlier sweep
+				} else {
+					sw.buckets = append(sw.buckets, nil)
+				}
 			}
 			last, lastID = r.Brain, id
 		}
-		sw.headers = append(sw.headers, header{r.ID, r.CallerRoot, r.Worktree, r.Base, r.Team, r.WorkingSet, r.Touched, int32(i)})
-		sw.inBrain = append(sw.inBrain, lastID)
+		sw.buckets[lastID] = append(sw.buckets[lastID], header{r.ID, r.CallerRoot, r.Worktree, r.Base, r.Team, r.WorkingSet, r.Touched, int32(i)})
+		n++
 		entries += len(r.WorkingSet) + len(r.Touched)
 	}
 	sw.ws = slices.Grow(sw.ws[:0], entries)
-	n, nb := len(sw.headers), len(sw.brainNames)
+	nb := len(sw.brainNames)
 	sw.recs, sw.ends = sw.recs[:0], sw.ends[:0]
 	if n == 0 {
 		return
 	}
 
-	// Brains in order, then a counting sort by brain, which keeps roster
-	// order within each.
+	// Brains in order, each its bucket's ranks.
 	sw.order = resize(sw.order, nb)
 	for k := range sw.order {
 		sw.order[k] = int32(k)
 	}
 	slices.SortFunc(sw.order, func(x, y int32) int { return strings.Compare(sw.brainNames[x], sw.brainNames[y]) })
-	sw.place = resize(sw.place, nb)
-	for p, id := range sw.order {
-		sw.place[id] = int32(p)
-	}
-	sw.ends, sw.at = resize(sw.ends, nb), resize(sw.at, nb)
-	clear(sw.ends)
-	for _, b := range sw.inBrain {
-		sw.ends[sw.place[b]]++
-	}
-	sw.at[0] = 0
-	for p := 1; p < nb; p++ {
-		sw.ends[p] += sw.ends[p-1]
-		sw.at[p] = sw.ends[p-1]
-	}
-	// The headers stay in roster order, where scope wrote them: only
-	// their slots are laid out brain by brain (rank then orders each
-	// brain's by id). Moving the headers themselves, pointers all, cost
-	// more than reading them apart, most of it in write barriers while the
-	// GC runs.
 	sw.recs, sw.brain = resize(sw.recs, n), resize(sw.brain, n)
-	sw.slot = resize(sw.slot, n)
-	for k := range sw.headers {
-		p := sw.place[sw.inBrain[k]]
-		sw.slot[sw.at[p]] = int32(k)
-		sw.brain[sw.at[p]] = p
-		sw.at[p]++
+	sw.slot, sw.ends = resize(sw.slot, n), resize(sw.ends, nb)
+	end := int32(0)
+	for p, id := range sw.order {
+		start := end
+		end += int32(len(sw.buckets[id]))
+		sw.ends[p] = end
+		for r := start; r < end; r++ {
+			sw.brain[r] = int32(p)
+		}
 	}
 	sw.loose = resize(sw.loose, nb)
 	clear(sw.loose)
@@ -228,11 +224,12 @@ func (sw *sweep) scope(brain string, size int, party func(i int) Party) {
 // position: a rank's place in that order. Two records of one presence
 // share their first rank.
 func (sw *sweep) rank(p, start, end int32) {
+	sw.headers = sw.buckets[sw.order[p]]
 	hs := sw.hs[:0]
-	for s := start; s < end; s++ {
-		hs = append(hs, headed{h: sw.slot[s]})
+	for s := range int32(len(sw.headers)) {
+		hs = append(hs, headed{h: s})
 	}
-	// Ties on id go by h, the slot, which is in roster order.
+	// Ties on id go by h, the slot in the bucket, which is in roster order.
 	sortHeaded(hs, handleStrings{headers: sw.headers}, false)
 	for k, x := range hs {
 		sw.slot[start+int32(k)], sw.recs[start+int32(k)] = x.h, sw.headers[x.h].live
@@ -419,7 +416,7 @@ type headed struct {
 }
 
 // handleStrings is what a sort's handles stand for: strs[h], or else the
-// id of headers[h]. It is a switch rather than a function value, so that
+// id of headers[h] (a brain's bucket). It is a switch rather than a function value, so that
 // the sort's many reads of the strings are inlined, not calls.
 type handleStrings struct {
 	strs    []string
