@@ -339,10 +339,9 @@ func (sw *sweep) union(need int, lists ...[]int32) []int32 {
 // wsTree is a brain's working-set entries sorted as comparePaths orders
 // them, so that a path's equals and descendants follow it contiguously,
 // with each group of equal paths linked to the group of its nearest
-// ancestor. The entries that
-// overlap one entry are then its group and descendants, one range, and
-// the groups on its chain of ancestors: no search, and nothing else
-// visited.
+// ancestor. The entries that overlap one entry are then its group and
+// descendants, one range, and the groups on its chain of ancestors: no
+// search, and nothing else visited.
 type wsTree struct {
 	ent   []headed // by position: entry (h) and its rank (owner)
 	pos   []int32  // by entry - e0: its position

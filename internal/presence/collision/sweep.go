@@ -406,10 +406,11 @@ func (a *arena) begin()      { a.from = a.b.Len() }
 func (a *arena) cut() string { return a.b.String()[a.from:] }
 
 // headed is a sort handle: h names a string, head holds the eight bytes of
-// it that follow the prefix every string in the sort shares (zero-padded),
-// and owner is the rank a working-set entry belongs to. A brain's places
-// share a long prefix ("/home/dev/brain-07-wt…"): comparing heads settles
-// most comparisons with one integer compare instead of a walk through it.
+// it that follow the prefix every string in the sort shares (zero-padded;
+// for paths, mapped: see pathHead8), and owner is the rank a working-set
+// entry belongs to. A brain's paths share a long prefix
+// ("/home/dev/brain-07-wt…"): comparing heads settles most comparisons
+// with one integer compare instead of a walk through it.
 type headed struct {
 	head     uint64
 	h, owner int32
