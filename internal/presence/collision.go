@@ -44,14 +44,17 @@ func (c Collision) Partner(id string) (*Record, bool) {
 	return nil, false
 }
 
-// party is what the predicate (package collision) reads of a record.
+// party is what the predicate (package collision) reads of a record. It
+// reads the fields Where and Mutating read, not through those methods:
+// their receiver is a whole Record, copied at each call (a sweep makes
+// one per record).
 func (r *Record) party() collision.Party {
 	return collision.Party{
 		ID: r.PresenceID, Brain: r.Brain,
 		CallerRoot: r.CallerRoot, Worktree: r.Worktree,
-		Base: r.Where(), WorkingSet: r.WorkingSet,
+		Base: Where(r.Worktree, r.CallerRoot, r.Brain), WorkingSet: r.WorkingSet,
 		Touched: r.Touched, Team: r.Team(),
-		Mutating: r.Mutating(),
+		Mutating: r.Mutation.Level() != LevelNone,
 	}
 }
 
@@ -90,10 +93,10 @@ func CollisionsIn(brain string, live []Record) []Collision {
 
 // CollisionsWithin counts the collisions among the live records on brain,
 // or on every brain when brain is "", and returns the ones the bound
-// lists. The pairs are found by sorting each brain's caller_roots,
-// worktrees and working-set paths (see package collision): the pairs that
-// share a caller_root or a worktree are counted from the sizes of those
-// classes, never one by one, so neither time nor memory grows with the
+// lists. The pairs are found by classing each brain's records by
+// caller_root and worktree and sorting its working-set paths (see package
+// collision): the pairs that share a caller_root or a worktree are
+// counted from the sizes of those classes, never one by one, so neither time nor memory grows with the
 // square of a brain's roster when its records share a place. The order is
 // deterministic: by brain, then Key, then the sides' positions in live; a
 // bounded brain lists its first Max pairs in that order.

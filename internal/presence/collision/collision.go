@@ -94,13 +94,15 @@ func ResolveWorkingSet(base string, ws []string) []string {
 // first declared of them declared), and the team.
 type view struct {
 	callerRoot, worktree, team string
-	// ws[:declared] were declared and ws[declared:] touched, each part
-	// sorted by comparePaths for the pairs' linear overlap (overlapSorted).
+	// ws[:declared] were declared and ws[declared:] touched; each part
+	// longer than smallPart is sorted by comparePaths, for the pairs'
+	// linear overlap (overlapSorted).
 	ws       []string
 	declared int
-	// A sweep numbers the distinct caller_roots and worktrees it finds
-	// (from 1), so that a pair compares two numbers rather than two
-	// paths; 0 when not numbered.
+	// A sweep numbers the distinct caller_roots and worktrees of a brain
+	// (from 1, one number a path whichever kind of place it is), so that a
+	// pair of that brain compares two numbers rather than two paths; 0
+	// when not numbered.
 	rootID, treeID int32
 }
 
@@ -128,11 +130,23 @@ func viewOf(p *Party) view {
 	return view{callerRoot: cleanOrEmpty(p.CallerRoot), worktree: cleanOrEmpty(p.Worktree), team: p.Team, ws: ws, declared: declared}
 }
 
+// smallPart is the most paths a part of a view (declared, or touched) may
+// hold and still be compared with another part path by path: up to
+// smallPart·n steps against n, linear still, and for the one to four
+// entries a working set mostly holds, several times cheaper than the merge
+// (no sort, no stacks).
+const smallPart = 8
+
 // sortParts sorts the declared part of a view's paths and its touched part
-// apart, each by comparePaths, so the clauses can still tell them apart.
+// apart, each by comparePaths, so the clauses can still tell them apart: a
+// part of smallPart paths or fewer is left as it is, never merged.
 func sortParts(ws []string, declared int) {
-	slices.SortFunc(ws[:declared], comparePaths)
-	slices.SortFunc(ws[declared:], comparePaths)
+	if declared > smallPart {
+		slices.SortFunc(ws[:declared], comparePaths)
+	}
+	if len(ws)-declared > smallPart {
+		slices.SortFunc(ws[declared:], comparePaths)
+	}
 }
 
 // collider cuts the Clauses and Paths of many collisions from shared
@@ -145,11 +159,21 @@ type collider struct {
 	open    [2][]string // overlapSorted's scratch
 }
 
-// overlap appends the overlapping paths of two sorted lists.
+// overlap appends the overlapping paths of two parts of views (the deeper
+// path of each overlapping pair, maybe more than once): path by path when
+// one part is small (see smallPart), else by merging them, both sorted.
 func (cl *collider) overlap(a, b []string) {
-	if len(a) > 0 && len(b) > 0 {
-		cl.paths, cl.open = overlapSorted(cl.paths, a, b, cl.open)
+	if min(len(a), len(b)) <= smallPart {
+		for _, pa := range a {
+			for _, pb := range b {
+				if p, ok := overlapCleaned(pa, pb); ok {
+					cl.paths = append(cl.paths, p)
+				}
+			}
+		}
+		return
 	}
+	cl.paths, cl.open = overlapSorted(cl.paths, a, b, cl.open)
 }
 
 // between applies the place condition to two distinct, mutating parties
@@ -162,8 +186,8 @@ func (cl *collider) between(brain string, a, b int, va, vb *view) (Found, bool) 
 	}
 	start := len(cl.paths)
 	// Declared against declared is working_set_overlap; any overlap with a
-	// touched file on either side is touched_overlap. Each part is sorted,
-	// so each of the four merges is linear in its two sizes.
+	// touched file on either side is touched_overlap. Each of the four
+	// comparisons is linear in its two sizes (see overlap).
 	declA, touchA := va.ws[:va.declared], va.ws[va.declared:]
 	declB, touchB := vb.ws[:vb.declared], vb.ws[vb.declared:]
 	cl.overlap(declA, declB)

@@ -3,6 +3,7 @@ package collision
 import (
 	"bytes"
 	"cmp"
+	"encoding/binary"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -309,4 +310,48 @@ func resolvedAndTouched(p *Party) []string {
 		}
 	}
 	return out
+}
+
+// sortKey appends to dst the sort key of the cleaned path p: p with its
+// separators made zero bytes, so that a path's descendants sort right
+// after it. With check, it first makes sure p is clean (isClean's test, in
+// the same pass) and reports false, p unconverted, when it is not sure. It
+// takes eight bytes at a time, as isClean does.
+func sortKey[P string | []byte](dst []byte, p P, check bool) ([]byte, bool) {
+	if check && !(filepath.Separator == '/' && len(p) > 0 && p[0] != '.' && (p[len(p)-1] != '/' || len(p) == 1)) {
+		return dst, false
+	}
+	n := len(dst)
+	dst = append(dst, p...)
+	key := dst[n:]
+	// after is 0x80 when the byte before the word at hand is a separator.
+	var after uint64
+	i := 0
+	for ; i+8 <= len(key); i += 8 {
+		w := binary.LittleEndian.Uint64(key[i:])
+		sep := zeroBytes(w ^ (separator * ones))
+		if check {
+			// A separator followed by a separator or a dot (the next
+			// byte's flag shifted down onto it), within the word or
+			// across from the one before: not clean.
+			next := sep | zeroBytes(w^('.'*ones))
+			if sep&(next>>8) != 0 || after&next != 0 {
+				return dst[:n], false
+			}
+		}
+		after = sep >> 56
+		if sep != 0 {
+			binary.LittleEndian.PutUint64(key[i:], w&^((sep>>7)*0xff))
+		}
+	}
+	for sepBefore := after != 0; i < len(key); i++ {
+		c := key[i]
+		if check && sepBefore && (c == separator || c == '.') {
+			return dst[:n], false
+		}
+		if sepBefore = c == separator; sepBefore {
+			key[i] = 0
+		}
+	}
+	return dst, true
 }

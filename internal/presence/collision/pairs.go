@@ -36,6 +36,50 @@ type placeIndex struct {
 	all, later []int32
 }
 
+// class fills the index with the ranks start to end (one brain) that have
+// a place of its kind (with worktree, a worktree; else a caller_root), by
+// place number, then rank: a counting sort on the numbers sw.number gave.
+func (ix *placeIndex) class(sw *sweep, worktree bool, start, end int32) {
+	n := end - start
+	place := func(r int32) int32 {
+		if worktree {
+			return sw.views[r].treeID
+		}
+		return sw.views[r].rootID
+	}
+	// By place number: first how many have it, then where its run starts
+	// (and, once filled, ends).
+	at := zeroed(sw.classAt, int(sw.places)+1)
+	for r := start; r < end; r++ {
+		at[place(r)]++
+	}
+	has := n - at[0]
+	sum := int32(0)
+	for id := 1; id < len(at); id++ {
+		at[id], sum = sum, sum+at[id]
+	}
+	ix.ranks, ix.end = resize(ix.ranks, int(has)), resize(ix.end, int(has))
+	ix.at = resize(ix.at, int(n))
+	for r := start; r < end; r++ {
+		id := place(r)
+		if id == 0 {
+			ix.at[r-start] = -1
+			continue
+		}
+		ix.ranks[at[id]], ix.at[r-start] = r, at[id]
+		at[id]++
+	}
+	for x := int32(0); x < has; {
+		y := at[place(ix.ranks[x])] // one past its run, now
+		for p := x; p < y; p++ {
+			ix.end[p] = y
+		}
+		x = y
+	}
+	clear(at)
+	sw.classAt = at
+}
+
 // laterOthers appends to dst, in order, the ranks after local index i in
 // its class that are of another team than g, until dst holds need.
 func (ix *placeIndex) laterOthers(sw *sweep, i, g int32, need int, dst []int32) []int32 {
@@ -53,60 +97,32 @@ func (ix *placeIndex) laterOthers(sw *sweep, i, g int32, need int, dst []int32) 
 	return dst
 }
 
-// classify sorts the brain's caller_roots and worktrees, numbers each
-// distinct one (so that a pair compares two numbers rather than two
-// paths), and counts for each rank the records of other teams that share
-// its caller_root, its worktree, and both (sw.bothAll, sw.bothLater):
-// class by class, with counters by team and by worktree number, no sort
-// and no pair.
+// classify numbers the brain's distinct caller_roots and worktrees (so
+// that a pair compares two numbers rather than two paths), classes its
+// ranks by them, and counts for each rank the records of other teams that
+// share its caller_root, its worktree, and both (sw.bothAll,
+// sw.bothLater): class by class, with counters by team and by worktree
+// number, no pair.
 func (sw *sweep) classify(start, end int32) {
 	n := end - start
+	sw.number(start, end)
 	groups := len(sw.gsize)
 	sw.gcnt, sw.gseen = zeroed(sw.gcnt, groups), zeroed(sw.gseen, groups)
 	cnt, seen := sw.gcnt, sw.gseen
-	callerRoot := func(r int32) string { return sw.views[r].callerRoot }
-	worktree := func(r int32) string { return sw.views[r].worktree }
 	for kind, ix := range []*placeIndex{&sw.roots, &sw.trees} {
-		place := callerRoot
-		if kind == 1 {
-			place = worktree
-		}
-		hs := sw.hs[:0]
-		for r := start; r < end; r++ {
-			if place(r) != "" {
-				hs = append(hs, headed{h: r})
-			}
-		}
-		sortHeaded(hs, place)
-		sw.hs = hs
-		ix.ranks, ix.end = resize(ix.ranks, len(hs)), resize(ix.end, len(hs))
-		ix.at, ix.all, ix.later = resize(ix.at, int(n)), resize(ix.all, int(n)), resize(ix.later, int(n))
-		for i := range ix.at {
-			ix.at[i], ix.all[i], ix.later[i] = -1, 0, 0
-		}
-		for p := range hs {
-			ix.ranks[p] = hs[p].h
-			ix.at[hs[p].h-start] = int32(p)
-		}
-		for x := 0; x < len(hs); {
-			y := x + 1
-			for y < len(hs) && hs[y].head == hs[x].head && place(hs[y].h) == place(hs[x].h) {
-				y++
-			}
-			sw.places++
+		ix.class(sw, kind == 1, start, end)
+		ix.all, ix.later = resize(ix.all, int(n)), resize(ix.later, int(n))
+		clear(ix.all)
+		clear(ix.later)
+		for x := int32(0); x < int32(len(ix.ranks)); {
+			y := ix.end[x]
 			class := ix.ranks[x:y]
 			for _, r := range class {
-				if v := &sw.views[r]; kind == 0 {
-					v.rootID = sw.places
-				} else {
-					v.treeID = sw.places
-				}
 				cnt[sw.group[r]]++
 			}
 			for k := len(class) - 1; k >= 0; k-- {
 				r := class[k]
 				g := sw.group[r]
-				ix.end[x+k] = int32(y)
 				ix.all[r-start] = int32(len(class)) - cnt[g]
 				ix.later[r-start] = int32(len(class)-1-k) - seen[g]
 				seen[g]++
@@ -177,6 +193,41 @@ func (sw *sweep) classify(start, end int32) {
 	}
 }
 
+// number numbers the distinct caller_roots and worktrees of the ranks
+// start to end (one brain) from 1, one number a path whichever kind of
+// place it is, in the views' rootID and treeID (0 when unset), and their
+// count in sw.places. A map finds them, not a sort: only equal paths
+// matter here, not their order.
+func (sw *sweep) number(start, end int32) {
+	ids := sw.placeIDs
+	clear(ids)
+	n := int32(0)
+	id := func(p string) int32 {
+		k, ok := ids[p]
+		if !ok {
+			n++
+			k = n
+			ids[p] = k
+		}
+		return k
+	}
+	for r := start; r < end; r++ {
+		v := &sw.views[r]
+		v.rootID, v.treeID = 0, 0
+		if v.callerRoot != "" {
+			v.rootID = id(v.callerRoot)
+		}
+		switch {
+		case v.worktree == "":
+		case v.worktree == v.callerRoot: // often: the agent works at the top of its checkout
+			v.treeID = v.rootID
+		default:
+			v.treeID = id(v.worktree)
+		}
+	}
+	sw.places = n
+}
+
 // treeTeam and treeTeamSeen are classify's counters by worktree and team,
 // for the rare class where a team has several records.
 func (sw *sweep) treeTeam() map[uint64]int32 {
@@ -222,7 +273,7 @@ func (sw *sweep) count(start, end int32) {
 		// The working-set partners after a: each such pair is found
 		// from its first side only.
 		after := sw.partnerBuf[:0]
-		if all < (end-start)-sw.gsize[sw.group[a]] && sw.keyAt[a] < sw.keyAt[a+1] {
+		if all < (end-start)-sw.gsize[sw.group[a]] && sw.wsAt[a] < sw.wsAt[a+1] {
 			after = sw.tree.partners(sw, a, after)
 			sw.partnerBuf = after
 		}
@@ -285,35 +336,34 @@ func (sw *sweep) union(need int, lists ...[]int32) []int32 {
 	return u
 }
 
-// wsTree is a brain's working-set entries sorted by key, so that a path's
-// equals and descendants follow it contiguously, with each group of equal
-// keys linked to the group of its nearest ancestor. The entries that
-// overlap one entry are then its group and descendants, one range, and
-// the groups on its chain of ancestors: no search, and nothing else
-// visited.
+// wsTree is a brain's working-set entries sorted as comparePaths orders
+// them, so that a path's equals and descendants follow it contiguously,
+// with each group of equal paths linked to the group of its nearest
+// ancestor. The entries that overlap one entry are then its group and
+// descendants, one range, and the groups on its chain of ancestors: no
+// search, and nothing else visited.
 type wsTree struct {
 	ent   []headed // by position: entry (h) and its rank (owner)
 	pos   []int32  // by entry - e0: its position
-	grp   []int32  // by position: the first position of its group (equal keys)
+	grp   []int32  // by position: the first position of its group (equal paths)
 	gend  []int32  // by group start: one past its group
 	sub   []int32  // by group start: one past its descendants
 	par   []int32  // by group start: the start of its nearest ancestor's group, -1 at the top
 	e0    int32    // the brain's first entry
-	nul   bool     // some path holds a zero byte: a key may cover where the path does not (set by resolve)
 	stack []int32
 }
 
 // build sorts the entries of ranks start to end and links their groups.
 func (t *wsTree) build(sw *sweep, start, end int32) {
-	e0, e1 := sw.keyAt[start], sw.keyAt[end]
-	key := func(k int32) string { return sw.keys[k] }
+	e0, e1 := sw.wsAt[start], sw.wsAt[end]
+	ws := sw.ws
 	hs := sw.hs[:0]
 	for r := start; r < end; r++ {
-		for k := sw.keyAt[r]; k < sw.keyAt[r+1]; k++ {
+		for k := sw.wsAt[r]; k < sw.wsAt[r+1]; k++ {
 			hs = append(hs, headed{h: k, owner: r})
 		}
 	}
-	sortHeaded(hs, key)
+	sortHeaded(hs, handleStrings{strs: ws}, true)
 	sw.hs = hs
 	n := len(hs)
 	t.ent, t.e0 = hs, e0
@@ -322,7 +372,7 @@ func (t *wsTree) build(sw *sweep, start, end int32) {
 	stack, prev := t.stack[:0], int32(-1)
 	for i := int32(0); i < int32(n); i++ {
 		t.pos[hs[i].h-e0] = i
-		if i > 0 && hs[i].head == hs[i-1].head && key(hs[i].h) == key(hs[i-1].h) {
+		if i > 0 && hs[i].head == hs[i-1].head && ws[hs[i].h] == ws[hs[i-1].h] {
 			t.grp[i] = t.grp[i-1]
 			continue
 		}
@@ -331,7 +381,7 @@ func (t *wsTree) build(sw *sweep, start, end int32) {
 			t.gend[prev] = i
 		}
 		prev = i
-		for len(stack) > 0 && !keyCovers(key(hs[stack[len(stack)-1]].h), key(hs[i].h)) {
+		for len(stack) > 0 && !covers(ws[hs[stack[len(stack)-1]].h], ws[hs[i].h]) {
 			t.sub[stack[len(stack)-1]] = i
 			stack = stack[:len(stack)-1]
 		}
@@ -354,7 +404,7 @@ func (t *wsTree) build(sw *sweep, start, end int32) {
 // whose working sets overlap rank a's and that share neither its
 // caller_root nor its worktree (those are counted by class).
 func (t *wsTree) partners(sw *sweep, a int32, out []int32) []int32 {
-	for k := sw.keyAt[a]; k < sw.keyAt[a+1]; k++ {
+	for k := sw.wsAt[a]; k < sw.wsAt[a+1]; k++ {
 		g := t.grp[t.pos[k-t.e0]]
 		out = t.walk(sw, a, g, t.sub[g], out)
 		for q := t.par[g]; q >= 0; q = t.par[q] {
@@ -365,7 +415,7 @@ func (t *wsTree) partners(sw *sweep, a int32, out []int32) []int32 {
 }
 
 // walk takes the entries at positions from to to, all overlapping an entry
-// of rank a (by key).
+// of rank a.
 func (t *wsTree) walk(sw *sweep, a, from, to int32, out []int32) []int32 {
 	stamp := a + 1
 	va := &sw.views[a]
@@ -377,30 +427,10 @@ func (t *wsTree) walk(sw *sweep, a, from, to int32, out []int32) []int32 {
 		}
 		sw.mark[b] = stamp
 		vb := &sw.views[b]
-		// A key may cover where the path does not when a path holds a
-		// zero byte: then the two working sets themselves decide, once
-		// for the pair.
-		if t.nul && !anyOverlap(va.ws, vb.ws) {
-			continue
-		}
 		if (va.rootID != 0 && va.rootID == vb.rootID) || (va.treeID != 0 && va.treeID == vb.treeID) {
 			continue
 		}
 		out = append(out, b)
 	}
 	return out
-}
-
-// anyOverlap reports whether some path of a overlaps some path of b (both
-// cleaned): the plain reading, for the rare brain whose keys are
-// ambiguous.
-func anyOverlap(a, b []string) bool {
-	for _, x := range a {
-		for _, y := range b {
-			if _, ok := overlapCleaned(x, y); ok {
-				return true
-			}
-		}
-	}
-	return false
 }

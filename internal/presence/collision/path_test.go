@@ -1,10 +1,12 @@
 package collision
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -130,4 +132,176 @@ func BenchmarkOverlapLargeWorkingSets(b *testing.B) {
 		f, _ = Between(pa, pc)
 	}
 	b.ReportMetric(float64(len(f.Paths)), "paths")
+}
+
+// sortKey, eight bytes at a time, answers as the byte-by-byte reading
+// does, wherever a separator, a dot or a zero byte falls against its words
+// (across them, at their ends, in the tail after the last whole one).
+func TestSortKeyEqualsByteByByte(t *testing.T) {
+	rng := rand.New(rand.NewSource(5))
+	alphabet := []byte{'/', '/', '.', 'a', 'b', 0, 0x80, 0xff, '0'}
+	for round := 0; round < 50000; round++ {
+		p := make([]byte, rng.Intn(34))
+		for i := range p {
+			p[i] = alphabet[rng.Intn(len(alphabet))]
+		}
+		if rng.Intn(3) > 0 && len(p) > 0 {
+			p[0] = '/'
+		}
+		prefix := []byte("pre")[:rng.Intn(4)]
+		wantKey := strings.ReplaceAll(string(p), "/", "\x00")
+		wantClean := isCleanByteByByte(string(p))
+		for _, check := range []bool{true, false} {
+			for _, asBytes := range []bool{true, false} {
+				var key []byte
+				var clean bool
+				if asBytes {
+					key, clean = sortKey(slices.Clone(prefix), p, check)
+				} else {
+					key, clean = sortKey(slices.Clone(prefix), string(p), check)
+				}
+				want, wantOK := string(prefix)+wantKey, true
+				if check && !wantClean {
+					want, wantOK = string(prefix), false
+				}
+				if string(key) != want || clean != wantOK {
+					t.Fatalf("sortKey(%q, %q, check %v): got (%q, %v), want (%q, %v)", prefix, p, check, key, clean, want, wantOK)
+				}
+			}
+		}
+	}
+}
+
+// isCleanByteByByte is isClean's test read one byte at a time: the
+// reference for the word-at-a-time scans.
+func isCleanByteByByte(p string) bool {
+	if p == "" {
+		return false
+	}
+	if p == "/" {
+		return true
+	}
+	if p[0] == '.' || p[len(p)-1] == '/' {
+		return false
+	}
+	for i := 0; i < len(p)-1; i++ {
+		if p[i] == '/' && (p[i+1] == '/' || p[i+1] == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+// comparePathsByteByByte is comparePaths' order read one byte at a time.
+func comparePathsByteByByte(a, b string) int {
+	for i := 0; i < min(len(a), len(b)); i++ {
+		switch ca, cb := a[i], b[i]; {
+		case ca == cb:
+		case ca == '/':
+			return -1
+		case cb == '/':
+			return 1
+		default:
+			return cmp.Compare(ca, cb)
+		}
+	}
+	return cmp.Compare(len(a), len(b))
+}
+
+// isClean and comparePaths, eight bytes at a time, answer as the
+// byte-by-byte readings do, wherever a separator, a dot or a difference
+// falls against their words, and pathHead8 orders as comparePaths does up
+// to ties.
+func TestWordScansEqualByteByByte(t *testing.T) {
+	rng := rand.New(rand.NewSource(8))
+	alphabet := []byte{'/', '/', '.', 'a', 'b', 0, '-', 0x80, 0xff, '0'}
+	randPath := func() string {
+		p := make([]byte, rng.Intn(40))
+		for i := range p {
+			p[i] = alphabet[rng.Intn(len(alphabet))]
+		}
+		if rng.Intn(3) > 0 && len(p) > 0 {
+			p[0] = '/'
+		}
+		return string(p)
+	}
+	sign := func(c int) int { return cmp.Compare(c, 0) }
+	for round := 0; round < 100000; round++ {
+		a := randPath()
+		if got, want := isClean(a), isCleanByteByByte(a); got != want {
+			t.Fatalf("isClean(%q): got %v, want %v", a, got, want)
+		}
+		b := randPath()
+		if rng.Intn(2) == 0 { // a long shared prefix, so the words compare equal first
+			b = a[:rng.Intn(len(a)+1)] + b
+		}
+		want := comparePathsByteByByte(a, b)
+		if got := comparePaths(a, b); sign(got) != want {
+			t.Fatalf("comparePaths(%q, %q): got %d, want %d", a, b, got, want)
+		}
+		if ha, hb := pathHead8(a), pathHead8(b); ha != hb && cmp.Compare(ha, hb) != want {
+			t.Fatalf("pathHead8(%q) = %#x, pathHead8(%q) = %#x: against comparePaths' %d", a, ha, b, hb, want)
+		}
+	}
+}
+
+// Between's paths and clauses are the plain every-pair reading whatever
+// the sizes of the parts (declared, touched): compared path by path up to
+// smallPart, merged past it, and either way against a part of the other
+// size.
+func TestBetweenPathsEqualEveryPair(t *testing.T) {
+	rng := rand.New(rand.NewSource(21))
+	segs := []string{"src", "auth", "authz", "auth.go", "a", "a-b", "x\x00y"}
+	randPaths := func(n int) []string {
+		out := make([]string, n)
+		for i := range out {
+			p := "/s"
+			for d := rng.Intn(4); d >= 0; d-- {
+				p += "/" + segs[rng.Intn(len(segs))]
+			}
+			out[i] = p
+		}
+		return out
+	}
+	sizes := []int{0, 1, 3, smallPart, smallPart + 1, 3 * smallPart}
+	party := func(id string) Party {
+		p := Party{ID: id, Brain: "/s", Mutating: true, WorkingSet: randPaths(sizes[rng.Intn(len(sizes))])}
+		for _, path := range randPaths(sizes[rng.Intn(len(sizes))]) {
+			p.Touched = append(p.Touched, Touch{Path: path})
+		}
+		return p
+	}
+	paths := func(p Party) (declared, touched []string) {
+		for _, tc := range p.Touched {
+			touched = append(touched, tc.Path)
+		}
+		return p.WorkingSet, touched
+	}
+	merged, found := 0, 0
+	for round := 0; round < 5000; round++ {
+		a, b := party("a"), party("b")
+		declA, touchA := paths(a)
+		declB, touchB := paths(b)
+		declared := everyPair(declA, declB)
+		touched := slices.Concat(everyPair(touchA, declB), everyPair(touchA, touchB), everyPair(declA, touchB))
+		want := slices.Compact(slices.Sorted(slices.Values(slices.Concat(declared, touched))))
+		var wantClauses []Clause
+		if len(declared) > 0 {
+			wantClauses = append(wantClauses, WorkingSet)
+		}
+		if len(touched) > 0 {
+			wantClauses = append(wantClauses, Touched)
+		}
+		f, ok := Between(a, b)
+		if ok != (len(want) > 0) || !slices.Equal(f.Paths, want) || !slices.Equal(f.Clauses, wantClauses) {
+			t.Fatalf("round %d:\na %q %q\nb %q %q\ngot  %v %q %v\nwant %q %v", round, declA, touchA, declB, touchB, ok, f.Paths, f.Clauses, want, wantClauses)
+		}
+		if min(len(declA), len(declB)) > smallPart || min(len(touchA), len(declB)) > smallPart {
+			merged++
+		}
+		found += len(want)
+	}
+	if merged < 200 || found < 5000 {
+		t.Fatalf("rounds too tame: %d merged, %d paths found", merged, found)
+	}
 }

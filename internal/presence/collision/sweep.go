@@ -10,11 +10,11 @@ import (
 )
 
 // sweep finds the colliding pairs of a roster without comparing every
-// pair, and without holding them all: brain by brain, it sorts the
-// caller_roots, worktrees and working-set paths (see places and tree),
-// counts the pairs that share a caller_root or a worktree from the sizes
-// of those classes, walks the working-set tree for the pairs that overlap
-// there only, and lists the first pairs in In's order up to the bound (see
+// pair, and without holding them all: brain by brain, it numbers the
+// caller_roots and worktrees and sorts the working-set paths (see classify
+// and wsTree), counts the pairs that share a caller_root or a worktree
+// from the sizes of those classes, walks the working-set tree for the
+// pairs that overlap there only, and lists the first pairs in In's order up to the bound (see
 // pairs.go). Its cost grows with the records, their entries and the
 // working-set overlaps it walks; a class of records sharing one place
 // costs its size, not its pairs, and no work ever spans two brains.
@@ -28,20 +28,20 @@ import (
 // Collision holds is among them. What is sorted is int32 handles, never
 // strings, so no sort moves a pointer under a running GC.
 type sweep struct {
-	headers []header   // of the records in scope, brain by brain (see scope)
+	buckets [][]header // by brain id: the headers of its records in scope, in roster order (see scope)
+	headers []header   // the bucket of the brain at hand
 	recs    []int32    // by rank: index into the roster
-	slot    []int32    // by rank: index into headers
+	slot    []int32    // by rank: index into its brain's bucket
 	brain   []int32    // by rank: the brain's place among the sorted brains
 	first   []int32    // by rank: the first rank with the same presence_id
 	group   []int32    // by rank: its team in the brain, numbered from 0 (records of one presence share one)
 	gsize   []int32    // by group: how many ranks of the brain are in it
 	views   []view     // by rank
 	ws      []string   // the resolved working sets of every rank, in rank order
-	keys    []string   // ws in sort form: separators made zero bytes
-	keyAt   []int32    // by rank: where its ws and keys start; keyAt[n] = len(keys)
+	wsAt    []int32    // by rank: where its ws start; wsAt[n] = len(ws)
 	ends    []int32    // by brain place: one past its last rank
 	loose   []bool     // by brain place: some id is a proper prefix of another
-	places  int32      // the caller_roots and worktrees numbered so far
+	places  int32      // the distinct caller_roots and worktrees of the brain at hand (see number)
 	pairs   [][2]int32 // the pairs listed, in output order
 	bound   Bound
 	total   int     // the colliding pairs counted, listed or not
@@ -57,23 +57,25 @@ type sweep struct {
 	runBoth      []int32 // by place number: as both, those seen so far
 	gcnt, gseen  []int32 // by group: classify's counters, zero between uses
 	tg, sg       map[uint64]int32
+	placeIDs     map[string]int32 // by place: its number in the brain at hand
+	classAt      []int32          // by place number: class's scratch, zero between uses
 
-	paths, sortKeys arena // where ws and keys are cut from
+	paths arena // where the joined entries of ws are cut from
 
 	// Scratch.
-	brainIDs                  map[string]int32
-	brainNames                []string
-	scoped                    []header // of the records in scope, in roster order
-	inBrain, order, place, at []int32
-	key                       []byte
-	hs                        []headed
-	partnerBuf, merged        []int32
-	rootBuf, treeBuf          []int32
-	teamIDs                   map[string]int32
-	overlapOpen               [2][]string // overlapSorted's stacks
+	brainIDs           map[string]int32
+	brainNames         []string
+	order              []int32
+	hs                 []headed
+	partnerBuf, merged []int32
+	rootBuf, treeBuf   []int32
+	teamIDs            map[string]int32
+	overlapOpen        [2][]string // overlapSorted's stacks
 }
 
-var sweeps = sync.Pool{New: func() any { return &sweep{brainIDs: map[string]int32{}, teamIDs: map[string]int32{}} }}
+var sweeps = sync.Pool{New: func() any {
+	return &sweep{brainIDs: map[string]int32{}, teamIDs: map[string]int32{}, placeIDs: map[string]int32{}}
+}}
 
 // resize returns s with length n, reusing its array when it is big enough.
 // The elements are stale: the caller writes every one.
@@ -87,17 +89,20 @@ func resize[T any](s []T, n int) []T {
 // release drops what the sweep holds of the caller's roster and returns it
 // to the pool.
 func (sw *sweep) release() {
-	clear(sw.headers)
-	clear(sw.scoped)
+	for i, b := range sw.buckets {
+		clear(b)
+		sw.buckets[i] = b[:0]
+	}
+	sw.buckets, sw.headers = sw.buckets[:0], nil
 	clear(sw.views)
 	clear(sw.ws)
-	clear(sw.keys)
 	clear(sw.brainNames)
 	clear(sw.brainIDs)
 	clear(sw.teamIDs)
+	clear(sw.placeIDs)
 	clear(sw.overlapOpen[0][:cap(sw.overlapOpen[0])])
 	clear(sw.overlapOpen[1][:cap(sw.overlapOpen[1])])
-	sw.paths, sw.sortKeys = arena{}, arena{}
+	sw.paths = arena{}
 	sweeps.Put(sw)
 }
 
@@ -109,7 +114,7 @@ type header struct {
 	live                                 int32 // the record's index in the roster
 }
 
-// id returns the presence_id of rank r.
+// id returns the presence_id of rank r, of the brain at hand.
 func (sw *sweep) id(r int32) string { return sw.headers[sw.slot[r]].id }
 
 // brainName returns the brain of rank r.
@@ -125,16 +130,24 @@ func (sw *sweep) brainName(r int32) string { return sw.brainNames[sw.order[sw.br
 // roster.)
 func (sw *sweep) run(brain string, n int, party func(i int) Party, b Bound) {
 	sw.scope(brain, n, party)
-	sw.pairs, sw.places, sw.bound, sw.total = sw.pairs[:0], 0, b, 0
+	sw.pairs, sw.bound, sw.total = sw.pairs[:0], b, 0
 	m := len(sw.recs)
 	sw.first, sw.group = resize(sw.first, m), resize(sw.group, m)
-	sw.views, sw.keyAt = resize(sw.views, m), resize(sw.keyAt, m+1)
+	sw.views, sw.wsAt = resize(sw.views, m), resize(sw.wsAt, m+1)
 	sw.deg, sw.mark = resize(sw.deg, m), resize(sw.mark, m)
 	clear(sw.deg)
 	clear(sw.mark)
-	sw.keyAt[0] = 0
+	sw.wsAt[0] = 0
 	start := int32(0)
 	for p, end := range sw.ends {
+		if end-start == 1 {
+			// One record alone in scope on its brain: no pair, nothing
+			// to sort, resolve or class.
+			sw.recs[start] = sw.buckets[sw.order[p]][0].live
+			sw.wsAt[end] = sw.wsAt[start]
+			start = end
+			continue
+		}
 		sw.rank(int32(p), start, end)
 		sw.resolve(start, end)
 		sw.classify(start, end)
@@ -149,10 +162,13 @@ func (sw *sweep) run(brain string, n int, party func(i int) Party, b Bound) {
 }
 
 // scope finds the mutating parties on brain ("" for all) and orders them
-// by brain: sw.recs holds them brain by brain, in roster order within one.
+// by brain: their headers go to their brain's bucket as they are read, in
+// roster order, so that the passes over one brain read them side by side,
+// not one in every few dozen of a roster too large for the cache, and
+// they are copied once. sw.ends then gives each brain's ranks.
 func (sw *sweep) scope(brain string, size int, party func(i int) Party) {
-	sw.scoped, sw.inBrain, sw.brainNames = sw.scoped[:0], sw.inBrain[:0], sw.brainNames[:0]
-	last, lastID, entries := "", int32(-1), 0
+	sw.brainNames = sw.brainNames[:0]
+	last, lastID, n, entries := "", int32(-1), 0, 0
 	for i := 0; i < size; i++ {
 		r := party(i)
 		if (brain != "" && r.Brain != brain) || !r.Mutating {
@@ -164,52 +180,41 @@ func (sw *sweep) scope(brain string, size int, party func(i int) Party) {
 				id = int32(len(sw.brainNames))
 				sw.brainIDs[r.Brain] = id
 				sw.brainNames = append(sw.brainNames, r.Brain)
+				if len(sw.buckets) < cap(sw.buckets) {
+					sw.buckets = sw.buckets[:id+1] // an empty bucket, kept from an earlier sweep
+				} else {
+					sw.buckets = append(sw.buckets, nil)
+				}
 			}
 			last, lastID = r.Brain, id
 		}
-		sw.scoped = append(sw.scoped, header{r.ID, r.CallerRoot, r.Worktree, r.Base, r.Team, r.WorkingSet, r.Touched, int32(i)})
-		sw.inBrain = append(sw.inBrain, lastID)
+		sw.buckets[lastID] = append(sw.buckets[lastID], header{r.ID, r.CallerRoot, r.Worktree, r.Base, r.Team, r.WorkingSet, r.Touched, int32(i)})
+		n++
 		entries += len(r.WorkingSet) + len(r.Touched)
 	}
-	sw.ws, sw.keys = slices.Grow(sw.ws[:0], entries), slices.Grow(sw.keys[:0], entries)
-	n, nb := len(sw.scoped), len(sw.brainNames)
+	sw.ws = slices.Grow(sw.ws[:0], entries)
+	nb := len(sw.brainNames)
 	sw.recs, sw.ends = sw.recs[:0], sw.ends[:0]
 	if n == 0 {
 		return
 	}
 
-	// Brains in order, then a counting sort by brain, which keeps roster
-	// order within each.
+	// Brains in order, each its bucket's ranks.
 	sw.order = resize(sw.order, nb)
 	for k := range sw.order {
 		sw.order[k] = int32(k)
 	}
 	slices.SortFunc(sw.order, func(x, y int32) int { return strings.Compare(sw.brainNames[x], sw.brainNames[y]) })
-	sw.place = resize(sw.place, nb)
-	for p, id := range sw.order {
-		sw.place[id] = int32(p)
-	}
-	sw.ends, sw.at = resize(sw.ends, nb), resize(sw.at, nb)
-	clear(sw.ends)
-	for _, b := range sw.inBrain {
-		sw.ends[sw.place[b]]++
-	}
-	sw.at[0] = 0
-	for p := 1; p < nb; p++ {
-		sw.ends[p] += sw.ends[p-1]
-		sw.at[p] = sw.ends[p-1]
-	}
-	// Each record's headers, read in roster order, are laid out brain by
-	// brain: the passes over one brain then read them
-	// side by side, not one record in every few dozen of a roster too
-	// large for the cache.
 	sw.recs, sw.brain = resize(sw.recs, n), resize(sw.brain, n)
-	sw.slot, sw.headers = resize(sw.slot, n), resize(sw.headers, n)
-	for k := range sw.scoped {
-		p := sw.place[sw.inBrain[k]]
-		sw.headers[sw.at[p]] = sw.scoped[k]
-		sw.brain[sw.at[p]] = p
-		sw.at[p]++
+	sw.slot, sw.ends = resize(sw.slot, n), resize(sw.ends, nb)
+	end := int32(0)
+	for p, id := range sw.order {
+		start := end
+		end += int32(len(sw.buckets[id]))
+		sw.ends[p] = end
+		for r := start; r < end; r++ {
+			sw.brain[r] = int32(p)
+		}
 	}
 	sw.loose = resize(sw.loose, nb)
 	clear(sw.loose)
@@ -219,25 +224,25 @@ func (sw *sweep) scope(brain string, size int, party func(i int) Party) {
 // position: a rank's place in that order. Two records of one presence
 // share their first rank.
 func (sw *sweep) rank(p, start, end int32) {
+	sw.headers = sw.buckets[sw.order[p]]
 	hs := sw.hs[:0]
-	for s := start; s < end; s++ {
+	for s := range int32(len(sw.headers)) {
 		hs = append(hs, headed{h: s})
 	}
-	// Ties on id go by h, the slot, which is in roster order.
-	sortHeaded(hs, func(s int32) string { return sw.headers[s].id })
+	// Ties on id go by h, the slot in the bucket, which is in roster order.
+	sortHeaded(hs, handleStrings{headers: sw.headers}, false)
 	for k, x := range hs {
 		sw.slot[start+int32(k)], sw.recs[start+int32(k)] = x.h, sw.headers[x.h].live
 	}
 	sw.hs = hs
-	id := sw.id
 	for r := start; r < end; r++ {
 		sw.first[r] = r
 		if r == start {
 			continue
 		}
-		if id(r) == id(r-1) {
+		if id, prev := sw.id(r), sw.id(r-1); id == prev {
 			sw.first[r] = sw.first[r-1]
-		} else if strings.HasPrefix(id(r), id(r-1)) {
+		} else if strings.HasPrefix(id, prev) {
 			// Sorted, a proper prefix is followed by a longer id
 			// starting with it: checking neighbours finds every one.
 			sw.loose[p] = true
@@ -285,28 +290,22 @@ func (sw *sweep) teams(start, end int32) {
 	}
 }
 
-// resolve computes the view of ranks start to end and the sweep keys of
-// their working sets: each path with its separators made zero bytes, so
-// that a path's descendants sort right after it. The resolved paths, and
-// the keys, are cut from arenas, not allocated one by one. A resolved entry
-// is what ResolveWorkingSet returns: for the Unix paths the Hall deals
-// in, filepath.Join of base and entry is Clean(base + separator + entry).
-// TestCollisionsInEqualsBruteForce holds the two to the same answers.
+// resolve computes the view of ranks start to end: its places cleaned and
+// its working set resolved, the declared entries first, then the touched
+// files. A resolved entry is what ResolveWorkingSet returns: for the Unix
+// paths the Hall deals in, filepath.Join of base and entry is
+// Clean(base + separator + entry). TestCollisionsInEqualsBruteForce holds
+// the two to the same answers.
 func (sw *sweep) resolve(start, end int32) {
 	size := 0
-	for _, h := range sw.headers[start:end] {
+	for k := start; k < end; k++ {
+		h := &sw.headers[sw.slot[k]]
 		for _, e := range h.ws {
 			size += len(h.base) + 1 + len(e)
 		}
-		for _, t := range h.touched {
-			size += len(t.Path)
-		}
 	}
 	// The entries after these, at a guess of 40 bytes each.
-	hint := 40 * (cap(sw.ws) - len(sw.ws) - (size+39)/40)
-	sw.paths.reserve(size, hint)
-	sw.sortKeys.reserve(size, hint)
-	sw.tree.nul = false
+	sw.paths.reserve(size, 40*(cap(sw.ws)-len(sw.ws)-(size+39)/40))
 	for k := start; k < end; k++ {
 		h, v := &sw.headers[sw.slot[k]], &sw.views[k]
 		v.callerRoot = cleanOrEmpty(h.callerRoot)
@@ -316,75 +315,70 @@ func (sw *sweep) resolve(start, end int32) {
 			v.worktree = cleanOrEmpty(h.worktree)
 		}
 		v.rootID, v.treeID, v.team = 0, 0, h.team
-		base := h.base
-		add := func(e string, rel bool) {
-			sw.paths.begin()
-			if rel && !filepath.IsAbs(e) && base != "" {
-				sw.paths.b.WriteString(base)
-				sw.paths.b.WriteByte(filepath.Separator)
+		// view.declared tells the declared entries from the touched
+		// files, for the clauses.
+		if len(h.ws) > 0 {
+			base := joinBase{base: h.base}
+			switch {
+			case h.base == "" || h.base[0] == '.' || h.base == string(filepath.Separator):
+			case h.base == h.worktree: // as it mostly is: cleaned above already
+				base.clean = v.worktree == h.worktree
+			case h.base == h.callerRoot:
+				base.clean = v.callerRoot == h.callerRoot
+			default:
+				base.clean = isClean(h.base)
 			}
-			sw.paths.b.WriteString(e)
-			p := sw.paths.cut()
-			if strings.IndexByte(p, 0) >= 0 {
-				sw.tree.nul = true
-			}
-			key, clean := sortKey(sw.key[:0], p, true)
-			if !clean {
-				p = filepath.Clean(p)
-				key, _ = sortKey(sw.key[:0], p, false)
-			}
-			sw.ws = append(sw.ws, p)
-			sw.sortKeys.begin()
-			sw.sortKeys.b.Write(key)
-			sw.keys = append(sw.keys, sw.sortKeys.cut())
-			sw.key = key
-		}
-		// The declared entries first, then the touched files: view.declared
-		// tells them apart for the clauses.
-		for _, e := range h.ws {
-			if e != "" {
-				add(e, true)
+			for _, e := range h.ws {
+				if e != "" {
+					sw.ws = append(sw.ws, sw.resolved(base, e))
+				}
 			}
 		}
-		v.declared = len(sw.ws) - int(sw.keyAt[k])
+		v.declared = len(sw.ws) - int(sw.wsAt[k])
 		for _, t := range h.touched {
 			if t.Path != "" {
-				add(t.Path, false)
+				sw.ws = append(sw.ws, cleanPath(t.Path))
 			}
 		}
-		sw.keyAt[k+1] = int32(len(sw.ws))
-		v.ws = sw.ws[sw.keyAt[k]:sw.keyAt[k+1]:sw.keyAt[k+1]] // scope sized ws: it never moves
-		if len(v.ws) > 1 {
-			// Each part in key order, for the pairs' linear overlap
-			// (overlapSorted); the keys themselves are only ever used as a
-			// whole brain's.
+		sw.wsAt[k+1] = int32(len(sw.ws))
+		v.ws = sw.ws[sw.wsAt[k]:sw.wsAt[k+1]:sw.wsAt[k+1]] // scope sized ws: it never moves
+		if len(v.ws) > smallPart {
+			// A large part in path order, for the pairs' linear overlap
+			// (overlapSorted). The tree sorts the brain's entries apart,
+			// by index.
 			sortParts(v.ws, v.declared)
 		}
 	}
 }
 
-// sortKey appends to dst the sweep key of the cleaned path p: p with its
-// separators made zero bytes. With check, it first makes sure p is clean
-// (isClean's test, in the same pass) and reports false, p unconverted,
-// when it is not sure.
-func sortKey[P string | []byte](dst []byte, p P, check bool) ([]byte, bool) {
-	if check && !(filepath.Separator == '/' && len(p) > 0 && p[0] != '.' && (p[len(p)-1] != '/' || len(p) == 1)) {
-		return dst, false
+// joinBase is what a record's relative entries resolve against: its base,
+// and whether Clean leaves the base as it is, the base being neither the
+// root nor one that begins with a dot. Then Clean leaves a relative entry
+// joined to it as it is when the entry passes isClean: every element of
+// the two is a name (no "", ".", ".."), the base ends in no separator,
+// and the entry begins with neither a separator nor a dot.
+type joinBase struct {
+	base  string
+	clean bool
+}
+
+// resolved returns the working-set entry e made absolute against the
+// record's base (when set and e relative) and cleaned. A joined path is
+// cut from the arena, not allocated; an entry already absolute and clean
+// is e itself.
+func (sw *sweep) resolved(b joinBase, e string) string {
+	if b.base == "" || filepath.IsAbs(e) {
+		return cleanPath(e)
 	}
-	n := len(dst)
-	dst = slices.Grow(dst, len(p))[:n+len(p)]
-	key := dst[n:]
-	for i := 0; i < len(p); i++ {
-		c := p[i]
-		if c == filepath.Separator {
-			if check && i+1 < len(p) && (p[i+1] == '/' || p[i+1] == '.') {
-				return dst[:n], false
-			}
-			c = 0
-		}
-		key[i] = c
+	sw.paths.begin()
+	sw.paths.b.WriteString(b.base)
+	sw.paths.b.WriteByte(filepath.Separator)
+	sw.paths.b.WriteString(e)
+	p := sw.paths.cut()
+	if b.clean && isClean(e) {
+		return p
 	}
-	return dst, true
+	return cleanPath(p)
 }
 
 // arena cuts strings from large shared buffers: one allocation for many
@@ -412,24 +406,47 @@ func (a *arena) begin()      { a.from = a.b.Len() }
 func (a *arena) cut() string { return a.b.String()[a.from:] }
 
 // headed is a sort handle: h names a string, head holds the eight bytes of
-// it that follow the prefix every string in the sort shares (zero-padded),
-// and owner is the rank a working-set entry belongs to. A brain's places
-// share a long prefix ("/home/dev/brain-07-wt…"): comparing heads settles
-// most comparisons with one integer compare instead of a walk through it.
+// it that follow the prefix every string in the sort shares (zero-padded;
+// for paths, mapped: see pathHead8), and owner is the rank a working-set
+// entry belongs to. A brain's paths share a long prefix
+// ("/home/dev/brain-07-wt…"): comparing heads settles most comparisons
+// with one integer compare instead of a walk through it.
 type headed struct {
 	head     uint64
 	h, owner int32
 }
 
-// sortHeaded sorts hs by str(h), then by h.
-func sortHeaded(hs []headed, str func(int32) string) {
+// handleStrings is what a sort's handles stand for: strs[h], or else the
+// id of headers[h] (a brain's bucket). It is a switch rather than a function value, so that
+// the sort's many reads of the strings are inlined, not calls.
+type handleStrings struct {
+	strs    []string
+	headers []header
+}
+
+// at returns the string handle h stands for.
+func (s *handleStrings) at(h int32) string {
+	if s.strs != nil {
+		return s.strs[h]
+	}
+	return s.headers[h].id
+}
+
+// sortHeaded sorts hs by the strings their handles stand for, then by
+// handle. With paths, the strings are cleaned paths, ordered as
+// comparePaths orders them (the separator lowest, so that a path's
+// descendants follow it contiguously).
+func sortHeaded(hs []headed, str handleStrings, paths bool) {
 	if len(hs) < 2 {
 		return
 	}
-	first := str(hs[0].h)
+	first := str.at(hs[0].h)
 	lcp := len(first)
 	for _, x := range hs[1:] {
-		s := str(x.h)
+		s := str.at(x.h)
+		if len(s) >= lcp && s[:lcp] == first[:lcp] {
+			continue // as most do: one comparison of the whole prefix
+		}
 		n := min(lcp, len(s))
 		i := 0
 		for i < n && s[i] == first[i] {
@@ -437,29 +454,79 @@ func sortHeaded(hs []headed, str func(int32) string) {
 		}
 		lcp = i
 	}
-	for k := range hs {
-		s := str(hs[k].h)[lcp:]
-		var head uint64
-		for i := 0; i < 8; i++ {
-			head <<= 8
-			if i < len(s) {
-				head |= uint64(s[i])
-			}
+	if paths {
+		for k := range hs {
+			hs[k].head = pathHead8(str.at(hs[k].h)[lcp:])
 		}
-		hs[k].head = head
+	} else {
+		for k := range hs {
+			hs[k].head = head8(str.at(hs[k].h)[lcp:])
+		}
 	}
-	hsort := headSorter{str: str, lcp: lcp}
+	hsort := headSorter{str: str, lcp: lcp, paths: paths}
 	hsort.quick(hs, 2*bits.Len(uint(len(hs))))
 }
 
+// head8 returns the first eight bytes of s as a big-endian number, zero
+// bytes past its end: heads compare as the strings do, up to ties.
+func head8(s string) uint64 {
+	if len(s) >= 8 {
+		return bits.ReverseBytes64(load64(s, 0)) // one load, one swap
+	}
+	return shortHead8(s)
+}
+
+// shortHead8 is head8 for s shorter than eight bytes.
+func shortHead8(s string) uint64 {
+	var head uint64
+	for i := 0; i < 8; i++ {
+		head <<= 8
+		if i < len(s) {
+			head |= uint64(s[i])
+		}
+	}
+	return head
+}
+
+// pathHead8 is head8 for comparePaths' order: each byte mapped so that
+// numbers compare as the paths do, up to ties. The separator becomes 0 and
+// each byte below it one more (up to the separator's own value, left
+// free), so the mapping is one to one and keeps the order; the zero
+// padding past the end ties with a separator, which only leaves the tie
+// to comparePaths.
+func pathHead8(s string) uint64 {
+	if len(s) >= 8 { // eight bytes mapped at once
+		w := head8(s)
+		const high = 0x80 * ones
+		below := ^((w | high) - separator*ones) & ^w & high // 0x80 in each byte below the separator
+		return (w + below>>7) &^ ((zeroBytes(w^(separator*ones)) >> 7) * 0xff)
+	}
+	var head uint64
+	for i := 0; i < 8; i++ {
+		head <<= 8
+		if i < len(s) {
+			switch c := s[i]; {
+			case c == separator:
+			case c < separator:
+				head |= uint64(c + 1)
+			default:
+				head |= uint64(c)
+			}
+		}
+	}
+	return head
+}
+
 // headSorter orders headed handles: heads in big-endian order compare as
-// the strings do, up to ties, so only equal heads compare the strings. It
-// is a quicksort written out for the one type, so that the comparison of
-// heads is inlined rather than a call through a function value, which
-// was most of the sweep's sorting time.
+// the strings do, up to ties, so only equal heads compare the strings
+// (strings.Compare, or comparePaths for paths). It is a quicksort written
+// out for the one type, so that the comparison of heads is inlined rather
+// than a call through a function value, which was most of the sweep's
+// sorting time.
 type headSorter struct {
-	str func(int32) string
-	lcp int
+	str   handleStrings
+	lcp   int
+	paths bool
 }
 
 func (s *headSorter) less(x, y *headed) bool {
@@ -470,7 +537,14 @@ func (s *headSorter) less(x, y *headed) bool {
 }
 
 func (s *headSorter) tie(x, y *headed) int {
-	if c := strings.Compare(s.str(x.h)[s.lcp:], s.str(y.h)[s.lcp:]); c != 0 {
+	a, b := s.str.at(x.h)[s.lcp:], s.str.at(y.h)[s.lcp:]
+	var c int
+	if s.paths {
+		c = comparePaths(a, b)
+	} else {
+		c = strings.Compare(a, b)
+	}
+	if c != 0 {
 		return c
 	}
 	return cmp.Compare(x.h, y.h)
@@ -533,21 +607,6 @@ func (s *headSorter) quick(hs []headed, depth int) {
 		}
 		hs[j] = x
 	}
-}
-
-// keyCovers reports whether anc equals p or is its ancestor, in the
-// separator-as-zero-byte form the sweep sorts by: exactly as
-// overlapCleaned, for paths holding no zero byte of their own. (One that
-// does may be taken for an ancestor it is not: the walk then checks the
-// paths themselves.)
-func keyCovers(anc, p string) bool {
-	if anc == p {
-		return true
-	}
-	if anc == "\x00" { // the root covers every absolute path, and no relative one
-		return p != "" && p[0] == 0
-	}
-	return len(p) > len(anc) && strings.HasPrefix(p, anc) && p[len(anc)] == 0
 }
 
 // reorderLoose puts back in Key order the pairs of a brain where one

@@ -9,12 +9,13 @@ import (
 	"testing"
 )
 
-// sortHeaded orders handles as their strings compare, then by handle,
-// whatever the strings share, however many there are, and whether or not
-// its quicksort reaches the depth where it hands over to pdqsort.
+// sortHeaded orders handles as their strings compare (as comparePaths
+// does, for paths), then by handle, whatever the strings share, however
+// many there are, and whether or not its quicksort reaches the depth where
+// it hands over to pdqsort.
 func TestSortHeaded(t *testing.T) {
 	rng := rand.New(rand.NewSource(3))
-	parts := []string{"", "a", "b", "/", "\x00", "-wt1", "-wt12", "src", "\xff", "prs_0f", "prs_0e"}
+	parts := []string{"", "a", "b", "/", "\x00", "-wt1", "-wt12", "src", "\xff", "prs_0f", "prs_0e", ".", "0", "/a.b/"}
 	shapes := []struct {
 		name  string
 		order func([]string)
@@ -42,31 +43,37 @@ func TestSortHeaded(t *testing.T) {
 						}
 					}
 					shape.order(ss)
-					str := func(h int32) string { return ss[h] }
-					hs := make([]headed, n)
-					for i := range hs {
-						hs[i] = headed{h: int32(i)}
-					}
-					want := slices.Clone(hs)
-					slices.SortFunc(want, func(x, y headed) int {
-						if c := strings.Compare(ss[x.h], ss[y.h]); c != 0 {
-							return c
+					str := handleStrings{strs: ss}
+					for _, paths := range []bool{false, true} {
+						compare := strings.Compare
+						if paths {
+							compare = comparePaths
 						}
-						return cmp.Compare(x.h, y.h)
-					})
-					if depth < 0 {
-						sortHeaded(hs, str)
-					} else {
-						sortHeaded(hs[:0], str) // nothing to sort: only to be sure it copes
+						hs := make([]headed, n)
 						for i := range hs {
-							hs[i].head = 0 // every head ties: the strings decide
+							hs[i] = headed{h: int32(i)}
 						}
-						hsort := headSorter{str: str}
-						hsort.quick(hs, depth)
-					}
-					for i := range hs {
-						if hs[i].h != want[i].h {
-							t.Fatalf("position %d: got %q (handle %d), want %q (handle %d)", i, ss[hs[i].h], hs[i].h, ss[want[i].h], want[i].h)
+						want := slices.Clone(hs)
+						slices.SortFunc(want, func(x, y headed) int {
+							if c := compare(ss[x.h], ss[y.h]); c != 0 {
+								return c
+							}
+							return cmp.Compare(x.h, y.h)
+						})
+						if depth < 0 {
+							sortHeaded(hs, str, paths)
+						} else {
+							sortHeaded(hs[:0], str, paths) // nothing to sort: only to be sure it copes
+							for i := range hs {
+								hs[i].head = 0 // every head ties: the strings decide
+							}
+							hsort := headSorter{str: str, paths: paths}
+							hsort.quick(hs, depth)
+						}
+						for i := range hs {
+							if hs[i].h != want[i].h {
+								t.Fatalf("paths %v, position %d: got %q (handle %d), want %q (handle %d)", paths, i, ss[hs[i].h], hs[i].h, ss[want[i].h], want[i].h)
+							}
 						}
 					}
 				})
