@@ -3,19 +3,19 @@
 // endpoint, by a process that starts in a fraction of hall's time. `hall
 // hooks install` wires it when it is on PATH. Package hookforward is the
 // program; this file only runs it, and the exit status is always 0.
+//
+// It installs no signal handler: a hook has nothing to clean up, an agent
+// that gives up on it may kill it as it is, and the handler's goroutine
+// and its set-up cost about a millisecond on every call.
 package main
 
 import (
 	"context"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/hall-dev/hall/internal/hookforward"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	hookforward.Main(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	hookforward.Main(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 }
