@@ -77,3 +77,26 @@ func TestEndpoint(t *testing.T) {
 		})
 	}
 }
+
+// FuzzParseResponse: whatever a peer sends, the answer is a status and a
+// body within what was read, or an error; never a panic.
+func FuzzParseResponse(f *testing.F) {
+	for _, seed := range []string{
+		"HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\n{}",
+		"HTTP/1.1 401 Unauthorized\r\n\r\n{\"error\":\"unauthorized\"}",
+		"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+		"HTTP/1.0 200\r\nContent-Length: 99999999999999999999\r\n\r\n",
+		"\r\n\r\n",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		status, body, err := parseResponse(raw)
+		if err != nil {
+			return
+		}
+		if status < 100 || status > 999 || len(body) > len(raw) {
+			t.Fatalf("status %d, body of %d bytes from %d read", status, len(body), len(raw))
+		}
+	})
+}
