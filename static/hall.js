@@ -204,12 +204,13 @@
   }
 
   // fetchRegions GETs the regions; conditional on the last ETag (a 304),
-  // and on the regions' hashes: the Hall sends only those that changed.
+  // and on the regions' and rows' hashes: the Hall sends only the regions
+  // that changed, and leaves out the rows the page has (morph keeps them).
   function fetchRegions(conditional) {
     var headers = { Accept: 'text/html' };
     if (conditional && etag) { headers['If-None-Match'] = etag; }
     if (conditional) {
-      headers['X-Hall-Have'] = all('[data-region][data-hash]').map(function (r) { return r.getAttribute('data-hash'); }).join(' ');
+      headers['X-Hall-Have'] = all('[data-region][data-hash], tr[data-h]').map(function (r) { return r.getAttribute('data-hash') || r.getAttribute('data-h'); }).join(' ');
     }
     return fetch(cfg.fragment, { headers: headers, cache: 'no-store', credentials: 'same-origin' }).then(function (r) {
       if (r.status !== 200) { return { status: r.status }; }

@@ -122,6 +122,11 @@ func TestBrowserKeepsFocusAndScroll(t *testing.T) {
 	newcomer := sidecarRecord{Agent: "newcomer", Brain: brain, Worktree: brain + "/wt-new", Theme: "late"}
 	writeSidecarRecord(t, root, newcomer)
 	b.waitFor(t, "the update", rowExists(newcomer.id())+` && txt(tid('brain-live', `+item+`)) === '41' && txt(tid('recent-item')).startsWith('+ newcomer joined')`)
+	// The update left out the rows the page had (their opening tags alone):
+	// each row is whole, as the server renders it.
+	if got := eval[string](t, b, `Array.from(document.querySelectorAll('[data-testid="roster-row"]')).filter(r => r.cells.length !== 11 || !txt(tid('roster-agent', r))).map(r => r.dataset.presenceId).join(' ')`); got != "" {
+		t.Errorf("rows left without their cells after the update: %s", got)
+	}
 	after := eval[[]float64](t, b, `[window.scrollY, tid('recent-list').scrollTop]`)
 	if after[0] != before[0] || after[1] != before[1] {
 		t.Errorf("scroll (page, Recent list): before %v, after %v", before, after)

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"hash/fnv"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -91,17 +90,81 @@ func (h *Handler) HandleFragment(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	have := strings.Fields(r.Header.Get("X-Hall-Have"))
-	if len(have) > 2*len(hallRegions) {
+	if len(have) > maxHave {
 		have = nil // not a page's list: send everything
+	}
+	haveSet := make(map[string]bool, len(have))
+	for _, h := range have {
+		haveSet[h] = true
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Vary", "X-Hall-Have")
 	w.WriteHeader(http.StatusOK)
 	for _, rg := range regions {
-		if !slices.Contains(have, rg.hash) {
-			_, _ = w.Write(rg.body)
+		if !haveSet[rg.hash] {
+			_, _ = w.Write(stubRows(rg.body, haveSet))
 		}
 	}
+}
+
+// maxHave bounds the hashes X-Hall-Have may list: the regions, and the
+// signatures of the rows a page shows (50, or every row with
+// ?roster=all). A longer list is not a page's, and is ignored.
+const maxHave = 4096
+
+// stubRows leaves out the content of each table row whose signature
+// (data-h) is in have: the page holds that row as it is, and its script
+// keeps a row whose signature did not change without looking inside. The
+// row's opening tag stays, so the page still finds it by key and puts it
+// in its place. Every beat changes a row and so its region; this way the
+// region is sent with the changed rows only, not all 50.
+func stubRows(body []byte, have map[string]bool) []byte {
+	if len(have) == 0 {
+		return body
+	}
+	var out []byte
+	copied, pos := 0, 0
+	for {
+		i := bytes.Index(body[pos:], []byte("<tr "))
+		if i < 0 {
+			break
+		}
+		i += pos
+		open := bytes.IndexByte(body[i:], '>') // templ escapes '>' in values
+		if open < 0 {
+			break
+		}
+		open += i + 1 // just past the opening tag
+		end := bytes.Index(body[open:], []byte("</tr>"))
+		if end < 0 {
+			break
+		}
+		end += open // at the closing tag
+		if sig := attrValue(body[i:open], "data-h"); sig != "" && have[sig] {
+			out = append(out, body[copied:open]...)
+			copied = end
+		}
+		pos = end
+	}
+	if out == nil {
+		return body
+	}
+	return append(out, body[copied:]...)
+}
+
+// attrValue is the value of the attribute name in an opening tag as templ
+// writes it (name="value"), or "".
+func attrValue(tag []byte, name string) string {
+	i := bytes.Index(tag, []byte(" "+name+`="`))
+	if i < 0 {
+		return ""
+	}
+	v := tag[i+len(name)+3:]
+	j := bytes.IndexByte(v, '"')
+	if j < 0 {
+		return ""
+	}
+	return string(v[:j])
 }
 
 // region is one region rendered, its hash marked on its root.

@@ -153,6 +153,76 @@ func TestFragmentHave(t *testing.T) {
 	}
 }
 
+// TestFragmentRowsHave: a roster row whose signature X-Hall-Have lists
+// comes back as its opening tag alone (the page keeps the row it has); a
+// row the page does not have, or has in another state, comes whole; a
+// list longer than a page's is ignored.
+func TestFragmentRowsHave(t *testing.T) {
+	lh := newLiveHall(t, true)
+	lh.mutate(t, "a", "/srv/known", "/srv/known/wt")
+	lh.mutate(t, "b", "/srv/known", "/srv/known/other")
+	rows := func(body string) map[string]*goquery.Selection {
+		out := map[string]*goquery.Selection{}
+		parseHTML(t, body).Find(`[data-testid="roster-row"]`).Each(func(_ int, s *goquery.Selection) {
+			out[text(s.Find(`[data-testid="roster-agent"]`))+"|"+s.AttrOr("data-presence-id", "")] = s
+		})
+		return out
+	}
+	_, body := lh.fetch(t, "/fragments/roster", nil)
+	full := rows(body)
+	if len(full) != 2 {
+		t.Fatalf("roster rows: %d, want 2", len(full))
+	}
+	var aSig, aID string
+	for k, r := range full {
+		if strings.HasPrefix(k, "a|") {
+			aSig, aID = r.AttrOr("data-h", ""), r.AttrOr("data-presence-id", "")
+		}
+	}
+	_, body = lh.fetch(t, "/fragments/roster", map[string]string{"X-Hall-Have": "nothing-here " + aSig})
+	doc := parseHTML(t, body)
+	stub := doc.Find(`tr[data-presence-id="` + aID + `"]`)
+	if stub.Length() != 1 || stub.AttrOr("data-h", "") != aSig || stub.Children().Length() != 0 {
+		t.Errorf("a's row, had: %d rows, signature %q, %d cells; want its opening tag alone", stub.Length(), stub.AttrOr("data-h", ""), stub.Children().Length())
+	}
+	if n := doc.Find(`[data-testid="roster-row"]`).Length(); n != 2 {
+		t.Errorf("rows: %d, want both, a's empty", n)
+	}
+	if b := doc.Find(`[data-testid="roster-row"]`).FilterFunction(func(_ int, s *goquery.Selection) bool {
+		return s.AttrOr("data-presence-id", "") != aID
+	}); b.Find("td").Length() == 0 {
+		t.Error("b's row, not had, came without its cells")
+	}
+	lh.mutate(t, "a", "/srv/known", "/srv/known/wt2") // a's row changes: its old signature no longer matches
+	_, body = lh.fetch(t, "/fragments/roster", map[string]string{"X-Hall-Have": aSig})
+	if got := parseHTML(t, body).Find(`tr[data-presence-id="` + aID + `"] td`).Length(); got == 0 {
+		t.Error("a's changed row came without its cells")
+	}
+	long := strings.Repeat("x ", maxHave) + aSig
+	_, body = lh.fetch(t, "/fragments/roster", map[string]string{"X-Hall-Have": long})
+	if got := parseHTML(t, body).Find(`[data-testid="roster-row"] td`).Length(); got == 0 {
+		t.Error("with a list longer than a page's, rows were left out")
+	}
+}
+
+func TestStubRows(t *testing.T) {
+	have := map[string]bool{"s1": true}
+	for _, c := range []struct{ name, in, want string }{
+		{"kept", `<tbody><tr class="r" data-h="s1"><td>a</td></tr><tr data-h="s2"><td>b</td></tr></tbody>`, `<tbody><tr class="r" data-h="s1"></tr><tr data-h="s2"><td>b</td></tr></tbody>`},
+		{"none had", `<tr data-h="s2"><td>b</td></tr>`, `<tr data-h="s2"><td>b</td></tr>`},
+		{"no signature", `<tr><th>x</th></tr><tr data-h="s1"><td>a</td></tr>`, `<tr><th>x</th></tr><tr data-h="s1"></tr>`},
+		{"a prefix is not the signature", `<tr data-hx="s1" data-h="s10"><td>a</td></tr>`, `<tr data-hx="s1" data-h="s10"><td>a</td></tr>`},
+		{"unclosed", `<tr data-h="s1"><td>a</td>`, `<tr data-h="s1"><td>a</td>`},
+		{"no rows", `<ul><li data-h="s1">a</li></ul>`, `<ul><li data-h="s1">a</li></ul>`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := string(stubRows([]byte(c.in), have)); got != c.want {
+				t.Errorf("got  %s\nwant %s", got, c.want)
+			}
+		})
+	}
+}
+
 // TestFragmentETag: a fragment carries an ETag per cursor, brain and name;
 // If-None-Match gets 304 until the roster changes, and a change gives a
 // new tag and the new content.
