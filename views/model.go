@@ -89,7 +89,10 @@ type RecentEvents struct {
 
 // RosterShown is how many roster rows the page shows unless asked for all:
 // the first page of a roster of 10,000 stays small, and so does each update.
-const RosterShown = 50
+// 25, not 50: at 1,000 presences the page painted 70–90 ms sooner
+// (docs/performance.md#the-page), and the strip and the collisions, above
+// the roster, say what a person reads first.
+const RosterShown = 25
 
 // PresenceSig is a short signature of everything a presence's row shows:
 // rows carry it (data-h), and the page's script leaves a row whose
@@ -110,8 +113,10 @@ func PresenceSig(p contract.Presence, colliding bool) string {
 	return strconv.FormatUint(f.Sum64(), 36)
 }
 
-// CollisionsShown is how many collision cards the list shows before "+N more".
-const CollisionsShown = 50
+// CollisionsShown is how many collision cards the list shows before "+N
+// more": a screen or two of them, colliding sides first as everywhere; the
+// banner and the strip count them all.
+const CollisionsShown = 20
 
 // CollisionsTotal is how many collisions are open in scope, listed or not:
 // the contract lists at most the Hall's --max-collisions on each brain and

@@ -17,6 +17,8 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/hall-dev/hall/internal/contract"
+
+	"github.com/hall-dev/hall/views"
 )
 
 // TestBrowserCollisionLifecycle: a beat reaches the live page, then a
@@ -103,7 +105,7 @@ func TestBrowserKeepsFocusAndScroll(t *testing.T) {
 	}
 	b := openBrowser(t)
 	b.do(t, "open the page", chromedp.Navigate(m.URL()+"/"))
-	b.waitFor(t, "the stream to be live and the roster full", `tid('status').dataset.state === 'live' && document.querySelectorAll('[data-testid="roster-row"]').length === 40`)
+	b.waitFor(t, "the stream to be live and the roster full", fmt.Sprintf(`tid('status').dataset.state === 'live' && txt(tid('roster-count')) === '40' && document.querySelectorAll('[data-testid="roster-row"]').length === %d`, views.RosterShown))
 	if !eval[bool](t, b, `tid('recent-list').scrollHeight > tid('recent-list').clientHeight + 40`) {
 		t.Fatal("the Recent list does not scroll; the test needs it to")
 	}
@@ -246,7 +248,7 @@ func TestBrowserOneFetchInFlight(t *testing.T) {
 		writeSidecarRecord(t, root, sidecarRecord{Agent: fmt.Sprintf("burst-%02d", i), Brain: "/srv/browser-test/burst", Worktree: fmt.Sprintf("/srv/browser-test/burst/wt-%02d", i)})
 		time.Sleep(10 * time.Millisecond)
 	}
-	b.waitFor(t, "every change on the page", fmt.Sprintf(`document.querySelectorAll('[data-testid="roster-row"]').length === %d`, n))
+	b.waitFor(t, "every change on the page", fmt.Sprintf(`txt(tid('roster-count')) === '%d' && document.querySelectorAll('[data-testid="roster-row"]').length === %d`, n, min(n, views.RosterShown)))
 	mu.Lock()
 	defer mu.Unlock()
 	type span struct{ from, to float64 }
