@@ -105,6 +105,7 @@ func TestHallHookFailsOpen(t *testing.T) {
 		{"an unknown flag", payload, []string{"claude", "--halls", m.URL()}, "halls"},
 		{"a bad timeout", payload, []string{"claude", "--timeout", "soon"}, "timeout"},
 		{"a token file missing", payload, []string{"claude", "--hall", m.URL(), "--token-file", "/nonexistent/token"}, "token-file"},
+		{"a token that would break the request", payload, []string{"claude", "--hall", m.URL(), "--token", "s3cret\r\nX-Evil: 1"}, "control character"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			out, errOut := hallHook(t, c.payload, c.args...)

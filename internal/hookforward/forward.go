@@ -52,6 +52,9 @@ func Forward(ctx context.Context, r Request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	if strings.ContainsFunc(r.Token, func(c rune) bool { return c < ' ' || c == 0x7f }) {
+		return nil, errors.New("the token holds a control character: it cannot be sent in a header")
+	}
 	var d net.Dialer
 	conn, err := d.DialContext(ctx, "tcp", host)
 	if err != nil {
