@@ -19,23 +19,14 @@ import (
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/dirstore"
 	"github.com/hall-dev/hall/internal/eventually"
+	"github.com/hall-dev/hall/internal/mcp/mcptest"
 	"github.com/hall-dev/hall/internal/presence"
 )
-
-// mcpClient shapes the SDK client a test connects with.
-type mcpClient struct {
-	name    string        // the client's name in the handshake
-	roots   []string      // file roots it offers
-	updated chan<- string // told the URI of each resource updated notification
-	// protocol is the version asked for: the SDK's newest when empty,
-	// which a stateful HTTP server answers with the newest before it.
-	protocol string
-}
 
 // stdioMCP runs `hall mcp args…` in process over two pipes, as an agent
 // runs it, and connects the SDK's own client to it. The command must end
 // with exit 0 once the client closes its stdin.
-func stdioMCP(t *testing.T, c mcpClient, args ...string) *sdk.ClientSession {
+func stdioMCP(t *testing.T, c mcptest.Client, args ...string) *sdk.ClientSession {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
@@ -46,7 +37,7 @@ func stdioMCP(t *testing.T, c mcpClient, args ...string) *sdk.ClientSession {
 		_ = outW.Close()
 		done <- code
 	}()
-	cs := connectMCP(t, c, &sdk.IOTransport{Reader: outR, Writer: inW})
+	cs := mcptest.Connect(t, &sdk.IOTransport{Reader: outR, Writer: inW}, c)
 	t.Cleanup(func() {
 		_ = cs.Close()
 		_ = inW.Close()
@@ -64,10 +55,10 @@ func stdioMCP(t *testing.T, c mcpClient, args ...string) *sdk.ClientSession {
 
 // httpMCP connects the SDK's client to a Hall's /mcp, sending the bearer
 // token when set.
-func httpMCP(t *testing.T, base, token string, c mcpClient) *sdk.ClientSession {
+func httpMCP(t *testing.T, base, token string, c mcptest.Client) *sdk.ClientSession {
 	t.Helper()
 	hc := &http.Client{Transport: bearer{token: token}}
-	cs := connectMCP(t, c, &sdk.StreamableClientTransport{Endpoint: base + "/mcp", HTTPClient: hc, MaxRetries: -1})
+	cs := mcptest.Connect(t, &sdk.StreamableClientTransport{Endpoint: base + "/mcp", HTTPClient: hc, MaxRetries: -1}, c)
 	t.Cleanup(func() { _ = cs.Close() })
 	return cs
 }
@@ -80,30 +71,6 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 		r.Header.Set("Authorization", "Bearer "+b.token)
 	}
 	return http.DefaultTransport.RoundTrip(r)
-}
-
-func connectMCP(t *testing.T, c mcpClient, tr sdk.Transport) *sdk.ClientSession {
-	t.Helper()
-	if c.name == "" {
-		c.name = "test-agent"
-	}
-	var opts *sdk.ClientOptions
-	if c.updated != nil {
-		opts = &sdk.ClientOptions{ResourceUpdatedHandler: func(_ context.Context, req *sdk.ResourceUpdatedNotificationRequest) {
-			c.updated <- req.Params.URI
-		}}
-	}
-	client := sdk.NewClient(&sdk.Implementation{Name: c.name, Version: "1"}, opts)
-	for _, r := range c.roots {
-		client.AddRoots(&sdk.Root{URI: "file://" + r})
-	}
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-	defer cancel()
-	cs, err := client.Connect(ctx, tr, &sdk.ClientSessionOptions{ProtocolVersion: c.protocol})
-	if err != nil {
-		t.Fatalf("connect: %v", err)
-	}
-	return cs
 }
 
 // callTool calls a tool, failing on a protocol error (not on a tool error).
@@ -163,12 +130,12 @@ func gitWorktree(t *testing.T) (repo, wt string) {
 
 // mcpTransports are the two ways an agent reaches the tools: `hall mcp`
 // over stdio pipes against a running Hall, and the Hall's own /mcp.
-func mcpTransports(t *testing.T, m *Main, token string) map[string]func(mcpClient) *sdk.ClientSession {
-	return map[string]func(mcpClient) *sdk.ClientSession{
-		"stdio": func(c mcpClient) *sdk.ClientSession {
+func mcpTransports(t *testing.T, m *Main, token string) map[string]func(mcptest.Client) *sdk.ClientSession {
+	return map[string]func(mcptest.Client) *sdk.ClientSession{
+		"stdio": func(c mcptest.Client) *sdk.ClientSession {
 			return stdioMCP(t, c, "--hall", m.URL(), "--token", token, "--timeout", "5s")
 		},
-		"http": func(c mcpClient) *sdk.ClientSession { return httpMCP(t, m.URL(), token, c) },
+		"http": func(c mcptest.Client) *sdk.ClientSession { return httpMCP(t, m.URL(), token, c) },
 	}
 }
 
@@ -184,8 +151,8 @@ func TestMCPAgainstHall(t *testing.T) {
 			m := MustOpenHall(t, Config{Token: "s3cret"})
 			open := mcpTransports(t, m, "s3cret")[name]
 			repo, wt := gitWorktree(t)
-			a := open(mcpClient{name: "Claude Code", roots: []string{wt}})
-			b := open(mcpClient{name: "codex", roots: []string{wt}})
+			a := open(mcptest.Client{Name: "Claude Code", Roots: []string{wt}})
+			b := open(mcptest.Client{Name: "codex", Roots: []string{wt}})
 
 			list, err := a.ListTools(t.Context(), nil)
 			if err != nil {
@@ -299,7 +266,7 @@ func getText(t *testing.T, url string) string {
 // rebinding), and a browser page of another origin cannot post.
 func TestMCPHTTPRules(t *testing.T) {
 	m := MustOpenHall(t, Config{Token: "s3cret"})
-	anon := httpMCP(t, m.URL(), "", mcpClient{})
+	anon := httpMCP(t, m.URL(), "", mcptest.Client{})
 	for _, tool := range []string{"presences", "cockpit"} {
 		if res, text := callTool(t, anon, tool, nil); res.IsError {
 			t.Errorf("%s without a token: %q, want an answer (reads stay open)", tool, text)
@@ -311,14 +278,14 @@ func TestMCPHTTPRules(t *testing.T) {
 			t.Errorf("%s without the token: got %q, want a tool error saying unauthorized", tool, text)
 		}
 	}
-	wrong := httpMCP(t, m.URL(), "nope", mcpClient{})
+	wrong := httpMCP(t, m.URL(), "nope", mcptest.Client{})
 	if res, text := callTool(t, wrong, "handshake", map[string]any{"brain": "/srv/shop"}); !res.IsError {
 		t.Errorf("handshake with a wrong token: %q", text)
 	}
 	if got := rosterJSON(t, m.URL()); !strings.Contains(got, `"presences":[]`) {
 		t.Errorf("refused writes wrote: %s", got)
 	}
-	ok := httpMCP(t, m.URL(), "s3cret", mcpClient{})
+	ok := httpMCP(t, m.URL(), "s3cret", mcptest.Client{})
 	if res, text := callTool(t, ok, "handshake", map[string]any{"brain": "/srv/shop"}); res.IsError {
 		t.Errorf("handshake with the token: %q", text)
 	}
@@ -395,7 +362,7 @@ func TestMCPHallDown(t *testing.T) {
 		{"silent", "http://" + mute.Addr().String(), "did not answer"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cs := stdioMCP(t, mcpClient{}, "--hall", tc.hall, "--timeout", "300ms", "--agent-id", "a-1")
+			cs := stdioMCP(t, mcptest.Client{}, "--hall", tc.hall, "--timeout", "300ms", "--agent-id", "a-1")
 			for _, tool := range []string{"handshake", "presences", "north", "cockpit", "leave", "presences"} {
 				res, text := callTool(t, cs, tool, map[string]any{})
 				if !res.IsError || !strings.Contains(text, tc.want) || !strings.Contains(text, tc.hall) {
@@ -412,7 +379,7 @@ func TestMCPHallDown(t *testing.T) {
 func TestMCPRegistryDirect(t *testing.T) {
 	root := t.TempDir()
 	_, wt := gitWorktree(t)
-	cs := stdioMCP(t, mcpClient{roots: []string{wt}}, "--registry-root", root, "--agent-id", "codex-2")
+	cs := stdioMCP(t, mcptest.Client{Roots: []string{wt}}, "--registry-root", root, "--agent-id", "codex-2")
 	res, text := callTool(t, cs, "handshake", map[string]any{"theme": "fix the cart"})
 	h := structuredAs[handshakeOut](t, res, text)
 	store := dirstore.New(root)
@@ -450,7 +417,7 @@ func TestMCPLinesUpWithClaudeHooks(t *testing.T) {
 	t.Setenv("CLAUDECODE", "1")
 	t.Setenv("CLAUDE_CODE_SESSION_ID", "7d0c5e2a-4b1f-4a52-9c33-1f0e8a6b2c41")
 	t.Setenv("HALL_AGENT_ID", "") // no --agent-id: the session's own
-	cs := stdioMCP(t, mcpClient{name: "claude-code", roots: []string{wt}}, "--hall", m.URL())
+	cs := stdioMCP(t, mcptest.Client{Name: "claude-code", Roots: []string{wt}}, "--hall", m.URL())
 	res, text := callTool(t, cs, "handshake", map[string]any{"theme": "checkout refactor", "declared_intent": "edit the cart"})
 	h := structuredAs[handshakeOut](t, res, text)
 	if want := presence.ID("claude-7d0c5e2a", repo); h.PresenceID != want || h.AgentID != "claude-7d0c5e2a" {
@@ -479,7 +446,7 @@ func TestMCPLiveRoster(t *testing.T) {
 			// The protocol of every client in the field today: Subscribe
 			// returns once the server took the subscription (internal/mcp
 			// tests the newest, whose subscriptions ride their own stream).
-			cs := mcpTransports(t, m, "")[name](mcpClient{updated: updated, protocol: "2025-11-25"})
+			cs := mcpTransports(t, m, "")[name](mcptest.Client{Updated: updated, Protocol: "2025-11-25"})
 			beatHall(t, m.URL(), contract.BeatRequest{AgentID: "claude-7", Brain: "/srv/shop", Worktree: "/srv/shop-wt2", Tool: "Edit"})
 			uri := "hall://presences/srv/shop"
 			if err := cs.Subscribe(t.Context(), &sdk.SubscribeParams{URI: uri}); err != nil {
@@ -535,7 +502,7 @@ func TestMCPShutdownWithOpenSessions(t *testing.T) {
 	if err := m.Run(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	cs := connectMCP(t, mcpClient{}, &sdk.StreamableClientTransport{Endpoint: m.URL() + "/mcp", MaxRetries: -1})
+	cs := mcptest.Connect(t, &sdk.StreamableClientTransport{Endpoint: m.URL() + "/mcp", MaxRetries: -1}, mcptest.Client{})
 	defer cs.Close()
 	if res, text := callTool(t, cs, "cockpit", nil); res.IsError {
 		t.Fatalf("cockpit: %s", text)

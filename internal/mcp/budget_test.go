@@ -11,6 +11,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/mcp/mcptest"
 	"github.com/hall-dev/hall/internal/presence"
 )
 
@@ -69,7 +70,7 @@ func TestBudget(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	cs := connect(t, Config{Client: h.client(), AgentID: agent(n)}, clientOpts{})
+	cs := connect(t, Config{Client: h.client(), AgentID: agent(n)}, mcptest.Client{})
 
 	hs := call(t, cs, "handshake", map[string]any{
 		"brain": brain, "caller_root": place, "worktree": place, "working_set": ws,

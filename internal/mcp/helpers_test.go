@@ -13,6 +13,7 @@ import (
 	"github.com/hall-dev/hall/internal/dirstore"
 	"github.com/hall-dev/hall/internal/dirstore/dirstoretest"
 	"github.com/hall-dev/hall/internal/hallclient"
+	"github.com/hall-dev/hall/internal/mcp/mcptest"
 	"github.com/hall-dev/hall/internal/presence"
 	"github.com/hall-dev/hall/internal/presence/presencetest"
 )
@@ -43,29 +44,18 @@ func (h *localHall) files(t *testing.T) []string {
 	return dirstoretest.Names(t, h.store.Dir())
 }
 
-// clientOpts shapes the test client.
-type clientOpts struct {
-	name     string        // the client's name in the handshake
-	roots    []string      // file roots the client offers
-	protocol string        // the protocol version asked for; the SDK's latest when empty
-	updated  chan<- string // told the URI of each resource updated notification
-}
-
 // connect serves cfg to a new SDK client, in process.
-func connect(t *testing.T, cfg Config, o clientOpts) *sdk.ClientSession {
+func connect(t *testing.T, cfg Config, o mcptest.Client) *sdk.ClientSession {
 	t.Helper()
 	_, cs := connectServer(t, cfg, o)
 	return cs
 }
 
 // connectServer is connect, answering the server too, to look inside.
-func connectServer(t *testing.T, cfg Config, o clientOpts) (*server, *sdk.ClientSession) {
+func connectServer(t *testing.T, cfg Config, o mcptest.Client) (*server, *sdk.ClientSession) {
 	t.Helper()
 	if cfg.Log == nil {
 		cfg.Log = quiet()
-	}
-	if o.name == "" {
-		o.name = "test-client"
 	}
 	st, ct := sdk.NewInMemoryTransports()
 	s := newServer(cfg)
@@ -73,20 +63,7 @@ func connectServer(t *testing.T, cfg Config, o clientOpts) (*server, *sdk.Client
 	if err != nil {
 		t.Fatal(err)
 	}
-	var copts *sdk.ClientOptions
-	if o.updated != nil {
-		copts = &sdk.ClientOptions{ResourceUpdatedHandler: func(_ context.Context, req *sdk.ResourceUpdatedNotificationRequest) {
-			o.updated <- req.Params.URI
-		}}
-	}
-	c := sdk.NewClient(&sdk.Implementation{Name: o.name, Version: "1"}, copts)
-	for _, r := range o.roots {
-		c.AddRoots(&sdk.Root{URI: "file://" + r})
-	}
-	cs, err := c.Connect(t.Context(), ct, &sdk.ClientSessionOptions{ProtocolVersion: o.protocol})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs := mcptest.Connect(t, ct, o)
 	t.Cleanup(func() {
 		_ = cs.Close()
 		_ = ss.Wait()

@@ -17,6 +17,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/mcp/mcptest"
 	"github.com/hall-dev/hall/internal/presence"
 )
 
@@ -25,7 +26,7 @@ var update = flag.Bool("update", false, "rewrite testdata/*.golden from what the
 // TestToolsList: the five tools, each with an object input schema and an
 // output schema; the reading ones say they only read.
 func TestToolsList(t *testing.T) {
-	cs := connect(t, Config{Client: newLocalHall(t).client()}, clientOpts{})
+	cs := connect(t, Config{Client: newLocalHall(t).client()}, mcptest.Client{})
 	res, err := cs.ListTools(t.Context(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -76,7 +77,7 @@ func goldenHall(t *testing.T) (*localHall, *sdk.ClientSession) {
 	beat(presence.Beat{AgentID: "claude-9a1b2c3d", Brain: "/srv/shop", CallerRoot: "/srv/shop-wt3", Worktree: "/srv/shop-wt3", Theme: "read the docs", Tool: "Read"})
 	beat(presence.Beat{AgentID: "m1nd-1", Brain: "/srv/other", Theme: "index"})
 	h.clock.Advance(15 * time.Second)
-	cs := connect(t, Config{Client: h.client(), AgentID: "codex-2", Dir: "/srv/shop-wt2"}, clientOpts{})
+	cs := connect(t, Config{Client: h.client(), AgentID: "codex-2", Dir: "/srv/shop-wt2"}, mcptest.Client{})
 	return h, cs
 }
 
@@ -181,7 +182,7 @@ func TestOutputsMatchTheirSchemas(t *testing.T) {
 // error naming the field, and writes nothing.
 func TestBadInputNamesTheField(t *testing.T) {
 	h := newLocalHall(t)
-	cs := connect(t, Config{Client: h.client(), AgentID: "codex-2", Dir: "/srv/shop"}, clientOpts{})
+	cs := connect(t, Config{Client: h.client(), AgentID: "codex-2", Dir: "/srv/shop"}, mcptest.Client{})
 	long := func(n int) string { return strings.Repeat("x", n) }
 	many := make([]string, presence.MaxWorkingSetLen+1)
 	for i := range many {
@@ -239,7 +240,7 @@ func TestDefaultAgentID(t *testing.T) {
 		structured(t, call(t, cs, "handshake", nil), &out)
 		return out.AgentID
 	}
-	one := connect(t, cfg, clientOpts{name: "Claude Code"})
+	one := connect(t, cfg, mcptest.Client{Name: "Claude Code"})
 	first := agentOf(one)
 	if !regexp.MustCompile(`^claude-code-[0-9a-f]{8}$`).MatchString(first) {
 		t.Errorf("default agent_id: got %q, want claude-code-<8 hex>", first)
@@ -247,11 +248,11 @@ func TestDefaultAgentID(t *testing.T) {
 	if again := agentOf(one); again != first {
 		t.Errorf("same session: got %q then %q", first, again)
 	}
-	if other := agentOf(connect(t, cfg, clientOpts{name: "Claude Code"})); other == first {
+	if other := agentOf(connect(t, cfg, mcptest.Client{Name: "Claude Code"})); other == first {
 		t.Errorf("another session got the same agent_id %q", other)
 	}
 	cfg.AgentID = "claude-7d0c5e2a"
-	if got := agentOf(connect(t, cfg, clientOpts{name: "Claude Code"})); got != "claude-7d0c5e2a" {
+	if got := agentOf(connect(t, cfg, mcptest.Client{Name: "Claude Code"})); got != "claude-7d0c5e2a" {
 		t.Errorf("configured agent_id: got %q", got)
 	}
 	for name, want := range map[string]string{"": "mcp", "Cursor": "cursor", "  Codex CLI (beta) ": "codex-cli-beta", "日本": "mcp",
@@ -293,7 +294,7 @@ func TestRootsPlaceTheSession(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newLocalHall(t)
-			cs := connect(t, Config{Client: h.client(), AgentID: "a-1", Dir: tc.dir}, clientOpts{roots: tc.roots, protocol: tc.protocol})
+			cs := connect(t, Config{Client: h.client(), AgentID: "a-1", Dir: tc.dir}, mcptest.Client{Roots: tc.roots, Protocol: tc.protocol})
 			var out HandshakeOut
 			structured(t, call(t, cs, "handshake", map[string]any{"theme": "x"}), &out)
 			snap, err := h.svc.Snapshot(t.Context())
@@ -309,7 +310,7 @@ func TestRootsPlaceTheSession(t *testing.T) {
 
 	t.Run("no roots, no directory", func(t *testing.T) {
 		h := newLocalHall(t)
-		cs := connect(t, Config{Client: h.client(), AgentID: "a-1"}, clientOpts{protocol: "2025-11-25"})
+		cs := connect(t, Config{Client: h.client(), AgentID: "a-1"}, mcptest.Client{Protocol: "2025-11-25"})
 		res := call(t, cs, "handshake", nil)
 		if !res.IsError || !strings.Contains(text(t, res), "brain is required") {
 			t.Errorf("got %q, want a tool error asking for brain", text(t, res))
@@ -381,7 +382,7 @@ func git(t *testing.T, dir string, args ...string) {
 // answers stored false with the reason; no call is a tool error.
 func TestFailOpen(t *testing.T) {
 	h := newLocalHall(t)
-	cs := connect(t, Config{Client: h.client(), AgentID: "codex-2", Dir: "/srv/shop"}, clientOpts{})
+	cs := connect(t, Config{Client: h.client(), AgentID: "codex-2", Dir: "/srv/shop"}, mcptest.Client{})
 	dir := h.store.Dir()
 	if err := os.RemoveAll(dir); err != nil {
 		t.Fatal(err)
