@@ -89,7 +89,7 @@ type RecentEvents struct {
 
 // RosterShown is how many roster rows the page shows unless asked for all:
 // the first page of a roster of 10,000 stays small, and so does each update.
-// 25, not 50: at 1,000 presences the page painted 70–90 ms sooner
+// 25, not 50: at 1,000 presences the page painted 60–90 ms sooner
 // (docs/performance.md#the-page), and the strip and the collisions, above
 // the roster, say what a person reads first.
 const RosterShown = 25
