@@ -73,38 +73,19 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(r)
 }
 
-// callTool calls a tool, failing on a protocol error (not on a tool error).
+// callTool calls a tool, failing on a protocol error (not on a tool error),
+// and returns the result with its text.
 func callTool(t *testing.T, cs *sdk.ClientSession, tool string, args map[string]any) (*sdk.CallToolResult, string) {
 	t.Helper()
-	if args == nil {
-		args = map[string]any{}
-	}
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-	defer cancel()
-	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: args})
-	if err != nil {
-		t.Fatalf("%s: %v", tool, err)
-	}
-	var text strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*sdk.TextContent); ok {
-			text.WriteString(tc.Text)
-		}
-	}
-	return res, text.String()
+	res := mcptest.Call(t, cs, tool, args)
+	return res, mcptest.Text(t, res)
 }
 
 // structuredAs decodes a successful result's structured content.
-func structuredAs[T any](t *testing.T, res *sdk.CallToolResult, text string) T {
+func structuredAs[T any](t *testing.T, res *sdk.CallToolResult) T {
 	t.Helper()
 	var out T
-	if res.IsError {
-		t.Fatalf("tool error: %s", text)
-	}
-	b, _ := json.Marshal(res.StructuredContent)
-	if err := json.Unmarshal(b, &out); err != nil {
-		t.Fatalf("decode %s: %v", b, err)
-	}
+	mcptest.Structured(t, res, &out)
 	return out
 }
 
@@ -170,9 +151,9 @@ func TestMCPAgainstHall(t *testing.T) {
 				t.Errorf("tools/list: got %v, want %v", names, want)
 			}
 
-			ra, ta := callTool(t, a, "handshake", map[string]any{"theme": "checkout refactor", "kind": "executor",
+			ra, _ := callTool(t, a, "handshake", map[string]any{"theme": "checkout refactor", "kind": "executor",
 				"working_set": []string{"src/checkout"}, "declared_intent": "edit the checkout", "task_ref": "msn_1"})
-			ha := structuredAs[handshakeOut](t, ra, ta)
+			ha := structuredAs[handshakeOut](t, ra)
 			if !ha.Stored || len(ha.North) != 0 || !strings.HasPrefix(ha.AgentID, "claude-code-") {
 				t.Errorf("first handshake: %+v", ha)
 			}
@@ -188,8 +169,8 @@ func TestMCPAgainstHall(t *testing.T) {
 				t.Errorf("the handshake's presence: %+v", p)
 			}
 
-			rb, tb := callTool(t, b, "handshake", map[string]any{"declared_intent": "fix the cart", "working_set": []string{"src/checkout/cart.go"}})
-			hb := structuredAs[handshakeOut](t, rb, tb)
+			rb, _ := callTool(t, b, "handshake", map[string]any{"declared_intent": "fix the cart", "working_set": []string{"src/checkout/cart.go"}})
+			hb := structuredAs[handshakeOut](t, rb)
 			if len(hb.North) != 1 || !strings.Contains(hb.North[0], ha.AgentID) || !strings.Contains(hb.North[0], "same_worktree") {
 				t.Errorf("second handshake's north: %v, want a line naming %s", hb.North, ha.AgentID)
 			}
@@ -198,7 +179,7 @@ func TestMCPAgainstHall(t *testing.T) {
 				other string
 			}{{a, hb.AgentID}, {b, ha.AgentID}} {
 				res, text := callTool(t, side.cs, "north", nil)
-				north := structuredAs[struct{ North []string }](t, res, text)
+				north := structuredAs[struct{ North []string }](t, res)
 				if len(north.North) != 1 || !strings.Contains(north.North[0], side.other) || !strings.Contains(text, side.other) {
 					t.Errorf("north: %v / %q, want one line naming %s", north.North, text, side.other)
 				}
@@ -381,14 +362,14 @@ func TestMCPRegistryDirect(t *testing.T) {
 	_, wt := gitWorktree(t)
 	cs := stdioMCP(t, mcptest.Client{Roots: []string{wt}}, "--registry-root", root, "--agent-id", "codex-2")
 	res, text := callTool(t, cs, "handshake", map[string]any{"theme": "fix the cart"})
-	h := structuredAs[handshakeOut](t, res, text)
+	h := structuredAs[handshakeOut](t, res)
 	store := dirstore.New(root)
 	r, err := store.Get(t.Context(), h.PresenceID)
 	if err != nil || r.AgentID != "codex-2" || r.Theme != "fix the cart" || r.Worktree != wt {
 		t.Fatalf("the record written: %+v, %v", r, err)
 	}
 	res, text = callTool(t, cs, "handshake", map[string]any{"theme": "fix the cart"})
-	if again := structuredAs[handshakeOut](t, res, text); again.Stored {
+	if again := structuredAs[handshakeOut](t, res); again.Stored {
 		t.Fatalf("a repeated handshake within the throttle window: %+v, want held", again)
 	}
 	res, text = callTool(t, cs, "presences", nil)
@@ -418,8 +399,8 @@ func TestMCPLinesUpWithClaudeHooks(t *testing.T) {
 	t.Setenv("CLAUDE_CODE_SESSION_ID", "7d0c5e2a-4b1f-4a52-9c33-1f0e8a6b2c41")
 	t.Setenv("HALL_AGENT_ID", "") // no --agent-id: the session's own
 	cs := stdioMCP(t, mcptest.Client{Name: "claude-code", Roots: []string{wt}}, "--hall", m.URL())
-	res, text := callTool(t, cs, "handshake", map[string]any{"theme": "checkout refactor", "declared_intent": "edit the cart"})
-	h := structuredAs[handshakeOut](t, res, text)
+	res, _ := callTool(t, cs, "handshake", map[string]any{"theme": "checkout refactor", "declared_intent": "edit the cart"})
+	h := structuredAs[handshakeOut](t, res)
 	if want := presence.ID("claude-7d0c5e2a", repo); h.PresenceID != want || h.AgentID != "claude-7d0c5e2a" {
 		t.Errorf("handshake: %+v, want claude-7d0c5e2a's presence %s", h, want)
 	}

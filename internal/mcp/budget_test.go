@@ -72,13 +72,13 @@ func TestBudget(t *testing.T) {
 	}
 	cs := connect(t, Config{Client: h.client(), AgentID: agent(n)}, mcptest.Client{})
 
-	hs := call(t, cs, "handshake", map[string]any{
+	hs := mcptest.Call(t, cs, "handshake", map[string]any{
 		"brain": brain, "caller_root": place, "worktree": place, "working_set": ws,
 		"kind": worst(presence.MaxIDLen), "theme": worst(presence.MaxThemeLen), "task_ref": worst(presence.MaxIDLen),
 		"declared_intent": worst(presence.MaxThemeLen),
 	})
 	var out HandshakeOut
-	structured(t, hs, &out)
+	mcptest.Structured(t, hs, &out)
 	if len(out.North) != maxNorth || out.NorthMore != n-maxNorth {
 		t.Fatalf("handshake north: got %d lines and %d more, want %d and %d", len(out.North), out.NorthMore, maxNorth, n-maxNorth)
 	}
@@ -95,13 +95,13 @@ func TestBudget(t *testing.T) {
 		{"unknown brain", "presences", map[string]any{"brain": "/" + strings.Repeat("x", 1<<20)}},
 		{"leave", "leave", map[string]any{"presence_id": out.PresenceID}},
 	} {
-		results[tc.name] = call(t, cs, tc.tool, tc.args)
+		results[tc.name] = mcptest.Call(t, cs, tc.tool, tc.args)
 	}
-	if !strings.Contains(text(t, results["presences"]), fmt.Sprintf("… +%d more", n+1-maxRows)) {
-		t.Errorf("presences: no \"+N more\" line:\n%s", text(t, results["presences"]))
+	if !strings.Contains(mcptest.Text(t, results["presences"]), fmt.Sprintf("… +%d more", n+1-maxRows)) {
+		t.Errorf("presences: no \"+N more\" line:\n%s", mcptest.Text(t, results["presences"]))
 	}
 	for name, res := range results {
-		txt := text(t, res)
+		txt := mcptest.Text(t, res)
 		if got := tokens(txt); got > contract.CockpitBudgetTokens {
 			t.Errorf("%s: text is %d tokens, budget %d", name, got, contract.CockpitBudgetTokens)
 		}

@@ -1,12 +1,9 @@
 package mcp
 
 import (
-	"context"
-	"encoding/json"
 	"log/slog"
 	"path/filepath"
 	"testing"
-	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -69,49 +66,6 @@ func connectServer(t *testing.T, cfg Config, o mcptest.Client) (*server, *sdk.Cl
 		_ = ss.Wait()
 	})
 	return s, cs
-}
-
-// call calls a tool and returns its result, failing on a protocol error.
-func call(t *testing.T, cs *sdk.ClientSession, tool string, args map[string]any) *sdk.CallToolResult {
-	t.Helper()
-	if args == nil {
-		args = map[string]any{}
-	}
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-	defer cancel()
-	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: args})
-	if err != nil {
-		t.Fatalf("%s: %v", tool, err)
-	}
-	return res
-}
-
-// text is a result's text content.
-func text(t *testing.T, res *sdk.CallToolResult) string {
-	t.Helper()
-	if len(res.Content) != 1 {
-		t.Fatalf("content: got %d blocks, want 1", len(res.Content))
-	}
-	tc, ok := res.Content[0].(*sdk.TextContent)
-	if !ok {
-		t.Fatalf("content: got %T, want text", res.Content[0])
-	}
-	return tc.Text
-}
-
-// structured decodes a result's structured content into out.
-func structured(t *testing.T, res *sdk.CallToolResult, out any) {
-	t.Helper()
-	if res.IsError {
-		t.Fatalf("tool error: %s", text(t, res))
-	}
-	b, err := json.Marshal(res.StructuredContent)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, out); err != nil {
-		t.Fatalf("decode %s: %v", b, err)
-	}
 }
 
 func quiet() *slog.Logger { return slog.New(slog.DiscardHandler) }

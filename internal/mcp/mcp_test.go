@@ -101,7 +101,7 @@ func TestGolden(t *testing.T) {
 		{"error-unknown-brain", "cockpit", map[string]any{"brain": "/srv/nowhere"}},
 	}
 	for _, st := range steps {
-		got := text(t, call(t, cs, st.tool, st.args))
+		got := mcptest.Text(t, mcptest.Call(t, cs, st.tool, st.args))
 		path := filepath.Join("testdata", st.golden+".golden")
 		if *update {
 			if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
@@ -129,10 +129,10 @@ func TestCockpitIsTheStrip(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := contract.CockpitFor(snap.ForBrain(brain), brain).String()
-		res := call(t, cs, "cockpit", map[string]any{"brain": brain})
+		res := mcptest.Call(t, cs, "cockpit", map[string]any{"brain": brain})
 		var out CockpitOut
-		structured(t, res, &out)
-		if got := text(t, res); got != want || out.Text != want {
+		mcptest.Structured(t, res, &out)
+		if got := mcptest.Text(t, res); got != want || out.Text != want {
 			t.Errorf("brain %q: text %q, structured %q\nwant %q", brain, got, out.Text, want)
 		}
 	}
@@ -169,9 +169,9 @@ func TestOutputsMatchTheirSchemas(t *testing.T) {
 		{"cockpit", nil},
 		{"leave", map[string]any{"brain": "/srv/shop"}},
 	} {
-		res := call(t, cs, c.tool, c.args)
+		res := mcptest.Call(t, cs, c.tool, c.args)
 		var v any
-		structured(t, res, &v)
+		mcptest.Structured(t, res, &v)
 		if err := schemas[c.tool].Validate(v); err != nil {
 			t.Errorf("%s: %v\n%s", c.tool, err, wireJSON(t, res))
 		}
@@ -207,8 +207,8 @@ func TestBadInputNamesTheField(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			res := call(t, cs, "handshake", tc.args)
-			if got := text(t, res); !res.IsError || !strings.Contains(got, tc.field) {
+			res := mcptest.Call(t, cs, "handshake", tc.args)
+			if got := mcptest.Text(t, res); !res.IsError || !strings.Contains(got, tc.field) {
 				t.Errorf("got isError %v %q, want a tool error naming %s", res.IsError, got, tc.field)
 			}
 			if files := h.files(t); len(files) != 0 {
@@ -218,13 +218,13 @@ func TestBadInputNamesTheField(t *testing.T) {
 	}
 	for _, args := range []map[string]any{{"presence_id": "prs_NOTHEX00000"}, {"brain": "rel"}} {
 		for _, tool := range []string{"north", "leave"} {
-			if res := call(t, cs, tool, args); !res.IsError {
-				t.Errorf("%s %v: got %q, want a tool error", tool, args, text(t, res))
+			if res := mcptest.Call(t, cs, tool, args); !res.IsError {
+				t.Errorf("%s %v: got %q, want a tool error", tool, args, mcptest.Text(t, res))
 			}
 		}
 	}
-	if res := call(t, cs, "presences", map[string]any{"brain": "rel"}); !res.IsError || !strings.Contains(text(t, res), "invalid_brain") {
-		t.Errorf("presences of a relative brain: got %q", text(t, res))
+	if res := mcptest.Call(t, cs, "presences", map[string]any{"brain": "rel"}); !res.IsError || !strings.Contains(mcptest.Text(t, res), "invalid_brain") {
+		t.Errorf("presences of a relative brain: got %q", mcptest.Text(t, res))
 	}
 }
 
@@ -237,7 +237,7 @@ func TestDefaultAgentID(t *testing.T) {
 	cfg := Config{Client: h.client(), Dir: "/srv/shop"}
 	agentOf := func(cs *sdk.ClientSession) string {
 		var out HandshakeOut
-		structured(t, call(t, cs, "handshake", nil), &out)
+		mcptest.Structured(t, mcptest.Call(t, cs, "handshake", nil), &out)
 		return out.AgentID
 	}
 	one := connect(t, cfg, mcptest.Client{Name: "Claude Code"})
@@ -296,7 +296,7 @@ func TestRootsPlaceTheSession(t *testing.T) {
 			h := newLocalHall(t)
 			cs := connect(t, Config{Client: h.client(), AgentID: "a-1", Dir: tc.dir}, mcptest.Client{Roots: tc.roots, Protocol: tc.protocol})
 			var out HandshakeOut
-			structured(t, call(t, cs, "handshake", map[string]any{"theme": "x"}), &out)
+			mcptest.Structured(t, mcptest.Call(t, cs, "handshake", map[string]any{"theme": "x"}), &out)
 			snap, err := h.svc.Snapshot(t.Context())
 			if err != nil || len(snap.Live) != 1 {
 				t.Fatalf("roster: %v %v", snap.Live, err)
@@ -311,13 +311,13 @@ func TestRootsPlaceTheSession(t *testing.T) {
 	t.Run("no roots, no directory", func(t *testing.T) {
 		h := newLocalHall(t)
 		cs := connect(t, Config{Client: h.client(), AgentID: "a-1"}, mcptest.Client{Protocol: "2025-11-25"})
-		res := call(t, cs, "handshake", nil)
-		if !res.IsError || !strings.Contains(text(t, res), "brain is required") {
-			t.Errorf("got %q, want a tool error asking for brain", text(t, res))
+		res := mcptest.Call(t, cs, "handshake", nil)
+		if !res.IsError || !strings.Contains(mcptest.Text(t, res), "brain is required") {
+			t.Errorf("got %q, want a tool error asking for brain", mcptest.Text(t, res))
 		}
-		res = call(t, cs, "handshake", map[string]any{"brain": "/srv/shop"})
+		res = mcptest.Call(t, cs, "handshake", map[string]any{"brain": "/srv/shop"})
 		if res.IsError {
-			t.Errorf("with brain: %s", text(t, res))
+			t.Errorf("with brain: %s", mcptest.Text(t, res))
 		}
 	})
 
@@ -336,11 +336,11 @@ func TestRootsPlaceTheSession(t *testing.T) {
 		}
 		defer func() { _ = cs.Close(); _ = ss.Wait() }()
 		var first, second HandshakeOut
-		structured(t, call(t, cs, "handshake", nil), &first)
+		mcptest.Structured(t, mcptest.Call(t, cs, "handshake", nil), &first)
 		c.RemoveRoots("file://" + sub)
 		c.AddRoots(&sdk.Root{URI: "file://" + elsewhere})
 		eventually(t, "the new root to be used", func() bool {
-			structured(t, call(t, cs, "handshake", nil), &second)
+			mcptest.Structured(t, mcptest.Call(t, cs, "handshake", nil), &second)
 			return second.PresenceID != first.PresenceID
 		})
 		if want := presence.ID("a-1", elsewhere); second.PresenceID != want {
@@ -391,21 +391,21 @@ func TestFailOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	var hs HandshakeOut
-	structured(t, call(t, cs, "handshake", map[string]any{"theme": "x"}), &hs)
+	mcptest.Structured(t, mcptest.Call(t, cs, "handshake", map[string]any{"theme": "x"}), &hs)
 	if hs.Stored || hs.Reason == "" {
 		t.Errorf("handshake: %+v, want stored false with the reason", hs)
 	}
 	var ps PresencesOut
-	structured(t, call(t, cs, "presences", nil), &ps)
+	mcptest.Structured(t, mcptest.Call(t, cs, "presences", nil), &ps)
 	if ps.Error != "registry_unreadable" || ps.Detail == "" || len(ps.Presences) != 0 {
 		t.Errorf("presences: %+v, want registry_unreadable and no roster", ps)
 	}
 	var n NorthOut
-	structured(t, call(t, cs, "north", nil), &n)
+	mcptest.Structured(t, mcptest.Call(t, cs, "north", nil), &n)
 	if n.Error != "registry_unreadable" || len(n.North) != 0 {
 		t.Errorf("north: %+v", n)
 	}
-	if got := text(t, call(t, cs, "cockpit", nil)); got != contract.UnreadableCockpit(errors.New("unreadable"), "") {
+	if got := mcptest.Text(t, mcptest.Call(t, cs, "cockpit", nil)); got != contract.UnreadableCockpit(errors.New("unreadable"), "") {
 		t.Errorf("cockpit: %q", got)
 	}
 }

@@ -1,10 +1,11 @@
 // Package mcptest connects the official MCP SDK's client to the Hall's MCP
-// server in tests, over any transport: in memory, `hall mcp`'s stdio, or
-// /mcp over HTTP.
+// server in tests, over any transport (in memory, `hall mcp`'s stdio, or
+// /mcp over HTTP), and reads what its tools answer.
 package mcptest
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -43,4 +44,50 @@ func Connect(t testing.TB, tr sdk.Transport, c Client) *sdk.ClientSession {
 		t.Fatalf("connect: %v", err)
 	}
 	return cs
+}
+
+// Call calls a tool and returns its result, failing the test on a protocol
+// error; a tool error is the result's to say (IsError).
+func Call(t testing.TB, cs *sdk.ClientSession, tool string, args map[string]any) *sdk.CallToolResult {
+	t.Helper()
+	if args == nil {
+		args = map[string]any{}
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", tool, err)
+	}
+	return res
+}
+
+// Text is a result's text: the Hall answers every call, tool errors
+// included, with exactly one text block.
+func Text(t testing.TB, res *sdk.CallToolResult) string {
+	t.Helper()
+	if len(res.Content) != 1 {
+		t.Fatalf("content: got %d blocks, want 1", len(res.Content))
+	}
+	tc, ok := res.Content[0].(*sdk.TextContent)
+	if !ok {
+		t.Fatalf("content: got %T, want text", res.Content[0])
+	}
+	return tc.Text
+}
+
+// Structured decodes a successful result's structured content into out,
+// failing the test on a tool error.
+func Structured(t testing.TB, res *sdk.CallToolResult, out any) {
+	t.Helper()
+	if res.IsError {
+		t.Fatalf("tool error: %s", Text(t, res))
+	}
+	b, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatalf("encode structured content: %v", err)
+	}
+	if err := json.Unmarshal(b, out); err != nil {
+		t.Fatalf("decode %s: %v", b, err)
+	}
 }
