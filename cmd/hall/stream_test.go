@@ -333,7 +333,7 @@ func TestStreamFolderDeletedAndRecreated(t *testing.T) {
 	dir := filepath.Join(root, "presences")
 	dirstoretest.Upsert(t, root, liveRecord("before-1", "/srv/shop", "/srv/shop", false))
 	f := streamtest.Follow(t, streamURL(m, ""), "")
-	f.Until(t, "the snapshot with before-1", func(stream.Change) bool { return len(f.Response().Presences) == 1 })
+	f.UntilView(t, "before-1 on the stream", func(r contract.PresencesResponse) bool { return len(r.Presences) == 1 })
 
 	// In one step: one diff drops the roster whole.
 	away := filepath.Join(root, "presences-away")

@@ -131,12 +131,27 @@ func (f *Follower) Until(tb testing.TB, what string, cond func(stream.Change) bo
 }
 
 // UntilView reads events until cond holds for the rebuilt roster, looking
-// now and after each.
+// now and after each. The events that view already holds are read once it
+// does, so a later Until starts after them and never sees, as news, a
+// change the view had before cond held.
 func (f *Follower) UntilView(tb testing.TB, what string, cond func(contract.PresencesResponse) bool) {
 	tb.Helper()
 	deadline := time.After(Patience)
-	for !cond(f.Response()) {
-		if _, ok := f.next(deadline); !ok {
+	for {
+		f.mu.Lock()
+		view, held := f.view.Response(), len(f.queue)
+		f.mu.Unlock()
+		if cond(view) {
+			f.mu.Lock()
+			held = min(held, len(f.queue))
+			clear(f.queue[:held])
+			f.queue = f.queue[held:]
+			f.mu.Unlock()
+			return
+		}
+		select {
+		case <-f.arrived:
+		case <-deadline:
 			tb.Fatalf("timed out after %s waiting on the stream for %s; view now %+v", Patience, what, f.Response())
 		}
 	}
