@@ -63,19 +63,11 @@ func (lh *liveHall) beat(t *testing.T, agent, brain string) {
 
 func (lh *liveHall) get(t *testing.T, path string, header map[string]string) (*http.Response, contract.PresencesResponse) {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, lh.srv.URL+path, nil)
-	for k, v := range header {
-		req.Header.Set(k, v)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
+	resp, body := lh.fetch(t, path, header)
 	var out contract.PresencesResponse
 	if resp.StatusCode == http.StatusOK {
-		if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
-			t.Fatal(err)
+		if err := json.Unmarshal([]byte(body), &out); err != nil {
+			t.Fatalf("GET %s: decode %q: %v", path, body, err)
 		}
 	}
 	return resp, out
