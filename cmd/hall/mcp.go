@@ -11,6 +11,7 @@ import (
 
 	"github.com/hall-dev/hall/internal/agentid"
 	"github.com/hall-dev/hall/internal/cli"
+	"github.com/hall-dev/hall/internal/hall"
 	"github.com/hall-dev/hall/internal/hallclient"
 	"github.com/hall-dev/hall/internal/mcp"
 	"github.com/hall-dev/hall/internal/presence"
@@ -33,10 +34,10 @@ registry directly (--registry-root). It runs until the agent closes stdin.
 func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("hall mcp", flag.ContinueOnError)
 	var (
-		hall, root, token, agent string
+		hallURL, root, token, agent string
 		timeout                  time.Duration
 	)
-	fs.StringVar(&hall, "hall", cli.DefaultURL, "the Hall's base URL")
+	fs.StringVar(&hallURL, "hall", cli.DefaultURL, "the Hall's base URL")
 	fs.StringVar(&root, "registry-root", "", "write and read the sidecar folder directly instead of calling a Hall")
 	fs.StringVar(&token, "token", "", "bearer token the Hall requires for writes")
 	fs.DurationVar(&timeout, "timeout", 2*time.Second, "give up on a tool call (the Hall's answer included) after this long")
@@ -55,7 +56,7 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	cfg := mcp.Config{AgentID: agent, Dir: wd, Timeout: timeout, Log: log}
 
 	if root == "" {
-		cfg.Client = &hallclient.HTTP{Base: hall, Token: token}
+		cfg.Client = &hallclient.HTTP{Base: hallURL, Token: token}
 		return mcp.ServeStdio(ctx, cfg, stdin, stdout)
 	}
 	svc, err := directService(root)
@@ -68,6 +69,6 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	done := make(chan struct{})
 	go func() { defer close(done); _ = svc.Run(runCtx, presence.RunConfig{}) }()
 	defer func() { cancel(); <-done }()
-	cfg.Client = &hallclient.Local{Service: svc, Changes: svc.Changed()}
+	cfg.Client = &hall.Hall{Service: svc, Changes: svc.Changed(), Log: log}
 	return mcp.ServeStdio(ctx, cfg, stdin, stdout)
 }

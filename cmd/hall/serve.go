@@ -15,7 +15,7 @@ import (
 
 	"github.com/hall-dev/hall/internal/cli"
 	"github.com/hall-dev/hall/internal/dirstore"
-	"github.com/hall-dev/hall/internal/hallclient"
+	"github.com/hall-dev/hall/internal/hall"
 	"github.com/hall-dev/hall/internal/mcp"
 	"github.com/hall-dev/hall/internal/metrics"
 	"github.com/hall-dev/hall/internal/presence"
@@ -248,15 +248,17 @@ func (m *Main) Run(ctx context.Context) error {
 	m.Hub.Start(runCtx)
 	m.Metrics.Watch(metrics.Sources{Service: m.Service, Stream: m.Hub, Roster: m.Hub, StoreKind: m.StoreKind})
 
+	// The Hall's operations, once: every surface below calls them.
+	app := &hall.Hall{Service: m.Service, Roster: m.Hub, History: m.Hub, Changes: m.Hub.Changed(), Log: m.Log}
 	h := &web.Handler{
-		Service: m.Service, StoreKind: m.StoreKind, StartedAt: startedAt, Log: m.Log, Page: m.Config.Page,
+		App: app, StoreKind: m.StoreKind, StartedAt: startedAt, Log: m.Log, Page: m.Config.Page,
 		WriteToken: m.Config.Token, ReadToken: m.Config.ReadToken, AllowedHosts: m.Config.AllowedHosts,
 	}
-	h.Roster, h.Stream, h.History, h.Metrics = m.Hub, m.Hub, m.Hub, m.Metrics.Handler(m.Log)
+	h.Stream, h.History, h.Metrics = m.Hub, m.Hub, m.Metrics.Handler(m.Log)
 	m.MCP = mcp.NewHTTPHandler(mcp.Config{
-		Client:     &hallclient.Local{Service: m.Service, Roster: m.Hub, Changes: m.Hub.Changed()},
-		WriteToken: m.Config.Token,
-		Log:        m.Log,
+		Client:         app,
+		AuthorizeWrite: web.WriteRule(m.Config.Token),
+		Log:            m.Log,
 	}, 0)
 	h.MCP = m.MCP
 	e := newRouter(h, m.Log)

@@ -36,6 +36,7 @@ type BeatRequest struct {
 type BeatResponse struct {
 	PresenceID      string   `json:"presence_id"`
 	Stored          bool     `json:"stored"`
+	Throttled       bool     `json:"throttled,omitempty"` // held by the throttle, written within its window: the typed state behind reason's "throttled: …"
 	Reason          string   `json:"reason,omitempty"`
 	North           []string `json:"north"`
 	CollisionsTotal int      `json:"collisions_total"`
@@ -79,6 +80,7 @@ func FromBeatResult(r presence.BeatResult) BeatResponse {
 	return BeatResponse{
 		PresenceID:      r.PresenceID,
 		Stored:          r.Stored,
+		Throttled:       r.Throttled,
 		Reason:          r.Reason,
 		North:           NorthLines(r.PresenceID, r.Collisions, r.CollisionsTotal),
 		CollisionsTotal: r.CollisionsTotal,

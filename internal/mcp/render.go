@@ -66,7 +66,7 @@ func renderHandshake(b contract.BeatRequest, resp contract.BeatResponse) (Handsh
 	state := "stored"
 	switch {
 	case resp.Stored:
-	case strings.HasPrefix(resp.Reason, "throttled"):
+	case resp.Throttled:
 		state = "held, written within the throttle window"
 	default:
 		state = "not stored: " + out.Reason
