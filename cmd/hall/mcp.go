@@ -35,7 +35,7 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	fs := flag.NewFlagSet("hall mcp", flag.ContinueOnError)
 	var (
 		hallURL, root, token, agent string
-		timeout                  time.Duration
+		timeout                     time.Duration
 	)
 	fs.StringVar(&hallURL, "hall", cli.DefaultURL, "the Hall's base URL")
 	fs.StringVar(&root, "registry-root", "", "write and read the sidecar folder directly instead of calling a Hall")

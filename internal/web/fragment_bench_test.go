@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hall-dev/hall/internal/hall"
 	"github.com/hall-dev/hall/internal/dirstore/dirstoretest"
+	"github.com/hall-dev/hall/internal/hall"
 	"github.com/hall-dev/hall/internal/presence"
 	"github.com/hall-dev/hall/internal/presence/presencetest"
 )

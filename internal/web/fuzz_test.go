@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hall-dev/hall/internal/hall"
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/dirstore/dirstoretest"
+	"github.com/hall-dev/hall/internal/hall"
 	"github.com/hall-dev/hall/internal/presence"
 )
 

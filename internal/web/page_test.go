@@ -17,9 +17,9 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
-	"github.com/hall-dev/hall/internal/hall"
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/dirstore/dirstoretest"
+	"github.com/hall-dev/hall/internal/hall"
 	"github.com/hall-dev/hall/internal/presence"
 	"github.com/hall-dev/hall/internal/presence/presencetest"
 	"github.com/hall-dev/hall/static"

@@ -8,8 +8,8 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/hall-dev/hall/internal/contract/schema"
 	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/contract/schema"
 )
 
 // HandleSchemaIndex serves GET /api/schema/: the schemas this Hall serves,

@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hall-dev/hall/internal/hall"
 	"github.com/hall-dev/hall/internal/dirstore"
 	"github.com/hall-dev/hall/internal/dirstore/dirstoretest"
+	"github.com/hall-dev/hall/internal/hall"
 	"github.com/hall-dev/hall/internal/presence"
 	"github.com/hall-dev/hall/internal/presence/presencetest"
 )
