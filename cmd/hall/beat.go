@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -16,7 +17,6 @@ import (
 	"github.com/hall-dev/hall/internal/dirstore"
 	"github.com/hall-dev/hall/internal/hall"
 	"github.com/hall-dev/hall/internal/hallclient"
-	"github.com/hall-dev/hall/internal/place"
 	"github.com/hall-dev/hall/internal/presence"
 )
 
@@ -208,6 +208,9 @@ func (f *beatFlags) runHook(ctx context.Context, stdin io.Reader, stdout, stderr
 	if err != nil {
 		return fmt.Errorf("working directory: %w", err)
 	}
+	if err := absPaths(&f.req); err != nil {
+		return err
+	}
 	c, err := f.client()
 	if err != nil {
 		return err
@@ -246,7 +249,7 @@ func (f *beatFlags) mutatingTools() []string {
 // fillDefaults measures what the agent did not say: its working directory,
 // its git worktree, and the brain (the repository's main worktree, so every
 // worktree of one repository shares one brain). The hook operation derives
-// the same from a payload's cwd (package place).
+// the same from a payload's cwd (hall.CompletePlace).
 func fillDefaults(req *contract.BeatRequest) error {
 	if req.CallerRoot == "" {
 		wd, err := os.Getwd()
@@ -255,8 +258,25 @@ func fillDefaults(req *contract.BeatRequest) error {
 		}
 		req.CallerRoot = wd
 	}
-	p := place.Place{CallerRoot: req.CallerRoot, Worktree: req.Worktree, Brain: req.Brain}.Complete()
-	req.CallerRoot, req.Worktree, req.Brain = p.CallerRoot, p.Worktree, p.Brain
+	if err := absPaths(req); err != nil {
+		return err
+	}
+	*req = hall.CompletePlace(*req)
+	return nil
+}
+
+// absPaths makes the paths given on the command line absolute: they are
+// the shell's, relative to this process's directory.
+func absPaths(req *contract.BeatRequest) error {
+	for _, p := range []*string{&req.CallerRoot, &req.Brain, &req.Worktree} {
+		if *p != "" && !filepath.IsAbs(*p) {
+			abs, err := filepath.Abs(*p)
+			if err != nil {
+				return fmt.Errorf("%s: %w", *p, err)
+			}
+			*p = abs
+		}
+	}
 	return nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/place"
 	"github.com/hall-dev/hall/internal/presence"
 )
 
@@ -48,3 +49,25 @@ func LeaveAgent(ctx context.Context, b Beater, agentID, brain string) error {
 // the throttle and written within its window. A beat neither stored nor
 // throttled met a store that could not be written.
 func Stored(resp contract.BeatResponse) bool { return resp.Stored || resp.Throttled }
+
+// CompletePlace fills what a beat left unsaid of where its session works,
+// measured from its caller_root on this machine's filesystem (package
+// place): the worktree is the git top level holding it, the brain the
+// repository's main worktree (else the worktree, else the caller root).
+// What the beat said is kept as said, for the Hall to judge. Every surface
+// that beats for an agent (the hook, `hall beat`, the MCP handshake)
+// completes the place here.
+func CompletePlace(req contract.BeatRequest) contract.BeatRequest {
+	if req.CallerRoot == "" {
+		return req
+	}
+	p := place.Place{CallerRoot: req.CallerRoot}.Complete()
+	req.CallerRoot = p.CallerRoot
+	if req.Worktree == "" {
+		req.Worktree = p.Worktree
+	}
+	if req.Brain == "" {
+		req.Brain = p.Brain
+	}
+	return req
+}

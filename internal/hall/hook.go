@@ -8,7 +8,6 @@ import (
 
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/hook"
-	"github.com/hall-dev/hall/internal/place"
 )
 
 // HookRequest is one agent hook call: the agent's raw payload and how to
@@ -65,8 +64,7 @@ func Hook(ctx context.Context, b Beater, req HookRequest) (HookAnswer, error) {
 	if !filepath.IsAbs(beat.CallerRoot) {
 		return HookAnswer{}, contract.Refuse(http.StatusBadRequest, "invalid_payload", "%s hook: the payload's cwd %q is not an absolute path", ad.Agent(), beat.CallerRoot)
 	}
-	p := place.Place{CallerRoot: beat.CallerRoot, Worktree: beat.Worktree, Brain: beat.Brain}.Complete()
-	beat.CallerRoot, beat.Worktree, beat.Brain = p.CallerRoot, p.Worktree, p.Brain
+	beat = CompletePlace(beat)
 
 	if req.Leave || ev.Leave {
 		return HookAnswer{}, LeaveAgent(ctx, b, beat.AgentID, beat.Brain)

@@ -9,7 +9,6 @@ import (
 
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/hall"
-	"github.com/hall-dev/hall/internal/place"
 	"github.com/hall-dev/hall/internal/presence"
 )
 
@@ -143,17 +142,7 @@ func (s *server) locate(ctx context.Context, req *sdk.CallToolRequest, b *contra
 		_, err := presence.CanonicalPath(b.CallerRoot)
 		return contract.Refuse(http.StatusBadRequest, "invalid_beat", "caller_root: %s", presence.ErrorMessage(err))
 	}
-	if b.CallerRoot != "" && (b.Brain == "" || b.Worktree == "") {
-		// Measured from caller_root alone: what the call declared is kept
-		// as said, for the Hall to judge.
-		p := place.Place{CallerRoot: b.CallerRoot}.Complete()
-		if b.Worktree == "" {
-			b.Worktree = p.Worktree
-		}
-		if b.Brain == "" {
-			b.Brain = p.Brain
-		}
-	}
+	*b = hall.CompletePlace(*b)
 	if b.Brain == "" {
 		return contract.Refuse(http.StatusBadRequest, "invalid_beat",
 			"brain is required: this MCP client sent no roots, and the server has no working directory of the agent's to measure it from")
