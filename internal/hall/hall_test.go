@@ -116,10 +116,10 @@ func TestReadsRefuseAlike(t *testing.T) {
 	}
 	for name, read := range reads {
 		for brain, want := range map[string]string{
-			"":               "",
-			"shop":           "invalid_brain",
+			"":                "",
+			"shop":            "invalid_brain",
 			"/srv/\u202eshop": "invalid_brain",
-			"/srv/nowhere":   "unknown_brain",
+			"/srv/nowhere":    "unknown_brain",
 		} {
 			if got := code(read(brain)); got != want {
 				t.Errorf("%s(%q): got %s, want %q", name, brain, got, want)
