@@ -12,10 +12,16 @@ import (
 // Classify reads cmdline as bash would and says what it would do to the
 // work of other live presences in scene. It never panics and does work
 // linear in len(cmdline) (times the scene's bounded size).
-func Classify(cmdline string, scene Scene) (v Verdict) {
+func Classify(cmdline string, scene Scene) Verdict {
+	v, _ := classify(cmdline, scene)
+	return v
+}
+
+// classify is Classify, also counting the steps it took.
+func classify(cmdline string, scene Scene) (v Verdict, steps int) {
 	sc := scene.normalize()
 	if !sc.atStake() {
-		return Verdict{}
+		return Verdict{}, 0
 	}
 	c := newClassifier(sc)
 	defer func() {
@@ -24,15 +30,35 @@ func Classify(cmdline string, scene Scene) (v Verdict) {
 		if recover() != nil {
 			c = newClassifier(sc)
 			c.runAnything(clipText(cmdline), Unparsed)
-			v = c.verdict()
+			v, steps = c.verdict(), c.steps
 		}
 	}()
 	if len(cmdline) > MaxCommandLen {
 		c.runAnything(clipText(cmdline), TooLong)
-		return c.verdict()
+		return c.verdict(), c.steps
+	}
+	if nesting(cmdline) > MaxNesting {
+		c.runAnything(clipText(cmdline), TooDeep)
+		return c.verdict(), c.steps + len(cmdline)
 	}
 	c.script(cmdline, &where{dir: sc.Dir, known: sc.Dir != ""}, clipText(cmdline))
-	return c.verdict()
+	return c.verdict(), c.steps
+}
+
+// nesting is the deepest run of open ( and { in the line, quotes ignored:
+// an upper bound on how deep the parser recurses for them, read in one pass.
+func nesting(s string) int {
+	depth, deepest := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '(', '{':
+			depth++
+			deepest = max(deepest, depth)
+		case ')', '}':
+			depth = max(depth-1, 0)
+		}
+	}
+	return deepest
 }
 
 // classifier walks one command line. steps counts the work done, so a test
@@ -76,7 +102,12 @@ func (w *where) copy() *where {
 	return &where{dir: w.dir, known: w.known, stack: append([]string(nil), w.stack...)}
 }
 
-const maxDirStack = 16
+const (
+	maxDirStack = 16
+	// maxDirBytes bounds the directory the walk tracks (the Hall's own
+	// bound on a path); a cd past it is a directory computed at run time.
+	maxDirBytes = 1024
+)
 
 func (c *classifier) verdict() Verdict {
 	return Verdict{Findings: c.findings, More: c.more, Own: c.sc.Own}
@@ -389,7 +420,7 @@ func (c *classifier) chdir(w *where, a arg) {
 		return // bash: cd "" stays put
 	}
 	d, ok := c.abs(w, s)
-	if !ok || len(d) > maxScenePathBytes {
+	if !ok || len(d) > maxDirBytes {
 		w.known = false
 		return
 	}

@@ -57,7 +57,7 @@ type row struct {
 
 // readTSV reads one of the corpus files; variants have a leading column,
 // more.tsv and variants.tsv an actions column before the why.
-func readTSV(t *testing.T, name string, hasVariant, hasActions bool) []row {
+func readTSV(t testing.TB, name string, hasVariant, hasActions bool) []row {
 	t.Helper()
 	f, err := os.Open("testdata/" + name)
 	if err != nil {

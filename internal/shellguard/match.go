@@ -63,7 +63,7 @@ func (c *classifier) emit(text string, action Action, reason Reason, ai, fi int)
 func (c *classifier) each(set stateSet, fn func(ai, fi int, f File) bool, text string, action Action, reason Reason) {
 	for ai, w := range c.sc.Others {
 		for fi, f := range w.Files {
-			c.steps++
+			c.steps += 1 + len(f.Path)
 			if (set.has(f.State) || (set.has(Staged) && c.staged[[2]int{ai, fi}])) && fn(ai, fi, f) {
 				c.emit(text, action, reason, ai, fi)
 			}
@@ -168,8 +168,7 @@ func segsMatch(pat, p []string, recursive bool, steps *int) bool {
 		return false
 	}
 	for i := range pat {
-		*steps += len(pat[i]) + len(p[i])
-		if !wildmatch(pat[i], p[i]) {
+		if !wildmatch(pat[i], p[i], steps) {
 			return false
 		}
 	}
@@ -177,43 +176,36 @@ func segsMatch(pat, p []string, recursive bool, steps *int) bool {
 }
 
 // wildmatch is fnmatch without FNM_PATHNAME: * and ? match any byte, a
-// slash too (git's default pathspec); [..] classes, \ escapes. Work is
-// O(len(p)·len(s)): one star is retried at a time, never nested.
-func wildmatch(p, s string) bool {
-	pi, si := 0, 0
+// slash too (git's default pathspec); [..] classes, \ escapes. The
+// pattern is read into tokens once, so each step is O(1) and the match
+// O(len(p)·len(s)): one star is retried at a time, never nested. steps
+// counts the work.
+func wildmatch(p, s string, steps *int) bool {
+	*steps += len(p)
+	t := tokens(p)
+	ti, si := 0, 0
 	star, starS := -1, 0
 	for si < len(s) {
-		if pi < len(p) {
-			switch p[pi] {
-			case '*':
-				star, starS = pi, si
-				pi++
+		*steps++
+		if ti < len(t) {
+			switch k := t[ti]; k.kind {
+			case tokStar:
+				star, starS = ti, si
+				ti++
 				continue
-			case '?':
-				pi++
+			case tokAny:
+				ti++
 				si++
 				continue
-			case '[':
-				if n, hit, valid := class(p[pi:], s[si]); valid {
-					if hit {
-						pi += n
-						si++
-						continue
-					}
-				} else if s[si] == '[' {
-					pi++
+			case tokByte:
+				if k.b == s[si] {
+					ti++
 					si++
 					continue
 				}
-			case '\\':
-				if pi+1 < len(p) && p[pi+1] == s[si] {
-					pi += 2
-					si++
-					continue
-				}
-			default:
-				if p[pi] == s[si] {
-					pi++
+			case tokClass:
+				if k.set.has(s[si]) {
+					ti++
 					si++
 					continue
 				}
@@ -222,47 +214,107 @@ func wildmatch(p, s string) bool {
 		if star < 0 {
 			return false
 		}
-		pi = star + 1
+		ti = star + 1
 		starS++
 		si = starS
 	}
-	for pi < len(p) && p[pi] == '*' {
-		pi++
+	for ti < len(t) && t[ti].kind == tokStar {
+		ti++
 	}
-	return pi == len(p)
+	return ti == len(t)
 }
 
-// class matches one byte against the bracket expression starting p:
-// its length, whether ch is in it, and whether it is a class at all.
-func class(p string, ch byte) (n int, hit bool, valid bool) {
-	i := 1
-	negate := false
-	if i < len(p) && (p[i] == '!' || p[i] == '^') {
-		negate = true
-		i++
+const (
+	tokByte = iota
+	tokAny
+	tokStar
+	tokClass
+)
+
+type byteSet [4]uint64
+
+func (b *byteSet) add(c byte)      { b[c>>6] |= 1 << (c & 63) }
+func (b *byteSet) has(c byte) bool { return b[c>>6]&(1<<(c&63)) != 0 }
+func (b *byteSet) invert()         { b[0], b[1], b[2], b[3] = ^b[0], ^b[1], ^b[2], ^b[3] }
+func (b *byteSet) addRange(lo, hi byte) {
+	for c := int(lo); c <= int(hi); c++ {
+		b.add(byte(c))
 	}
-	first := true
-	for i < len(p) {
-		if p[i] == ']' && !first {
-			return i + 1, hit != negate, true
+}
+
+type token struct {
+	kind uint8
+	b    byte
+	set  *byteSet
+}
+
+// tokens reads a pattern once. A [ with no closing ] is a plain byte; once
+// one is found unclosed, every later [ is too (no ] follows), so the read
+// stays linear.
+func tokens(p string) []token {
+	out := make([]token, 0, len(p))
+	unclosed := false
+	for i := 0; i < len(p); i++ {
+		switch p[i] {
+		case '*':
+			if n := len(out); n > 0 && out[n-1].kind == tokStar {
+				continue
+			}
+			out = append(out, token{kind: tokStar})
+		case '?':
+			out = append(out, token{kind: tokAny})
+		case '\\':
+			if i+1 < len(p) {
+				i++
+			}
+			out = append(out, token{kind: tokByte, b: p[i]})
+		case '[':
+			if !unclosed {
+				if set, end, ok := readClass(p, i); ok {
+					out = append(out, token{kind: tokClass, set: set})
+					i = end
+					continue
+				}
+				unclosed = true
+			}
+			out = append(out, token{kind: tokByte, b: '['})
+		default:
+			out = append(out, token{kind: tokByte, b: p[i]})
+		}
+	}
+	return out
+}
+
+// readClass reads the bracket expression at p[i]: its set and the index of
+// its closing ].
+func readClass(p string, i int) (*byteSet, int, bool) {
+	set := &byteSet{}
+	j := i + 1
+	negate := j < len(p) && (p[j] == '!' || p[j] == '^')
+	if negate {
+		j++
+	}
+	for first := true; j < len(p); j++ {
+		if p[j] == ']' && !first {
+			if negate {
+				set.invert()
+			}
+			return set, j, true
 		}
 		first = false
-		lo := p[i]
-		if lo == '\\' && i+1 < len(p) {
-			i++
-			lo = p[i]
+		lo := p[j]
+		if lo == '\\' && j+1 < len(p) {
+			j++
+			lo = p[j]
 		}
-		hi := lo
-		if i+2 < len(p) && p[i+1] == '-' && p[i+2] != ']' {
-			hi = p[i+2]
-			i += 2
+		if j+2 < len(p) && p[j+1] == '-' && p[j+2] != ']' {
+			set.addRange(lo, p[j+2])
+			j += 2
+			continue
 		}
-		if lo <= ch && ch <= hi {
-			hit = true
-		}
-		i++
+		set.add(lo)
 	}
-	return 0, false, false
+	return nil, 0, false
 }
 
 // pathspec is one git pathspec, relative to the worktree's root.
@@ -303,7 +355,7 @@ func (ps pathspecs) match(file string, steps *int) bool {
 }
 
 func (p pathspec) match(file string, steps *int) bool {
-	*steps += len(p.pat) + len(file)
+	*steps += min(len(p.pat), len(file)) + 1
 	pat := p.pat
 	if p.icase {
 		pat, file = strings.ToLower(pat), strings.ToLower(file)
@@ -311,7 +363,7 @@ func (p pathspec) match(file string, steps *int) bool {
 	if under(file, pat) {
 		return true
 	}
-	return p.wild && wildmatch(pat, file)
+	return p.wild && wildmatch(pat, file, steps)
 }
 
 // onPathspecs: the action reaches the root worktree's files the pathspecs

@@ -2,6 +2,7 @@ package shellguard
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -29,18 +30,21 @@ func (v Verdict) Lines() []string {
 	if !v.Warn() {
 		return nil
 	}
+	groups := group(v.Findings)
 	var lines, hints []string
 	hinted := map[string]bool{}
 	shown := 0
-	for _, f := range v.Findings {
+	for _, g := range groups {
 		if len(lines) == MaxLines-1 {
 			break
 		}
-		lines = append(lines, findingLine(f))
-		shown++
-		if h := v.narrow(f); h != "" && !hinted[h] {
-			hinted[h] = true
-			hints = append(hints, h)
+		lines = append(lines, findingLine(g))
+		shown += len(g)
+		for _, f := range g {
+			if h := v.narrow(f); h != "" && !hinted[h] {
+				hinted[h] = true
+				hints = append(hints, h)
+			}
 		}
 	}
 	if more := len(v.Findings) - shown + v.More; more > 0 {
@@ -55,7 +59,36 @@ func (v Verdict) Lines() []string {
 	return lines
 }
 
-func findingLine(f Finding) string {
+// group joins findings that differ only in their action (git reset --hard
+// HEAD~1 discards and moves the branch, over the same files), so they
+// read as one line.
+func group(fs []Finding) [][]Finding {
+	var out [][]Finding
+	for _, f := range fs {
+		joined := false
+		for i, g := range out {
+			h := g[0]
+			if h.Command == f.Command && h.AgentID == f.AgentID && h.Theme == f.Theme && h.Worktree == f.Worktree &&
+				h.Reason == f.Reason && (h.Action == Run) == (f.Action == Run) && slices.Equal(h.Files, f.Files) {
+				out[i] = append(g, f)
+				joined = true
+				break
+			}
+		}
+		if !joined {
+			out = append(out, []Finding{f})
+		}
+	}
+	return out
+}
+
+func findingLine(g []Finding) string {
+	f := g[0]
+	verbs := make([]string, len(g))
+	for i, x := range g {
+		verbs[i] = x.Action.String()
+	}
+	verb := strings.Join(verbs, " and ")
 	who := "of " + quote(f.AgentID, agentWidth)
 	if f.Theme != "" {
 		who += " (theme " + quote(f.Theme, themeWidth) + ")"
@@ -64,16 +97,16 @@ func findingLine(f Finding) string {
 	if f.Worktree != "" {
 		what = fmt.Sprintf("the worktree %s %s", quotePath(f.Worktree), who)
 	} else {
-		what = fmt.Sprintf("uncommitted work %s: %s", who, filesText(f.Files))
+		what = fmt.Sprintf("the uncommitted work %s: %s", who, filesText(f.Files))
 	}
 	cmd := "`" + f.Command + "`"
 	switch {
 	case f.Action == Run:
 		return fmt.Sprintf("shell guard: cannot read %s (%s); it may touch %s", cmd, f.Reason, what)
 	case f.Reason != Certain:
-		return fmt.Sprintf("shell guard: cannot tell what %s reaches (%s); it may %s %s", cmd, f.Reason, f.Action, what)
+		return fmt.Sprintf("shell guard: cannot tell what %s reaches (%s); it may %s %s", cmd, f.Reason, verb, what)
 	}
-	return fmt.Sprintf("shell guard: %s would %s %s", cmd, f.Action, what)
+	return fmt.Sprintf("shell guard: %s would %s %s", cmd, verb, what)
 }
 
 func filesText(fs []File) string {

@@ -80,10 +80,10 @@ type Scene struct {
 // bounded whatever a caller passes.
 const (
 	MaxOthers         = 16
-	MaxFilesPerOther  = 128
+	MaxFilesPerOther  = 64 // a presence keeps 32 touched files
 	MaxWorktrees      = 16
 	MaxOwn            = 128
-	maxScenePathBytes = 4096
+	maxScenePathBytes = 1024 // as the Hall bounds a path
 )
 
 // live reports whether a file in state s still holds uncommitted work.

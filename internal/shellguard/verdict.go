@@ -48,13 +48,13 @@ func (a Action) String() string {
 type Reason uint8
 
 const (
-	Certain       Reason = iota
-	RuntimeList          // a file list computed at run time: $(…), `…`, $VAR, xargs, find
-	UnknownDir           // the directory the command runs in is computed at run time
-	UnreadScript         // a script given as a computed string (sh -c "$X", eval "$X")
-	TooLong              // the command line is longer than MaxCommandLen
-	TooDeep              // sh -c nesting deeper than MaxDepth
-	Unparsed             // the command line does not parse
+	Certain      Reason = iota
+	RuntimeList         // a file list computed at run time: $(…), `…`, $VAR, xargs, find
+	UnknownDir          // the directory the command runs in is computed at run time
+	UnreadScript        // a script given as a computed string (sh -c "$X", eval "$X")
+	TooLong             // the command line is longer than MaxCommandLen
+	TooDeep             // sh -c nesting deeper than MaxDepth
+	Unparsed            // the command line does not parse
 )
 
 // String names the reason for the renderer.
@@ -113,6 +113,9 @@ const (
 	MaxCommandLen = 128 << 10
 	// MaxDepth bounds sh -c / bash -c / eval nesting.
 	MaxDepth = 4
+	// MaxNesting bounds how deep ( and { nest (subshells, groups, $(…)),
+	// counted before parsing, so the parser's recursion stays shallow.
+	MaxNesting = 64
 	// MaxFindings bounds a verdict; the rest are counted in More.
 	MaxFindings = 16
 	// MaxCommandShown caps the command text a finding carries.
