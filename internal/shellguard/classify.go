@@ -29,19 +29,19 @@ func classify(cmdline string, scene Scene) (v Verdict, steps int) {
 		// call, and the guard cannot vouch for a line it could not read.
 		if recover() != nil {
 			c = newClassifier(sc)
-			c.runAnything(clipText(cmdline), Unparsed)
+			c.runAnything(cmdText{cmdline}, Unparsed)
 			v, steps = c.verdict(), c.steps
 		}
 	}()
 	if len(cmdline) > MaxCommandLen {
-		c.runAnything(clipText(cmdline), TooLong)
+		c.runAnything(cmdText{cmdline}, TooLong)
 		return c.verdict(), c.steps
 	}
 	if nesting(cmdline) > MaxNesting {
-		c.runAnything(clipText(cmdline), TooDeep)
+		c.runAnything(cmdText{cmdline}, TooDeep)
 		return c.verdict(), c.steps + len(cmdline)
 	}
-	c.script(cmdline, &where{dir: sc.Dir, known: sc.Dir != ""}, clipText(cmdline))
+	c.script(cmdline, &where{dir: sc.Dir, known: sc.Dir != ""}, cmdText{cmdline})
 	return c.verdict(), c.steps
 }
 
@@ -73,10 +73,19 @@ type classifier struct {
 	seen     map[findingKey]int
 	fileSeen map[fileKey]bool
 	staged   map[[2]int]bool // files a command earlier on the line staged
+	absFiles [][]string      // the others' files, absolute, as sc.Others
 }
 
 func newClassifier(sc Scene) *classifier {
-	return &classifier{sc: sc, seen: map[findingKey]int{}, fileSeen: map[fileKey]bool{}, staged: map[[2]int]bool{}}
+	c := &classifier{sc: sc, seen: map[findingKey]int{}, fileSeen: map[fileKey]bool{}, staged: map[[2]int]bool{}}
+	c.absFiles = make([][]string, len(sc.Others))
+	for i, w := range sc.Others {
+		c.absFiles[i] = make([]string, len(w.Files))
+		for j, f := range w.Files {
+			c.absFiles[i][j] = joinAbs(sc.Root, f.Path)
+		}
+	}
+	return c
 }
 
 type findingKey struct {
@@ -115,7 +124,7 @@ func (c *classifier) verdict() Verdict {
 
 // script parses src and walks it; a nested call (sh -c, eval) past
 // MaxDepth is "cannot tell".
-func (c *classifier) script(src string, w *where, text string) {
+func (c *classifier) script(src string, w *where, text cmdText) {
 	if c.depth >= MaxDepth {
 		c.runAnything(text, TooDeep)
 		return
@@ -144,13 +153,19 @@ func (c *classifier) stmt(s *syntax.Stmt, w *where) {
 		return
 	}
 	c.steps++
-	before := w.copy() // redirections open before the command runs (a cd in it does not move them)
+	before := w
+	if len(s.Redirs) > 0 {
+		before = w.copy() // redirections open before the command runs (a cd in it does not move them)
+	}
 	if s.Background {
 		w = w.copy() // a background job's cd does not move the next command
 	}
 	c.command(s.Cmd, w)
-	for _, r := range s.Redirs {
-		c.redirect(r, before, c.text(s))
+	if len(s.Redirs) > 0 {
+		text := c.text(s)
+		for _, r := range s.Redirs {
+			c.redirect(r, before, text)
+		}
 	}
 }
 
@@ -208,10 +223,27 @@ func (c *classifier) command(cmd syntax.Command, w *where) {
 	}
 }
 
+// plain reports whether n is a word that cannot hold a substitution (its
+// parts all literal or single-quoted), so scan can skip the walk.
+func plain(n syntax.Node) bool {
+	wd, ok := n.(*syntax.Word)
+	if !ok {
+		return false
+	}
+	for _, p := range wd.Parts {
+		switch p.(type) {
+		case *syntax.Lit, *syntax.SglQuoted:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
 // scan walks a node for the commands its substitutions run ($(…), `…`,
 // <(…)), each in a subshell.
 func (c *classifier) scan(n syntax.Node, w *where) {
-	if n == nil {
+	if n == nil || plain(n) {
 		return
 	}
 	syntax.Walk(n, func(n syntax.Node) bool {
@@ -260,36 +292,41 @@ type envPrefix struct {
 	workTree *arg
 }
 
-// text is the node as written, one line, capped.
-func (c *classifier) text(n syntax.Node) string {
+// cmdText is a command as written: a span of the source, clipped into a
+// line only when a finding needs it (most commands never do).
+type cmdText struct{ span string }
+
+func (t cmdText) String() string { return clipText(t.span) }
+
+// text is the node as written.
+func (c *classifier) text(n syntax.Node) cmdText {
 	start, end := int(n.Pos().Offset()), int(n.End().Offset())
 	if start < 0 || end > len(c.src) || start >= end {
-		return ""
+		return cmdText{}
 	}
-	return clipText(c.src[start:end])
+	return cmdText{c.src[start:end]}
 }
 
 // clipText makes s one printable line of at most MaxCommandShown bytes,
 // cut at a rune boundary and ending in "…" when cut.
 func clipText(s string) string {
-	cut := false
-	if len(s) > MaxCommandShown {
-		i := MaxCommandShown
-		for i > 0 && !utf8.RuneStart(s[i]) {
-			i--
-		}
-		s, cut = s[:i], true
+	if len(s) > 4*MaxCommandShown {
+		s = s[:4*MaxCommandShown] // bound the work below; cut again after
 	}
 	s = strings.Map(func(r rune) rune {
 		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
 			return ' '
 		}
-		return r
+		return r // an invalid byte comes as utf8.RuneError, written as U+FFFD
 	}, s)
-	if cut {
-		s += "…"
+	if len(s) <= MaxCommandShown {
+		return s
 	}
-	return s
+	i := MaxCommandShown
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…"
 }
 
 // arg is one word of a simple command.
@@ -305,6 +342,12 @@ var unknownArg = arg{}
 
 // word reads a word's value when it is known before run time.
 func (c *classifier) word(wd *syntax.Word) arg {
+	if len(wd.Parts) == 1 {
+		if l, ok := wd.Parts[0].(*syntax.Lit); ok && !strings.ContainsAny(l.Value, "\\~{*?[") {
+			c.steps += 1 + len(l.Value)
+			return arg{s: l.Value, ok: true}
+		}
+	}
 	var b strings.Builder
 	a := arg{ok: true}
 	for i, p := range wd.Parts {
@@ -340,6 +383,7 @@ func (c *classifier) word(wd *syntax.Word) arg {
 		}
 	}
 	a.s = b.String()
+	c.steps += len(a.s)
 	return a
 }
 
@@ -420,6 +464,7 @@ func (c *classifier) chdir(w *where, a arg) {
 		return // bash: cd "" stays put
 	}
 	d, ok := c.abs(w, s)
+	c.steps += len(d)
 	if !ok || len(d) > maxDirBytes {
 		w.known = false
 		return

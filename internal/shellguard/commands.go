@@ -9,7 +9,7 @@ import (
 
 // simple classifies one simple command (its words read, its substitutions
 // already walked).
-func (c *classifier) simple(args []arg, env envPrefix, w *where, text string) {
+func (c *classifier) simple(args []arg, env envPrefix, w *where, text cmdText) {
 	c.steps++
 	if len(args) == 0 {
 		return
@@ -122,7 +122,7 @@ func (c *classifier) cd(name string, rest []arg, w *where) {
 
 // shell reads `sh -c 'script'` (also -lc, -ec, -xc, -o opt): the script is
 // walked as a line of its own, nested. A script file (sh x.sh) is not read.
-func (c *classifier) shell(rest []arg, w *where, text string) {
+func (c *classifier) shell(rest []arg, w *where, text cmdText) {
 	hasC := false
 	i := 0
 	for ; i < len(rest); i++ {
@@ -158,7 +158,7 @@ func (c *classifier) shell(rest []arg, w *where, text string) {
 }
 
 // eval joins its words and reads them as a line.
-func (c *classifier) eval(rest []arg, w *where, text string) {
+func (c *classifier) eval(rest []arg, w *where, text cmdText) {
 	parts := make([]string, 0, len(rest))
 	for _, a := range rest {
 		if !a.ok {
@@ -171,7 +171,7 @@ func (c *classifier) eval(rest []arg, w *where, text string) {
 }
 
 // env runs a command with assignments (and perhaps -C dir).
-func (c *classifier) env(rest []arg, env envPrefix, w *where, text string) {
+func (c *classifier) env(rest []arg, env envPrefix, w *where, text cmdText) {
 	w = w.copy()
 	i := 0
 	for ; i < len(rest); i++ {
@@ -217,7 +217,7 @@ func (c *classifier) env(rest []arg, env envPrefix, w *where, text string) {
 
 // wrapped runs the command after the wrapper's options; valued names the
 // short options that take a value.
-func (c *classifier) wrapped(rest []arg, valued string, env envPrefix, w *where, text string) {
+func (c *classifier) wrapped(rest []arg, valued string, env envPrefix, w *where, text cmdText) {
 	i := 0
 	for ; i < len(rest); i++ {
 		a := rest[i]
@@ -236,7 +236,7 @@ func (c *classifier) wrapped(rest []arg, valued string, env envPrefix, w *where,
 }
 
 // timeout DURATION COMMAND…, after its options.
-func (c *classifier) timeout(rest []arg, env envPrefix, w *where, text string) {
+func (c *classifier) timeout(rest []arg, env envPrefix, w *where, text cmdText) {
 	i := 0
 	for ; i < len(rest); i++ {
 		a := rest[i]
@@ -254,7 +254,7 @@ func (c *classifier) timeout(rest []arg, env envPrefix, w *where, text string) {
 
 // xargs runs its command with words read at run time appended: whatever
 // that command would do to files, the guard cannot tell to which.
-func (c *classifier) xargs(rest []arg, env envPrefix, w *where, text string) {
+func (c *classifier) xargs(rest []arg, env envPrefix, w *where, text cmdText) {
 	i := 0
 	for ; i < len(rest); i++ {
 		a := rest[i]
@@ -278,7 +278,7 @@ func (c *classifier) xargs(rest []arg, env envPrefix, w *where, text string) {
 
 // find runs -exec/-execdir/-ok commands on files found at run time, and
 // -delete deletes them.
-func (c *classifier) find(rest []arg, env envPrefix, w *where, text string) {
+func (c *classifier) find(rest []arg, env envPrefix, w *where, text cmdText) {
 	var roots []arg
 	i := 0
 	for ; i < len(rest); i++ {
@@ -319,7 +319,7 @@ func (c *classifier) find(rest []arg, env envPrefix, w *where, text string) {
 
 // foundUnder: the action reaches files found under roots at run time:
 // "cannot tell" for every file under them.
-func (c *classifier) foundUnder(text string, action Action, w *where, roots []arg) {
+func (c *classifier) foundUnder(text cmdText, action Action, w *where, roots []arg) {
 	for _, r := range roots {
 		if !r.ok {
 			c.everything(text, action, RuntimeList, anyLive)
@@ -330,8 +330,8 @@ func (c *classifier) foundUnder(text string, action Action, w *where, roots []ar
 			c.everything(text, action, UnknownDir, anyLive)
 			continue
 		}
-		c.each(anyLive, func(_, _ int, f File) bool {
-			return under(joinAbs(c.sc.Root, f.Path), abs) || under(c.sc.Root, abs)
+		c.each(anyLive, func(ai, fi int, _ File) bool {
+			return under(c.absFiles[ai][fi], abs)
 		}, text, action, RuntimeList)
 		for i, wt := range c.sc.Worktrees {
 			if under(wt.Path, abs) || under(abs, wt.Path) {
@@ -406,7 +406,7 @@ func shortFlag(rest []arg, letter byte, long ...string) bool {
 	return false
 }
 
-func (c *classifier) rm(rest []arg, w *where, text string) {
+func (c *classifier) rm(rest []arg, w *where, text cmdText) {
 	recursive := shortFlag(rest, 'r', "--recursive") || shortFlag(rest, 'R')
 	c.onPaths(text, Delete, anyLive, w, positional(rest, ""), recursive)
 }
@@ -415,7 +415,7 @@ func (c *classifier) rm(rest []arg, w *where, text string) {
 // its destination. The destination is a directory when -t names it, when
 // there are several sources, or when it ends in / or is a directory the
 // scene knows; then each source lands under it by its base name.
-func (c *classifier) mvcp(rest []arg, action Action, moves bool, w *where, text string) {
+func (c *classifier) mvcp(rest []arg, action Action, moves bool, w *where, text cmdText) {
 	var dir *arg
 	var words []arg
 	noClobber := false
@@ -515,7 +515,7 @@ func (c *classifier) isDir(w *where, a arg) bool {
 }
 
 // ln -f writes over its link name.
-func (c *classifier) ln(rest []arg, w *where, text string) {
+func (c *classifier) ln(rest []arg, w *where, text cmdText) {
 	if !shortFlag(rest, 'f', "--force") {
 		return
 	}
@@ -528,7 +528,7 @@ func (c *classifier) ln(rest []arg, w *where, text string) {
 // sed -i rewrites its files; the script is the first word unless -e or -f
 // gave it. GNU sed reads -i's suffix from the same word (-i.bak), so a
 // cluster like -ni is in place too.
-func (c *classifier) sed(rest []arg, w *where, text string) {
+func (c *classifier) sed(rest []arg, w *where, text cmdText) {
 	inPlace, script := false, false
 	var words []arg
 	opts := true
@@ -580,7 +580,7 @@ func (c *classifier) sed(rest []arg, w *where, text string) {
 }
 
 // perl -i (-pi -e …) rewrites its files.
-func (c *classifier) perl(rest []arg, w *where, text string) {
+func (c *classifier) perl(rest []arg, w *where, text cmdText) {
 	inPlace, script := false, false
 	var words []arg
 	for i := 0; i < len(rest); i++ {
@@ -618,7 +618,7 @@ func (c *classifier) perl(rest []arg, w *where, text string) {
 }
 
 // dd of=FILE writes it.
-func (c *classifier) dd(rest []arg, w *where, text string) {
+func (c *classifier) dd(rest []arg, w *where, text cmdText) {
 	for _, a := range rest {
 		if !a.ok {
 			continue
@@ -630,7 +630,7 @@ func (c *classifier) dd(rest []arg, w *where, text string) {
 }
 
 // gofmt -w / goimports -w rewrite the files and directories named.
-func (c *classifier) gofmt(rest []arg, w *where, text string) {
+func (c *classifier) gofmt(rest []arg, w *where, text cmdText) {
 	if !shortFlag(rest, 'w') {
 		return
 	}
@@ -639,7 +639,7 @@ func (c *classifier) gofmt(rest []arg, w *where, text string) {
 
 // go fmt rewrites the packages named (./... below the directory); go mod
 // tidy rewrites go.mod and go.sum.
-func (c *classifier) gotool(rest []arg, w *where, text string) {
+func (c *classifier) gotool(rest []arg, w *where, text cmdText) {
 	if len(rest) == 0 || !rest[0].ok {
 		return
 	}
@@ -672,7 +672,7 @@ func (c *classifier) gotool(rest []arg, w *where, text string) {
 
 // redirect: > >> >| &> &>> <> write their file (a known /dev path or a
 // descriptor does not).
-func (c *classifier) redirect(r *syntax.Redirect, w *where, text string) {
+func (c *classifier) redirect(r *syntax.Redirect, w *where, text cmdText) {
 	c.steps++
 	if r.Word == nil {
 		return

@@ -103,7 +103,7 @@ var (
 
 // git classifies one git command: its global options (-C, --work-tree,
 // -c), the worktree it runs in, then the subcommand.
-func (c *classifier) git(args []arg, env envPrefix, w *where, text string) {
+func (c *classifier) git(args []arg, env envPrefix, w *where, text cmdText) {
 	g := w.copy()
 	gitDir := env.gitDir
 	workTree := env.workTree
@@ -182,7 +182,7 @@ type gitEffect struct {
 // applyGit places the effects: in the root worktree they reach the
 // others' files; in another presence's worktree the whole of it;
 // elsewhere nothing; in a directory computed at run time, "cannot tell".
-func (c *classifier) applyGit(effs []gitEffect, g *where, text string) {
+func (c *classifier) applyGit(effs []gitEffect, g *where, text cmdText) {
 	for _, e := range effs {
 		if e.worktree != nil {
 			c.gitWorktreeTarget(e, g, text)
@@ -227,7 +227,7 @@ func (c *classifier) inOtherWorktree(dir string) bool {
 }
 
 // gitWorktreeTarget: git worktree remove/move names a worktree.
-func (c *classifier) gitWorktreeTarget(e gitEffect, g *where, text string) {
+func (c *classifier) gitWorktreeTarget(e gitEffect, g *where, text cmdText) {
 	a := *e.worktree
 	if !a.ok {
 		c.runAnything(text, RuntimeList)
@@ -254,7 +254,7 @@ func (c *classifier) gitWorktreeTarget(e gitEffect, g *where, text string) {
 func (c *classifier) pathspecs(specs []arg, prefix string) pathspecs {
 	var ps pathspecs
 	for _, a := range specs {
-		c.steps++
+		c.steps += 1 + len(a.s)
 		if !a.ok {
 			ps.unknown = true
 			continue

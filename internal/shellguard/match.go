@@ -28,8 +28,10 @@ var (
 
 // emit records that the command text would do action to file fi of
 // agent ai (fi < 0: the agent's whole work is named by Worktree).
-func (c *classifier) emit(text string, action Action, reason Reason, ai, fi int) {
-	key := findingKey{cmd: text, action: action, reason: reason, agent: ai}
+func (c *classifier) emit(text cmdText, action Action, reason Reason, ai, fi int) {
+	c.steps++
+	cmd := text.String() // bounded: a long span is never hashed whole
+	key := findingKey{cmd: cmd, action: action, reason: reason, agent: ai}
 	n, ok := c.seen[key]
 	if !ok {
 		if len(c.findings) == MaxFindings {
@@ -37,7 +39,7 @@ func (c *classifier) emit(text string, action Action, reason Reason, ai, fi int)
 			c.seen[key] = -1
 			return
 		}
-		f := Finding{Command: text, Action: action, Reason: reason}
+		f := Finding{Command: cmd, Action: action, Reason: reason}
 		if ai >= 0 {
 			f.AgentID, f.Theme = c.sc.Others[ai].AgentID, c.sc.Others[ai].Theme
 		} else {
@@ -60,7 +62,7 @@ func (c *classifier) emit(text string, action Action, reason Reason, ai, fi int)
 }
 
 // each calls fn for every other presence's file whose state is in set.
-func (c *classifier) each(set stateSet, fn func(ai, fi int, f File) bool, text string, action Action, reason Reason) {
+func (c *classifier) each(set stateSet, fn func(ai, fi int, f File) bool, text cmdText, action Action, reason Reason) {
 	for ai, w := range c.sc.Others {
 		for fi, f := range w.Files {
 			c.steps += 1 + len(f.Path)
@@ -72,12 +74,12 @@ func (c *classifier) each(set stateSet, fn func(ai, fi int, f File) bool, text s
 }
 
 // everything: the action reaches every file in set of the root worktree.
-func (c *classifier) everything(text string, action Action, reason Reason, set stateSet) {
+func (c *classifier) everything(text cmdText, action Action, reason Reason, set stateSet) {
 	c.each(set, func(int, int, File) bool { return true }, text, action, reason)
 }
 
 // runAnything: the guard cannot read what runs; everything is at stake.
-func (c *classifier) runAnything(text string, reason Reason) {
+func (c *classifier) runAnything(text cmdText, reason Reason) {
 	c.everything(text, Run, reason, anyLive)
 	for i := range c.sc.Worktrees {
 		c.emit(text, Run, reason, -1-i, -1)
@@ -94,7 +96,7 @@ type target struct {
 // onPaths: the action reaches the files the targets name, in the root
 // worktree and in other presences' worktrees. Words computed at run time
 // (ok false) make the action "cannot tell".
-func (c *classifier) onPaths(text string, action Action, set stateSet, w *where, words []arg, recursive bool) {
+func (c *classifier) onPaths(text cmdText, action Action, set stateSet, w *where, words []arg, recursive bool) {
 	for _, a := range words {
 		if !a.ok {
 			c.everything(text, action, RuntimeList, set)
@@ -109,14 +111,14 @@ func (c *classifier) onPaths(text string, action Action, set stateSet, w *where,
 	}
 }
 
-func (c *classifier) onTarget(text string, action Action, set stateSet, t target) {
+func (c *classifier) onTarget(text cmdText, action Action, set stateSet, t target) {
 	c.steps += len(t.abs)
 	var tsegs []string
 	if t.glob {
 		tsegs = segments(t.abs)
 	}
-	c.each(set, func(_, _ int, f File) bool {
-		abs := joinAbs(c.sc.Root, f.Path)
+	c.each(set, func(ai, fi int, _ File) bool {
+		abs := c.absFiles[ai][fi]
 		if t.glob {
 			return segsMatch(tsegs, segments(abs), t.recursive, &c.steps)
 		}
@@ -368,7 +370,7 @@ func (p pathspec) match(file string, steps *int) bool {
 
 // onPathspecs: the action reaches the root worktree's files the pathspecs
 // name (all of them when none is given and all is true).
-func (c *classifier) onPathspecs(text string, action Action, set stateSet, ps pathspecs, all bool) {
+func (c *classifier) onPathspecs(text cmdText, action Action, set stateSet, ps pathspecs, all bool) {
 	switch {
 	case ps.unknown:
 		c.everything(text, action, RuntimeList, set)
