@@ -45,8 +45,15 @@ func (c *classifier) simple(args []arg, env envPrefix, w *where, text cmdText) {
 			return // looks a command up, runs nothing
 		}
 		c.wrapped(rest, "", env, w, text)
-	case "builtin", "nohup", "exec", "time", "unbuffer":
+	case "builtin", "nohup", "unbuffer":
+		c.wrapped(rest, "", env, w, text)
+	case "exec":
 		c.wrapped(rest, "a", env, w, text)
+	case "time":
+		if o := timeOutput(rest); o != nil {
+			c.onPaths(text, Overwrite, anyLive, w, []arg{*o}, false)
+		}
+		c.wrapped(rest, "of", env, w, text)
 	case "nice":
 		c.wrapped(rest, "n", env, w, text)
 	case "stdbuf":
@@ -233,6 +240,20 @@ func (c *classifier) wrapped(rest []arg, valued string, env envPrefix, w *where,
 		}
 	}
 	c.simple(rest[i:], env, w, text)
+}
+
+// timeOutput is the file /usr/bin/time -o writes, if any.
+func timeOutput(rest []arg) *arg {
+	for i := 0; i+1 < len(rest); i++ {
+		a := rest[i]
+		if !a.ok || !strings.HasPrefix(a.s, "-") {
+			return nil
+		}
+		if a.s == "-o" || a.s == "--output" {
+			return &rest[i+1]
+		}
+	}
+	return nil
 }
 
 // timeout DURATION COMMAND…, after its options.
