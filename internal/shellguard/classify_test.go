@@ -211,6 +211,10 @@ func TestCases(t *testing.T) {
 	}})
 	sub := shopScene()
 	sub.Dir = "/home/ana/shop/src/checkout"
+	slash := shopScene()
+	slash.Root, slash.Dir, slash.Worktrees = "/", "/src", nil
+	noRoot := shopScene()
+	noRoot.Root, noRoot.Dir = "", ""
 	nested := shopScene()
 	nested.Worktrees = append(nested.Worktrees, Worktree{Path: "/home/ana/shop/.wt/x", AgentID: "gemini-4"})
 	tests := []struct {
@@ -240,6 +244,8 @@ func TestCases(t *testing.T) {
 		{"too long", "git status " + strings.Repeat("x", MaxCommandLen), shopScene(), []string{"codex-2", "claude-3"}, []string{"run"}, TooLong},
 		{"too deep", "sh -c \"sh -c \\\"sh -c 'sh -c \\\\\\\"git status\\\\\\\"'\\\"\"", shopScene(), []string{"codex-2", "claude-3"}, []string{"run"}, TooDeep},
 		{"shell glob in a path over two agents", "rm src/checkout/*.go", multi, []string{"codex-2", "cursor-1"}, []string{"delete"}, Certain},
+		{"the worktree at /", "git add checkout && rm /src/checkout/cart.go", slash, []string{"codex-2"}, []string{"delete", "stage"}, Certain},
+		{"no root: only the worktrees can be placed", "rm -rf /home/ana", noRoot, []string{"claude-3"}, []string{"delete"}, Certain},
 		{"icase magic", "git add ':(icase)SRC/Checkout'", shopScene(), []string{"codex-2"}, []string{"stage"}, Certain},
 	}
 	for _, tt := range tests {

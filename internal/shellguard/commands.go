@@ -517,7 +517,7 @@ func (c *classifier) isDir(w *where, a arg) bool {
 	if !under(abs, c.sc.Root) {
 		return false
 	}
-	rel := strings.TrimPrefix(abs, c.sc.Root+"/")
+	rel := relIn(c.sc.Root, abs)
 	for _, wk := range c.sc.Others {
 		for _, f := range wk.Files {
 			c.steps++

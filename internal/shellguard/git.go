@@ -204,14 +204,7 @@ func (c *classifier) applyGit(effs []gitEffect, g *where, text cmdText) {
 			c.everything(text, e.action, RuntimeList, e.set)
 			continue
 		}
-		prefix := "."
-		if g.dir != c.sc.Root {
-			prefix = strings.TrimPrefix(g.dir, c.sc.Root+"/")
-			if c.sc.Root == "/" {
-				prefix = strings.TrimPrefix(g.dir, "/")
-			}
-		}
-		c.onPathspecs(text, e.action, e.set, c.pathspecs(e.specs, prefix), e.all)
+		c.onPathspecs(text, e.action, e.set, c.pathspecs(e.specs, relIn(c.sc.Root, g.dir)), e.all)
 	}
 }
 
@@ -338,11 +331,7 @@ func (c *classifier) looksLikePath(a arg, g *where) bool {
 	if !g.known || !under(g.dir, c.sc.Root) {
 		return false
 	}
-	prefix := "."
-	if g.dir != c.sc.Root {
-		prefix = strings.TrimPrefix(g.dir, c.sc.Root+"/")
-	}
-	rel, ok := cleanJoin(prefix, s)
+	rel, ok := cleanJoin(relIn(c.sc.Root, g.dir), s)
 	return ok && c.knownPath(rel)
 }
 

@@ -112,6 +112,9 @@ func (sc Scene) normalize() Scene {
 			others = append(others, w)
 		}
 	}
+	if sc.Root == "" {
+		others = nil // files relative to no known root cannot be placed
+	}
 	sc.Others = others
 	wts := make([]Worktree, 0, min(len(sc.Worktrees), MaxWorktrees))
 	for _, wt := range sc.Worktrees[:min(len(sc.Worktrees), MaxWorktrees)] {
@@ -158,6 +161,18 @@ func cleanRel(p string) (string, bool) {
 		return "", false
 	}
 	return p, true
+}
+
+// relIn is p (at or below root, both absolute and clean) relative to
+// root: "." for root itself.
+func relIn(root, p string) string {
+	switch {
+	case p == root:
+		return "."
+	case root == "/":
+		return p[1:]
+	}
+	return p[len(root)+1:]
 }
 
 // under reports whether p is base or lies below it (both cleaned, absolute
