@@ -6,6 +6,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -278,10 +279,10 @@ func (c *classifier) call(x *syntax.CallExpr, w *where) {
 	if len(x.Args) == 0 {
 		return
 	}
-	args := make([]arg, len(x.Args))
-	for i, wd := range x.Args {
+	args := make([]arg, 0, len(x.Args))
+	for _, wd := range x.Args {
 		c.scan(wd, w)
-		args[i] = c.word(wd)
+		args = c.words(args, wd)
 	}
 	c.simple(args, env, w, c.text(x))
 }
@@ -339,6 +340,44 @@ type arg struct {
 // unknownArg stands for words that only exist at run time (xargs' input,
 // find's {}).
 var unknownArg = arg{}
+
+// Brace expansion is read for short words with few results: past these,
+// the words are computed at run time as far as the guard knows.
+const (
+	maxBraceWord    = 256
+	maxBraceResults = 32
+)
+
+// words appends a command word's values: one, or those of its brace
+// expansion (src/{a,b}.go is two words, known before run time).
+func (c *classifier) words(out []arg, wd *syntax.Word) []arg {
+	a := c.word(wd)
+	if a.ok || !braced(wd) {
+		return append(out, a)
+	}
+	if wd.End().Offset()-wd.Pos().Offset() > maxBraceWord || !syntax.SplitBraces(wd) {
+		return append(out, a)
+	}
+	var got []arg
+	for w2, err := range expand.BracesSeq(nil, wd) {
+		c.steps += maxBraceWord
+		if err != nil || len(got) == maxBraceResults {
+			return append(out, arg{})
+		}
+		got = append(got, c.word(w2))
+	}
+	return append(out, got...)
+}
+
+// braced reports whether an unquoted part of the word holds a {.
+func braced(wd *syntax.Word) bool {
+	for _, p := range wd.Parts {
+		if l, ok := p.(*syntax.Lit); ok && strings.Contains(l.Value, "{") {
+			return true
+		}
+	}
+	return false
+}
 
 // word reads a word's value when it is known before run time.
 func (c *classifier) word(wd *syntax.Word) arg {

@@ -246,6 +246,9 @@ func TestCases(t *testing.T) {
 		{"shell glob in a path over two agents", "rm src/checkout/*.go", multi, []string{"codex-2", "cursor-1"}, []string{"delete"}, Certain},
 		{"the worktree at /", "git add checkout && rm /src/checkout/cart.go", slash, []string{"codex-2"}, []string{"delete", "stage"}, Certain},
 		{"no root: only the worktrees can be placed", "rm -rf /home/ana", noRoot, []string{"claude-3"}, []string{"delete"}, Certain},
+		{"brace expansion is known", "git add src/{search,checkout}/*.go", shopScene(), []string{"codex-2"}, []string{"stage"}, Certain},
+		{"brace expansion past its bound", "rm src/checkout/x{1..100}", shopScene(), []string{"codex-2"}, []string{"delete"}, RuntimeList},
+		{"a huge brace sequence is not expanded", "rm src/checkout/x{1..999999999}{1..999999999}", shopScene(), []string{"codex-2"}, []string{"delete"}, RuntimeList},
 		{"icase magic", "git add ':(icase)SRC/Checkout'", shopScene(), []string{"codex-2"}, []string{"stage"}, Certain},
 	}
 	for _, tt := range tests {

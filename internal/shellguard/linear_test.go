@@ -61,6 +61,8 @@ func TestLinearWork(t *testing.T) {
 		"heredocs":          func(n int) string { return strings.Repeat("cat > src/checkout/cart.go <<E\nx\nE\n", n) },
 		"multi-byte":        func(n int) string { return "echo " + strings.Repeat("é", n) + " > src/checkout/cart.go" },
 		"many findings":     func(n int) string { return strings.Repeat("rm -rf /home/ana/x; git stash; ", n) },
+		"braces":            func(n int) string { return "rm " + strings.Repeat("{a,b}{c,d}{e,f}{g,h}{i,j}{k,l} ", n) },
+		"brace sequences":   func(n int) string { return "rm " + strings.Repeat("x{1..9}{1..9} ", n) },
 		"dir stack popping": func(n int) string { return strings.Repeat("pushd a; popd; ", n) + "git add ." },
 	}
 	scenes := map[string]Scene{"shop": shopScene(), "crowded": crowdedScene()}
@@ -96,6 +98,7 @@ func FuzzClassify(f *testing.F) {
 	f.Add("sh -c \"sh -c 'sh -c \\\"sh -c git\\\"'\"")
 	f.Add("git add ':(top,icase,glob)*.GO' ':!x' -- \"$(printf %s a)\"")
 	f.Add("cd ~ && rm -rf shop/src/[x]/*")
+	f.Add("rm -f src/{checkout,search}/{a..c}{,.orig}.go")
 	f.Fuzz(func(t *testing.T, line string) {
 		for _, sc := range []Scene{shopScene(), crowdedScene()} {
 			v, steps := classify(line, sc)
