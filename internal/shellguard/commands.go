@@ -69,9 +69,9 @@ func (c *classifier) simple(args []arg, env envPrefix, w *where, text cmdText) {
 	case "shred":
 		c.onPaths(text, Overwrite, anyLive, w, positional(rest, "nsx"), false)
 	case "mv":
-		c.mvcp(rest, Move, true, w, text)
+		c.mvcp(rest, true, w, text)
 	case "cp", "install":
-		c.mvcp(rest, Overwrite, false, w, text)
+		c.mvcp(rest, false, w, text)
 	case "ln":
 		c.ln(rest, w, text)
 	case "sed":
@@ -436,7 +436,7 @@ func (c *classifier) rm(rest []arg, w *where, text cmdText) {
 // its destination. The destination is a directory when -t names it, when
 // there are several sources, or when it ends in / or is a directory the
 // scene knows; then each source lands under it by its base name.
-func (c *classifier) mvcp(rest []arg, action Action, moves bool, w *where, text cmdText) {
+func (c *classifier) mvcp(rest []arg, moves bool, w *where, text cmdText) {
 	var dir *arg
 	var words []arg
 	noClobber := false
@@ -458,8 +458,8 @@ func (c *classifier) mvcp(rest []arg, action Action, moves bool, w *where, text 
 			if a.s == "--no-clobber" || (!strings.HasPrefix(a.s, "--") && strings.IndexByte(a.s, 'n') > 0) {
 				noClobber = true
 			}
-			if !strings.HasPrefix(a.s, "--") && len(a.s) == 2 && strings.IndexByte("SmogZ", a.s[1]) >= 0 && a.s != "-Z" {
-				i++ // install -m MODE, -o OWNER, -g GROUP; --suffix via -S
+			if !strings.HasPrefix(a.s, "--") && len(a.s) == 2 && strings.IndexByte("Smog", a.s[1]) >= 0 {
+				i++ // -S SUFFIX; install's -m MODE, -o OWNER, -g GROUP
 			}
 		default:
 			words = append(words, a)

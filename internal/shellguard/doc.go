@@ -13,6 +13,8 @@
 // find -exec) is "cannot tell", which warns.
 //
 // The Hall only warns: a Verdict is never a reason to block a command.
-// Work is bounded before it grows (MaxCommandLen, MaxDepth, MaxFindings)
-// and linear in the command's length. See docs/shell-guard.md.
+// Work is bounded before it grows (MaxCommandLen, MaxNesting, MaxDepth,
+// MaxFindings, the scene's Max* bounds) and linear in the command's
+// length; every step is counted so a test can hold it to that. Verdict.Lines
+// renders the answer for the model within MaxLines. See docs/shell-guard.md.
 package shellguard
