@@ -232,6 +232,8 @@ func TestCases(t *testing.T) {
 		{"parent from a subdirectory", "git add ../search", sub, nil, nil, Certain},
 		{"top magic from a subdirectory", "git add :/", sub, []string{"codex-2"}, []string{"stage"}, Certain},
 		{"here-document into the file", "cat > src/checkout/cart.go <<'EOF'\npackage checkout\nEOF", shopScene(), []string{"codex-2"}, []string{"overwrite"}, Certain},
+		{"a substitution in a here-document runs", "cat <<EOF > /tmp/x\n$(git stash)\nEOF", shopScene(), []string{"codex-2"}, []string{"stash"}, Certain},
+		{"a quoted here-document is text", "cat <<'EOF' > /tmp/x\n$(git stash)\nEOF", shopScene(), nil, nil, Certain},
 		{"line continuation", "git add \\\n  -A", shopScene(), []string{"codex-2"}, []string{"stage"}, Certain},
 		{"pushd and popd", "pushd src/search && git add . && popd && git add .", shopScene(), []string{"codex-2"}, []string{"stage"}, Certain},
 		{"cd to a computed dir then a pathspec", "cd \"$(git rev-parse --show-toplevel)\" && git add src", shopScene(), []string{"codex-2"}, []string{"stage"}, UnknownDir},

@@ -695,6 +695,9 @@ func (c *classifier) gotool(rest []arg, w *where, text cmdText) {
 // descriptor does not).
 func (c *classifier) redirect(r *syntax.Redirect, w *where, text cmdText) {
 	c.steps++
+	if r.Hdoc != nil {
+		c.scan(r.Hdoc, w) // an unquoted here-document runs its substitutions
+	}
 	if r.Word == nil {
 		return
 	}
