@@ -100,10 +100,13 @@ func (c *classifier) cd(name string, rest []arg, w *where) {
 	var to *arg
 	for i := range rest {
 		a := rest[i]
-		if a.ok && strings.HasPrefix(a.s, "-") && len(a.s) > 1 && to == nil {
-			if a.s == "--" {
-				continue
+		if a.ok && a.s == "--" {
+			if i+1 < len(rest) {
+				to = &rest[i+1]
 			}
+			break
+		}
+		if a.ok && strings.HasPrefix(a.s, "-") && len(a.s) > 1 {
 			continue // -L, -P, -e, -@
 		}
 		to = &rest[i]
