@@ -119,5 +119,13 @@ func copyIndex(src, dst string) error {
 	if err == nil && n > MaxIndexBytes {
 		err = fmt.Errorf("%s grew over %d bytes", src, MaxIndexBytes)
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	// The copy keeps the index's modification time: git tells a file
+	// changed within the same tick as the index was written ("racily
+	// clean") by comparing the entry's time with the index file's. A copy
+	// stamped now would make such an entry look clean by its stat data,
+	// and a same-size edit would be left out of the snapshot.
+	return os.Chtimes(dst, info.ModTime(), info.ModTime())
 }
