@@ -257,7 +257,7 @@ func (s *Scanner) scheduleLocked(wt string) {
 	t.running, t.last = true, time.Now()
 	ctx := s.ctx
 	s.wg.Add(1)
-	go s.scan(ctx, wt)
+	go s.scan(ctx, wt, t)
 }
 
 // fire runs a scan scheduled at the end of an interval.
@@ -309,7 +309,7 @@ func (s *Scanner) Stats() Stats {
 
 // scan asks git for wt's changes, then predicts the merges of the pairs
 // they overlap, and schedules the scan asked for meanwhile, if any.
-func (s *Scanner) scan(ctx context.Context, wt string) {
+func (s *Scanner) scan(ctx context.Context, wt string, t *tracked) {
 	defer s.wg.Done()
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.ScanTimeout)
 	defer cancel()
@@ -317,19 +317,20 @@ func (s *Scanner) scan(ctx context.Context, wt string) {
 	notify := map[string]bool{}
 
 	s.mu.Lock()
-	t := s.trees[wt]
-	if t != nil {
+	current := s.trees[wt] == t // not forgotten meanwhile
+	var peers []string
+	if current {
 		if !sameResult(t.res, res) {
 			notify[wt] = true
 		}
 		t.res = res
 		t.seq++
+		peers = s.peersLocked(wt, res)
+		s.dropPredsLocked(wt, peers)
 	}
-	peers := s.peersLocked(wt, res)
-	s.dropPredsLocked(wt, peers)
 	s.mu.Unlock()
 
-	if t != nil && res.Err == nil {
+	if current && res.Err == nil {
 		for _, peer := range peers {
 			if s.predict(ctx, wt, peer) {
 				notify[wt], notify[peer] = true, true
@@ -338,12 +339,10 @@ func (s *Scanner) scan(ctx context.Context, wt string) {
 	}
 
 	s.mu.Lock()
-	if t != nil {
-		t.running = false
-		if t.pending && s.trees[wt] == t {
-			t.pending = false
-			s.scheduleLocked(wt)
-		}
+	t.running = false
+	if t.pending && s.trees[wt] == t {
+		t.pending = false
+		s.scheduleLocked(wt)
 	}
 	s.mu.Unlock()
 	if s.cfg.Notify != nil {
