@@ -217,3 +217,25 @@ func TestWithinEqualsBetween(t *testing.T) {
 		}
 	}
 }
+
+func TestChanged(t *testing.T) {
+	p := party("a", wt1, gitSaw("src/a.go", "src/b.go"), pt.Touched(wt1+"/src/a.go", wt1+"/docs/x.md", "/etc/passwd"))
+	got, total := overlap.Changed(p, 0)
+	want := []overlap.Change{
+		{Path: "docs/x.md", Sources: []overlap.Source{overlap.SourceObserved}},
+		{Path: "src/a.go", Sources: []overlap.Source{overlap.SourceObserved, overlap.SourceGit}},
+		{Path: "src/b.go", Sources: []overlap.Source{overlap.SourceGit}},
+	}
+	if !reflect.DeepEqual(got, want) || total != 3 {
+		t.Fatalf("Changed = %+v (total %d), want %+v", got, total, want)
+	}
+	got, total = overlap.Changed(p, 1)
+	if len(got) != 1 || total != 3 {
+		t.Fatalf("Changed max 1: %d listed of %d, want 1 of 3", len(got), total)
+	}
+	p.Git = noGit
+	got, _ = overlap.Changed(p, 0)
+	if len(got) != 2 || !reflect.DeepEqual(got[1].Sources, []overlap.Source{overlap.SourceObserved}) {
+		t.Fatalf("Changed without git = %+v, want the observed files only", got)
+	}
+}
