@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"regexp"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -154,7 +155,7 @@ func (r *Runner) Run(ctx context.Context, c Cmd) (Output, error) {
 		args = append([]string{"-C", c.Dir}, args...)
 	}
 	cmd := exec.CommandContext(ctx, r.path, args...)
-	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "LC_ALL=C")
+	cmd.Env = append(environ(), "GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "LC_ALL=C")
 	cmd.Env = append(cmd.Env, c.Env...)
 	cmd.WaitDelay = time.Second // a child holding the pipes open cannot outlive the kill by more
 	out := &boundedBuffer{max: r.maxOutput}
@@ -181,6 +182,32 @@ func (r *Runner) Run(ctx context.Context, c Cmd) (Output, error) {
 	default:
 		return res, &Error{Code: Failed, Op: op, Err: err}
 	}
+}
+
+// repoEnv are the variables that point git at a repository, an index or
+// an object store other than the one -C finds (git rev-parse
+// --local-env-vars), or add config: a Hall started from inside a git hook
+// inherits them, and git would then read, or git add write, the hook's
+// repository.
+var repoEnv = map[string]bool{
+	"GIT_ALTERNATE_OBJECT_DIRECTORIES": true, "GIT_CONFIG": true, "GIT_CONFIG_PARAMETERS": true,
+	"GIT_CONFIG_COUNT": true, "GIT_OBJECT_DIRECTORY": true, "GIT_DIR": true, "GIT_WORK_TREE": true,
+	"GIT_IMPLICIT_WORK_TREE": true, "GIT_GRAFT_FILE": true, "GIT_INDEX_FILE": true,
+	"GIT_NO_REPLACE_OBJECTS": true, "GIT_REPLACE_REF_BASE": true, "GIT_PREFIX": true,
+	"GIT_INTERNAL_SUPER_PREFIX": true, "GIT_SHALLOW_FILE": true, "GIT_COMMON_DIR": true,
+}
+
+// environ is the process's environment without repoEnv.
+func environ() []string {
+	env := os.Environ()
+	out := env[:0:0]
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		if !repoEnv[k] && !strings.HasPrefix(k, "GIT_CONFIG_KEY_") && !strings.HasPrefix(k, "GIT_CONFIG_VALUE_") {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 // boundedBuffer keeps the first max bytes written and drops the rest,

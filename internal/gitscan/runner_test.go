@@ -193,3 +193,35 @@ func TestOutputIsBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestRunnerIgnoresAnInheritedRepository: a Hall started from a git hook
+// inherits GIT_DIR and GIT_INDEX_FILE; the runner's git must still read
+// the worktree it was pointed at, and never write that index.
+func TestRunnerIgnoresAnInheritedRepository(t *testing.T) {
+	other := newRepo(t)
+	index := filepath.Join(other.main, ".git", "index")
+	before, err := os.ReadFile(index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newRepo(t)
+	a := r.worktree("a")
+	t.Setenv("GIT_DIR", filepath.Join(other.main, ".git"))
+	t.Setenv("GIT_INDEX_FILE", index)
+	t.Setenv("GIT_WORK_TREE", other.main)
+	g := newRunner(t, gitscan.RunnerConfig{})
+	writeFile(t, filepath.Join(a, "mine.go"), "package mine\n")
+	c, err := g.Changes(context.Background(), a, gitscan.ChangesOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Root != a || strings.Join(c.Files, " ") != "mine.go" {
+		t.Fatalf("root %s, files %v: want %s, [mine.go]", c.Root, c.Files, a)
+	}
+	if _, err := g.Snapshot(context.Background(), a); err != nil {
+		t.Fatal(err)
+	}
+	if after, _ := os.ReadFile(index); string(after) != string(before) {
+		t.Fatal("the inherited GIT_INDEX_FILE was written")
+	}
+}
