@@ -427,44 +427,52 @@ func (s *Scanner) dropPredsLocked(wt string, keep []string) {
 
 // predict snapshots both sides (each at most once per result) and
 // predicts their merge, from the cache when the two snapshots were merged
-// before. It reports whether the pair's prediction changed.
+// before. It reports whether the pair's prediction changed. When git
+// cannot predict, the pair's last prediction is dropped rather than kept
+// as if it still held.
 func (s *Scanner) predict(ctx context.Context, a, b string) bool {
-	sa, okA := s.snapshot(ctx, a)
-	sb, okB := s.snapshot(ctx, b)
-	if !okA || !okB {
-		return false
-	}
-	m, ok := s.cache.Get(sa.Commit, sb.Commit)
-	if ok {
-		s.mergeHits.Add(1)
-	} else {
-		start := time.Now()
-		var err error
-		m, err = s.cfg.Runner.PredictMerge(ctx, a, sa.Commit, sb.Commit)
-		s.mergeNanos.Add(int64(time.Since(start)))
-		s.merges.Add(1)
-		if err != nil {
-			s.mergeFail.Add(1)
-			if CodeOf(err) == Timeout {
-				s.timeouts.Add(1)
-			}
-			return false
-		}
-		s.cache.Put(sa.Commit, sb.Commit, m)
-	}
 	k := mergeKey(a, b)
+	m, sa, sb, ok := s.merge(ctx, a, b)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	old, had := s.preds[k]
+	if !ok || s.trees[a] == nil || s.trees[b] == nil { // failed, or forgotten meanwhile
+		delete(s.preds, k)
+		return had
+	}
 	p := Prediction{Merge: m, A: k[0], B: k[1], CommitA: sa.Commit, CommitB: sb.Commit, PredictedAt: time.Now()}
 	if k[0] != a {
 		p.CommitA, p.CommitB = sb.Commit, sa.Commit
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.trees[a] == nil || s.trees[b] == nil {
-		return false // forgotten meanwhile
-	}
-	old, had := s.preds[k]
 	s.preds[k] = p
 	return !had || old.CommitA != p.CommitA || old.CommitB != p.CommitB
+}
+
+// merge snapshots a and b and merges the two snapshots, counting each
+// step; false when a step failed.
+func (s *Scanner) merge(ctx context.Context, a, b string) (Merge, Snapshot, Snapshot, bool) {
+	sa, okA := s.snapshot(ctx, a)
+	sb, okB := s.snapshot(ctx, b)
+	if !okA || !okB {
+		return Merge{}, sa, sb, false
+	}
+	if m, ok := s.cache.Get(sa.Commit, sb.Commit); ok {
+		s.mergeHits.Add(1)
+		return m, sa, sb, true
+	}
+	start := time.Now()
+	m, err := s.cfg.Runner.PredictMerge(ctx, a, sa.Commit, sb.Commit)
+	s.mergeNanos.Add(int64(time.Since(start)))
+	s.merges.Add(1)
+	if err != nil {
+		s.mergeFail.Add(1)
+		if CodeOf(err) == Timeout {
+			s.timeouts.Add(1)
+		}
+		return Merge{}, sa, sb, false
+	}
+	s.cache.Put(sa.Commit, sb.Commit, m)
+	return m, sa, sb, true
 }
 
 // snapshot returns wt's snapshot for its latest result, taking it when

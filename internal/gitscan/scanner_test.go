@@ -225,3 +225,23 @@ func TestScannerTracksABoundedSet(t *testing.T) {
 		t.Fatalf("tracked %d after Track of one, want 1", st.Tracked)
 	}
 }
+
+// TestScannerDropsAPredictionGitCannotRenew: when merge-tree fails, the
+// pair's last prediction is dropped, not served as if it still held.
+func TestScannerDropsAPredictionGitCannotRenew(t *testing.T) {
+	flag := filepath.Join(t.TempDir(), "fail-merges")
+	g := newRunner(t, gitscan.RunnerConfig{Path: fakeGit(t, `if [ -e `+flag+` ]; then case " $* " in *" merge-tree "*) exit 2;; esac; fi`)})
+	_, a, b := conflicting(t)
+	s := startScanner(t, gitscan.ScannerConfig{Runner: g, Interval: 10 * time.Millisecond})
+	s.Track([]string{a})
+	eventually.True(t, within, "a scanned", func() bool { _, ok := s.Result(a); return ok })
+	s.Track([]string{a, b})
+	eventually.True(t, within, "a conflict predicted", func() bool { p, ok := s.Prediction(a, b); return ok && p.Conflict })
+	writeFile(t, flag, "")
+	writeFile(t, filepath.Join(a, "f.txt"), lines(20, map[int]string{5: "a's line five, again"}))
+	s.Mutated(a)
+	eventually.True(t, within, "the prediction dropped", func() bool { _, ok := s.Prediction(a, b); return !ok })
+	if st := s.Stats(); st.MergeFailures != 1 {
+		t.Errorf("merge failures = %d, want 1", st.MergeFailures)
+	}
+}
