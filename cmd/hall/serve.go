@@ -14,7 +14,9 @@ import (
 	"time"
 
 	"github.com/hall-dev/hall/internal/cli"
+	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/dirstore"
+	"github.com/hall-dev/hall/internal/gitscan"
 	"github.com/hall-dev/hall/internal/hall"
 	"github.com/hall-dev/hall/internal/mcp"
 	"github.com/hall-dev/hall/internal/metrics"
@@ -64,6 +66,15 @@ type Config struct {
 	Store       string // "dir" (the default) or nats://host:port[,…] (cmd/hall/store.go)
 	NATSCreds   string // NATS credentials file, for a nats:// store
 	NATSTLSCA   string // PEM CAs of the NATS servers' certificates
+	// Git is the git program the worktree scanner runs ("" looks git up
+	// on PATH); GitBase overrides the base branch worktrees are compared
+	// against ("" takes each repository's default: origin/HEAD, else the
+	// main worktree's branch). docs/worktrees.md.
+	Git     string
+	GitBase string
+	// GitInterval is the least time between two scans of one worktree;
+	// gitscan.DefaultInterval when zero. No flag sets it: tests shorten it.
+	GitInterval time.Duration
 
 	// Now is the Hall's clock, time.Now when nil. No flag sets it: the
 	// fault suite steps it (cmd/hall/fault_test.go).
@@ -103,6 +114,8 @@ func parseServeConfig(args []string, stdout, stderr io.Writer) (Config, error) {
 	fs.StringVar(&cfg.NATSCreds, "nats-creds", "", "NATS credentials file (JWT and nkey seed), for --store nats://")
 	fs.StringVar(&cfg.NATSTLSCA, "nats-tls-ca", "", "PEM file of the CAs that sign the NATS servers' certificates, for --store nats://")
 	fs.IntVar(&cfg.MaxCollisions, "max-collisions", presence.DefaultMaxCollisions, "most collisions the contract, page and stream list on one brain (the first by presence id); collisions_total counts them all")
+	fs.StringVar(&cfg.Git, "git", "", "the git program the worktree scanner runs (default: git on PATH); without a usable git (2.38 or newer) overlaps count the hooks' observed files only, and health says so")
+	fs.StringVar(&cfg.GitBase, "git-base", "", "the base branch each worktree's changes are measured against (default: the repository's origin/HEAD, else its main worktree's branch)")
 	if err := parseFlags(fs, serveAbout, args, stdout, stderr); err != nil {
 		return cfg, err
 	}
@@ -181,6 +194,8 @@ type Main struct {
 	Hub       *stream.Hub // the live stream, and the cached roster every read serves from
 	Metrics   *metrics.Metrics
 	MCP       *mcp.HTTPHandler // the MCP tools at /mcp
+	GitScan   *gitscan.Scanner // git's answers for the live worktrees (overlaps)
+	GitHealth contract.HealthGit
 
 	ln     net.Listener
 	server *http.Server
@@ -234,25 +249,34 @@ func (m *Main) Run(ctx context.Context) error {
 		c := presence.NewClassifier(m.Config.MutatingTools)
 		svcCfg.Classifier = &c
 	}
+	finder := m.newGitScan(ctx)
+	svcCfg.Overlaps = finder
 	m.Service = presence.NewService(m.Store, svcCfg)
 
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	m.cancel = cancel
 	m.done = make(chan struct{})
+	scanDone := make(chan struct{})
+	go func() {
+		defer close(scanDone)
+		_ = m.GitScan.Run(runCtx)
+	}()
 	go func() {
 		defer close(m.done)
+		defer func() { <-scanDone }()
 		_ = m.Service.Run(runCtx, presence.RunConfig{Rescan: m.Config.Rescan})
 	}()
 
 	m.Hub = stream.NewHub(m.Service, stream.Config{Heartbeat: m.Config.StreamHeartbeat, MaxSubscribers: m.Config.MaxStreams, Log: m.Log, FanoutTime: m.Metrics.FanoutTime})
 	m.Hub.Start(runCtx)
-	m.Metrics.Watch(metrics.Sources{Service: m.Service, Stream: m.Hub, Roster: m.Hub, StoreKind: m.StoreKind})
+	m.Metrics.Watch(metrics.Sources{Service: m.Service, Stream: m.Hub, Roster: m.Hub, GitScan: m.GitScan, StoreKind: m.StoreKind})
 
 	// The Hall's operations, once: every surface below calls them.
-	app := &hall.Hall{Service: m.Service, Roster: m.Hub, History: m.Hub, Changes: m.Hub.Changed(), Log: m.Log}
+	app := &hall.Hall{Service: m.Service, Roster: m.Hub, History: m.Hub, Changes: m.Hub.Changed(), Log: m.Log, Git: m.GitScan}
 	h := &web.Handler{
 		App: app, StoreKind: m.StoreKind, StartedAt: startedAt, Log: m.Log, Page: m.Config.Page,
 		WriteToken: m.Config.Token, ReadToken: m.Config.ReadToken, AllowedHosts: m.Config.AllowedHosts,
+		Git: &m.GitHealth,
 	}
 	h.Stream, h.History, h.Metrics = m.Hub, m.Hub, m.Metrics.Handler(m.Log)
 	m.MCP = mcp.NewHTTPHandler(mcp.Config{
@@ -356,4 +380,30 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	<-ctx.Done()
 	log.Info("shutting down")
 	return m.Close()
+}
+
+// newGitScan finds git (--git) and makes the worktree scanner and the
+// overlap finder over it. A git missing or too old is no failure: the
+// scanner answers every worktree with why, overlaps count the hooks'
+// observed files only, and health and the log say so. The scanner's news
+// (a worktree's changes, a merge predicted) nudges the service, so the
+// stream's next diff carries the overlaps it changed.
+func (m *Main) newGitScan(ctx context.Context) *hall.OverlapFinder {
+	runner, err := gitscan.NewRunner(ctx, gitscan.RunnerConfig{Path: m.Config.Git})
+	m.GitHealth = contract.HealthGit{Status: contract.GitOK}
+	if err != nil {
+		m.GitHealth = contract.HealthGit{Status: contract.GitObservedOnly, Code: string(gitscan.CodeOf(err)),
+			Detail: "observed files only: " + err.Error()}
+		m.Log.Warn("git unusable: overlaps count observed files only", "err", err)
+	} else {
+		v := runner.Version()
+		m.GitHealth.Version = fmt.Sprintf("%d.%d.%d", v[0], v[1], v[2])
+	}
+	m.GitScan = gitscan.NewScanner(gitscan.ScannerConfig{
+		Runner: runner, Unavailable: err, Interval: m.Config.GitInterval,
+		Changes: gitscan.ChangesOptions{Base: m.Config.GitBase},
+		// Scans start with the scanner's Run, after the service is made.
+		Notify: func(string) { m.Service.Nudge() },
+	})
+	return &hall.OverlapFinder{Git: m.GitScan}
 }

@@ -40,6 +40,12 @@ type BeatResponse struct {
 	Reason          string   `json:"reason,omitempty"`
 	North           []string `json:"north"`
 	CollisionsTotal int      `json:"collisions_total"`
+	// Overlaps are the overlaps this beat tells the agent (issue #20): one
+	// that opened or became a conflict since it was last told, or whose
+	// files this beat's tool is about to change; absent when none. The
+	// Hall remembers what it told each presence in memory: a restart may
+	// tell one again, once.
+	Overlaps []Overlap `json:"overlaps,omitempty"`
 }
 
 // NorthResponse is GET /api/north: one presence's collision lines, bounded
@@ -48,15 +54,20 @@ type NorthResponse struct {
 	PresenceID      string   `json:"presence_id"`
 	North           []string `json:"north"`
 	CollisionsTotal int      `json:"collisions_total"`
-	Error           string   `json:"error,omitempty"` // RegistryUnreadable or StoreUnreachable
-	Detail          string   `json:"detail,omitempty"`
+	// Overlaps are the presence's overlaps (worktrees that changed the
+	// same files), at most presence.NorthCap; OverlapsTotal counts the
+	// listed ones it is a side of.
+	Overlaps      []Overlap `json:"overlaps"`
+	OverlapsTotal int       `json:"overlaps_total"`
+	Error         string    `json:"error,omitempty"` // RegistryUnreadable or StoreUnreachable
+	Detail        string    `json:"detail,omitempty"`
 }
 
 // NorthDropped is the north answer while the roster is dropped whole: no
 // lines, and why (RosterError).
 func NorthDropped(id string, err error) NorthResponse {
 	code, detail := RosterError(err)
-	return NorthResponse{PresenceID: id, North: []string{}, Error: code, Detail: detail}
+	return NorthResponse{PresenceID: id, North: []string{}, Overlaps: []Overlap{}, Error: code, Detail: detail}
 }
 
 // Beat maps the request to the domain's beat.

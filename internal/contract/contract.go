@@ -89,11 +89,16 @@ type PresencesResponse struct {
 	Presences       []Presence  `json:"presences"`
 	Collisions      []Collision `json:"collisions"`
 	CollisionsTotal int         `json:"collisions_total"`
-	ServedBrain     string      `json:"served_brain,omitempty"`
-	ServedAtMs      int64       `json:"served_at_ms"`
-	Cursor          string      `json:"cursor,omitempty"` // the stream event id this state matches
-	Error           string      `json:"error,omitempty"`  // RegistryUnreadable or StoreUnreachable
-	Detail          string      `json:"detail,omitempty"` // why, when Error is set
+	// Overlaps is always present ([] when none) and bounded as collisions
+	// are (1,000 on each brain, the first by overlap_id); OverlapsTotal
+	// counts every overlapping pair in scope. Additive: issue #20.
+	Overlaps      []Overlap `json:"overlaps"`
+	OverlapsTotal int       `json:"overlaps_total"`
+	ServedBrain   string    `json:"served_brain,omitempty"`
+	ServedAtMs    int64     `json:"served_at_ms"`
+	Cursor        string    `json:"cursor,omitempty"` // the stream event id this state matches
+	Error         string    `json:"error,omitempty"`  // RegistryUnreadable or StoreUnreachable
+	Detail        string    `json:"detail,omitempty"` // why, when Error is set
 }
 
 // Why a roster was dropped whole: the Error of the contract, of health, of
@@ -133,6 +138,7 @@ func Dropped(err error, atMs int64) PresencesResponse {
 	return PresencesResponse{
 		Presences:  []Presence{},
 		Collisions: []Collision{},
+		Overlaps:   []Overlap{},
 		ServedAtMs: atMs,
 		Error:      code,
 		Detail:     detail,
@@ -156,7 +162,21 @@ type Health struct {
 	Detail         string          `json:"detail,omitempty"`          // why, when Error is set
 	Store          HealthStoreStat `json:"store"`
 	Stream         *HealthStream   `json:"stream,omitempty"`
+	Git            *HealthGit      `json:"git,omitempty"`
 }
+
+// HealthGit is what the Hall's git scanner can do (docs/worktrees.md):
+// status ok, or observed_only when git is missing or too old (overlaps
+// then count the hooks' observed files only, and no merge is predicted).
+type HealthGit struct {
+	Status  string `json:"status"`           // GitOK or GitObservedOnly
+	Code    string `json:"code,omitempty"`   // git_missing or git_too_old, with observed_only
+	Detail  string `json:"detail,omitempty"` // in words: "observed files only: …"
+	Version string `json:"version,omitempty"`
+}
+
+// GitObservedOnly is HealthGit.Status when git cannot be used.
+const GitObservedOnly = "observed_only"
 
 // HealthStream counts the live stream's traffic since start.
 type HealthStream struct {
@@ -180,6 +200,7 @@ const HealthSample = 20
 type HealthRoster struct {
 	Live           int         `json:"live"`
 	CollisionCount int         `json:"collision_count"` // every colliding pair, listed or not
+	OverlapCount   int         `json:"overlap_count"`   // every overlapping pair, listed or not
 	Skipped        int         `json:"skipped"`
 	Presences      []Presence  `json:"presences"`
 	Collisions     []Collision `json:"collisions"`
@@ -281,6 +302,8 @@ func FromSnapshot(s presence.Snapshot, servedBrain string) PresencesResponse {
 		Presences:       Presences(s.Live),
 		Collisions:      Collisions(s.Collisions),
 		CollisionsTotal: s.CollisionsTotal,
+		Overlaps:        Overlaps(s.Overlaps),
+		OverlapsTotal:   s.OverlapsTotal,
 		ServedBrain:     servedBrain,
 		ServedAtMs:      s.AtMs,
 	}
@@ -292,6 +315,7 @@ func HealthRosterOf(s presence.Snapshot) *HealthRoster {
 	return &HealthRoster{
 		Live:           len(s.Live),
 		CollisionCount: s.CollisionsTotal,
+		OverlapCount:   s.OverlapsTotal,
 		Skipped:        s.Skipped,
 		Presences:      Presences(s.Live[:min(len(s.Live), HealthSample)]),
 		Collisions:     Collisions(s.Collisions[:min(len(s.Collisions), HealthSample)]),

@@ -19,7 +19,9 @@ func (h *Hall) Beat(ctx context.Context, req contract.BeatRequest) (contract.Bea
 	if err != nil {
 		return contract.BeatResponse{}, contract.BeatError(err)
 	}
-	return contract.FromBeatResult(res), nil
+	resp := contract.FromBeatResult(res)
+	resp.Overlaps = h.overlapsToTell(res.PresenceID, req)
+	return resp, nil
 }
 
 // Leave ends a presence at once: unknown_presence when none is live,

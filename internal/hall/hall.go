@@ -40,6 +40,11 @@ type Hall struct {
 	// else reads it (hall mcp --registry-root). Nil: Watch reports none.
 	Changes <-chan struct{}
 	Log     *slog.Logger // nil: nothing is logged
+	// Git is the git scanner (gitscan.Scanner) overlaps read; nil: the
+	// Hall derives no overlaps of git's, and beats steer no scan.
+	Git Git
+
+	told toldOverlaps // what each presence was told of its overlaps
 }
 
 func (h *Hall) roster() Roster {

@@ -80,7 +80,9 @@ func Hook(ctx context.Context, b Beater, req HookRequest) (HookAnswer, error) {
 		ans.Warning = fmt.Sprintf("the Hall did not store the beat: %s", resp.Reason)
 	}
 	mutating := req.Mutating != nil && req.Mutating(beat.Tool)
-	ans.Output = ad.Answer(ev, hook.Decide(policy, ev, mutating, resp.North))
+	say := hook.Decide(policy, ev, mutating, resp.North)
+	sayOverlaps(&say, resp) // overlap.go
+	ans.Output = ad.Answer(ev, say)
 	return ans, nil
 }
 

@@ -98,11 +98,11 @@ type claudeSpecific struct {
 // carry additionalContext, and on a PreToolUse under the ask policy asks
 // the person with the reason. Nothing when there is nothing to say.
 func (a claudeLike) Answer(ev Event, say Say) []byte {
-	if len(say.North) == 0 || ev.Leave || !contextEvents[ev.Name] {
+	if say.quiet() || ev.Leave || !contextEvents[ev.Name] {
 		return nil
 	}
-	out := claudeSpecific{HookEventName: ev.Name, AdditionalContext: ContextText(ev.Beat.AgentID, say.North)}
-	if say.Ask && ev.Name == "PreToolUse" {
+	out := claudeSpecific{HookEventName: ev.Name, AdditionalContext: say.text(ev.Beat.AgentID)}
+	if say.Ask && len(say.North) > 0 && ev.Name == "PreToolUse" {
 		out.PermissionDecision = "ask"
 		out.PermissionDecisionReason = AskReason(say.North)
 	}

@@ -114,14 +114,17 @@ type cursorContext struct {
 // hook stays silent, and the warning reaches the agent on its next event
 // that listens.
 func (cursor) Answer(ev Event, say Say) []byte {
-	if len(say.North) == 0 || ev.Leave {
+	if say.quiet() || ev.Leave {
 		return nil
 	}
-	text := ContextText(ev.Beat.AgentID, say.North)
+	text := say.text(ev.Beat.AgentID)
 	switch ev.Name {
 	case "preToolUse", "beforeShellExecution", "beforeMCPExecution":
-		out := cursorPermission{UserMessage: AskReason(say.North), AgentMessage: text}
-		if say.Ask {
+		out := cursorPermission{AgentMessage: text}
+		if len(say.North) > 0 {
+			out.UserMessage = AskReason(say.North)
+		}
+		if say.Ask && len(say.North) > 0 {
 			out.Permission = "ask"
 		}
 		return marshal(out)

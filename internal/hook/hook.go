@@ -41,6 +41,28 @@ type Event struct {
 type Say struct {
 	North []string
 	Ask   bool
+	// Overlaps are the overlaps to tell the agent now (the Hall decides
+	// when: once as one opens or escalates, once per file as the tool is
+	// about to change it), told from PresenceID's side. They never ask:
+	// an overlap is a warning for the merge, not a gate.
+	Overlaps   []contract.Overlap
+	PresenceID string
+}
+
+// quiet reports whether say has nothing for the agent.
+func (s Say) quiet() bool { return len(s.North) == 0 && len(s.Overlaps) == 0 }
+
+// text is what the model reads: the collision warning, then the overlap
+// one, each only when it has lines.
+func (s Say) text(agentID string) string {
+	var parts []string
+	if len(s.North) > 0 {
+		parts = append(parts, ContextText(agentID, s.North))
+	}
+	if len(s.Overlaps) > 0 {
+		parts = append(parts, OverlapText(s.PresenceID, s.Overlaps))
+	}
+	return strings.Join(parts, "\n")
 }
 
 // Adapter reads one agent's hook payloads and writes its hook output.

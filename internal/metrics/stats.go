@@ -5,6 +5,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/gitscan"
 )
 
@@ -23,6 +24,8 @@ type scrape struct {
 	hasRos bool
 	live   int
 	colls  int
+	ovls   int // overlapping pairs, every brain
+	confl  int // of them, listed ones git predicts conflict
 	skip   int
 	rosErr bool
 	git    gitscan.Stats
@@ -92,6 +95,10 @@ func newStatsCollector(src Sources) *statsCollector {
 		onRoster(func(s *scrape) float64 { return float64(s.live) }))
 	add("", "collisions_open", "Open collisions, every brain.", gauge,
 		onRoster(func(s *scrape) float64 { return float64(s.colls) }))
+	add("", "overlaps_open", "Open overlaps (two worktrees changed the same files), every brain.", gauge,
+		onRoster(func(s *scrape) float64 { return float64(s.ovls) }))
+	add("", "overlap_conflicts_open", "Listed open overlaps whose merge git predicts will conflict, every brain.", gauge,
+		onRoster(func(s *scrape) float64 { return float64(s.confl) }))
 	add("store", "skipped_entries", "Store entries (files) that did not decode as a record at the last read.", gauge,
 		onRoster(func(s *scrape) float64 { return float64(s.skip) }))
 	add("stream", "subscribers", "Live stream subscribers open now.", gauge,
@@ -163,6 +170,12 @@ func (c *statsCollector) Collect(ch chan<- prometheus.Metric) {
 		cancel()
 		s.hasRos, s.rosErr = true, err != nil
 		s.live, s.colls, s.skip = len(snap.Live), snap.CollisionsTotal, snap.Skipped // every pair, listed or not
+		s.ovls = snap.OverlapsTotal
+		for _, o := range snap.Overlaps {
+			if o.Verdict == contract.VerdictConflict {
+				s.confl++
+			}
+		}
 	}
 	if c.src.GitScan != nil {
 		s.git, s.hasGit = c.src.GitScan.Stats(), true

@@ -44,6 +44,10 @@ type Config struct {
 	// read while not watching); RereadTime, each reread of the entries a
 	// watch named. Neither is on the beat path.
 	ListingTime, RereadTime Observer
+
+	// Overlaps, when set, derives each snapshot's overlaps (issue #20):
+	// the port package hall fills with git's answers. None when nil.
+	Overlaps OverlapFinder
 }
 
 // Service is the Hall's one view of the presences: it reads the store,
@@ -96,6 +100,12 @@ type Service struct {
 	allCollisions []Collision      // every brain's listed, joined
 	allCounts     *CollisionCounts // every brain's counts, joined
 	scratch       []Record         // Snapshot's live records before sorting
+	// overlaps derives overlaps (nil: none); overlapSince holds when each
+	// open one was first derived, lastOverlaps the last snapshot's list.
+	// Both under collMu.
+	overlaps     OverlapFinder
+	overlapSince map[string]int64
+	lastOverlaps []Overlap
 
 	changed chan struct{}
 	paths   pathCache     // canonical brains, caller roots and worktrees of recent beats
@@ -146,6 +156,7 @@ func NewService(store Store, cfg Config) *Service {
 		brains:   map[string]bool{},
 		log:      cfg.Logger,
 		maxColl:  cfg.MaxCollisions,
+		overlaps: cfg.Overlaps,
 		entries:  map[string]*entry{},
 		lapsed:   map[string]int64{},
 		changed:  make(chan struct{}, 1),
@@ -393,7 +404,13 @@ type Snapshot struct {
 	// whole roster (ForBrain narrows Collisions and CollisionsTotal, not
 	// Counts). Snapshots share it: read-only. Nil counts nothing.
 	Counts *CollisionCounts
-	brains map[string]bool
+	// Overlaps are the overlaps among Live (Config.Overlaps; none without
+	// it), by brain, then pair, bounded on each brain; OverlapsTotal
+	// counts every overlapping pair in scope, listed or not.
+	Overlaps      []Overlap
+	OverlapsTotal int
+	OverlapCounts map[string]int // by brain, of the whole roster; read-only
+	brains        map[string]bool
 }
 
 // CollisionCounts is how many collisions each brain and each presence has,
@@ -475,6 +492,7 @@ func (s *Service) Snapshot(ctx context.Context) (Snapshot, error) {
 	// meanwhile, under s.mu, and wait for none of it.
 	s.collMu.Lock()
 	snap.Collisions, snap.Counts = s.collisionsLocked(snap.Live)
+	s.deriveOverlapsLocked(ctx, &snap)
 	s.collMu.Unlock()
 	snap.CollisionsTotal = snap.Counts.Total
 	return snap, nil
@@ -738,7 +756,7 @@ func (s Snapshot) ForBrain(brain string) Snapshot {
 	if brain == "" {
 		return s
 	}
-	out := Snapshot{AtMs: s.AtMs, Skipped: s.Skipped, brains: s.brains, Counts: s.Counts, CollisionsTotal: s.Counts.OnBrain(brain)}
+	out := Snapshot{AtMs: s.AtMs, Skipped: s.Skipped, brains: s.brains, Counts: s.Counts, CollisionsTotal: s.Counts.OnBrain(brain), OverlapCounts: s.OverlapCounts}
 	for _, r := range s.Live {
 		if r.Brain == brain {
 			out.Live = append(out.Live, r)
@@ -749,6 +767,7 @@ func (s Snapshot) ForBrain(brain string) Snapshot {
 			out.Collisions = append(out.Collisions, c)
 		}
 	}
+	out.Overlaps, out.OverlapsTotal = s.overlapsOnBrain(brain)
 	return out
 }
 

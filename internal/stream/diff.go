@@ -19,6 +19,8 @@ type roster struct {
 	counts     *presence.CollisionCounts // the true counts; nil counts none
 	errCode    string                    // contract.RegistryUnreadable or StoreUnreachable while the roster is dropped whole
 	errDetail  string
+	overlaps   map[string]contract.Overlap // listed, by overlap_id (overlaps.go)
+	ovCounts   map[string]int              // every overlapping pair, by brain
 }
 
 // rosterOf keys a snapshot (or the error that replaced it). The snapshot's
@@ -35,6 +37,7 @@ func rosterOf(snap presence.Snapshot, err error, prev roster) roster {
 		collisions: make(map[string]contract.Collision, len(snap.Collisions)),
 		counts:     snap.Counts,
 	}
+	r.overlaps, r.ovCounts = overlapsOf(snap)
 	for i := range snap.Live {
 		r.records[snap.Live[i].PresenceID] = &snap.Live[i]
 	}
@@ -99,6 +102,7 @@ func diffRosters(prev, next roster) *change {
 		}
 	}
 	diffCounts(c, prev, next)
+	diffOverlaps(c, prev.overlaps, next.overlaps, prev.ovCounts, next.ovCounts)
 	c.sort()
 	return c
 }
@@ -187,6 +191,8 @@ type state struct {
 	total      int // collisions_total
 	errCode    string
 	errDetail  string
+	overlaps   map[string]contract.Overlap
+	ovTotal    int // overlaps_total
 }
 
 // change is one diff in full: what left and what closed keep their last
@@ -214,18 +220,28 @@ type change struct {
 	errChanged bool
 	errCode    string
 	errDetail  string
+	// The overlaps that opened (or changed) and closed, and the counts
+	// that changed (overlaps.go).
+	ovOpened, ovClosed []contract.Overlap
+	ovWas              map[string]bool // ids in ovOpened that were open before: changed
+	ovTotal            int
+	ovTotalChanged     bool
+	ovBrainTotals      map[string]int
+	ovPresenceTotals   map[string]ownTotal
 }
 
 // items is what the change carries, one for each presence, collision and
 // count: what the history's bound weighs.
 func (c *change) items() int {
 	return 1 + len(c.joins) + len(c.updates) + len(c.leaves) + len(c.opened) + len(c.closed) +
-		len(c.brainTotals) + len(c.presenceTotals)
+		len(c.brainTotals) + len(c.presenceTotals) +
+		len(c.ovOpened) + len(c.ovClosed) + len(c.ovBrainTotals) + len(c.ovPresenceTotals)
 }
 
 func (c *change) empty() bool {
 	return !c.errChanged && !c.totalChanged && len(c.brainTotals)+len(c.presenceTotals) == 0 &&
-		len(c.joins)+len(c.updates)+len(c.leaves)+len(c.opened)+len(c.closed) == 0
+		len(c.joins)+len(c.updates)+len(c.leaves)+len(c.opened)+len(c.closed) == 0 &&
+		!c.ovTotalChanged && len(c.ovOpened)+len(c.ovClosed)+len(c.ovBrainTotals)+len(c.ovPresenceTotals) == 0
 }
 
 // diffStates returns what turns prev into next (wire forms, as a View
@@ -375,8 +391,9 @@ func (f Filter) diff(c *change) (contract.Diff, bool) {
 	if n, ok := f.total(c); ok {
 		d.CollisionsTotal = &n
 	}
+	ovs := f.overlapsDiff(c, &d)
 	n := len(d.Joins) + len(d.Updates) + len(d.Leaves) + len(d.CollisionsOpened) + len(d.CollisionsClosed)
-	return d, n > 0 || c.errChanged || d.CollisionsTotal != nil
+	return d, n > 0 || c.errChanged || d.CollisionsTotal != nil || ovs
 }
 
 // total is the filter's collisions_total after c, and whether c changed
@@ -413,6 +430,8 @@ func (f Filter) response(snap presence.Snapshot, err error, cursor string) contr
 			narrowed.CollisionsTotal = s.Counts.Of(r.Brain, f.PresenceID)
 		}
 		narrowed.Collisions = s.CollisionsFor(f.PresenceID)
+		narrowed.Overlaps = s.OverlapsFor(f.PresenceID)
+		narrowed.OverlapsTotal = len(narrowed.Overlaps)
 		s = narrowed
 	}
 	if f.CollisionsOnly {

@@ -71,8 +71,10 @@ func linePriority(l Line) int {
 	switch {
 	case l.Collision != nil:
 		return 1
-	case l.Presence != nil:
+	case l.Overlap != nil:
 		return 2
+	case l.Presence != nil:
+		return 3
 	}
 	return 0
 }
@@ -80,7 +82,14 @@ func linePriority(l Line) int {
 // tellLocked records what change c said as Lines, given the collisions
 // open before it. The caller holds h.mu.
 func (h *Hub) tellLocked(c *change, prev map[string]contract.Collision) {
-	ch := Change{Seq: c.seq, Joins: c.joins, Leaves: c.leaves}
+	ch := Change{Seq: c.seq, Joins: c.joins, Leaves: c.leaves, OverlapsClosed: c.ovClosed}
+	for _, o := range c.ovOpened {
+		if c.ovWas[o.OverlapID] {
+			ch.OverlapsChanged = append(ch.OverlapsChanged, o)
+		} else {
+			ch.OverlapsOpened = append(ch.OverlapsOpened, o)
+		}
+	}
 	// A collision pushed out of the bounded list is told as unlisted, not
 	// closed; one entering it while the list leaves some out may have
 	// been open before.

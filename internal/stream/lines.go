@@ -20,6 +20,9 @@ const (
 	LineRegistryReadable   = "registry_readable"
 	LineStoreUnreachable   = "store_unreachable"
 	LineStoreReachable     = "store_reachable"
+	LineOverlapOpened      = "overlap_opened"
+	LineOverlapChanged     = "overlap_changed" // e.g. it became a conflict
+	LineOverlapClosed      = "overlap_closed"
 )
 
 // Line is one thing that happened on the stream, told on its own: `hall
@@ -34,6 +37,7 @@ type Line struct {
 	Snapshot  *contract.PresencesResponse `json:"snapshot,omitempty"`
 	Presence  *contract.Presence          `json:"presence,omitempty"` // for a leave: as last seen
 	Collision *contract.Collision         `json:"collision,omitempty"`
+	Overlap   *contract.Overlap           `json:"overlap,omitempty"`
 	Detail    string                      `json:"detail,omitempty"`
 	// OpenedAtMs is when the teller saw the collision open, on
 	// collision_changed and collision_closed lines; absent when it was
@@ -52,6 +56,8 @@ func (l Line) Brain() string {
 		return l.Presence.Brain
 	case l.Collision != nil:
 		return l.Collision.Brain
+	case l.Overlap != nil:
+		return l.Overlap.Brain
 	}
 	return ""
 }
@@ -153,6 +159,7 @@ func (t *Teller) Tell(ev Event, ch Change, at time.Time) []Line {
 		delete(t.opened, c.CollisionID) // one entry per listed collision, no more
 		add(Line{Type: LineCollisionUnlisted, Collision: c})
 	}
+	tellOverlaps(ch, now, add)
 	return lines
 }
 

@@ -41,11 +41,15 @@ type Change struct {
 	Error     string
 	Detail    string // why, when Error is set
 	Recovered bool
+	// The overlaps newly listed, changed (e.g. become a conflict) and
+	// closed.
+	OverlapsOpened, OverlapsChanged, OverlapsClosed []contract.Overlap
 }
 
 // Empty reports whether the change changed nothing.
 func (c Change) Empty() bool {
 	return len(c.Joins)+len(c.Updates)+len(c.Leaves)+len(c.Opened)+len(c.Changed)+len(c.Closed)+len(c.Unlisted) == 0 &&
+		len(c.OverlapsOpened)+len(c.OverlapsChanged)+len(c.OverlapsClosed) == 0 &&
 		c.Error == "" && !c.Recovered
 }
 
@@ -74,6 +78,11 @@ func (v *View) applySnapshot(id string, snap *contract.PresencesResponse) Change
 		total:      snap.CollisionsTotal,
 		errCode:    snap.Error,
 		errDetail:  snap.Detail,
+		overlaps:   make(map[string]contract.Overlap, len(snap.Overlaps)),
+		ovTotal:    snap.OverlapsTotal,
+	}
+	for _, o := range snap.Overlaps {
+		next.overlaps[o.OverlapID] = o
 	}
 	for _, p := range snap.Presences {
 		next.presences[p.PresenceID] = p
@@ -94,6 +103,7 @@ func (v *View) applySnapshot(id string, snap *contract.PresencesResponse) Change
 	if c.errChanged {
 		out.Error, out.Detail, out.Recovered = next.errCode, next.errDetail, next.errCode == ""
 	}
+	overlapsChange(v.cur.overlaps, next.overlaps, &out)
 	v.cur, v.Cursor, v.ServedBrain, v.seen = next, id, snap.ServedBrain, true
 	return out
 }
@@ -146,6 +156,7 @@ func (v *View) applyDiff(id string, d *contract.Diff) Change {
 	if d.CollisionsTotal != nil {
 		v.cur.total = *d.CollisionsTotal
 	}
+	v.applyOverlapsDiff(d, &out)
 	if (v.cur.errCode == "") != (d.Error == "") {
 		out.Error, out.Detail, out.Recovered = d.Error, d.Detail, d.Error == ""
 	}
@@ -162,6 +173,8 @@ func (v *View) Response() contract.PresencesResponse {
 		Presences:       make([]contract.Presence, 0, len(v.cur.presences)),
 		Collisions:      make([]contract.Collision, 0, len(v.cur.collisions)),
 		CollisionsTotal: v.cur.total,
+		Overlaps:        v.responseOverlaps(),
+		OverlapsTotal:   v.cur.ovTotal,
 		ServedBrain:     v.ServedBrain,
 		Cursor:          v.Cursor,
 		Error:           v.cur.errCode,

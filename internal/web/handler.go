@@ -27,6 +27,9 @@ type Handler struct {
 	AllowedHosts []string
 	StartedAt    time.Time
 	Log          *slog.Logger
+	// Git is what health says of the worktree scanner's git: ok, or
+	// observed files only (git missing or too old). Nil: not said.
+	Git *contract.HealthGit
 
 	Stream  Streamer     // serves /api/presences/stream; 503 when nil
 	History History      // recent events and collision ages; none when nil

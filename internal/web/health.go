@@ -31,6 +31,7 @@ func (h *Handler) HandleHealth(w http.ResponseWriter, r *http.Request) error {
 			Refused: ss.Refused, MaxStreams: ss.MaxSubscribers,
 		}
 	}
+	out.Git = h.Git
 	snap, err := h.App.Snapshot(r.Context())
 	if err != nil {
 		out.Error, out.Detail = contract.RosterError(err)

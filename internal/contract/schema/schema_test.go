@@ -62,6 +62,8 @@ func TestIndexListsEveryFile(t *testing.T) {
 type fixture struct {
 	full, bare contract.Presence
 	collision  contract.Collision
+	overlap    contract.Overlap // git sees both sides: a conflict
+	pathsOnly  contract.Overlap // a side on another host: paths only
 }
 
 func newFixture() fixture {
@@ -86,7 +88,19 @@ func newFixture() fixture {
 		Paths:   []string{"/srv/shop/wt2/src/checkout"},
 	}
 	bare := presence.Record{PresenceID: presence.ID("x", "/b"), AgentID: "x", Brain: "/b", LastBeatMs: 1}
-	return fixture{full: contract.FromRecord(a), bare: contract.FromRecord(bare), collision: contract.FromCollision(c)}
+	o := presence.Overlap{
+		ID: a.PresenceID + "~" + b.PresenceID, Brain: "/srv/shop",
+		A:       presence.OverlapSide{PresenceID: a.PresenceID, AgentID: a.AgentID, Theme: "checkout", Worktree: "/srv/shop/wt2", Branch: "wt2"},
+		B:       presence.OverlapSide{PresenceID: b.PresenceID, AgentID: b.AgentID, Worktree: "/srv/shop-wt3", Branch: "wt3"},
+		Verdict: "conflict", Merge: "conflict",
+		Files:      []presence.OverlapFile{{Path: "src/checkout", A: []string{"declared"}, B: []string{"observed", "git"}}, {Path: "src/checkout/cart.go", A: []string{"declared", "observed", "git"}, B: []string{"git"}}},
+		FilesTotal: 2, Conflicts: []string{"src/checkout/cart.go"}, ConflictsTotal: 1, SinceMs: 1_764_489_600_000,
+	}
+	paths := o
+	paths.Verdict, paths.Merge, paths.Conflicts, paths.ConflictsTotal = "overlap", "unknown", nil, 0
+	paths.B.Git, paths.B.Branch = "worktree_not_here", ""
+	return fixture{full: contract.FromRecord(a), bare: contract.FromRecord(bare), collision: contract.FromCollision(c),
+		overlap: contract.FromOverlap(o), pathsOnly: contract.FromOverlap(paths)}
 }
 
 func encode(t *testing.T, v any) []byte {
@@ -117,26 +131,34 @@ func TestSchemasAcceptTheWireTypes(t *testing.T) {
 		{"presence", "a presence with every field", f.full},
 		{"presence", "a bare presence", f.bare},
 		{"collision", "a collision on every clause", f.collision},
-		{"presences", "a roster", contract.PresencesResponse{Presences: []contract.Presence{f.full, f.bare}, Collisions: []contract.Collision{f.collision}, ServedBrain: "/srv/shop", ServedAtMs: 5, Cursor: "17960219050000000012"}},
-		{"presences", "an empty roster", contract.PresencesResponse{Presences: []contract.Presence{}, Collisions: []contract.Collision{}, ServedAtMs: 5}},
-		{"presences", "registry unreadable", contract.PresencesResponse{Presences: []contract.Presence{}, Collisions: []contract.Collision{}, ServedAtMs: 5, Error: "registry_unreadable", Detail: "gone"}},
-		{"snapshot", "a snapshot", contract.PresencesResponse{Presences: []contract.Presence{f.full}, Collisions: []contract.Collision{}, ServedAtMs: 5, Cursor: "1"}},
-		{"diff", "a diff of every kind", contract.Diff{Seq: 3, Joins: []contract.Presence{f.full}, Updates: []contract.Presence{f.bare}, Leaves: []string{f.bare.PresenceID}, CollisionsOpened: []contract.Collision{f.collision}, CollisionsClosed: []contract.Collision{f.collision}}},
+		{"overlap", "a conflict git predicts", f.overlap},
+		{"overlap", "an overlap of paths only", f.pathsOnly},
+		{"presences", "a roster", contract.PresencesResponse{Presences: []contract.Presence{f.full, f.bare}, Collisions: []contract.Collision{f.collision}, Overlaps: []contract.Overlap{f.overlap, f.pathsOnly}, OverlapsTotal: 2, ServedBrain: "/srv/shop", ServedAtMs: 5, Cursor: "17960219050000000012"}},
+		{"presences", "an empty roster", contract.PresencesResponse{Presences: []contract.Presence{}, Collisions: []contract.Collision{}, Overlaps: []contract.Overlap{}, ServedAtMs: 5}},
+		{"presences", "registry unreadable", contract.PresencesResponse{Presences: []contract.Presence{}, Collisions: []contract.Collision{}, Overlaps: []contract.Overlap{}, ServedAtMs: 5, Error: "registry_unreadable", Detail: "gone"}},
+		{"snapshot", "a snapshot", contract.PresencesResponse{Presences: []contract.Presence{f.full}, Collisions: []contract.Collision{}, Overlaps: []contract.Overlap{}, ServedAtMs: 5, Cursor: "1"}},
+		{"diff", "a diff of every kind", contract.Diff{Seq: 3, Joins: []contract.Presence{f.full}, Updates: []contract.Presence{f.bare}, Leaves: []string{f.bare.PresenceID}, CollisionsOpened: []contract.Collision{f.collision}, CollisionsClosed: []contract.Collision{f.collision}, OverlapsOpened: []contract.Overlap{f.overlap}, OverlapsClosed: []contract.Overlap{f.pathsOnly}, OverlapsTotal: new(1)}},
 		{"diff", "a diff dropping the roster", contract.Diff{Seq: 4, Joins: []contract.Presence{}, Updates: []contract.Presence{}, Leaves: []string{f.full.PresenceID}, CollisionsOpened: []contract.Collision{}, CollisionsClosed: []contract.Collision{f.collision}, Error: "registry_unreadable", Detail: "gone"}},
 		{"beat-request", "a beat with every field", contract.BeatRequest{AgentID: "a", Brain: "/b", CallerRoot: "/b", Kind: "k", Theme: "t", Worktree: "/b/w", WorkingSet: &ws, TaskRef: "r", Tool: "Edit", DeclaredIntent: "edit"}},
 		{"beat-request", "a bare beat", contract.BeatRequest{AgentID: "a", Brain: "/b"}},
 		{"beat-response", "stored", contract.BeatResponse{PresenceID: f.full.PresenceID, Stored: true, North: []string{"collision: codex-2 (prs_7b1f00a2c9e3) also mutating at /srv/shop [same_worktree]"}}},
+		{"beat-response", "stored, telling an overlap", contract.BeatResponse{PresenceID: f.full.PresenceID, Stored: true, North: []string{}, Overlaps: []contract.Overlap{f.overlap}}},
 		{"beat-response", "throttled", contract.BeatResponse{PresenceID: f.full.PresenceID, Reason: "throttled: held", North: []string{}}},
-		{"north", "north", contract.NorthResponse{PresenceID: f.full.PresenceID, North: []string{}}},
-		{"north", "north, registry unreadable", contract.NorthResponse{PresenceID: f.full.PresenceID, North: []string{}, Error: "registry_unreadable", Detail: "gone"}},
+		{"north", "north", contract.NorthResponse{PresenceID: f.full.PresenceID, North: []string{}, Overlaps: []contract.Overlap{f.overlap}, OverlapsTotal: 1}},
+		{"north", "north, registry unreadable", contract.NorthResponse{PresenceID: f.full.PresenceID, North: []string{}, Overlaps: []contract.Overlap{}, Error: "registry_unreadable", Detail: "gone"}},
 		{"health", "health", contract.Health{Status: "ok", StartedAtMs: 1, UptimeMs: 2,
 			Presences: &contract.HealthRoster{Live: 2, CollisionCount: 1, Presences: []contract.Presence{f.full, f.bare}, Collisions: []contract.Collision{f.collision}},
-			Store:     contract.HealthStoreStat{Kind: "dir", Beats: 3}, Stream: &contract.HealthStream{Subscribers: 1}}},
+			Store:     contract.HealthStoreStat{Kind: "dir", Beats: 3}, Stream: &contract.HealthStream{Subscribers: 1},
+			Git: &contract.HealthGit{Status: "ok", Version: "2.39.5"}}},
+		{"health", "health, git missing", contract.Health{Status: "ok", StartedAtMs: 1, UptimeMs: 2, Store: contract.HealthStoreStat{Kind: "dir"}, Presences: &contract.HealthRoster{Presences: []contract.Presence{}, Collisions: []contract.Collision{}},
+			Git: &contract.HealthGit{Status: "observed_only", Code: "git_missing", Detail: "observed files only: no git"}}},
 		{"health", "health, registry unreadable", contract.Health{Status: "ok", StartedAtMs: 1, UptimeMs: 2, PresencesError: "registry unreadable: gone", Store: contract.HealthStoreStat{Kind: "nats"}}},
 		{"error", "an error", contract.ErrorResponse{Error: "unknown_brain", Detail: "the Hall knows no brain"}},
-		{"event", "a snapshot line", stream.Line{Type: stream.LineSnapshot, EventID: "1", AtMs: 5, Snapshot: &contract.PresencesResponse{Presences: []contract.Presence{f.full}, Collisions: []contract.Collision{}, ServedAtMs: 5, Cursor: "1"}}},
+		{"event", "a snapshot line", stream.Line{Type: stream.LineSnapshot, EventID: "1", AtMs: 5, Snapshot: &contract.PresencesResponse{Presences: []contract.Presence{f.full}, Collisions: []contract.Collision{}, Overlaps: []contract.Overlap{}, ServedAtMs: 5, Cursor: "1"}}},
 		{"event", "an update line of a resync", stream.Line{Type: stream.LineUpdate, EventID: "9", Seq: 9, AtMs: 5, Resync: true, Presence: &f.full}},
 		{"event", "a closed collision that lasted", stream.Line{Type: stream.LineCollisionClosed, EventID: "12", Seq: 12, AtMs: 9, Collision: &f.collision, OpenedAtMs: 4, LastedMs: &lasted}},
+		{"event", "an overlap opened", stream.Line{Type: stream.LineOverlapOpened, EventID: "14", Seq: 14, AtMs: 9, Overlap: &f.overlap}},
+		{"event", "an overlap closed", stream.Line{Type: stream.LineOverlapClosed, EventID: "15", Seq: 15, AtMs: 9, Overlap: &f.pathsOnly, OpenedAtMs: 4, LastedMs: &lasted}},
 		{"event", "the registry unreadable", stream.Line{Type: stream.LineRegistryUnreadable, EventID: "13", Seq: 13, AtMs: 9, Detail: "gone"}},
 		{"events", "recent events", struct {
 			Events  []stream.Line `json:"events"`

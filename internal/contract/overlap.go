@@ -1,0 +1,123 @@
+package contract
+
+import "github.com/hall-dev/hall/internal/presence"
+
+// The verdicts, merges and bases of an overlap, as Overlap carries them.
+const (
+	VerdictOverlap  = "overlap"
+	VerdictConflict = "conflict"
+
+	MergeClean    = "clean"
+	MergeConflict = "conflict"
+	MergeUnknown  = "unknown"
+
+	// BasisGit: this Hall's git sees both worktrees; the merge is
+	// predicted (or will be, at the next scan).
+	BasisGit = "git"
+	// BasisPaths: git cannot see a side here (another host's worktree,
+	// git missing or too old): the overlap is of paths only, and its
+	// merge stays unknown.
+	BasisPaths = "paths"
+
+	// GitOK is an overlap side's git state when git answered for it.
+	GitOK = "ok"
+)
+
+// OverlapSide names one presence of an overlap and what git said of its
+// worktree.
+type OverlapSide struct {
+	PresenceID string `json:"presence_id"`
+	AgentID    string `json:"agent_id"`
+	Theme      string `json:"theme,omitempty"`
+	Worktree   string `json:"worktree"`
+	Branch     string `json:"branch,omitempty"`
+	// Git is GitOK, or why git could not answer for the worktree on this
+	// Hall (worktree_not_here, git_missing, git_too_old, not_a_worktree,
+	// git_timeout, git_failed, not_scanned): the side then counts its
+	// observed files only.
+	Git string `json:"git"`
+}
+
+// OverlapFile is one overlapping repository-relative path and, for each
+// side, what showed it: declared, observed, git (in that order, never
+// one taken for another).
+type OverlapFile struct {
+	Path string   `json:"path"`
+	A    []string `json:"a"`
+	B    []string `json:"b"`
+}
+
+// Overlap is two live presences of one brain, in different worktrees,
+// both mutating, that changed the same repository file
+// (docs/worktrees.md); verdict conflict when git, seeing both worktrees,
+// predicts their merge will not be clean.
+type Overlap struct {
+	OverlapID string      `json:"overlap_id"` // "<a presence_id>~<b presence_id>", as a collision's
+	Brain     string      `json:"brain"`
+	A         OverlapSide `json:"a"`
+	B         OverlapSide `json:"b"`
+	Verdict   string      `json:"verdict"` // VerdictOverlap or VerdictConflict
+	Merge     string      `json:"merge"`   // MergeClean, MergeConflict or MergeUnknown
+	Basis     string      `json:"basis"`   // BasisGit or BasisPaths
+	// Files are the overlapping paths, sorted, the first 20; FilesTotal
+	// counts them all.
+	Files      []OverlapFile `json:"files"`
+	FilesTotal int           `json:"files_total"`
+	// Conflicts are the files git predicts will conflict, the first 20
+	// ([] unless the verdict is conflict); ConflictsTotal counts them.
+	Conflicts      []string `json:"conflicts"`
+	ConflictsTotal int      `json:"conflicts_total"`
+	SinceMs        int64    `json:"since_ms"` // when this Hall first saw it, any verdict
+}
+
+// FromOverlap maps a domain overlap to its wire form.
+func FromOverlap(o presence.Overlap) Overlap {
+	out := Overlap{
+		OverlapID: o.ID, Brain: o.Brain, A: overlapSide(o.A), B: overlapSide(o.B),
+		Verdict: o.Verdict, Merge: o.Merge, Basis: BasisGit,
+		Files: make([]OverlapFile, len(o.Files)), FilesTotal: o.FilesTotal,
+		Conflicts: append([]string{}, o.Conflicts...), ConflictsTotal: o.ConflictsTotal,
+		SinceMs: o.SinceMs,
+	}
+	if o.A.Git != "" || o.B.Git != "" {
+		out.Basis = BasisPaths
+	}
+	for i, f := range o.Files {
+		out.Files[i] = OverlapFile{Path: f.Path, A: append([]string{}, f.A...), B: append([]string{}, f.B...)}
+	}
+	return out
+}
+
+func overlapSide(s presence.OverlapSide) OverlapSide {
+	git := s.Git
+	if git == "" {
+		git = GitOK
+	}
+	return OverlapSide{PresenceID: s.PresenceID, AgentID: s.AgentID, Theme: s.Theme, Worktree: s.Worktree, Branch: s.Branch, Git: git}
+}
+
+// Overlaps maps overlaps, never returning nil.
+func Overlaps(os []presence.Overlap) []Overlap {
+	out := make([]Overlap, len(os))
+	for i, o := range os {
+		out[i] = FromOverlap(o)
+	}
+	return out
+}
+
+// Partner is the side of o that is not the presence id.
+func (o Overlap) Partner(id string) OverlapSide {
+	if o.A.PresenceID == id {
+		return o.B
+	}
+	return o.A
+}
+
+// Paths lists the overlap's file paths.
+func (o Overlap) Paths() []string {
+	out := make([]string, len(o.Files))
+	for i, f := range o.Files {
+		out[i] = f.Path
+	}
+	return out
+}

@@ -1,0 +1,61 @@
+package contract
+
+import (
+	"fmt"
+	"strings"
+)
+
+// OverlapLine is one overlap told from the presence id's side, in a line:
+// the verdict, the other agent, its theme (quoted: another agent wrote
+// it), its worktree and branch, the files (the first three, then how
+// many more) and what git said. For the owner-wide views (watch, the
+// cockpit) id may be "": both sides are named.
+func OverlapLine(id string, o Overlap) string {
+	var b strings.Builder
+	b.WriteString(o.Verdict)
+	b.WriteString(": ")
+	if id == "" || (o.A.PresenceID != id && o.B.PresenceID != id) {
+		writeSide(&b, o.A)
+		b.WriteString(" and ")
+		writeSide(&b, o.B)
+	} else {
+		writeSide(&b, o.Partner(id))
+	}
+	fmt.Fprintf(&b, " changed %s", filesText(o.Paths(), o.FilesTotal))
+	switch {
+	case o.Verdict == VerdictConflict:
+		fmt.Fprintf(&b, "; git predicts the merge conflicts in %s", filesText(o.Conflicts, o.ConflictsTotal))
+	case o.Basis == BasisPaths:
+		b.WriteString("; git cannot see both worktrees here: no merge prediction")
+	case o.Merge == MergeClean:
+		b.WriteString("; git predicts a clean merge for now")
+	}
+	return b.String()
+}
+
+func writeSide(b *strings.Builder, s OverlapSide) {
+	b.WriteString(clip(s.AgentID, textAgentWidth))
+	if s.Theme != "" {
+		fmt.Fprintf(b, " (theme %q)", clip(s.Theme, textThemeWidth))
+	}
+	fmt.Fprintf(b, " in %s", clipPath(s.Worktree, textPlaceWidth))
+	if s.Branch != "" {
+		fmt.Fprintf(b, " on branch %s", clip(s.Branch, textAgentWidth))
+	}
+}
+
+// filesText names the first three paths and counts the rest.
+func filesText(paths []string, total int) string {
+	const show = 3
+	parts := make([]string, 0, show+1)
+	for i, p := range paths {
+		if i == show {
+			break
+		}
+		parts = append(parts, clipPath(p, textPlaceWidth))
+	}
+	if more := max(total, len(paths)) - len(parts); more > 0 {
+		parts = append(parts, fmt.Sprintf("+%d more", more))
+	}
+	return strings.Join(parts, ", ")
+}

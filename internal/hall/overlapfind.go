@@ -1,0 +1,121 @@
+package hall
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+
+	"github.com/hall-dev/hall/internal/gitscan"
+	"github.com/hall-dev/hall/internal/presence"
+	"github.com/hall-dev/hall/internal/presence/overlap"
+)
+
+// Git is what the Hall reads of the git scanner (*gitscan.Scanner): the
+// latest answer for a worktree and the merges it predicted, never waiting
+// on git; Mutated and Track steer what it scans next, off the hot path.
+type Git interface {
+	overlap.Merges
+	Result(worktree string) (gitscan.Result, bool)
+	Mutated(worktree string)
+	Track(worktrees []string)
+}
+
+// DefaultMaxOverlaps is the most overlaps listed on one brain unless
+// told, as presence.DefaultMaxCollisions is for collisions.
+const DefaultMaxOverlaps = presence.DefaultMaxCollisions
+
+// OverlapFinder is the presence service's port for overlaps
+// (presence.OverlapFinder), joined here from its two halves: the pure
+// derivation (presence/overlap) over git's latest answers (gitscan). It
+// also tells the scanner which worktrees are live, so it scans those and
+// forgets the rest. Git nil: observed files only, every side saying
+// NoGit.
+type OverlapFinder struct {
+	Git Git
+	// NoGit is the code each side carries when Git is nil.
+	NoGit string
+	Bound overlap.Bound // MaxPairs 0: DefaultMaxOverlaps
+}
+
+// Overlaps implements presence.OverlapFinder.
+func (f *OverlapFinder) Overlaps(_ context.Context, live []presence.Record) ([]presence.Overlap, map[string]int) {
+	parties := make([]overlap.Party, 0, len(live))
+	byBrain := map[string][]int{}
+	var from []int // each party's record in live
+	var worktrees []string
+	for i := range live {
+		r := &live[i]
+		if r.Worktree == "" || !r.Mutating() {
+			continue // never a side: no git asked for it either
+		}
+		g := overlap.Git{Reason: f.NoGit}
+		if f.Git != nil {
+			g = gitscan.GitOf(f.Git.Result(r.Worktree))
+			worktrees = append(worktrees, r.Worktree)
+		}
+		byBrain[r.Brain] = append(byBrain[r.Brain], len(parties))
+		parties = append(parties, overlap.PartyOf(r, g))
+		from = append(from, i)
+	}
+	if f.Git != nil {
+		f.Git.Track(worktrees)
+	}
+	bound := f.Bound
+	if bound.MaxPairs <= 0 {
+		bound.MaxPairs = DefaultMaxOverlaps
+	}
+	var merges overlap.Merges
+	if f.Git != nil {
+		merges = f.Git
+	}
+	brains := make([]string, 0, len(byBrain))
+	for b, idx := range byBrain {
+		if len(idx) > 1 {
+			brains = append(brains, b)
+		}
+	}
+	slices.Sort(brains)
+	var out []presence.Overlap
+	counts := map[string]int{}
+	for _, b := range brains {
+		found, tally := overlap.Within(b, parties, merges, bound)
+		if tally.Pairs > 0 {
+			counts[b] = tally.Pairs
+		}
+		for _, fo := range found {
+			out = append(out, overlapOf(fo, &parties[fo.A], &parties[fo.B], &live[from[fo.A]], &live[from[fo.B]]))
+		}
+	}
+	return out, counts
+}
+
+// overlapOf maps a derived overlap to the domain's form.
+func overlapOf(f overlap.Found, a, b *overlap.Party, ra, rb *presence.Record) presence.Overlap {
+	o := presence.Overlap{
+		ID: overlap.Key(a.ID, b.ID), Brain: f.Brain,
+		A: sideOf(a, ra), B: sideOf(b, rb),
+		Verdict: string(f.Verdict), Merge: string(f.Merge),
+		FilesTotal: f.FilesTotal, Conflicts: f.Conflicts, ConflictsTotal: f.ConflictsTotal,
+	}
+	o.Files = make([]presence.OverlapFile, len(f.Files))
+	for i, fl := range f.Files {
+		o.Files[i] = presence.OverlapFile{Path: fl.Path, A: sources(fl.A), B: sources(fl.B)}
+	}
+	return o
+}
+
+func sideOf(p *overlap.Party, r *presence.Record) presence.OverlapSide {
+	s := presence.OverlapSide{PresenceID: p.ID, AgentID: r.AgentID, Theme: r.Theme, Worktree: filepath.Clean(p.Worktree), Branch: p.Git.Branch}
+	if !p.Git.Available {
+		s.Git = p.Git.Reason
+	}
+	return s
+}
+
+func sources(ss []overlap.Source) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = string(s)
+	}
+	return out
+}

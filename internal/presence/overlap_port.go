@@ -1,0 +1,141 @@
+package presence
+
+import "context"
+
+// Overlap is one overlap as the roster carries it (docs/worktrees.md): two
+// live presences of one brain, in different worktrees, that changed the
+// same repository file, and git's word on their merge where one Hall sees
+// both worktrees. The derivation lives in package presence/overlap and
+// the git half in package gitscan; the domain only defines what a
+// snapshot holds of it and the port that fills it (OverlapFinder), so it
+// stays free of git.
+type Overlap struct {
+	ID    string // the pair's presence ids, the smaller first, joined by "~"
+	Brain string
+	A, B  OverlapSide // A has the smaller presence id
+	// Verdict is "overlap", or "conflict" on git's word only.
+	Verdict string
+	// Merge is git's prediction: "clean", "conflict" or "unknown" (git
+	// cannot see a side, or has not predicted this pair yet).
+	Merge string
+	// Files are the overlapping repository-relative paths, sorted, at most
+	// the finder's bound; FilesTotal counts them all.
+	Files      []OverlapFile
+	FilesTotal int
+	// Conflicts are the files git predicts will conflict (verdict
+	// conflict), bounded as Files; ConflictsTotal counts them all.
+	Conflicts      []string
+	ConflictsTotal int
+	// SinceMs is when this Hall first derived the overlap (any verdict);
+	// a restart starts it again.
+	SinceMs int64
+}
+
+// OverlapSide is one presence of an overlap.
+type OverlapSide struct {
+	PresenceID, AgentID, Theme string
+	Worktree, Branch           string
+	// Git is "" when git answered for the side's worktree on this Hall,
+	// else why not, a code (worktree_not_here: another host's worktree;
+	// git_missing…): the side counts its observed files only.
+	Git string
+}
+
+// OverlapFile is one overlapping path and the evidence on each side:
+// "declared", "observed", "git", in that order.
+type OverlapFile struct {
+	Path string
+	A, B []string
+}
+
+// Relates reports whether the presence id is a side of o.
+func (o *Overlap) Relates(id string) bool { return o.A.PresenceID == id || o.B.PresenceID == id }
+
+// Partner is the side of o that is not id.
+func (o *Overlap) Partner(id string) OverlapSide {
+	if o.A.PresenceID == id {
+		return o.B
+	}
+	return o.A
+}
+
+// OverlapFinder derives the overlaps among a snapshot's live records (in
+// roster order): by brain, then pair, each brain's listed up to the
+// finder's bound, with every brain's count of all (brains with none
+// left out); package hall joins gitscan and presence/overlap into one.
+// It must not wait on git: it reads what a background scanner already
+// knows.
+type OverlapFinder interface {
+	Overlaps(ctx context.Context, live []Record) ([]Overlap, map[string]int)
+}
+
+// deriveOverlapsLocked fills snap's overlaps through the finder, stamping
+// each with when this service first derived it. The caller holds
+// s.collMu.
+func (s *Service) deriveOverlapsLocked(ctx context.Context, snap *Snapshot) {
+	if s.overlaps == nil {
+		return
+	}
+	list, counts := s.overlaps.Overlaps(ctx, snap.Live)
+	since := make(map[string]int64, len(list))
+	for i := range list {
+		o := &list[i]
+		if at, ok := s.overlapSince[o.ID]; ok {
+			o.SinceMs = at
+		} else {
+			o.SinceMs = snap.AtMs
+		}
+		since[o.ID] = o.SinceMs
+	}
+	s.overlapSince = since
+	s.lastOverlaps = list
+	snap.Overlaps, snap.OverlapCounts = list, counts
+	for _, n := range counts {
+		snap.OverlapsTotal += n
+	}
+}
+
+// OverlapsOf returns the overlaps the presence id is a side of, as the
+// last snapshot derived them (a beat reads these: it never derives, let
+// alone waits on git), and whether the service derives overlaps at all.
+func (s *Service) OverlapsOf(id string) ([]Overlap, bool) {
+	s.collMu.Lock()
+	defer s.collMu.Unlock()
+	if s.overlaps == nil {
+		return nil, false
+	}
+	var out []Overlap
+	for i := range s.lastOverlaps {
+		if s.lastOverlaps[i].Relates(id) {
+			out = append(out, s.lastOverlaps[i])
+		}
+	}
+	return out, true
+}
+
+// Nudge says something a snapshot derives from changed outside the store
+// (git's answer for a worktree): readers that cache the roster derive it
+// again, and Changed signals.
+func (s *Service) Nudge() { s.notify() }
+
+// OverlapsFor returns the listed overlaps the presence id is a side of.
+func (s Snapshot) OverlapsFor(id string) []Overlap {
+	var out []Overlap
+	for i := range s.Overlaps {
+		if s.Overlaps[i].Relates(id) {
+			out = append(out, s.Overlaps[i])
+		}
+	}
+	return out
+}
+
+// overlapsOnBrain narrows a snapshot's overlaps to one brain.
+func (s Snapshot) overlapsOnBrain(brain string) ([]Overlap, int) {
+	var out []Overlap
+	for _, o := range s.Overlaps {
+		if o.Brain == brain {
+			out = append(out, o)
+		}
+	}
+	return out, s.OverlapCounts[brain]
+}
