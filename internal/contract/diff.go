@@ -30,9 +30,9 @@ type Diff struct {
 	// a conflict) and OverlapsClosed are the overlaps that entered and
 	// left the list; OverlapsTotal the view's true count after the diff,
 	// when it changed. All three absent when nothing of overlaps changed.
-	OverlapsOpened     []Overlap   `json:"overlaps_opened,omitempty"`
-	OverlapsClosed     []Overlap   `json:"overlaps_closed,omitempty"`
-	OverlapsTotal      *int        `json:"overlaps_total,omitempty"`
-	Error              string      `json:"error,omitempty"`  // RegistryUnreadable or StoreUnreachable
-	Detail             string      `json:"detail,omitempty"` // why, when Error is set
+	OverlapsOpened []Overlap `json:"overlaps_opened,omitempty"`
+	OverlapsClosed []Overlap `json:"overlaps_closed,omitempty"`
+	OverlapsTotal  *int      `json:"overlaps_total,omitempty"`
+	Error          string    `json:"error,omitempty"`  // RegistryUnreadable or StoreUnreachable
+	Detail         string    `json:"detail,omitempty"` // why, when Error is set
 }

@@ -45,7 +45,7 @@ func TestHubRebuildsTheViewUnderTheBound(t *testing.T) {
 			return contract.FromSnapshot(s.ForBrain(brains[0]), brains[0])
 		}},
 		{name: "one presence", q: url.Values{"presence_id": {mine}}, expect: func(s presence.Snapshot) contract.PresencesResponse {
-			r := contract.PresencesResponse{Presences: []contract.Presence{}, Collisions: contract.Collisions(s.CollisionsFor(mine))}
+			r := contract.PresencesResponse{Presences: []contract.Presence{}, Collisions: contract.Collisions(s.CollisionsFor(mine)), Overlaps: []contract.Overlap{}}
 			if p, ok := s.Find(mine); ok {
 				r.Presences = append(r.Presences, contract.FromRecord(p))
 				r.CollisionsTotal = s.Counts.Of(brains[0], mine)

@@ -1,0 +1,201 @@
+package main
+
+// Overlaps end to end (issue #20): two Claude Code sessions in two real
+// git worktrees of one repository, through the real Hall and its git
+// scanner. What each agent hears, what the contract lists, what the
+// events say.
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/contract/schema/schematest"
+	"github.com/hall-dev/hall/internal/eventually"
+	"github.com/hall-dev/hall/internal/hall"
+	"github.com/hall-dev/hall/internal/hooktest"
+	"github.com/hall-dev/hall/internal/stream"
+)
+
+// overlapWithin bounds the waits on the scanner: a few git processes. It
+// is never a measure of speed.
+const overlapWithin = 20 * time.Second
+
+// gitIn runs git in dir for a test.
+func gitIn(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=hall", "-c", "user.email=hall@example.com"}, args...)...)
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+}
+
+func writeFile(t *testing.T, path, body string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// rosterOverlaps reads /api/presences, checked against the schemas.
+func rosterOverlaps(t *testing.T, set *schematest.Set, m *Main) contract.PresencesResponse {
+	t.Helper()
+	var r contract.PresencesResponse
+	if err := json.Unmarshal(getChecked(t, set, m.URL(), "/api/presences", "presences"), &r); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// TestOverlapsEndToEnd: A in the main worktree and B in a linked one
+// both change src/checkout/cart.go, differently. Through each hook path
+// (the command, the HTTP hook): the roster lists one overlap, with both
+// sides, the file's evidence and git's verdict conflict; each agent's
+// hook names the other, its worktree and branch, the file and the
+// verdict, once (a later call is silent) and again as it is about to
+// write the file; B reverting its change closes the overlap; the events
+// say opened, then closed.
+func TestOverlapsEndToEnd(t *testing.T) {
+	for _, path := range []hookPath{hookPaths[0], hookPaths[2]} {
+		t.Run(path.name, func(t *testing.T) {
+			m := MustOpenHall(t, Config{GitInterval: 10 * time.Millisecond})
+			set := schematest.FromHall(t, m.URL(), schematest.Strict)
+			repo := hooktest.GitRepo(t)
+			const sessionB = "b1b2b3b4-0000-4000-8000-000000000000"
+			a := func(name string) string { return hooktest.Moved(t, hooktest.ClaudeCode, name, repo.Main, "") }
+			b := func(name string) string { return hooktest.Moved(t, hooktest.ClaudeCode, name, repo.Worktree, sessionB) }
+			cartA := filepath.Join(repo.Main, "src", "checkout", "cart.go")
+			cartB := filepath.Join(repo.Worktree, "src", "checkout", "cart.go")
+			writeFile(t, cartA, "package checkout\n\n// A's total\n")
+			writeFile(t, cartB, "package checkout\n\n// B's total\n")
+
+			heardA := string(path.call(t, m, "claude", a("post-tool-use-edit.json"), "warn"))
+			heardB := string(path.call(t, m, "claude", b("post-tool-use-edit.json"), "warn"))
+
+			var o contract.Overlap
+			eventually.True(t, overlapWithin, "the overlap listed as a conflict", func() bool {
+				r := rosterOverlaps(t, set, m)
+				if len(r.Overlaps) != 1 || r.OverlapsTotal != 1 {
+					return false
+				}
+				o = r.Overlaps[0]
+				return o.Verdict == contract.VerdictConflict
+			})
+			if len(o.Files) != 1 || o.Files[0].Path != "src/checkout/cart.go" || o.FilesTotal != 1 {
+				t.Errorf("files %+v (total %d), want src/checkout/cart.go", o.Files, o.FilesTotal)
+			}
+			for _, ev := range [][]string{o.Files[0].A, o.Files[0].B} {
+				if strings.Join(ev, ",") != "observed,git" {
+					t.Errorf("evidence %v, want observed and git", ev)
+				}
+			}
+			if o.Merge != contract.MergeConflict || o.Basis != contract.BasisGit || strings.Join(o.Conflicts, ",") != "src/checkout/cart.go" {
+				t.Errorf("merge %q basis %q conflicts %v", o.Merge, o.Basis, o.Conflicts)
+			}
+			sides := map[string]contract.OverlapSide{o.A.AgentID: o.A, o.B.AgentID: o.B}
+			sa, sb := sides["claude-7d0c5e2a"], sides["claude-b1b2b3b4"]
+			if sa.Worktree != repo.Main || sb.Worktree != repo.Worktree || sb.Branch != "wt2" || sa.Branch != "main" || sa.Git != "ok" || sb.Git != "ok" {
+				t.Errorf("sides %+v, want A in %s on main, B in %s on wt2, git ok", sides, repo.Main, repo.Worktree)
+			}
+			if o.SinceMs == 0 {
+				t.Error("since_ms not set")
+			}
+
+			// Each side hears the other: at the hook that met the overlap,
+			// or its next one; and hears the conflict.
+			heardA += string(path.call(t, m, "claude", a("post-tool-use-read.json"), "warn"))
+			heardB += string(path.call(t, m, "claude", b("post-tool-use-read.json"), "warn"))
+			for _, h := range []struct{ who, heard, other, where string }{
+				{"A", heardA, "claude-b1b2b3b4", "shop-wt2 on branch wt2"},
+				{"B", heardB, "claude-7d0c5e2a", "on branch main"},
+			} {
+				for _, want := range []string{h.other, h.where, "src/checkout/cart.go", "conflict", "merge it first"} {
+					if !strings.Contains(h.heard, want) {
+						t.Errorf("%s heard %q, want it to name %q", h.who, h.heard, want)
+					}
+				}
+			}
+			// Once: a call that changes nothing of it is silent.
+			if out := path.call(t, m, "claude", a("post-tool-use-read.json"), "warn"); len(out) != 0 {
+				t.Errorf("A's call after being told: %s, want silence", out)
+			}
+			// Again as A is about to write the file, once.
+			moved := a("pre-tool-use-write.json")
+			text, ask := told(t, "claude", path.call(t, m, "claude", moved, "warn"))
+			if !strings.Contains(text, "claude-b1b2b3b4") || ask {
+				t.Errorf("A about to write the file: %q (ask %v), want B named and no ask", text, ask)
+			}
+			if out := path.call(t, m, "claude", moved, "warn"); len(out) != 0 {
+				t.Errorf("A about to write it again: %s, want silence", out)
+			}
+			// No surface decides for the person.
+			for _, s := range []string{heardA, heardB} {
+				if strings.Contains(s, `"deny"`) || strings.Contains(s, `"ask"`) || strings.Contains(s, `"allow"`) {
+					t.Errorf("an overlap decided for the person: %s", s)
+				}
+			}
+
+			// B reverts: the overlap closes.
+			gitIn(t, repo.Worktree, "checkout", "--", "src/checkout/cart.go")
+			path.call(t, m, "claude", b("post-tool-use-edit.json"), "warn")
+			eventually.True(t, overlapWithin, "the overlap closed", func() bool {
+				return len(rosterOverlaps(t, set, m).Overlaps) == 0
+			})
+			var page hall.EventsPage
+			if err := json.Unmarshal(getChecked(t, set, m.URL(), "/api/events?limit=200", "events"), &page); err != nil {
+				t.Fatal(err)
+			}
+			var types []string
+			for i := len(page.Events) - 1; i >= 0; i-- { // oldest first
+				if l := page.Events[i]; l.Overlap != nil {
+					types = append(types, l.Type)
+				}
+			}
+			if len(types) < 2 || types[0] != stream.LineOverlapOpened || types[len(types)-1] != stream.LineOverlapClosed {
+				t.Errorf("overlap events %v, want opened first and closed last", types)
+			}
+		})
+	}
+}
+
+// TestOverlapsWithoutGit: with no usable git (--git names none), health
+// says observed files only, and two sessions that edited the same file in
+// two worktrees still overlap, on their observed files, with no verdict
+// of git's: basis paths, merge unknown, each side saying why.
+func TestOverlapsWithoutGit(t *testing.T) {
+	m := MustOpenHall(t, Config{Git: filepath.Join(t.TempDir(), "no-git-here")})
+	set := schematest.FromHall(t, m.URL(), schematest.Strict)
+	var h contract.Health
+	if err := json.Unmarshal(getChecked(t, set, m.URL(), "/api/health", "health"), &h); err != nil {
+		t.Fatal(err)
+	}
+	if h.Git == nil || h.Git.Status != contract.GitObservedOnly || h.Git.Code != "git_missing" || !strings.Contains(h.Git.Detail, "observed files only") {
+		t.Fatalf("health git %+v, want observed_only, git_missing", h.Git)
+	}
+	repo := hooktest.GitRepo(t)
+	a := hooktest.Moved(t, hooktest.ClaudeCode, "post-tool-use-edit.json", repo.Main, "")
+	b := hooktest.Moved(t, hooktest.ClaudeCode, "post-tool-use-edit.json", repo.Worktree, "b1b2b3b4-0000-4000-8000-000000000000")
+	hookPaths[2].call(t, m, "claude", a, "warn")
+	hookPaths[2].call(t, m, "claude", b, "warn")
+	var o contract.Overlap
+	eventually.True(t, overlapWithin, "the overlap listed", func() bool {
+		r := rosterOverlaps(t, set, m)
+		if len(r.Overlaps) == 1 {
+			o = r.Overlaps[0]
+		}
+		return len(r.Overlaps) == 1
+	})
+	if o.Verdict != contract.VerdictOverlap || o.Merge != contract.MergeUnknown || o.Basis != contract.BasisPaths ||
+		o.A.Git != "git_missing" || o.B.Git != "git_missing" {
+		t.Errorf("overlap %+v, want verdict overlap, merge unknown, basis paths, git_missing on both sides", o)
+	}
+	if len(o.Files) != 1 || strings.Join(o.Files[0].A, ",") != "observed" || strings.Join(o.Files[0].B, ",") != "observed" {
+		t.Errorf("files %+v, want src/checkout/cart.go observed on both sides", o.Files)
+	}
+}
