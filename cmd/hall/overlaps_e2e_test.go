@@ -107,6 +107,24 @@ func TestOverlapsEndToEnd(t *testing.T) {
 				t.Error("since_ms not set")
 			}
 
+			// North and the cockpit carry it, after the collisions.
+			var north contract.NorthResponse
+			if err := json.Unmarshal(getChecked(t, set, m.URL(), "/api/north?presence_id="+sa.PresenceID, "north"), &north); err != nil {
+				t.Fatal(err)
+			}
+			if len(north.Overlaps) != 1 || north.OverlapsTotal != 1 || north.Overlaps[0].OverlapID != o.OverlapID {
+				t.Errorf("north of A: overlaps %+v (total %d), want %s", north.Overlaps, north.OverlapsTotal, o.OverlapID)
+			}
+			if cockpit := getBody(t, m.URL()+"/api/cockpit", 16<<10); !strings.Contains(cockpit, "· 1 overlap (") || !strings.Contains(cockpit, ": conflict)") {
+				t.Errorf("cockpit %q does not carry the conflict", cockpit)
+			}
+
+			// hall watch prints it and, under --exit-on-conflict, ends with 4.
+			code, out, stderr := runCLI(t, "", "watch", "--hall", m.URL(), "--exit-on-conflict")
+			if code != 4 || !strings.Contains(out, "! on "+repo.Main+": conflict: claude-") || !strings.Contains(stderr, "conflict") {
+				t.Errorf("hall watch --exit-on-conflict: exit %d, stdout %q, stderr %q; want 4 and the conflict printed", code, out, stderr)
+			}
+
 			// Each side hears the other: at the hook that met the overlap,
 			// or its next one; and hears the conflict.
 			heardA += string(path.call(t, m, "claude", a("post-tool-use-read.json"), "warn"))

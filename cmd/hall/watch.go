@@ -28,13 +28,14 @@ type watchConfig struct {
 	JSON            bool
 	CollisionsOnly  bool
 	ExitOnCollision bool
+	ExitOnConflict  bool
 }
 
 // watchAbout opens watch's usage.
 const watchAbout = `usage: hall watch [flags]
 
-Follows a Hall's live stream and prints joins, leaves and collisions as they
-happen. Reconnects and resumes by itself; Ctrl-C ends it.
+Follows a Hall's live stream and prints joins, leaves, collisions and
+overlaps (two worktrees that changed the same files) as they happen. Reconnects and resumes by itself; Ctrl-C ends it.
 `
 
 func parseWatchConfig(args []string, stdout, stderr io.Writer) (watchConfig, error) {
@@ -49,6 +50,7 @@ func parseWatchConfig(args []string, stdout, stderr io.Writer) (watchConfig, err
 	fs.BoolVar(&cfg.JSON, "json", false, "print one JSON object a line instead of sentences")
 	fs.BoolVar(&cfg.CollisionsOnly, "collisions-only", false, "print collisions opening and closing only")
 	fs.BoolVar(&cfg.ExitOnCollision, "exit-on-collision", false, "exit with status 3 at the first collision (one already open counts)")
+	fs.BoolVar(&cfg.ExitOnConflict, "exit-on-conflict", false, "exit with status 4 at the first overlap git predicts will not merge cleanly (one already open counts)")
 	if err := parseFlags(fs, watchAbout, args, stdout, stderr); err != nil {
 		return cfg, err
 	}
@@ -102,6 +104,9 @@ func runWatch(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 // errCollision ends Follow at the first collision under --exit-on-collision.
 var errCollision = errors.New("collision")
 
+// errConflict ends Follow at the first conflict under --exit-on-conflict.
+var errConflict = errors.New("conflict")
+
 // watch follows the stream until ctx ends, printing each change. The
 // client reconnects and resumes by itself; a resync (a snapshot after a
 // reconnect the Hall could not resume) is told as the changes it implies,
@@ -133,11 +138,21 @@ func watch(ctx context.Context, cfg watchConfig, stdout, stderr io.Writer) error
 				return errCollision
 			}
 		}
+		if cfg.ExitOnConflict {
+			for _, o := range view.Response().Overlaps {
+				if o.Verdict == contract.VerdictConflict {
+					first = describeOverlap(o)
+					return errConflict
+				}
+			}
+		}
 		return nil
 	})
 	switch {
 	case errors.Is(err, errCollision):
 		return &exitError{code: 3, err: fmt.Errorf("collision: %s", first)}
+	case errors.Is(err, errConflict):
+		return &exitError{code: 4, err: fmt.Errorf("conflict: %s", first)}
 	case err != nil:
 		var se *stream.StatusError
 		if errors.As(err, &se) && se.Code != "" {
@@ -167,6 +182,9 @@ func (p *watchPrinter) print(ev stream.Event, ch stream.Change) error {
 		// the snapshot of a resync (its changes are told instead).
 		if !p.json && (l.Type == stream.LineUpdate || (l.Type == stream.LineSnapshot && l.Resync)) {
 			continue
+		}
+		if p.cfg.CollisionsOnly && l.Overlap != nil {
+			continue // the flag says collisions only
 		}
 		lines = append(lines, l)
 	}
@@ -207,8 +225,12 @@ func (p *watchPrinter) sentence(l stream.Line) string {
 		if p.cfg.CollisionsOnly {
 			return fmt.Sprintf("watching %s (%s): %s", clean(p.cfg.Hall), scope, collisionCount(*s))
 		}
-		return fmt.Sprintf("watching %s (%s): %s, %s", clean(p.cfg.Hall), scope,
+		line := fmt.Sprintf("watching %s (%s): %s, %s", clean(p.cfg.Hall), scope,
 			plural(len(s.Presences), "presence"), collisionCount(*s))
+		if s.OverlapsTotal > 0 {
+			line += ", " + plural(s.OverlapsTotal, "overlap")
+		}
+		return line
 	case stream.LineJoin:
 		pr := l.Presence
 		s := fmt.Sprintf("+ %s joined %s", clean(pr.AgentID), clean(pr.Where()))
@@ -229,6 +251,13 @@ func (p *watchPrinter) sentence(l stream.Line) string {
 	case stream.LineCollisionUnlisted:
 		c := l.Collision
 		return fmt.Sprintf("~ collision no longer listed (the Hall lists the first by id) on %s: %s and %s", clean(c.Brain), clean(c.A.AgentID), clean(c.B.AgentID))
+	case stream.LineOverlapOpened:
+		return "! " + describeOverlap(*l.Overlap)
+	case stream.LineOverlapChanged:
+		return "! changed: " + describeOverlap(*l.Overlap)
+	case stream.LineOverlapClosed:
+		o := l.Overlap
+		return fmt.Sprintf("= %s closed on %s: %s and %s", o.Verdict, clean(o.Brain), clean(o.A.AgentID), clean(o.B.AgentID))
 	case stream.LineRegistryUnreadable:
 		return "! registry unreadable, roster dropped: " + clean(l.Detail)
 	case stream.LineRegistryReadable:
@@ -253,6 +282,12 @@ func collisionCount(s contract.PresencesResponse) string {
 func describeCollision(c contract.Collision) string {
 	return fmt.Sprintf("on %s: %s and %s at %s (%s)", clean(c.Brain), clean(c.A.AgentID), clean(c.B.AgentID),
 		clean(c.Place), strings.Join(c.Clauses, ", "))
+}
+
+// describeOverlap says an overlap in a line: its verdict, both sides
+// (agent, worktree, branch), the files and git's word (contract.OverlapLine).
+func describeOverlap(o contract.Overlap) string {
+	return "on " + clean(o.Brain) + ": " + clean(contract.OverlapLine("", o))
 }
 
 func plural(n int, word string) string {

@@ -59,3 +59,31 @@ func filesText(paths []string, total int) string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// OverlapShort is an overlap in a short line, for the MCP answers that
+// hold within CockpitBudgetTokens whatever the roster holds: the verdict,
+// the other side (both, when id is neither) by agent and presence id, and
+// the first file with how many more.
+func OverlapShort(id string, o Overlap) string {
+	who := func(s OverlapSide) string {
+		return fmt.Sprintf("%s (%s)", clip(s.AgentID, textAgentWidth), s.PresenceID)
+	}
+	var sides string
+	switch id {
+	case o.A.PresenceID:
+		sides = who(o.B) + " in " + clipPath(o.B.Worktree, textPlaceWidth)
+	case o.B.PresenceID:
+		sides = who(o.A) + " in " + clipPath(o.A.Worktree, textPlaceWidth)
+	default:
+		sides = who(o.A) + " × " + who(o.B)
+	}
+	first := ""
+	if len(o.Files) > 0 {
+		first = o.Files[0].Path
+	}
+	line := fmt.Sprintf("%s: %s changed %s", o.Verdict, sides, clipPath(first, textPlaceWidth))
+	if more := max(o.FilesTotal, len(o.Files)) - 1; more > 0 {
+		line += fmt.Sprintf(" (+%d more)", more)
+	}
+	return line
+}

@@ -169,6 +169,22 @@ func CockpitFor(s presence.Snapshot, brain string) Cockpit {
 		}
 		root += ")"
 	}
+	// Overlaps after collisions: a collision is now, an overlap at the merge.
+	if n := max(s.OverlapsTotal, len(s.Overlaps)); n > 0 {
+		w := "overlaps"
+		if n == 1 {
+			w = "overlap"
+		}
+		root += fmt.Sprintf(" · %d %s", n, w)
+		if len(s.Overlaps) > 0 {
+			o := s.Overlaps[0]
+			root += fmt.Sprintf(" (%s × %s: %s", clip(o.A.AgentID, textAgentWidth), clip(o.B.AgentID, textAgentWidth), o.Verdict)
+			if n > 1 {
+				root += fmt.Sprintf("; +%d more", n-1)
+			}
+			root += ")"
+		}
+	}
 	now := time.UnixMilli(s.AtMs)
 	rows, more := drillRecords(s)
 	var drill []string

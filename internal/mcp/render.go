@@ -17,6 +17,7 @@ const (
 	maxRows       = 5   // presences in a presences answer
 	maxCollisions = 3   // collisions in a presences answer
 	maxNorth      = 3   // north lines in a handshake or north answer
+	maxOverlaps   = 2   // overlap lines in a handshake, north or presences answer
 	reasonWidth   = 120 // a beat's reason for not being stored, an error's detail
 	errorWidth    = 400 // a tool error's text
 )
@@ -30,6 +31,9 @@ type PresencesOut struct {
 	PresencesMore  int            `json:"presences_more" jsonschema:"presences left out"`
 	Collisions     []CollisionRow `json:"collisions" jsonschema:"at most 3"`
 	CollisionsMore int            `json:"collisions_more" jsonschema:"collisions left out"`
+	OverlapCount   int            `json:"overlap_count" jsonschema:"open overlaps in scope: two worktrees changed the same files"`
+	Overlaps       []string       `json:"overlaps" jsonschema:"at most 2, after the collisions: one line each"`
+	OverlapsMore   int            `json:"overlaps_more" jsonschema:"overlaps left out"`
 	Error          string         `json:"error,omitempty" jsonschema:"registry_unreadable when the Hall cannot read its store: the roster is dropped whole"`
 	Detail         string         `json:"detail,omitempty"`
 }
@@ -74,12 +78,38 @@ func renderHandshake(b contract.BeatRequest, resp contract.BeatResponse) (Handsh
 	var t strings.Builder
 	fmt.Fprintf(&t, "%s · %s · %s · %s\n", out.PresenceID, out.AgentID, out.Brain, state)
 	writeNorth(&t, out.North, out.NorthMore)
+	out.Overlaps, out.OverlapsMore = overlapLines(resp.PresenceID, resp.Overlaps, len(resp.Overlaps))
+	writeOverlaps(&t, out.Overlaps, out.OverlapsMore)
 	return out, t.String()
+}
+
+// overlapLines keeps the first maxOverlaps overlaps as short lines, from
+// id's side, and counts the rest of total; never nil.
+func overlapLines(id string, os []contract.Overlap, total int) ([]string, int) {
+	out := []string{}
+	for i, o := range os {
+		if i == maxOverlaps {
+			break
+		}
+		out = append(out, contract.OverlapShort(id, o))
+	}
+	return out, max(total, len(os)) - len(out)
+}
+
+func writeOverlaps(t *strings.Builder, lines []string, more int) {
+	for _, l := range lines {
+		t.WriteString(l)
+		t.WriteByte('\n')
+	}
+	if more > 0 {
+		fmt.Fprintf(t, "… +%d more overlaps\n", more)
+	}
 }
 
 func renderNorth(resp contract.NorthResponse) (NorthOut, string) {
 	out := NorthOut{PresenceID: resp.PresenceID, Error: resp.Error, Detail: contract.Clip(resp.Detail, reasonWidth)}
 	out.North, out.NorthMore = northLines(resp.North, resp.CollisionsTotal)
+	out.Overlaps = []string{}
 	var t strings.Builder
 	if out.Error != "" {
 		fmt.Fprintf(&t, "north of %s: unavailable (%s: %s)\n", out.PresenceID, out.Error, out.Detail)
@@ -87,6 +117,8 @@ func renderNorth(resp contract.NorthResponse) (NorthOut, string) {
 	}
 	fmt.Fprintf(&t, "north of %s:\n", out.PresenceID)
 	writeNorth(&t, out.North, out.NorthMore)
+	out.Overlaps, out.OverlapsMore = overlapLines(resp.PresenceID, resp.Overlaps, resp.OverlapsTotal)
+	writeOverlaps(&t, out.Overlaps, out.OverlapsMore)
 	return out, t.String()
 }
 
@@ -134,6 +166,7 @@ func renderPresences(resp contract.PresencesResponse) (PresencesOut, string) {
 
 		Presences:  []PresenceRow{},
 		Collisions: []CollisionRow{},
+		Overlaps:   []string{},
 		Error:      resp.Error,
 		Detail:     contract.Clip(resp.Detail, reasonWidth),
 	}
@@ -204,5 +237,9 @@ func renderPresences(resp contract.PresencesResponse) (PresencesOut, string) {
 		out.CollisionsMore = more
 		fmt.Fprintf(&t, "  … +%d more collisions\n", out.CollisionsMore)
 	}
+	// Overlaps after collisions: a collision is now, an overlap at the merge.
+	out.OverlapCount = max(resp.OverlapsTotal, len(resp.Overlaps))
+	out.Overlaps, out.OverlapsMore = overlapLines("", resp.Overlaps, out.OverlapCount)
+	writeOverlaps(&t, out.Overlaps, out.OverlapsMore)
 	return out, t.String()
 }

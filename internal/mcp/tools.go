@@ -35,6 +35,11 @@ type HandshakeOut struct {
 	Reason     string   `json:"reason,omitempty" jsonschema:"why it was not stored"`
 	North      []string `json:"north" jsonschema:"one line per session this one collides with"`
 	NorthMore  int      `json:"north_more" jsonschema:"collision lines left out"`
+	// Overlaps are the overlaps this beat tells (the Hall tells each once
+	// as it opens or becomes a conflict): another worktree changed the
+	// same files.
+	Overlaps     []string `json:"overlaps,omitempty" jsonschema:"one line per overlap told now: another worktree changed the same files (verdict overlap, or conflict when git predicts the merge conflicts)"`
+	OverlapsMore int      `json:"overlaps_more,omitempty" jsonschema:"overlap lines left out"`
 }
 
 // BrainIn names a brain, or none for every brain.
@@ -51,11 +56,13 @@ type PresenceIn struct {
 
 // NorthOut is a presence's collision lines.
 type NorthOut struct {
-	PresenceID string   `json:"presence_id"`
-	North      []string `json:"north" jsonschema:"one line per collision partner: who, where, which clause"`
-	NorthMore  int      `json:"north_more" jsonschema:"lines left out"`
-	Error      string   `json:"error,omitempty" jsonschema:"registry_unreadable when the Hall cannot read its store"`
-	Detail     string   `json:"detail,omitempty"`
+	PresenceID   string   `json:"presence_id"`
+	North        []string `json:"north" jsonschema:"one line per collision partner: who, where, which clause"`
+	NorthMore    int      `json:"north_more" jsonschema:"lines left out"`
+	Overlaps     []string `json:"overlaps" jsonschema:"one line per overlap: another worktree changed the same files (verdict overlap, or conflict when git predicts the merge conflicts)"`
+	OverlapsMore int      `json:"overlaps_more" jsonschema:"overlap lines left out"`
+	Error        string   `json:"error,omitempty" jsonschema:"registry_unreadable when the Hall cannot read its store"`
+	Detail       string   `json:"detail,omitempty"`
 }
 
 // CockpitOut is the strip as text.
