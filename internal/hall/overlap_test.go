@@ -1,0 +1,86 @@
+package hall
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/hall-dev/hall/internal/presence"
+	"github.com/hall-dev/hall/internal/presence/presencetest"
+)
+
+// TestOverlapFinderTeams: a session and its subagent, in two worktrees,
+// changed the same file as a third agent in a third: the third overlaps
+// each of them, the session and its subagent never each other. Without
+// git every side says why and counts its observed files.
+func TestOverlapFinderTeams(t *testing.T) {
+	const brain = "/srv/shop"
+	lead := presencetest.Rec("lead", brain, presencetest.Worktree("/srv/shop-1"), presencetest.Touched("/srv/shop-1/src/a.go"))
+	sub := presencetest.Rec("lead/sub", brain, presencetest.Worktree("/srv/shop-2"), presencetest.Touched("/srv/shop-2/src/a.go"), presencetest.Parent(lead.PresenceID))
+	other := presencetest.Rec("other", brain, presencetest.Worktree("/srv/shop-3"), presencetest.Touched("/srv/shop-3/src/a.go"))
+	quiet := presencetest.Rec("quiet", brain, presencetest.Worktree("/srv/shop-4"), presencetest.Touched("/srv/shop-4/src/a.go"), presencetest.NoMutation())
+	f := &OverlapFinder{NoGit: "git_missing"}
+	got, counts := f.Overlaps(t.Context(), []presence.Record{lead, sub, other, quiet})
+	var ids []string
+	for _, o := range got {
+		ids = append(ids, o.ID)
+		if o.A.Git != "git_missing" || o.B.Git != "git_missing" || o.Merge != "unknown" {
+			t.Errorf("%s: git %q/%q merge %q, want git_missing and unknown", o.ID, o.A.Git, o.B.Git, o.Merge)
+		}
+	}
+	want := []string{presenceKey(lead.PresenceID, other.PresenceID), presenceKey(sub.PresenceID, other.PresenceID)}
+	slices.Sort(want)
+	slices.Sort(ids)
+	if !slices.Equal(ids, want) || counts[brain] != 2 {
+		t.Errorf("overlaps %v (counted %v), want %v: the team never overlaps itself, a presence not mutating never overlaps", ids, counts, want)
+	}
+}
+
+func presenceKey(a, b string) string {
+	if b < a {
+		a, b = b, a
+	}
+	return a + "~" + b
+}
+
+// TestToldOverlapsPick: what a beat tells, call after call.
+func TestToldOverlapsPick(t *testing.T) {
+	const me = "prs_aaaaaaaaaaaa"
+	ov := func(id, verdict string, files ...string) presence.Overlap {
+		o := presence.Overlap{ID: id, Verdict: verdict,
+			A: presence.OverlapSide{PresenceID: me, Worktree: "/wt/me"}, B: presence.OverlapSide{PresenceID: "prs_bbbbbbbbbbbb", Worktree: "/wt/b"}}
+		for _, f := range files {
+			o.Files = append(o.Files, presence.OverlapFile{Path: f})
+		}
+		return o
+	}
+	var told toldOverlaps
+	steps := []struct {
+		what    string
+		open    []presence.Overlap
+		touched []string
+		want    []string // overlap ids told
+	}{
+		{"nothing open", nil, nil, nil},
+		{"one opens: told", []presence.Overlap{ov("x", "overlap", "src/a.go")}, nil, []string{"x"}},
+		{"the same again: silent", []presence.Overlap{ov("x", "overlap", "src/a.go")}, nil, nil},
+		{"editing another file: silent", []presence.Overlap{ov("x", "overlap", "src/a.go")}, []string{"/wt/me/src/z.go"}, nil},
+		{"about to edit its file: told", []presence.Overlap{ov("x", "overlap", "src/a.go")}, []string{"/wt/me/src/a.go"}, []string{"x"}},
+		{"editing it again: silent", []presence.Overlap{ov("x", "overlap", "src/a.go")}, []string{"/wt/me/src/a.go"}, nil},
+		{"the same path in the other's worktree is not mine", []presence.Overlap{ov("x", "overlap", "src/a.go", "src/b.go")}, []string{"/wt/b/src/b.go"}, nil},
+		{"under a declared directory: told", []presence.Overlap{ov("x", "overlap", "src/a.go", "src/dir")}, []string{"/wt/me/src/dir/c.go"}, []string{"x"}},
+		{"it becomes a conflict: told", []presence.Overlap{ov("x", "conflict", "src/a.go")}, nil, []string{"x"}},
+		{"still a conflict: silent", []presence.Overlap{ov("x", "conflict", "src/a.go")}, nil, nil},
+		{"back to overlap: silent", []presence.Overlap{ov("x", "overlap", "src/a.go")}, nil, nil},
+		{"it closes", nil, nil, nil},
+		{"it opens again: told", []presence.Overlap{ov("x", "overlap", "src/a.go")}, nil, []string{"x"}},
+	}
+	for _, s := range steps {
+		var got []string
+		for _, o := range told.pick(me, s.open, s.touched) {
+			got = append(got, o.ID)
+		}
+		if !slices.Equal(got, s.want) {
+			t.Errorf("%s: told %v, want %v", s.what, got, s.want)
+		}
+	}
+}
