@@ -127,6 +127,11 @@ func TestOverlapsEndToEnd(t *testing.T) {
 
 			// Each side hears the other: at the hook that met the overlap,
 			// or its next one; and hears the conflict.
+			// An event whose answer the model ignores (Stop) says nothing and
+			// keeps what is to tell for the next one it hears.
+			if out := path.call(t, m, "claude", a("stop.json"), "warn"); len(out) != 0 {
+				t.Errorf("A's Stop: %s, want nothing", out)
+			}
 			heardA += string(path.call(t, m, "claude", a("post-tool-use-read.json"), "warn"))
 			heardB += string(path.call(t, m, "claude", b("post-tool-use-read.json"), "warn"))
 			for _, h := range []struct{ who, heard, other, where string }{

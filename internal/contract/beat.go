@@ -25,6 +25,11 @@ type BeatRequest struct {
 	// ParentAgentID is the agent_id of the session this one is a subagent
 	// of, on the same brain: the two are one team and never collide.
 	ParentAgentID string `json:"parent_agent_id,omitempty"`
+	// Listening is false when nobody reads this beat's answer (a hook
+	// event whose output the agent ignores): the overlaps the Hall has to
+	// tell wait for a beat that is heard. Nil: the answer is read. Not
+	// part of the presence's state.
+	Listening *bool `json:"listening,omitempty"`
 }
 
 // BeatResponse answers a beat: the stable id, whether this beat reached the

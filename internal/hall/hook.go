@@ -69,6 +69,7 @@ func Hook(ctx context.Context, b Beater, req HookRequest) (HookAnswer, error) {
 	if req.Leave || ev.Leave {
 		return HookAnswer{}, LeaveAgent(ctx, b, beat.AgentID, beat.Brain)
 	}
+	beat.Listening = listening(ad, ev) // overlap.go
 	resp, err := b.Beat(ctx, beat)
 	if err != nil {
 		return HookAnswer{}, err

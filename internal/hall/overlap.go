@@ -118,6 +118,9 @@ func (h *Hall) overlapsToTell(id string, req contract.BeatRequest) []contract.Ov
 	if h.Git != nil && req.Worktree != "" && (len(req.Touched) > 0 || (req.Tool != "" && h.Service.Mutating(req.Tool))) {
 		h.Git.Mutated(req.Worktree)
 	}
+	if req.Listening != nil && !*req.Listening {
+		return nil // told at a beat whose answer is read
+	}
 	open, ok := h.Service.OverlapsOf(id)
 	if !ok {
 		return nil
@@ -139,4 +142,14 @@ func northOverlaps(snap presence.Snapshot, id string) ([]contract.Overlap, int) 
 // sayOverlaps adds to what a hook says the overlaps the beat tells.
 func sayOverlaps(say *hook.Say, resp contract.BeatResponse) {
 	say.Overlaps, say.PresenceID = resp.Overlaps, resp.PresenceID
+}
+
+// listening says, on a hook's beat, whether the agent reads this event's
+// answer: nil (yes) or false, so an overlap is told at an event it hears.
+func listening(ad hook.Adapter, ev hook.Event) *bool {
+	if ad.Heard(ev) {
+		return nil
+	}
+	no := false
+	return &no
 }

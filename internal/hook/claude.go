@@ -97,6 +97,9 @@ type claudeSpecific struct {
 // Answer puts the north lines into the model's context on the events that
 // carry additionalContext, and on a PreToolUse under the ask policy asks
 // the person with the reason. Nothing when there is nothing to say.
+// Heard implements Adapter: the events that carry additionalContext.
+func (a claudeLike) Heard(ev Event) bool { return !ev.Leave && contextEvents[ev.Name] }
+
 func (a claudeLike) Answer(ev Event, say Say) []byte {
 	if say.quiet() || ev.Leave || !contextEvents[ev.Name] {
 		return nil

@@ -2,6 +2,7 @@ package hook
 
 import (
 	"encoding/json"
+	"github.com/hall-dev/hall/internal/contract"
 )
 
 // cursor reads Cursor's agent hooks (.cursor/hooks.json, version 1):
@@ -113,6 +114,15 @@ type cursorContext struct {
 // nothing (stop's followup_message would start another turn): there the
 // hook stays silent, and the warning reaches the agent on its next event
 // that listens.
+// Heard implements Adapter: the events whose answer reaches the model.
+func (cursor) Heard(ev Event) bool {
+	switch ev.Name {
+	case "preToolUse", "beforeShellExecution", "beforeMCPExecution", "sessionStart", "postToolUse":
+		return !ev.Leave
+	}
+	return false
+}
+
 func (cursor) Answer(ev Event, say Say) []byte {
 	if say.quiet() || ev.Leave {
 		return nil
@@ -121,8 +131,11 @@ func (cursor) Answer(ev Event, say Say) []byte {
 	switch ev.Name {
 	case "preToolUse", "beforeShellExecution", "beforeMCPExecution":
 		out := cursorPermission{AgentMessage: text}
-		if len(say.North) > 0 {
+		switch {
+		case len(say.North) > 0:
 			out.UserMessage = AskReason(say.North)
+		default: // an overlap only: the person reads the first
+			out.UserMessage = "The Hall: " + contract.OverlapLine(say.PresenceID, say.Overlaps[0])
 		}
 		if say.Ask && len(say.North) > 0 {
 			out.Permission = "ask"

@@ -79,6 +79,9 @@ type Adapter interface {
 	// Answer renders say as the agent's hook output for ev; nil when there
 	// is nothing to say (the command hook then prints nothing).
 	Answer(ev Event, say Say) []byte
+	// Heard reports whether the model reads ev's answer: what is said at
+	// an event it ignores is lost, so the Hall keeps it for the next.
+	Heard(ev Event) bool
 }
 
 var adapters = map[string]Adapter{
