@@ -80,6 +80,7 @@ commands:
   serve    run the Hall (the default)
   beat     report a beat to a Hall, or straight into a registry
   leave    end a presence at once
+  check    ask whom work on some paths would collide with, writing nothing
   watch    follow a Hall's live stream
   hooks    install or uninstall the Hall's hooks in Claude Code, Codex or Cursor
   mcp      serve the Hall's tools to an agent over MCP (stdio)

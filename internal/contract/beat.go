@@ -25,6 +25,9 @@ type BeatRequest struct {
 	// ParentAgentID is the agent_id of the session this one is a subagent
 	// of, on the same brain: the two are one team and never collide.
 	ParentAgentID string `json:"parent_agent_id,omitempty"`
+	// Hook is what a hook adds (hookbeat.go): the moment and the command
+	// line for the shell guard. Read for the answer only, never stored.
+	Hook *HookBeat `json:"hook,omitempty"`
 }
 
 // BeatResponse answers a beat: the stable id, whether this beat reached the
@@ -40,6 +43,8 @@ type BeatResponse struct {
 	Reason          string   `json:"reason,omitempty"`
 	North           []string `json:"north"`
 	CollisionsTotal int      `json:"collisions_total"`
+	// Hook answers a beat that carried one (hookbeat.go).
+	Hook *HookSay `json:"hook,omitempty"`
 }
 
 // NorthResponse is GET /api/north: one presence's collision lines, bounded
@@ -48,6 +53,10 @@ type NorthResponse struct {
 	PresenceID      string   `json:"presence_id"`
 	North           []string `json:"north"`
 	CollisionsTotal int      `json:"collisions_total"`
+	// Others say whose uncommitted changes are in the presence's worktree
+	// (the ownership lines a hook tells at a session's start); absent
+	// when nobody else's are.
+	Others []string `json:"others,omitempty"`
 	Error           string   `json:"error,omitempty"` // RegistryUnreadable or StoreUnreachable
 	Detail          string   `json:"detail,omitempty"`
 }

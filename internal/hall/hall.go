@@ -40,6 +40,11 @@ type Hall struct {
 	// else reads it (hall mcp --registry-root). Nil: Watch reports none.
 	Changes <-chan struct{}
 	Log     *slog.Logger // nil: nothing is logged
+	// Git is git's last answer per worktree (the background scanner), for
+	// the shell guard and the ownership lines; nil: git unknown.
+	Git GitView
+
+	told toldBook // say it once (sayonce.go)
 }
 
 func (h *Hall) roster() Roster {

@@ -69,6 +69,7 @@ func Hook(ctx context.Context, b Beater, req HookRequest) (HookAnswer, error) {
 	if req.Leave || ev.Leave {
 		return HookAnswer{}, LeaveAgent(ctx, b, beat.AgentID, beat.Brain)
 	}
+	beat.Hook = hookBeat(ad, ev)
 	resp, err := b.Beat(ctx, beat)
 	if err != nil {
 		return HookAnswer{}, err
@@ -80,7 +81,7 @@ func Hook(ctx context.Context, b Beater, req HookRequest) (HookAnswer, error) {
 		ans.Warning = fmt.Sprintf("the Hall did not store the beat: %s", resp.Reason)
 	}
 	mutating := req.Mutating != nil && req.Mutating(beat.Tool)
-	ans.Output = ad.Answer(ev, hook.Decide(policy, ev, mutating, resp.North))
+	ans.Output = ad.Answer(ev, withHookSay(policy, ev, hook.Decide(policy, ev, mutating, resp.North), resp.Hook))
 	return ans, nil
 }
 

@@ -139,7 +139,11 @@ func (h *Hall) North(ctx context.Context, who Who) (contract.NorthResponse, erro
 		return contract.NorthDropped(id, err), nil
 	}
 	cs, total := snap.North(id)
-	return contract.NorthResponse{PresenceID: id, North: contract.NorthLines(id, cs, total), CollisionsTotal: total}, nil
+	resp := contract.NorthResponse{PresenceID: id, North: contract.NorthLines(id, cs, total), CollisionsTotal: total}
+	if r, ok := snap.Find(id); ok {
+		resp.Others = ownershipLines(h.sceneFor(r, snap.Live, r.CallerRoot))
+	}
+	return resp, nil
 }
 
 // Default and greatest limit of an events read.

@@ -67,6 +67,12 @@ func (a claudeLike) Parse(payload []byte) (Event, error) {
 		ev.Beat.Tool = p.ToolName
 		ev.Beat.Touched = lastTouched(a.touched(p.ToolName, p.ToolInput, p.Cwd))
 		ev.Gate = p.HookEventName == "PreToolUse"
+		ev.Before = ev.Gate
+		if ev.Before {
+			ev.Command = shellCommand(p.ToolName, p.ToolInput)
+		}
+	case "SessionStart", "UserPromptSubmit", "SubagentStart":
+		ev.Start = true
 	case "SessionEnd":
 		ev.Leave = true
 	case "SubagentStop":
@@ -98,13 +104,13 @@ type claudeSpecific struct {
 // carry additionalContext, and on a PreToolUse under the ask policy asks
 // the person with the reason. Nothing when there is nothing to say.
 func (a claudeLike) Answer(ev Event, say Say) []byte {
-	if len(say.North) == 0 || ev.Leave || !contextEvents[ev.Name] {
+	if say.Empty() || ev.Leave || !contextEvents[ev.Name] {
 		return nil
 	}
-	out := claudeSpecific{HookEventName: ev.Name, AdditionalContext: ContextText(ev.Beat.AgentID, say.North)}
+	out := claudeSpecific{HookEventName: ev.Name, AdditionalContext: say.Text(ev.Beat.AgentID)}
 	if say.Ask && ev.Name == "PreToolUse" {
 		out.PermissionDecision = "ask"
-		out.PermissionDecisionReason = AskReason(say.North)
+		out.PermissionDecisionReason = say.Reason()
 	}
 	return marshal(claudeAnswer{HookSpecificOutput: out})
 }

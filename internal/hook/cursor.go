@@ -20,6 +20,7 @@ type cursorPayload struct {
 	ToolName       string          `json:"tool_name"`  // preToolUse, postToolUse, before/afterMCPExecution
 	ToolInput      json.RawMessage `json:"tool_input"` // an object, or (MCP) a JSON string
 	FilePath       string          `json:"file_path"`  // afterFileEdit, beforeReadFile
+	Command        string          `json:"command"`    // beforeShellExecution, afterShellExecution
 }
 
 func (cursor) Agent() string { return "cursor" }
@@ -53,6 +54,8 @@ func (cursor) Parse(payload []byte) (Event, error) {
 	switch p.HookEventName {
 	case "sessionEnd":
 		ev.Leave = true
+	case "sessionStart", "beforeSubmitPrompt":
+		ev.Start = true
 	case "preToolUse", "postToolUse":
 		ev.Beat.Tool = p.ToolName
 		ev.Beat.Touched = cursorToolTouched(p.ToolName, p.ToolInput, root)
@@ -63,12 +66,16 @@ func (cursor) Parse(payload []byte) (Event, error) {
 	case "beforeShellExecution", "afterShellExecution":
 		ev.Beat.Tool = "Shell"
 		ev.Gate = p.HookEventName == "beforeShellExecution"
+		if ev.Gate {
+			ev.Command = p.Command
+		}
 	case "beforeReadFile":
 		ev.Beat.Tool = "Read"
 		ev.Gate = true
 	case "afterFileEdit":
 		ev.Beat.Touched = addTouched(nil, absUnder(root, p.FilePath))
 	}
+	ev.Before = ev.Gate
 	return ev, nil
 }
 
@@ -114,13 +121,13 @@ type cursorContext struct {
 // hook stays silent, and the warning reaches the agent on its next event
 // that listens.
 func (cursor) Answer(ev Event, say Say) []byte {
-	if len(say.North) == 0 || ev.Leave {
+	if say.Empty() || ev.Leave {
 		return nil
 	}
-	text := ContextText(ev.Beat.AgentID, say.North)
+	text := say.Text(ev.Beat.AgentID)
 	switch ev.Name {
 	case "preToolUse", "beforeShellExecution", "beforeMCPExecution":
-		out := cursorPermission{UserMessage: AskReason(say.North), AgentMessage: text}
+		out := cursorPermission{UserMessage: say.Reason(), AgentMessage: text}
 		if say.Ask {
 			out.Permission = "ask"
 		}

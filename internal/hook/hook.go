@@ -34,6 +34,14 @@ type Event struct {
 	// Gate: the event fires before a tool runs and the agent accepts an
 	// "ask" there.
 	Gate bool
+	// Before: the event fires before a tool runs (whether or not the
+	// agent honours an ask there); Start: a session starts, resumes or
+	// takes a new prompt. They say where the guard and the ownership
+	// lines go (say.go).
+	Before, Start bool
+	// Command is the shell command line a Before event's shell tool is
+	// about to run, as the agent wrote it; "" for any other tool.
+	Command string
 }
 
 // Say is what the Hall has for the agent after the beat: the presence's
@@ -41,6 +49,10 @@ type Event struct {
 type Say struct {
 	North []string
 	Ask   bool
+	// Reminder tells North as one line (said in full before: say.go);
+	// Guard and Others are the shell guard's and the ownership lines.
+	Reminder      bool
+	Guard, Others []string
 }
 
 // Adapter reads one agent's hook payloads and writes its hook output.

@@ -87,6 +87,11 @@ func renderNorth(resp contract.NorthResponse) (NorthOut, string) {
 	}
 	fmt.Fprintf(&t, "north of %s:\n", out.PresenceID)
 	writeNorth(&t, out.North, out.NorthMore)
+	out.Others = resp.Others
+	for _, l := range out.Others {
+		t.WriteString(l)
+		t.WriteByte('\n')
+	}
 	return out, t.String()
 }
 
