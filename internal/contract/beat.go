@@ -57,8 +57,8 @@ type NorthResponse struct {
 	// (the ownership lines a hook tells at a session's start); absent
 	// when nobody else's are.
 	Others []string `json:"others,omitempty"`
-	Error           string   `json:"error,omitempty"` // RegistryUnreadable or StoreUnreachable
-	Detail          string   `json:"detail,omitempty"`
+	Error  string   `json:"error,omitempty"` // RegistryUnreadable or StoreUnreachable
+	Detail string   `json:"detail,omitempty"`
 }
 
 // NorthDropped is the north answer while the roster is dropped whole: no

@@ -3,6 +3,7 @@ package hall
 import (
 	"context"
 	"net/http"
+	"path/filepath"
 
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/presence"
@@ -29,6 +30,11 @@ const maxCheckHits = presence.NorthCap
 func (h *Hall) Check(ctx context.Context, req contract.CheckRequest) (contract.CheckResponse, error) {
 	if req.Brain == "" && req.CallerRoot == "" && req.Worktree == "" {
 		return contract.CheckResponse{}, contract.Refuse(http.StatusBadRequest, "invalid_beat", "give brain, caller_root or worktree")
+	}
+	for _, f := range [...]struct{ name, path string }{{"brain", req.Brain}, {"caller_root", req.CallerRoot}, {"worktree", req.Worktree}} {
+		if f.path != "" && !filepath.IsAbs(f.path) {
+			return contract.CheckResponse{}, contract.Refuse(http.StatusBadRequest, "invalid_beat", "%s %q is not an absolute path", f.name, f.path)
+		}
 	}
 	beat := contract.BeatRequest{AgentID: req.AgentID, Brain: req.Brain, CallerRoot: req.CallerRoot, Worktree: req.Worktree}
 	if beat.AgentID == "" {

@@ -332,7 +332,7 @@ func TestGuardAsk(t *testing.T) {
 func TestHookBeatBounds(t *testing.T) {
 	h, _, dir := newHall(t)
 	for name, hb := range map[string]*contract.HookBeat{
-		"unknown moment": {Moment: "whenever"},
+		"unknown moment":   {Moment: "whenever"},
 		"command too long": {Moment: contract.MomentBefore, Command: strings.Repeat("x", contract.MaxCommand+1)},
 	} {
 		_, err := h.Beat(context.Background(), contract.BeatRequest{AgentID: "a", Brain: "/srv/shop", Hook: hb})

@@ -76,23 +76,19 @@ func (b *toldBook) tell(id string, north []string, contested bool, now time.Time
 	return out
 }
 
-// evictLocked drops the quarter of the entries seen longest ago.
+// evictLocked drops the entries seen in the oldest quarter of the span
+// between the oldest and the newest: at least the oldest one.
 func (b *toldBook) evictLocked() {
-	var oldest time.Time
-	n := 0
+	var oldest, newest time.Time
+	first := true
 	for _, t := range b.m {
-		if n == 0 || t.seen.Before(oldest) {
+		if first || t.seen.Before(oldest) {
 			oldest = t.seen
 		}
-		n++
-	}
-	// Drop everything not seen since a cut-off a quarter of the way
-	// through; one pass to find the span, one to drop.
-	var newest time.Time
-	for _, t := range b.m {
-		if t.seen.After(newest) {
+		if first || t.seen.After(newest) {
 			newest = t.seen
 		}
+		first = false
 	}
 	cut := oldest.Add(newest.Sub(oldest) / 4)
 	for id, t := range b.m {

@@ -44,7 +44,7 @@ func TestIndexListsEveryFile(t *testing.T) {
 	if !slices.Equal(listed, schemaFiles) {
 		t.Errorf("index lists %v, the folder holds %v", listed, schemaFiles)
 	}
-	want := []string{"beat-request", "beat-response", "collision", "diff", "error", "event", "events", "health", "index", "north", "presence", "presences", "snapshot"}
+	want := []string{"beat-request", "beat-response", "check-request", "check-response", "collision", "diff", "error", "event", "events", "health", "index", "north", "presence", "presences", "snapshot"}
 	for _, n := range want {
 		if !slices.ContainsFunc(idx.Schemas, func(e schema.Entry) bool { return e.Name == n }) {
 			t.Errorf("no %s schema", n)
@@ -125,6 +125,15 @@ func TestSchemasAcceptTheWireTypes(t *testing.T) {
 		{"diff", "a diff dropping the roster", contract.Diff{Seq: 4, Joins: []contract.Presence{}, Updates: []contract.Presence{}, Leaves: []string{f.full.PresenceID}, CollisionsOpened: []contract.Collision{}, CollisionsClosed: []contract.Collision{f.collision}, Error: "registry_unreadable", Detail: "gone"}},
 		{"beat-request", "a beat with every field", contract.BeatRequest{AgentID: "a", Brain: "/b", CallerRoot: "/b", Kind: "k", Theme: "t", Worktree: "/b/w", WorkingSet: &ws, TaskRef: "r", Tool: "Edit", DeclaredIntent: "edit"}},
 		{"beat-request", "a bare beat", contract.BeatRequest{AgentID: "a", Brain: "/b"}},
+		{"beat-request", "a hook's beat", contract.BeatRequest{AgentID: "a", Brain: "/b", Tool: "Bash", Hook: &contract.HookBeat{Moment: contract.MomentBefore, Command: "git add -A &&\n git commit"}}},
+		{"beat-request", "a hook's beat, its command cut", contract.BeatRequest{AgentID: "a", Brain: "/b", Hook: &contract.HookBeat{Moment: contract.MomentBefore, CommandCut: true}}},
+		{"beat-response", "a hook's answer", contract.BeatResponse{PresenceID: f.full.PresenceID, Stored: true, North: []string{}, Hook: &contract.HookSay{Collisions: contract.TellReminder, Guard: []string{"shell guard: …"}, Others: []string{"The Hall: …", "Leave them alone…"}, Contested: true}}},
+		{"check-request", "a check with every field", contract.CheckRequest{AgentID: "a", Brain: "/b", CallerRoot: "/b", Worktree: "/b/w", Paths: []string{"src/a.go", "/b/w/src"}, Mutating: new(bool)}},
+		{"check-response", "a check that would collide", contract.CheckResponse{Brain: "/b", WouldCollide: true,
+			Collisions: []contract.CheckHit{{PresenceID: f.full.PresenceID, AgentID: "codex-2", Kind: "codex", Theme: "t", Worktree: "/b/w", Clauses: []string{"same_worktree"}, Paths: []string{"/b/w/src/a.go"}}},
+			Overlaps:   []contract.CheckHit{{PresenceID: f.bare.PresenceID, AgentID: "claude-3", Worktree: "/b/w2", Paths: []string{"src/a.go"}, Merge: "unknown"}}}},
+		{"check-response", "a check, registry unreadable", contract.CheckResponse{Brain: "/b", Collisions: []contract.CheckHit{}, Overlaps: []contract.CheckHit{}, Error: "registry_unreadable", Detail: "gone"}},
+		{"north", "north with ownership lines", contract.NorthResponse{PresenceID: f.full.PresenceID, North: []string{}, Others: []string{"The Hall: …", "Leave them alone…"}}},
 		{"beat-response", "stored", contract.BeatResponse{PresenceID: f.full.PresenceID, Stored: true, North: []string{"collision: codex-2 (prs_7b1f00a2c9e3) also mutating at /srv/shop [same_worktree]"}}},
 		{"beat-response", "throttled", contract.BeatResponse{PresenceID: f.full.PresenceID, Reason: "throttled: held", North: []string{}}},
 		{"north", "north", contract.NorthResponse{PresenceID: f.full.PresenceID, North: []string{}}},
