@@ -196,7 +196,7 @@ func liveFiles(fs []shellguard.File) []shellguard.File {
 
 // Ownership bounds: the lines stay two or three whatever the roster.
 const (
-	ownersShown = 3
+	ownersShown = 2
 	filesShown  = 3
 )
 
