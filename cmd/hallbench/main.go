@@ -39,6 +39,8 @@ type options struct {
 	duration time.Duration
 	path     string
 	etag     string
+	method   string
+	body     string
 	subs     int
 	probes   int
 	quick    bool
@@ -61,6 +63,8 @@ func run(ctx context.Context, args []string) error {
 	fs.DurationVar(&o.duration, "duration", 8*time.Second, "how long each load runs")
 	fs.StringVar(&o.path, "path", "/api/presences", "path to read (get role)")
 	fs.StringVar(&o.etag, "etag", "", "If-None-Match to send (get role)")
+	fs.StringVar(&o.method, "method", "GET", "method to send (get role)")
+	fs.StringVar(&o.body, "body", "", "a file whose bytes every request sends as its JSON body (get role)")
 	fs.IntVar(&o.subs, "subs", 1000, "SSE subscribers (subscribe role)")
 	fs.IntVar(&o.probes, "probes", 20, "probe changes to wait for (subscribe role)")
 	fs.BoolVar(&o.quick, "quick", false, "smaller loads and shorter runs (a smoke run, not the published figures)")
