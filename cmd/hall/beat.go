@@ -20,11 +20,6 @@ import (
 	"github.com/hall-dev/hall/internal/presence"
 )
 
-func init() {
-	commands["beat"] = runBeat
-	commands["leave"] = runLeave
-}
-
 // beatFlags are the flags beat and leave share: where the Hall is, and who
 // is speaking.
 type beatFlags struct {

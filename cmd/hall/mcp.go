@@ -17,8 +17,6 @@ import (
 	"github.com/hall-dev/hall/internal/presence"
 )
 
-func init() { commands["mcp"] = runMCP }
-
 // mcpAbout opens mcp's usage.
 const mcpAbout = `usage: hall mcp [flags]
 

@@ -9,8 +9,6 @@ import (
 	"runtime/debug"
 )
 
-func init() { commands["version"] = runVersion }
-
 // version is hall's version when the build sets it:
 //
 //	go build -ldflags "-X main.version=v1.2.3" ./cmd/hall
