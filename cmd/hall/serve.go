@@ -260,6 +260,7 @@ func (m *Main) Run(ctx context.Context) error {
 	m.MCP = mcp.NewHTTPHandler(mcp.Config{
 		Client:         app,
 		AuthorizeWrite: web.WriteRule(m.Config.Token),
+		Version:        buildVersion(),
 		Log:            m.Log,
 	}, 0)
 	h.MCP = m.MCP

@@ -138,8 +138,9 @@ func (h *Hall) North(ctx context.Context, who Who) (contract.NorthResponse, erro
 	if err != nil {
 		return contract.NorthDropped(id, err), nil
 	}
+	_, live := snap.Find(id)
 	cs, total := snap.North(id)
-	return contract.NorthResponse{PresenceID: id, North: contract.NorthLines(id, cs, total), CollisionsTotal: total}, nil
+	return contract.NorthResponse{PresenceID: id, Live: &live, North: contract.NorthLines(id, cs, total), CollisionsTotal: total}, nil
 }
 
 // Default and greatest limit of an events read.

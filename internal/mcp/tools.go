@@ -52,6 +52,7 @@ type PresenceIn struct {
 // NorthOut is a presence's collision lines.
 type NorthOut struct {
 	PresenceID string   `json:"presence_id"`
+	Live       *bool    `json:"live,omitempty" jsonschema:"whether the presence is on the roster now (absent while the store cannot be read)"`
 	North      []string `json:"north" jsonschema:"one line per collision partner: who, where, which clause"`
 	NorthMore  int      `json:"north_more" jsonschema:"lines left out"`
 	Error      string   `json:"error,omitempty" jsonschema:"registry_unreadable when the Hall cannot read its store"`
