@@ -171,7 +171,7 @@ func members(b []byte, start int) (open, close int, ms []member) {
 		m := member{keyStart: i}
 		ke := stringEnd(b, i)
 		_ = json.Unmarshal(b[i:ke], &m.key) // valid: checked before
-		i = skipWS(b, ke) + 1                // the colon
+		i = skipWS(b, ke) + 1               // the colon
 		m.valStart = skipWS(b, i)
 		m.valEnd = valueEnd(b, m.valStart)
 		ms = append(ms, m)
