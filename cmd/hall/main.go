@@ -81,7 +81,7 @@ commands:
   beat     report a beat to a Hall, or straight into a registry
   leave    end a presence at once
   watch    follow a Hall's live stream
-  hooks    install or uninstall the Hall's hooks in Claude Code, Codex or Cursor
+  hooks    install or uninstall the Hall's hooks in Claude Code, Codex, Cursor or Gemini CLI
   mcp      serve the Hall's tools to an agent over MCP (stdio)
   relay    mirror this machine's sidecar folder into a NATS bucket
   version  print hall's version and the Go version that built it

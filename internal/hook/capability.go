@@ -137,7 +137,7 @@ func CapabilityTable() string {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | `%s` | %s | %s |\n",
 			c.Product, strings.Join(c.ContextEvents, ", "), c.ContextField,
 			or(c.PersonField, "—"), or(strings.Join(c.AskEvents, ", "), "never (the ask policy warns only)"),
-			project, c.UserFile, strings.ReplaceAll(c.Format, "|", `\|`), or(c.Trust, "none"))
+			project, c.UserFile, "`"+strings.ReplaceAll(c.Format, "|", `\|`)+"`", or(c.Trust, "none"))
 	}
 	return b.String()
 }

@@ -2,6 +2,8 @@ package hook
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -376,5 +378,29 @@ func TestContextText(t *testing.T) {
 	got := ContextText(claudeID, many)
 	if !strings.Contains(got, claudeID) || !strings.Contains(got, "agent-e") || strings.Contains(got, "agent-f") || !strings.Contains(got, "3 more") {
 		t.Errorf("ContextText = %q: want the agent, the first 5 lines and the rest counted", got)
+	}
+}
+
+// TestCapabilityTable: every adapter has its row, and docs/hooks.md holds
+// the table as the code renders it.
+func TestCapabilityTable(t *testing.T) {
+	for _, agent := range Agents() {
+		c, ok := CapabilityOf(agent)
+		if !ok || c.Product == "" || c.ProjectFile == "" || c.UserFile == "" || len(c.ContextEvents) == 0 {
+			t.Errorf("%s: row %+v", agent, c)
+		}
+	}
+	if len(capabilities) != len(Agents()) {
+		t.Errorf("%d rows for %d adapters", len(capabilities), len(Agents()))
+	}
+	if c, _ := CapabilityOf("codex"); len(c.AskEvents) != 0 || c.Trust == "" {
+		t.Errorf("codex: asks on %v, trust %q; want never asked and the /hooks step", c.AskEvents, c.Trust)
+	}
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "hooks.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(doc), CapabilityTable()) {
+		t.Errorf("docs/hooks.md does not hold the capability table as the code renders it:\n%s", CapabilityTable())
 	}
 }
