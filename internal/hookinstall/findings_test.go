@@ -93,6 +93,24 @@ func TestSymlinkedSettingsAreEditedThroughTheLink(t *testing.T) {
 	if b, _ := os.ReadFile(target); !strings.Contains(string(b), "hall beat --hook claude") {
 		t.Errorf("target without the hooks:\n%s", b)
 	}
+
+	// A linked file left with nothing by an uninstall stays, link and all:
+	// it belongs to the person's dotfiles.
+	write(t, target, "{}\n")
+	install(t, Options{Agent: "claude", File: file})
+	res, err := Uninstall(Options{Agent: "claude", File: file})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Write(res, at0); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(file); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link went with the uninstall: %v", err)
+	}
+	if b, err := os.ReadFile(target); err != nil || string(b) != "{}\n" {
+		t.Errorf("target after uninstall: %q, %v; want it back as it was", b, err)
+	}
 }
 
 // TestKeysAreData: event keys that are path syntax to gjson/sjson (":0",

@@ -297,11 +297,18 @@ func edit(o Options, install bool) (Result, error) {
 		doc = removeItem(doc, open, close, memberSpans(ms), i)
 	}
 
+	if !json.Valid(doc) {
+		// The splices keep a valid document; this guards the person's file
+		// should one ever not.
+		return Result{}, fmt.Errorf("%s: the edit would not be valid JSON (a bug in hall hooks): nothing was changed", o.File)
+	}
 	res.After = doc
 	switch {
 	case !install && !existed:
 		res.Changed = false
-	case !install && len(res.Changes) > 0 && sameJSON(doc, []byte(spec.empty)):
+	case !install && len(res.Changes) > 0 && sameJSON(doc, []byte(spec.empty)) && target == o.File:
+		// A file that held only the Hall's hooks goes; one behind a link
+		// (kept in a dotfiles repository) stays, emptied.
 		res.Changed, res.Remove = true, true
 	default:
 		res.Changed = !existed || !sameJSON(before, doc)
