@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hall-dev/hall/internal/cli"
+	"github.com/hall-dev/hall/internal/hook"
 	"github.com/hall-dev/hall/internal/hookinstall"
 )
 
@@ -148,6 +149,10 @@ func runHooks(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 			if has, _ := hookinstall.HasHall(agent, other); has {
 				fmt.Fprintf(stdout, "  warning: %s has the Hall's hooks too: with both, every event beats twice; keep one (hall hooks uninstall %s with the other scope)\n", other, agent)
 			}
+		}
+		if capa, _ := hook.CapabilityOf(agent); !*user && !*shared && capa.SharedProjectFile != "" &&
+			hookinstall.InRepository(ctx, root) && !hookinstall.Ignored(ctx, root, file) {
+			fmt.Fprintf(stdout, "  note: %s is your personal file, but git does not ignore it: add it to .gitignore so it is not committed\n", file)
 		}
 		lean, http := res.Options.Command, res.Options.HTTP
 		if !strings.Contains(lean, "/") && !http {

@@ -142,6 +142,9 @@ func TestHooksInstallFindsTheProject(t *testing.T) {
 	if _, err := os.Stat(personal); err != nil {
 		t.Errorf("the personal file at the root: %v", err)
 	}
+	if !strings.Contains(stdout, "add it to .gitignore") {
+		t.Errorf("no note that git would commit the personal file:\n%s", stdout)
+	}
 	for _, f := range []string{filepath.Join(sub, ".claude"), filepath.Join(repo.Worktree, ".claude", "settings.json")} {
 		if _, err := os.Stat(f); !os.IsNotExist(err) {
 			t.Errorf("%s exists (%v): want only the root's personal file", f, err)

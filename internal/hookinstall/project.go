@@ -25,3 +25,15 @@ func ProjectRoot(ctx context.Context, dir string) (string, error) {
 	}
 	return abs, nil
 }
+
+// Ignored reports whether git ignores file in the worktree at root: a
+// personal settings file the person would otherwise commit by mistake is
+// worth a note. False outside a repository or without git.
+func Ignored(ctx context.Context, root, file string) bool {
+	return exec.CommandContext(ctx, "git", "-C", root, "check-ignore", "-q", "--", file).Run() == nil
+}
+
+// InRepository reports whether root is in a git worktree.
+func InRepository(ctx context.Context, root string) bool {
+	return exec.CommandContext(ctx, "git", "-C", root, "rev-parse", "--is-inside-work-tree").Run() == nil
+}
