@@ -17,10 +17,6 @@ import (
 	"github.com/hall-dev/hall/internal/hookinstall"
 )
 
-func init() {
-	commands["hooks"] = runHooks
-}
-
 const hooksUsage = `usage: hall hooks install|uninstall claude|codex|cursor|gemini [--project DIR [--shared] | --user] [--http] [--dry-run]
 
 Writes the Hall's hooks into the agent's own hook configuration, in the

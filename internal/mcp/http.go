@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"sync"
@@ -117,10 +116,9 @@ func (s *httpServer) sessions() int {
 	return n
 }
 
+// refuse answers through the Hall's one error writer.
 func refuse(w http.ResponseWriter, status int, code, detail string) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(contract.ErrorResponse{Error: code, Detail: detail})
+	contract.WriteError(w, nil, contract.Refuse(status, code, "%s", detail))
 }
 
 // Close ends every request in flight (open streams included) and every

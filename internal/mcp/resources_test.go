@@ -9,7 +9,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/hall-dev/hall/internal/hallclient"
+	"github.com/hall-dev/hall/internal/hall"
 	"github.com/hall-dev/hall/internal/mcp/mcptest"
 	"github.com/hall-dev/hall/internal/presence"
 )
@@ -31,7 +31,7 @@ func TestLiveRoster(t *testing.T) {
 func liveRoster(t *testing.T, protocol string) {
 	h := newLocalHall(t)
 	updated := make(chan string, 64)
-	srv, cs := connectServer(t, Config{Client: &hallclient.Local{Service: h.svc, Changes: h.svc.Changed()}}, mcptest.Client{Updated: updated, Protocol: protocol})
+	srv, cs := connectServer(t, Config{Client: &hall.Hall{Service: h.svc, Changes: h.svc.Changed()}}, mcptest.Client{Updated: updated, Protocol: protocol})
 
 	res, err := cs.ListResources(t.Context(), nil)
 	if err != nil || len(res.Resources) != 1 || res.Resources[0].URI != "hall://presences" {
@@ -169,7 +169,7 @@ func TestLiveForgetsOnlyTheUnsubscribed(t *testing.T) {
 // TestLiveRostersBounded: at most maxWatched distinct rosters are
 // subscribed to at once; one more is refused until one is let go.
 func TestLiveRostersBounded(t *testing.T) {
-	cs := connect(t, Config{Client: &hallclient.Local{Service: newLocalHall(t).svc}}, mcptest.Client{Protocol: legacy})
+	cs := connect(t, Config{Client: &hall.Hall{Service: newLocalHall(t).svc}}, mcptest.Client{Protocol: legacy})
 	uri := func(i int) string { return fmt.Sprintf("hall://presences/srv/b%d", i) }
 	for i := range maxWatched {
 		if err := cs.Subscribe(t.Context(), &sdk.SubscribeParams{URI: uri(i)}); err != nil {
