@@ -137,6 +137,10 @@ func TestInstalledFilesMatchTheAgentsSchemas(t *testing.T) {
 // TestSchemasBite: each schema refuses what its agent would not read, so
 // the test above can fail.
 func TestSchemasBite(t *testing.T) {
+	schemas := map[string]*jsonschema.Schema{}
+	for agent, name := range agentSchemas {
+		schemas[agent] = compileSchema(t, name)
+	}
 	for _, tc := range []struct{ agent, doc string }{
 		{"claude", `{"hooks": {"NoSuchEvent": []}}`},
 		{"claude", `{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "x", "timeout": 0}]}]}}`},
@@ -149,7 +153,7 @@ func TestSchemasBite(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if compileSchema(t, agentSchemas[tc.agent]).Validate(v) == nil {
+		if schemas[tc.agent].Validate(v) == nil {
 			t.Errorf("%s schema accepts %s", tc.agent, tc.doc)
 		}
 	}
