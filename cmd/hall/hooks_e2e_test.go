@@ -214,8 +214,10 @@ func TestHooksSubagentsAreOneTeam(t *testing.T) {
 			// both hear it.
 			other := hooktest.Moved(t, hooktest.ClaudeCode, "pre-tool-use-write.json", repo.Worktree, "b1b2b3b4-0000-4000-8000-000000000000")
 			text, _ := told(t, "claude", path.call(t, m, "claude", other, "warn"))
-			if !strings.Contains(text, "claude-7d0c5e2a ") || !strings.Contains(text, "claude-7d0c5e2a/a3f9c1d2e4b5") {
-				t.Errorf("a third session's answer: %q, want the session and its subagent named", text)
+			// One partner, one line: the team is named once and its other
+			// member counted, not read as a second partner.
+			if strings.Count(text, "- collision: claude-7d0c5e2a") != 1 || !strings.Contains(text, "(and 1 more of its team") {
+				t.Errorf("a third session's answer: %q, want one line for the session and its subagent", text)
 			}
 			path.call(t, m, "claude", other[:0]+hooktest.Moved(t, hooktest.ClaudeCode, "session-end.json", repo.Worktree, "b1b2b3b4-0000-4000-8000-000000000000"), "warn")
 
