@@ -14,8 +14,6 @@ import (
 	"github.com/hall-dev/hall/internal/mcp"
 )
 
-func init() { commands["check"] = runCheck }
-
 const checkAbout = `usage: hall check [flags] [path…]
 
 Ask a Hall whom work on some paths would collide with (another mutating

@@ -72,9 +72,11 @@ type Config struct {
 
 // serveAbout opens serve's usage: serve is the default command, so its
 // usage is hall's.
-const serveAbout = usage + `
+func serveAbout() string {
+	return usage() + `
 hall serve, the default command, runs the Hall; its flags follow.
 `
+}
 
 // parseServeConfig reads serve's flags.
 func parseServeConfig(args []string, stdout, stderr io.Writer) (Config, error) {
@@ -103,7 +105,7 @@ func parseServeConfig(args []string, stdout, stderr io.Writer) (Config, error) {
 	fs.StringVar(&cfg.NATSCreds, "nats-creds", "", "NATS credentials file (JWT and nkey seed), for --store nats://")
 	fs.StringVar(&cfg.NATSTLSCA, "nats-tls-ca", "", "PEM file of the CAs that sign the NATS servers' certificates, for --store nats://")
 	fs.IntVar(&cfg.MaxCollisions, "max-collisions", presence.DefaultMaxCollisions, "most collisions the contract, page and stream list on one brain (the first by presence id); collisions_total counts them all")
-	if err := parseFlags(fs, serveAbout, args, stdout, stderr); err != nil {
+	if err := parseFlags(fs, serveAbout(), args, stdout, stderr); err != nil {
 		return cfg, err
 	}
 	if fs.NArg() > 0 {
@@ -258,6 +260,7 @@ func (m *Main) Run(ctx context.Context) error {
 	m.MCP = mcp.NewHTTPHandler(mcp.Config{
 		Client:         app,
 		AuthorizeWrite: web.WriteRule(m.Config.Token),
+		Version:        buildVersion(),
 		Log:            m.Log,
 	}, 0)
 	h.MCP = m.MCP
@@ -338,7 +341,7 @@ func (m *Main) Close() error {
 }
 
 // runServe is the serve command: run until SIGINT or SIGTERM.
-func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	cfg, err := parseServeConfig(args, stdout, stderr)
 	if err != nil {
 		return err

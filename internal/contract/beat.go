@@ -50,7 +50,12 @@ type BeatResponse struct {
 // NorthResponse is GET /api/north: one presence's collision lines, bounded
 // as a beat's, and the number of its collisions.
 type NorthResponse struct {
-	PresenceID      string   `json:"presence_id"`
+	PresenceID string `json:"presence_id"`
+	// Live says whether the presence is on the roster now: false for one
+	// that lapsed, left or never beat, whose north is empty because there
+	// is nobody to collide with, not because it collides with nobody.
+	// Absent while the roster cannot be read.
+	Live            *bool    `json:"live,omitempty"`
 	North           []string `json:"north"`
 	CollisionsTotal int      `json:"collisions_total"`
 	// Others say whose uncommitted changes are in the presence's worktree

@@ -122,6 +122,7 @@ var agentEvents = map[string]events{
 	"claude": {start: "SessionStart", prompt: "UserPromptSubmit", shell: "PreToolUse", shellTool: "Bash", edit: "PreToolUse"},
 	"codex":  {start: "SessionStart", prompt: "UserPromptSubmit", shell: "PreToolUse", shellTool: "Bash", edit: "PreToolUse"},
 	"cursor": {start: "sessionStart", shell: "beforeShellExecution", edit: "preToolUse"},
+	"gemini": {start: "SessionStart", prompt: "BeforeAgent", shell: "BeforeTool", shellTool: "run_shell_command", edit: "BeforeTool"},
 }
 
 // shellPayload is the agent's pre-event of its shell tool running line.
@@ -141,12 +142,15 @@ func editPayload(agent, session, cwd, file string) []byte {
 		return payload(agent, session, cwd, "PreToolUse", "apply_patch", map[string]any{"input": "*** Begin Patch\n*** Update File: " + rel + "\n@@\n-x\n+y\n*** End Patch\n"})
 	case "cursor":
 		return payload(agent, session, cwd, "preToolUse", "Write", map[string]any{"file_path": file})
+	case "gemini":
+		return payload(agent, session, cwd, "BeforeTool", "replace", map[string]any{"file_path": file, "old_string": "x", "new_string": "y"})
 	}
 	return payload(agent, session, cwd, "PreToolUse", "Edit", map[string]any{"file_path": file, "old_string": "x", "new_string": "y"})
 }
 
 // modelText is what the model reads of a hook answer: the field each
-// agent puts in its context.
+// agent puts in its context (Gemini CLI's BeforeTool takes none: there
+// the person reads systemMessage, and it is that).
 func modelText(t *testing.T, agent string, out []byte) string {
 	t.Helper()
 	if len(out) == 0 {
@@ -157,13 +161,17 @@ func modelText(t *testing.T, agent string, out []byte) string {
 			AdditionalContext string `json:"additionalContext"`
 		} `json:"hookSpecificOutput"`
 		AgentMessage      string `json:"agent_message"`
+		SystemMessage     string `json:"systemMessage"`
 		AdditionalContext string `json:"additional_context"`
 	}
 	if err := json.Unmarshal(out, &v); err != nil {
 		t.Fatalf("%s answer %s: %v", agent, out, err)
 	}
-	if agent == "cursor" {
+	switch agent {
+	case "cursor":
 		return v.AgentMessage + v.AdditionalContext
+	case "gemini":
+		return v.HookSpecificOutput.AdditionalContext + v.SystemMessage
 	}
 	return v.HookSpecificOutput.AdditionalContext
 }

@@ -138,8 +138,9 @@ func (h *Hall) North(ctx context.Context, who Who) (contract.NorthResponse, erro
 	if err != nil {
 		return contract.NorthDropped(id, err), nil
 	}
+	_, live := snap.Find(id)
 	cs, total := snap.North(id)
-	resp := contract.NorthResponse{PresenceID: id, North: contract.NorthLines(id, cs, total), CollisionsTotal: total}
+	resp := contract.NorthResponse{PresenceID: id, Live: &live, North: contract.NorthLines(id, cs, total), CollisionsTotal: total}
 	if r, ok := snap.Find(id); ok {
 		resp.Others = ownershipLines(h.sceneFor(r, snap.Live, r.CallerRoot))
 	}

@@ -7,9 +7,9 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// shellTools are the tool names under which Claude Code and Codex CLI run
-// a shell command line (tool_input.command).
-var shellTools = map[string]bool{"Bash": true, "shell": true, "local_shell": true, "exec_command": true}
+// shellTools are the tool names under which Claude Code, Codex CLI and
+// Gemini CLI run a shell command line (tool_input.command).
+var shellTools = map[string]bool{"Bash": true, "shell": true, "local_shell": true, "exec_command": true, "run_shell_command": true}
 
 // shellCommand is the command line a shell tool's input carries: its
 // "command" as a string, or, as Codex has sent it, an argv ("bash", "-lc",

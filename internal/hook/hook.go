@@ -31,8 +31,9 @@ type Event struct {
 	Beat contract.BeatRequest
 	// Leave: the session (or the subagent) ended; the presence leaves.
 	Leave bool
-	// Gate: the event fires before a tool runs and the agent accepts an
-	// "ask" there.
+	// Gate: the event fires before a tool runs and the agent honours an
+	// "ask" there (the capability table's AskEvents): never for Codex nor
+	// Gemini CLI.
 	Gate bool
 	// Before: the event fires before a tool runs (whether or not the
 	// agent honours an ask there); Start: a session starts, resumes or
@@ -61,7 +62,7 @@ type Adapter interface {
 	// /api/hooks/{agent}.
 	Agent() string
 	// Kind is the presence kind the adapter sets ("claude-code", "codex",
-	// "cursor").
+	// "cursor", "gemini-cli").
 	Kind() string
 	// Parse reads one payload. An error means the payload cannot be used:
 	// the hook warns and the agent carries on.
@@ -75,9 +76,11 @@ var adapters = map[string]Adapter{
 	"claude": claude,
 	"codex":  codex,
 	"cursor": cursor{},
+	"gemini": gemini{},
 }
 
-// For returns the adapter named agent ("claude", "codex" or "cursor").
+// For returns the adapter named agent ("claude", "codex", "cursor" or
+// "gemini").
 func For(agent string) (Adapter, bool) {
 	a, ok := adapters[agent]
 	return a, ok

@@ -99,6 +99,7 @@ func TestGolden(t *testing.T) {
 		{"check-read-only", "check", map[string]any{"brain": "/srv/shop", "caller_root": "/srv/shop-wt2", "worktree": "/srv/shop-wt2", "paths": []string{"src/checkout/cart.go"}, "mutating": false}},
 		{"leave", "leave", map[string]any{"brain": "/srv/shop"}},
 		{"leave-again", "leave", map[string]any{"brain": "/srv/shop"}},
+		{"north-not-live", "north", map[string]any{"brain": "/srv/shop"}},
 		{"error-field", "handshake", map[string]any{"brain": "/srv/shop", "worktree": "shop-wt2"}},
 		{"error-unknown-brain", "cockpit", map[string]any{"brain": "/srv/nowhere"}},
 	}

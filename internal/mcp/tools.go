@@ -52,6 +52,7 @@ type PresenceIn struct {
 // NorthOut is a presence's collision lines.
 type NorthOut struct {
 	PresenceID string   `json:"presence_id"`
+	Live       *bool    `json:"live,omitempty" jsonschema:"whether the presence is on the roster now (absent while the store cannot be read)"`
 	North      []string `json:"north" jsonschema:"one line per collision partner: who, where, which clause"`
 	NorthMore  int      `json:"north_more" jsonschema:"lines left out"`
 	Others     []string `json:"others,omitempty" jsonschema:"whose uncommitted changes are in this worktree, and to leave them alone"`
