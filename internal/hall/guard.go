@@ -278,7 +278,7 @@ func (h *Hall) hookSay(ctx context.Context, req contract.BeatRequest, res presen
 		out.Others = ownershipLines(sc)
 	}
 	out.Contested = contested
-	out.Collisions = h.told.tell(res.PresenceID, north, contested, h.Service.Now())
+	out.Collisions = h.sayOnce.tell(res.PresenceID, north, contested, h.Service.Now())
 	return out
 }
 

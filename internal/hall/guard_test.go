@@ -14,6 +14,7 @@ import (
 	"github.com/hall-dev/hall/internal/gitscan"
 	"github.com/hall-dev/hall/internal/hall"
 	"github.com/hall-dev/hall/internal/hallclient"
+	"github.com/hall-dev/hall/internal/presence/overlap"
 )
 
 // gitIn runs the real git in dir with a fixed identity.
@@ -72,6 +73,11 @@ func (g gitCache) Result(wt string) (gitscan.Result, bool) {
 	r, ok := g[filepath.Clean(wt)]
 	return r, ok
 }
+
+// The scanner's steering and merge answers, which the guard never uses.
+func (gitCache) Mutated(string)                             {}
+func (gitCache) Track([]string)                             {}
+func (gitCache) Merge(string, string) (overlap.Merge, bool) { return overlap.Merge{}, false }
 
 func (g gitCache) scan(t *testing.T, wts ...string) {
 	t.Helper()

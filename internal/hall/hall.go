@@ -44,7 +44,7 @@ type Hall struct {
 	// the shell guard and the ownership lines; nil: git unknown.
 	Git GitView
 
-	told toldBook // say it once (sayonce.go)
+	sayOnce toldBook // what each presence was told of its collisions (sayonce.go)
 }
 
 func (h *Hall) roster() Roster {

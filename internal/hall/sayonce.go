@@ -26,10 +26,10 @@ const maxTold = 4096
 // zero value is ready.
 type toldBook struct {
 	mu sync.Mutex
-	m  map[string]told
+	m  map[string]toldState
 }
 
-type told struct {
+type toldState struct {
 	sig  [sha256.Size]byte // of the north lines told in full; zero: none
 	at   time.Time         // when anything was last told
 	seen time.Time         // the last hook beat, for the bound
@@ -54,7 +54,7 @@ func (b *toldBook) tell(id string, north []string, contested bool, now time.Time
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.m == nil {
-		b.m = map[string]told{}
+		b.m = map[string]toldState{}
 	}
 	t, known := b.m[id]
 	if !known && len(b.m) >= maxTold {
