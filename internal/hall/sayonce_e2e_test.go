@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -129,4 +130,51 @@ func told(said []string) int {
 		}
 	}
 	return n
+}
+
+// TestSayOnceRacingHooks: several hooks of one session racing on the
+// same new collision tell it in full once between them.
+func TestSayOnceRacingHooks(t *testing.T) {
+	h, _, _ := newHall(t)
+	s := newShop(t)
+	ctx := context.Background()
+	hook := func(agent string, body []byte) string {
+		ans, err := h.Hook(ctx, hall.HookRequest{Agent: agent, Payload: body})
+		if err != nil {
+			t.Error(err)
+			return ""
+		}
+		return modelText(t, agent, ans.Output)
+	}
+	cart := filepath.Join(s.wt2, "src", "cart.go")
+	hook("codex", editPayload("codex", "0ther-5e55-1on", s.wt2, cart))
+	me := "5e1f-5e55-1on"
+	if got := hook("claude", editPayload("claude", me, s.wt2, filepath.Join(s.wt2, "src", "search.go"))); !strings.Contains(got, "another agent is changing") {
+		t.Fatalf("the collision opening: the model reads %q; want it in full", got)
+	}
+	// A third session joins: the collisions changed.
+	hook("cursor", editPayload("cursor", "th1rd-5e55-1on", s.wt2, filepath.Join(s.wt2, "src", "other.go")))
+	const racers = 8
+	said := make(chan string, racers)
+	var wg sync.WaitGroup
+	for range racers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			said <- hook("claude", payload("claude", me, s.wt2, "PostToolUse", "Grep", map[string]any{"pattern": "x"}))
+		}()
+	}
+	wg.Wait()
+	close(said)
+	full := 0
+	for s := range said {
+		if strings.Contains(s, "another agent is changing") {
+			full++
+		} else if s != "" {
+			t.Errorf("a racing hook: the model reads %q; want nothing or the full text", s)
+		}
+	}
+	if full != 1 {
+		t.Errorf("%d racing hooks told the new collision in full; want exactly 1", full)
+	}
 }
