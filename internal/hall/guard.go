@@ -256,6 +256,11 @@ func quoteText(s string) string { return strconv.Quote(s) }
 func (h *Hall) hookSay(ctx context.Context, req contract.BeatRequest, res presence.BeatResult, north []string) *contract.HookSay {
 	hb := req.Hook
 	out := &contract.HookSay{Collisions: contract.TellFull}
+	if hb.Moment != contract.MomentBefore && hb.Moment != contract.MomentStart {
+		// Nothing to read of the roster: how much to tell is all.
+		out.Collisions = h.sayOnce.tell(res.PresenceID, north, false, h.Service.Now())
+		return out
+	}
 	snap, err := h.roster().Snapshot(ctx)
 	if err != nil {
 		return out
