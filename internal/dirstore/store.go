@@ -390,6 +390,12 @@ func busy(err error) bool {
 // file is named for (errMisfiled otherwise), so no file can speak for
 // another presence, nor outlive its leave.
 func (s *Store) readRecord(name string) (presence.Record, error) {
+	return s.readFile(name, name)
+}
+
+// readFile is readRecord of the file at name that must hold the record
+// filed as filedAs (a record set aside under a temp name is read so).
+func (s *Store) readFile(name, filedAs string) (presence.Record, error) {
 	p := filepath.Join(s.dir, name)
 	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if errors.Is(err, syscall.ELOOP) {
@@ -417,8 +423,8 @@ func (s *Store) readRecord(name string) (presence.Record, error) {
 	if err != nil {
 		return presence.Record{}, err
 	}
-	if r.PresenceID+".json" != name || !presence.ValidID(r.PresenceID) {
-		return presence.Record{}, fmt.Errorf("%s holds presence_id %.40q: %w", name, r.PresenceID, errMisfiled)
+	if r.PresenceID+".json" != filedAs || !presence.ValidID(r.PresenceID) {
+		return presence.Record{}, fmt.Errorf("%s holds presence_id %.40q: %w", filedAs, r.PresenceID, errMisfiled)
 	}
 	return r, nil
 }

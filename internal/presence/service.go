@@ -97,6 +97,12 @@ type Service struct {
 	allCounts     *CollisionCounts // every brain's counts, joined
 	scratch       []Record         // Snapshot's live records before sorting
 
+	// reclaimQ holds the lapsed records found by the last look and not yet
+	// reclaimed (ReclaimLapsed); cacheHigh and entriesHigh are the most the
+	// cache and the projections held since their maps were last rebuilt.
+	reclaimQ               []lapse
+	cacheHigh, entriesHigh int
+
 	changed chan struct{}
 	paths   pathCache     // canonical brains, caller roots and worktrees of recent beats
 	version atomic.Uint64 // advanced by every notify
@@ -134,6 +140,11 @@ type Stats struct {
 	// of file descriptors): the last good roster was kept and the read
 	// retried.
 	BusyReads int64
+	// Reclaimed counts lapsed records the live loop removed from the
+	// store while running; ReclaimErrors, the removals that failed (and
+	// are tried again on a later pass).
+	Reclaimed     int64
+	ReclaimErrors int64
 }
 
 // NewService returns a Service over store.

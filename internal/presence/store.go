@@ -36,3 +36,14 @@ type ReclaimReport struct {
 	StaleRecords int
 	TempFiles    int
 }
+
+// LapseRemover is a Store that can remove a record on condition that
+// nobody wrote a newer beat: the live loop reclaims lapsed records with it
+// while the Hall runs, and a record rewritten between the look and the
+// removal is never the one removed.
+type LapseRemover interface {
+	// DeleteUnlessNewer removes id's record only while the stored copy
+	// has last_beat_ms <= lastBeatMs, and reports whether it removed it.
+	// An absent or undecodable record is left alone and is no error.
+	DeleteUnlessNewer(ctx context.Context, id string, lastBeatMs int64) (bool, error)
+}
