@@ -25,11 +25,14 @@ type view struct {
 }
 
 type slot struct {
-	rev    uint64
-	rec    presence.Record
-	bad    bool      // the value does not decode: counted as skipped
-	gone   bool      // deleted or expired: a tombstone
-	goneAt time.Time // when the tombstone was set
+	rev uint64
+	rec presence.Record
+	bad bool // the value does not decode: counted as skipped
+	// repaired: the record was brought inside the contract
+	// (presence.DecodeRecordRepaired), counted.
+	repaired bool
+	gone     bool      // deleted or expired: a tombstone
+	goneAt   time.Time // when the tombstone was set
 }
 
 // tombstoneAge is how long a tombstone is kept: long enough for any write
@@ -79,6 +82,9 @@ func (v *view) listing() presence.Listing {
 			l.Skipped++
 		default:
 			l.Records = append(l.Records, s.rec) // read-only, as every Record handed on
+			if s.repaired {
+				l.Repaired++
+			}
 		}
 	}
 	return l
@@ -89,11 +95,11 @@ func slotOf(e jetstream.KeyValueEntry) slot {
 	if e.Operation() != jetstream.KeyValuePut {
 		return slot{rev: e.Revision(), gone: true}
 	}
-	r, err := presence.DecodeRecord(e.Value())
+	r, repaired, err := presence.DecodeRecordRepaired(e.Value())
 	if err != nil || r.PresenceID != e.Key() {
 		return slot{rev: e.Revision(), bad: true}
 	}
-	return slot{rev: e.Revision(), rec: r}
+	return slot{rev: e.Revision(), rec: r, repaired: repaired > 0}
 }
 
 // viewPut applies this store's own successful write to the view.

@@ -23,6 +23,9 @@ type Store interface {
 type Listing struct {
 	Records []Record
 	Skipped int // entries that looked like records but did not decode
+	// Repaired counts the records listed that DecodeRecordRepaired brought
+	// inside the published contract (a foreign writer's).
+	Repaired int
 }
 
 // Reclaimer is a Store that can reclaim what dead sessions left behind: stale
