@@ -12,10 +12,10 @@ import (
 	"github.com/hall-dev/hall/internal/presence"
 )
 
-// setAside numbers the temp names DeleteUnlessNewer moves records to.
+// setAside numbers the temp names RemoveLapsed moves records to.
 var setAside atomic.Uint64
 
-// DeleteUnlessNewer removes id's record only while the file holds a beat
+// RemoveLapsed removes id's record only while the file holds a beat
 // no newer than lastBeatMs (presence.LapseRemover): what the live loop
 // calls to reclaim a lapsed record while the Hall runs. A plain remove
 // after a look could take a record its agent rewrote in between, so the
@@ -24,7 +24,7 @@ var setAside atomic.Uint64
 // one is linked back, unless a newer still was written meanwhile (the link
 // fails, and that one stands). An absent or undecodable file is left
 // alone: it may be another writer's, and is skipped at read anyway.
-func (s *Store) DeleteUnlessNewer(ctx context.Context, id string, lastBeatMs int64) (bool, error) {
+func (s *Store) RemoveLapsed(ctx context.Context, id string, lastBeatMs int64) (bool, error) {
 	p, err := s.path(id)
 	if err != nil {
 		return false, err

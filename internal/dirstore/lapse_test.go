@@ -10,10 +10,10 @@ import (
 	"github.com/hall-dev/hall/internal/presence/presencetest"
 )
 
-// DeleteUnlessNewer removes the lapsed record only: a newer beat, a file
+// RemoveLapsed removes the lapsed record only: a newer beat, a file
 // that does not decode and an absent file are left as they are, and no
 // temp file is left behind either way.
-func TestDeleteUnlessNewer(t *testing.T) {
+func TestRemoveLapsed(t *testing.T) {
 	const beat = 1_700_000_000_000
 	rec := presencetest.Rec("one-beat", brain, presencetest.LastBeat(beat))
 	for _, tc := range []struct {
@@ -34,9 +34,9 @@ func TestDeleteUnlessNewer(t *testing.T) {
 			if tc.file != nil {
 				dirstoretest.WriteFile(t, s.Dir(), rec.PresenceID+".json", tc.file)
 			}
-			gone, err := s.DeleteUnlessNewer(t.Context(), rec.PresenceID, tc.upTo)
+			gone, err := s.RemoveLapsed(t.Context(), rec.PresenceID, tc.upTo)
 			if err != nil || gone != tc.wantGone {
-				t.Fatalf("DeleteUnlessNewer: got %v, %v; want %v, nil", gone, err, tc.wantGone)
+				t.Fatalf("RemoveLapsed: got %v, %v; want %v, nil", gone, err, tc.wantGone)
 			}
 			names := dirstoretest.Names(t, s.Dir())
 			if tc.wantStays {
@@ -51,7 +51,7 @@ func TestDeleteUnlessNewer(t *testing.T) {
 			}
 		})
 	}
-	if _, err := dirstoretest.Open(t).DeleteUnlessNewer(t.Context(), "../x", beat); presence.ErrorCode(err) != presence.EINVALID {
+	if _, err := dirstoretest.Open(t).RemoveLapsed(t.Context(), "../x", beat); presence.ErrorCode(err) != presence.EINVALID {
 		t.Fatalf("a crafted id: got %v, want EINVALID", err)
 	}
 }

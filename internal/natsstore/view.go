@@ -22,7 +22,14 @@ import (
 type view struct {
 	slots     map[string]slot
 	lastPrune time.Time
+	high      int // the most slots held since the map was last rebuilt
 }
+
+// shrinkFloor is the least high-water mark at which the slots are rebuilt
+// once they hold under a quarter of it: a Go map keeps the room it grew
+// to, and a listing walks the room, so a burst of one-beat sessions would
+// slow every listing after it.
+const shrinkFloor = 1024
 
 type slot struct {
 	rev uint64
@@ -55,6 +62,7 @@ func (v *view) apply(key string, next slot) bool {
 		next.goneAt = time.Now()
 	}
 	v.slots[key] = next
+	v.high = max(v.high, len(v.slots))
 	v.prune()
 	return !(had && old.gone && next.gone) && !(!had && next.gone)
 }
@@ -70,6 +78,13 @@ func (v *view) prune() {
 		if s.gone && now.Sub(s.goneAt) > tombstoneAge {
 			delete(v.slots, k)
 		}
+	}
+	if v.high >= shrinkFloor && len(v.slots) < v.high/4 {
+		slots := make(map[string]slot, len(v.slots))
+		for k, s := range v.slots {
+			slots[k] = s
+		}
+		v.slots, v.high = slots, len(slots)
 	}
 }
 

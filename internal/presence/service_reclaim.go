@@ -33,19 +33,17 @@ type lapse struct {
 // the lapsed beat (LapseRemover), and forgets them: a burst of short
 // sessions leaves neither files nor memory behind, and the live view's
 // iteration costs what is live. It reports how many it removed and
-// whether more are queued for the next pass. A store that cannot remove
-// on condition (no LapseRemover) reclaims nothing: boot reclaim still
-// runs (Reclaimer), and reads filter staleness as ever.
+// whether more are queued for the next pass. A store that is no
+// LapseRemover (its engine expires records, as NATS does) reclaims
+// nothing here; over any store, the maps a burst grew are rebuilt once it
+// has gone.
 func (s *Service) ReclaimLapsed(ctx context.Context) (removed int, more bool) {
-	lr, ok := s.store.(LapseRemover)
-	if !ok {
-		return 0, false
-	}
+	lr, removes := s.store.(LapseRemover)
 	cutoff := s.now().Add(-LapseGrace).UnixMilli()
 	s.mu.Lock()
-	if len(s.reclaimQ) == 0 && s.cacheErr == nil {
-		s.cacheHigh = max(s.cacheHigh, len(s.cache))
-		s.entriesHigh = max(s.entriesHigh, len(s.entries))
+	s.cacheHigh = max(s.cacheHigh, len(s.cache))
+	s.entriesHigh = max(s.entriesHigh, len(s.entries))
+	if len(s.reclaimQ) == 0 && s.cacheErr == nil && removes {
 		for id, r := range s.cache {
 			if e, ok := s.entries[id]; ok && e.shown.LastBeatMs >= r.LastBeatMs && e.shown.PresenceID != "" {
 				r = e.shown
@@ -70,7 +68,7 @@ func (s *Service) ReclaimLapsed(ctx context.Context) (removed int, more bool) {
 		if ctx.Err() != nil {
 			break
 		}
-		ok, err := lr.DeleteUnlessNewer(ctx, l.id, l.lastBeatMs)
+		ok, err := lr.RemoveLapsed(ctx, l.id, l.lastBeatMs)
 		switch {
 		case err != nil:
 			s.count(func(st *Stats) { st.ReclaimErrors++ })

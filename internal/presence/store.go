@@ -40,13 +40,15 @@ type ReclaimReport struct {
 	TempFiles    int
 }
 
-// LapseRemover is a Store that can remove a record on condition that
+// LapseRemover is a Store whose lapsed records stay until someone removes
+// them (the sidecar folder), and that can remove one on condition that
 // nobody wrote a newer beat: the live loop reclaims lapsed records with it
 // while the Hall runs, and a record rewritten between the look and the
-// removal is never the one removed.
+// removal is never the one removed. A store whose engine expires records
+// by itself (NATS, per-message TTLs) is none.
 type LapseRemover interface {
-	// DeleteUnlessNewer removes id's record only while the stored copy
-	// has last_beat_ms <= lastBeatMs, and reports whether it removed it.
-	// An absent or undecodable record is left alone and is no error.
-	DeleteUnlessNewer(ctx context.Context, id string, lastBeatMs int64) (bool, error)
+	// RemoveLapsed removes id's record only while the stored copy has
+	// last_beat_ms <= lastBeatMs, and reports whether it removed it. An
+	// absent or undecodable record is left alone and is no error.
+	RemoveLapsed(ctx context.Context, id string, lastBeatMs int64) (bool, error)
 }
