@@ -27,13 +27,21 @@ var errFull = errors.New("every MCP session is busy")
 // clients without it cannot crowd out the one that may write. A session
 // with a request in flight (a call, an open notification stream) is never
 // ended.
+//
+// It also ends the sessions idle (no request in flight) for longer than
+// idle, looking at most every idle/5 as requests come: the SDK's own
+// timeout counts only POSTs, and would end a client listening on its
+// notification stream.
 type admission struct {
 	max   int
-	token string // the Hall's write token; "" when it has none
+	token string           // the Hall's write token; "" when it has none
+	idle  time.Duration    // SessionTimeout; none ended so when 0
+	now   func() time.Time // time.Now when nil
 
-	mu      sync.Mutex
-	pending int                     // slots taken by initializes in flight
-	held    map[string]*heldSession // by session id
+	mu        sync.Mutex
+	pending   int                     // slots taken by initializes in flight
+	held      map[string]*heldSession // by session id
+	lastSweep time.Time
 }
 
 // heldSession is what admission knows of one session.
@@ -51,6 +59,9 @@ type heldSession struct {
 // for the slots of sessions that ended on their own (idle timeout, failed
 // initialize); evict ends one.
 func (a *admission) admit(r *http.Request, live func() map[string]bool, evict func(id string)) (done func(w http.ResponseWriter), err error) {
+	for _, id := range a.sweep() {
+		evict(id)
+	}
 	id := r.Header.Get(sessionHeader)
 	if id != "" {
 		a.mu.Lock()
@@ -95,7 +106,7 @@ func (a *admission) admit(r *http.Request, live func() map[string]bool, evict fu
 			if a.held == nil {
 				a.held = map[string]*heldSession{}
 			}
-			a.held[opened] = &heldSession{authed: authed, lastSeen: time.Now()}
+			a.held[opened] = &heldSession{authed: authed, lastSeen: a.clock()}
 		}
 	}, nil
 }
@@ -107,11 +118,41 @@ func (a *admission) release(id string, s *heldSession, ended bool) {
 	defer a.mu.Unlock()
 	if s != nil {
 		s.active--
-		s.lastSeen = time.Now()
+		s.lastSeen = a.clock()
 	}
 	if ended && a.held[id] == s {
 		delete(a.held, id)
 	}
+}
+
+func (a *admission) clock() time.Time {
+	if a.now != nil {
+		return a.now()
+	}
+	return time.Now()
+}
+
+// sweep forgets, and returns for ending, the sessions idle for longer
+// than a.idle; it looks at most every idle/5.
+func (a *admission) sweep() []string {
+	if a.idle <= 0 {
+		return nil
+	}
+	now := a.clock()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if now.Sub(a.lastSweep) < a.idle/5 {
+		return nil
+	}
+	a.lastSweep = now
+	var idle []string
+	for id, s := range a.held {
+		if s.active == 0 && now.Sub(s.lastSeen) > a.idle {
+			idle = append(idle, id)
+			delete(a.held, id)
+		}
+	}
+	return idle
 }
 
 // pruneLocked frees the slots of sessions the SDK no longer holds.

@@ -106,3 +106,47 @@ func TestAdmissionPrunes(t *testing.T) {
 		t.Fatalf("got err %v, ended %q, held %v; want a free slot from the gone session", err, ended, a.held)
 	}
 }
+
+// TestAdmissionEndsIdleSessions: a session with no request in flight for
+// longer than the idle timeout is ended as requests come (at most every
+// fifth of it); one with a request in flight (an open notification
+// stream) is kept however long.
+func TestAdmissionEndsIdleSessions(t *testing.T) {
+	t0 := time.Unix(1_700_000_000, 0)
+	now := t0
+	a := &admission{max: 8, idle: 5 * time.Minute, now: func() time.Time { return now }, held: map[string]*heldSession{
+		"gone":      {lastSeen: t0.Add(-6 * time.Minute)},
+		"listening": {lastSeen: t0.Add(-time.Hour), active: 1},
+		"recent":    {lastSeen: t0.Add(-4 * time.Minute)},
+	}}
+	var ended []string
+	request := func() {
+		r := httptest.NewRequest(http.MethodGet, "/", nil)
+		r.Header.Set(sessionHeader, "recent")
+		done, err := a.admit(r, nil, func(id string) { ended = append(ended, id) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		done(httptest.NewRecorder())
+	}
+	request()
+	if len(ended) != 1 || ended[0] != "gone" || a.held["gone"] != nil {
+		t.Fatalf("ended %v, want the idle session alone", ended)
+	}
+	now = now.Add(2 * time.Minute) // "recent" was seen by the request at t0
+	request()
+	if len(ended) != 1 {
+		t.Fatalf("ended %v within the timeout", ended)
+	}
+	now = now.Add(10 * time.Minute)
+	a.held["recent"].lastSeen = t0
+	ended = nil
+	a.lastSweep = time.Time{}
+	r := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(initializeBody))
+	if _, err := a.admit(r, func() map[string]bool { return nil }, func(id string) { ended = append(ended, id) }); err != nil {
+		t.Fatal(err)
+	}
+	if len(ended) != 1 || ended[0] != "recent" || a.held["listening"] == nil {
+		t.Errorf("ended %v, want \"recent\" alone, the listening session kept", ended)
+	}
+}

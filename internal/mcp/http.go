@@ -18,9 +18,10 @@ import (
 // when every session is busy (see admission).
 const DefaultMaxSessions = 256
 
-// SessionTimeout ends an HTTP session its client left without a word. A
-// client that comes back later opens a new one (its presence stays, under
-// the same agent_id when it names one).
+// SessionTimeout ends an HTTP session with no request in flight for that
+// long (an open notification stream is one): its client left without a
+// word. A client that comes back later opens a new one (its presence
+// stays, under the same agent_id when it names one).
 const SessionTimeout = 5 * time.Minute
 
 // HTTPHandler serves the tools over MCP's streamable HTTP transport (the
@@ -72,9 +73,8 @@ func (h *HTTPHandler) server() *httpServer {
 	defer h.mu.Unlock()
 	if h.built == nil && h.ctx.Err() == nil {
 		srv := NewServer(h.cfg)
-		h.built = &httpServer{srv: srv, adm: &admission{max: h.maxSessions, token: h.cfg.WriteToken}, next: sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, &sdk.StreamableHTTPOptions{
+		h.built = &httpServer{srv: srv, adm: &admission{max: h.maxSessions, token: h.cfg.WriteToken, idle: SessionTimeout}, next: sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, &sdk.StreamableHTTPOptions{
 			Logger:                     h.cfg.Log,
-			SessionTimeout:             SessionTimeout,
 			DisableLocalhostProtection: true,
 		})}
 	}
