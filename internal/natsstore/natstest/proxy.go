@@ -27,15 +27,25 @@ type Proxy struct {
 // the test ends.
 func NewProxy(tb testing.TB, target string) *Proxy {
 	tb.Helper()
+	p, err := StartProxy(target)
+	if err != nil {
+		tb.Fatalf("proxy: %v", err)
+	}
+	tb.Cleanup(p.Close)
+	return p
+}
+
+// StartProxy is NewProxy outside a test (the soak's frozen server): the
+// caller closes it.
+func StartProxy(target string) (*Proxy, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		tb.Fatalf("proxy listen: %v", err)
+		return nil, fmt.Errorf("proxy listen: %w", err)
 	}
 	p := &Proxy{ln: ln, target: target}
 	p.wg.Add(1)
 	go p.accept()
-	tb.Cleanup(p.close)
-	return p
+	return p, nil
 }
 
 // URL is the proxy's client URL, nats://127.0.0.1:<port>.
@@ -126,7 +136,9 @@ func (p *Proxy) pipe(dst, src net.Conn) {
 	}
 }
 
-func (p *Proxy) close() {
+// Close stops listening, resumes what waits, closes every connection and
+// waits for the forwarding to end.
+func (p *Proxy) Close() {
 	p.ln.Close()
 	p.Resume()
 	p.mu.Lock()
