@@ -128,7 +128,9 @@ type Store struct {
 	nc   *nats.Conn
 	js   jetstream.JetStream
 
-	stops sync.WaitGroup // watchers being stopped in the background
+	stops  sync.WaitGroup // watchers being stopped, and stall probes, in the background
+	closed chan struct{}  // closed by Close: a probe stops waiting
+	once   sync.Once
 
 	bucketMu sync.Mutex
 	kv       jetstream.KeyValue // nil until the bucket was opened once
@@ -163,7 +165,7 @@ func Open(o Options) (*Store, error) {
 	if strings.TrimSpace(o.URLs) == "" {
 		return nil, errors.New("nats store: no server URL")
 	}
-	s := &Store{opts: o, log: o.Logger, connEvents: make(chan struct{}, 1)}
+	s := &Store{opts: o, log: o.Logger, connEvents: make(chan struct{}, 1), closed: make(chan struct{})}
 	copts := []nats.Option{
 		nats.Name(o.Name),
 		nats.RetryOnFailedConnect(true),
@@ -211,6 +213,7 @@ func Open(o Options) (*Store, error) {
 
 // Close closes the connection; a running Watch ends with an error.
 func (s *Store) Close() error {
+	s.once.Do(func() { close(s.closed) })
 	if s.nc != nil {
 		s.nc.Close()
 	}
@@ -322,7 +325,11 @@ func (s *Store) probe() {
 			s.signal()
 			return
 		}
-		time.Sleep(s.opts.ReconnectWait)
+		select {
+		case <-s.closed:
+			return
+		case <-time.After(s.opts.ReconnectWait):
+		}
 	}
 }
 
