@@ -84,3 +84,22 @@ func TestFrozenServerSeenWhileIdle(t *testing.T) {
 		return presence.ErrorCode(err) == presence.EUNREACHABLE
 	})
 }
+
+// A caller's own deadline running out says nothing of the server: the
+// store is not taken for stalled, and the next request goes through.
+func TestCallerDeadlineIsNoStall(t *testing.T) {
+	s, _, _ := frozen(t, Options{PingInterval: time.Hour})
+	r := storetest.Record("hurried", "/b", time.Now().UnixMilli())
+	if err := s.Upsert(context.Background(), r); err != nil {
+		t.Fatal(err)
+	}
+	hurried, cancel := context.WithTimeout(context.Background(), time.Nanosecond)
+	defer cancel()
+	<-hurried.Done()
+	if _, err := s.Get(hurried, r.PresenceID); err == nil {
+		t.Fatal("Get under a spent deadline: got nil error")
+	}
+	if _, err := s.Get(context.Background(), r.PresenceID); err != nil {
+		t.Errorf("Get after a caller's deadline ran out: %v, want the store answering", err)
+	}
+}

@@ -272,19 +272,27 @@ func (s *Store) ready() error {
 	return nil
 }
 
+// errOpTimeout is the cause of a request's context that ran out of this
+// store's own deadline, told apart from a caller's shorter one.
+var errOpTimeout = errors.New("nats store: no answer within the op timeout")
+
 // opCtx gives a request OpTimeout, or the caller's deadline when sooner.
 func (s *Store) opCtx(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(ctx, s.opts.OpTimeout)
+	return context.WithTimeoutCause(ctx, s.opts.OpTimeout, errOpTimeout)
 }
 
-// noteTimeout marks the server stalled when err is a request that ran out
-// of its deadline: the store counts as disconnected from now (List serves
+// noteTimeout marks the server stalled when err is a request, made under
+// ctx, that ran out of this store's deadline (or the client's own), not a
+// caller's shorter one: the store counts as disconnected from now (List serves
 // the view for OutageGrace, then reports the outage, as for a dead
 // server), every operation fails fast (ready), and a probe in the
 // background clears the mark once the server answers.
-func (s *Store) noteTimeout(err error) {
+func (s *Store) noteTimeout(ctx context.Context, err error) {
 	if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, nats.ErrTimeout) {
 		return
+	}
+	if ctx.Err() != nil && context.Cause(ctx) != errOpTimeout {
+		return // the caller's own deadline, or a cancel: says nothing of the server
 	}
 	s.mu.Lock()
 	first := s.stalledAt.IsZero()
@@ -346,11 +354,11 @@ func (s *Store) bucket(ctx context.Context) (jetstream.KeyValue, error) {
 	}
 	// Creating a replicated bucket takes a cluster round of its own: more
 	// than one request's time, once per store.
-	octx, cancel := context.WithTimeout(context.WithoutCancel(ctx), listTimeouts*s.opts.OpTimeout)
+	octx, cancel := context.WithTimeoutCause(context.WithoutCancel(ctx), listTimeouts*s.opts.OpTimeout, errOpTimeout)
 	defer cancel()
 	kv, err := s.openBucket(octx)
 	if err != nil {
-		return nil, s.unavailable(err, "open bucket %s", s.opts.Bucket)
+		return nil, s.unavailable(octx, err, "open bucket %s", s.opts.Bucket)
 	}
 	s.kv = kv
 	return kv, nil
@@ -424,9 +432,9 @@ func (s *Store) createBucket(ctx context.Context, maxAge time.Duration) (jetstre
 // unavailable wraps a NATS failure as the domain's EUNREACHABLE: whatever
 // failed, the roster lives on servers this Hall cannot use right now. A
 // request that ran out of its deadline also marks the server stalled
-// (noteTimeout).
-func (s *Store) unavailable(err error, format string, args ...any) error {
-	s.noteTimeout(err)
+// (noteTimeout); ctx is the request's.
+func (s *Store) unavailable(ctx context.Context, err error, format string, args ...any) error {
+	s.noteTimeout(ctx, err)
 	return presence.Errorf(presence.EUNREACHABLE, "nats: %s: %v", fmt.Sprintf(format, args...), err)
 }
 

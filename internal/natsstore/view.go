@@ -200,7 +200,7 @@ func (s *Store) List(ctx context.Context) (presence.Listing, error) {
 	}
 	s.mu.Unlock()
 
-	ctx, cancel := context.WithTimeout(ctx, listTimeouts*s.opts.OpTimeout)
+	ctx, cancel := context.WithTimeoutCause(ctx, listTimeouts*s.opts.OpTimeout, errOpTimeout)
 	defer cancel()
 	kv, err := s.bucket(ctx)
 	if err != nil {
@@ -208,14 +208,14 @@ func (s *Store) List(ctx context.Context) (presence.Listing, error) {
 	}
 	w, err := kv.WatchAll(ctx, jetstream.IgnoreDeletes())
 	if err != nil {
-		return presence.Listing{}, s.unavailable(err, "list bucket %s", s.opts.Bucket)
+		return presence.Listing{}, s.unavailable(ctx, err, "list bucket %s", s.opts.Bucket)
 	}
 	defer s.stopWatcher(w)
 	v := newView()
 	for {
 		select {
 		case <-ctx.Done():
-			return presence.Listing{}, s.unavailable(ctx.Err(), "list bucket %s", s.opts.Bucket)
+			return presence.Listing{}, s.unavailable(ctx, ctx.Err(), "list bucket %s", s.opts.Bucket)
 		case e, ok := <-w.Updates():
 			if !ok {
 				return presence.Listing{}, presence.Errorf(presence.EUNREACHABLE, "nats: list bucket %s: watch closed", s.opts.Bucket)
@@ -350,7 +350,7 @@ func (s *Store) watchOnce(ctx context.Context, notify func()) (loaded bool, err 
 	}
 	w, err := kv.WatchAll(ctx)
 	if err != nil {
-		return false, s.unavailable(err, "watch bucket %s", s.opts.Bucket)
+		return false, s.unavailable(ctx, err, "watch bucket %s", s.opts.Bucket)
 	}
 	defer s.stopWatcher(w)
 	echoCheck := time.NewTicker(echoTimeout / 2)
