@@ -22,6 +22,7 @@ require (
 	github.com/tidwall/pretty v1.3.0
 	github.com/tidwall/sjson v1.2.9
 	golang.org/x/sys v0.49.0
+	mvdan.cc/sh/v3 v3.14.1
 )
 
 require (

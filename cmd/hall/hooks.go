@@ -16,10 +16,6 @@ import (
 	"github.com/hall-dev/hall/internal/hookinstall"
 )
 
-func init() {
-	commands["hooks"] = runHooks
-}
-
 const hooksUsage = `usage: hall hooks install|uninstall claude|codex|cursor [--project DIR | --user] [--http] [--dry-run]
 
 Writes the Hall's hooks into the agent's own hook configuration (Claude Code

@@ -98,8 +98,8 @@ func (s *Store) Init() error {
 // path is the file of one presence id. Ids are checked so a crafted id can
 // never name a file outside the folder.
 func (s *Store) path(id string) (string, error) {
-	if !presence.ValidID(id) {
-		return "", presence.Errorf(presence.EINVALID, "presence id %q is not prs_ and 12 lowercase hex digits", id)
+	if err := presence.CheckID(id); err != nil {
+		return "", err
 	}
 	return filepath.Join(s.dir, id+".json"), nil
 }

@@ -8,8 +8,6 @@ import (
 	"net/http"
 	"sync"
 	"time"
-
-	"github.com/hall-dev/hall/internal/web"
 )
 
 // sessionHeader names an MCP session on streamable HTTP.
@@ -22,9 +20,10 @@ var errFull = errors.New("every MCP session is busy")
 // admission holds the HTTP sessions to their cap, exactly: a new session
 // takes a slot before the SDK opens it (so concurrent initializes cannot
 // all pass one count), and a full Hall makes room by ending its oldest
-// idle session rather than refusing the newcomer. Sessions opened with the
-// Hall's write token are ended only for another client with the token:
-// clients without it cannot crowd out the one that may write. A session
+// idle session rather than refusing the newcomer. Sessions opened by a
+// client the Hall's write rule lets write (its token) are ended only for
+// another such client: clients without it cannot crowd out the one that
+// may write. A session
 // with a request in flight (a call, an open notification stream) is never
 // ended.
 //
@@ -33,10 +32,12 @@ var errFull = errors.New("every MCP session is busy")
 // timeout counts only POSTs, and would end a client listening on its
 // notification stream.
 type admission struct {
-	max   int
-	token string           // the Hall's write token; "" when it has none
-	idle  time.Duration    // SessionTimeout; none ended so when 0
-	now   func() time.Time // time.Now when nil
+	max int
+	// authorize is the Hall's write rule (Config.AuthorizeWrite); nil when
+	// every client may write, and no session is told apart.
+	authorize func(authorization string) error
+	idle      time.Duration    // SessionTimeout; none ended so when 0
+	now       func() time.Time // time.Now when nil
 
 	mu        sync.Mutex
 	pending   int                     // slots taken by initializes in flight
@@ -46,7 +47,7 @@ type admission struct {
 
 // heldSession is what admission knows of one session.
 type heldSession struct {
-	authed   bool      // opened with the write token
+	authed   bool      // opened by a client the write rule lets write
 	active   int       // requests in flight
 	lastSeen time.Time // when its last request ended
 }
@@ -78,7 +79,7 @@ func (a *admission) admit(r *http.Request, live func() map[string]bool, evict fu
 		// method): nothing a slot is held for.
 		return func(http.ResponseWriter) {}, nil
 	}
-	authed := a.token != "" && web.BearerMatches(a.token, r.Header.Get("Authorization"))
+	authed := a.authorize != nil && a.authorize(r.Header.Get("Authorization")) == nil
 	a.mu.Lock()
 	if a.pending+len(a.held) >= a.max {
 		a.pruneLocked(live())

@@ -10,6 +10,16 @@ import (
 	"time"
 )
 
+// bearerRule is a write rule as the Hall's: the bearer token, or refused.
+func bearerRule(token string) func(authorization string) error {
+	return func(authorization string) error {
+		if authorization != "Bearer "+token {
+			return errors.New("unauthorized")
+		}
+		return nil
+	}
+}
+
 const initializeBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
 
 // initialize is an initialize request without a session.
@@ -66,7 +76,7 @@ func TestAdmission(t *testing.T) {
 		{"the token's own oldest", map[string]*heldSession{"a": {authed: true, lastSeen: t0.Add(1)}, "b": {authed: true, lastSeen: t0}, "c": {authed: true, lastSeen: t0.Add(2)}}, 0, true, "b", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			a := &admission{max: 3, token: "tok", held: tc.held, pending: tc.pend}
+			a := &admission{max: 3, authorize: bearerRule("tok"), held: tc.held, pending: tc.pend}
 			live := func() map[string]bool {
 				m := map[string]bool{}
 				for id := range tc.held {

@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"sync"
@@ -73,7 +72,7 @@ func (h *HTTPHandler) server() *httpServer {
 	defer h.mu.Unlock()
 	if h.built == nil && h.ctx.Err() == nil {
 		srv := NewServer(h.cfg)
-		h.built = &httpServer{srv: srv, adm: &admission{max: h.maxSessions, token: h.cfg.WriteToken, idle: SessionTimeout}, next: sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, &sdk.StreamableHTTPOptions{
+		h.built = &httpServer{srv: srv, adm: &admission{max: h.maxSessions, authorize: h.cfg.AuthorizeWrite, idle: SessionTimeout}, next: sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, &sdk.StreamableHTTPOptions{
 			Logger:                     h.cfg.Log,
 			DisableLocalhostProtection: true,
 		})}
@@ -141,10 +140,9 @@ func (s *httpServer) end(id string) {
 	}
 }
 
+// refuse answers through the Hall's one error writer.
 func refuse(w http.ResponseWriter, status int, code, detail string) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(contract.ErrorResponse{Error: code, Detail: detail})
+	contract.WriteError(w, nil, contract.Refuse(status, code, "%s", detail))
 }
 
 // Close ends every request in flight (open streams included) and every

@@ -108,7 +108,7 @@ func TestHTTPSessionsCapExact(t *testing.T) {
 // client with the token got 503 for 30 minutes.)
 func TestHTTPSessionsKeepTheTokens(t *testing.T) {
 	const token = "s3cret-token"
-	h := NewHTTPHandler(Config{Client: newLocalHall(t).client(), Log: quiet(), WriteToken: token}, 2)
+	h := NewHTTPHandler(Config{Client: newLocalHall(t).client(), Log: quiet(), AuthorizeWrite: bearerRule(token)}, 2)
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	t.Cleanup(h.Close)

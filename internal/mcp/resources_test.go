@@ -11,7 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/hall-dev/hall/internal/hallclient"
+	"github.com/hall-dev/hall/internal/hall"
 	"github.com/hall-dev/hall/internal/mcp/mcptest"
 	"github.com/hall-dev/hall/internal/presence"
 )
@@ -33,7 +33,7 @@ func TestLiveRoster(t *testing.T) {
 func liveRoster(t *testing.T, protocol string) {
 	h := newLocalHall(t)
 	updated := make(chan string, 64)
-	srv, cs := connectServer(t, Config{Client: &hallclient.Local{Service: h.svc, Changes: h.svc.Changed()}}, mcptest.Client{Updated: updated, Protocol: protocol})
+	srv, cs := connectServer(t, Config{Client: &hall.Hall{Service: h.svc, Changes: h.svc.Changed()}}, mcptest.Client{Updated: updated, Protocol: protocol})
 
 	res, err := cs.ListResources(t.Context(), nil)
 	if err != nil || len(res.Resources) != 1 || res.Resources[0].URI != "hall://presences" {
@@ -182,7 +182,7 @@ func TestLiveRostersBounded(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	cfg := Config{Client: &hallclient.Local{Service: h.svc}}
+	cfg := Config{Client: &hall.Hall{Service: h.svc}}
 	code := func(err error) int64 {
 		var we *jsonrpc.Error
 		if !errors.As(err, &we) {

@@ -40,10 +40,13 @@ type Config struct {
 	// when its client sends no roots: `hall mcp`'s own. Empty in the Hall,
 	// whose directory says nothing of its clients': brain is then required.
 	Dir string
-	// WriteToken, when set, is the bearer token handshake and leave
-	// require on the request carrying the call (the Hall's --token over
-	// HTTP). Reads stay open, as on the Hall's other surfaces.
-	WriteToken string
+	// AuthorizeWrite, when set, is the Hall's write rule, applied to
+	// handshake and leave with the Authorization header of the request
+	// carrying the call (over HTTP, on a Hall with --token): an error
+	// refuses the call. The Hall injects its own rule (internal/web's), so
+	// the two can never differ. Reads stay open, as on the Hall's other
+	// surfaces.
+	AuthorizeWrite func(authorization string) error
 	// Timeout bounds one tool call, the Hall's answer and the client's
 	// roots included; DefaultTimeout when zero.
 	Timeout time.Duration
@@ -144,7 +147,7 @@ func encode(v any) (json.RawMessage, error) {
 // field), or the cause.
 func errorResult(err error) *sdk.CallToolResult {
 	text := err.Error()
-	var he *hallclient.Error
+	var he *contract.Error
 	if errors.As(err, &he) {
 		text = he.Code + ": " + he.Detail
 	}

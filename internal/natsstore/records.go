@@ -262,10 +262,7 @@ func (s *Store) warnLongTTL(r presence.Record) {
 }
 
 func checkID(id string) error {
-	if !presence.ValidID(id) {
-		return presence.Errorf(presence.EINVALID, "presence id %q is not prs_ and 12 lowercase hex digits", id)
-	}
-	return nil
+	return presence.CheckID(id)
 }
 
 func encode(r presence.Record) ([]byte, error) {

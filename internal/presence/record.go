@@ -192,6 +192,24 @@ func ID(agentID, brain string) string {
 	return "prs_" + hex.EncodeToString(h.Sum(nil))[:12]
 }
 
+// CheckID refuses an id that is not the shape ID returns (EINVALID): the
+// one wording of the id rule, for every surface that takes an id.
+func CheckID(id string) error {
+	if !ValidID(id) {
+		return Errorf(EINVALID, "presence_id %q is not prs_ and 12 lowercase hex digits", clipForMessage(id))
+	}
+	return nil
+}
+
+// clipForMessage keeps an echoed value short in an error's message.
+func clipForMessage(s string) string {
+	const most = 64
+	if len(s) > most {
+		return s[:most] + "…"
+	}
+	return s
+}
+
 // ValidID reports whether id has the shape ID returns: "prs_" and 12
 // lowercase hex digits. Stores use it so an id can never name a path.
 func ValidID(id string) bool {
