@@ -26,7 +26,7 @@ func commands() []command {
 		{"beat", "report a beat to a Hall, or straight into a registry", runBeat},
 		{"leave", "end a presence at once", runLeave},
 		{"watch", "follow a Hall's live stream", runWatch},
-		{"hooks", "install or uninstall the Hall's hooks in Claude Code, Codex or Cursor", runHooks},
+		{"hooks", "install or uninstall the Hall's hooks in Claude Code, Codex, Cursor or Gemini CLI", runHooks},
 		{"mcp", "serve the Hall's tools to an agent over MCP (stdio)", runMCP},
 		{"relay", "mirror this machine's sidecar folder into a NATS bucket", runRelay},
 		{"version", "print hall's version and the Go version that built it", runVersion},

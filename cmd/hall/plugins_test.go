@@ -221,8 +221,56 @@ func TestGeminiExtension(t *testing.T) {
 		}
 	}
 
+	// The extension wires what the installer wires (events, matchers,
+	// command), with hall as the command.
+	res, err := hookinstall.Install(hookinstall.Options{Agent: "gemini", File: filepath.Join(t.TempDir(), "settings.json"), Command: "hall"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var installed hooksFile
+	if err := json.Unmarshal(res.After, &installed); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := slices.Sorted(maps.Keys(hooks.Hooks)), slices.Sorted(maps.Keys(installed.Hooks)); !slices.Equal(got, want) {
+		t.Errorf("extension hooks events %q; hall hooks install gemini wires %q", got, want)
+	}
+	for ev, ms := range installed.Hooks {
+		got := hooks.Hooks[ev]
+		if len(got) != 1 || len(got[0].Hooks) != 1 || got[0].Matcher != ms[0].Matcher || got[0].Hooks[0].Command != ms[0].Hooks[0].Command {
+			t.Errorf("%s: extension runs %+v; hall hooks install gemini wires %+v", ev, got, ms)
+		}
+	}
+
 	m := MustOpenHall(t, Config{})
 	t.Setenv("HALL_HALL", m.URL())
+
+	// Each hook command answers Gemini's recorded payloads of its event,
+	// and a second session's AfterTool in the same worktree is warned in
+	// its model's context.
+	repo := hooktest.GitRepo(t)
+	adapter, _ := hook.For("gemini")
+	covered := map[string]bool{}
+	for _, name := range hooktest.Names(t, hooktest.GeminiCLI) {
+		p := hooktest.Moved(t, hooktest.GeminiCLI, name, repo.Worktree, "")
+		ev, err := adapter.Parse([]byte(p))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if _, ok := hooks.Hooks[ev.Name]; ok && !ev.Leave {
+			covered[ev.Name] = true
+			runHookCommands(t, hooks, ev.Name, p)
+		}
+	}
+	for _, ev := range []string{"SessionStart", "BeforeAgent", "BeforeTool", "AfterTool"} {
+		if !covered[ev] {
+			t.Errorf("%s: no recorded Gemini payload ran its command (add one to internal/hooktest)", ev)
+		}
+	}
+	out := runHookCommands(t, hooks, "AfterTool", hooktest.Moved(t, hooktest.GeminiCLI, "after-tool-write-file.json", repo.Worktree, "b1b2b3b4-0000-4000-8000-000000000000"))
+	if !bytes.Contains(out, []byte(`"additionalContext"`)) {
+		t.Errorf("a second Gemini session's AfterTool in the same worktree: got %q, want the warning in its model's context", out)
+	}
+
 	b, err := json.Marshal(map[string]any{"mcpServers": manifest.MCPServers})
 	if err != nil {
 		t.Fatal(err)
