@@ -30,7 +30,7 @@ const (
 func NorthLines(id string, cs []presence.Collision, total int) []string {
 	out := []string{}
 	team := map[string]int{} // a partner's team → its line in out
-	var teamMore []int        // per line: more sessions of that team, folded into it
+	var teamMore []int       // per line: more sessions of that team, folded into it
 	handled := 0
 	for _, c := range cs {
 		p, ok := c.Partner(id)
