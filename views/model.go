@@ -22,7 +22,6 @@ import (
 	"github.com/a-h/templ"
 
 	"github.com/hall-dev/hall/internal/contract"
-	"github.com/hall-dev/hall/internal/stream"
 )
 
 // Page is what every page's layout needs.
@@ -59,9 +58,9 @@ type Hall struct {
 	Data      contract.PresencesResponse
 	Brains    []BrainCount
 	Recent    RecentEvents
-	Opened    map[string]stream.Opened // when the Hall saw each open collision open
-	RosterAll bool                     // the whole roster, not its first RosterShown rows
-	Sig       string                   // a signature of the scope's roster, to check a quiet stream against
+	Opened    map[string]contract.Opened // when the Hall saw each open collision open
+	RosterAll bool                       // the whole roster, not its first RosterShown rows
+	Sig       string                     // a signature of the scope's roster, to check a quiet stream against
 	// Total is how many collisions are open in scope when Data.Collisions
 	// holds only some of them; 0 means all of them are there.
 	Total int
@@ -81,7 +80,7 @@ func (h Hall) CollidingSet() map[string]bool {
 // RecentEvents is the Recent panel: the newest lines about the scope, how
 // many more the Hall holds, and how many it keeps at most.
 type RecentEvents struct {
-	Lines   []stream.Line
+	Lines   []contract.Line
 	LeftOut int
 	Kept    int
 	AllURL  string // GET /api/events for the scope, every line kept
@@ -157,7 +156,7 @@ func RosterURL(brain string, all bool) string {
 
 // OpenedLabel leads a collision's age: "open" when the Hall saw it open,
 // "open ≥" when it was already open when the Hall first looked.
-func OpenedLabel(o stream.Opened) string {
+func OpenedLabel(o contract.Opened) string {
 	if o.Seen {
 		return "open "
 	}
@@ -165,7 +164,7 @@ func OpenedLabel(o stream.Opened) string {
 }
 
 // OpenedTitle explains the age.
-func OpenedTitle(o stream.Opened) string {
+func OpenedTitle(o contract.Opened) string {
 	if o.Seen {
 		return "open since " + ISO(o.AtMs) + " (when the Hall saw it open)"
 	}
@@ -173,33 +172,33 @@ func OpenedTitle(o stream.Opened) string {
 }
 
 // LineText tells one recent event in words.
-func LineText(l stream.Line) string {
+func LineText(l contract.Line) string {
 	switch l.Type {
-	case stream.LineJoin:
+	case contract.LineJoin:
 		t := l.Presence.AgentID + " joined " + ShortWhere(l.Presence.Where(), l.Presence.Brain)
 		if l.Presence.Theme != "" {
 			t += ": " + l.Presence.Theme
 		}
 		return "+ " + t
-	case stream.LineLeave:
+	case contract.LineLeave:
 		return "− " + l.Presence.AgentID + " left " + ShortWhere(l.Presence.Where(), l.Presence.Brain)
-	case stream.LineCollisionOpened:
+	case contract.LineCollisionOpened:
 		return "⚠ collision: " + pairText(*l.Collision)
-	case stream.LineCollisionChanged:
+	case contract.LineCollisionChanged:
 		return "⚠ collision changed: " + pairText(*l.Collision)
-	case stream.LineCollisionClosed:
+	case contract.LineCollisionClosed:
 		t := "✓ collision closed: " + l.Collision.A.AgentID + " and " + l.Collision.B.AgentID + " at " + l.Collision.Place
 		if l.LastedMs != nil {
 			t += ", lasted " + Age(*l.LastedMs)
 		}
 		return t
-	case stream.LineRegistryUnreadable:
+	case contract.LineRegistryUnreadable:
 		return "⚠ registry unreadable, roster dropped: " + l.Detail
-	case stream.LineRegistryReadable:
+	case contract.LineRegistryReadable:
 		return "registry readable again"
-	case stream.LineStoreUnreachable:
+	case contract.LineStoreUnreachable:
 		return "⚠ store unreachable, roster dropped: " + l.Detail
-	case stream.LineStoreReachable:
+	case contract.LineStoreReachable:
 		return "store reachable again"
 	}
 	return l.Type

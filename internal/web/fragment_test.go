@@ -12,7 +12,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
-	"github.com/hall-dev/hall/internal/hall"
+	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/presence"
 	"github.com/hall-dev/hall/internal/stream"
 	"github.com/hall-dev/hall/views"
@@ -330,9 +330,9 @@ func TestEvents(t *testing.T) {
 	lh.mutate(t, "c", other, other)
 	lh.mutate(t, "b", brain, brain+"/elsewhere")
 
-	get := func(path string) (int, hall.EventsPage, string) {
+	get := func(path string) (int, contract.EventsResponse, string) {
 		resp, body := lh.fetch(t, path, nil)
-		var out hall.EventsPage
+		var out contract.EventsResponse
 		if resp.StatusCode == 200 {
 			if err := json.Unmarshal([]byte(body), &out); err != nil {
 				t.Fatalf("%s: %v", path, err)
@@ -340,7 +340,7 @@ func TestEvents(t *testing.T) {
 		}
 		return resp.StatusCode, out, body
 	}
-	types := func(ls []stream.Line) string {
+	types := func(ls []contract.Line) string {
 		var s []string
 		for _, l := range ls {
 			s = append(s, l.Type)
