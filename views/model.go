@@ -12,10 +12,8 @@ package views
 import (
 	"context"
 	"fmt"
-	"hash/fnv"
 	"io"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
@@ -92,25 +90,6 @@ type RecentEvents struct {
 // (docs/performance.md#the-page), and the strip and the collisions, above
 // the roster, say what a person reads first.
 const RosterShown = 25
-
-// PresenceSig is a short signature of everything a presence's row shows:
-// rows carry it (data-h), and the page's script leaves a row whose
-// signature did not change untouched.
-func PresenceSig(p contract.Presence, colliding bool) string {
-	f := fnv.New64a()
-	fields := append([]string{p.PresenceID, p.AgentID, p.Kind, p.Theme, p.Brain, p.Worktree, p.CallerRoot,
-		p.TaskRef, p.MutationLevel, p.Mutation.DeclaredIntent, strconv.FormatInt(p.FirstSeenMs, 36),
-		strconv.FormatInt(p.LastBeatMs, 36), strconv.FormatBool(colliding), p.ParentPresenceID,
-		strconv.FormatInt(p.TouchedOmitted, 36)}, p.WorkingSet...)
-	for _, t := range p.Touched {
-		fields = append(fields, t.Path, strconv.FormatInt(t.AtMs, 36))
-	}
-	for _, s := range fields {
-		_, _ = io.WriteString(f, s)
-		_, _ = f.Write([]byte{0})
-	}
-	return strconv.FormatUint(f.Sum64(), 36)
-}
 
 // CollisionsShown is how many collision cards the list shows before "+N
 // more": a screen or two of them, colliding sides first as everywhere; the
