@@ -168,7 +168,7 @@ func LineText(l contract.Line) string {
 	case contract.LineCollisionClosed:
 		t := "✓ collision closed: " + l.Collision.A.AgentID + " and " + l.Collision.B.AgentID + " at " + l.Collision.Place
 		if l.LastedMs != nil {
-			t += ", lasted " + Age(*l.LastedMs)
+			t += ", lasted " + contract.AgeMs(*l.LastedMs)
 		}
 		return t
 	case contract.LineRegistryUnreadable:
@@ -248,25 +248,6 @@ func BaseName(p string) string {
 	return trimmed
 }
 
-// Age formats a duration in milliseconds the way the page ticks it: 42s,
-// 5m, 3h 05m, 2d 4h. Negative ages (clock skew) read as 0s.
-func Age(ms int64) string {
-	if ms < 0 {
-		ms = 0
-	}
-	s := ms / 1000
-	switch {
-	case s < 60:
-		return fmt.Sprintf("%ds", s)
-	case s < 3600:
-		return fmt.Sprintf("%dm", s/60)
-	case s < 86400:
-		return fmt.Sprintf("%dh %02dm", s/3600, s/60%60)
-	default:
-		return fmt.Sprintf("%dd %dh", s/86400, s/3600%24)
-	}
-}
-
 // AgeText is the age of an instant at servedAtMs, with its suffix, as a
 // <time> shows it; "" when servedAtMs is 0: a fragment leaves ages to the
 // page's script, which ticks them anyway, so a region that did not change
@@ -275,7 +256,7 @@ func AgeText(servedAtMs, ms int64, suffix string) string {
 	if servedAtMs == 0 {
 		return ""
 	}
-	return Age(servedAtMs-ms) + suffix
+	return contract.AgeMs(servedAtMs-ms) + suffix
 }
 
 // ISO is an epoch-millisecond instant as an RFC 3339 UTC string, for the
