@@ -3,10 +3,13 @@
 // and the error pages. It is the page's only renderer: the first page, and
 // every region again as a fragment (GET /fragments/…) that static/hall.js
 // fetches on each change and swaps in. Each region's root carries
-// data-region.
+// data-region; rendered alone it also carries its hash, and its roster
+// rows' cells are noted so a page that has them is not sent them again
+// (region.go).
 //
 // Views read the wire types (internal/contract): what the page shows is
-// exactly what /api/presences serves. They know nothing of HTTP.
+// exactly what /api/presences serves. They know nothing of HTTP nor of the
+// stream: no transport package is imported (TestViewsKnowNoTransport).
 package views
 
 import (
