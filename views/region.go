@@ -137,6 +137,9 @@ func regionBody() templ.Component {
 		}
 		inner := context.WithValue(ctx, regionKey{}, (*regionState)(nil))
 		if st.hash == "" { // hashing: render the content once, keyed rows noted
+			if st.written {
+				return errors.New("render region: more than one @regionBody()")
+			}
 			st.written = true
 			bw, _ := templruntime.GetBuffer(st.body)
 			err := content.Render(context.WithValue(inner, rowsKey{}, st), bw)
@@ -148,6 +151,9 @@ func regionBody() templ.Component {
 			}
 			_, err = w.Write(st.body.Bytes())
 			return err
+		}
+		if st.bodyAt >= 0 {
+			return errors.New("render region: more than one @regionBody()")
 		}
 		at, err := offset(w, st.frame)
 		st.bodyAt = at

@@ -154,12 +154,21 @@ func TestRegionWithoutRowsHad(t *testing.T) {
 	}
 }
 
-// TestRenderRegionNeedsItsBody: a component whose root holds no
-// regionBody cannot be marked, and says so rather than sending an
-// unmarked region.
-func TestRenderRegionNeedsItsBody(t *testing.T) {
-	c := templ.Raw(`<div data-region="x"></div>`)
-	if _, err := RenderRegion(context.Background(), c); err == nil {
-		t.Error("a region without regionBody rendered")
+// TestRenderRegionNeedsOneBody: a component whose root holds no
+// regionBody, or two, cannot be marked, and says so rather than sending a
+// region unmarked or twice over.
+func TestRenderRegionNeedsOneBody(t *testing.T) {
+	twice := templ.ComponentFunc(func(ctx context.Context, w io.Writer) error {
+		for range 2 {
+			if err := regionBody().Render(templ.WithChildren(ctx, templ.Raw("<p>x</p>")), w); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	for name, c := range map[string]templ.Component{"none": templ.Raw(`<div data-region="x"></div>`), "two": twice} {
+		if _, err := RenderRegion(context.Background(), c); err == nil {
+			t.Errorf("%s: rendered", name)
+		}
 	}
 }
