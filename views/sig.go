@@ -49,30 +49,33 @@ type sig uint64
 
 func newSig() sig { return 14695981039346656037 }
 
-func (s *sig) byte(b byte) {
-	*s ^= sig(b)
-	*s *= 1099511628211
-}
+const sigPrime = 1099511628211
 
+// str and num work on a local copy: through the pointer, every byte
+// would be a load and a store.
 func (s *sig) str(v string) {
+	h := *s
 	for i := 0; i < len(v); i++ {
-		s.byte(v[i])
+		h ^= sig(v[i])
+		h *= sigPrime
 	}
-	s.byte(0)
+	*s = h * sigPrime // the closing zero byte: h ^ 0 is h
 }
 
 func (s *sig) num(n int64) {
+	h := *s
 	for i := range 8 {
-		s.byte(byte(n >> (8 * i)))
+		h ^= sig(byte(n >> (8 * i)))
+		h *= sigPrime
 	}
-	s.byte(0)
+	*s = h * sigPrime
 }
 
 func (s *sig) bool(b bool) {
 	if b {
-		s.byte(1)
+		*s = (*s ^ 1) * sigPrime
 	}
-	s.byte(0)
+	*s *= sigPrime
 }
 
 func (s *sig) strs(vs []string) {
