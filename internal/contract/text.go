@@ -132,21 +132,28 @@ func MutatingLevelText(level string) string {
 	}
 }
 
-// Age is a short human duration: 45s, 12m, 3h, 2d.
+// Age is the one way the Hall writes a duration, on the page (server
+// render and static/hall.js's ticking), in the cockpit and in the MCP
+// tools: 42s, 5m, 3h 05m, 2d 4h — seconds to a minute, minutes to an
+// hour, then two units, so an age reads in two glances at most. A negative
+// duration (clock skew) reads as 0s. testdata/age.json is the table every
+// implementation is tested against.
 func Age(d time.Duration) string {
+	s := max(d.Milliseconds(), 0) / 1000
 	switch {
-	case d < 0:
-		return "0s"
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d.Seconds()))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm", int(d.Minutes()))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh", int(d.Hours()))
+	case s < 60:
+		return fmt.Sprintf("%ds", s)
+	case s < 3600:
+		return fmt.Sprintf("%dm", s/60)
+	case s < 86400:
+		return fmt.Sprintf("%dh %02dm", s/3600, s/60%60)
 	default:
-		return fmt.Sprintf("%dd", int(d.Hours()/24))
+		return fmt.Sprintf("%dd %dh", s/86400, s/3600%24)
 	}
 }
+
+// AgeMs is Age of a duration in milliseconds, as the wire carries them.
+func AgeMs(ms int64) string { return Age(time.Duration(ms) * time.Millisecond) }
 
 // Cockpit is the strip as plain text for agents: the root line and the
 // drill (its rows in the page's order, DrillRows), each within CockpitBudgetTokens at characters/4 whatever the

@@ -1,7 +1,9 @@
 package contract
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -131,11 +133,29 @@ func TestRootLine(t *testing.T) {
 	}
 }
 
+// TestAge: the one age format, from the table the page's script is
+// tested against too (cmd/hall's TestBrowserAgeFormat).
 func TestAge(t *testing.T) {
-	cases := map[time.Duration]string{-time.Second: "0s", 0: "0s", 59 * time.Second: "59s", time.Minute: "1m", 90 * time.Minute: "1h", 47 * time.Hour: "47h", 72 * time.Hour: "3d"}
-	for d, want := range cases {
-		if got := Age(d); got != want {
-			t.Errorf("Age(%s): got %q, want %q", d, got, want)
+	raw, err := os.ReadFile("testdata/age.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []struct {
+		Ms   int64  `json:"ms"`
+		Text string `json:"text"`
+	}
+	if err := json.Unmarshal(raw, &cases); err != nil {
+		t.Fatal(err)
+	}
+	if len(cases) < 10 {
+		t.Fatalf("%d cases in testdata/age.json", len(cases))
+	}
+	for _, c := range cases {
+		if got := AgeMs(c.Ms); got != c.Text {
+			t.Errorf("AgeMs(%d): got %q, want %q", c.Ms, got, c.Text)
+		}
+		if got := Age(time.Duration(c.Ms) * time.Millisecond); got != c.Text {
+			t.Errorf("Age(%dms): got %q, want %q", c.Ms, got, c.Text)
 		}
 	}
 }

@@ -6,7 +6,6 @@ import (
 
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/presence"
-	"github.com/hall-dev/hall/internal/stream"
 )
 
 // Roster is the live roster at this instant: *presence.Service, or the
@@ -25,7 +24,7 @@ type CursorRoster interface {
 // History is the Hall's recent events, told as `hall watch --json` tells
 // them; *stream.Hub in production.
 type History interface {
-	Events(brain string, limit int) ([]stream.Line, int)
+	Events(brain string, limit int) ([]contract.Line, int)
 	EventsKept() int
 }
 

@@ -11,7 +11,6 @@ import (
 	"github.com/hall-dev/hall/internal/contract/schema"
 	"github.com/hall-dev/hall/internal/contract/schema/schematest"
 	"github.com/hall-dev/hall/internal/presence"
-	"github.com/hall-dev/hall/internal/stream"
 )
 
 // TestIndexListsEveryFile: every embedded file is in the index, its $id
@@ -143,15 +142,11 @@ func TestSchemasAcceptTheWireTypes(t *testing.T) {
 			Store:     contract.HealthStoreStat{Kind: "dir", Beats: 3}, Stream: &contract.HealthStream{Subscribers: 1}}},
 		{"health", "health, registry unreadable", contract.Health{Status: "ok", StartedAtMs: 1, UptimeMs: 2, PresencesError: "registry unreadable: gone", Store: contract.HealthStoreStat{Kind: "nats"}}},
 		{"error", "an error", contract.ErrorResponse{Error: "unknown_brain", Detail: "the Hall knows no brain"}},
-		{"event", "a snapshot line", stream.Line{Type: stream.LineSnapshot, EventID: "1", AtMs: 5, Snapshot: &contract.PresencesResponse{Presences: []contract.Presence{f.full}, Collisions: []contract.Collision{}, ServedAtMs: 5, Cursor: "1"}}},
-		{"event", "an update line of a resync", stream.Line{Type: stream.LineUpdate, EventID: "9", Seq: 9, AtMs: 5, Resync: true, Presence: &f.full}},
-		{"event", "a closed collision that lasted", stream.Line{Type: stream.LineCollisionClosed, EventID: "12", Seq: 12, AtMs: 9, Collision: &f.collision, OpenedAtMs: 4, LastedMs: &lasted}},
-		{"event", "the registry unreadable", stream.Line{Type: stream.LineRegistryUnreadable, EventID: "13", Seq: 13, AtMs: 9, Detail: "gone"}},
-		{"events", "recent events", struct {
-			Events  []stream.Line `json:"events"`
-			LeftOut int           `json:"left_out"`
-			Kept    int           `json:"kept"`
-		}{[]stream.Line{{Type: stream.LineJoin, EventID: "3", Seq: 3, AtMs: 1, Presence: &f.bare}, {Type: stream.LineRegistryReadable, EventID: "2", Seq: 2, AtMs: 1}}, 4, 1000}},
+		{"event", "a snapshot line", contract.Line{Type: contract.LineSnapshot, EventID: "1", AtMs: 5, Snapshot: &contract.PresencesResponse{Presences: []contract.Presence{f.full}, Collisions: []contract.Collision{}, ServedAtMs: 5, Cursor: "1"}}},
+		{"event", "an update line of a resync", contract.Line{Type: contract.LineUpdate, EventID: "9", Seq: 9, AtMs: 5, Resync: true, Presence: &f.full}},
+		{"event", "a closed collision that lasted", contract.Line{Type: contract.LineCollisionClosed, EventID: "12", Seq: 12, AtMs: 9, Collision: &f.collision, OpenedAtMs: 4, LastedMs: &lasted}},
+		{"event", "the registry unreadable", contract.Line{Type: contract.LineRegistryUnreadable, EventID: "13", Seq: 13, AtMs: 9, Detail: "gone"}},
+		{"events", "recent events", contract.EventsResponse{Events: []contract.Line{{Type: contract.LineJoin, EventID: "3", Seq: 3, AtMs: 1, Presence: &f.bare}, {Type: contract.LineRegistryReadable, EventID: "2", Seq: 2, AtMs: 1}}, LeftOut: 4, Kept: 1000}},
 		{"index", "the index", idx},
 	} {
 		set.Check(t, tc.schema, tc.what, encode(t, tc.v))
