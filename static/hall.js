@@ -38,7 +38,8 @@
   function tid(id, scope) { return (scope || document).querySelector('[data-testid="' + id + '"]'); }
   function all(sel, scope) { return Array.prototype.slice.call((scope || document).querySelectorAll(sel)); }
 
-  // age formats as views.Age does: 42s, 5m, 3h 05m, 2d 4h.
+  // age formats as contract.Age does (internal/contract/testdata/age.json,
+  // held to this function by TestBrowserAgeFormat): 42s, 5m, 3h 05m, 2d 4h.
   function age(ms) {
     var s = Math.floor(Math.max(0, ms) / 1000);
     var m = Math.floor(s / 60) % 60;

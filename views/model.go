@@ -3,26 +3,26 @@
 // and the error pages. It is the page's only renderer: the first page, and
 // every region again as a fragment (GET /fragments/…) that static/hall.js
 // fetches on each change and swaps in. Each region's root carries
-// data-region.
+// data-region; rendered alone it also carries its hash, and its roster
+// rows' cells are noted so a page that has them is not sent them again
+// (region.go).
 //
 // Views read the wire types (internal/contract): what the page shows is
-// exactly what /api/presences serves. They know nothing of HTTP.
+// exactly what /api/presences serves. They know nothing of HTTP nor of the
+// stream: no transport package is imported (TestViewsKnowNoTransport).
 package views
 
 import (
 	"context"
 	"fmt"
-	"hash/fnv"
 	"io"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/a-h/templ"
 
 	"github.com/hall-dev/hall/internal/contract"
-	"github.com/hall-dev/hall/internal/stream"
 )
 
 // Page is what every page's layout needs.
@@ -59,9 +59,9 @@ type Hall struct {
 	Data      contract.PresencesResponse
 	Brains    []BrainCount
 	Recent    RecentEvents
-	Opened    map[string]stream.Opened // when the Hall saw each open collision open
-	RosterAll bool                     // the whole roster, not its first RosterShown rows
-	Sig       string                   // a signature of the scope's roster, to check a quiet stream against
+	Opened    map[string]contract.Opened // when the Hall saw each open collision open
+	RosterAll bool                       // the whole roster, not its first RosterShown rows
+	Sig       string                     // a signature of the scope's roster, to check a quiet stream against
 	// Total is how many collisions are open in scope when Data.Collisions
 	// holds only some of them; 0 means all of them are there.
 	Total int
@@ -81,7 +81,7 @@ func (h Hall) CollidingSet() map[string]bool {
 // RecentEvents is the Recent panel: the newest lines about the scope, how
 // many more the Hall holds, and how many it keeps at most.
 type RecentEvents struct {
-	Lines   []stream.Line
+	Lines   []contract.Line
 	LeftOut int
 	Kept    int
 	AllURL  string // GET /api/events for the scope, every line kept
@@ -93,25 +93,6 @@ type RecentEvents struct {
 // (docs/performance.md#the-page), and the strip and the collisions, above
 // the roster, say what a person reads first.
 const RosterShown = 25
-
-// PresenceSig is a short signature of everything a presence's row shows:
-// rows carry it (data-h), and the page's script leaves a row whose
-// signature did not change untouched.
-func PresenceSig(p contract.Presence, colliding bool) string {
-	f := fnv.New64a()
-	fields := append([]string{p.PresenceID, p.AgentID, p.Kind, p.Theme, p.Brain, p.Worktree, p.CallerRoot,
-		p.TaskRef, p.MutationLevel, p.Mutation.DeclaredIntent, strconv.FormatInt(p.FirstSeenMs, 36),
-		strconv.FormatInt(p.LastBeatMs, 36), strconv.FormatBool(colliding), p.ParentPresenceID,
-		strconv.FormatInt(p.TouchedOmitted, 36)}, p.WorkingSet...)
-	for _, t := range p.Touched {
-		fields = append(fields, t.Path, strconv.FormatInt(t.AtMs, 36))
-	}
-	for _, s := range fields {
-		_, _ = io.WriteString(f, s)
-		_, _ = f.Write([]byte{0})
-	}
-	return strconv.FormatUint(f.Sum64(), 36)
-}
 
 // CollisionsShown is how many collision cards the list shows before "+N
 // more": a screen or two of them, colliding sides first as everywhere; the
@@ -157,7 +138,7 @@ func RosterURL(brain string, all bool) string {
 
 // OpenedLabel leads a collision's age: "open" when the Hall saw it open,
 // "open ≥" when it was already open when the Hall first looked.
-func OpenedLabel(o stream.Opened) string {
+func OpenedLabel(o contract.Opened) string {
 	if o.Seen {
 		return "open "
 	}
@@ -165,7 +146,7 @@ func OpenedLabel(o stream.Opened) string {
 }
 
 // OpenedTitle explains the age.
-func OpenedTitle(o stream.Opened) string {
+func OpenedTitle(o contract.Opened) string {
 	if o.Seen {
 		return "open since " + ISO(o.AtMs) + " (when the Hall saw it open)"
 	}
@@ -173,33 +154,33 @@ func OpenedTitle(o stream.Opened) string {
 }
 
 // LineText tells one recent event in words.
-func LineText(l stream.Line) string {
+func LineText(l contract.Line) string {
 	switch l.Type {
-	case stream.LineJoin:
+	case contract.LineJoin:
 		t := l.Presence.AgentID + " joined " + ShortWhere(l.Presence.Where(), l.Presence.Brain)
 		if l.Presence.Theme != "" {
 			t += ": " + l.Presence.Theme
 		}
 		return "+ " + t
-	case stream.LineLeave:
+	case contract.LineLeave:
 		return "− " + l.Presence.AgentID + " left " + ShortWhere(l.Presence.Where(), l.Presence.Brain)
-	case stream.LineCollisionOpened:
+	case contract.LineCollisionOpened:
 		return "⚠ collision: " + pairText(*l.Collision)
-	case stream.LineCollisionChanged:
+	case contract.LineCollisionChanged:
 		return "⚠ collision changed: " + pairText(*l.Collision)
-	case stream.LineCollisionClosed:
+	case contract.LineCollisionClosed:
 		t := "✓ collision closed: " + l.Collision.A.AgentID + " and " + l.Collision.B.AgentID + " at " + l.Collision.Place
 		if l.LastedMs != nil {
-			t += ", lasted " + Age(*l.LastedMs)
+			t += ", lasted " + contract.AgeMs(*l.LastedMs)
 		}
 		return t
-	case stream.LineRegistryUnreadable:
+	case contract.LineRegistryUnreadable:
 		return "⚠ registry unreadable, roster dropped: " + l.Detail
-	case stream.LineRegistryReadable:
+	case contract.LineRegistryReadable:
 		return "registry readable again"
-	case stream.LineStoreUnreachable:
+	case contract.LineStoreUnreachable:
 		return "⚠ store unreachable, roster dropped: " + l.Detail
-	case stream.LineStoreReachable:
+	case contract.LineStoreReachable:
 		return "store reachable again"
 	}
 	return l.Type
@@ -270,25 +251,6 @@ func BaseName(p string) string {
 	return trimmed
 }
 
-// Age formats a duration in milliseconds the way the page ticks it: 42s,
-// 5m, 3h 05m, 2d 4h. Negative ages (clock skew) read as 0s.
-func Age(ms int64) string {
-	if ms < 0 {
-		ms = 0
-	}
-	s := ms / 1000
-	switch {
-	case s < 60:
-		return fmt.Sprintf("%ds", s)
-	case s < 3600:
-		return fmt.Sprintf("%dm", s/60)
-	case s < 86400:
-		return fmt.Sprintf("%dh %02dm", s/3600, s/60%60)
-	default:
-		return fmt.Sprintf("%dd %dh", s/86400, s/3600%24)
-	}
-}
-
 // AgeText is the age of an instant at servedAtMs, with its suffix, as a
 // <time> shows it; "" when servedAtMs is 0: a fragment leaves ages to the
 // page's script, which ticks them anyway, so a region that did not change
@@ -297,7 +259,7 @@ func AgeText(servedAtMs, ms int64, suffix string) string {
 	if servedAtMs == 0 {
 		return ""
 	}
-	return Age(servedAtMs-ms) + suffix
+	return contract.AgeMs(servedAtMs-ms) + suffix
 }
 
 // ISO is an epoch-millisecond instant as an RFC 3339 UTC string, for the

@@ -42,22 +42,6 @@ func TestShortPathAndBaseName(t *testing.T) {
 	}
 }
 
-func TestAge(t *testing.T) {
-	tests := []struct {
-		ms   int64
-		want string
-	}{
-		{-5000, "0s"}, {0, "0s"}, {999, "0s"}, {59_999, "59s"}, {60_000, "1m"},
-		{3_599_999, "59m"}, {3_600_000, "1h 00m"}, {3_900_000, "1h 05m"},
-		{86_400_000, "1d 0h"}, {90_000_000, "1d 1h"},
-	}
-	for _, tt := range tests {
-		if got := Age(tt.ms); got != tt.want {
-			t.Errorf("Age(%d): got %q, want %q", tt.ms, got, tt.want)
-		}
-	}
-}
-
 func TestPathText(t *testing.T) {
 	tests := []struct{ path, want string }{
 		{"/a/b", "/<wbr>a/<wbr>b"},

@@ -20,11 +20,6 @@ import (
 	"github.com/hall-dev/hall/internal/presence"
 )
 
-func init() {
-	commands["beat"] = runBeat
-	commands["leave"] = runLeave
-}
-
 // beatFlags are the flags beat and leave share: where the Hall is, and who
 // is speaking.
 type beatFlags struct {
@@ -48,7 +43,7 @@ func (f *beatFlags) register(fs *flag.FlagSet, withFields bool) {
 	f.tokenFlag.Register(fs, "token", "bearer token the Hall requires for writes")
 	f.readFlag.Register(fs, "read-token", "the Hall's read token (--read-token), sent when there is no --token")
 	fs.DurationVar(&f.timeout, "timeout", 2*time.Second, "give up on the Hall after this long (the beat is then skipped, exit 0)")
-	fs.StringVar(&f.hook, "hook", "", `read an agent's hook payload on stdin and answer in its hook output: "claude" (Claude Code), "codex" (Codex CLI) or "cursor" (Cursor)`)
+	fs.StringVar(&f.hook, "hook", "", `read an agent's hook payload on stdin and answer in its hook output: "claude" (Claude Code), "codex" (Codex CLI), "cursor" (Cursor) or "gemini" (Gemini CLI)`)
 	fs.StringVar(&f.onCollision, "on-collision", "warn", `with --hook: "warn" puts the collision in the model's context; "ask" also asks the person before a mutating tool runs while in a collision`)
 	fs.Var(&f.mutating, "mutating-tool", "with --hook: a tool name that counts as a mutation when deciding to ask (repeatable; default the Hall's defaults)")
 	fs.StringVar(&f.req.AgentID, "agent-id", "", "who is speaking (required unless --hook gives it)")

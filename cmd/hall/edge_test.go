@@ -459,7 +459,7 @@ func TestEdgeClientsWithReadToken(t *testing.T) {
 		t.Fatalf("beat with the read token: exit %d, stderr %q", code, stderr)
 	}
 	wr := startWatch(t, "--hall", m.URL(), "--read-token", "r3ad", "--json")
-	var l stream.Line
+	var l contract.Line
 	if err := json.Unmarshal([]byte(wr.line(t, "the snapshot")), &l); err != nil || l.Type != "snapshot" || l.Snapshot == nil || len(l.Snapshot.Presences) != 1 {
 		t.Errorf("watch with the read token: got %+v, %v; want the snapshot with one presence", l, err)
 	}

@@ -17,8 +17,6 @@ import (
 	"github.com/hall-dev/hall/internal/presence"
 )
 
-func init() { commands["mcp"] = runMCP }
-
 // mcpAbout opens mcp's usage.
 const mcpAbout = `usage: hall mcp [flags]
 
@@ -53,7 +51,7 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	}
 	wd, _ := os.Getwd()
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	cfg := mcp.Config{AgentID: agent, Dir: wd, Timeout: timeout, Log: log}
+	cfg := mcp.Config{AgentID: agent, Dir: wd, Timeout: timeout, Log: log, Version: buildVersion()}
 
 	if root == "" {
 		cfg.Client = &hallclient.HTTP{Base: hallURL, Token: token}

@@ -295,9 +295,9 @@ func TestNATSOutageIsVisibleOnReadSurfaces(t *testing.T) {
 		return len(f.Response().Presences) == 1
 	})
 	wr := startWatch(t, "--hall", m.URL(), "--json")
-	watchLineOf := func(what string) stream.Line {
+	watchLineOf := func(what string) contract.Line {
 		t.Helper()
-		var l stream.Line
+		var l contract.Line
 		if raw := wr.line(t, what); json.Unmarshal([]byte(raw), &l) != nil {
 			t.Fatalf("%s: line %q does not parse", what, raw)
 		}

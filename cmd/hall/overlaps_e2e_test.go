@@ -17,9 +17,7 @@ import (
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/contract/schema/schematest"
 	"github.com/hall-dev/hall/internal/eventually"
-	"github.com/hall-dev/hall/internal/hall"
 	"github.com/hall-dev/hall/internal/hooktest"
-	"github.com/hall-dev/hall/internal/stream"
 )
 
 // overlapWithin bounds the waits on the scanner: a few git processes. It
@@ -170,7 +168,7 @@ func TestOverlapsEndToEnd(t *testing.T) {
 			eventually.True(t, overlapWithin, "the overlap closed", func() bool {
 				return len(rosterOverlaps(t, set, m).Overlaps) == 0
 			})
-			var page hall.EventsPage
+			var page contract.EventsResponse
 			if err := json.Unmarshal(getChecked(t, set, m.URL(), "/api/events?limit=200", "events"), &page); err != nil {
 				t.Fatal(err)
 			}
@@ -180,7 +178,7 @@ func TestOverlapsEndToEnd(t *testing.T) {
 					types = append(types, l.Type)
 				}
 			}
-			if len(types) < 2 || types[0] != stream.LineOverlapOpened || types[len(types)-1] != stream.LineOverlapClosed {
+			if len(types) < 2 || types[0] != contract.LineOverlapOpened || types[len(types)-1] != contract.LineOverlapClosed {
 				t.Errorf("overlap events %v, want opened first and closed last", types)
 			}
 		})

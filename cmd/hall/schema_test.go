@@ -155,6 +155,20 @@ func TestContractSchemasLive(t *testing.T) {
 	overlap := []string{"src/a.go"}
 	beatChecked(t, set, base, contract.BeatRequest{AgentID: "codex-2", Brain: brain, WorkingSet: &overlap}) // the collision grows a clause
 
+	// A hook's beat, and a check: what each answers conforms too.
+	hb := full
+	hb.Hook = &contract.HookBeat{Moment: contract.MomentBefore, Command: "git add -A && git commit -m wip"}
+	if got := beatChecked(t, set, base, hb); got.Hook == nil {
+		t.Errorf("a hook's beat: %+v, want a hook answer", got)
+	}
+	checkReq, _ := json.Marshal(contract.CheckRequest{Brain: brain, Worktree: wt, Paths: []string{"src/a.go"}})
+	set.Check(t, "check-request", "a check", checkReq)
+	status, _, checked := call(t, http.MethodPost, base+"/api/presences/check", "application/json", checkReq)
+	if status != http.StatusOK {
+		t.Fatalf("check: got %d %s, want 200", status, checked)
+	}
+	set.Check(t, "check-response", "a check", checked)
+
 	getChecked(t, set, base, "/api/presences", "presences")
 	getChecked(t, set, base, "/api/presences?brain="+brain, "presences")
 	getChecked(t, set, base, "/api/presences?brain=/srv/known", "presences")
@@ -166,7 +180,7 @@ func TestContractSchemasLive(t *testing.T) {
 		checkEvent(t, set, ev, q)
 	}
 
-	status, _, _ := call(t, http.MethodDelete, base+"/api/presences/"+b.PresenceID, "", nil)
+	status, _, _ = call(t, http.MethodDelete, base+"/api/presences/"+b.PresenceID, "", nil)
 	if status != http.StatusNoContent {
 		t.Fatalf("leave of codex-2: got %d, want 204", status)
 	}
@@ -213,6 +227,10 @@ func TestContractSchemasLive(t *testing.T) {
 		{"POST", "/api/presences/beat", `{"agent_id":"a"}`, 400, "invalid_beat"},
 		{"POST", "/api/presences/beat", `{"agent_id":"a","brain":"/b","theme":"` + strings.Repeat("t", 201) + `"}`, 400, "field_too_large"},
 		{"POST", "/api/presences/beat", tooBig, 413, "body_too_large"},
+		{"POST", "/api/presences/beat", `{"agent_id":"a","brain":"/b","hook":{"moment":"whenever"}}`, 400, "invalid_beat"},
+		{"POST", "/api/presences/check", `{}`, 400, "invalid_beat"},
+		{"POST", "/api/presences/check", `{"brain":"/b","mood":"happy"}`, 400, "malformed_json"},
+		{"POST", "/api/presences/check", `{"brain":"relative"}`, 400, "invalid_beat"},
 		{"DELETE", "/api/presences/nope", "", 400, "invalid_presence_id"},
 		{"DELETE", "/api/presences/" + presence.ID("nobody", brain), "", 404, "unknown_presence"},
 		{"GET", "/api/schema/nope.schema.json", "", 404, "unknown_schema"},

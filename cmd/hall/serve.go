@@ -83,9 +83,11 @@ type Config struct {
 
 // serveAbout opens serve's usage: serve is the default command, so its
 // usage is hall's.
-const serveAbout = usage + `
+func serveAbout() string {
+	return usage() + `
 hall serve, the default command, runs the Hall; its flags follow.
 `
+}
 
 // parseServeConfig reads serve's flags.
 func parseServeConfig(args []string, stdout, stderr io.Writer) (Config, error) {
@@ -116,7 +118,7 @@ func parseServeConfig(args []string, stdout, stderr io.Writer) (Config, error) {
 	fs.IntVar(&cfg.MaxCollisions, "max-collisions", presence.DefaultMaxCollisions, "most collisions the contract, page and stream list on one brain (the first by presence id); collisions_total counts them all")
 	fs.StringVar(&cfg.Git, "git", "", "the git program the worktree scanner runs (default: git on PATH); without a usable git (2.38 or newer) overlaps count the hooks' observed files only, and health says so")
 	fs.StringVar(&cfg.GitBase, "git-base", "", "the base branch each worktree's changes are measured against (default: the repository's origin/HEAD, else its main worktree's branch)")
-	if err := parseFlags(fs, serveAbout, args, stdout, stderr); err != nil {
+	if err := parseFlags(fs, serveAbout(), args, stdout, stderr); err != nil {
 		return cfg, err
 	}
 	if fs.NArg() > 0 {
@@ -282,6 +284,7 @@ func (m *Main) Run(ctx context.Context) error {
 	m.MCP = mcp.NewHTTPHandler(mcp.Config{
 		Client:         app,
 		AuthorizeWrite: web.WriteRule(m.Config.Token),
+		Version:        buildVersion(),
 		Log:            m.Log,
 	}, 0)
 	h.MCP = m.MCP
@@ -362,7 +365,7 @@ func (m *Main) Close() error {
 }
 
 // runServe is the serve command: run until SIGINT or SIGTERM.
-func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	cfg, err := parseServeConfig(args, stdout, stderr)
 	if err != nil {
 		return err

@@ -17,8 +17,6 @@ import (
 	"github.com/hall-dev/hall/internal/stream"
 )
 
-func init() { commands["watch"] = runWatch }
-
 // watchConfig is everything watch needs, parsed from flags and HALL_*.
 type watchConfig struct {
 	Hall            string
@@ -176,11 +174,11 @@ type watchPrinter struct {
 
 func (p *watchPrinter) print(ev stream.Event, ch stream.Change) error {
 	now := p.now()
-	var lines []stream.Line
+	var lines []contract.Line
 	for _, l := range p.teller.Tell(ev, ch, now) {
 		// Sentences leave out updates (a beat is not news to a person) and
 		// the snapshot of a resync (its changes are told instead).
-		if !p.json && (l.Type == stream.LineUpdate || (l.Type == stream.LineSnapshot && l.Resync)) {
+		if !p.json && (l.Type == contract.LineUpdate || (l.Type == contract.LineSnapshot && l.Resync)) {
 			continue
 		}
 		if p.cfg.CollisionsOnly && l.Overlap != nil {
@@ -208,9 +206,9 @@ func (p *watchPrinter) print(ev stream.Event, ch stream.Change) error {
 
 // sentence says one line in words. Every field an agent or another writer
 // chose passes through clean: a record can hold anything.
-func (p *watchPrinter) sentence(l stream.Line) string {
+func (p *watchPrinter) sentence(l contract.Line) string {
 	switch l.Type {
-	case stream.LineSnapshot:
+	case contract.LineSnapshot:
 		s := l.Snapshot
 		scope := "all brains"
 		switch {
@@ -231,40 +229,40 @@ func (p *watchPrinter) sentence(l stream.Line) string {
 			line += ", " + plural(s.OverlapsTotal, "overlap")
 		}
 		return line
-	case stream.LineJoin:
+	case contract.LineJoin:
 		pr := l.Presence
 		s := fmt.Sprintf("+ %s joined %s", clean(pr.AgentID), clean(pr.Where()))
 		if pr.Theme != "" {
 			s += ": " + clean(pr.Theme)
 		}
 		return s + " (" + pr.PresenceID + ")"
-	case stream.LineLeave:
+	case contract.LineLeave:
 		pr := l.Presence
 		return fmt.Sprintf("- %s left %s (%s)", clean(pr.AgentID), clean(pr.Where()), pr.PresenceID)
-	case stream.LineCollisionOpened:
+	case contract.LineCollisionOpened:
 		return "! collision " + describeCollision(*l.Collision)
-	case stream.LineCollisionChanged:
+	case contract.LineCollisionChanged:
 		return "! collision changed " + describeCollision(*l.Collision)
-	case stream.LineCollisionClosed:
+	case contract.LineCollisionClosed:
 		c := l.Collision
 		return fmt.Sprintf("= collision closed on %s: %s and %s", clean(c.Brain), clean(c.A.AgentID), clean(c.B.AgentID))
-	case stream.LineCollisionUnlisted:
+	case contract.LineCollisionUnlisted:
 		c := l.Collision
 		return fmt.Sprintf("~ collision no longer listed (the Hall lists the first by id) on %s: %s and %s", clean(c.Brain), clean(c.A.AgentID), clean(c.B.AgentID))
-	case stream.LineOverlapOpened:
+	case contract.LineOverlapOpened:
 		return "! " + describeOverlap(*l.Overlap)
-	case stream.LineOverlapChanged:
+	case contract.LineOverlapChanged:
 		return "! changed: " + describeOverlap(*l.Overlap)
-	case stream.LineOverlapClosed:
+	case contract.LineOverlapClosed:
 		o := l.Overlap
 		return fmt.Sprintf("= %s closed on %s: %s and %s", o.Verdict, clean(o.Brain), clean(o.A.AgentID), clean(o.B.AgentID))
-	case stream.LineRegistryUnreadable:
+	case contract.LineRegistryUnreadable:
 		return "! registry unreadable, roster dropped: " + clean(l.Detail)
-	case stream.LineRegistryReadable:
+	case contract.LineRegistryReadable:
 		return "registry readable again"
-	case stream.LineStoreUnreachable:
+	case contract.LineStoreUnreachable:
 		return "! store unreachable, roster dropped: " + clean(l.Detail)
-	case stream.LineStoreReachable:
+	case contract.LineStoreReachable:
 		return "store reachable again"
 	}
 	return l.Type

@@ -15,7 +15,6 @@ import (
 	"github.com/hall-dev/hall/internal/dirstore/dirstoretest"
 	"github.com/hall-dev/hall/internal/eventually"
 	"github.com/hall-dev/hall/internal/presence"
-	"github.com/hall-dev/hall/internal/stream"
 )
 
 // watchRun runs `hall watch args…` through the real dispatch, with stdout
@@ -143,11 +142,11 @@ func TestWatchJSONLinesParse(t *testing.T) {
 
 	wr := startWatch(t, "--hall", m.URL(), "--json")
 	set := schematest.Embedded(t, schematest.Strict)
-	next := func(what string) stream.Line {
+	next := func(what string) contract.Line {
 		t.Helper()
 		raw := wr.line(t, what)
 		set.Check(t, "event", what, []byte(raw))
-		var l stream.Line
+		var l contract.Line
 		dec := json.NewDecoder(strings.NewReader(raw))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&l); err != nil {
@@ -211,7 +210,7 @@ func TestWatchReconnectsAndResumes(t *testing.T) {
 	_ = b
 	var types []string
 	for len(types) < 2 {
-		var l stream.Line
+		var l contract.Line
 		if err := json.Unmarshal([]byte(wr.line(t, "the resync")), &l); err != nil {
 			t.Fatal(err)
 		}
@@ -254,7 +253,7 @@ func TestWatchCleansTerminalOutput(t *testing.T) {
 		}
 	}
 	p := &watchPrinter{cfg: watchConfig{Hall: cli.DefaultURL}}
-	got := p.sentence(stream.Line{Type: "join", Presence: &contract.Presence{AgentID: "a\x1b]0;x\x07", Brain: "/b", PresenceID: presence.ID("a", "/b")}})
+	got := p.sentence(contract.Line{Type: "join", Presence: &contract.Presence{AgentID: "a\x1b]0;x\x07", Brain: "/b", PresenceID: presence.ID("a", "/b")}})
 	if strings.ContainsAny(got, "\x1b\x07") {
 		t.Errorf("join sentence carries raw control characters: %q", got)
 	}

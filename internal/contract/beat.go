@@ -25,8 +25,11 @@ type BeatRequest struct {
 	// ParentAgentID is the agent_id of the session this one is a subagent
 	// of, on the same brain: the two are one team and never collide.
 	ParentAgentID string `json:"parent_agent_id,omitempty"`
+	// Hook is what a hook adds (hookbeat.go): the moment and the command
+	// line for the shell guard. Read for the answer only, never stored.
+	Hook *HookBeat `json:"hook,omitempty"`
 	// Listening is false when nobody reads this beat's answer (a hook
-	// event whose output the agent ignores): the overlaps the Hall has to
+	// event whose output the agent ignores: its beat has no Hook): the overlaps the Hall has to
 	// tell wait for a beat that is heard. Nil: the answer is read. Not
 	// part of the presence's state.
 	Listening *bool `json:"listening,omitempty"`
@@ -45,6 +48,8 @@ type BeatResponse struct {
 	Reason          string   `json:"reason,omitempty"`
 	North           []string `json:"north"`
 	CollisionsTotal int      `json:"collisions_total"`
+	// Hook answers a beat that carried one (hookbeat.go).
+	Hook *HookSay `json:"hook,omitempty"`
 	// Overlaps are the overlaps this beat tells the agent (issue #20): one
 	// that opened or became a conflict since it was last told, or whose
 	// files this beat's tool is about to change; absent when none. The
@@ -56,9 +61,18 @@ type BeatResponse struct {
 // NorthResponse is GET /api/north: one presence's collision lines, bounded
 // as a beat's, and the number of its collisions.
 type NorthResponse struct {
-	PresenceID      string   `json:"presence_id"`
+	PresenceID string `json:"presence_id"`
+	// Live says whether the presence is on the roster now: false for one
+	// that lapsed, left or never beat, whose north is empty because there
+	// is nobody to collide with, not because it collides with nobody.
+	// Absent while the roster cannot be read.
+	Live            *bool    `json:"live,omitempty"`
 	North           []string `json:"north"`
 	CollisionsTotal int      `json:"collisions_total"`
+	// Others say whose uncommitted changes are in the presence's worktree
+	// (the ownership lines a hook tells at a session's start); absent
+	// when nobody else's are.
+	Others []string `json:"others,omitempty"`
 	// Overlaps are the presence's overlaps (worktrees that changed the
 	// same files), at most presence.NorthCap; OverlapsTotal counts the
 	// listed ones it is a side of.

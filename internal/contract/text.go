@@ -29,9 +29,22 @@ const (
 // side of) counts more than the lines, one "+N more" line; [] when none.
 func NorthLines(id string, cs []presence.Collision, total int) []string {
 	out := []string{}
+	team := map[string]int{} // a partner's team → its line in out
+	var teamMore []int       // per line: more sessions of that team, folded into it
+	handled := 0
 	for _, c := range cs {
 		p, ok := c.Partner(id)
-		if !ok || len(out) == presence.NorthCap {
+		if !ok {
+			continue
+		}
+		// A session and its subagents are one team: one line names them,
+		// so the other side reads one partner, not two.
+		if i, seen := team[p.Team()]; seen {
+			teamMore[i]++
+			handled++
+			continue
+		}
+		if len(out) == presence.NorthCap {
 			continue
 		}
 		line := fmt.Sprintf("collision: %s (%s) also mutating at %s [%s]",
@@ -39,9 +52,17 @@ func NorthLines(id string, cs []presence.Collision, total int) []string {
 		if len(c.Paths) > 0 && !(len(c.Paths) == 1 && c.Paths[0] == c.Place) {
 			line += fmt.Sprintf(" paths %s", clipPaths(c.Paths))
 		}
+		team[p.Team()] = len(out)
+		teamMore = append(teamMore, 0)
 		out = append(out, line)
+		handled++
 	}
-	if more := total - len(out); more > 0 {
+	for i, n := range teamMore {
+		if n > 0 {
+			out[i] += fmt.Sprintf(" (and %d more of its team: a session and its subagents)", n)
+		}
+	}
+	if more := total - handled; more > 0 {
 		out = append(out, fmt.Sprintf("collision: +%d more (%d in all)", more, total))
 	}
 	return out
@@ -111,21 +132,28 @@ func MutatingLevelText(level string) string {
 	}
 }
 
-// Age is a short human duration: 45s, 12m, 3h, 2d.
+// Age is the one way the Hall writes a duration, on the page (server
+// render and static/hall.js's ticking), in the cockpit and in the MCP
+// tools: 42s, 5m, 3h 05m, 2d 4h — seconds to a minute, minutes to an
+// hour, then two units, so an age reads in two glances at most. A negative
+// duration (clock skew) reads as 0s. testdata/age.json is the table every
+// implementation is tested against.
 func Age(d time.Duration) string {
+	s := max(d.Milliseconds(), 0) / 1000
 	switch {
-	case d < 0:
-		return "0s"
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d.Seconds()))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm", int(d.Minutes()))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh", int(d.Hours()))
+	case s < 60:
+		return fmt.Sprintf("%ds", s)
+	case s < 3600:
+		return fmt.Sprintf("%dm", s/60)
+	case s < 86400:
+		return fmt.Sprintf("%dh %02dm", s/3600, s/60%60)
 	default:
-		return fmt.Sprintf("%dd", int(d.Hours()/24))
+		return fmt.Sprintf("%dd %dh", s/86400, s/3600%24)
 	}
 }
+
+// AgeMs is Age of a duration in milliseconds, as the wire carries them.
+func AgeMs(ms int64) string { return Age(time.Duration(ms) * time.Millisecond) }
 
 // Cockpit is the strip as plain text for agents: the root line and the
 // drill (its rows in the page's order, DrillRows), each within CockpitBudgetTokens at characters/4 whatever the

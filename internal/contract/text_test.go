@@ -1,7 +1,9 @@
 package contract
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -131,11 +133,29 @@ func TestRootLine(t *testing.T) {
 	}
 }
 
+// TestAge: the one age format, from the table the page's script is
+// tested against too (cmd/hall's TestBrowserAgeFormat).
 func TestAge(t *testing.T) {
-	cases := map[time.Duration]string{-time.Second: "0s", 0: "0s", 59 * time.Second: "59s", time.Minute: "1m", 90 * time.Minute: "1h", 47 * time.Hour: "47h", 72 * time.Hour: "3d"}
-	for d, want := range cases {
-		if got := Age(d); got != want {
-			t.Errorf("Age(%s): got %q, want %q", d, got, want)
+	raw, err := os.ReadFile("testdata/age.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []struct {
+		Ms   int64  `json:"ms"`
+		Text string `json:"text"`
+	}
+	if err := json.Unmarshal(raw, &cases); err != nil {
+		t.Fatal(err)
+	}
+	if len(cases) < 10 {
+		t.Fatalf("%d cases in testdata/age.json", len(cases))
+	}
+	for _, c := range cases {
+		if got := AgeMs(c.Ms); got != c.Text {
+			t.Errorf("AgeMs(%d): got %q, want %q", c.Ms, got, c.Text)
+		}
+		if got := Age(time.Duration(c.Ms) * time.Millisecond); got != c.Text {
+			t.Errorf("Age(%dms): got %q, want %q", c.Ms, got, c.Text)
 		}
 	}
 }
@@ -196,5 +216,26 @@ func TestNorthLinesBound(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestNorthLinesOneLinePerTeam: a session and its subagent colliding with
+// the same presence are one partner to it: one line, which counts the
+// rest of the team, and the "+N more" line does not count them again.
+func TestNorthLinesOneLinePerTeam(t *testing.T) {
+	me := presence.Record{PresenceID: "prs_aaaaaaaaaaaa", AgentID: "codex-2", Brain: "/b", Worktree: "/b/wt", Mutation: presence.Mutation{ObservedAtMs: 1}}
+	lead := presence.Record{PresenceID: "prs_bbbbbbbbbbbb", AgentID: "claude-7", Brain: "/b", Worktree: "/b/wt", Mutation: presence.Mutation{ObservedAtMs: 1}}
+	sub := presence.Record{PresenceID: "prs_cccccccccccc", AgentID: "claude-7/explore", Brain: "/b", Worktree: "/b/wt", ParentPresenceID: lead.PresenceID, Mutation: presence.Mutation{ObservedAtMs: 1}}
+	cs := presence.CollisionsIn("", []presence.Record{me, lead, sub})
+	if len(cs) != 2 {
+		t.Fatalf("the domain lists %d collisions, want 2 (me~lead, me~sub; the team itself never collides)", len(cs))
+	}
+	got := NorthLines(me.PresenceID, cs, len(cs))
+	if len(got) != 1 || !strings.Contains(got[0], "(and 1 more of its team") {
+		t.Errorf("got %q, want one line for the team that counts its subagent", got)
+	}
+	// The lead's own north names me once; its subagent is not a partner.
+	if got := NorthLines(lead.PresenceID, cs, 1); len(got) != 1 || strings.Contains(got[0], "more of its team") {
+		t.Errorf("lead's north: %q", got)
 	}
 }

@@ -69,7 +69,12 @@ func NewRunner(ctx context.Context, cfg RunnerConfig) (*Runner, error) {
 		maxOutput: orDefault(cfg.MaxOutput, DefaultMaxOutput),
 		slots:     make(chan struct{}, orDefault(cfg.MaxProcs, DefaultMaxProcs)),
 	}
+	// The version probe is not a scan: it gets the default timeout even
+	// when scans get a shorter one, so a loaded machine's slow first exec
+	// is not taken for a git that never answers.
+	r.timeout = max(r.timeout, DefaultTimeout)
 	out, err := r.Run(ctx, Cmd{Args: []string{"version"}})
+	r.timeout = orDefault(cfg.Timeout, DefaultTimeout)
 	if err != nil {
 		if CodeOf(err) == Failed {
 			return nil, &Error{Code: GitMissing, Op: "git version", Err: err}

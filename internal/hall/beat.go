@@ -14,12 +14,21 @@ import (
 // be written is no refusal: stored is false and reason says why), and the
 // agent's north lines. A beat that breaks a rule is refused
 // (invalid_beat, field_too_large) and writes nothing.
+//
+// A hook's beat (req.Hook) is also answered for the hook (resp.Hook,
+// guard.go): the shell guard, the ownership lines, say it once.
 func (h *Hall) Beat(ctx context.Context, req contract.BeatRequest) (contract.BeatResponse, error) {
+	if err := checkHookBeat(req.Hook); err != nil {
+		return contract.BeatResponse{}, err
+	}
 	res, err := h.Service.Beat(ctx, req.Beat())
 	if err != nil {
 		return contract.BeatResponse{}, contract.BeatError(err)
 	}
 	resp := contract.FromBeatResult(res)
+	if req.Hook != nil {
+		resp.Hook = h.hookSay(ctx, req, res, resp.North)
+	}
 	resp.Overlaps = h.overlapsToTell(res.PresenceID, req)
 	return resp, nil
 }

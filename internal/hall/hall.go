@@ -6,7 +6,6 @@ import (
 
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/presence"
-	"github.com/hall-dev/hall/internal/stream"
 )
 
 // Roster is the live roster at this instant: *presence.Service, or the
@@ -25,7 +24,7 @@ type CursorRoster interface {
 // History is the Hall's recent events, told as `hall watch --json` tells
 // them; *stream.Hub in production.
 type History interface {
-	Events(brain string, limit int) ([]stream.Line, int)
+	Events(brain string, limit int) ([]contract.Line, int)
 	EventsKept() int
 }
 
@@ -40,11 +39,14 @@ type Hall struct {
 	// else reads it (hall mcp --registry-root). Nil: Watch reports none.
 	Changes <-chan struct{}
 	Log     *slog.Logger // nil: nothing is logged
-	// Git is the git scanner (gitscan.Scanner) overlaps read; nil: the
-	// Hall derives no overlaps of git's, and beats steer no scan.
+	// Git is the background git scanner (*gitscan.Scanner): git's last
+	// answer per worktree for the shell guard and the ownership lines, and
+	// the overlaps' merges; beats steer it (Mutated, Track). Nil: git
+	// unknown, no overlap of git's, no scan steered.
 	Git Git
 
-	told toldOverlaps // what each presence was told of its overlaps
+	sayOnce toldBook     // what each presence was told of its collisions (sayonce.go)
+	told    toldOverlaps // what each presence was told of its overlaps (overlap.go)
 }
 
 func (h *Hall) roster() Roster {

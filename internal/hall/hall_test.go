@@ -223,3 +223,21 @@ func TestHookLeaveOfAGoneSessionIsFine(t *testing.T) {
 		t.Errorf("the store holds %v after leaves alone", names)
 	}
 }
+
+// TestNorthSaysWhetherThePresenceIsLive: an empty north of a presence that
+// is not on the roster says so, apart from one that collides with nobody.
+func TestNorthSaysWhetherThePresenceIsLive(t *testing.T) {
+	h, _, _ := newHall(t)
+	if _, err := h.Beat(t.Context(), contract.BeatRequest{AgentID: "claude-1", Brain: "/srv/shop"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		agent string
+		live  bool
+	}{{"claude-1", true}, {"claude-gone", false}} {
+		resp, err := h.North(t.Context(), hall.Who{AgentID: tc.agent, Brain: "/srv/shop"})
+		if err != nil || resp.Live == nil || *resp.Live != tc.live || len(resp.North) != 0 {
+			t.Errorf("%s: got %+v, %v; want live %v and no lines", tc.agent, resp, err, tc.live)
+		}
+	}
+}

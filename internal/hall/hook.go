@@ -69,7 +69,8 @@ func Hook(ctx context.Context, b Beater, req HookRequest) (HookAnswer, error) {
 	if req.Leave || ev.Leave {
 		return HookAnswer{}, LeaveAgent(ctx, b, beat.AgentID, beat.Brain)
 	}
-	beat.Listening = listening(ad, ev) // overlap.go
+	beat.Hook = hookBeat(ad, ev)
+	beat.Listening = listening(beat.Hook) // overlap.go
 	resp, err := b.Beat(ctx, beat)
 	if err != nil {
 		return HookAnswer{}, err
@@ -81,7 +82,7 @@ func Hook(ctx context.Context, b Beater, req HookRequest) (HookAnswer, error) {
 		ans.Warning = fmt.Sprintf("the Hall did not store the beat: %s", resp.Reason)
 	}
 	mutating := req.Mutating != nil && req.Mutating(beat.Tool)
-	say := hook.Decide(policy, ev, mutating, resp.North)
+	say := withHookSay(policy, ev, hook.Decide(policy, ev, mutating, resp.North), resp.Hook)
 	sayOverlaps(&say, resp) // overlap.go
 	ans.Output = ad.Answer(ev, say)
 	return ans, nil

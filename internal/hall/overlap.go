@@ -146,8 +146,9 @@ func sayOverlaps(say *hook.Say, resp contract.BeatResponse) {
 
 // listening says, on a hook's beat, whether the agent reads this event's
 // answer: nil (yes) or false, so an overlap is told at an event it hears.
-func listening(ad hook.Adapter, ev hook.Event) *bool {
-	if ad.Heard(ev) {
+// A hook beat carries its HookBeat exactly on those events (hookBeat).
+func listening(hb *contract.HookBeat) *bool {
+	if hb != nil {
 		return nil
 	}
 	no := false

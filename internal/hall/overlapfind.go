@@ -14,8 +14,8 @@ import (
 // latest answer for a worktree and the merges it predicted, never waiting
 // on git; Mutated and Track steer what it scans next, off the hot path.
 type Git interface {
+	GitView
 	overlap.Merges
-	Result(worktree string) (gitscan.Result, bool)
 	Mutated(worktree string)
 	Track(worktrees []string)
 }

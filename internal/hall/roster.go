@@ -138,8 +138,12 @@ func (h *Hall) North(ctx context.Context, who Who) (contract.NorthResponse, erro
 	if err != nil {
 		return contract.NorthDropped(id, err), nil
 	}
+	_, live := snap.Find(id)
 	cs, total := snap.North(id)
-	resp := contract.NorthResponse{PresenceID: id, North: contract.NorthLines(id, cs, total), CollisionsTotal: total}
+	resp := contract.NorthResponse{PresenceID: id, Live: &live, North: contract.NorthLines(id, cs, total), CollisionsTotal: total}
+	if r, ok := snap.Find(id); ok {
+		resp.Others = ownershipLines(h.sceneFor(r, snap.Live, r.CallerRoot))
+	}
 	resp.Overlaps, resp.OverlapsTotal = northOverlaps(snap, id)
 	return resp, nil
 }
@@ -167,34 +171,25 @@ func EventsLimit(raw string) (int, error) {
 // first, at most limit: joins, leaves, collisions opened, changed and
 // closed, the registry going unreadable and back. An unknown brain is
 // unknown_brain (while the roster can be read).
-func (h *Hall) Events(ctx context.Context, brain string, limit int) (EventsPage, error) {
+func (h *Hall) Events(ctx context.Context, brain string, limit int) (contract.EventsResponse, error) {
 	scoped, err := Scope(brain)
 	if err != nil {
-		return EventsPage{}, err
+		return contract.EventsResponse{}, err
 	}
 	if limit < 1 || limit > MaxEventsLimit {
-		return EventsPage{}, contract.Refuse(http.StatusBadRequest, "invalid_limit", "limit is %d: want a whole number from 1 to %d", limit, MaxEventsLimit)
+		return contract.EventsResponse{}, contract.Refuse(http.StatusBadRequest, "invalid_limit", "limit is %d: want a whole number from 1 to %d", limit, MaxEventsLimit)
 	}
 	if scoped != "" {
 		if snap, err := h.roster().Snapshot(ctx); err == nil && !snap.Known(scoped) {
-			return EventsPage{}, contract.UnknownBrain(brain)
+			return contract.EventsResponse{}, contract.UnknownBrain(brain)
 		}
 	}
-	page := EventsPage{Events: []stream.Line{}}
+	page := contract.EventsResponse{Events: []contract.Line{}}
 	if h.History != nil {
 		page.Events, page.LeftOut = h.History.Events(scoped, limit)
 		page.Kept = h.History.EventsKept()
 	}
 	return page, nil
-}
-
-// EventsPage is the recent events, newest first; LeftOut counts the
-// matching events the history holds beyond the limit, Kept is how many
-// events the history holds at most (all brains together).
-type EventsPage struct {
-	Events  []stream.Line `json:"events"`
-	LeftOut int           `json:"left_out"`
-	Kept    int           `json:"kept"`
 }
 
 // SnapshotCursor is the live roster and the stream cursor it matches (""

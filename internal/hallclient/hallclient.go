@@ -36,6 +36,9 @@ type Client interface {
 	North(ctx context.Context, who hall.Who) (contract.NorthResponse, error)
 	// Cockpit is GET /api/cockpit[?brain=]: the strip as text.
 	Cockpit(ctx context.Context, brain string) (string, error)
+	// Check is POST /api/presences/check: whom the work would collide
+	// or overlap with, writing nothing.
+	Check(ctx context.Context, req contract.CheckRequest) (contract.CheckResponse, error)
 }
 
 // The Hall in this process is a Client.

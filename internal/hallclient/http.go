@@ -66,6 +66,17 @@ func (h *HTTP) North(ctx context.Context, who hall.Who) (contract.NorthResponse,
 	return out, err
 }
 
+// Check posts the work to check; the Hall writes nothing.
+func (h *HTTP) Check(ctx context.Context, req contract.CheckRequest) (contract.CheckResponse, error) {
+	body, err := json.Marshal(req)
+	if err != nil {
+		return contract.CheckResponse{}, fmt.Errorf("encode check: %w", err)
+	}
+	var out contract.CheckResponse
+	err = h.do(ctx, http.MethodPost, "/api/presences/check", body, &out)
+	return out, err
+}
+
 // Cockpit gets the strip's text.
 func (h *HTTP) Cockpit(ctx context.Context, brain string) (string, error) {
 	var out []byte

@@ -2,7 +2,6 @@ package hook
 
 import (
 	"encoding/json"
-	"github.com/hall-dev/hall/internal/contract"
 )
 
 // cursor reads Cursor's agent hooks (.cursor/hooks.json, version 1):
@@ -11,6 +10,8 @@ import (
 // afterShellExecution, afterMCPExecution and stop. Cursor sends no cwd on
 // most events: the caller root is workspace_roots[0].
 type cursor struct{}
+
+var cursorCapability = mustCapability("cursor")
 
 type cursorPayload struct {
 	HookEventName  string          `json:"hook_event_name"`
@@ -21,6 +22,7 @@ type cursorPayload struct {
 	ToolName       string          `json:"tool_name"`  // preToolUse, postToolUse, before/afterMCPExecution
 	ToolInput      json.RawMessage `json:"tool_input"` // an object, or (MCP) a JSON string
 	FilePath       string          `json:"file_path"`  // afterFileEdit, beforeReadFile
+	Command        string          `json:"command"`    // beforeShellExecution, afterShellExecution
 }
 
 func (cursor) Agent() string { return "cursor" }
@@ -54,6 +56,8 @@ func (cursor) Parse(payload []byte) (Event, error) {
 	switch p.HookEventName {
 	case "sessionEnd":
 		ev.Leave = true
+	case "sessionStart", "beforeSubmitPrompt":
+		ev.Start = true
 	case "preToolUse", "postToolUse":
 		ev.Beat.Tool = p.ToolName
 		ev.Beat.Touched = cursorToolTouched(p.ToolName, p.ToolInput, root)
@@ -64,12 +68,16 @@ func (cursor) Parse(payload []byte) (Event, error) {
 	case "beforeShellExecution", "afterShellExecution":
 		ev.Beat.Tool = "Shell"
 		ev.Gate = p.HookEventName == "beforeShellExecution"
+		if ev.Gate {
+			ev.Command = p.Command
+		}
 	case "beforeReadFile":
 		ev.Beat.Tool = "Read"
 		ev.Gate = true
 	case "afterFileEdit":
 		ev.Beat.Touched = addTouched(nil, absUnder(root, p.FilePath))
 	}
+	ev.Before = ev.Gate
 	return ev, nil
 }
 
@@ -114,30 +122,15 @@ type cursorContext struct {
 // nothing (stop's followup_message would start another turn): there the
 // hook stays silent, and the warning reaches the agent on its next event
 // that listens.
-// Heard implements Adapter: the events whose answer reaches the model.
-func (cursor) Heard(ev Event) bool {
-	switch ev.Name {
-	case "preToolUse", "beforeShellExecution", "beforeMCPExecution", "sessionStart", "postToolUse":
-		return !ev.Leave
-	}
-	return false
-}
-
 func (cursor) Answer(ev Event, say Say) []byte {
-	if say.quiet() || ev.Leave {
+	if say.Empty() || ev.Leave {
 		return nil
 	}
-	text := say.text(ev.Beat.AgentID)
+	text := say.Text(ev.Beat.AgentID)
 	switch ev.Name {
 	case "preToolUse", "beforeShellExecution", "beforeMCPExecution":
-		out := cursorPermission{AgentMessage: text}
-		switch {
-		case len(say.North) > 0:
-			out.UserMessage = AskReason(say.North)
-		default: // an overlap only: the person reads the first
-			out.UserMessage = "The Hall: " + contract.OverlapLine(say.PresenceID, say.Overlaps[0])
-		}
-		if say.Ask && len(say.North) > 0 {
+		out := cursorPermission{UserMessage: say.Reason(), AgentMessage: text}
+		if say.Ask && cursorCapability.Asks(ev.Name) {
 			out.Permission = "ask"
 		}
 		return marshal(out)

@@ -31,9 +31,18 @@ type Event struct {
 	Beat contract.BeatRequest
 	// Leave: the session (or the subagent) ended; the presence leaves.
 	Leave bool
-	// Gate: the event fires before a tool runs and the agent accepts an
-	// "ask" there.
+	// Gate: the event fires before a tool runs and the agent honours an
+	// "ask" there (the capability table's AskEvents): never for Codex nor
+	// Gemini CLI.
 	Gate bool
+	// Before: the event fires before a tool runs (whether or not the
+	// agent honours an ask there); Start: a session starts, resumes or
+	// takes a new prompt. They say where the guard and the ownership
+	// lines go (say.go).
+	Before, Start bool
+	// Command is the shell command line a Before event's shell tool is
+	// about to run, as the agent wrote it; "" for any other tool.
+	Command string
 }
 
 // Say is what the Hall has for the agent after the beat: the presence's
@@ -41,28 +50,16 @@ type Event struct {
 type Say struct {
 	North []string
 	Ask   bool
+	// Reminder tells North as one line (said in full before: say.go);
+	// Guard and Others are the shell guard's and the ownership lines.
+	Reminder      bool
+	Guard, Others []string
 	// Overlaps are the overlaps to tell the agent now (the Hall decides
 	// when: once as one opens or escalates, once per file as the tool is
-	// about to change it), told from PresenceID's side. They never ask:
-	// an overlap is a warning for the merge, not a gate.
+	// about to change it), told from PresenceID's side, after everything
+	// else. They never ask: an overlap is a warning for the merge.
 	Overlaps   []contract.Overlap
 	PresenceID string
-}
-
-// quiet reports whether say has nothing for the agent.
-func (s Say) quiet() bool { return len(s.North) == 0 && len(s.Overlaps) == 0 }
-
-// text is what the model reads: the collision warning, then the overlap
-// one, each only when it has lines.
-func (s Say) text(agentID string) string {
-	var parts []string
-	if len(s.North) > 0 {
-		parts = append(parts, ContextText(agentID, s.North))
-	}
-	if len(s.Overlaps) > 0 {
-		parts = append(parts, OverlapText(s.PresenceID, s.Overlaps))
-	}
-	return strings.Join(parts, "\n")
 }
 
 // Adapter reads one agent's hook payloads and writes its hook output.
@@ -71,7 +68,7 @@ type Adapter interface {
 	// /api/hooks/{agent}.
 	Agent() string
 	// Kind is the presence kind the adapter sets ("claude-code", "codex",
-	// "cursor").
+	// "cursor", "gemini-cli").
 	Kind() string
 	// Parse reads one payload. An error means the payload cannot be used:
 	// the hook warns and the agent carries on.
@@ -79,18 +76,17 @@ type Adapter interface {
 	// Answer renders say as the agent's hook output for ev; nil when there
 	// is nothing to say (the command hook then prints nothing).
 	Answer(ev Event, say Say) []byte
-	// Heard reports whether the model reads ev's answer: what is said at
-	// an event it ignores is lost, so the Hall keeps it for the next.
-	Heard(ev Event) bool
 }
 
 var adapters = map[string]Adapter{
 	"claude": claude,
 	"codex":  codex,
 	"cursor": cursor{},
+	"gemini": gemini{},
 }
 
-// For returns the adapter named agent ("claude", "codex" or "cursor").
+// For returns the adapter named agent ("claude", "codex", "cursor" or
+// "gemini").
 func For(agent string) (Adapter, bool) {
 	a, ok := adapters[agent]
 	return a, ok

@@ -91,6 +91,7 @@ func TestBudget(t *testing.T) {
 		{"presences of the brain", "presences", map[string]any{"brain": brain}},
 		{"north", "north", map[string]any{"presence_id": out.PresenceID}},
 		{"cockpit", "cockpit", nil},
+		{"check", "check", map[string]any{"brain": brain, "caller_root": place, "worktree": place, "paths": ws}},
 		{"cockpit of the brain", "cockpit", map[string]any{"brain": brain}},
 		{"unknown brain", "presences", map[string]any{"brain": "/" + strings.Repeat("x", 1<<20)}},
 		{"leave", "leave", map[string]any{"presence_id": out.PresenceID}},

@@ -45,7 +45,7 @@ func TestToolsList(t *testing.T) {
 		}
 	}
 	slices.Sort(names)
-	if want := []string{"cockpit", "handshake", "leave", "north", "presences"}; !slices.Equal(names, want) {
+	if want := []string{"check", "cockpit", "handshake", "leave", "north", "presences"}; !slices.Equal(names, want) {
 		t.Errorf("tools: got %v, want %v", names, want)
 	}
 	props := res.Tools[slices.IndexFunc(res.Tools, func(t *sdk.Tool) bool { return t.Name == "handshake" })].InputSchema.(map[string]any)["properties"].(map[string]any)
@@ -95,8 +95,11 @@ func TestGolden(t *testing.T) {
 		{"north", "north", map[string]any{"brain": "/srv/shop"}},
 		{"north-other-side", "north", map[string]any{"agent_id": "claude-7d0c5e2a", "brain": "/srv/shop"}},
 		{"cockpit", "cockpit", map[string]any{"brain": "/srv/shop"}},
+		{"check", "check", map[string]any{"brain": "/srv/shop", "caller_root": "/srv/shop-wt2", "worktree": "/srv/shop-wt2", "paths": []string{"src/checkout/cart.go"}}},
+		{"check-read-only", "check", map[string]any{"brain": "/srv/shop", "caller_root": "/srv/shop-wt2", "worktree": "/srv/shop-wt2", "paths": []string{"src/checkout/cart.go"}, "mutating": false}},
 		{"leave", "leave", map[string]any{"brain": "/srv/shop"}},
 		{"leave-again", "leave", map[string]any{"brain": "/srv/shop"}},
+		{"north-not-live", "north", map[string]any{"brain": "/srv/shop"}},
 		{"error-field", "handshake", map[string]any{"brain": "/srv/shop", "worktree": "shop-wt2"}},
 		{"error-unknown-brain", "cockpit", map[string]any{"brain": "/srv/nowhere"}},
 	}

@@ -107,7 +107,7 @@ func writeOverlaps(t *strings.Builder, lines []string, more int) {
 }
 
 func renderNorth(resp contract.NorthResponse) (NorthOut, string) {
-	out := NorthOut{PresenceID: resp.PresenceID, Error: resp.Error, Detail: contract.Clip(resp.Detail, reasonWidth)}
+	out := NorthOut{PresenceID: resp.PresenceID, Live: resp.Live, Error: resp.Error, Detail: contract.Clip(resp.Detail, reasonWidth)}
 	out.North, out.NorthMore = northLines(resp.North, resp.CollisionsTotal)
 	out.Overlaps = []string{}
 	var t strings.Builder
@@ -115,8 +115,17 @@ func renderNorth(resp contract.NorthResponse) (NorthOut, string) {
 		fmt.Fprintf(&t, "north of %s: unavailable (%s: %s)\n", out.PresenceID, out.Error, out.Detail)
 		return out, t.String()
 	}
+	if resp.Live != nil && !*resp.Live {
+		fmt.Fprintf(&t, "%s is not on the roster: it lapsed, left, or never beat (call handshake to join)\n", out.PresenceID)
+		return out, t.String()
+	}
 	fmt.Fprintf(&t, "north of %s:\n", out.PresenceID)
 	writeNorth(&t, out.North, out.NorthMore)
+	out.Others = resp.Others
+	for _, l := range out.Others {
+		t.WriteString(l)
+		t.WriteByte('\n')
+	}
 	out.Overlaps, out.OverlapsMore = overlapLines(resp.PresenceID, resp.Overlaps, resp.OverlapsTotal)
 	writeOverlaps(&t, out.Overlaps, out.OverlapsMore)
 	return out, t.String()

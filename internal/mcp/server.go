@@ -209,13 +209,20 @@ func (ss *sessions) get(s *sdk.ServerSession) *sessionState {
 }
 
 // subscribe records the session's subscription to uri, unless that would
-// watch more than max distinct rosters.
-func (ss *sessions) subscribe(s *sdk.ServerSession, uri string, max int) error {
+// give the session more than perSession subscriptions or the Hall more
+// than max distinct rosters to watch.
+func (ss *sessions) subscribe(s *sdk.ServerSession, uri string, max, perSession int) error {
 	st := ss.get(s)
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
+	if st.subs[uri] {
+		return nil
+	}
+	if len(st.subs) >= perSession {
+		return limitError(fmt.Sprintf("this session subscribes to %d rosters, its most: unsubscribe from one first", perSession))
+	}
 	if all := ss.subscribedLocked(); !contains(all, uri) && len(all) >= max {
-		return fmt.Errorf("the Hall watches %d rosters at once, its most: unsubscribe from one first", max)
+		return limitError(fmt.Sprintf("the Hall watches %d rosters at once, its most: unsubscribe from one first", max))
 	}
 	if st.subs == nil {
 		st.subs = map[string]bool{}

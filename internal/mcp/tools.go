@@ -57,8 +57,10 @@ type PresenceIn struct {
 // NorthOut is a presence's collision lines.
 type NorthOut struct {
 	PresenceID   string   `json:"presence_id"`
+	Live         *bool    `json:"live,omitempty" jsonschema:"whether the presence is on the roster now (absent while the store cannot be read)"`
 	North        []string `json:"north" jsonschema:"one line per collision partner: who, where, which clause"`
 	NorthMore    int      `json:"north_more" jsonschema:"lines left out"`
+	Others       []string `json:"others,omitempty" jsonschema:"whose uncommitted changes are in this worktree, and to leave them alone"`
 	Overlaps     []string `json:"overlaps" jsonschema:"one line per overlap: another worktree changed the same files (verdict overlap, or conflict when git predicts the merge conflicts)"`
 	OverlapsMore int      `json:"overlaps_more" jsonschema:"overlap lines left out"`
 	Error        string   `json:"error,omitempty" jsonschema:"registry_unreadable when the Hall cannot read its store"`
@@ -98,6 +100,13 @@ func (s *server) addTools(srv *sdk.Server) {
 		Description: "One presence's collisions (this session's by default): one line per other mutating session sharing its worktree, caller root or working set.",
 		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: &no},
 	}, s.north)
+	addTool(s, srv, &sdk.Tool{
+		Name:  "check",
+		Title: "Would this collide",
+		Description: "Before starting work on some paths, ask whom it would collide with (another mutating session in the same worktree, caller root or working set) " +
+			"or overlap (another worktree changing the same files), and why. Writes nothing. brain, caller_root and worktree default to where this session works.",
+		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: &no},
+	}, s.check)
 	addTool(s, srv, &sdk.Tool{
 		Name:        "cockpit",
 		Title:       "The strip",
@@ -195,6 +204,24 @@ func (s *server) north(ctx context.Context, req *sdk.CallToolRequest, in Presenc
 		return NorthOut{}, "", err
 	}
 	out, text := renderNorth(resp)
+	return out, text, nil
+}
+
+func (s *server) check(ctx context.Context, req *sdk.CallToolRequest, in CheckIn) (CheckOut, string, error) {
+	b := contract.BeatRequest{AgentID: in.AgentID, Brain: in.Brain, CallerRoot: in.CallerRoot, Worktree: in.Worktree}
+	if b.AgentID == "" {
+		b.AgentID = s.defaultAgent(req)
+	}
+	if err := s.locate(ctx, req, &b); err != nil {
+		return CheckOut{}, "", err
+	}
+	resp, err := s.cfg.Client.Check(ctx, contract.CheckRequest{
+		AgentID: b.AgentID, Brain: b.Brain, CallerRoot: b.CallerRoot, Worktree: b.Worktree, Paths: in.Paths, Mutating: in.Mutating,
+	})
+	if err != nil {
+		return CheckOut{}, "", err
+	}
+	out, text := renderCheck(resp)
 	return out, text, nil
 }
 

@@ -18,18 +18,19 @@ type family struct {
 
 // scrape is what one Collect read, each source once.
 type scrape struct {
-	svc    presenceStats
-	stream streamStats
-	hasStr bool
-	hasRos bool
-	live   int
-	colls  int
-	ovls   int // overlapping pairs, every brain
-	confl  int // of them, listed ones git predicts conflict
-	skip   int
-	rosErr bool
-	git    gitscan.Stats
-	hasGit bool
+	svc      presenceStats
+	stream   streamStats
+	hasStr   bool
+	hasRos   bool
+	live     int
+	colls    int
+	ovls     int // overlapping pairs, every brain
+	confl    int // of them, listed ones git predicts conflict
+	skip     int
+	repaired int
+	rosErr   bool
+	git      gitscan.Stats
+	hasGit   bool
 }
 
 type presenceStats struct{ beats, writes, writeErrors, throttled, listingErrors, busyReads int64 }
@@ -101,6 +102,8 @@ func newStatsCollector(src Sources) *statsCollector {
 		onRoster(func(s *scrape) float64 { return float64(s.confl) }))
 	add("store", "skipped_entries", "Store entries (files) that did not decode as a record at the last read.", gauge,
 		onRoster(func(s *scrape) float64 { return float64(s.skip) }))
+	add("store", "repaired_records", "Store records served after repair at the last read: a foreign writer's fields brought inside the published contract (a negative count zeroed, a relative path dropped, first_seen_ms after last_beat_ms clamped).", gauge,
+		onRoster(func(s *scrape) float64 { return float64(s.repaired) }))
 	add("stream", "subscribers", "Live stream subscribers open now.", gauge,
 		onStream(func(s *scrape) float64 { return float64(s.stream.subscribers) }))
 	add("stream", "subscriptions_total", "Live streams opened.", counter,
@@ -169,7 +172,7 @@ func (c *statsCollector) Collect(ch chan<- prometheus.Metric) {
 		snap, err := c.src.Roster.Snapshot(ctx)
 		cancel()
 		s.hasRos, s.rosErr = true, err != nil
-		s.live, s.colls, s.skip = len(snap.Live), snap.CollisionsTotal, snap.Skipped // every pair, listed or not
+		s.live, s.colls, s.skip, s.repaired = len(snap.Live), snap.CollisionsTotal, snap.Skipped, snap.Repaired // every pair, listed or not
 		s.ovls = snap.OverlapsTotal
 		for _, o := range snap.Overlaps {
 			if o.Verdict == contract.VerdictConflict {

@@ -254,7 +254,7 @@ func diffStates(prev, next state) *change {
 		switch {
 		case !ok:
 			c.joins = append(c.joins, p)
-		case !samePresence(old, p):
+		case !old.Equal(p):
 			c.updates = append(c.updates, p)
 		}
 	}
@@ -288,7 +288,7 @@ func diffStates(prev, next state) *change {
 // upsert) and closed between prev and next.
 func diffCollisions(c *change, prev, next map[string]contract.Collision) {
 	for id, x := range next {
-		if old, ok := prev[id]; !ok || !sameCollision(old, x) {
+		if old, ok := prev[id]; !ok || !old.Equal(x) {
 			c.opened = append(c.opened, x)
 		}
 	}
@@ -306,21 +306,6 @@ func (c *change) sort() {
 	for _, l := range [][]contract.Collision{c.opened, c.closed} {
 		sort.Slice(l, func(i, j int) bool { return l[i].CollisionID < l[j].CollisionID })
 	}
-}
-
-func samePresence(a, b contract.Presence) bool {
-	return a.PresenceID == b.PresenceID && a.AgentID == b.AgentID && a.Brain == b.Brain &&
-		a.CallerRoot == b.CallerRoot && a.Kind == b.Kind && a.Theme == b.Theme &&
-		a.Worktree == b.Worktree && slices.Equal(a.WorkingSet, b.WorkingSet) &&
-		a.TaskRef == b.TaskRef && a.Mutation == b.Mutation && a.MutationLevel == b.MutationLevel &&
-		a.FirstSeenMs == b.FirstSeenMs && a.LastBeatMs == b.LastBeatMs &&
-		a.QueryCount == b.QueryCount && a.TTLMs == b.TTLMs && a.ExpiresAtMs == b.ExpiresAtMs &&
-		slices.Equal(a.Touched, b.Touched) && a.TouchedOmitted == b.TouchedOmitted && a.ParentPresenceID == b.ParentPresenceID
-}
-
-func sameCollision(a, b contract.Collision) bool {
-	return a.Brain == b.Brain && a.A == b.A && a.B == b.B && a.Place == b.Place &&
-		slices.Equal(a.Clauses, b.Clauses) && slices.Equal(a.Paths, b.Paths)
 }
 
 // Filter narrows a stream to what one subscriber asked for. The zero

@@ -16,12 +16,12 @@ const DefaultEvents = 1000
 // left out: a Hall of a thousand agents beats hundreds of times a second,
 // and they would push everything else out.
 type eventRing struct {
-	buf   []Line
+	buf   []contract.Line
 	start int
 	n     int
 }
 
-func (r *eventRing) push(l Line) {
+func (r *eventRing) push(l contract.Line) {
 	if len(r.buf) == 0 {
 		return
 	}
@@ -40,10 +40,10 @@ func (r *eventRing) push(l Line) {
 // matters to a reader: the registry's state first, then collisions, then
 // joins and leaves (a roster dropped whole: the reason above the hundred
 // leaves it caused).
-func (r *eventRing) newest(brain string, limit int) ([]Line, int) {
-	out := []Line{}
+func (r *eventRing) newest(brain string, limit int) ([]contract.Line, int) {
+	out := []contract.Line{}
 	left := 0
-	var group []Line
+	var group []contract.Line
 	for i := r.n - 1; i >= 0; {
 		id := r.at(i).EventID
 		group = group[:0]
@@ -53,7 +53,7 @@ func (r *eventRing) newest(brain string, limit int) ([]Line, int) {
 			}
 		}
 		slices.Reverse(group)
-		slices.SortStableFunc(group, func(a, b Line) int { return linePriority(a) - linePriority(b) })
+		slices.SortStableFunc(group, func(a, b contract.Line) int { return linePriority(a) - linePriority(b) })
 		for _, l := range group {
 			if len(out) < limit {
 				out = append(out, l)
@@ -65,9 +65,9 @@ func (r *eventRing) newest(brain string, limit int) ([]Line, int) {
 	return out, left
 }
 
-func (r *eventRing) at(i int) Line { return r.buf[(r.start+i)%len(r.buf)] }
+func (r *eventRing) at(i int) contract.Line { return r.buf[(r.start+i)%len(r.buf)] }
 
-func linePriority(l Line) int {
+func linePriority(l contract.Line) int {
 	switch {
 	case l.Collision != nil:
 		return 1
@@ -131,7 +131,7 @@ func (h *Hub) now() time.Time {
 // Events returns the hub's recent lines about brain ("" for every brain),
 // newest first, at most limit of them, and how many more it holds that
 // match. The history is in memory and bounded (Config.Events lines).
-func (h *Hub) Events(brain string, limit int) ([]Line, int) {
+func (h *Hub) Events(brain string, limit int) ([]contract.Line, int) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.events.newest(brain, limit)
@@ -142,10 +142,10 @@ func (h *Hub) EventsKept() int { return h.cfg.Events }
 
 // CollisionsOpened says, for each collision id that is open now, when the
 // hub saw it open.
-func (h *Hub) CollisionsOpened(ids []string) map[string]Opened {
+func (h *Hub) CollisionsOpened(ids []string) map[string]contract.Opened {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	out := make(map[string]Opened, len(ids))
+	out := make(map[string]contract.Opened, len(ids))
 	for _, id := range ids {
 		if o, ok := h.teller.OpenedAt(id); ok {
 			out[id] = o

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/presence"
 	"github.com/hall-dev/hall/internal/stream/sock"
 )
@@ -171,7 +172,7 @@ func NewHub(src Source, cfg Config) *Hub {
 		log:      cfg.Log,
 		base:     uint64(time.Now().UnixNano()),
 		hist:     newRing(cfg.History, cfg.HistoryItems),
-		events:   eventRing{buf: make([]Line, cfg.Events)},
+		events:   eventRing{buf: make([]contract.Line, cfg.Events)},
 		subs:     map[*sock.Stream]Filter{},
 		stop:     make(chan struct{}),
 		loopDone: make(chan struct{}),

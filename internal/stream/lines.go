@@ -6,77 +6,13 @@ import (
 	"github.com/hall-dev/hall/internal/contract"
 )
 
-// Line types: what one Line says happened.
-const (
-	LineSnapshot           = "snapshot"
-	LineJoin               = "join"
-	LineUpdate             = "update"
-	LineLeave              = "leave"
-	LineCollisionOpened    = "collision_opened"
-	LineCollisionChanged   = "collision_changed"
-	LineCollisionClosed    = "collision_closed"
-	LineCollisionUnlisted  = "collision_unlisted" // still open, no longer listed: the bound
-	LineRegistryUnreadable = "registry_unreadable"
-	LineRegistryReadable   = "registry_readable"
-	LineStoreUnreachable   = "store_unreachable"
-	LineStoreReachable     = "store_reachable"
-	LineOverlapOpened      = "overlap_opened"
-	LineOverlapChanged     = "overlap_changed" // e.g. it became a conflict
-	LineOverlapClosed      = "overlap_closed"
-)
-
-// Line is one thing that happened on the stream, told on its own: `hall
-// watch --json` prints one a line, and GET /api/events serves the Hall's
-// recent ones. The JSON field names are a public contract.
-type Line struct {
-	Type      string                      `json:"type"`
-	EventID   string                      `json:"event_id"`
-	Seq       uint64                      `json:"seq,omitempty"`
-	AtMs      int64                       `json:"at_ms"`            // when the teller saw it (watch: received; the Hall: emitted)
-	Resync    bool                        `json:"resync,omitempty"` // from a snapshot after a reconnect
-	Snapshot  *contract.PresencesResponse `json:"snapshot,omitempty"`
-	Presence  *contract.Presence          `json:"presence,omitempty"` // for a leave: as last seen
-	Collision *contract.Collision         `json:"collision,omitempty"`
-	Overlap   *contract.Overlap           `json:"overlap,omitempty"`
-	Detail    string                      `json:"detail,omitempty"`
-	// OpenedAtMs is when the teller saw the collision open, on
-	// collision_changed and collision_closed lines; absent when it was
-	// already open when the teller first looked.
-	OpenedAtMs int64 `json:"opened_at_ms,omitempty"`
-	// LastedMs is how long a closed collision was open, present when
-	// OpenedAtMs is known.
-	LastedMs *int64 `json:"lasted_ms,omitempty"`
-}
-
-// Brain is the brain a line is about; "" for a line about every brain
-// (a snapshot, the store's state).
-func (l Line) Brain() string {
-	switch {
-	case l.Presence != nil:
-		return l.Presence.Brain
-	case l.Collision != nil:
-		return l.Collision.Brain
-	case l.Overlap != nil:
-		return l.Overlap.Brain
-	}
-	return ""
-}
-
 // Teller turns what a View says each event changed into Lines, and
 // remembers when it saw each open collision open, so a close can say how
 // long it lasted. The memory is one entry per open collision. The zero
 // Teller is ready; it is not safe for concurrent use.
 type Teller struct {
-	opened  map[string]Opened
+	opened  map[string]contract.Opened
 	dropped string // why the roster is dropped now (registry_unreadable, store_unreachable), "" while it is not
-}
-
-// Opened is when a teller saw a collision open. Seen is false for one that
-// was already open when the teller first looked: AtMs is then that first
-// look, and the collision is at least that old.
-type Opened struct {
-	AtMs int64
-	Seen bool
 }
 
 // Tell returns the lines ev says, given ch (what View.Apply returned for
@@ -84,30 +20,30 @@ type Opened struct {
 // collisions open in it (news to a watcher); joins and leaves start with
 // the diffs after it. A resync (a snapshot after a reconnect the Hall
 // could not resume) is told as the changes it implies.
-func (t *Teller) Tell(ev Event, ch Change, at time.Time) []Line {
+func (t *Teller) Tell(ev Event, ch Change, at time.Time) []contract.Line {
 	if t.opened == nil {
-		t.opened = map[string]Opened{}
+		t.opened = map[string]contract.Opened{}
 	}
 	now := at.UnixMilli()
-	var lines []Line
-	add := func(l Line) {
+	var lines []contract.Line
+	add := func(l contract.Line) {
 		l.EventID, l.Seq, l.AtMs, l.Resync = ev.ID, ch.Seq, now, ch.Resync
 		lines = append(lines, l)
 	}
 	first := ev.Snapshot != nil && !ch.Resync
 	if ev.Snapshot != nil {
-		add(Line{Type: LineSnapshot, Snapshot: ev.Snapshot})
+		add(contract.Line{Type: contract.LineSnapshot, Snapshot: ev.Snapshot})
 	}
 	if !first {
 		if ch.Error != "" {
-			add(Line{Type: ch.Error, Detail: ch.Detail}) // registry_unreadable, store_unreachable
+			add(contract.Line{Type: ch.Error, Detail: ch.Detail}) // registry_unreadable, store_unreachable
 		}
 		if ch.Recovered {
-			back := LineRegistryReadable
+			back := contract.LineRegistryReadable
 			if t.dropped == contract.StoreUnreachable {
-				back = LineStoreReachable
+				back = contract.LineStoreReachable
 			}
-			add(Line{Type: back})
+			add(contract.Line{Type: back})
 		}
 	}
 	switch {
@@ -120,25 +56,25 @@ func (t *Teller) Tell(ev Event, ch Change, at time.Time) []Line {
 	}
 	if !first {
 		for i := range ch.Joins {
-			add(Line{Type: LineJoin, Presence: &ch.Joins[i]})
+			add(contract.Line{Type: contract.LineJoin, Presence: &ch.Joins[i]})
 		}
 		for i := range ch.Updates {
-			add(Line{Type: LineUpdate, Presence: &ch.Updates[i]})
+			add(contract.Line{Type: contract.LineUpdate, Presence: &ch.Updates[i]})
 		}
 		for i := range ch.Leaves {
-			add(Line{Type: LineLeave, Presence: &ch.Leaves[i]})
+			add(contract.Line{Type: contract.LineLeave, Presence: &ch.Leaves[i]})
 		}
 	}
 	for i := range ch.Opened {
 		c := &ch.Opened[i]
 		// While the list leaves some out, a collision entering it may
 		// have been open before, unlisted: its age is not known.
-		t.opened[c.CollisionID] = Opened{AtMs: now, Seen: !first && !ch.Bounded}
-		add(Line{Type: LineCollisionOpened, Collision: c})
+		t.opened[c.CollisionID] = contract.Opened{AtMs: now, Seen: !first && !ch.Bounded}
+		add(contract.Line{Type: contract.LineCollisionOpened, Collision: c})
 	}
 	for i := range ch.Changed {
 		c := &ch.Changed[i]
-		l := Line{Type: LineCollisionChanged, Collision: c}
+		l := contract.Line{Type: contract.LineCollisionChanged, Collision: c}
 		if o, ok := t.opened[c.CollisionID]; ok && o.Seen {
 			l.OpenedAtMs = o.AtMs
 		}
@@ -146,7 +82,7 @@ func (t *Teller) Tell(ev Event, ch Change, at time.Time) []Line {
 	}
 	for i := range ch.Closed {
 		c := &ch.Closed[i]
-		l := Line{Type: LineCollisionClosed, Collision: c}
+		l := contract.Line{Type: contract.LineCollisionClosed, Collision: c}
 		if o, ok := t.opened[c.CollisionID]; ok && o.Seen {
 			lasted := now - o.AtMs
 			l.OpenedAtMs, l.LastedMs = o.AtMs, &lasted
@@ -157,14 +93,14 @@ func (t *Teller) Tell(ev Event, ch Change, at time.Time) []Line {
 	for i := range ch.Unlisted {
 		c := &ch.Unlisted[i]
 		delete(t.opened, c.CollisionID) // one entry per listed collision, no more
-		add(Line{Type: LineCollisionUnlisted, Collision: c})
+		add(contract.Line{Type: contract.LineCollisionUnlisted, Collision: c})
 	}
 	tellOverlaps(ch, now, add)
 	return lines
 }
 
 // OpenedAt is when the teller saw a collision that is open now open.
-func (t *Teller) OpenedAt(collisionID string) (Opened, bool) {
+func (t *Teller) OpenedAt(collisionID string) (contract.Opened, bool) {
 	o, ok := t.opened[collisionID]
 	return o, ok
 }

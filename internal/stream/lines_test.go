@@ -56,7 +56,7 @@ func TestTellerTells(t *testing.T) {
 			if l.AtMs != s.at {
 				t.Errorf("%s: %s at_ms %d, want %d", s.name, l.Type, l.AtMs, s.at)
 			}
-			if l.Type == LineRegistryUnreadable && l.Detail != "gone" {
+			if l.Type == contract.LineRegistryUnreadable && l.Detail != "gone" {
 				t.Errorf("%s: detail %q", s.name, l.Detail)
 			}
 			got = append(got, w)
@@ -75,16 +75,16 @@ func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 // TestEventRing: newest first, bounded, narrowed to a brain (a line about
 // every brain matches any), and the count of matching lines left out.
 func TestEventRing(t *testing.T) {
-	r := eventRing{buf: make([]Line, 4)}
+	r := eventRing{buf: make([]contract.Line, 4)}
 	for i, brain := range []string{"/a", "/b", "", "/a", "/b", "/a"} {
-		l := Line{Type: LineRegistryReadable, EventID: string(rune('0' + i))}
+		l := contract.Line{Type: contract.LineRegistryReadable, EventID: string(rune('0' + i))}
 		if brain != "" {
 			p := pres("prs_aaaaaaaaaaaa", brain, 1)
-			l.Type, l.Presence = LineJoin, &p
+			l.Type, l.Presence = contract.LineJoin, &p
 		}
 		r.push(l)
 	}
-	ids := func(ls []Line) string {
+	ids := func(ls []contract.Line) string {
 		var s string
 		for _, l := range ls {
 			s += l.EventID
@@ -114,17 +114,17 @@ func TestEventRing(t *testing.T) {
 // TestEventRingKeepsAnEventsOrder: events newest first, and within one
 // event the registry's state, then collisions, then presences.
 func TestEventRingKeepsAnEventsOrder(t *testing.T) {
-	r := eventRing{buf: make([]Line, 8)}
+	r := eventRing{buf: make([]contract.Line, 8)}
 	p := pres("prs_aaaaaaaaaaaa", "/a", 1)
 	c := coll("prs_aaaaaaaaaaaa", "prs_bbbbbbbbbbbb", "/a", "same_worktree")
-	for _, l := range []Line{
-		{Type: LineJoin, EventID: "1", Presence: &p},
-		{Type: LineJoin, EventID: "2", Presence: &p},
-		{Type: LineCollisionOpened, EventID: "2", Collision: &c},
-		{Type: LineRegistryUnreadable, EventID: "3"},
-		{Type: LineLeave, EventID: "3", Presence: &p},
-		{Type: LineCollisionClosed, EventID: "3", Collision: &c},
-		{Type: LineLeave, EventID: "3", Presence: &p},
+	for _, l := range []contract.Line{
+		{Type: contract.LineJoin, EventID: "1", Presence: &p},
+		{Type: contract.LineJoin, EventID: "2", Presence: &p},
+		{Type: contract.LineCollisionOpened, EventID: "2", Collision: &c},
+		{Type: contract.LineRegistryUnreadable, EventID: "3"},
+		{Type: contract.LineLeave, EventID: "3", Presence: &p},
+		{Type: contract.LineCollisionClosed, EventID: "3", Collision: &c},
+		{Type: contract.LineLeave, EventID: "3", Presence: &p},
 	} {
 		r.push(l)
 	}
@@ -157,7 +157,7 @@ func TestTellerTellsTheStoresOutage(t *testing.T) {
 		if got := types(Event{ID: "2", Diff: &contract.Diff{Seq: 2, Error: code, Detail: "down"}}); got != code {
 			t.Errorf("%s: the outage told as %q", code, got)
 		}
-		want := map[string]string{contract.StoreUnreachable: LineStoreReachable, contract.RegistryUnreadable: LineRegistryReadable}[code]
+		want := map[string]string{contract.StoreUnreachable: contract.LineStoreReachable, contract.RegistryUnreadable: contract.LineRegistryReadable}[code]
 		if got := types(Event{ID: "3", Diff: &contract.Diff{Seq: 3}}); got != want {
 			t.Errorf("%s: the recovery told as %q, want %q", code, got, want)
 		}

@@ -228,17 +228,17 @@ func (v *View) responseOverlaps() []contract.Overlap {
 // tellOverlaps adds the lines of a change's overlaps: opened, changed
 // (e.g. become a conflict) and closed, with how long a closed one lasted
 // (from its since_ms, the Hall's own).
-func tellOverlaps(ch Change, now int64, add func(Line)) {
+func tellOverlaps(ch Change, now int64, add func(contract.Line)) {
 	for i := range ch.OverlapsOpened {
-		add(Line{Type: LineOverlapOpened, Overlap: &ch.OverlapsOpened[i]})
+		add(contract.Line{Type: contract.LineOverlapOpened, Overlap: &ch.OverlapsOpened[i]})
 	}
 	for i := range ch.OverlapsChanged {
 		o := &ch.OverlapsChanged[i]
-		add(Line{Type: LineOverlapChanged, Overlap: o, OpenedAtMs: o.SinceMs})
+		add(contract.Line{Type: contract.LineOverlapChanged, Overlap: o, OpenedAtMs: o.SinceMs})
 	}
 	for i := range ch.OverlapsClosed {
 		o := &ch.OverlapsClosed[i]
-		l := Line{Type: LineOverlapClosed, Overlap: o}
+		l := contract.Line{Type: contract.LineOverlapClosed, Overlap: o}
 		if o.SinceMs > 0 && now >= o.SinceMs {
 			lasted := now - o.SinceMs
 			l.OpenedAtMs, l.LastedMs = o.SinceMs, &lasted

@@ -121,7 +121,7 @@ func (v *View) applyDiff(id string, d *contract.Diff) Change {
 			switch {
 			case !ok:
 				out.Joins = append(out.Joins, p)
-			case !samePresence(old, p):
+			case !old.Equal(p):
 				out.Updates = append(out.Updates, p)
 			}
 			v.cur.presences[p.PresenceID] = p
@@ -138,7 +138,7 @@ func (v *View) applyDiff(id string, d *contract.Diff) Change {
 		switch {
 		case !ok:
 			out.Opened = append(out.Opened, x)
-		case !sameCollision(old, x):
+		case !old.Equal(x):
 			out.Changed = append(out.Changed, x)
 		}
 		v.cur.collisions[x.CollisionID] = x

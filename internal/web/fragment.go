@@ -1,14 +1,11 @@
 package web
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"hash/fnv"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -72,7 +69,7 @@ func (h *Handler) HandleFragment(w http.ResponseWriter, r *http.Request) error {
 	} else {
 		w.Header().Set("Cache-Control", "no-store")
 	}
-	regions, err := h.frags.get(cursor, key, func() ([]region, error) {
+	regions, err := h.frags.get(cursor, key, func() ([]views.Region, error) {
 		model := h.hallModel(snap, cursor, serr, brain, all)
 		model.Data.ServedAtMs = 0 // ages are the script's
 		names := []string{name}
@@ -94,12 +91,16 @@ func (h *Handler) HandleFragment(w http.ResponseWriter, r *http.Request) error {
 	for _, h := range have {
 		haveSet[h] = true
 	}
+	// The rows a page has are sent as their opening tag alone: the page
+	// keeps a row whose signature did not change without looking inside,
+	// and still finds it by key. Every beat changes a row and so its
+	// region; this way the region carries the changed rows only, not all 50.
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Vary", "X-Hall-Have")
 	w.WriteHeader(http.StatusOK)
 	for _, rg := range regions {
-		if !haveSet[rg.hash] {
-			_, _ = w.Write(stubRows(rg.body, haveSet))
+		if !haveSet[rg.Hash] {
+			_ = rg.WriteWithout(w, haveSet) // the page that asked went away
 		}
 	}
 	return nil
@@ -110,80 +111,17 @@ func (h *Handler) HandleFragment(w http.ResponseWriter, r *http.Request) error {
 // ?roster=all). A longer list is not a page's, and is ignored.
 const maxHave = 4096
 
-// stubRows leaves out the content of each table row whose signature
-// (data-h) is in have: the page holds that row as it is, and its script
-// keeps a row whose signature did not change without looking inside. The
-// row's opening tag stays, so the page still finds it by key and puts it
-// in its place. Every beat changes a row and so its region; this way the
-// region is sent with the changed rows only, not all 50.
-func stubRows(body []byte, have map[string]bool) []byte {
-	if len(have) == 0 {
-		return body
-	}
-	var out []byte
-	copied, pos := 0, 0
-	for {
-		i := bytes.Index(body[pos:], []byte("<tr "))
-		if i < 0 {
-			break
-		}
-		i += pos
-		open := bytes.IndexByte(body[i:], '>') // templ escapes '>' in values
-		if open < 0 {
-			break
-		}
-		open += i + 1 // just past the opening tag
-		end := bytes.Index(body[open:], []byte("</tr>"))
-		if end < 0 {
-			break
-		}
-		end += open // at the closing tag
-		if sig := attrValue(body[i:open], "data-h"); sig != "" && have[sig] {
-			out = append(out, body[copied:open]...)
-			copied = end
-		}
-		pos = end
-	}
-	if out == nil {
-		return body
-	}
-	return append(out, body[copied:]...)
-}
-
-// attrValue is the value of the attribute name in an opening tag as templ
-// writes it (name="value"), or "".
-func attrValue(tag []byte, name string) string {
-	i := bytes.Index(tag, []byte(" "+name+`="`))
-	if i < 0 {
-		return ""
-	}
-	v := tag[i+len(name)+3:]
-	j := bytes.IndexByte(v, '"')
-	if j < 0 {
-		return ""
-	}
-	return string(v[:j])
-}
-
-// region is one region rendered, its hash marked on its root.
-type region struct {
-	hash string
-	body []byte
-}
-
-func renderRegions(ctx context.Context, model views.Hall, names []string) ([]region, error) {
-	out := make([]region, 0, len(names))
+// renderRegions renders the named regions for the live page: each marked
+// with its hash, its rows with their signatures, by the templates
+// (views.RenderRegion).
+func renderRegions(ctx context.Context, model views.Hall, names []string) ([]views.Region, error) {
+	out := make([]views.Region, 0, len(names))
 	for _, n := range names {
-		var buf bytes.Buffer
-		if err := fragments[n](model).Render(ctx, &buf); err != nil {
-			return nil, err
+		rg, err := views.RenderRegion(ctx, fragments[n](model))
+		if err != nil {
+			return nil, fmt.Errorf("region %s: %w", n, err)
 		}
-		f := fnv.New64a()
-		_, _ = f.Write(buf.Bytes())
-		hash := strconv.FormatUint(f.Sum64(), 36)
-		mark := []byte(`data-region="` + n + `"`)
-		body := bytes.Replace(buf.Bytes(), mark, append(mark, ` data-hash="`+hash+`"`...), 1)
-		out = append(out, region{hash: hash, body: body})
+		out = append(out, rg)
 	}
 	return out, nil
 }
@@ -207,10 +145,10 @@ func fragmentETag(cursor string, k fragmentKey) string {
 type fragmentBodies struct {
 	mu     sync.Mutex
 	cursor string
-	m      map[fragmentKey][]region
+	m      map[fragmentKey][]views.Region
 }
 
-func (c *fragmentBodies) get(cursor string, k fragmentKey, render func() ([]region, error)) ([]region, error) {
+func (c *fragmentBodies) get(cursor string, k fragmentKey, render func() ([]views.Region, error)) ([]views.Region, error) {
 	if cursor == "" {
 		return render()
 	}
@@ -226,7 +164,7 @@ func (c *fragmentBodies) get(cursor string, k fragmentKey, render func() ([]regi
 		return nil, err
 	}
 	if c.cursor != cursor || len(c.m) >= maxCachedBodies {
-		c.cursor, c.m = cursor, map[fragmentKey][]region{}
+		c.cursor, c.m = cursor, map[fragmentKey][]views.Region{}
 	}
 	c.m[k] = b
 	return b, nil

@@ -12,7 +12,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
-	"github.com/hall-dev/hall/internal/hall"
+	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/presence"
 	"github.com/hall-dev/hall/internal/stream"
 	"github.com/hall-dev/hall/views"
@@ -206,24 +206,6 @@ func TestFragmentRowsHave(t *testing.T) {
 	}
 }
 
-func TestStubRows(t *testing.T) {
-	have := map[string]bool{"s1": true}
-	for _, c := range []struct{ name, in, want string }{
-		{"kept", `<tbody><tr class="r" data-h="s1"><td>a</td></tr><tr data-h="s2"><td>b</td></tr></tbody>`, `<tbody><tr class="r" data-h="s1"></tr><tr data-h="s2"><td>b</td></tr></tbody>`},
-		{"none had", `<tr data-h="s2"><td>b</td></tr>`, `<tr data-h="s2"><td>b</td></tr>`},
-		{"no signature", `<tr><th>x</th></tr><tr data-h="s1"><td>a</td></tr>`, `<tr><th>x</th></tr><tr data-h="s1"></tr>`},
-		{"a prefix is not the signature", `<tr data-hx="s1" data-h="s10"><td>a</td></tr>`, `<tr data-hx="s1" data-h="s10"><td>a</td></tr>`},
-		{"unclosed", `<tr data-h="s1"><td>a</td>`, `<tr data-h="s1"><td>a</td>`},
-		{"no rows", `<ul><li data-h="s1">a</li></ul>`, `<ul><li data-h="s1">a</li></ul>`},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			if got := string(stubRows([]byte(c.in), have)); got != c.want {
-				t.Errorf("got  %s\nwant %s", got, c.want)
-			}
-		})
-	}
-}
-
 // TestFragmentETag: a fragment carries an ETag per cursor, brain and name;
 // If-None-Match gets 304 until the roster changes, and a change gives a
 // new tag and the new content.
@@ -330,9 +312,9 @@ func TestEvents(t *testing.T) {
 	lh.mutate(t, "c", other, other)
 	lh.mutate(t, "b", brain, brain+"/elsewhere")
 
-	get := func(path string) (int, hall.EventsPage, string) {
+	get := func(path string) (int, contract.EventsResponse, string) {
 		resp, body := lh.fetch(t, path, nil)
-		var out hall.EventsPage
+		var out contract.EventsResponse
 		if resp.StatusCode == 200 {
 			if err := json.Unmarshal([]byte(body), &out); err != nil {
 				t.Fatalf("%s: %v", path, err)
@@ -340,7 +322,7 @@ func TestEvents(t *testing.T) {
 		}
 		return resp.StatusCode, out, body
 	}
-	types := func(ls []stream.Line) string {
+	types := func(ls []contract.Line) string {
 		var s []string
 		for _, l := range ls {
 			s = append(s, l.Type)

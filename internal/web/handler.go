@@ -7,7 +7,6 @@ import (
 
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/hall"
-	"github.com/hall-dev/hall/internal/stream"
 	"github.com/hall-dev/hall/static"
 )
 
@@ -48,7 +47,7 @@ type Handler struct {
 // and when each open collision opened; *stream.Hub in production.
 type History interface {
 	hall.History
-	CollisionsOpened(ids []string) map[string]stream.Opened
+	CollisionsOpened(ids []string) map[string]contract.Opened
 }
 
 // refusalDetail is what a client reads of err: its detail on the wire.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"hash/fnv"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -118,7 +117,7 @@ func (h *Handler) hallModel(snap presence.Snapshot, cursor string, serr error, b
 		Data:      data,
 		Brains:    brainCounts(snap),
 		RosterAll: rosterAll,
-		Sig:       rosterSig(data),
+		Sig:       views.RosterSig(data),
 		Sides:     contract.Colliding(data.Collisions),
 	}
 	if len(data.Collisions) > 0 {
@@ -149,56 +148,6 @@ func query(v url.Values) string {
 		return ""
 	}
 	return "?" + v.Encode()
-}
-
-// rosterSig is a short signature of what a scope's roster says: the page
-// compares it with a fetched one to tell whether a quiet stream missed a
-// change. It covers every field the page shows, and not the clock.
-func rosterSig(d contract.PresencesResponse) string {
-	f := fnv.New64a()
-	w := func(s string) { _, _ = f.Write([]byte(s)); _, _ = f.Write([]byte{0}) }
-	n := func(i int64) { w(strconv.FormatInt(i, 36)) }
-	w(d.Error)
-	w(d.Detail)
-	for _, p := range d.Presences {
-		w(p.PresenceID)
-		w(p.AgentID)
-		w(p.Kind)
-		w(p.Theme)
-		w(p.Worktree)
-		w(p.CallerRoot)
-		w(p.TaskRef)
-		w(p.MutationLevel)
-		w(p.Mutation.DeclaredIntent)
-		n(p.FirstSeenMs)
-		n(p.LastBeatMs)
-		for _, s := range p.WorkingSet {
-			w(s)
-		}
-		w(p.ParentPresenceID)
-		n(p.TouchedOmitted)
-		for _, t := range p.Touched {
-			w(t.Path)
-			n(t.AtMs)
-		}
-		w("|")
-	}
-	for _, c := range d.Collisions {
-		w(c.CollisionID)
-		w(c.Place)
-		w(c.A.AgentID)
-		w(c.A.Theme)
-		w(c.B.AgentID)
-		w(c.B.Theme)
-		for _, s := range c.Clauses {
-			w(s)
-		}
-		for _, s := range c.Paths {
-			w(s)
-		}
-		w("|")
-	}
-	return strconv.FormatUint(f.Sum64(), 36)
 }
 
 // render writes a component whole or not at all: it renders into a buffer

@@ -49,6 +49,8 @@ func (h *Handler) Routes() []Route {
 		{Method: http.MethodGet, Path: "/api/schema/{name}", Handler: h.serve(h.HandleSchema), Public: true},
 		{Method: http.MethodGet, Path: "/metrics", Handler: h.serve(h.HandleMetrics)},
 		{Method: http.MethodPost, Path: "/api/presences/beat", Handler: h.serve(h.HandleBeat), Write: true},
+		// A check writes nothing: a read, behind the read token.
+		{Method: http.MethodPost, Path: "/api/presences/check", Handler: h.serve(h.HandleCheck)},
 		{Method: http.MethodPost, Path: "/api/hooks/{agent}", Handler: h.serve(h.HandleHook), Write: true},
 		{Method: http.MethodDelete, Path: "/api/presences/{presence_id}", Handler: h.serve(h.HandleLeave), Write: true},
 		// MCP over streamable HTTP (internal/mcp): POST carries the calls,

@@ -11,7 +11,6 @@ import (
 	"github.com/hall-dev/hall/internal/contract/schema"
 	"github.com/hall-dev/hall/internal/contract/schema/schematest"
 	"github.com/hall-dev/hall/internal/presence"
-	"github.com/hall-dev/hall/internal/stream"
 )
 
 // TestIndexListsEveryFile: every embedded file is in the index, its $id
@@ -44,7 +43,7 @@ func TestIndexListsEveryFile(t *testing.T) {
 	if !slices.Equal(listed, schemaFiles) {
 		t.Errorf("index lists %v, the folder holds %v", listed, schemaFiles)
 	}
-	want := []string{"beat-request", "beat-response", "collision", "diff", "error", "event", "events", "health", "index", "north", "presence", "presences", "snapshot"}
+	want := []string{"beat-request", "beat-response", "check-request", "check-response", "collision", "diff", "error", "event", "events", "health", "index", "north", "presence", "presences", "snapshot"}
 	for _, n := range want {
 		if !slices.ContainsFunc(idx.Schemas, func(e schema.Entry) bool { return e.Name == n }) {
 			t.Errorf("no %s schema", n)
@@ -141,6 +140,15 @@ func TestSchemasAcceptTheWireTypes(t *testing.T) {
 		{"diff", "a diff dropping the roster", contract.Diff{Seq: 4, Joins: []contract.Presence{}, Updates: []contract.Presence{}, Leaves: []string{f.full.PresenceID}, CollisionsOpened: []contract.Collision{}, CollisionsClosed: []contract.Collision{f.collision}, Error: "registry_unreadable", Detail: "gone"}},
 		{"beat-request", "a beat with every field", contract.BeatRequest{AgentID: "a", Brain: "/b", CallerRoot: "/b", Kind: "k", Theme: "t", Worktree: "/b/w", WorkingSet: &ws, TaskRef: "r", Tool: "Edit", DeclaredIntent: "edit"}},
 		{"beat-request", "a bare beat", contract.BeatRequest{AgentID: "a", Brain: "/b"}},
+		{"beat-request", "a hook's beat", contract.BeatRequest{AgentID: "a", Brain: "/b", Tool: "Bash", Hook: &contract.HookBeat{Moment: contract.MomentBefore, Command: "git add -A &&\n git commit"}}},
+		{"beat-request", "a hook's beat, its command cut", contract.BeatRequest{AgentID: "a", Brain: "/b", Hook: &contract.HookBeat{Moment: contract.MomentBefore, CommandCut: true}}},
+		{"beat-response", "a hook's answer", contract.BeatResponse{PresenceID: f.full.PresenceID, Stored: true, North: []string{}, Hook: &contract.HookSay{Collisions: contract.TellReminder, Guard: []string{"shell guard: …"}, Others: []string{"The Hall: …", "Leave them alone…"}, Contested: true}}},
+		{"check-request", "a check with every field", contract.CheckRequest{AgentID: "a", Brain: "/b", CallerRoot: "/b", Worktree: "/b/w", Paths: []string{"src/a.go", "/b/w/src"}, Mutating: new(bool)}},
+		{"check-response", "a check that would collide", contract.CheckResponse{Brain: "/b", WouldCollide: true,
+			Collisions: []contract.CheckHit{{PresenceID: f.full.PresenceID, AgentID: "codex-2", Kind: "codex", Theme: "t", Worktree: "/b/w", Clauses: []string{"same_worktree"}, Paths: []string{"/b/w/src/a.go"}}},
+			Overlaps:   []contract.CheckHit{{PresenceID: f.bare.PresenceID, AgentID: "claude-3", Worktree: "/b/w2", Paths: []string{"src/a.go"}, Merge: "unknown"}}}},
+		{"check-response", "a check, registry unreadable", contract.CheckResponse{Brain: "/b", Collisions: []contract.CheckHit{}, Overlaps: []contract.CheckHit{}, Error: "registry_unreadable", Detail: "gone"}},
+		{"north", "north with ownership lines", contract.NorthResponse{PresenceID: f.full.PresenceID, North: []string{}, Others: []string{"The Hall: …", "Leave them alone…"}, Overlaps: []contract.Overlap{}}},
 		{"beat-response", "stored", contract.BeatResponse{PresenceID: f.full.PresenceID, Stored: true, North: []string{"collision: codex-2 (prs_7b1f00a2c9e3) also mutating at /srv/shop [same_worktree]"}}},
 		{"beat-response", "stored, telling an overlap", contract.BeatResponse{PresenceID: f.full.PresenceID, Stored: true, North: []string{}, Overlaps: []contract.Overlap{f.overlap}}},
 		{"beat-response", "throttled", contract.BeatResponse{PresenceID: f.full.PresenceID, Reason: "throttled: held", North: []string{}}},
@@ -154,17 +162,13 @@ func TestSchemasAcceptTheWireTypes(t *testing.T) {
 			Git: &contract.HealthGit{Status: "observed_only", Code: "git_missing", Detail: "observed files only: no git"}}},
 		{"health", "health, registry unreadable", contract.Health{Status: "ok", StartedAtMs: 1, UptimeMs: 2, PresencesError: "registry unreadable: gone", Store: contract.HealthStoreStat{Kind: "nats"}}},
 		{"error", "an error", contract.ErrorResponse{Error: "unknown_brain", Detail: "the Hall knows no brain"}},
-		{"event", "a snapshot line", stream.Line{Type: stream.LineSnapshot, EventID: "1", AtMs: 5, Snapshot: &contract.PresencesResponse{Presences: []contract.Presence{f.full}, Collisions: []contract.Collision{}, Overlaps: []contract.Overlap{}, ServedAtMs: 5, Cursor: "1"}}},
-		{"event", "an update line of a resync", stream.Line{Type: stream.LineUpdate, EventID: "9", Seq: 9, AtMs: 5, Resync: true, Presence: &f.full}},
-		{"event", "a closed collision that lasted", stream.Line{Type: stream.LineCollisionClosed, EventID: "12", Seq: 12, AtMs: 9, Collision: &f.collision, OpenedAtMs: 4, LastedMs: &lasted}},
-		{"event", "an overlap opened", stream.Line{Type: stream.LineOverlapOpened, EventID: "14", Seq: 14, AtMs: 9, Overlap: &f.overlap}},
-		{"event", "an overlap closed", stream.Line{Type: stream.LineOverlapClosed, EventID: "15", Seq: 15, AtMs: 9, Overlap: &f.pathsOnly, OpenedAtMs: 4, LastedMs: &lasted}},
-		{"event", "the registry unreadable", stream.Line{Type: stream.LineRegistryUnreadable, EventID: "13", Seq: 13, AtMs: 9, Detail: "gone"}},
-		{"events", "recent events", struct {
-			Events  []stream.Line `json:"events"`
-			LeftOut int           `json:"left_out"`
-			Kept    int           `json:"kept"`
-		}{[]stream.Line{{Type: stream.LineJoin, EventID: "3", Seq: 3, AtMs: 1, Presence: &f.bare}, {Type: stream.LineRegistryReadable, EventID: "2", Seq: 2, AtMs: 1}}, 4, 1000}},
+		{"event", "a snapshot line", contract.Line{Type: contract.LineSnapshot, EventID: "1", AtMs: 5, Snapshot: &contract.PresencesResponse{Presences: []contract.Presence{f.full}, Collisions: []contract.Collision{}, Overlaps: []contract.Overlap{}, ServedAtMs: 5, Cursor: "1"}}},
+		{"event", "an update line of a resync", contract.Line{Type: contract.LineUpdate, EventID: "9", Seq: 9, AtMs: 5, Resync: true, Presence: &f.full}},
+		{"event", "a closed collision that lasted", contract.Line{Type: contract.LineCollisionClosed, EventID: "12", Seq: 12, AtMs: 9, Collision: &f.collision, OpenedAtMs: 4, LastedMs: &lasted}},
+		{"event", "an overlap opened", contract.Line{Type: contract.LineOverlapOpened, EventID: "14", Seq: 14, AtMs: 9, Overlap: &f.overlap}},
+		{"event", "an overlap closed", contract.Line{Type: contract.LineOverlapClosed, EventID: "15", Seq: 15, AtMs: 9, Overlap: &f.pathsOnly, OpenedAtMs: 4, LastedMs: &lasted}},
+		{"event", "the registry unreadable", contract.Line{Type: contract.LineRegistryUnreadable, EventID: "13", Seq: 13, AtMs: 9, Detail: "gone"}},
+		{"events", "recent events", contract.EventsResponse{Events: []contract.Line{{Type: contract.LineJoin, EventID: "3", Seq: 3, AtMs: 1, Presence: &f.bare}, {Type: contract.LineRegistryReadable, EventID: "2", Seq: 2, AtMs: 1}}, LeftOut: 4, Kept: 1000}},
 		{"index", "the index", idx},
 	} {
 		set.Check(t, tc.schema, tc.what, encode(t, tc.v))

@@ -1,0 +1,73 @@
+package contract
+
+// Hook beats: what a hook adds to the beat it makes, and what the Hall
+// answers for the hook alone. Both ride on the beat (BeatRequest.Hook,
+// BeatResponse.Hook) so `hall beat --hook` reaches the same operation over
+// HTTP as the Hall's own hook endpoint does in process: the command line,
+// the say-once state and the roster all stay on the Hall's side. Neither
+// is ever stored.
+
+// HookMoment is where in an agent's session a hook beat falls.
+type HookMoment string
+
+// The moments. Start is a session starting, resuming or taking a new
+// prompt (the ownership lines go there); Before is an event that fires
+// before a tool runs (the shell guard reads its command); After follows a
+// tool; Other is any other event whose answer reaches the model.
+const (
+	MomentStart  HookMoment = "start"
+	MomentBefore HookMoment = "before_tool"
+	MomentAfter  HookMoment = "after_tool"
+	MomentOther  HookMoment = "other"
+)
+
+// Valid reports whether m is one of the moments.
+func (m HookMoment) Valid() bool {
+	switch m {
+	case MomentStart, MomentBefore, MomentAfter, MomentOther:
+		return true
+	}
+	return false
+}
+
+// MaxCommand bounds the command line a hook beat carries: well under the
+// beat's 64 KiB body. A longer line is not sent; CommandCut says so, and
+// the guard reads it as one it cannot tell about.
+const MaxCommand = 32 << 10
+
+// HookBeat is what a hook adds to its beat, sent only on the events whose
+// answer reaches the model.
+type HookBeat struct {
+	Moment HookMoment `json:"moment"`
+	// Command is the shell command line the agent is about to run (a
+	// Before moment of a shell tool). Only the shell guard reads it; it
+	// is never stored nor shown on any roster.
+	Command string `json:"command,omitempty"`
+	// CommandCut: the agent's command line was over MaxCommand and is
+	// not sent.
+	CommandCut bool `json:"command_cut,omitempty"`
+}
+
+// Tell is how much of its collisions a hook answer tells the model (say
+// it once: the full text when something changed or is about to go wrong,
+// a one-line reminder now and then, else nothing).
+type Tell string
+
+// The tells.
+const (
+	TellFull     Tell = "full"
+	TellReminder Tell = "reminder"
+	TellNothing  Tell = "nothing"
+)
+
+// HookSay is the Hall's answer for a hook beat, beside the beat's north:
+// how much of north to tell, the shell guard's lines for the command
+// about to run, and whose uncommitted changes are in this worktree.
+type HookSay struct {
+	Collisions Tell     `json:"collisions"`
+	Guard      []string `json:"guard,omitempty"`
+	Others     []string `json:"others,omitempty"`
+	// Contested: the tool about to run would change a file another
+	// live presence changed (an edit of it, or a guarded command).
+	Contested bool `json:"contested,omitempty"`
+}

@@ -1,0 +1,122 @@
+package hall
+
+import (
+	"context"
+	"net/http"
+	"path/filepath"
+
+	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/presence"
+	"github.com/hall-dev/hall/internal/presence/overlap"
+)
+
+// checkAgent stands for a check that names no agent: an id no session
+// has, so nobody is left out as its own.
+const checkAgent = "hall-check"
+
+// checkIntent is the declared mutation of a check's hypothetical presence.
+const checkIntent = "hall check"
+
+// maxCheckHits bounds each list of a check's answer.
+const maxCheckHits = presence.NorthCap
+
+// Check answers "would this collide?": the live presences a beat carrying
+// req would collide with (same brain, one place, both mutating) or
+// overlap (same brain, another worktree, the same files), and why. It
+// writes nothing and changes no roster: the work is a record built here
+// and held against the live roster. A malformed request is refused as a
+// beat would be (invalid_beat, field_too_large); an unreadable roster
+// still answers, with no hits and why.
+func (h *Hall) Check(ctx context.Context, req contract.CheckRequest) (contract.CheckResponse, error) {
+	if req.Brain == "" && req.CallerRoot == "" && req.Worktree == "" {
+		return contract.CheckResponse{}, contract.Refuse(http.StatusBadRequest, "invalid_beat", "give brain, caller_root or worktree")
+	}
+	for _, f := range [...]struct{ name, path string }{{"brain", req.Brain}, {"caller_root", req.CallerRoot}, {"worktree", req.Worktree}} {
+		if f.path != "" && !filepath.IsAbs(f.path) {
+			return contract.CheckResponse{}, contract.Refuse(http.StatusBadRequest, "invalid_beat", "%s %q is not an absolute path", f.name, f.path)
+		}
+	}
+	beat := contract.BeatRequest{AgentID: req.AgentID, Brain: req.Brain, CallerRoot: req.CallerRoot, Worktree: req.Worktree}
+	if beat.AgentID == "" {
+		beat.AgentID = checkAgent
+	}
+	if beat.CallerRoot == "" {
+		beat.CallerRoot = req.Worktree
+	}
+	if len(req.Paths) > presence.MaxWorkingSetLen {
+		return contract.CheckResponse{}, contract.Refuse(http.StatusBadRequest, "field_too_large", "paths has %d entries, limit %d", len(req.Paths), presence.MaxWorkingSetLen)
+	}
+	paths := append([]string{}, req.Paths...)
+	beat.WorkingSet = &paths
+	if req.Mutating == nil || *req.Mutating {
+		beat.DeclaredIntent = checkIntent
+	}
+	b, err := CompletePlace(beat).Beat().Normalize()
+	if err != nil {
+		return contract.CheckResponse{}, contract.BeatError(err)
+	}
+	self := presence.Record{
+		PresenceID: presence.ID(b.AgentID, b.Brain), AgentID: b.AgentID, Brain: b.Brain,
+		CallerRoot: b.CallerRoot, Worktree: b.Worktree, WorkingSet: b.WorkingSet,
+		Mutation: presence.Mutation{DeclaredIntent: b.DeclaredIntent},
+	}
+	out := contract.CheckResponse{Brain: b.Brain, Collisions: []contract.CheckHit{}, Overlaps: []contract.CheckHit{}}
+	snap, err := h.roster().Snapshot(ctx)
+	if err != nil {
+		out.Error, out.Detail = contract.RosterError(err)
+		return out, nil
+	}
+	if own, ok := snap.Find(self.PresenceID); ok {
+		self.ParentPresenceID = own.ParentPresenceID // its team is left out too
+	}
+	selfParty := overlap.PartyOf(&self, h.gitOf(self.Worktree))
+	for i := range snap.Live {
+		r := &snap.Live[i]
+		if r.Brain != self.Brain || r.PresenceID == self.PresenceID {
+			continue
+		}
+		if c, ok := presence.CollisionBetween(self, *r); ok {
+			if len(out.Collisions) < maxCheckHits {
+				hit := hitOf(r)
+				for _, cl := range c.Clauses {
+					hit.Clauses = append(hit.Clauses, string(cl))
+				}
+				hit.Paths = c.Paths
+				out.Collisions = append(out.Collisions, hit)
+			}
+			continue
+		}
+		f, ok := overlap.Between(selfParty, overlap.PartyOf(r, h.gitOf(r.Worktree)), overlap.MergeMap{}, 0)
+		if !ok || len(out.Overlaps) == maxCheckHits {
+			continue
+		}
+		hit := hitOf(r)
+		for _, file := range f.Files {
+			hit.Paths = append(hit.Paths, file.Path)
+		}
+		hit.Merge = string(f.Merge)
+		out.Overlaps = append(out.Overlaps, hit)
+	}
+	out.WouldCollide = len(out.Collisions) > 0
+	return out, nil
+}
+
+func hitOf(r *presence.Record) contract.CheckHit {
+	return contract.CheckHit{PresenceID: r.PresenceID, AgentID: r.AgentID, Kind: r.Kind, Theme: r.Theme, Worktree: r.Worktree}
+}
+
+// gitOf is git's last answer for a worktree as overlap reads it; not
+// available when the Hall has none (no scanner, not scanned yet).
+func (h *Hall) gitOf(worktree string) overlap.Git {
+	if h.Git == nil || worktree == "" {
+		return overlap.Git{Reason: "unknown"}
+	}
+	res, ok := h.Git.Result(worktree)
+	if !ok {
+		return overlap.Git{Reason: "not_scanned"}
+	}
+	if res.Err != nil {
+		return overlap.Git{Reason: "unavailable"}
+	}
+	return overlap.Git{Available: true, Branch: res.Changes.Branch, Files: res.Changes.Files, Total: res.Changes.Total}
+}

@@ -1,0 +1,313 @@
+package hall
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/gitscan"
+	"github.com/hall-dev/hall/internal/hook"
+	"github.com/hall-dev/hall/internal/presence"
+	"github.com/hall-dev/hall/internal/shellguard"
+)
+
+// GitView is git's last answer for a worktree, from a cache: the
+// background scanner (*gitscan.Scanner). A hook answer reads it and never
+// runs git; false when git has not answered for the worktree (the files
+// are then "seen, git unknown").
+type GitView interface {
+	Result(worktree string) (gitscan.Result, bool)
+}
+
+// checkHookBeat refuses a hook beat that breaks its bounds before the
+// beat writes anything.
+func checkHookBeat(hb *contract.HookBeat) error {
+	if hb == nil {
+		return nil
+	}
+	if !hb.Moment.Valid() {
+		return contract.Refuse(http.StatusBadRequest, "invalid_beat", "hook.moment %q: want start, before_tool, after_tool or other", hb.Moment)
+	}
+	if len(hb.Command) > contract.MaxCommand {
+		return contract.Refuse(http.StatusBadRequest, "field_too_large", "hook.command is %d bytes, limit %d", len(hb.Command), contract.MaxCommand)
+	}
+	return nil
+}
+
+// hookBeat is what a hook adds to its beat for ev: nil when the adapter's
+// answer for ev never reaches the model (nothing said there is heard, so
+// nothing is marked told either). The adapter is the one table of where
+// an agent listens: it is asked, not copied.
+func hookBeat(ad hook.Adapter, ev hook.Event) *contract.HookBeat {
+	if ev.Leave || ad.Answer(ev, hook.Say{North: []string{"collision: probe"}}) == nil {
+		return nil
+	}
+	hb := &contract.HookBeat{Moment: contract.MomentOther}
+	switch {
+	case ev.Start:
+		hb.Moment = contract.MomentStart
+	case ev.Before:
+		hb.Moment = contract.MomentBefore
+		if len(ev.Command) > contract.MaxCommand {
+			hb.CommandCut = true
+		} else {
+			hb.Command = ev.Command
+		}
+	case ev.Beat.Tool != "" || len(ev.Beat.Touched) > 0:
+		hb.Moment = contract.MomentAfter
+	}
+	return hb
+}
+
+// withHookSay lays the Hall's hook answer over what Decide said: how much
+// of north to tell, the guard's lines (which ask the person under the ask
+// policy on an event that honours it), the ownership lines. A Hall that
+// sent no hook answer tells north in full, as before.
+func withHookSay(p hook.Policy, ev hook.Event, say hook.Say, hs *contract.HookSay) hook.Say {
+	if hs == nil {
+		return say
+	}
+	say.Guard, say.Others = hs.Guard, hs.Others
+	if p == hook.Ask && ev.Gate && len(hs.Guard) > 0 {
+		say.Ask = true
+	}
+	switch hs.Collisions {
+	case contract.TellReminder:
+		say.Reminder = true
+	case contract.TellNothing:
+		if !say.Ask {
+			say.North = nil
+		}
+	}
+	return say
+}
+
+// scene is what the Hall knows around one presence's worktree: the
+// guard's Scene, and whose files those are for the ownership lines.
+type scene struct {
+	shellguard.Scene
+	gitKnown bool // git answered for Root: Others' files are those git still lists
+}
+
+// sceneFor builds the guard's scene for the presence self (its record as
+// beaten, or as the roster holds it) from the live roster and git's last
+// answer: the other live presences of its brain in its worktree with the
+// files they were seen changing that git still lists (every one, "seen",
+// where git has not answered), the worktrees of the others, and its own
+// files. Never runs git.
+func (h *Hall) sceneFor(self presence.Record, live []presence.Record, cwd string) scene {
+	root := self.Worktree
+	if root == "" {
+		root = self.CallerRoot
+	}
+	sc := scene{Scene: shellguard.Scene{Root: root, Dir: cwd}}
+	if root == "" {
+		return sc
+	}
+	var changed []string // git's list for root, sorted; nil when unknown
+	if h.Git != nil {
+		if res, ok := h.Git.Result(root); ok && res.Err == nil && !res.Changes.Cut {
+			changed, sc.gitKnown = res.Changes.Files, true
+			sc.Branch = res.Changes.Branch
+		}
+	}
+	team := self.Team()
+	seenWT := map[string]bool{}
+	for i := range live {
+		r := &live[i]
+		if r.Brain != self.Brain || r.Team() == team || r.PresenceID == self.PresenceID {
+			continue
+		}
+		if r.Worktree != "" && r.Worktree != root {
+			if !seenWT[r.Worktree] {
+				seenWT[r.Worktree] = true
+				sc.Worktrees = append(sc.Worktrees, shellguard.Worktree{Path: r.Worktree, AgentID: r.AgentID, Theme: r.Theme})
+			}
+			continue
+		}
+		if r.Worktree == "" && r.CallerRoot != root {
+			continue
+		}
+		w := shellguard.Work{AgentID: r.AgentID, Theme: r.Theme}
+		for _, abs := range r.TouchedPaths() {
+			rel, ok := relTo(root, abs)
+			if !ok {
+				continue
+			}
+			state := shellguard.Seen
+			if sc.gitKnown {
+				if _, found := slices.BinarySearch(changed, rel); !found {
+					state = shellguard.Committed // seen changing, no longer changed: it no longer guards
+				}
+			}
+			w.Files = append(w.Files, shellguard.File{Path: rel, State: state})
+		}
+		if len(w.Files) > 0 {
+			sc.Others = append(sc.Others, w)
+		}
+	}
+	for _, abs := range self.TouchedPaths() {
+		if rel, ok := relTo(root, abs); ok {
+			sc.Own = append(sc.Own, rel)
+		}
+	}
+	return sc
+}
+
+// relTo is abs relative to root, slash-separated; false outside it.
+func relTo(root, abs string) (string, bool) {
+	rel, err := filepath.Rel(root, abs)
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return "", false
+	}
+	return filepath.ToSlash(rel), true
+}
+
+// guard classifies the command line about to run in the scene: the
+// guard's lines, none when it would touch nobody's work. A line over
+// contract.MaxCommand reached the Hall cut: it cannot be read, so
+// everything at stake is named, as the guard names a line too long for it.
+func guard(hb *contract.HookBeat, sc scene) shellguard.Verdict {
+	if hb.CommandCut {
+		var v shellguard.Verdict
+		for _, w := range sc.Others {
+			v.Findings = append(v.Findings, shellguard.Finding{Command: "(the command line)", Action: shellguard.Run, Reason: shellguard.TooLong, AgentID: w.AgentID, Theme: w.Theme, Files: liveFiles(w.Files)})
+		}
+		for _, wt := range sc.Worktrees {
+			v.Findings = append(v.Findings, shellguard.Finding{Command: "(the command line)", Action: shellguard.Run, Reason: shellguard.TooLong, AgentID: wt.AgentID, Theme: wt.Theme, Worktree: wt.Path})
+		}
+		return v
+	}
+	if hb.Command == "" {
+		return shellguard.Verdict{}
+	}
+	return shellguard.Classify(hb.Command, sc.Scene)
+}
+
+// liveFiles drops the files that no longer hold uncommitted work.
+func liveFiles(fs []shellguard.File) []shellguard.File {
+	return slices.DeleteFunc(slices.Clone(fs), func(f shellguard.File) bool { return f.State == shellguard.Committed })
+}
+
+// Ownership bounds: the lines stay two or three whatever the roster.
+const (
+	ownersShown = 2
+	filesShown  = 3
+)
+
+// ownershipLines say whose uncommitted changes are in this worktree: the
+// files, the agent and theme behind each, and that they are not this
+// session's to revert, commit or stop for. None when no other live
+// presence has a file still changed here. Agent ids, themes and paths are
+// quoted, clipped and flattened: data, never instructions.
+func ownershipLines(sc scene) []string {
+	var owners []string
+	more := 0
+	for _, w := range sc.Others {
+		files := liveFiles(w.Files)
+		if len(files) == 0 {
+			continue
+		}
+		if len(owners) == ownersShown {
+			more++
+			continue
+		}
+		var names []string
+		for i, f := range files {
+			if i == filesShown {
+				names = append(names, fmt.Sprintf("+%d more", len(files)-filesShown))
+				break
+			}
+			names = append(names, quoteText(contract.ClipPath(f.Path, 72)))
+		}
+		who := quoteText(contract.Clip(w.AgentID, 40))
+		if w.Theme != "" {
+			who += " (theme " + quoteText(contract.Clip(w.Theme, 60)) + ")"
+		}
+		owners = append(owners, who+": "+strings.Join(names, ", "))
+	}
+	if len(owners) == 0 {
+		return nil
+	}
+	label := "seen changing them, git unknown"
+	if sc.gitKnown {
+		label = "git still lists them changed"
+	}
+	head := fmt.Sprintf("The Hall: other live sessions have uncommitted changes in this worktree (%s): %s", label, strings.Join(owners, "; "))
+	if more > 0 {
+		head += fmt.Sprintf("; +%d more sessions", more)
+	}
+	return []string{head, "Leave them alone; they are not yours to revert, commit or stop for."}
+}
+
+// quoteText quotes another agent's text as data on one line.
+func quoteText(s string) string { return strconv.Quote(s) }
+
+// hookSay answers a hook beat: how much of its collisions to tell (say
+// it once, sayonce.go), the guard's lines on a Before moment, and the
+// ownership lines on a Start. It reads the roster and git's cache only;
+// a roster that cannot be read tells the collisions in full and nothing
+// else (fail-open: the warning still goes out).
+func (h *Hall) hookSay(ctx context.Context, req contract.BeatRequest, res presence.BeatResult, north []string) *contract.HookSay {
+	hb := req.Hook
+	out := &contract.HookSay{Collisions: contract.TellFull}
+	if hb.Moment != contract.MomentBefore && hb.Moment != contract.MomentStart {
+		// Nothing to read of the roster: how much to tell is all.
+		out.Collisions = h.sayOnce.tell(res.PresenceID, north, false, h.Service.Now())
+		return out
+	}
+	snap, err := h.roster().Snapshot(ctx)
+	if err != nil {
+		return out
+	}
+	self, ok := snap.Find(res.PresenceID)
+	if !ok { // not in the roster's view yet: the beat as sent
+		self = presence.Record{PresenceID: res.PresenceID, AgentID: req.AgentID, Brain: req.Brain, Worktree: req.Worktree, CallerRoot: req.CallerRoot}
+		if req.ParentAgentID != "" {
+			self.ParentPresenceID = presence.ID(req.ParentAgentID, req.Brain)
+		}
+	}
+	sc := h.sceneFor(self, snap.Live, req.CallerRoot)
+	contested := false
+	if hb.Moment == contract.MomentBefore {
+		v := guard(hb, sc)
+		out.Guard = v.Lines()
+		contested = v.Warn() || touchesContested(req.Touched, sc, res.Collisions)
+	}
+	if hb.Moment == contract.MomentStart {
+		out.Others = ownershipLines(sc)
+	}
+	out.Contested = contested
+	out.Collisions = h.sayOnce.tell(res.PresenceID, north, contested, h.Service.Now())
+	return out
+}
+
+// touchesContested reports whether a tool call's files are another live
+// presence's: a file of the scene's others still changed, or a path of one
+// of the presence's collisions (at or below it).
+func touchesContested(touched []string, sc scene, cs []presence.Collision) bool {
+	for _, abs := range touched {
+		if rel, ok := relTo(sc.Root, abs); ok {
+			for _, w := range sc.Others {
+				for _, f := range liveFiles(w.Files) {
+					if f.Path == rel {
+						return true
+					}
+				}
+			}
+		}
+		for _, c := range cs {
+			for _, p := range c.Paths {
+				if abs == p || strings.HasPrefix(abs, p+"/") {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,57 @@
+package hook
+
+import (
+	"fmt"
+	"github.com/hall-dev/hall/internal/contract"
+	"strings"
+)
+
+// Empty reports whether the Hall has nothing for the model this time.
+func (s Say) Empty() bool {
+	return len(s.North) == 0 && len(s.Guard) == 0 && len(s.Others) == 0 && len(s.Overlaps) == 0
+}
+
+// Text is everything the model reads for one event: whose changes are in
+// this worktree (Others), the collisions (in full, or one reminder line),
+// then the shell guard's lines for the command about to run. "" when Empty.
+func (s Say) Text(agentID string) string {
+	var parts []string
+	parts = append(parts, s.Others...)
+	switch {
+	case len(s.North) == 0:
+	case s.Reminder:
+		parts = append(parts, ReminderText(s.North))
+	default:
+		parts = append(parts, ContextText(agentID, s.North))
+	}
+	parts = append(parts, s.Guard...)
+	if len(s.Overlaps) > 0 {
+		parts = append(parts, OverlapText(s.PresenceID, s.Overlaps))
+	}
+	return strings.Join(parts, "\n")
+}
+
+// ReminderText is the one line that stands for collisions already told in
+// full: the first partner, how many more, and what to do.
+func ReminderText(north []string) string {
+	s := "The Hall (reminder, told in full before): " + north[0]
+	if len(north) > 1 {
+		s += fmt.Sprintf(" (+%d more)", len(north)-1)
+	}
+	return s + ". Leave the other agent's changes alone."
+}
+
+// Reason is the sentence the person reads when asked: the shell guard's
+// first line when it spoke, else the collision's.
+func (s Say) Reason() string {
+	if len(s.Guard) > 0 {
+		return "The Hall: " + s.Guard[0] + ". Go ahead only if that is fine."
+	}
+	if len(s.North) > 0 {
+		return AskReason(s.North)
+	}
+	if len(s.Overlaps) > 0 { // never asked for: the person reads it beside the agent
+		return "The Hall: " + contract.OverlapLine(s.PresenceID, s.Overlaps[0])
+	}
+	return ""
+}

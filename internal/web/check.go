@@ -1,0 +1,44 @@
+package web
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+
+	"github.com/hall-dev/hall/internal/contract"
+)
+
+// maxCheckBody bounds a check's body, as a beat's.
+const maxCheckBody = MaxBeatBody
+
+// HandleCheck serves POST /api/presences/check: decode, hall.Check,
+// encode. It writes nothing and changes no roster; bad input is a 400 or
+// 413 as a beat's.
+func (h *Handler) HandleCheck(w http.ResponseWriter, r *http.Request) error {
+	var req contract.CheckRequest
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxCheckBody))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(&req)
+	if err == nil {
+		if _, err = dec.Token(); errors.Is(err, io.EOF) {
+			err = nil
+		} else if err == nil {
+			err = errors.New("the body holds more than one JSON value")
+		}
+	}
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return contract.Refuse(http.StatusRequestEntityTooLarge, "body_too_large", "the body is over %d bytes", maxCheckBody)
+		}
+		return contract.Refuse(http.StatusBadRequest, "malformed_json", "%v", fmt.Errorf("decode check: %w", err))
+	}
+	resp, err := h.App.Check(r.Context(), req)
+	if err != nil {
+		return err
+	}
+	contract.WriteJSON(w, http.StatusOK, resp)
+	return nil
+}
