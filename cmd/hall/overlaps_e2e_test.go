@@ -205,12 +205,12 @@ func TestOverlapsWithoutGit(t *testing.T) {
 	hookPaths[2].call(t, m, "claude", a, "warn")
 	hookPaths[2].call(t, m, "claude", b, "warn")
 	var o contract.Overlap
-	eventually.True(t, overlapWithin, "the overlap listed", func() bool {
+	eventually.True(t, overlapWithin, "the overlap listed, both worktrees looked for", func() bool {
 		r := rosterOverlaps(t, set, m)
 		if len(r.Overlaps) == 1 {
 			o = r.Overlaps[0]
 		}
-		return len(r.Overlaps) == 1
+		return len(r.Overlaps) == 1 && o.A.Git != "not_scanned" && o.B.Git != "not_scanned"
 	})
 	if o.Verdict != contract.VerdictOverlap || o.Merge != contract.MergeUnknown || o.Basis != contract.BasisPaths ||
 		o.A.Git != "git_missing" || o.B.Git != "git_missing" {

@@ -34,12 +34,14 @@ func TestNATSOverlapAcrossHosts(t *testing.T) {
 	fb.Until(t, "the overlap to open at B's subscriber", func(c stream.Change) bool { return len(c.OverlapsOpened) == 1 })
 	for _, m := range []*Main{a, b} {
 		var o contract.Overlap
-		eventually.True(t, natsWait, "the overlap listed at "+m.URL(), func() bool {
+		// Listed first with a side not_scanned, until the scanner has
+		// looked for each worktree.
+		eventually.True(t, natsWait, "the overlap listed, both worktrees looked for, at "+m.URL(), func() bool {
 			r := contractNow(t, m.URL()+"/api/presences")
 			if len(r.Overlaps) == 1 {
 				o = r.Overlaps[0]
 			}
-			return len(r.Overlaps) == 1 && r.OverlapsTotal == 1
+			return len(r.Overlaps) == 1 && r.OverlapsTotal == 1 && o.A.Git != "not_scanned" && o.B.Git != "not_scanned"
 		})
 		if o.Verdict != contract.VerdictOverlap || o.Merge != contract.MergeUnknown || o.Basis != contract.BasisPaths ||
 			o.A.Git != "worktree_not_here" || o.B.Git != "worktree_not_here" {
