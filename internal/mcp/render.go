@@ -40,7 +40,7 @@ type PresenceRow struct {
 	AgentID       string `json:"agent_id" jsonschema:"at most 40 characters"`
 	Theme         string `json:"theme,omitempty" jsonschema:"at most 60 characters"`
 	Where         string `json:"where" jsonschema:"its worktree, else caller root, else brain; the tail kept to 72 characters"`
-	Age           string `json:"age" jsonschema:"since first seen: 45s, 12m, 3h, 2d"`
+	Age           string `json:"age" jsonschema:"since first seen, as the page and the cockpit write it: 42s, 5m, 3h 05m, 2d 4h"`
 	MutationLevel string `json:"mutation_level" jsonschema:"observed (a mutating tool was seen), declared (an intent was said) or none"`
 	Colliding     bool   `json:"colliding"`
 }
