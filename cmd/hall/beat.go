@@ -160,21 +160,22 @@ func beatCommand(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		ws := []string(f.workingSet)
 		f.req.WorkingSet = &ws
 	}
+	// --timeout bounds everything from here: the place lookup too, whatever
+	// directory the payload or the flags name.
+	ctx, cancel := context.WithTimeout(ctx, f.timeout)
+	defer cancel()
 	if f.hook != "" {
 		if err := f.runHook(ctx, stdin, stdout, !beat); err != nil {
 			return warn(err)
 		}
 		return nil
 	}
-	if err := fillDefaults(&f.req); err != nil {
+	if err := fillDefaults(ctx, &f.req); err != nil {
 		return &exitError{code: 2, err: err}
 	}
 	if f.presenceID == "" && f.req.AgentID == "" {
 		return &exitError{code: 2, err: errors.New("--agent-id is required (or --presence-id for leave)")}
 	}
-
-	ctx, cancel := context.WithTimeout(ctx, f.timeout)
-	defer cancel()
 	if beat {
 		var lines []string
 		lines, err = f.beat(ctx)
@@ -218,11 +219,9 @@ func (f *beatFlags) runHook(ctx context.Context, stdin io.Reader, stdout io.Writ
 		return fmt.Errorf("read the %s hook payload: %w", f.hook, err)
 	}
 	f.req = withFlags(ev.Beat, f.req)
-	if err := fillDefaults(&f.req); err != nil {
+	if err := fillDefaults(ctx, &f.req); err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(ctx, f.timeout)
-	defer cancel()
 	if leave || ev.Leave {
 		return f.leave(ctx)
 	}
@@ -277,7 +276,7 @@ func (f *beatFlags) mutatingTools() []string {
 // its git worktree, and the brain (the repository's main worktree, so every
 // worktree of one repository shares one brain). The Hall's hook endpoint
 // derives the same from a payload's cwd (package place).
-func fillDefaults(req *contract.BeatRequest) error {
+func fillDefaults(ctx context.Context, req *contract.BeatRequest) error {
 	if req.CallerRoot == "" {
 		wd, err := os.Getwd()
 		if err != nil {
@@ -285,7 +284,7 @@ func fillDefaults(req *contract.BeatRequest) error {
 		}
 		req.CallerRoot = wd
 	}
-	p := place.Place{CallerRoot: req.CallerRoot, Worktree: req.Worktree, Brain: req.Brain}.Complete()
+	p := place.Place{CallerRoot: req.CallerRoot, Worktree: req.Worktree, Brain: req.Brain}.Complete(ctx)
 	req.CallerRoot, req.Worktree, req.Brain = p.CallerRoot, p.Worktree, p.Brain
 	return nil
 }

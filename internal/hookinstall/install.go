@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/hall-dev/hall/internal/cli"
+	"github.com/hall-dev/hall/internal/safefile"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/pretty"
 	"github.com/tidwall/sjson"
@@ -126,6 +127,10 @@ func ConfigFile(agent, dir string, user bool, home string) (string, error) {
 	return filepath.Join(abs, rel), nil
 }
 
+// maxSettings bounds the settings file read: an agent's settings are a few
+// KiB.
+const maxSettings = 4 << 20
+
 // Install returns the file with the Hall's hooks in it.
 func Install(o Options) (Result, error) { return edit(o, true) }
 
@@ -141,7 +146,10 @@ func edit(o Options, install bool) (Result, error) {
 		return Result{}, fmt.Errorf("on-collision %q: want warn or ask", o.OnCollision)
 	}
 	res := Result{File: o.File}
-	before, err := os.ReadFile(o.File)
+	// The settings file may be a link (a dotfiles repository), never a
+	// FIFO or a device: read through safefile, so a wrong path answers
+	// at once instead of waiting on it.
+	before, err := safefile.ReadFile(o.File, maxSettings, safefile.Follow)
 	switch {
 	case err == nil:
 		res.Existed, res.Before = true, before

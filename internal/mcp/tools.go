@@ -147,7 +147,7 @@ func (s *server) locate(ctx context.Context, req *sdk.CallToolRequest, b *contra
 	if b.CallerRoot != "" && (b.Brain == "" || b.Worktree == "") {
 		// Measured from caller_root alone: what the call declared is kept
 		// as said, for the Hall to judge.
-		p := place.Place{CallerRoot: b.CallerRoot}.Complete()
+		p := place.Place{CallerRoot: b.CallerRoot}.Complete(ctx)
 		if b.Worktree == "" {
 			b.Worktree = p.Worktree
 		}

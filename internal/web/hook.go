@@ -59,7 +59,7 @@ func (h *Handler) HandleHook(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusBadRequest, errorBody("invalid_payload", fmt.Errorf("%s hook: the payload's cwd %q is not an absolute path", ad.Agent(), req.CallerRoot)))
 		return
 	}
-	p := place.Place{CallerRoot: req.CallerRoot}.Complete()
+	p := place.Place{CallerRoot: req.CallerRoot}.Complete(r.Context())
 	req.CallerRoot, req.Worktree, req.Brain = p.CallerRoot, p.Worktree, p.Brain
 
 	if ev.Leave {
