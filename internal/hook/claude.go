@@ -12,7 +12,8 @@ import (
 // change, and in the events each sends.
 type claudeLike struct {
 	agent, kind, prefix string
-	// touched returns the files a tool call changes, absolute.
+	// touched returns the files a tool call changes, absolute, at most
+// MaxTouched.
 	touched func(tool string, input json.RawMessage, cwd string) []string
 }
 
@@ -65,7 +66,7 @@ func (a claudeLike) Parse(payload []byte) (Event, error) {
 	switch p.HookEventName {
 	case "PreToolUse", "PostToolUse":
 		ev.Beat.Tool = p.ToolName
-		ev.Beat.Touched = lastTouched(a.touched(p.ToolName, p.ToolInput, p.Cwd))
+		ev.Beat.Touched = a.touched(p.ToolName, p.ToolInput, p.Cwd)
 		ev.Gate = p.HookEventName == "PreToolUse"
 	case "SessionEnd":
 		ev.Leave = true
@@ -125,10 +126,7 @@ func claudeTouched(tool string, input json.RawMessage, cwd string) []string {
 	if json.Unmarshal(input, &in) != nil {
 		return nil
 	}
-	var out []string
-	out = addTouched(out, absUnder(cwd, in.FilePath))
-	out = addTouched(out, absUnder(cwd, in.NotebookPath))
-	return out
+	return touchedFiles(cwd, []string{in.FilePath, in.NotebookPath})
 }
 
 // codexTouched names the files of a Codex patch: the lines "*** Add
@@ -141,13 +139,11 @@ func codexTouched(tool string, input json.RawMessage, cwd string) []string {
 	if json.Unmarshal(input, &v) != nil {
 		return nil
 	}
-	var out []string
+	var names []string
 	walkStrings(v, 0, func(s string) {
-		for _, p := range PatchFiles(s) {
-			out = addTouched(out, absUnder(cwd, p))
-		}
+		names = append(names, PatchFiles(s)...)
 	})
-	return out
+	return touchedFiles(cwd, names)
 }
 
 // maxWalkDepth bounds how deep a tool input is searched for a patch.

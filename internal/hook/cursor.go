@@ -67,7 +67,7 @@ func (cursor) Parse(payload []byte) (Event, error) {
 		ev.Beat.Tool = "Read"
 		ev.Gate = true
 	case "afterFileEdit":
-		ev.Beat.Touched = addTouched(nil, absUnder(root, p.FilePath))
+		ev.Beat.Touched = touchedFiles(root, []string{p.FilePath})
 	}
 	return ev, nil
 }
@@ -86,7 +86,7 @@ func cursorToolTouched(tool string, input json.RawMessage, root string) []string
 	if json.Unmarshal(input, &in) != nil {
 		return nil
 	}
-	return addTouched(nil, absUnder(root, in.FilePath))
+	return touchedFiles(root, []string{in.FilePath})
 }
 
 // cursorPermission is the answer of Cursor's permission events
