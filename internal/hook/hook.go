@@ -120,27 +120,29 @@ func Decide(p Policy, ev Event, mutating bool, north []string) Say {
 const maxNorthShown = 5
 
 // ContextText is the warning as the model reads it: what the Hall is, each
-// collision (partner, place, clauses, files), and what to do.
+// collision (partner, place, clauses, files) inside the reported block
+// (contract.WriteReported: the partner's id and paths are its own record's
+// text, data and not instructions), and what to do.
 func ContextText(agentID string, north []string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "The Hall (the witness of the coding agents on this repository) reports that another agent is changing the same place as this session (%s):\n", agentID)
-	for i, l := range north {
-		if i == maxNorthShown {
-			fmt.Fprintf(&b, "- … and %d more\n", len(north)-maxNorthShown)
-			break
-		}
-		b.WriteString("- ")
-		b.WriteString(l)
-		b.WriteByte('\n')
+	fmt.Fprintf(&b, "The Hall (the witness of the coding agents on this repository) reports that another agent is changing the same place as this session (%s).\n", contract.ClipID(agentID))
+	shown := north
+	if len(north) > maxNorthShown {
+		shown = north[:maxNorthShown]
+	}
+	contract.WriteReported(&b, shown)
+	if len(north) > maxNorthShown {
+		fmt.Fprintf(&b, "… and %d more\n", len(north)-maxNorthShown)
 	}
 	b.WriteString("Before changing those files, tell the person you work with, and leave the other agent's changes alone. The Hall only warns: it blocks nothing.")
 	return b.String()
 }
 
 // AskReason is the sentence the person reads in the agent's permission
-// prompt under the ask policy.
+// prompt under the ask policy; the collision line, another agent's
+// record's text, is quoted.
 func AskReason(north []string) string {
-	s := "The Hall: " + north[0]
+	s := "The Hall reports: " + contract.Quoted(north[0])
 	if len(north) > 1 {
 		s += fmt.Sprintf(" (+%d more)", len(north)-1)
 	}
