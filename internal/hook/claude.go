@@ -13,7 +13,7 @@ import (
 type claudeLike struct {
 	agent, kind, prefix string
 	// touched returns the files a tool call changes, absolute, at most
-// MaxTouched.
+	// MaxTouched.
 	touched func(tool string, input json.RawMessage, cwd string) []string
 }
 
