@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/hall-dev/hall/internal/agentid"
@@ -17,6 +18,12 @@ import (
 // MaxPayload bounds a hook payload. Agents send a few kilobytes; a Write
 // carries the file's content, so the bound is generous.
 const MaxPayload = 4 << 20
+
+// AnswerDeadline bounds the Hall's work on one hook request (the place
+// lookup, the beat, the answer): a hook's answer is worth nothing after
+// the agent's own timeout, and a request past it holds a goroutine for
+// nothing.
+const AnswerDeadline = 2 * time.Second
 
 // MaxTouched is the most files one event reports (the most recent ones of
 // a patch naming more): the presence keeps no more either.

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -29,6 +30,9 @@ import (
 // store that cannot be written still answers 200 with the collisions the
 // Hall knows.
 func (h *Handler) HandleHook(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), hook.AnswerDeadline)
+	defer cancel()
+	r = r.WithContext(ctx)
 	ad, ok := hook.For(r.PathValue("agent"))
 	if !ok {
 		writeJSON(w, http.StatusNotFound, errorBody("unknown_agent", fmt.Errorf("no hook adapter for %q: want one of %v", r.PathValue("agent"), hook.Agents())))
