@@ -171,8 +171,9 @@ func TestCompleteLongCallerRootCostsNothing(t *testing.T) {
 }
 
 // TestFinderBounds: a lookup that outlives its deadline answers "outside
-// git" and keeps its slot until it ends; past the cap a lookup answers
-// "outside git" without starting; a freed slot serves again.
+// git" and keeps its slot until it ends; past the cap a lookup that gets
+// no slot by its deadline answers "outside git" without starting; a freed
+// slot serves again.
 func TestFinderBounds(t *testing.T) {
 	f := NewFinder(1, time.Hour)
 	var calls atomic.Int32
@@ -192,7 +193,11 @@ func TestFinderBounds(t *testing.T) {
 	if got := <-first; got != (Repo{}) {
 		t.Errorf("a lookup past its deadline: got %+v, want outside git", got)
 	}
-	if got := f.Locate(context.Background(), "/next"); got != (Repo{}) || calls.Load() != 1 {
+	// Past the cap a lookup waits for a slot until its deadline (here the
+	// caller's, ended quickly: its length is not what is tested).
+	short, stop := context.WithTimeout(context.Background(), 10*time.Millisecond)
+	defer stop()
+	if got := f.Locate(short, "/next"); got != (Repo{}) || calls.Load() != 1 {
 		t.Errorf("a lookup past the cap: got %+v after %d lookups started, want outside git and 1 started", got, calls.Load())
 	}
 	close(release)
@@ -200,7 +205,9 @@ func TestFinderBounds(t *testing.T) {
 	eventually.True(t, hangBound, "the slot freed once the hung lookup ended", func() bool {
 		return f.Locate(context.Background(), "/s") == Repo{Top: "/s", Main: "/s"}
 	})
-	if got := NewFinder(0, time.Hour).Locate(context.Background(), "/s"); got != (Repo{}) {
+	none, stopNone := context.WithTimeout(context.Background(), 10*time.Millisecond)
+	defer stopNone()
+	if got := NewFinder(0, time.Hour).Locate(none, "/s"); got != (Repo{}) {
 		t.Errorf("a finder with no slots: got %+v, want outside git", got)
 	}
 }
