@@ -7,24 +7,18 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/hall-dev/hall/internal/cli"
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/dirstore"
+	"github.com/hall-dev/hall/internal/hall"
 	"github.com/hall-dev/hall/internal/hallclient"
-	"github.com/hall-dev/hall/internal/hook"
-	"github.com/hall-dev/hall/internal/place"
 	"github.com/hall-dev/hall/internal/presence"
 )
-
-func init() {
-	commands["beat"] = runBeat
-	commands["leave"] = runLeave
-}
 
 // beatFlags are the flags beat and leave share: where the Hall is, and who
 // is speaking.
@@ -49,7 +43,7 @@ func (f *beatFlags) register(fs *flag.FlagSet, withFields bool) {
 	f.tokenFlag.Register(fs, "token", "bearer token the Hall requires for writes")
 	f.readFlag.Register(fs, "read-token", "the Hall's read token (--read-token), sent when there is no --token")
 	fs.DurationVar(&f.timeout, "timeout", 2*time.Second, "give up on the Hall after this long (the beat is then skipped, exit 0)")
-	fs.StringVar(&f.hook, "hook", "", `read an agent's hook payload on stdin and answer in its hook output: "claude" (Claude Code), "codex" (Codex CLI) or "cursor" (Cursor)`)
+	fs.StringVar(&f.hook, "hook", "", `read an agent's hook payload on stdin and answer in its hook output: "claude" (Claude Code), "codex" (Codex CLI), "cursor" (Cursor) or "gemini" (Gemini CLI)`)
 	fs.StringVar(&f.onCollision, "on-collision", "warn", `with --hook: "warn" puts the collision in the model's context; "ask" also asks the person before a mutating tool runs while in a collision`)
 	fs.Var(&f.mutating, "mutating-tool", "with --hook: a tool name that counts as a mutation when deciding to ask (repeatable; default the Hall's defaults)")
 	fs.StringVar(&f.req.AgentID, "agent-id", "", "who is speaking (required unless --hook gives it)")
@@ -160,16 +154,16 @@ func beatCommand(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		ws := []string(f.workingSet)
 		f.req.WorkingSet = &ws
 	}
-	// --timeout bounds everything from here: the place lookup too, whatever
-	// directory the payload or the flags name.
-	ctx, cancel := context.WithTimeout(ctx, f.timeout)
-	defer cancel()
 	if f.hook != "" {
-		if err := f.runHook(ctx, stdin, stdout, !beat); err != nil {
+		if err := f.runHook(ctx, stdin, stdout, stderr, !beat); err != nil {
 			return warn(err)
 		}
 		return nil
 	}
+	// --timeout bounds the place lookup too, whatever directory the flags
+	// name (the hook path's is bounded in runHook).
+	ctx, cancel := context.WithTimeout(ctx, f.timeout)
+	defer cancel()
 	if err := fillDefaults(ctx, &f.req); err != nil {
 		return &exitError{code: 2, err: err}
 	}
@@ -188,78 +182,54 @@ func beatCommand(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	switch {
 	case err == nil:
 		return nil
-	case hallclient.IsBadInput(err):
+	case contract.IsBadInput(err):
 		return &exitError{code: 1, err: err}
 	default:
 		return warn(err)
 	}
 }
 
-// runHook is `hall beat --hook <agent>`: read the agent's payload on stdin,
-// beat (or leave, on the events that end a session, and always for `hall
-// leave --hook`), and write the agent's own hook output on stdout: the
-// collision warning where the model reads it, an ask under
-// --on-collision ask. Any error is returned for a warning; nothing is
-// written on stdout then, and the agent carries on.
-func (f *beatFlags) runHook(ctx context.Context, stdin io.Reader, stdout io.Writer, leave bool) error {
-	ad, ok := hook.For(f.hook)
-	if !ok {
-		return fmt.Errorf("--hook %q: want one of %s", f.hook, strings.Join(hook.Agents(), ", "))
-	}
-	policy, err := hook.ParsePolicy(f.onCollision)
-	if err != nil {
-		return err
-	}
-	payload, err := io.ReadAll(io.LimitReader(stdin, hook.MaxPayload+1))
+// runHook is `hall beat --hook <agent>`: the Hall's hook operation
+// (hall.Hook) on the payload read from stdin, over the Hall this command
+// reaches, its answer (the agent's own hook output) on stdout. What the
+// command line said wins over the payload; `hall leave --hook` always
+// leaves. Any error is returned for a warning; nothing is written on
+// stdout then, and the agent carries on.
+func (f *beatFlags) runHook(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, leave bool) error {
+	payload, err := io.ReadAll(io.LimitReader(stdin, hall.MaxHookPayload+1))
 	if err != nil {
 		return fmt.Errorf("read the %s hook payload: %w", f.hook, err)
 	}
-	ev, err := ad.Parse(payload)
+	wd, err := os.Getwd()
 	if err != nil {
-		return fmt.Errorf("read the %s hook payload: %w", f.hook, err)
+		return fmt.Errorf("working directory: %w", err)
 	}
-	f.req = withFlags(ev.Beat, f.req)
-	if err := fillDefaults(ctx, &f.req); err != nil {
+	if err := absPaths(&f.req); err != nil {
 		return err
 	}
-	if leave || ev.Leave {
-		return f.leave(ctx)
-	}
-	north, err := f.beat(ctx)
+	c, err := f.client()
 	if err != nil {
 		return err
 	}
-	mutating := presence.NewClassifier(f.mutatingTools()).Mutating(f.req.Tool)
-	if out := ad.Answer(ev, hook.Decide(policy, ev, mutating, north)); out != nil {
-		if _, err := fmt.Fprintf(stdout, "%s\n", out); err != nil {
+	ctx, cancel := context.WithTimeout(ctx, f.timeout)
+	defer cancel()
+	classifier := presence.NewClassifier(f.mutatingTools())
+	ans, err := hall.Hook(ctx, c, hall.HookRequest{
+		Agent: f.hook, Payload: payload, Policy: f.onCollision, Override: f.req,
+		DefaultCallerRoot: wd, Leave: leave, Mutating: classifier.Mutating,
+	})
+	if err != nil {
+		return err
+	}
+	if ans.Warning != "" {
+		fmt.Fprintf(stderr, "hall: warning: %s (the agent carries on)\n", ans.Warning)
+	}
+	if ans.Output != nil {
+		if _, err := fmt.Fprintf(stdout, "%s\n", ans.Output); err != nil {
 			return fmt.Errorf("write the hook answer: %w", err)
 		}
 	}
 	return nil
-}
-
-// withFlags lays what the command line said over what the payload said:
-// a flag given wins (--agent-id, --theme, --working-set…).
-func withFlags(fromPayload, flags contract.BeatRequest) contract.BeatRequest {
-	out := fromPayload
-	set := func(dst *string, v string) {
-		if v != "" {
-			*dst = v
-		}
-	}
-	set(&out.AgentID, flags.AgentID)
-	set(&out.Brain, flags.Brain)
-	set(&out.CallerRoot, flags.CallerRoot)
-	set(&out.Worktree, flags.Worktree)
-	set(&out.Kind, flags.Kind)
-	set(&out.Theme, flags.Theme)
-	set(&out.TaskRef, flags.TaskRef)
-	set(&out.Tool, flags.Tool)
-	set(&out.DeclaredIntent, flags.DeclaredIntent)
-	if flags.WorkingSet != nil {
-		out.WorkingSet = flags.WorkingSet
-	}
-	return out
 }
 
 // mutatingTools is --mutating-tool, else the Hall's defaults: what the
@@ -274,8 +244,8 @@ func (f *beatFlags) mutatingTools() []string {
 
 // fillDefaults measures what the agent did not say: its working directory,
 // its git worktree, and the brain (the repository's main worktree, so every
-// worktree of one repository shares one brain). The Hall's hook endpoint
-// derives the same from a payload's cwd (package place).
+// worktree of one repository shares one brain). The hook operation derives
+// the same from a payload's cwd (hall.CompletePlace).
 func fillDefaults(ctx context.Context, req *contract.BeatRequest) error {
 	if req.CallerRoot == "" {
 		wd, err := os.Getwd()
@@ -284,8 +254,25 @@ func fillDefaults(ctx context.Context, req *contract.BeatRequest) error {
 		}
 		req.CallerRoot = wd
 	}
-	p := place.Place{CallerRoot: req.CallerRoot, Worktree: req.Worktree, Brain: req.Brain}.Complete(ctx)
-	req.CallerRoot, req.Worktree, req.Brain = p.CallerRoot, p.Worktree, p.Brain
+	if err := absPaths(req); err != nil {
+		return err
+	}
+	*req = hall.CompletePlace(ctx, *req)
+	return nil
+}
+
+// absPaths makes the paths given on the command line absolute: they are
+// the shell's, relative to this process's directory.
+func absPaths(req *contract.BeatRequest) error {
+	for _, p := range []*string{&req.CallerRoot, &req.Brain, &req.Worktree} {
+		if *p != "" && !filepath.IsAbs(*p) {
+			abs, err := filepath.Abs(*p)
+			if err != nil {
+				return fmt.Errorf("%s: %w", *p, err)
+			}
+			*p = abs
+		}
+	}
 	return nil
 }
 
@@ -299,7 +286,7 @@ func (f *beatFlags) client() (hallclient.Client, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &hallclient.Local{Service: svc}, nil
+		return &hall.Hall{Service: svc}, nil
 	}
 	return &hallclient.HTTP{Base: f.hall, Token: f.token}, nil
 }
@@ -314,7 +301,7 @@ func (f *beatFlags) beat(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !resp.Stored && resp.Reason != "" && !strings.HasPrefix(resp.Reason, "throttled") {
+	if !hall.Stored(resp) {
 		return resp.North, fmt.Errorf("the Hall did not store the beat: %s", resp.Reason)
 	}
 	return resp.North, nil
@@ -323,19 +310,14 @@ func (f *beatFlags) beat(ctx context.Context) ([]string, error) {
 // leave ends the presence; one already gone is no error, since the
 // leave's goal holds.
 func (f *beatFlags) leave(ctx context.Context) error {
-	id := f.presenceID
-	if id == "" {
-		brain, err := presence.CanonicalPath(f.req.Brain)
-		if err != nil {
-			return &hallclient.Error{Status: http.StatusBadRequest, Code: "invalid_brain", Detail: presence.ErrorMessage(err)}
-		}
-		id = presence.ID(f.req.AgentID, brain)
-	}
 	c, err := f.client()
 	if err != nil {
 		return err
 	}
-	if err := c.Leave(ctx, id); err != nil && !hallclient.IsNotFound(err) {
+	if f.presenceID == "" {
+		return hall.LeaveAgent(ctx, c, f.req.AgentID, f.req.Brain)
+	}
+	if err := c.Leave(ctx, f.presenceID); err != nil && !contract.IsNotFound(err) {
 		return err
 	}
 	return nil

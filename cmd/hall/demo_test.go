@@ -137,7 +137,7 @@ func TestDemoCommand(t *testing.T) {
 	pr, pw := io.Pipe()
 	errc := make(chan error, 1)
 	go func() {
-		errc <- runServe(ctx, []string{"--demo", "--addr", "127.0.0.1:0", "--log-level", "error"}, pw, io.Discard)
+		errc <- runServe(ctx, []string{"--demo", "--addr", "127.0.0.1:0", "--log-level", "error"}, nil, pw, io.Discard)
 		pw.Close()
 	}()
 	lines := bufio.NewScanner(pr)

@@ -13,39 +13,62 @@ import (
 	"time"
 
 	"github.com/hall-dev/hall/internal/cli"
+	"github.com/hall-dev/hall/internal/hook"
 	"github.com/hall-dev/hall/internal/hookinstall"
 )
 
-func init() {
-	commands["hooks"] = runHooks
-}
+const hooksUsage = `usage: hall hooks install|uninstall claude|codex|cursor|gemini [--project DIR [--shared] | --user] [--http] [--dry-run]
 
-const hooksUsage = `usage: hall hooks install|uninstall claude|codex|cursor [--project DIR | --user] [--http] [--dry-run]
+Writes the Hall's hooks into the agent's own hook configuration, in the
+project (the root of the git worktree you are in, or --project DIR) or,
+with --user, in your home:
 
-Writes the Hall's hooks into the agent's own hook configuration (Claude Code
-.claude/settings.json, Codex .codex/hooks.json, Cursor .cursor/hooks.json),
-in the project folder (default: this one) or the user's home. The file's
-other settings and hooks are kept; a second run changes nothing; the file
-it replaces is kept beside it as <file>.hall-backup-<time>.
+  Claude Code  .claude/settings.local.json (personal; --shared: the
+               committed .claude/settings.json), ~/.claude/settings.json
+  Codex CLI    .codex/hooks.json, ~/.codex/hooks.json
+  Cursor       .cursor/hooks.json, ~/.cursor/hooks.json
+  Gemini CLI   .gemini/settings.json, ~/.gemini/settings.json
+
+Only the Hall's entries are added, replaced or removed: every other byte of
+the file stays as it was. A file with a comment, a trailing comma or a
+repeated key is refused (line and column named) and left alone; a symlink
+is followed to its target. A second run changes nothing and keeps the
+flags installed before (--hall, --on-collision, --http, --command) unless
+they are given again. The file it replaces is kept beside it as
+<file>.hall-backup-<time>, never over another backup; the write is atomic
+and is dropped if another program wrote the file meanwhile. An uninstall
+that leaves the file empty removes it. The summary says when the other
+scope (user or project) has the Hall's hooks too (every event would beat
+twice), which agents never ask (Codex, Gemini CLI: --on-collision ask
+warns there) and how to trust the hooks (Codex's /hooks, Gemini CLI's
+prompt).
 `
+
+// maxWriteTries bounds the reads and writes of a file another program
+// keeps changing.
+const maxWriteTries = 3
 
 // runHooks is `hall hooks install|uninstall <agent>`.
 func runHooks(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("hall hooks", flag.ContinueOnError)
 	var (
-		project     = fs.String("project", ".", "the project folder whose agent configuration to edit")
+		project     = fs.String("project", "", "the project whose agent configuration to edit (default: the root of the git worktree holding this folder, else this folder)")
 		user        = fs.Bool("user", false, "edit the user's configuration (in $HOME) instead of a project's")
+		shared      = fs.Bool("shared", false, "Claude Code: edit the project's shared, committed .claude/settings.json instead of the personal .claude/settings.local.json")
 		httpHooks   = fs.Bool("http", false, "wire HTTP hooks where the agent has them (Claude Code): no process per tool call")
 		dryRun      = fs.Bool("dry-run", false, "print what would change and the resulting file; write nothing")
-		hall        = fs.String("hall", cli.DefaultURL, "the Hall the hooks talk to")
-		onCollision = fs.String("on-collision", "warn", `"warn", or "ask" to ask the person before a mutating tool runs while in a collision`)
-		command     = fs.String("command", "", `what a command hook runs: "hall-hook" (the lean hook) or "hall", by name on PATH or by path (default: hall-hook when it is on PATH, else hall)`)
+		hall        = fs.String("hall", cli.DefaultURL, "the Hall the hooks talk to (kept from the installed hooks when not given)")
+		onCollision = fs.String("on-collision", "warn", `"warn", or "ask" to ask the person before a mutating tool runs while in a collision, where the agent honours it (kept from the installed hooks when not given)`)
+		command     = fs.String("command", "", `what a command hook runs: "hall-hook" (the lean hook) or "hall", by name on PATH or by path (default: the installed one, else hall-hook when it is on PATH, else hall)`)
 	)
-	switch {
-	case len(args) > 0 && isHelp(args[0]):
-		printUsage(stdout, fs, hooksUsage)
-		return &exitError{code: 0}
-	case len(args) < 2 || (args[0] != "install" && args[0] != "uninstall"):
+	// Help anywhere before the agent's flags is help, not an agent named -h.
+	for _, a := range args[:min(len(args), 2)] {
+		if isHelp(a) {
+			printUsage(stdout, fs, hooksUsage)
+			return &exitError{code: 0}
+		}
+	}
+	if len(args) < 2 || (args[0] != "install" && args[0] != "uninstall") {
 		printUsage(stderr, fs, hooksUsage)
 		return &exitError{code: 2}
 	}
@@ -56,20 +79,26 @@ func runHooks(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if fs.NArg() > 0 {
 		return &exitError{code: 2, err: fmt.Errorf("unexpected arguments %q", fs.Args())}
 	}
-	projectSet := false
-	fs.Visit(func(f *flag.Flag) { projectSet = projectSet || f.Name == "project" })
-	if *user && projectSet {
-		return &exitError{code: 2, err: errors.New("--project and --user: choose one")}
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	if *user && (given["project"] || given["shared"]) {
+		return &exitError{code: 2, err: errors.New("--user edits your home's file: --project and --shared are for a project's")}
 	}
-	home := ""
-	if *user {
-		h, err := os.UserHomeDir()
+	home, err := os.UserHomeDir()
+	if err != nil && *user {
+		return fmt.Errorf("home folder: %w", err)
+	}
+	root := *project
+	if !given["project"] {
+		wd, err := os.Getwd()
 		if err != nil {
-			return fmt.Errorf("home folder: %w", err)
+			return fmt.Errorf("this folder: %w", err)
 		}
-		home = h
+		if root, err = hookinstall.ProjectRoot(ctx, wd); err != nil {
+			return fmt.Errorf("project folder: %w", err)
+		}
 	}
-	file, err := hookinstall.ConfigFile(agent, *project, *user, home)
+	file, err := hookinstall.ConfigFile(agent, root, *user, home, *shared)
 	if err != nil {
 		return &exitError{code: 2, err: err}
 	}
@@ -79,7 +108,10 @@ func runHooks(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 			*command = hookinstall.Lean
 		}
 	}
-	o := hookinstall.Options{Agent: agent, File: file, Command: *command, HTTP: *httpHooks, HallURL: *hall, OnCollision: *onCollision}
+	o := hookinstall.Options{
+		Agent: agent, File: file, Command: *command, HTTP: *httpHooks, HallURL: *hall, OnCollision: *onCollision,
+		Given: hookinstall.Given{Command: given["command"], HTTP: given["http"], HallURL: given["hall"], OnCollision: given["on-collision"]},
+	}
 	edit := hookinstall.Install
 	if verb == "uninstall" {
 		edit = hookinstall.Uninstall
@@ -90,21 +122,42 @@ func runHooks(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 
 	fmt.Fprintf(stdout, "hall hooks %s %s: %s\n", verb, agent, file)
+	if res.Target != file {
+		fmt.Fprintf(stdout, "  (a link to %s, edited there)\n", res.Target)
+	}
 	for _, c := range res.Changes {
 		fmt.Fprintf(stdout, "  %s\n", c)
 	}
 	if len(res.Changes) == 0 {
 		fmt.Fprintln(stdout, "  (no Hall hooks here)")
 	}
+	if len(res.Kept) > 0 {
+		fmt.Fprintf(stdout, "  kept from the installed hooks: %s (give a flag again to change it)\n", strings.Join(res.Kept, " "))
+	}
 	for _, n := range res.Notes {
 		fmt.Fprintf(stdout, "  note: %s\n", n)
 	}
-	if verb == "install" && !strings.Contains(*command, "/") && !*httpHooks {
-		if _, err := exec.LookPath(*command); err != nil {
-			fmt.Fprintf(stdout, "  note: %q is not on PATH here: install it (go install github.com/hall-dev/hall/cmd/%s@latest) or pass --command /path/to/%s\n", *command, filepath.Base(*command), filepath.Base(*command))
+	if verb == "install" {
+		for _, other := range hookinstall.ConfigFiles(agent, root, home) {
+			if other == file {
+				continue
+			}
+			if has, _ := hookinstall.HasHall(agent, other); has {
+				fmt.Fprintf(stdout, "  warning: %s has the Hall's hooks too: with both, every event beats twice; keep one (hall hooks uninstall %s with the other scope)\n", other, agent)
+			}
 		}
-		if !hookinstall.IsLean(*command) {
-			fmt.Fprintf(stdout, "  note: the command hooks run %s beat --hook; the lean %s starts in a fraction of its time (go install github.com/hall-dev/hall/cmd/%s@latest, then install again)\n", *command, hookinstall.Lean, hookinstall.Lean)
+		if capa, _ := hook.CapabilityOf(agent); !*user && !*shared && capa.SharedProjectFile != "" &&
+			hookinstall.InRepository(ctx, root) && !hookinstall.Ignored(ctx, root, file) {
+			fmt.Fprintf(stdout, "  note: %s is your personal file, but git does not ignore it: add it to .gitignore so it is not committed\n", file)
+		}
+		lean, http := res.Options.Command, res.Options.HTTP
+		if !strings.Contains(lean, "/") && !http {
+			if _, err := exec.LookPath(lean); err != nil {
+				fmt.Fprintf(stdout, "  note: %q is not on PATH here: install it (go install github.com/hall-dev/hall/cmd/%s@latest) or pass --command /path/to/%s\n", lean, filepath.Base(lean), filepath.Base(lean))
+			}
+			if !hookinstall.IsLean(lean) {
+				fmt.Fprintf(stdout, "  note: the command hooks run %s beat --hook; the lean %s starts in a fraction of its time (go install github.com/hall-dev/hall/cmd/%s@latest, then install again)\n", lean, hookinstall.Lean, hookinstall.Lean)
+			}
 		}
 	}
 	switch {
@@ -112,16 +165,35 @@ func runHooks(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		fmt.Fprintln(stdout, "  unchanged: nothing to write")
 	case *dryRun:
 		fmt.Fprintln(stdout, "  dry run: nothing written; the file would read:")
-		fmt.Fprintf(stdout, "%s", res.After)
+		if res.Remove {
+			fmt.Fprintln(stdout, "  (removed: nothing of it would be left)")
+		} else {
+			fmt.Fprintf(stdout, "%s", res.After)
+		}
 	default:
 		backup, err := hookinstall.Write(res, time.Now())
+		// Another program wrote the file since it was read: read it again
+		// and redo the edit, a few times, then give up with nothing lost.
+		for try := 1; errors.Is(err, hookinstall.ErrChanged) && try < maxWriteTries; try++ {
+			if res, err = edit(o); err != nil {
+				return &exitError{code: 1, err: err}
+			}
+			backup, err = hookinstall.Write(res, time.Now())
+		}
+		if errors.Is(err, hookinstall.ErrChanged) {
+			return &exitError{code: 1, err: fmt.Errorf("%w: another program keeps writing it; nothing was written, run again when it is done", err)}
+		}
 		if err != nil {
 			return &exitError{code: 1, err: err}
 		}
 		if backup != "" {
 			fmt.Fprintf(stdout, "  backup: %s\n", backup)
 		}
-		fmt.Fprintln(stdout, "  written")
+		if res.Remove {
+			fmt.Fprintln(stdout, "  removed: the file held only the Hall's hooks")
+		} else {
+			fmt.Fprintln(stdout, "  written")
+		}
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/contract/schema/schematest"
+	"github.com/hall-dev/hall/internal/hook"
 	"github.com/hall-dev/hall/internal/hookforward"
 	"github.com/hall-dev/hall/internal/hooktest"
 )
@@ -73,6 +74,7 @@ func told(t *testing.T, agent string, out []byte) (text string, ask bool) {
 		Permission        string `json:"permission"`
 		AgentMessage      string `json:"agent_message"`
 		AdditionalContext string `json:"additional_context"`
+		SystemMessage     string `json:"systemMessage"` // Gemini CLI's BeforeTool: the person reads it
 	}
 	if err := json.Unmarshal(out, &a); err != nil {
 		t.Fatalf("%s output %q: %v", agent, out, err)
@@ -83,14 +85,20 @@ func told(t *testing.T, agent string, out []byte) (text string, ask bool) {
 	if agent == "cursor" {
 		return a.AgentMessage + a.AdditionalContext, a.Permission == "ask"
 	}
+	if agent == "gemini" && a.HookSpecificOutput.AdditionalContext == "" {
+		return a.SystemMessage, false
+	}
 	return a.HookSpecificOutput.AdditionalContext, a.HookSpecificOutput.PermissionDecision == "ask"
 }
 
 // TestHooksEndToEnd plays, for each agent and through each path (the
 // command, the lean command, the HTTP hook), two sessions in one real git worktree: A edits the cart;
 // B's gate event before writing it names A, the place and the file; A's
-// next hook names B; under ask B's gate event asks; the touched file is on
-// A's record and in the collision's paths.
+// next hook names B; under ask B's gate event asks where the agent honours
+// an ask (the capability table: not Codex, not Gemini CLI) and warns
+// elsewhere; the touched file is on A's record and in the collision's
+// paths. Gemini CLI's gate event (BeforeTool) tells the person; its model
+// hears on the AfterTool that follows.
 func TestHooksEndToEnd(t *testing.T) {
 	type script struct {
 		agent, folder           string
@@ -101,6 +109,7 @@ func TestHooksEndToEnd(t *testing.T) {
 		{"claude", hooktest.ClaudeCode, "session-start.json", "post-tool-use-edit.json", "pre-tool-use-write.json", "post-tool-use-read.json", "claude-7d0c5e2a", "claude-b1b2b3b4"},
 		{"codex", hooktest.Codex, "session-start.json", "pre-tool-use-apply-patch.json", "pre-tool-use-apply-patch.json", "user-prompt-submit.json", "codex-0199a1f2", "codex-b1b2b3b4"},
 		{"cursor", hooktest.Cursor, "session-start.json", "after-file-edit.json", "pre-tool-use-write.json", "post-tool-use-write.json", "cursor-c5b1e0d2", "cursor-b1b2b3b4"},
+		{"gemini", hooktest.GeminiCLI, "session-start.json", "before-tool-replace.json", "before-tool-replace.json", "after-tool-write-file.json", "gemini-5f2c9e1a", "gemini-b1b2b3b4"},
 	} {
 		for _, path := range hookPaths {
 			t.Run(s.agent+"/"+path.name, func(t *testing.T) {
@@ -131,8 +140,9 @@ func TestHooksEndToEnd(t *testing.T) {
 				if text, _ := told(t, s.agent, path.call(t, m, s.agent, a(s.next), "warn")); !strings.Contains(text, s.bID) {
 					t.Errorf("A's next hook does not name B (%s): %q", s.bID, text)
 				}
-				if text, ask := told(t, s.agent, path.call(t, m, s.agent, b(s.gate), "ask")); !ask || !strings.Contains(text, s.aID) {
-					t.Errorf("B's gate event under ask: ask %v, %q", ask, text)
+				capa, _ := hook.CapabilityOf(s.agent)
+				if text, ask := told(t, s.agent, path.call(t, m, s.agent, b(s.gate), "ask")); ask != (len(capa.AskEvents) > 0) || !strings.Contains(text, s.aID) {
+					t.Errorf("B's gate event under ask: ask %v (the agent honours it: %v), %q", ask, len(capa.AskEvents) > 0, text)
 				}
 
 				// The roster, touched files and touched_overlap included, is the
@@ -204,8 +214,10 @@ func TestHooksSubagentsAreOneTeam(t *testing.T) {
 			// both hear it.
 			other := hooktest.Moved(t, hooktest.ClaudeCode, "pre-tool-use-write.json", repo.Worktree, "b1b2b3b4-0000-4000-8000-000000000000")
 			text, _ := told(t, "claude", path.call(t, m, "claude", other, "warn"))
-			if !strings.Contains(text, "claude-7d0c5e2a ") || !strings.Contains(text, "claude-7d0c5e2a/a3f9c1d2e4b5") {
-				t.Errorf("a third session's answer: %q, want the session and its subagent named", text)
+			// One partner, one line: the team is named once and its other
+			// member counted, not read as a second partner.
+			if strings.Count(text, "> collision: claude-7d0c5e2a") != 1 || !strings.Contains(text, "(and 1 more of its team") {
+				t.Errorf("a third session's answer: %q, want one line for the session and its subagent", text)
 			}
 			path.call(t, m, "claude", other[:0]+hooktest.Moved(t, hooktest.ClaudeCode, "session-end.json", repo.Worktree, "b1b2b3b4-0000-4000-8000-000000000000"), "warn")
 

@@ -34,28 +34,16 @@ func (e *exitError) Error() string { return e.err.Error() }
 
 // run dispatches to a command and turns its error into an exit code.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	cmd, rest := "serve", args
+	name, rest := "serve", args
 	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
-		cmd, rest = args[0], args[1:]
+		name, rest = args[0], args[1:]
 	}
-	var err error
-	switch cmd {
-	case "serve":
-		err = runServe(ctx, rest, stdout, stderr)
-	case "help":
-		// "hall help" is "hall -h"; "hall help watch" is "hall watch -h".
-		if len(rest) > 0 {
-			return run(ctx, []string{rest[0], "-h"}, stdin, stdout, stderr)
-		}
-		return run(ctx, []string{"-h"}, stdin, stdout, stderr)
-	default:
-		if c, ok := commands[cmd]; ok {
-			err = c(ctx, rest, stdin, stdout, stderr)
-		} else {
-			fmt.Fprintf(stderr, "hall: unknown command %q\n\n%s", cmd, usage)
-			return 2
-		}
+	cmd, ok := lookup(name)
+	if !ok {
+		fmt.Fprintf(stderr, "hall: unknown command %q\n\n%s", name, usage())
+		return 2
 	}
+	err := cmd.run(ctx, rest, stdin, stdout, stderr)
 	var ee *exitError
 	switch {
 	case err == nil:
@@ -70,23 +58,3 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return 1
 	}
 }
-
-// commands are the subcommands beside serve, registered by their files.
-var commands = map[string]func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error{}
-
-const usage = `usage: hall [command] [flags]
-
-commands:
-  serve    run the Hall (the default)
-  beat     report a beat to a Hall, or straight into a registry
-  leave    end a presence at once
-  watch    follow a Hall's live stream
-  hooks    install or uninstall the Hall's hooks in Claude Code, Codex or Cursor
-  mcp      serve the Hall's tools to an agent over MCP (stdio)
-  relay    mirror this machine's sidecar folder into a NATS bucket
-  version  print hall's version and the Go version that built it
-  help     this text; "hall help <command>" for a command's
-
-Run "hall <command> -h" for a command's flags. Every flag can also be set
-with a HALL_* environment variable: --registry-root is HALL_REGISTRY_ROOT.
-`

@@ -11,12 +11,11 @@ import (
 
 	"github.com/hall-dev/hall/internal/agentid"
 	"github.com/hall-dev/hall/internal/cli"
+	"github.com/hall-dev/hall/internal/hall"
 	"github.com/hall-dev/hall/internal/hallclient"
 	"github.com/hall-dev/hall/internal/mcp"
 	"github.com/hall-dev/hall/internal/presence"
 )
-
-func init() { commands["mcp"] = runMCP }
 
 // mcpAbout opens mcp's usage.
 const mcpAbout = `usage: hall mcp [flags]
@@ -33,10 +32,10 @@ registry directly (--registry-root). It runs until the agent closes stdin.
 func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("hall mcp", flag.ContinueOnError)
 	var (
-		hall, root, token, agent string
-		timeout                  time.Duration
+		hallURL, root, token, agent string
+		timeout                     time.Duration
 	)
-	fs.StringVar(&hall, "hall", cli.DefaultURL, "the Hall's base URL")
+	fs.StringVar(&hallURL, "hall", cli.DefaultURL, "the Hall's base URL")
 	fs.StringVar(&root, "registry-root", "", "write and read the sidecar folder directly instead of calling a Hall")
 	fs.StringVar(&token, "token", "", "bearer token the Hall requires for writes")
 	fs.DurationVar(&timeout, "timeout", 2*time.Second, "give up on a tool call (the Hall's answer included) after this long")
@@ -52,10 +51,10 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	}
 	wd, _ := os.Getwd()
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	cfg := mcp.Config{AgentID: agent, Dir: wd, Timeout: timeout, Log: log}
+	cfg := mcp.Config{AgentID: agent, Dir: wd, Timeout: timeout, Log: log, Version: buildVersion()}
 
 	if root == "" {
-		cfg.Client = &hallclient.HTTP{Base: hall, Token: token}
+		cfg.Client = &hallclient.HTTP{Base: hallURL, Token: token}
 		return mcp.ServeStdio(ctx, cfg, stdin, stdout)
 	}
 	svc, err := directService(root)
@@ -68,6 +67,6 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	done := make(chan struct{})
 	go func() { defer close(done); _ = svc.Run(runCtx, presence.RunConfig{}) }()
 	defer func() { cancel(); <-done }()
-	cfg.Client = &hallclient.Local{Service: svc, Changes: svc.Changed()}
+	cfg.Client = &hall.Hall{Service: svc, Changes: svc.Changed(), Log: log}
 	return mcp.ServeStdio(ctx, cfg, stdin, stdout)
 }

@@ -492,3 +492,22 @@ func TestMCPShutdownWithOpenSessions(t *testing.T) {
 		t.Errorf("close with an MCP session open: %v (an open stream held the shutdown)", err)
 	}
 }
+
+// TestMCPReportsItsVersion: both MCP servers, `hall mcp` over stdio and
+// the Hall's /mcp, name hall's own version in the handshake's serverInfo,
+// as `hall version` prints it.
+func TestMCPReportsItsVersion(t *testing.T) {
+	want := buildVersion()
+	if want == "" {
+		t.Fatal("buildVersion is empty")
+	}
+	m := MustOpenHall(t, Config{})
+	for name, cs := range map[string]*sdk.ClientSession{
+		"stdio": stdioMCP(t, mcptest.Client{}, "--registry-root", t.TempDir(), "--agent-id", "codex-2"),
+		"/mcp":  httpMCP(t, m.URL(), "", mcptest.Client{}),
+	} {
+		if got := cs.InitializeResult().ServerInfo.Version; got != want {
+			t.Errorf("%s: serverInfo.version %q, want %q", name, got, want)
+		}
+	}
+}

@@ -15,8 +15,6 @@ import (
 	"github.com/hall-dev/hall/internal/presence"
 )
 
-func init() { commands["relay"] = runRelay }
-
 // RelayConfig is everything relay needs, parsed from flags and HALL_*
 // variables.
 type RelayConfig struct {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -8,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
+	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/web"
 )
 
@@ -28,20 +30,22 @@ func newRouter(h *web.Handler, log *slog.Logger) *echo.Echo {
 		if c.Response().Committed {
 			return
 		}
-		he, ok := err.(*echo.HTTPError)
-		status, code := http.StatusInternalServerError, "internal"
-		if ok {
-			status = he.Code
-			code = map[int]string{405: "method_not_allowed"}[status]
-			if code == "" {
-				code = "http_error"
-			}
+		var he *echo.HTTPError
+		if !errors.As(err, &he) {
+			// A panic Recover caught, or a bug: logged once, answered as
+			// internal by the one writer.
+			contract.WriteError(c.Response(), log, err)
+			return
 		}
-		if status == http.StatusNotFound {
+		if he.Code == http.StatusNotFound {
 			notFound(c.Response(), c.Request())
 			return
 		}
-		_ = c.JSON(status, map[string]string{"error": code, "detail": http.StatusText(status)})
+		code := "http_error"
+		if he.Code == http.StatusMethodNotAllowed {
+			code = "method_not_allowed"
+		}
+		contract.WriteError(c.Response(), log, contract.Refuse(he.Code, code, "%s", http.StatusText(he.Code)))
 	}
 
 	for _, rt := range h.Routes() {

@@ -15,7 +15,7 @@ import (
 
 	"github.com/hall-dev/hall/internal/cli"
 	"github.com/hall-dev/hall/internal/dirstore"
-	"github.com/hall-dev/hall/internal/hallclient"
+	"github.com/hall-dev/hall/internal/hall"
 	"github.com/hall-dev/hall/internal/mcp"
 	"github.com/hall-dev/hall/internal/metrics"
 	"github.com/hall-dev/hall/internal/presence"
@@ -72,9 +72,11 @@ type Config struct {
 
 // serveAbout opens serve's usage: serve is the default command, so its
 // usage is hall's.
-const serveAbout = usage + `
+func serveAbout() string {
+	return usage() + `
 hall serve, the default command, runs the Hall; its flags follow.
 `
+}
 
 // parseServeConfig reads serve's flags.
 func parseServeConfig(args []string, stdout, stderr io.Writer) (Config, error) {
@@ -103,7 +105,7 @@ func parseServeConfig(args []string, stdout, stderr io.Writer) (Config, error) {
 	fs.StringVar(&cfg.NATSCreds, "nats-creds", "", "NATS credentials file (JWT and nkey seed), for --store nats://")
 	fs.StringVar(&cfg.NATSTLSCA, "nats-tls-ca", "", "PEM file of the CAs that sign the NATS servers' certificates, for --store nats://")
 	fs.IntVar(&cfg.MaxCollisions, "max-collisions", presence.DefaultMaxCollisions, "most collisions the contract, page and stream list on one brain (the first by presence id); collisions_total counts them all")
-	if err := parseFlags(fs, serveAbout, args, stdout, stderr); err != nil {
+	if err := parseFlags(fs, serveAbout(), args, stdout, stderr); err != nil {
 		return cfg, err
 	}
 	if fs.NArg() > 0 {
@@ -248,15 +250,18 @@ func (m *Main) Run(ctx context.Context) error {
 	m.Hub.Start(runCtx)
 	m.Metrics.Watch(metrics.Sources{Service: m.Service, Stream: m.Hub, Roster: m.Hub, StoreKind: m.StoreKind})
 
+	// The Hall's operations, once: every surface below calls them.
+	app := &hall.Hall{Service: m.Service, Roster: m.Hub, History: m.Hub, Changes: m.Hub.Changed(), Log: m.Log}
 	h := &web.Handler{
-		Service: m.Service, StoreKind: m.StoreKind, StartedAt: startedAt, Log: m.Log, Page: m.Config.Page,
+		App: app, StoreKind: m.StoreKind, StartedAt: startedAt, Log: m.Log, Page: m.Config.Page,
 		WriteToken: m.Config.Token, ReadToken: m.Config.ReadToken, AllowedHosts: m.Config.AllowedHosts,
 	}
-	h.Roster, h.Stream, h.History, h.Metrics = m.Hub, m.Hub, m.Hub, m.Metrics.Handler(m.Log)
+	h.Stream, h.History, h.Metrics = m.Hub, m.Hub, m.Metrics.Handler(m.Log)
 	m.MCP = mcp.NewHTTPHandler(mcp.Config{
-		Client:     &hallclient.Local{Service: m.Service, Roster: m.Hub, Changes: m.Hub.Changed()},
-		WriteToken: m.Config.Token,
-		Log:        m.Log,
+		Client:         app,
+		AuthorizeWrite: web.WriteRule(m.Config.Token),
+		Version:        buildVersion(),
+		Log:            m.Log,
 	}, 0)
 	h.MCP = m.MCP
 	e := newRouter(h, m.Log)
@@ -348,7 +353,7 @@ func (m *Main) Close() error {
 }
 
 // runServe is the serve command: run until SIGINT or SIGTERM.
-func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	cfg, err := parseServeConfig(args, stdout, stderr)
 	if err != nil {
 		return err

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"os"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -109,4 +111,54 @@ func TestVersionOf(t *testing.T) {
 			t.Errorf("%s: got %q, want %q", tt.name, got, tt.want)
 		}
 	}
+}
+
+// TestUsageListsTheTable: `hall -h` lists exactly the command table, in
+// its order, and so does the list in docs/configuration.md; every command
+// in the table answers its own -h with exit 0.
+func TestUsageListsTheTable(t *testing.T) {
+	var want []string
+	for _, c := range commands() {
+		want = append(want, c.name+" "+c.summary)
+	}
+
+	_, stdout, _ := runCLI(t, "", "-h")
+	_, list, ok := strings.Cut(stdout, "commands:\n")
+	if !ok {
+		t.Fatalf("hall -h has no commands: list:\n%s", stdout)
+	}
+	list, _, _ = strings.Cut(list, "\n\n")
+	if got := commandLines(list); !slices.Equal(got, want) {
+		t.Errorf("hall -h lists\n%q\nwant the table\n%q", got, want)
+	}
+
+	doc, err := os.ReadFile("../../docs/configuration.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, list, ok = strings.Cut(string(doc), "hall [command] [flags]\n\n")
+	if !ok {
+		t.Fatal("docs/configuration.md lacks the command list after `hall [command] [flags]`")
+	}
+	list, _, _ = strings.Cut(list, "```")
+	if got := commandLines(list); !slices.Equal(got, want) {
+		t.Errorf("docs/configuration.md lists\n%q\nwant the table\n%q", got, want)
+	}
+
+	for _, c := range commands() {
+		if code, stdout, stderr := runCLI(t, "", c.name, "-h"); code != 0 || stderr != "" || !strings.HasPrefix(stdout, "usage: hall") {
+			t.Errorf("hall %s -h: exit %d, stderr %q, stdout %.40q; want 0, nothing, the usage", c.name, code, stderr, stdout)
+		}
+	}
+}
+
+// commandLines reads a usage's command list, one "name summary" a line,
+// the padding between them folded to one space.
+func commandLines(list string) []string {
+	var lines []string
+	for _, l := range strings.Split(strings.TrimSpace(list), "\n") {
+		name, summary, _ := strings.Cut(strings.TrimSpace(l), " ")
+		lines = append(lines, name+" "+strings.TrimSpace(summary))
+	}
+	return lines
 }

@@ -9,8 +9,6 @@ import (
 	"runtime/debug"
 )
 
-func init() { commands["version"] = runVersion }
-
 // version is hall's version when the build sets it:
 //
 //	go build -ldflags "-X main.version=v1.2.3" ./cmd/hall
@@ -34,9 +32,15 @@ func runVersion(_ context.Context, args []string, _ io.Reader, stdout, stderr io
 	if fs.NArg() > 0 {
 		return &exitError{code: 2, err: fmt.Errorf("version takes no arguments, got %q", fs.Args())}
 	}
-	info, _ := debug.ReadBuildInfo()
-	fmt.Fprintf(stdout, "hall %s\n%s %s/%s\n", versionOf(version, info), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	fmt.Fprintf(stdout, "hall %s\n%s %s/%s\n", buildVersion(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	return nil
+}
+
+// buildVersion is this binary's version, as `hall version` prints it:
+// what the MCP server reports as its serverInfo.version.
+func buildVersion() string {
+	info, _ := debug.ReadBuildInfo()
+	return versionOf(version, info)
 }
 
 // versionOf names a build: the version set at link time, else the module's

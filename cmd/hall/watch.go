@@ -17,8 +17,6 @@ import (
 	"github.com/hall-dev/hall/internal/stream"
 )
 
-func init() { commands["watch"] = runWatch }
-
 // watchConfig is everything watch needs, parsed from flags and HALL_*.
 type watchConfig struct {
 	Hall            string

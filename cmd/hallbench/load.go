@@ -8,6 +8,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"os"
 	"slices"
 	"sync"
 	"time"
@@ -139,8 +140,23 @@ func loadBeats(ctx context.Context, o options) (loadResult, error) {
 // ETag is given.
 func loadGets(ctx context.Context, o options) (loadResult, error) {
 	client := newClient(o.conns)
+	var body []byte
+	if o.body != "" {
+		b, err := os.ReadFile(o.body)
+		if err != nil {
+			return loadResult{}, fmt.Errorf("-body: %w", err)
+		}
+		body = b
+	}
 	return drive(ctx, o.conns, o.duration, 0, func(ctx context.Context, w, i int) (int, error) {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, o.url+o.path, nil)
+		var rd io.Reader
+		if body != nil {
+			rd = bytes.NewReader(body)
+		}
+		req, _ := http.NewRequestWithContext(ctx, o.method, o.url+o.path, rd)
+		if body != nil {
+			req.Header.Set("Content-Type", "application/json")
+		}
 		if o.etag != "" {
 			req.Header.Set("If-None-Match", o.etag)
 		}

@@ -11,8 +11,10 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"runtime/pprof"
@@ -22,10 +24,31 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, os.Args[1:]); err != nil {
-		fmt.Fprintln(os.Stderr, "hallbench:", err)
-		os.Exit(1)
+	code := exitCode(run(ctx, os.Args[1:], os.Stdout, os.Stderr), os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// usageError is a flag hallbench cannot read; its usage is already on
+// stderr.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+
+// exitCode is hallbench's exit status for run's error, as hall's: 0 when
+// it ran or was asked for help (-h), 2 for a flag it cannot read, 1 for a
+// failure, whose error it prints.
+func exitCode(err error, stderr io.Writer) int {
+	var ue usageError
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.As(err, &ue):
+		fmt.Fprintln(stderr, "hallbench:", err)
+		return 2
+	default:
+		fmt.Fprintln(stderr, "hallbench:", err)
+		return 1
 	}
 }
 
@@ -39,6 +62,8 @@ type options struct {
 	duration time.Duration
 	path     string
 	etag     string
+	method   string
+	body     string
 	subs     int
 	probes   int
 	quick    bool
@@ -50,7 +75,10 @@ type options struct {
 	every    time.Duration
 }
 
-func run(ctx context.Context, args []string) error {
+// run parses the flags and runs the role. Asked for help, it prints the
+// usage on stdout and returns flag.ErrHelp; a flag it cannot read prints
+// the usage on stderr.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("hallbench", flag.ContinueOnError)
 	var o options
 	fs.StringVar(&o.role, "role", "", "worker role: beat, get, subscribe, bare (internal)")
@@ -61,6 +89,8 @@ func run(ctx context.Context, args []string) error {
 	fs.DurationVar(&o.duration, "duration", 8*time.Second, "how long each load runs")
 	fs.StringVar(&o.path, "path", "/api/presences", "path to read (get role)")
 	fs.StringVar(&o.etag, "etag", "", "If-None-Match to send (get role)")
+	fs.StringVar(&o.method, "method", "GET", "method to send (get role)")
+	fs.StringVar(&o.body, "body", "", "a file whose bytes every request sends as its JSON body (get role)")
 	fs.IntVar(&o.subs, "subs", 1000, "SSE subscribers (subscribe role)")
 	fs.IntVar(&o.probes, "probes", 20, "probe changes to wait for (subscribe role)")
 	fs.BoolVar(&o.quick, "quick", false, "smaller loads and shorter runs (a smoke run, not the published figures)")
@@ -70,8 +100,19 @@ func run(ctx context.Context, args []string) error {
 	fs.StringVar(&o.cpuprof, "cpuprofile", "", "write this process's CPU profile here (to profile a worker role)")
 	fs.BoolVar(&o.crowd, "crowd", false, "beat role: every agent mutating in one worktree of one brain")
 	fs.DurationVar(&o.every, "every", 0, "beat role: each agent beats once this often (0: as soon as the last beat is answered)")
+	fs.SetOutput(io.Discard) // the flag package's own messages: ours follow
 	if err := fs.Parse(args); err != nil {
-		return err
+		w := stderr
+		if errors.Is(err, flag.ErrHelp) {
+			w = stdout
+		}
+		fmt.Fprintln(w, "usage: hallbench [flags]\n\nflags:")
+		fs.SetOutput(w)
+		fs.PrintDefaults()
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError{err}
 	}
 	if o.cpuprof != "" {
 		f, err := os.Create(o.cpuprof)

@@ -174,7 +174,9 @@ type sample struct {
 	at         time.Duration
 	rssKiB     int64
 	goroutines int
-	load       bool // taken while the agents ran (or right as they stopped)
+	load       bool  // taken while the agents ran (or right as they stopped)
+	files      int   // entries in the presences folder
+	oneBeats   int64 // the one-beat agents' beats so far
 }
 
 // goroutines reads the Hall's goroutine count from its profiler: the first

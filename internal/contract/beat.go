@@ -36,6 +36,7 @@ type BeatRequest struct {
 type BeatResponse struct {
 	PresenceID      string   `json:"presence_id"`
 	Stored          bool     `json:"stored"`
+	Throttled       bool     `json:"throttled,omitempty"` // held by the throttle, written within its window: the typed state behind reason's "throttled: …"
 	Reason          string   `json:"reason,omitempty"`
 	North           []string `json:"north"`
 	CollisionsTotal int      `json:"collisions_total"`
@@ -44,7 +45,12 @@ type BeatResponse struct {
 // NorthResponse is GET /api/north: one presence's collision lines, bounded
 // as a beat's, and the number of its collisions.
 type NorthResponse struct {
-	PresenceID      string   `json:"presence_id"`
+	PresenceID string `json:"presence_id"`
+	// Live says whether the presence is on the roster now: false for one
+	// that lapsed, left or never beat, whose north is empty because there
+	// is nobody to collide with, not because it collides with nobody.
+	// Absent while the roster cannot be read.
+	Live            *bool    `json:"live,omitempty"`
 	North           []string `json:"north"`
 	CollisionsTotal int      `json:"collisions_total"`
 	Error           string   `json:"error,omitempty"` // RegistryUnreadable or StoreUnreachable
@@ -79,6 +85,7 @@ func FromBeatResult(r presence.BeatResult) BeatResponse {
 	return BeatResponse{
 		PresenceID:      r.PresenceID,
 		Stored:          r.Stored,
+		Throttled:       r.Throttled,
 		Reason:          r.Reason,
 		North:           NorthLines(r.PresenceID, r.Collisions, r.CollisionsTotal),
 		CollisionsTotal: r.CollisionsTotal,

@@ -29,9 +29,22 @@ const (
 // side of) counts more than the lines, one "+N more" line; [] when none.
 func NorthLines(id string, cs []presence.Collision, total int) []string {
 	out := []string{}
+	team := map[string]int{} // a partner's team → its line in out
+	var teamMore []int       // per line: more sessions of that team, folded into it
+	handled := 0
 	for _, c := range cs {
 		p, ok := c.Partner(id)
-		if !ok || len(out) == presence.NorthCap {
+		if !ok {
+			continue
+		}
+		// A session and its subagents are one team: one line names them,
+		// so the other side reads one partner, not two.
+		if i, seen := team[p.Team()]; seen {
+			teamMore[i]++
+			handled++
+			continue
+		}
+		if len(out) == presence.NorthCap {
 			continue
 		}
 		line := fmt.Sprintf("collision: %s (%s) also mutating at %s [%s]",
@@ -39,9 +52,17 @@ func NorthLines(id string, cs []presence.Collision, total int) []string {
 		if len(c.Paths) > 0 && !(len(c.Paths) == 1 && c.Paths[0] == c.Place) {
 			line += fmt.Sprintf(" paths %s", clipPaths(c.Paths))
 		}
+		team[p.Team()] = len(out)
+		teamMore = append(teamMore, 0)
 		out = append(out, line)
+		handled++
 	}
-	if more := total - len(out); more > 0 {
+	for i, n := range teamMore {
+		if n > 0 {
+			out[i] += fmt.Sprintf(" (and %d more of its team: a session and its subagents)", n)
+		}
+	}
+	if more := total - handled; more > 0 {
 		out = append(out, fmt.Sprintf("collision: +%d more (%d in all)", more, total))
 	}
 	return out

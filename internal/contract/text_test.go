@@ -198,3 +198,24 @@ func TestNorthLinesBound(t *testing.T) {
 		})
 	}
 }
+
+// TestNorthLinesOneLinePerTeam: a session and its subagent colliding with
+// the same presence are one partner to it: one line, which counts the
+// rest of the team, and the "+N more" line does not count them again.
+func TestNorthLinesOneLinePerTeam(t *testing.T) {
+	me := presence.Record{PresenceID: "prs_aaaaaaaaaaaa", AgentID: "codex-2", Brain: "/b", Worktree: "/b/wt", Mutation: presence.Mutation{ObservedAtMs: 1}}
+	lead := presence.Record{PresenceID: "prs_bbbbbbbbbbbb", AgentID: "claude-7", Brain: "/b", Worktree: "/b/wt", Mutation: presence.Mutation{ObservedAtMs: 1}}
+	sub := presence.Record{PresenceID: "prs_cccccccccccc", AgentID: "claude-7/explore", Brain: "/b", Worktree: "/b/wt", ParentPresenceID: lead.PresenceID, Mutation: presence.Mutation{ObservedAtMs: 1}}
+	cs := presence.CollisionsIn("", []presence.Record{me, lead, sub})
+	if len(cs) != 2 {
+		t.Fatalf("the domain lists %d collisions, want 2 (me~lead, me~sub; the team itself never collides)", len(cs))
+	}
+	got := NorthLines(me.PresenceID, cs, len(cs))
+	if len(got) != 1 || !strings.Contains(got[0], "(and 1 more of its team") {
+		t.Errorf("got %q, want one line for the team that counts its subagent", got)
+	}
+	// The lead's own north names me once; its subagent is not a partner.
+	if got := NorthLines(lead.PresenceID, cs, 1); len(got) != 1 || strings.Contains(got[0], "more of its team") {
+		t.Errorf("lead's north: %q", got)
+	}
+}

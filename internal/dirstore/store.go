@@ -55,9 +55,10 @@ type Store struct {
 
 // decodedFile is one file's last decode, and the stat it was taken under.
 type decodedFile struct {
-	key fileKey
-	rec presence.Record
-	err error
+	key      fileKey
+	rec      presence.Record
+	err      error
+	repaired bool // the record was brought inside the contract (presence.DecodeRecordRepaired)
 }
 
 // fileKey tells one version of a file from another. Writers rename a new
@@ -97,8 +98,8 @@ func (s *Store) Init() error {
 // path is the file of one presence id. Ids are checked so a crafted id can
 // never name a file outside the folder.
 func (s *Store) path(id string) (string, error) {
-	if !presence.ValidID(id) {
-		return "", presence.Errorf(presence.EINVALID, "presence id %q is not prs_ and 12 lowercase hex digits", id)
+	if err := presence.CheckID(id); err != nil {
+		return "", err
 	}
 	return filepath.Join(s.dir, id+".json"), nil
 }
@@ -121,6 +122,9 @@ func (s *Store) List(ctx context.Context) (presence.Listing, error) {
 	for _, sl := range slots {
 		if sl.err == nil {
 			l.Records = append(l.Records, sl.rec)
+			if sl.repaired {
+				l.Repaired++
+			}
 		} else {
 			l.Skipped++
 		}
@@ -135,6 +139,8 @@ type slot struct {
 	rec  presence.Record
 	err  error
 	read bool // not in the decode cache: read and decode it
+	// repaired: the record was brought inside the contract.
+	repaired bool
 }
 
 // scan stats every record file, decodes those the cache does not hold in
@@ -166,7 +172,7 @@ func (s *Store) scan(ctx context.Context) ([]slot, error) {
 		sl := slot{name: e.Name(), key: keyOf(info)}
 		switch d, ok := s.decoded[sl.name]; {
 		case ok && d.key == sl.key:
-			sl.rec, sl.err = d.rec, d.err
+			sl.rec, sl.err, sl.repaired = d.rec, d.err, d.repaired
 		case !info.Mode().IsRegular():
 			sl.err = notRegular(sl.name, info.Mode()) // never opened
 		default:
@@ -197,7 +203,7 @@ func (s *Store) scan(ctx context.Context) ([]slot, error) {
 					return
 				}
 				sl := &slots[todo[n]]
-				sl.rec, sl.err = s.readRecord(sl.name)
+				sl.rec, sl.repaired, sl.err = s.readCounted(sl.name, sl.name)
 			}
 		}()
 	}
@@ -220,7 +226,7 @@ func (s *Store) scan(ctx context.Context) ([]slot, error) {
 			continue // deleted between stat and open: a leave, not a fault
 		}
 		kept = append(kept, sl)
-		fresh[sl.name] = decodedFile{key: sl.key, rec: sl.rec, err: sl.err}
+		fresh[sl.name] = decodedFile{key: sl.key, rec: sl.rec, err: sl.err, repaired: sl.repaired}
 	}
 	s.mu.Lock()
 	s.decoded = fresh // forgets files that are gone: memory follows the folder
@@ -286,7 +292,7 @@ func (s *Store) Reread(ctx context.Context, names []string) (presence.Delta, err
 		case !info.Mode().IsRegular():
 			r.d.err = notRegular(name, info.Mode()) // never opened
 		default:
-			r.d.rec, r.d.err = s.readRecord(name)
+			r.d.rec, r.d.repaired, r.d.err = s.readCounted(name, name)
 			if errors.Is(r.d.err, fs.ErrNotExist) {
 				r.gone, missing = true, true
 			}
@@ -343,8 +349,11 @@ func (s *Store) Reread(ctx context.Context, names []string) (presence.Delta, err
 	}
 	// One walk over the memory, no file touched: the skip count.
 	for _, f := range s.decoded {
-		if f.err != nil {
+		switch {
+		case f.err != nil:
 			d.Skipped++
+		case f.repaired:
+			d.Repaired++
 		}
 	}
 	return d, nil
@@ -390,37 +399,50 @@ func busy(err error) bool {
 // file is named for (errMisfiled otherwise), so no file can speak for
 // another presence, nor outlive its leave.
 func (s *Store) readRecord(name string) (presence.Record, error) {
+	return s.readFile(name, name)
+}
+
+// readFile is readRecord of the file at name that must hold the record
+// filed as filedAs (a record set aside under a temp name is read so).
+func (s *Store) readFile(name, filedAs string) (presence.Record, error) {
+	r, _, err := s.readCounted(name, filedAs)
+	return r, err
+}
+
+// readCounted is readFile, and whether the record was repaired into the
+// contract (presence.DecodeRecordRepaired).
+func (s *Store) readCounted(name, filedAs string) (presence.Record, bool, error) {
 	p := filepath.Join(s.dir, name)
 	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if errors.Is(err, syscall.ELOOP) {
-		return presence.Record{}, notRegular(name, fs.ModeSymlink)
+		return presence.Record{}, false, notRegular(name, fs.ModeSymlink)
 	}
 	if err != nil {
-		return presence.Record{}, err
+		return presence.Record{}, false, err
 	}
 	defer f.Close()
 	info, err := f.Stat()
 	if err != nil {
-		return presence.Record{}, fmt.Errorf("stat %s: %w", p, err)
+		return presence.Record{}, false, fmt.Errorf("stat %s: %w", p, err)
 	}
 	if !info.Mode().IsRegular() {
-		return presence.Record{}, notRegular(name, info.Mode())
+		return presence.Record{}, false, notRegular(name, info.Mode())
 	}
 	data, err := io.ReadAll(io.LimitReader(f, presence.MaxRecordBytes+1))
 	if err != nil {
-		return presence.Record{}, fmt.Errorf("read %s: %w", p, err)
+		return presence.Record{}, false, fmt.Errorf("read %s: %w", p, err)
 	}
 	if len(data) > presence.MaxRecordBytes {
-		return presence.Record{}, presence.Errorf(presence.ETOOLARGE, "%s is over %d bytes", p, presence.MaxRecordBytes)
+		return presence.Record{}, false, presence.Errorf(presence.ETOOLARGE, "%s is over %d bytes", p, presence.MaxRecordBytes)
 	}
-	r, err := presence.DecodeRecord(data)
+	r, repaired, err := presence.DecodeRecordRepaired(data)
 	if err != nil {
-		return presence.Record{}, err
+		return presence.Record{}, false, err
 	}
-	if r.PresenceID+".json" != name || !presence.ValidID(r.PresenceID) {
-		return presence.Record{}, fmt.Errorf("%s holds presence_id %.40q: %w", name, r.PresenceID, errMisfiled)
+	if r.PresenceID+".json" != filedAs || !presence.ValidID(r.PresenceID) {
+		return presence.Record{}, false, fmt.Errorf("%s holds presence_id %.40q: %w", filedAs, r.PresenceID, errMisfiled)
 	}
-	return r, nil
+	return r, repaired > 0, nil
 }
 
 // Get reads one record by id.

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/hall"
 	"github.com/hall-dev/hall/internal/stream"
 )
 
@@ -53,9 +54,15 @@ func (h *HTTP) Presences(ctx context.Context, brain string) (contract.PresencesR
 }
 
 // North gets the presence's north lines.
-func (h *HTTP) North(ctx context.Context, presenceID string) (contract.NorthResponse, error) {
+func (h *HTTP) North(ctx context.Context, who hall.Who) (contract.NorthResponse, error) {
+	q := url.Values{}
+	for name, v := range map[string]string{"presence_id": who.PresenceID, "agent_id": who.AgentID, "brain": who.Brain} {
+		if v != "" {
+			q.Set(name, v)
+		}
+	}
 	var out contract.NorthResponse
-	err := h.do(ctx, http.MethodGet, "/api/north"+query("presence_id", presenceID), nil, &out)
+	err := h.do(ctx, http.MethodGet, "/api/north?"+q.Encode(), nil, &out)
 	return out, err
 }
 

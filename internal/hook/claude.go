@@ -12,6 +12,9 @@ import (
 // change, and in the events each sends.
 type claudeLike struct {
 	agent, kind, prefix string
+	// capa is the agent's row of the capability table: the events that
+	// reach the model and those that honour an ask.
+	capa Capability
 	// touched returns the files a tool call changes, absolute, at most
 	// MaxTouched.
 	touched func(tool string, input json.RawMessage, cwd string) []string
@@ -20,11 +23,12 @@ type claudeLike struct {
 var (
 	// claude reads Claude Code: SessionStart, UserPromptSubmit, PreToolUse,
 	// PostToolUse, Stop, SubagentStart, SubagentStop, SessionEnd.
-	claude = claudeLike{agent: "claude", kind: "claude-code", prefix: "claude", touched: claudeTouched}
+	claude = claudeLike{agent: "claude", kind: "claude-code", prefix: "claude", capa: mustCapability("claude"), touched: claudeTouched}
 	// codex reads Codex CLI: SessionStart, UserPromptSubmit, PreToolUse,
 	// PostToolUse, Stop, SubagentStart, SubagentStop (it sends no
-	// SessionEnd: its presences leave by ttl).
-	codex = claudeLike{agent: "codex", kind: "codex", prefix: "codex", touched: codexTouched}
+	// SessionEnd: its presences leave by ttl). It does not honour an
+	// "ask" (it takes the answer for a failed hook), so nothing gates.
+	codex = claudeLike{agent: "codex", kind: "codex", prefix: "codex", capa: mustCapability("codex"), touched: codexTouched}
 )
 
 // claudePayload is the part of a payload the Hall reads; the rest is
@@ -67,19 +71,13 @@ func (a claudeLike) Parse(payload []byte) (Event, error) {
 	case "PreToolUse", "PostToolUse":
 		ev.Beat.Tool = p.ToolName
 		ev.Beat.Touched = a.touched(p.ToolName, p.ToolInput, p.Cwd)
-		ev.Gate = p.HookEventName == "PreToolUse"
+		ev.Gate = p.HookEventName == "PreToolUse" && a.capa.Asks(p.HookEventName)
 	case "SessionEnd":
 		ev.Leave = true
 	case "SubagentStop":
 		ev.Leave = p.AgentID != ""
 	}
 	return ev, nil
-}
-
-// contextEvents are the events whose hookSpecificOutput.additionalContext
-// reaches the model.
-var contextEvents = map[string]bool{
-	"SessionStart": true, "UserPromptSubmit": true, "PreToolUse": true, "PostToolUse": true, "SubagentStart": true,
 }
 
 // claudeAnswer is the hook output: hookSpecificOutput only. The
@@ -97,13 +95,14 @@ type claudeSpecific struct {
 
 // Answer puts the north lines into the model's context on the events that
 // carry additionalContext, and on a PreToolUse under the ask policy asks
-// the person with the reason. Nothing when there is nothing to say.
+// the person with the reason, where the agent honours it (Claude Code, not
+// Codex). Nothing when there is nothing to say.
 func (a claudeLike) Answer(ev Event, say Say) []byte {
-	if len(say.North) == 0 || ev.Leave || !contextEvents[ev.Name] {
+	if len(say.North) == 0 || ev.Leave || !a.capa.Reaches(ev.Name) {
 		return nil
 	}
 	out := claudeSpecific{HookEventName: ev.Name, AdditionalContext: ContextText(ev.Beat.AgentID, say.North)}
-	if say.Ask && ev.Name == "PreToolUse" {
+	if say.Ask && a.capa.Asks(ev.Name) {
 		out.PermissionDecision = "ask"
 		out.PermissionDecisionReason = AskReason(say.North)
 	}

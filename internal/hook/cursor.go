@@ -11,6 +11,8 @@ import (
 // most events: the caller root is workspace_roots[0].
 type cursor struct{}
 
+var cursorCapability = mustCapability("cursor")
+
 type cursorPayload struct {
 	HookEventName  string          `json:"hook_event_name"`
 	ConversationID string          `json:"conversation_id"`
@@ -121,7 +123,7 @@ func (cursor) Answer(ev Event, say Say) []byte {
 	switch ev.Name {
 	case "preToolUse", "beforeShellExecution", "beforeMCPExecution":
 		out := cursorPermission{UserMessage: AskReason(say.North), AgentMessage: text}
-		if say.Ask {
+		if say.Ask && cursorCapability.Asks(ev.Name) {
 			out.Permission = "ask"
 		}
 		return marshal(out)

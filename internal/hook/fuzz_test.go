@@ -49,3 +49,4 @@ func fuzzAdapter(f *testing.F, ad Adapter, folder string) {
 func FuzzClaudePayload(f *testing.F) { fuzzAdapter(f, claude, hooktest.ClaudeCode) }
 func FuzzCodexPayload(f *testing.F)  { fuzzAdapter(f, codex, hooktest.Codex) }
 func FuzzCursorPayload(f *testing.F) { fuzzAdapter(f, cursor{}, hooktest.Cursor) }
+func FuzzGeminiPayload(f *testing.F) { fuzzAdapter(f, gemini{}, hooktest.GeminiCLI) }

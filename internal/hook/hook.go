@@ -38,8 +38,9 @@ type Event struct {
 	Beat contract.BeatRequest
 	// Leave: the session (or the subagent) ended; the presence leaves.
 	Leave bool
-	// Gate: the event fires before a tool runs and the agent accepts an
-	// "ask" there.
+	// Gate: the event fires before a tool runs and the agent honours an
+	// "ask" there (the capability table's AskEvents): never for Codex nor
+	// Gemini CLI.
 	Gate bool
 }
 
@@ -56,7 +57,7 @@ type Adapter interface {
 	// /api/hooks/{agent}.
 	Agent() string
 	// Kind is the presence kind the adapter sets ("claude-code", "codex",
-	// "cursor").
+	// "cursor", "gemini-cli").
 	Kind() string
 	// Parse reads one payload. An error means the payload cannot be used:
 	// the hook warns and the agent carries on.
@@ -70,9 +71,11 @@ var adapters = map[string]Adapter{
 	"claude": claude,
 	"codex":  codex,
 	"cursor": cursor{},
+	"gemini": gemini{},
 }
 
-// For returns the adapter named agent ("claude", "codex" or "cursor").
+// For returns the adapter named agent ("claude", "codex", "cursor" or
+// "gemini").
 func For(agent string) (Adapter, bool) {
 	a, ok := adapters[agent]
 	return a, ok

@@ -2,6 +2,8 @@ package hook
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -13,8 +15,11 @@ const (
 	claudeID = "claude-7d0c5e2a"
 	codexID  = "codex-0199a1f2"
 	cursorID = "cursor-c5b1e0d2"
+	geminiID = "gemini-5f2c9e1a"
 	wt       = "/home/ana/shop-wt2"
 	cart     = wt + "/src/checkout/cart.go"
+	// Gemini CLI's payloads were recorded in another worktree.
+	gwt = "/home/ana/shop-wt3"
 )
 
 // TestParseRecordedPayloads reads every recorded payload of each agent and
@@ -42,11 +47,11 @@ func TestParseRecordedPayloads(t *testing.T) {
 		hooktest.Codex: {
 			"session-start.json":                     {agent: codexID},
 			"user-prompt-submit.json":                {agent: codexID},
-			"pre-tool-use-apply-patch.json":          {agent: codexID, tool: "apply_patch", touched: []string{cart, wt + "/src/checkout/sum.go"}, gate: true},
+			"pre-tool-use-apply-patch.json":          {agent: codexID, tool: "apply_patch", touched: []string{cart, wt + "/src/checkout/sum.go"}}, // Codex honours no ask: nothing gates
 			"post-tool-use-apply-patch.json":         {agent: codexID, tool: "apply_patch", touched: []string{cart, wt + "/src/checkout/total.go", wt + "/src/checkout/old_total.go"}},
 			"post-tool-use-bash.json":                {agent: codexID, tool: "Bash"},
 			"stop.json":                              {agent: codexID},
-			"subagent-pre-tool-use-apply-patch.json": {agent: codexID + "/0199a1f3-0b7d-7e10-8c2f-3d4e5f607182", parent: codexID, tool: "apply_patch", touched: []string{cart}, gate: true},
+			"subagent-pre-tool-use-apply-patch.json": {agent: codexID + "/0199a1f3-0b7d-7e10-8c2f-3d4e5f607182", parent: codexID, tool: "apply_patch", touched: []string{cart}},
 			"subagent-stop.json":                     {agent: codexID + "/0199a1f3-0b7d-7e10-8c2f-3d4e5f607182", parent: codexID, leave: true},
 		},
 		hooktest.Cursor: {
@@ -61,8 +66,16 @@ func TestParseRecordedPayloads(t *testing.T) {
 			"stop.json":                   {agent: cursorID},
 			"session-end.json":            {agent: cursorID, leave: true},
 		},
+		hooktest.GeminiCLI: {
+			"session-start.json":             {agent: geminiID},
+			"before-agent.json":              {agent: geminiID},
+			"before-tool-replace.json":       {agent: geminiID, tool: "replace", touched: []string{gwt + "/src/checkout/cart.go"}}, // no ask honoured: nothing gates
+			"before-tool-shell-git-add.json": {agent: geminiID, tool: "run_shell_command"},
+			"after-tool-write-file.json":     {agent: geminiID, tool: "write_file", touched: []string{gwt + "/src/checkout/decimal.go"}},
+			"session-end.json":               {agent: geminiID, leave: true},
+		},
 	}
-	adapterOf := map[string]Adapter{hooktest.ClaudeCode: claude, hooktest.Codex: codex, hooktest.Cursor: cursor{}}
+	adapterOf := map[string]Adapter{hooktest.ClaudeCode: claude, hooktest.Codex: codex, hooktest.Cursor: cursor{}, hooktest.GeminiCLI: gemini{}}
 	for folder, byName := range cases {
 		ad := adapterOf[folder]
 		// Every recorded payload has a case, so a new one cannot go untested.
@@ -79,7 +92,7 @@ func TestParseRecordedPayloads(t *testing.T) {
 			}
 			b := ev.Beat
 			if b.AgentID != w.agent || b.ParentAgentID != w.parent || b.Tool != w.tool || ev.Leave != w.leave || ev.Gate != w.gate ||
-				!slices.Equal(b.Touched, w.touched) || b.CallerRoot != wt || b.Kind != ad.Kind() {
+				!slices.Equal(b.Touched, w.touched) || b.CallerRoot != hooktest.RecordedWorktreeOf(folder) || b.Kind != ad.Kind() {
 				t.Errorf("%s/%s: got agent %q parent %q tool %q touched %q leave %v gate %v caller_root %q kind %q, want %+v",
 					folder, name, b.AgentID, b.ParentAgentID, b.Tool, b.Touched, ev.Leave, ev.Gate, b.CallerRoot, b.Kind, w)
 			}
@@ -91,7 +104,7 @@ func TestParseRecordedPayloads(t *testing.T) {
 }
 
 func TestParseRefusesUnusablePayloads(t *testing.T) {
-	for _, ad := range []Adapter{claude, codex, cursor{}} {
+	for _, ad := range []Adapter{claude, codex, cursor{}, gemini{}} {
 		for _, p := range []string{"", "not json", "[]", `{"hook_event_name":"PreToolUse"}`, `{"session_id":7}`, strings.Repeat(" ", MaxPayload+1)} {
 			if _, err := ad.Parse([]byte(p)); err == nil {
 				t.Errorf("%s: Parse(%.40q) accepted it", ad.Agent(), p)
@@ -144,9 +157,36 @@ func TestAnswers(t *testing.T) {
 				t.Errorf("got %v", a)
 			}
 		}},
+		// Codex takes an ask for a failed hook and loses the warning: under
+		// the ask policy it is warned, never asked.
 		{codex, hooktest.Codex, "pre-tool-use-apply-patch.json", true, func(t *testing.T, a answer) {
 			h := a["hookSpecificOutput"].(map[string]any)
-			if h["permissionDecision"] != "ask" || !strings.Contains(h["additionalContext"].(string), "cart.go") {
+			if h["permissionDecision"] != nil || !strings.Contains(h["additionalContext"].(string), "cart.go") {
+				t.Errorf("got %v", a)
+			}
+		}},
+		{gemini{}, hooktest.GeminiCLI, "session-start.json", false, func(t *testing.T, a answer) {
+			h := a["hookSpecificOutput"].(map[string]any)
+			if h["hookEventName"] != "SessionStart" || !strings.Contains(h["additionalContext"].(string), "codex-0199a1f2") || a["systemMessage"] != nil {
+				t.Errorf("got %v", a)
+			}
+		}},
+		{gemini{}, hooktest.GeminiCLI, "before-agent.json", true, func(t *testing.T, a answer) {
+			h := a["hookSpecificOutput"].(map[string]any)
+			if h["hookEventName"] != "BeforeAgent" || !strings.Contains(h["additionalContext"].(string), "codex-0199a1f2") {
+				t.Errorf("got %v", a)
+			}
+		}},
+		{gemini{}, hooktest.GeminiCLI, "after-tool-write-file.json", false, func(t *testing.T, a answer) {
+			h := a["hookSpecificOutput"].(map[string]any)
+			if h["hookEventName"] != "AfterTool" || !strings.Contains(h["additionalContext"].(string), "codex-0199a1f2") {
+				t.Errorf("got %v", a)
+			}
+		}},
+		// BeforeTool takes no context: the person reads it, and nothing is
+		// decided, under ask as under warn.
+		{gemini{}, hooktest.GeminiCLI, "before-tool-replace.json", true, func(t *testing.T, a answer) {
+			if len(a) != 1 || !strings.Contains(a["systemMessage"].(string), "codex-0199a1f2") {
 				t.Errorf("got %v", a)
 			}
 		}},
@@ -200,6 +240,7 @@ func TestAnswers(t *testing.T) {
 		{claude, hooktest.ClaudeCode, []string{"stop.json", "session-end.json", "subagent-stop.json"}},
 		{codex, hooktest.Codex, []string{"stop.json", "subagent-stop.json"}},
 		{cursor{}, hooktest.Cursor, []string{"stop.json", "after-file-edit.json", "before-submit-prompt.json", "before-read-file.json", "session-end.json"}},
+		{gemini{}, hooktest.GeminiCLI, []string{"session-end.json"}},
 	} {
 		for _, name := range tc.names {
 			ev, err := tc.ad.Parse([]byte(hooktest.Payload(t, tc.folder, name)))
@@ -216,8 +257,8 @@ func TestAnswers(t *testing.T) {
 // TestNeverAllowNorDeny: whatever the event and policy, no adapter's
 // answer grants or refuses a permission.
 func TestNeverAllowNorDeny(t *testing.T) {
-	for _, folder := range []string{hooktest.ClaudeCode, hooktest.Codex, hooktest.Cursor} {
-		ad, _ := For(map[string]string{hooktest.ClaudeCode: "claude", hooktest.Codex: "codex", hooktest.Cursor: "cursor"}[folder])
+	for _, folder := range []string{hooktest.ClaudeCode, hooktest.Codex, hooktest.Cursor, hooktest.GeminiCLI} {
+		ad, _ := For(map[string]string{hooktest.ClaudeCode: "claude", hooktest.Codex: "codex", hooktest.Cursor: "cursor", hooktest.GeminiCLI: "gemini"}[folder])
 		for _, name := range hooktest.Names(t, folder) {
 			ev, err := ad.Parse([]byte(hooktest.Payload(t, folder, name)))
 			if err != nil {
@@ -337,5 +378,29 @@ func TestContextText(t *testing.T) {
 	got := ContextText(claudeID, many)
 	if !strings.Contains(got, claudeID) || !strings.Contains(got, "agent-e") || strings.Contains(got, "agent-f") || !strings.Contains(got, "3 more") {
 		t.Errorf("ContextText = %q: want the agent, the first 5 lines and the rest counted", got)
+	}
+}
+
+// TestCapabilityTable: every adapter has its row, and docs/hooks.md holds
+// the table as the code renders it.
+func TestCapabilityTable(t *testing.T) {
+	for _, agent := range Agents() {
+		c, ok := CapabilityOf(agent)
+		if !ok || c.Product == "" || c.ProjectFile == "" || c.UserFile == "" || len(c.ContextEvents) == 0 {
+			t.Errorf("%s: row %+v", agent, c)
+		}
+	}
+	if len(capabilities) != len(Agents()) {
+		t.Errorf("%d rows for %d adapters", len(capabilities), len(Agents()))
+	}
+	if c, _ := CapabilityOf("codex"); len(c.AskEvents) != 0 || c.Trust == "" {
+		t.Errorf("codex: asks on %v, trust %q; want never asked and the /hooks step", c.AskEvents, c.Trust)
+	}
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "hooks.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(doc), CapabilityTable()) {
+		t.Errorf("docs/hooks.md does not hold the capability table as the code renders it:\n%s", CapabilityTable())
 	}
 }

@@ -13,7 +13,7 @@ import (
 )
 
 // Usage is hall-hook's usage text; its flags follow it.
-const Usage = `usage: hall-hook claude|codex|cursor [flags]
+const Usage = `usage: hall-hook claude|codex|cursor|gemini [flags]
 
 The lean command hook: it hands the agent's hook payload (stdin) to the
 Hall's hook endpoint, POST /api/hooks/{agent}, and prints the Hall's answer
@@ -71,7 +71,7 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		warn(err)
 		return
 	case r.Agent == "" || len(extra) > 0:
-		warn(fmt.Errorf("want one agent, claude, codex or cursor, as in hall-hook claude [flags]; got %q", strings.Join(append([]string{r.Agent}, extra...), " ")))
+		warn(fmt.Errorf("want one agent, claude, codex, cursor or gemini, as in hall-hook claude [flags]; got %q", strings.Join(append([]string{r.Agent}, extra...), " ")))
 		return
 	}
 	if r.Token, err = token.Value(); err != nil {

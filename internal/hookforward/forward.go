@@ -37,7 +37,7 @@ const maxAnswer = 1 << 20
 // Request is one payload to hand to a Hall.
 type Request struct {
 	Hall        string // the Hall's base URL: http://127.0.0.1:7433
-	Agent       string // "claude", "codex" or "cursor": /api/hooks/{agent}
+	Agent       string // "claude", "codex", "cursor" or "gemini": /api/hooks/{agent}
 	Token       string // sent as a bearer token when set
 	OnCollision string // "warn" or "ask"; "" leaves the Hall's default (warn)
 	Payload     []byte // the agent's hook payload, as read

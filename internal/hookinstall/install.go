@@ -1,32 +1,40 @@
 // Package hookinstall writes the Hall's hooks into an agent's own hook
-// configuration (Claude Code's .claude/settings.json, Codex's
-// .codex/hooks.json, Cursor's .cursor/hooks.json) and takes them out again.
+// configuration (Claude Code's .claude/settings.local.json or
+// settings.json, Codex's .codex/hooks.json, Cursor's .cursor/hooks.json,
+// Gemini CLI's .gemini/settings.json) and takes them out again.
 //
-// It merges: the file's other settings and other hooks are kept, in their
-// order; only the Hall's own entries (a command running `beat --hook
-// <agent>` or `hall-hook <agent>`, or an HTTP hook to /api/hooks/<agent>)
-// are added, replaced or removed. A second install changes nothing. The caller writes the result
-// (Write keeps a backup of the file it replaces) or only prints it (a dry
-// run). The JSON is edited in place with tidwall/sjson, so key order
-// survives; the file is then indented with two spaces.
+// It merges without losing anything: the file is edited as bytes, and only
+// the Hall's own entries (a command running `beat --hook <agent>` or
+// `hall-hook <agent>`, or an HTTP hook to /api/hooks/<agent>) are spliced
+// in or out; every other key, value, order and space stays as it was. A
+// key is data, compared by its decoded name, never a path expression. A
+// file that is not strict JSON (a comment, a trailing comma) or that
+// repeats a key is refused with the place of the fault and left alone. A
+// second install changes nothing, and keeps the flags the installed hooks
+// carry unless they are given again.
+//
+// Write replaces the file atomically (a temporary file beside it, then a
+// rename), through a symlink to its target, after a backup created
+// exclusively under a fresh name, and only if the file is still what was
+// read: a concurrent writer's change is never overwritten (ErrChanged).
+//
+// What each agent can carry (which events reach the model, the ask, the
+// trust step) is internal/hook's capability table; this package follows
+// it.
 package hookinstall
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
-	"os"
 	"path/filepath"
+	"slices"
 	"strings"
-	"time"
 
 	"github.com/hall-dev/hall/internal/cli"
-	"github.com/hall-dev/hall/internal/safefile"
-	"github.com/tidwall/gjson"
-	"github.com/tidwall/pretty"
-	"github.com/tidwall/sjson"
+	"github.com/hall-dev/hall/internal/hook"
+	"mvdan.cc/sh/v3/shell"
 )
 
 // hookTimeout is the seconds an agent gives one Hall hook; the hook itself
@@ -35,7 +43,7 @@ const hookTimeout = 5
 
 // Options says what to install, and where.
 type Options struct {
-	Agent string // "claude", "codex" or "cursor"
+	Agent string // "claude", "codex", "cursor" or "gemini"
 	File  string // the agent's hook configuration file
 	// Command is what a command hook runs: "hall" (hall beat --hook
 	// <agent>, the default when empty) or the lean hall-hook (hall-hook
@@ -49,6 +57,14 @@ type Options struct {
 	// OnCollision is "ask" to ask before a mutating tool runs while in a
 	// collision; "" or "warn" to warn only.
 	OnCollision string
+	// Given says which of the flags above the person gave; an install
+	// keeps the installed hooks' value of every other one.
+	Given Given
+}
+
+// Given marks the flags given on the command line.
+type Given struct {
+	Command, HTTP, HallURL, OnCollision bool
 }
 
 // Change is one line of the summary.
@@ -65,71 +81,134 @@ func (c Change) String() string {
 
 // Result is what an install or uninstall would do to one file.
 type Result struct {
-	File    string
+	File string // the file as named
+	// Target is the file written: File, or the end of its symlinks.
+	Target  string
 	Existed bool
 	Before  []byte // the file as it is (nil when absent)
 	After   []byte // the file as it would be
-	Changed bool   // After differs from Before: a write is due
+	Changed bool   // a write is due
+	// Remove: the uninstall left nothing of the file but an empty object
+	// (the file held only the Hall's hooks): Write removes it.
+	Remove  bool
 	Changes []Change
-	Notes   []string // what the person should know (a feature flag, http not supported…)
+	Notes   []string // what the person should know (the trust step, a policy that degrades…)
+	// Kept are the flags read back from the installed hooks, for the
+	// summary ("--on-collision ask").
+	Kept []string
+	// Options are the options installed, the kept flags included.
+	Options Options
 }
 
 // agentSpec is how one agent's configuration holds hooks.
 type agentSpec struct {
 	events []string // the events the Hall hooks, in order
 	// grouped: hooks.<event> is a list of {matcher?, hooks: [handler…]}
-	// (Claude Code, Codex); else a flat list of handlers (Cursor).
+	// (Claude Code, Codex, Gemini CLI); else a flat list of handlers
+	// (Cursor).
 	grouped bool
 	http    func(event string) bool // the agent runs HTTP hooks for event
-	notes   []string
+	// matcher is the group's matcher for event ("" for none).
+	matcher func(event string) string
+	// timeout is the handler's timeout, in the agent's unit.
+	timeout int
+	// name is the handler's name, where the agent names hooks.
+	name string
+	// empty is the file an uninstall may leave and remove.
+	empty string
 }
+
+// geminiToolMatcher: BeforeTool only speaks to the person, so it runs on
+// the tools that change files; AfterTool reaches the model after any
+// tool. Gemini CLI reads a matcher as a regular expression.
+const geminiToolMatcher = "write_file|replace|run_shell_command"
 
 var specs = map[string]agentSpec{
 	"claude": {
 		events:  []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "SubagentStart", "SubagentStop", "SessionEnd"},
 		grouped: true,
 		http:    func(ev string) bool { return ev != "SessionStart" }, // SessionStart runs command hooks only
+		matcher: func(string) string { return "" },
+		timeout: hookTimeout,
+		empty:   "{}",
 	},
 	"codex": {
 		events:  []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "SubagentStart", "SubagentStop"},
 		grouped: true,
 		http:    func(string) bool { return false },
-		notes:   []string{"Codex runs hooks only with `[features] codex_hooks = true` in its config.toml."},
+		matcher: func(string) string { return "" },
+		timeout: hookTimeout,
+		empty:   "{}",
 	},
 	"cursor": {
-		events: []string{"sessionStart", "sessionEnd", "beforeSubmitPrompt", "preToolUse", "postToolUse", "afterFileEdit", "stop"},
-		http:   func(string) bool { return false },
+		events:  []string{"sessionStart", "sessionEnd", "beforeSubmitPrompt", "preToolUse", "postToolUse", "afterFileEdit", "stop"},
+		http:    func(string) bool { return false },
+		matcher: func(string) string { return "" },
+		empty:   `{"version":1}`,
+	},
+	"gemini": {
+		events:  []string{"SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "SessionEnd"},
+		grouped: true,
+		http:    func(string) bool { return false },
+		matcher: func(ev string) string {
+			switch ev {
+			case "BeforeTool":
+				return geminiToolMatcher
+			case "AfterTool":
+				return ".*"
+			}
+			return ""
+		},
+		timeout: hookTimeout * 1000, // milliseconds
+		name:    "hall",
+		empty:   "{}",
 	},
 }
 
 // Agents lists the agents this package configures.
-func Agents() []string { return []string{"claude", "codex", "cursor"} }
+func Agents() []string { return []string{"claude", "codex", "cursor", "gemini"} }
 
-// ConfigFile is the agent's hook configuration in a project (dir) or, with
-// user, in home.
-func ConfigFile(agent, dir string, user bool, home string) (string, error) {
-	rel := map[string]string{
-		"claude": filepath.Join(".claude", "settings.json"),
-		"codex":  filepath.Join(".codex", "hooks.json"),
-		"cursor": filepath.Join(".cursor", "hooks.json"),
-	}[agent]
-	if rel == "" {
-		return "", fmt.Errorf("unknown agent %q: want one of %s", agent, strings.Join(Agents(), ", "))
+func unknownAgent(agent string) error {
+	return fmt.Errorf("unknown agent %q: want one of %s", agent, strings.Join(Agents(), ", "))
+}
+
+// ConfigFile is the agent's hook configuration in the project at root or,
+// with user, in home. For Claude Code a project's file is the personal
+// .claude/settings.local.json unless shared asks for the committed
+// .claude/settings.json.
+func ConfigFile(agent, root string, user bool, home string, shared bool) (string, error) {
+	capa, ok := hook.CapabilityOf(agent)
+	if _, known := specs[agent]; !ok || !known {
+		return "", unknownAgent(agent)
 	}
-	base := dir
-	if user {
-		base = home
+	base, rel := root, capa.ProjectFile
+	switch {
+	case user:
+		base, rel = home, strings.TrimPrefix(capa.UserFile, "~/")
+	case shared && capa.SharedProjectFile != "":
+		rel = capa.SharedProjectFile
 	}
 	abs, err := filepath.Abs(base)
 	if err != nil {
 		return "", fmt.Errorf("config folder: %w", err)
 	}
-	return filepath.Join(abs, rel), nil
+	return filepath.Join(abs, filepath.FromSlash(rel)), nil
 }
 
-// maxSettings bounds the settings file read: an agent's settings are a few
-// KiB.
-const maxSettings = 4 << 20
+// ConfigFiles are every file of agent's hooks the Hall may have written,
+// for a project at root (both of Claude Code's) and the user in home.
+func ConfigFiles(agent, root, home string) []string {
+	var out []string
+	for _, c := range []struct{ user, shared bool }{{false, false}, {false, true}, {true, false}} {
+		if c.user && home == "" || !c.user && root == "" {
+			continue
+		}
+		if f, err := ConfigFile(agent, root, c.user, home, c.shared); err == nil && !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
 
 // Install returns the file with the Hall's hooks in it.
 func Install(o Options) (Result, error) { return edit(o, true) }
@@ -137,172 +216,441 @@ func Install(o Options) (Result, error) { return edit(o, true) }
 // Uninstall returns the file with the Hall's hooks taken out.
 func Uninstall(o Options) (Result, error) { return edit(o, false) }
 
+// HasHall reports whether file holds any of the Hall's hooks for agent.
+func HasHall(agent, file string) (bool, error) {
+	if _, ok := specs[agent]; !ok {
+		return false, unknownAgent(agent)
+	}
+	_, b, existed, err := read(file)
+	if err != nil || !existed {
+		return false, err
+	}
+	if err := checkDoc(b); err != nil {
+		return false, nil // not the Hall's to judge here: install names it
+	}
+	_, found := installed(b, agent)
+	return found, nil
+}
+
 func edit(o Options, install bool) (Result, error) {
 	spec, ok := specs[o.Agent]
 	if !ok {
-		return Result{}, fmt.Errorf("unknown agent %q: want one of %s", o.Agent, strings.Join(Agents(), ", "))
+		return Result{}, unknownAgent(o.Agent)
 	}
 	if o.OnCollision != "" && o.OnCollision != "warn" && o.OnCollision != "ask" {
 		return Result{}, fmt.Errorf("on-collision %q: want warn or ask", o.OnCollision)
 	}
-	res := Result{File: o.File}
-	// The settings file may be a link (a dotfiles repository), never a
-	// FIFO or a device: read through safefile, so a wrong path answers
-	// at once instead of waiting on it.
-	before, err := safefile.ReadFile(o.File, maxSettings, safefile.Follow)
-	switch {
-	case err == nil:
-		res.Existed, res.Before = true, before
-	case errors.Is(err, os.ErrNotExist):
-	default:
-		return Result{}, fmt.Errorf("read %s: %w", o.File, err)
+	capa, _ := hook.CapabilityOf(o.Agent)
+	target, before, existed, err := read(o.File)
+	if err != nil {
+		return Result{}, err
 	}
-	doc := string(before)
-	if strings.TrimSpace(doc) == "" {
-		doc = "{}"
+	res := Result{File: o.File, Target: target, Existed: existed, Before: before}
+	doc := before
+	if len(strings.TrimSpace(string(doc))) == 0 {
+		doc = []byte(spec.empty + "\n")
 		if o.Agent == "cursor" {
-			doc = `{"version":1}`
+			doc = []byte("{\n  \"version\": 1\n}\n")
 		}
 	}
-	if !gjson.Valid(doc) || !gjson.Parse(doc).IsObject() {
-		return Result{}, fmt.Errorf("%s is not a JSON object: fix or move it, nothing was changed", o.File)
+	if err := checkDoc(doc); err != nil {
+		return Result{}, fmt.Errorf("%s: %w: fix it by hand; nothing was changed", o.File, err)
 	}
-	if h := gjson.Get(doc, "hooks"); h.Exists() && !h.IsObject() {
-		return Result{}, fmt.Errorf("%s: \"hooks\" is not an object: nothing was changed", o.File)
-	}
-	if install {
-		res.Notes = append(res.Notes, spec.notes...)
-		if o.HTTP && o.Agent != "claude" {
-			res.Notes = append(res.Notes, fmt.Sprintf("%s runs command hooks only: --http installs command hooks.", o.Agent))
-		}
+	if err := checkShape(doc, spec); err != nil {
+		return Result{}, fmt.Errorf("%s: %w: nothing was changed", o.File, err)
 	}
 
-	for _, ev := range spec.events {
-		var want string // the handler to install, as JSON; "" to remove only
-		if install {
-			want = handler(o, spec, ev)
+	if install {
+		o, res.Kept = keep(o, doc)
+		if o.HTTP && o.Agent != "claude" {
+			res.Notes = append(res.Notes, fmt.Sprintf("%s runs command hooks only: --http installs command hooks.", capa.Product))
 		}
-		doc, err = editEvent(doc, o.Agent, spec.grouped, ev, want, &res.Changes)
-		if err != nil {
-			return Result{}, fmt.Errorf("%s: %w", o.File, err)
+		if o.OnCollision == "ask" && len(capa.AskEvents) == 0 {
+			res.Notes = append(res.Notes, fmt.Sprintf("%s does not honour an ask: under --on-collision ask it is warned, never asked.", capa.Product))
+		}
+		if capa.Trust != "" {
+			res.Notes = append(res.Notes, capa.Trust)
 		}
 	}
+	res.Options = o
+
+	events := slices.Clone(spec.events)
 	// Events the Hall no longer hooks keep no entry of the Hall's.
-	for ev := range gjson.Get(doc, "hooks").Map() {
-		if !contains(spec.events, ev) {
-			doc, err = editEvent(doc, o.Agent, spec.grouped, ev, "", &res.Changes)
-			if err != nil {
-				return Result{}, fmt.Errorf("%s: %w", o.File, err)
+	if _, hs, ok := hooksMembers(doc); ok {
+		for _, m := range hs {
+			if !slices.Contains(events, m.key) {
+				events = append(events, m.key)
 			}
 		}
 	}
+	for _, ev := range events {
+		var want any // the Hall's entry for ev; nil to remove only
+		if install && slices.Contains(spec.events, ev) {
+			want = entry(o, spec, ev)
+		}
+		doc = editEvent(doc, o.Agent, spec.grouped, ev, want, &res.Changes)
+	}
 	// An uninstall that emptied "hooks" takes the key out too.
-	if h := gjson.Get(doc, "hooks"); !install && len(res.Changes) > 0 && h.IsObject() && len(h.Map()) == 0 {
-		doc, _ = sjson.Delete(doc, "hooks")
+	if _, hs, ok := hooksMembers(doc); ok && !install && len(res.Changes) > 0 && len(hs) == 0 {
+		open, close, ms := members(doc, skipWS(doc, 0))
+		_, i, _ := find(ms, "hooks")
+		doc = removeItem(doc, open, close, memberSpans(ms), i)
 	}
 
-	after := pretty.PrettyOptions([]byte(doc), &pretty.Options{Width: 80, Prefix: "", Indent: "  ", SortKeys: false})
-	res.After = after
-	res.Changed = !res.Existed || !sameJSON(res.Before, after)
-	if !install && !res.Existed {
+	if !json.Valid(doc) {
+		// The splices keep a valid document; this guards the person's file
+		// should one ever not.
+		return Result{}, fmt.Errorf("%s: the edit would not be valid JSON (a bug in hall hooks): nothing was changed", o.File)
+	}
+	res.After = doc
+	switch {
+	case !install && !existed:
 		res.Changed = false
+	case !install && len(res.Changes) > 0 && sameJSON(doc, []byte(spec.empty)) && target == o.File:
+		// A file that held only the Hall's hooks goes; one behind a link
+		// (kept in a dotfiles repository) stays, emptied.
+		res.Changed, res.Remove = true, true
+	default:
+		res.Changed = !existed || !sameJSON(before, doc)
 	}
 	return res, nil
 }
 
-// editEvent makes hooks.<ev> hold exactly one Hall handler equal to want
-// (none when want is ""), keeping every other entry where it is.
-func editEvent(doc, agent string, grouped bool, ev, want string, changes *[]Change) (string, error) {
-	path := "hooks." + escape(ev)
-	list := gjson.Get(doc, path)
-	if list.Exists() && !list.IsArray() {
-		return "", fmt.Errorf("hooks.%s is not a list", ev)
+// checkShape refuses a file whose "hooks" or whose list of an event the
+// Hall edits is not what the agent reads: editing it would guess.
+func checkShape(doc []byte, spec agentSpec) error {
+	_, ms := topMembers(doc)
+	m, _, ok := find(ms, "hooks")
+	if !ok {
+		return nil
 	}
-	type at struct{ group, hook int }
-	var ours []at
-	var oursJSON []string
-	groupSizes := map[int]int{}
-	for gi, g := range list.Array() {
+	if doc[m.valStart] != '{' {
+		return errors.New(`"hooks" is not an object`)
+	}
+	_, _, hs := members(doc, m.valStart)
+	for _, h := range hs {
+		if doc[h.valStart] != '[' {
+			if slices.Contains(spec.events, h.key) {
+				return fmt.Errorf("hooks.%s is not a list", h.key)
+			}
+		}
+	}
+	return nil
+}
+
+func topMembers(doc []byte) (int, []member) {
+	open, _, ms := members(doc, skipWS(doc, 0))
+	return open, ms
+}
+
+// hooksMembers are the members of the "hooks" object, if there is one.
+func hooksMembers(doc []byte) (member, []member, bool) {
+	_, ms := topMembers(doc)
+	m, _, ok := find(ms, "hooks")
+	if !ok || doc[m.valStart] != '{' {
+		return member{}, nil, false
+	}
+	_, _, hs := members(doc, m.valStart)
+	return m, hs, true
+}
+
+// hallAt is one Hall handler in an event's list: its group (the element
+// of the list) and, in a grouped list, its place in the group's hooks.
+type hallAt struct {
+	list          span   // the event's list
+	group         int    // the element of the list
+	groupSpans    []span // the list's elements
+	inner         span   // the group's hooks list ({-1,-1} when flat)
+	handler       int    // the handler in it
+	handlerSpans  []span
+	raw           []byte // the handler
+	groupRaw      []byte
+	groupHandlers int
+}
+
+// findHall returns the first Hall handler of agent under hooks.<ev>.
+func findHall(doc []byte, agent string, grouped bool, ev string) (hallAt, bool) {
+	_, hs, ok := hooksMembers(doc)
+	if !ok {
+		return hallAt{}, false
+	}
+	m, _, ok := find(hs, ev)
+	if !ok || doc[m.valStart] != '[' {
+		return hallAt{}, false
+	}
+	_, _, groups := elements(doc, m.valStart)
+	for gi, g := range groups {
 		if !grouped {
-			if isHall(g, agent) {
-				ours = append(ours, at{gi, -1})
-				oursJSON = append(oursJSON, g.Raw)
+			if isHall(doc[g.start:g.end], agent) {
+				return hallAt{list: span{m.valStart, m.valEnd}, group: gi, groupSpans: groups, raw: doc[g.start:g.end], groupRaw: doc[g.start:g.end]}, true
 			}
 			continue
 		}
-		hs := g.Get("hooks").Array()
-		groupSizes[gi] = len(hs)
-		for hi, h := range hs {
-			if isHall(h, agent) {
-				ours = append(ours, at{gi, hi})
-				oursJSON = append(oursJSON, h.Raw)
+		if doc[g.start] != '{' {
+			continue
+		}
+		_, _, gm := members(doc, g.start)
+		hm, _, ok := find(gm, "hooks")
+		if !ok || doc[hm.valStart] != '[' {
+			continue
+		}
+		_, _, handlers := elements(doc, hm.valStart)
+		for hi, h := range handlers {
+			if isHall(doc[h.start:h.end], agent) {
+				return hallAt{
+					list: span{m.valStart, m.valEnd}, group: gi, groupSpans: groups,
+					inner: span{hm.valStart, hm.valEnd}, handler: hi, handlerSpans: handlers,
+					raw: doc[h.start:h.end], groupRaw: doc[g.start:g.end], groupHandlers: len(handlers),
+				}, true
 			}
 		}
 	}
-	// Already exactly right: one Hall handler, alone in its group (with
-	// no matcher), equal to want.
-	if want != "" && len(ours) == 1 && sameJSON([]byte(oursJSON[0]), []byte(want)) &&
-		(!grouped || (groupSizes[ours[0].group] == 1 && !list.Array()[ours[0].group].Get("matcher").Exists())) {
-		*changes = append(*changes, Change{ev, "keep", describe(want)})
-		return doc, nil
-	}
-	// Take the Hall's handlers out, last first so indexes hold; a group
-	// left empty goes too.
-	var err error
-	for i := len(ours) - 1; i >= 0; i-- {
-		o := ours[i]
-		if !grouped {
-			doc, err = sjson.Delete(doc, fmt.Sprintf("%s.%d", path, o.group))
-		} else if groupSizes[o.group] == 1 {
-			doc, err = sjson.Delete(doc, fmt.Sprintf("%s.%d", path, o.group))
-		} else {
-			doc, err = sjson.Delete(doc, fmt.Sprintf("%s.%d.hooks.%d", path, o.group, o.hook))
-			groupSizes[o.group]--
+	return hallAt{}, false
+}
+
+// countHall counts the Hall's handlers under hooks.<ev>.
+func countHall(doc []byte, agent string, grouped bool, ev string) int {
+	n := 0
+	for {
+		at, ok := findHall(doc, agent, grouped, ev)
+		if !ok {
+			return n
 		}
-		if err != nil {
-			return "", err
+		n++
+		doc = removeHall(doc, at, grouped)
+	}
+}
+
+// removeHall takes one Hall handler out; a group left empty goes too.
+func removeHall(doc []byte, at hallAt, grouped bool) []byte {
+	if !grouped || at.groupHandlers == 1 {
+		_, closeL, _ := elements(doc, at.list.start)
+		return removeItem(doc, at.list.start, closeL, at.groupSpans, at.group)
+	}
+	_, closeI, _ := elements(doc, at.inner.start)
+	return removeItem(doc, at.inner.start, closeI, at.handlerSpans, at.handler)
+}
+
+// editEvent makes hooks.<ev> hold exactly one Hall entry equal to want
+// (none when want is nil), keeping every other entry where it is.
+func editEvent(doc []byte, agent string, grouped bool, ev string, want any, changes *[]Change) []byte {
+	n := countHall(doc, agent, grouped, ev)
+	if want != nil && n == 1 {
+		at, _ := findHall(doc, agent, grouped, ev)
+		have := at.groupRaw
+		if sameJSON(have, renderValue(want, "", "")) {
+			*changes = append(*changes, Change{ev, "keep", describe(at.raw)})
+			return doc
 		}
-		if want == "" {
-			*changes = append(*changes, Change{ev, "remove", describe(oursJSON[i])})
+	}
+	for {
+		at, ok := findHall(doc, agent, grouped, ev)
+		if !ok {
+			break
+		}
+		doc = removeHall(doc, at, grouped)
+		if want == nil {
+			*changes = append(*changes, Change{ev, "remove", describe(at.raw)})
 		}
 	}
-	if want == "" {
-		if l := gjson.Get(doc, path); l.Exists() && len(l.Array()) == 0 && len(ours) > 0 {
-			doc, err = sjson.Delete(doc, path)
+	if want == nil {
+		// A list the Hall emptied goes, key and all.
+		if n > 0 {
+			if hm, hs, ok := hooksMembers(doc); ok {
+				if m, i, ok := find(hs, ev); ok && doc[m.valStart] == '[' {
+					if _, _, es := elements(doc, m.valStart); len(es) == 0 {
+						open, close, _ := members(doc, hm.valStart)
+						doc = removeItem(doc, open, close, memberSpans(hs), i)
+					}
+				}
+			}
 		}
-		return doc, err
+		return doc
 	}
-	entry := want
-	if grouped {
-		entry = `{"hooks":[` + want + `]}`
-	}
-	doc, err = sjson.SetRaw(doc, path+".-1", entry)
-	if err != nil {
-		return "", err
-	}
+	doc = addEntry(doc, ev, want)
 	action := "add"
-	if len(ours) > 0 {
+	if n > 0 {
 		action = "replace"
 	}
-	*changes = append(*changes, Change{ev, action, describe(want)})
-	return doc, nil
+	at, _ := findHall(doc, agent, grouped, ev)
+	*changes = append(*changes, Change{ev, action, describe(at.raw)})
+	return doc
+}
+
+// addEntry appends want to hooks.<ev>, making "hooks" and the list when
+// they are missing.
+func addEntry(doc []byte, ev string, want any) []byte {
+	open, ms := topMembers(doc)
+	hm, _, ok := find(ms, "hooks")
+	if !ok {
+		_, close, _ := members(doc, open)
+		doc = appendItem(doc, open, close, memberSpans(ms), renderMember("hooks", map[string]any{}))
+		_, ms = topMembers(doc)
+		hm, _, _ = find(ms, "hooks")
+	}
+	hopen, hclose, hs := members(doc, hm.valStart)
+	lm, _, ok := find(hs, ev)
+	if !ok {
+		return appendItem(doc, hopen, hclose, memberSpans(hs), renderMember(ev, []any{want}))
+	}
+	lopen, lclose, es := elements(doc, lm.valStart)
+	return appendItem(doc, lopen, lclose, es, func(indent, unit string) []byte { return renderValue(want, indent, unit) })
+}
+
+// handlerFields are the fields that say whose a handler is.
+type handlerFields struct {
+	Command string `json:"command"`
+	URL     string `json:"url"`
+}
+
+func fields(raw []byte) handlerFields {
+	var h handlerFields
+	_ = json.Unmarshal(raw, &h) // a handler of another shape is nobody's
+	return h
 }
 
 // isHall reports whether a handler is one of the Hall's for agent.
-func isHall(h gjson.Result, agent string) bool {
-	cmd := h.Get("command").String()
-	if strings.Contains(cmd, "beat --hook "+agent) {
-		return true
+func isHall(raw []byte, agent string) bool {
+	h := fields(raw)
+	if args := commandArgs(h.Command); len(args) >= 2 {
+		if IsLean(args[0]) && args[1] == agent {
+			return true
+		}
+		if i := slices.Index(args, "--hook"); i > 0 && i+1 < len(args) && args[i-1] == "beat" && args[i+1] == agent {
+			return true
+		}
 	}
-	if f := strings.Fields(cmd); len(f) >= 2 && IsLean(strings.Trim(f[0], `'"`)) && f[1] == agent {
-		return true
+	if h.URL == "" {
+		return false
 	}
-	u := h.Get("url").String()
-	return u != "" && strings.Contains(u, "/api/hooks/"+agent)
+	u, err := url.Parse(h.URL)
+	return err == nil && strings.HasSuffix(strings.TrimRight(u.Path, "/"), "/api/hooks/"+agent)
 }
 
-// handler is the Hall's handler for ev, as JSON.
-func handler(o Options, spec agentSpec, ev string) string {
+// commandArgs splits a command hook's command line as a shell would
+// (quotes, escapes); nil when it is not plain words.
+func commandArgs(cmd string) []string {
+	if strings.TrimSpace(cmd) == "" {
+		return nil
+	}
+	args, err := shell.Fields(cmd, func(string) string { return "" })
+	if err != nil {
+		return nil
+	}
+	return args
+}
+
+// installed reads back the options of the first Hall handler in doc.
+func installed(doc []byte, agent string) (Options, bool) {
+	spec := specs[agent]
+	for _, ev := range spec.events {
+		at, ok := findHall(doc, agent, spec.grouped, ev)
+		if !ok {
+			continue
+		}
+		h := fields(at.raw)
+		var o Options
+		if h.URL != "" {
+			u, err := url.Parse(h.URL)
+			if err != nil {
+				continue
+			}
+			o.HTTP = true
+			o.OnCollision = u.Query().Get("on_collision")
+			u.RawQuery = ""
+			u.Path = strings.TrimSuffix(strings.TrimRight(u.Path, "/"), "/api/hooks/"+agent)
+			o.HallURL = u.String()
+			return o, true
+		}
+		args := commandArgs(h.Command)
+		o.Command = args[0]
+		for i := 1; i+1 < len(args); i++ {
+			switch args[i] {
+			case "--hall":
+				o.HallURL = args[i+1]
+			case "--on-collision":
+				o.OnCollision = args[i+1]
+			}
+		}
+		if ho, ok := installedHTTP(doc, agent); ok {
+			o.HTTP, o.HallURL, o.OnCollision = true, ho.HallURL, ho.OnCollision
+		}
+		return o, true
+	}
+	return Options{}, false
+}
+
+// installedHTTP reads back an HTTP handler's options, where the agent has
+// HTTP hooks.
+func installedHTTP(doc []byte, agent string) (Options, bool) {
+	spec := specs[agent]
+	for _, ev := range spec.events {
+		if !spec.http(ev) {
+			continue
+		}
+		at, ok := findHall(doc, agent, spec.grouped, ev)
+		if !ok || fields(at.raw).URL == "" {
+			return Options{}, false
+		}
+		u, err := url.Parse(fields(at.raw).URL)
+		if err != nil {
+			return Options{}, false
+		}
+		o := Options{HTTP: true, OnCollision: u.Query().Get("on_collision")}
+		u.RawQuery = ""
+		u.Path = strings.TrimSuffix(strings.TrimRight(u.Path, "/"), "/api/hooks/"+agent)
+		o.HallURL = u.String()
+		return o, true
+	}
+	return Options{}, false
+}
+
+// keep fills every flag the person did not give from the installed hooks,
+// and names what it kept.
+func keep(o Options, doc []byte) (Options, []string) {
+	old, ok := installed(doc, o.Agent)
+	if !ok {
+		return o, nil
+	}
+	var kept []string
+	if !o.Given.HallURL && old.HallURL != "" && strings.TrimRight(old.HallURL, "/") != strings.TrimRight(o.HallURL, "/") {
+		o.HallURL = old.HallURL
+		kept = append(kept, "--hall "+old.HallURL)
+	}
+	if !o.Given.OnCollision && old.OnCollision == "ask" && o.OnCollision != "ask" {
+		o.OnCollision = "ask"
+		kept = append(kept, "--on-collision ask")
+	}
+	if !o.Given.HTTP && old.HTTP && !o.HTTP {
+		o.HTTP = true
+		kept = append(kept, "--http")
+	}
+	if !o.Given.Command && old.Command != "" && old.Command != o.Command {
+		o.Command = old.Command
+		kept = append(kept, "--command "+old.Command)
+	}
+	return o, kept
+}
+
+// entry is the Hall's entry for ev: a group holding one handler (grouped
+// agents) or the handler itself.
+func entry(o Options, spec agentSpec, ev string) any {
+	h := handler(o, spec, ev)
+	if !spec.grouped {
+		return h
+	}
+	return group{Matcher: spec.matcher(ev), Hooks: []any{h}}
+}
+
+// group is a grouped agent's matcher group, fields in the order a person
+// reads them.
+type group struct {
+	Matcher string `json:"matcher,omitempty"`
+	Hooks   []any  `json:"hooks"`
+}
+
+// handler is the Hall's handler for ev.
+func handler(o Options, spec agentSpec, ev string) any {
 	hall := strings.TrimRight(o.HallURL, "/")
 	if o.HTTP && spec.http(ev) {
 		if hall == "" {
@@ -312,31 +660,32 @@ func handler(o Options, spec agentSpec, ev string) string {
 		if o.OnCollision == "ask" {
 			u += "?on_collision=ask"
 		}
-		return mustJSON(httpHandler{
-			Type: "http", URL: u, Timeout: hookTimeout,
+		return httpHandler{
+			Type: "http", URL: u, Timeout: spec.timeout,
 			Headers:        map[string]string{"Authorization": "Bearer $HALL_TOKEN"},
 			AllowedEnvVars: []string{"HALL_TOKEN"},
-		})
+		}
 	}
 	cmd := o.Command
 	if cmd == "" {
 		cmd = "hall"
 	}
-	if IsLean(cmd) {
+	cmd = shellQuote(cmd)
+	if IsLean(o.Command) {
 		cmd += " " + o.Agent
 	} else {
 		cmd += " beat --hook " + o.Agent
 	}
-	if hall != "" && hall != cli.DefaultURL {
+	if hall != "" && hall != strings.TrimRight(cli.DefaultURL, "/") {
 		cmd += " --hall " + shellQuote(hall)
 	}
 	if o.OnCollision == "ask" {
 		cmd += " --on-collision ask"
 	}
 	if !spec.grouped {
-		return mustJSON(commandHandler{Command: cmd})
+		return commandHandler{Command: cmd}
 	}
-	return mustJSON(commandHandler{Type: "command", Command: cmd, Timeout: hookTimeout})
+	return commandHandler{Type: "command", Name: spec.name, Command: cmd, Timeout: spec.timeout}
 }
 
 // Lean is the lean command hook's name (cmd/hall-hook).
@@ -345,13 +694,14 @@ const Lean = "hall-hook"
 // IsLean reports whether command runs the lean command hook, by its base
 // name.
 func IsLean(command string) bool {
-	return filepath.Base(command) == Lean
+	return command != "" && filepath.Base(command) == Lean
 }
 
 // The handlers, fields in the order a person reads them.
 type (
 	commandHandler struct {
 		Type    string `json:"type,omitempty"`
+		Name    string `json:"name,omitempty"`
 		Command string `json:"command"`
 		Timeout int    `json:"timeout,omitempty"`
 	}
@@ -365,87 +715,61 @@ type (
 )
 
 // describe names a handler for the summary: its command or URL.
-func describe(raw string) string {
-	h := gjson.Parse(raw)
-	if c := h.Get("command"); c.Exists() {
-		return c.String()
+func describe(raw []byte) string {
+	h := fields(raw)
+	if h.Command != "" {
+		return h.Command
 	}
-	return "http " + h.Get("url").String()
-}
-
-// Write writes res.After over res.File, after copying the file it
-// replaces to a backup beside it; it returns the backup's path ("" when
-// there was no file). Nothing is written when nothing changed.
-func Write(res Result, now time.Time) (backup string, err error) {
-	if !res.Changed {
-		return "", nil
-	}
-	if err := os.MkdirAll(filepath.Dir(res.File), 0o755); err != nil {
-		return "", fmt.Errorf("create %s: %w", filepath.Dir(res.File), err)
-	}
-	mode := os.FileMode(0o644)
-	if res.Existed {
-		if fi, err := os.Stat(res.File); err == nil {
-			mode = fi.Mode().Perm()
-		}
-		backup = res.File + ".hall-backup-" + now.UTC().Format("20060102T150405Z")
-		if err := os.WriteFile(backup, res.Before, mode); err != nil {
-			return "", fmt.Errorf("back up %s: %w", res.File, err)
-		}
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(res.File), "."+filepath.Base(res.File)+".tmp-*")
-	if err != nil {
-		return backup, fmt.Errorf("write %s: %w", res.File, err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(res.After); err != nil {
-		tmp.Close()
-		return backup, fmt.Errorf("write %s: %w", res.File, err)
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return backup, fmt.Errorf("write %s: %w", res.File, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return backup, fmt.Errorf("write %s: %w", res.File, err)
-	}
-	if err := os.Rename(tmp.Name(), res.File); err != nil {
-		return backup, fmt.Errorf("write %s: %w", res.File, err)
-	}
-	return backup, nil
+	return "http " + h.URL
 }
 
 // sameJSON reports whether two documents hold the same JSON values (key
 // order counts: it is what a person sees).
 func sameJSON(a, b []byte) bool {
-	var x, y bytes.Buffer
-	if json.Compact(&x, a) != nil || json.Compact(&y, b) != nil {
-		return bytes.Equal(a, b)
+	if !json.Valid(a) || !json.Valid(b) {
+		return string(a) == string(b)
 	}
-	return bytes.Equal(x.Bytes(), y.Bytes())
+	return orderedOf(a) == orderedOf(b)
 }
 
-func mustJSON(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err)
-	}
-	return string(b)
+// orderedOf is a's canonical compact form, keys in their order.
+func orderedOf(a []byte) string {
+	var buf strings.Builder
+	compact(a, skipWS(a, 0), &buf)
+	return buf.String()
 }
 
-// escape makes an event name one sjson/gjson path component.
-func escape(s string) string {
-	r := strings.NewReplacer(".", `\.`, "*", `\*`, "?", `\?`, "|", `\|`, "#", `\#`, "@", `\@`)
-	return r.Replace(s)
-}
-
-func contains(l []string, s string) bool {
-	for _, x := range l {
-		if x == s {
-			return true
+func compact(b []byte, i int, out *strings.Builder) {
+	switch b[i] {
+	case '{':
+		_, _, ms := members(b, i)
+		out.WriteByte('{')
+		for j, m := range ms {
+			if j > 0 {
+				out.WriteByte(',')
+			}
+			k, _ := json.Marshal(m.key)
+			out.Write(k)
+			out.WriteByte(':')
+			compact(b, m.valStart, out)
 		}
+		out.WriteByte('}')
+	case '[':
+		_, _, es := elements(b, i)
+		out.WriteByte('[')
+		for j, e := range es {
+			if j > 0 {
+				out.WriteByte(',')
+			}
+			compact(b, e.start, out)
+		}
+		out.WriteByte(']')
+	default:
+		var v any
+		_ = json.Unmarshal(b[i:valueEnd(b, i)], &v)
+		enc, _ := json.Marshal(v)
+		out.Write(enc)
 	}
-	return false
 }
 
 // shellQuote quotes s for a POSIX shell when it needs it.

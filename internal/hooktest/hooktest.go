@@ -1,5 +1,6 @@
 // Package hooktest holds recorded hook payloads of the agents the Hall
-// adapts to (Claude Code, Codex, Cursor), for tests in any package.
+// adapts to (Claude Code, Codex, Cursor, Gemini CLI), for tests in any
+// package.
 //
 // The payloads live in testdata/, one folder per agent; see its README for
 // where their shape comes from. Nothing here is used outside tests.
@@ -23,6 +24,7 @@ const (
 	ClaudeCode = "claude-code"
 	Codex      = "codex"
 	Cursor     = "cursor"
+	GeminiCLI  = "gemini-cli"
 )
 
 // Payload returns one recorded payload, agent being one of the folder names
@@ -53,9 +55,23 @@ func Names(tb testing.TB, agent string) []string {
 	return names
 }
 
-// RecordedWorktree is the folder every recorded payload works in (its cwd,
-// workspace root and file paths start with it).
+// RecordedWorktree is the folder the recorded payloads work in (their
+// cwd, workspace root and file paths start with it), but Gemini CLI's:
+// see RecordedWorktreeOf.
 const RecordedWorktree = "/home/ana/shop-wt2"
+
+// recordedWorktrees are the agents whose payloads were recorded elsewhere.
+var recordedWorktrees = map[string]string{
+	GeminiCLI: "/home/ana/shop-wt3",
+}
+
+// RecordedWorktreeOf is the folder agent's recorded payloads work in.
+func RecordedWorktreeOf(agent string) string {
+	if wt, ok := recordedWorktrees[agent]; ok {
+		return wt
+	}
+	return RecordedWorktree
+}
 
 // recordedSessions is the session (Cursor: conversation) id of each
 // agent's recorded payloads.
@@ -63,16 +79,17 @@ var recordedSessions = map[string]string{
 	ClaudeCode: "7d0c5e2a-4b1f-4a52-9c33-1f0e8a6b2c41",
 	Codex:      "0199a1f2-6c3e-7d21-9b4a-5e8f7c2d1a03",
 	Cursor:     "c5b1e0d2-3f4a-4c8e-9a71-2d6b8e0f4a19",
+	GeminiCLI:  "5f2c9e1a-8b7d-4c3e-a1f0-2d6b9e4c7a18",
 }
 
 // Moved returns a recorded payload moved to another worktree and, when
-// session is not empty, to another session: every RecordedWorktree in it
+// session is not empty, to another session: every RecordedWorktreeOf(agent) in it
 // becomes worktree and the recorded session id becomes session. Tests use
 // it to play two sessions in a real git worktree made in a temp dir.
 // worktree must need no escaping in JSON (a temp dir does not).
 func Moved(tb testing.TB, agent, name, worktree, session string) string {
 	tb.Helper()
-	p := strings.ReplaceAll(Payload(tb, agent, name), RecordedWorktree, worktree)
+	p := strings.ReplaceAll(Payload(tb, agent, name), RecordedWorktreeOf(agent), worktree)
 	if session != "" {
 		p = strings.ReplaceAll(p, recordedSessions[agent], session)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hall-dev/hall/internal/dirstore"
 	"github.com/hall-dev/hall/internal/dirstore/dirstoretest"
+	"github.com/hall-dev/hall/internal/hall"
 	"github.com/hall-dev/hall/internal/hallclient"
 	"github.com/hall-dev/hall/internal/mcp/mcptest"
 	"github.com/hall-dev/hall/internal/presence"
@@ -33,7 +34,7 @@ func newLocalHall(t *testing.T) *localHall {
 	return &localHall{root: root, store: store, svc: svc, clock: c}
 }
 
-func (h *localHall) client() hallclient.Client { return &hallclient.Local{Service: h.svc} }
+func (h *localHall) client() hallclient.Client { return &hall.Hall{Service: h.svc} }
 
 // files lists the record files, for "nothing written" checks.
 func (h *localHall) files(t *testing.T) []string {

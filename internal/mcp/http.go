@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"sync"
@@ -14,12 +13,15 @@ import (
 )
 
 // DefaultMaxSessions bounds the MCP sessions the Hall holds at once: a
-// client asking for one more gets 503 until one ends (a DELETE, or
-// SessionTimeout of silence).
+// client asking for one more ends the oldest idle session, or gets 503
+// when every session is busy (see admission).
 const DefaultMaxSessions = 256
 
-// SessionTimeout ends an HTTP session its client left without a word.
-const SessionTimeout = 30 * time.Minute
+// SessionTimeout ends an HTTP session with no request in flight for that
+// long (an open notification stream is one): its client left without a
+// word. A client that comes back later opens a new one (its presence
+// stays, under the same agent_id when it names one).
+const SessionTimeout = 5 * time.Minute
 
 // HTTPHandler serves the tools over MCP's streamable HTTP transport (the
 // Hall's /mcp): stateful sessions (their id is what a session's default
@@ -48,6 +50,7 @@ type HTTPHandler struct {
 type httpServer struct {
 	srv  *sdk.Server
 	next http.Handler
+	adm  *admission
 }
 
 // NewHTTPHandler returns the /mcp handler over cfg's Hall, holding at most
@@ -69,9 +72,8 @@ func (h *HTTPHandler) server() *httpServer {
 	defer h.mu.Unlock()
 	if h.built == nil && h.ctx.Err() == nil {
 		srv := NewServer(h.cfg)
-		h.built = &httpServer{srv: srv, next: sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, &sdk.StreamableHTTPOptions{
+		h.built = &httpServer{srv: srv, adm: &admission{max: h.maxSessions, authorize: h.cfg.AuthorizeWrite, idle: SessionTimeout}, next: sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, &sdk.StreamableHTTPOptions{
 			Logger:                     h.cfg.Log,
-			SessionTimeout:             SessionTimeout,
 			DisableLocalhostProtection: true,
 		})}
 	}
@@ -92,11 +94,13 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		refuse(w, http.StatusServiceUnavailable, "shutting_down", "the Hall is shutting down")
 		return
 	}
-	if r.Header.Get("Mcp-Session-Id") == "" && r.Method == http.MethodPost && srv.sessions() >= h.maxSessions {
+	done, err := srv.adm.admit(r, srv.liveIDs, srv.end)
+	if err != nil {
 		w.Header().Set("Retry-After", "60")
-		refuse(w, http.StatusServiceUnavailable, "too_many_sessions", fmt.Sprintf("the Hall holds %d MCP sessions, its most: end one, or retry later", h.maxSessions))
+		refuse(w, http.StatusServiceUnavailable, "too_many_sessions", fmt.Sprintf("the Hall holds %d MCP sessions, its most, none of them idle: end one, or retry later", h.maxSessions))
 		return
 	}
+	defer done(w)
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
 	stop := context.AfterFunc(h.ctx, cancel)
@@ -117,10 +121,28 @@ func (s *httpServer) sessions() int {
 	return n
 }
 
+// liveIDs lists the ids of the sessions the SDK holds.
+func (s *httpServer) liveIDs() map[string]bool {
+	ids := map[string]bool{}
+	for ss := range s.srv.Sessions() {
+		ids[ss.ID()] = true
+	}
+	return ids
+}
+
+// end closes the session with id, to make room for a newcomer.
+func (s *httpServer) end(id string) {
+	for ss := range s.srv.Sessions() {
+		if ss.ID() == id {
+			_ = ss.Close()
+			return
+		}
+	}
+}
+
+// refuse answers through the Hall's one error writer.
 func refuse(w http.ResponseWriter, status int, code, detail string) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(contract.ErrorResponse{Error: code, Detail: detail})
+	contract.WriteError(w, nil, contract.Refuse(status, code, "%s", detail))
 }
 
 // closeWait bounds Close: a session's Close waits for its calls in flight,

@@ -97,6 +97,7 @@ func TestGolden(t *testing.T) {
 		{"cockpit", "cockpit", map[string]any{"brain": "/srv/shop"}},
 		{"leave", "leave", map[string]any{"brain": "/srv/shop"}},
 		{"leave-again", "leave", map[string]any{"brain": "/srv/shop"}},
+		{"north-not-live", "north", map[string]any{"brain": "/srv/shop"}},
 		{"error-field", "handshake", map[string]any{"brain": "/srv/shop", "worktree": "shop-wt2"}},
 		{"error-unknown-brain", "cockpit", map[string]any{"brain": "/srv/nowhere"}},
 	}

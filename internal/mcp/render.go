@@ -66,7 +66,7 @@ func renderHandshake(b contract.BeatRequest, resp contract.BeatResponse) (Handsh
 	state := "stored"
 	switch {
 	case resp.Stored:
-	case strings.HasPrefix(resp.Reason, "throttled"):
+	case resp.Throttled:
 		state = "held, written within the throttle window"
 	default:
 		state = "not stored: " + out.Reason
@@ -78,11 +78,15 @@ func renderHandshake(b contract.BeatRequest, resp contract.BeatResponse) (Handsh
 }
 
 func renderNorth(resp contract.NorthResponse) (NorthOut, string) {
-	out := NorthOut{PresenceID: resp.PresenceID, Error: resp.Error, Detail: contract.Clip(resp.Detail, reasonWidth)}
+	out := NorthOut{PresenceID: resp.PresenceID, Live: resp.Live, Error: resp.Error, Detail: contract.Clip(resp.Detail, reasonWidth)}
 	out.North, out.NorthMore = northLines(resp.North, resp.CollisionsTotal)
 	var t strings.Builder
 	if out.Error != "" {
 		fmt.Fprintf(&t, "north of %s: unavailable (%s: %s)\n", out.PresenceID, out.Error, out.Detail)
+		return out, t.String()
+	}
+	if resp.Live != nil && !*resp.Live {
+		fmt.Fprintf(&t, "%s is not on the roster: it lapsed, left, or never beat (call handshake to join)\n", out.PresenceID)
 		return out, t.String()
 	}
 	fmt.Fprintf(&t, "north of %s:\n", out.PresenceID)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hall-dev/hall/internal/hallclient"
@@ -26,7 +27,22 @@ const (
 	// maxWatched bounds the distinct rosters subscribed to at once, over
 	// every session: each costs one roster read per change.
 	maxWatched = 64
+	// maxSubsPerSession bounds one session's subscriptions, so one client
+	// cannot take every watched roster.
+	maxSubsPerSession = 8
+	// codeLimit is the JSON-RPC error code of a request refused because a
+	// bound of the Hall's is reached: the range -32000 to -32099 is the
+	// server's own.
+	codeLimit = -32000
 )
+
+// limitError is a request refused at one of the Hall's bounds.
+func limitError(msg string) error { return &jsonrpc.Error{Code: codeLimit, Message: msg} }
+
+// paramsError is a request whose parameters cannot be served.
+func paramsError(err error) error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
+}
 
 func (s *server) addResources(srv *sdk.Server) {
 	desc := "The live roster, compact, as the presences tool answers it. Subscribe to be told when its collisions change."
@@ -59,7 +75,7 @@ func (s *server) readRoster(ctx context.Context, req *sdk.ReadResourceRequest) (
 	uri := req.Params.URI
 	brain, err := brainOf(uri)
 	if err != nil {
-		return nil, err
+		return nil, paramsError(err)
 	}
 	resp, err := s.cfg.Client.Presences(ctx, brain)
 	switch {
@@ -85,10 +101,14 @@ type live struct {
 
 func (s *server) subscribe(ctx context.Context, req *sdk.SubscribeRequest) error {
 	uri := req.Params.URI
-	if _, err := brainOf(uri); err != nil {
-		return err
+	brain, err := brainOf(uri)
+	if err != nil {
+		return paramsError(err)
 	}
-	if err := s.sessions.subscribe(req.Session, uri, maxWatched); err != nil {
+	if brain != "" && !s.knownBrain(ctx, brain) {
+		return sdk.ResourceNotFoundError(uri)
+	}
+	if err := s.sessions.subscribe(req.Session, uri, maxWatched, maxSubsPerSession); err != nil {
 		return err
 	}
 	s.live.mu.Lock()
@@ -107,6 +127,17 @@ func (s *server) subscribe(ctx context.Context, req *sdk.SubscribeRequest) error
 	}
 	s.watchWhileSubscribed()
 	return nil
+}
+
+// knownBrain reports whether the Hall knows brain (configured, or named by
+// a stored record): a roster that cannot exist takes no watch slot. A
+// Hall that cannot answer now is taken at its word later: the roster
+// reads as the outage until the store is back.
+func (s *server) knownBrain(ctx context.Context, brain string) bool {
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+	defer cancel()
+	_, err := s.cfg.Client.Presences(ctx, brain)
+	return !hallclient.IsNotFound(err)
 }
 
 func (s *server) unsubscribe(_ context.Context, req *sdk.UnsubscribeRequest) error {

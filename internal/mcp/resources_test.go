@@ -2,14 +2,16 @@ package mcp
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/hall-dev/hall/internal/hallclient"
+	"github.com/hall-dev/hall/internal/hall"
 	"github.com/hall-dev/hall/internal/mcp/mcptest"
 	"github.com/hall-dev/hall/internal/presence"
 )
@@ -31,7 +33,7 @@ func TestLiveRoster(t *testing.T) {
 func liveRoster(t *testing.T, protocol string) {
 	h := newLocalHall(t)
 	updated := make(chan string, 64)
-	srv, cs := connectServer(t, Config{Client: &hallclient.Local{Service: h.svc, Changes: h.svc.Changed()}}, mcptest.Client{Updated: updated, Protocol: protocol})
+	srv, cs := connectServer(t, Config{Client: &hall.Hall{Service: h.svc, Changes: h.svc.Changed()}}, mcptest.Client{Updated: updated, Protocol: protocol})
 
 	res, err := cs.ListResources(t.Context(), nil)
 	if err != nil || len(res.Resources) != 1 || res.Resources[0].URI != "hall://presences" {
@@ -166,26 +168,75 @@ func TestLiveForgetsOnlyTheUnsubscribed(t *testing.T) {
 	}
 }
 
-// TestLiveRostersBounded: at most maxWatched distinct rosters are
-// subscribed to at once; one more is refused until one is let go.
+// TestLiveRostersBounded: one session subscribes to at most
+// maxSubsPerSession rosters and the Hall watches at most maxWatched; a
+// roster of a brain the Hall does not know is refused, as is a URI that
+// names no roster; each refusal carries its JSON-RPC code. (Found: one
+// session took all 64 watch slots with unknown brains, and every other
+// client's subscribe then failed with code 0.)
 func TestLiveRostersBounded(t *testing.T) {
-	cs := connect(t, Config{Client: &hallclient.Local{Service: newLocalHall(t).svc}}, mcptest.Client{Protocol: legacy})
+	h := newLocalHall(t)
 	uri := func(i int) string { return fmt.Sprintf("hall://presences/srv/b%d", i) }
-	for i := range maxWatched {
+	for i := range maxWatched + 1 { // every brain known
+		if _, err := h.svc.Beat(t.Context(), presence.Beat{AgentID: "a", Brain: fmt.Sprintf("/srv/b%d", i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := Config{Client: &hall.Hall{Service: h.svc}}
+	code := func(err error) int64 {
+		var we *jsonrpc.Error
+		if !errors.As(err, &we) {
+			return 0
+		}
+		return we.Code
+	}
+	cs := connect(t, cfg, mcptest.Client{Protocol: legacy})
+	for _, tc := range []struct {
+		uri  string
+		want int64
+	}{
+		{"hall://presences/srv/unknown", jsonrpc.CodeInvalidParams},
+		{"hall://elsewhere", jsonrpc.CodeInvalidParams},
+		{"hall://presences/relative", jsonrpc.CodeInvalidParams},
+	} {
+		if err := cs.Subscribe(t.Context(), &sdk.SubscribeParams{URI: tc.uri}); code(err) != tc.want {
+			t.Errorf("subscribe %s: got %v (code %d), want code %d", tc.uri, err, code(err), tc.want)
+		}
+	}
+
+	for i := range maxSubsPerSession {
 		if err := cs.Subscribe(t.Context(), &sdk.SubscribeParams{URI: uri(i)}); err != nil {
 			t.Fatalf("subscription %d: %v", i, err)
 		}
 	}
-	if err := cs.Subscribe(t.Context(), &sdk.SubscribeParams{URI: uri(maxWatched)}); err == nil {
-		t.Fatal("one roster more than the most was subscribed to")
+	if err := cs.Subscribe(t.Context(), &sdk.SubscribeParams{URI: uri(maxSubsPerSession)}); code(err) != codeLimit {
+		t.Fatalf("one subscription more than a session's most: got %v, want code %d", err, codeLimit)
 	}
 	if err := cs.Subscribe(t.Context(), &sdk.SubscribeParams{URI: uri(0)}); err != nil {
-		t.Errorf("subscribing again to a watched roster: %v", err)
+		t.Errorf("subscribing again to a roster the session watches: %v", err)
 	}
-	if err := cs.Unsubscribe(t.Context(), &sdk.UnsubscribeParams{URI: uri(0)}); err != nil {
-		t.Fatal(err)
+
+	// Other sessions fill the Hall's watch slots, then one more is refused.
+	srv := newServer(Config{Client: cfg.Client, Log: quiet()})
+	subscribe := func(u string) error {
+		st, ct := sdk.NewInMemoryTransports()
+		ss, err := srv.srv.Connect(t.Context(), st, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := mcptest.Connect(t, ct, mcptest.Client{Protocol: legacy})
+		t.Cleanup(func() { _ = c.Close(); _ = ss.Wait() })
+		return c.Subscribe(t.Context(), &sdk.SubscribeParams{URI: u})
 	}
-	if err := cs.Subscribe(t.Context(), &sdk.SubscribeParams{URI: uri(maxWatched)}); err != nil {
-		t.Errorf("after one was let go: %v", err)
+	for i := range maxWatched {
+		if err := subscribe(uri(i)); err != nil {
+			t.Fatalf("session %d: %v", i, err)
+		}
+	}
+	if err := subscribe(uri(maxWatched)); code(err) != codeLimit {
+		t.Errorf("one roster more than the Hall watches: got %v, want code %d", err, codeLimit)
+	}
+	if err := subscribe(uri(0)); err != nil {
+		t.Errorf("a roster the Hall watches already: %v", err)
 	}
 }

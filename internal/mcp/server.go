@@ -40,10 +40,13 @@ type Config struct {
 	// when its client sends no roots: `hall mcp`'s own. Empty in the Hall,
 	// whose directory says nothing of its clients': brain is then required.
 	Dir string
-	// WriteToken, when set, is the bearer token handshake and leave
-	// require on the request carrying the call (the Hall's --token over
-	// HTTP). Reads stay open, as on the Hall's other surfaces.
-	WriteToken string
+	// AuthorizeWrite, when set, is the Hall's write rule, applied to
+	// handshake and leave with the Authorization header of the request
+	// carrying the call (over HTTP, on a Hall with --token): an error
+	// refuses the call. The Hall injects its own rule (internal/web's), so
+	// the two can never differ. Reads stay open, as on the Hall's other
+	// surfaces.
+	AuthorizeWrite func(authorization string) error
 	// Timeout bounds one tool call, the Hall's answer and the client's
 	// roots included; DefaultTimeout when zero.
 	Timeout time.Duration
@@ -144,7 +147,7 @@ func encode(v any) (json.RawMessage, error) {
 // field), or the cause.
 func errorResult(err error) *sdk.CallToolResult {
 	text := err.Error()
-	var he *hallclient.Error
+	var he *contract.Error
 	if errors.As(err, &he) {
 		text = he.Code + ": " + he.Detail
 	}
@@ -206,13 +209,20 @@ func (ss *sessions) get(s *sdk.ServerSession) *sessionState {
 }
 
 // subscribe records the session's subscription to uri, unless that would
-// watch more than max distinct rosters.
-func (ss *sessions) subscribe(s *sdk.ServerSession, uri string, max int) error {
+// give the session more than perSession subscriptions or the Hall more
+// than max distinct rosters to watch.
+func (ss *sessions) subscribe(s *sdk.ServerSession, uri string, max, perSession int) error {
 	st := ss.get(s)
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
+	if st.subs[uri] {
+		return nil
+	}
+	if len(st.subs) >= perSession {
+		return limitError(fmt.Sprintf("this session subscribes to %d rosters, its most: unsubscribe from one first", perSession))
+	}
 	if all := ss.subscribedLocked(); !contains(all, uri) && len(all) >= max {
-		return fmt.Errorf("the Hall watches %d rosters at once, its most: unsubscribe from one first", max)
+		return limitError(fmt.Sprintf("the Hall watches %d rosters at once, its most: unsubscribe from one first", max))
 	}
 	if st.subs == nil {
 		st.subs = map[string]bool{}

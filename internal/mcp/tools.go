@@ -8,10 +8,8 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hall-dev/hall/internal/contract"
-	"github.com/hall-dev/hall/internal/hallclient"
-	"github.com/hall-dev/hall/internal/place"
+	"github.com/hall-dev/hall/internal/hall"
 	"github.com/hall-dev/hall/internal/presence"
-	"github.com/hall-dev/hall/internal/web"
 )
 
 // HandshakeIn is a beat's declarations. Every field is optional; absent
@@ -54,6 +52,7 @@ type PresenceIn struct {
 // NorthOut is a presence's collision lines.
 type NorthOut struct {
 	PresenceID string   `json:"presence_id"`
+	Live       *bool    `json:"live,omitempty" jsonschema:"whether the presence is on the roster now (absent while the store cannot be read)"`
 	North      []string `json:"north" jsonschema:"one line per collision partner: who, where, which clause"`
 	NorthMore  int      `json:"north_more" jsonschema:"lines left out"`
 	Error      string   `json:"error,omitempty" jsonschema:"registry_unreadable when the Hall cannot read its store"`
@@ -142,22 +141,12 @@ func (s *server) locate(ctx context.Context, req *sdk.CallToolRequest, b *contra
 	}
 	if b.CallerRoot != "" && !filepath.IsAbs(b.CallerRoot) {
 		_, err := presence.CanonicalPath(b.CallerRoot)
-		return &hallclient.Error{Status: http.StatusBadRequest, Code: "invalid_beat", Detail: "caller_root: " + presence.ErrorMessage(err)}
+		return contract.Refuse(http.StatusBadRequest, "invalid_beat", "caller_root: %s", presence.ErrorMessage(err))
 	}
-	if b.CallerRoot != "" && (b.Brain == "" || b.Worktree == "") {
-		// Measured from caller_root alone: what the call declared is kept
-		// as said, for the Hall to judge.
-		p := place.Place{CallerRoot: b.CallerRoot}.Complete(ctx)
-		if b.Worktree == "" {
-			b.Worktree = p.Worktree
-		}
-		if b.Brain == "" {
-			b.Brain = p.Brain
-		}
-	}
+	*b = hall.CompletePlace(ctx, *b)
 	if b.Brain == "" {
-		return &hallclient.Error{Status: http.StatusBadRequest, Code: "invalid_beat",
-			Detail: "brain is required: this MCP client sent no roots, and the server has no working directory of the agent's to measure it from"}
+		return contract.Refuse(http.StatusBadRequest, "invalid_beat",
+			"brain is required: this MCP client sent no roots, and the server has no working directory of the agent's to measure it from")
 	}
 	return nil
 }
@@ -165,9 +154,9 @@ func (s *server) locate(ctx context.Context, req *sdk.CallToolRequest, b *contra
 // target is the presence a call names: its presence_id, else agent_id
 // (this session's by default) on brain (measured as handshake measures it
 // by default).
-func (s *server) target(ctx context.Context, req *sdk.CallToolRequest, in PresenceIn) (string, error) {
+func (s *server) target(ctx context.Context, req *sdk.CallToolRequest, in PresenceIn) (hall.Who, error) {
 	if in.PresenceID != "" {
-		return in.PresenceID, nil
+		return hall.Who{PresenceID: in.PresenceID}, nil
 	}
 	b := contract.BeatRequest{AgentID: in.AgentID, Brain: in.Brain}
 	if b.AgentID == "" {
@@ -175,14 +164,10 @@ func (s *server) target(ctx context.Context, req *sdk.CallToolRequest, in Presen
 	}
 	if b.Brain == "" {
 		if err := s.locate(ctx, req, &b); err != nil {
-			return "", err
+			return hall.Who{}, err
 		}
 	}
-	brain, err := presence.CanonicalPath(b.Brain)
-	if err != nil {
-		return "", &hallclient.Error{Status: http.StatusBadRequest, Code: "invalid_brain", Detail: presence.ErrorMessage(err)}
-	}
-	return presence.ID(b.AgentID, brain), nil
+	return hall.Who{AgentID: b.AgentID, Brain: b.Brain}, nil
 }
 
 func (s *server) presences(ctx context.Context, _ *sdk.CallToolRequest, in BrainIn) (PresencesOut, string, error) {
@@ -195,11 +180,11 @@ func (s *server) presences(ctx context.Context, _ *sdk.CallToolRequest, in Brain
 }
 
 func (s *server) north(ctx context.Context, req *sdk.CallToolRequest, in PresenceIn) (NorthOut, string, error) {
-	id, err := s.target(ctx, req, in)
+	who, err := s.target(ctx, req, in)
 	if err != nil {
 		return NorthOut{}, "", err
 	}
-	resp, err := s.cfg.Client.North(ctx, id)
+	resp, err := s.cfg.Client.North(ctx, who)
 	if err != nil {
 		return NorthOut{}, "", err
 	}
@@ -219,12 +204,16 @@ func (s *server) leave(ctx context.Context, req *sdk.CallToolRequest, in Presenc
 	if err := s.authorize(req); err != nil {
 		return LeaveOut{}, "", err
 	}
-	id, err := s.target(ctx, req, in)
+	who, err := s.target(ctx, req, in)
+	if err != nil {
+		return LeaveOut{}, "", err
+	}
+	id, err := who.ID()
 	if err != nil {
 		return LeaveOut{}, "", err
 	}
 	switch err := s.cfg.Client.Leave(ctx, id); {
-	case hallclient.IsNotFound(err):
+	case contract.IsNotFound(err):
 		return LeaveOut{PresenceID: id}, id + " was not live: nothing to end\n", nil
 	case err != nil:
 		return LeaveOut{}, "", err
@@ -232,18 +221,17 @@ func (s *server) leave(ctx context.Context, req *sdk.CallToolRequest, in Presenc
 	return LeaveOut{PresenceID: id, Left: true}, id + " left\n", nil
 }
 
-// authorize refuses a writing call without the Hall's token, when it has
-// one. Over stdio no token is asked: `hall mcp` carries its own to the Hall.
+// authorize applies the Hall's write rule (Config.AuthorizeWrite) to a
+// writing call, given the Authorization header of the request that
+// carries it. Over stdio there is no rule: `hall mcp` carries its own
+// token to the Hall.
 func (s *server) authorize(req *sdk.CallToolRequest) error {
-	if s.cfg.WriteToken == "" {
+	if s.cfg.AuthorizeWrite == nil {
 		return nil
 	}
 	var got string
 	if req.Extra != nil && req.Extra.Header != nil {
 		got = req.Extra.Header.Get("Authorization")
 	}
-	if !web.BearerMatches(s.cfg.WriteToken, got) {
-		return &hallclient.Error{Status: http.StatusUnauthorized, Code: "unauthorized", Detail: web.ErrTokenRequired.Error()}
-	}
-	return nil
+	return s.cfg.AuthorizeWrite(got)
 }

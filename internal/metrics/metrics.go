@@ -27,6 +27,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/hall-dev/hall/internal/gitscan"
 	"github.com/hall-dev/hall/internal/presence"
 	"github.com/hall-dev/hall/internal/stream"
 )
@@ -102,13 +103,19 @@ type Roster interface {
 	Snapshot(ctx context.Context) (presence.Snapshot, error)
 }
 
+// GitScanStats is what the worktree scanner counts (*gitscan.Scanner).
+type GitScanStats interface {
+	Stats() gitscan.Stats
+}
+
 // Sources are what Watch reads at each scrape. A nil source leaves its
 // families out.
 type Sources struct {
 	Service   ServiceStats
 	Stream    StreamStats
 	Roster    Roster
-	StoreKind string // "dir" or "nats"
+	GitScan   GitScanStats // nil while the Hall runs no scanner
+	StoreKind string       // "dir" or "nats"
 }
 
 // Watch registers the families read from src at scrape time.

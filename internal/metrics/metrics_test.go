@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
+	"github.com/hall-dev/hall/internal/gitscan"
 	"github.com/hall-dev/hall/internal/metrics"
 	"github.com/hall-dev/hall/internal/presence"
 	"github.com/hall-dev/hall/internal/stream"
@@ -23,7 +24,9 @@ func TestRegistryOfItsOwn(t *testing.T) {
 	svc := presence.NewService(nil, presence.Config{}) // counters only: no store is read
 	hub := stream.NewHub(svc, stream.Config{})         // not started: counters only
 	a, b := metrics.New(), metrics.New()
-	a.Watch(metrics.Sources{Service: svc, Stream: hub, StoreKind: "dir"})
+	scanner := gitscan.NewScanner(gitscan.ScannerConfig{}) // not started: counters only
+	scanner.Track([]string{"/nowhere"})
+	a.Watch(metrics.Sources{Service: svc, Stream: hub, GitScan: scanner, StoreKind: "dir"})
 	b.Watch(metrics.Sources{Service: svc})
 	a.FanoutTime.Observe(0.001)
 	a.ListingTime.Observe(0.002)
@@ -57,7 +60,7 @@ func TestRegistryOfItsOwn(t *testing.T) {
 		return out
 	}
 	ga, gb := scrape(a), scrape(b)
-	for _, name := range []string{"hall_beats_total", "hall_stream_subscribers", "hall_store_info", "go_goroutines", "process_open_fds"} {
+	for _, name := range []string{"hall_beats_total", "hall_stream_subscribers", "hall_store_info", "hall_gitscan_scans_total", "go_goroutines", "process_open_fds"} {
 		if _, ok := ga[name]; !ok {
 			t.Errorf("a: no %s", name)
 		}
@@ -65,10 +68,13 @@ func TestRegistryOfItsOwn(t *testing.T) {
 	if ga["hall_stream_fanout_duration_seconds"] != 1 || ga["hall_store_read_duration_seconds"] != 1 {
 		t.Errorf("a's histograms: fanout %v, read %v, want 1 and 1", ga["hall_stream_fanout_duration_seconds"], ga["hall_store_read_duration_seconds"])
 	}
+	if ga["hall_gitscan_tracked"] != 1 {
+		t.Errorf("a: hall_gitscan_tracked = %v, want 1", ga["hall_gitscan_tracked"])
+	}
 	if gb["hall_stream_fanout_duration_seconds"] != 0 {
 		t.Errorf("b's fanout histogram counted a's observation")
 	}
-	for _, name := range []string{"hall_stream_subscribers", "hall_presences_live", "hall_registry_unreadable", "hall_store_info"} {
+	for _, name := range []string{"hall_stream_subscribers", "hall_presences_live", "hall_registry_unreadable", "hall_store_info", "hall_gitscan_tracked"} {
 		if _, ok := gb[name]; ok {
 			t.Errorf("b serves %s though it was given no source for it", name)
 		}

@@ -4,6 +4,8 @@ import (
 	"context"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/hall-dev/hall/internal/gitscan"
 )
 
 // family is one metric read from the sources at scrape time.
@@ -15,14 +17,17 @@ type family struct {
 
 // scrape is what one Collect read, each source once.
 type scrape struct {
-	svc    presenceStats
-	stream streamStats
-	hasStr bool
-	hasRos bool
-	live   int
-	colls  int
-	skip   int
-	rosErr bool
+	svc      presenceStats
+	stream   streamStats
+	hasStr   bool
+	hasRos   bool
+	live     int
+	colls    int
+	skip     int
+	repaired int
+	rosErr   bool
+	git      gitscan.Stats
+	hasGit   bool
 }
 
 type presenceStats struct{ beats, writes, writeErrors, throttled, listingErrors, busyReads int64 }
@@ -60,6 +65,9 @@ func newStatsCollector(src Sources) *statsCollector {
 	onRoster := func(f func(*scrape) float64) func(*scrape) (float64, bool) {
 		return func(s *scrape) (float64, bool) { return f(s), s.hasRos && !s.rosErr }
 	}
+	onGit := func(f func(*scrape) float64) func(*scrape) (float64, bool) {
+		return func(s *scrape) (float64, bool) { return f(s), s.hasGit }
+	}
 	counter, gauge := prometheus.CounterValue, prometheus.GaugeValue
 
 	add("", "beats_total", "Beats taken (POST /api/presences/beat and hall beat), stored or not.", counter,
@@ -87,6 +95,8 @@ func newStatsCollector(src Sources) *statsCollector {
 		onRoster(func(s *scrape) float64 { return float64(s.colls) }))
 	add("store", "skipped_entries", "Store entries (files) that did not decode as a record at the last read.", gauge,
 		onRoster(func(s *scrape) float64 { return float64(s.skip) }))
+	add("store", "repaired_records", "Store records served after repair at the last read: a foreign writer's fields brought inside the published contract (a negative count zeroed, a relative path dropped, first_seen_ms after last_beat_ms clamped).", gauge,
+		onRoster(func(s *scrape) float64 { return float64(s.repaired) }))
 	add("stream", "subscribers", "Live stream subscribers open now.", gauge,
 		onStream(func(s *scrape) float64 { return float64(s.stream.subscribers) }))
 	add("stream", "subscriptions_total", "Live streams opened.", counter,
@@ -101,6 +111,30 @@ func newStatsCollector(src Sources) *statsCollector {
 		onStream(func(s *scrape) float64 { return float64(s.stream.snapshots) }))
 	add("stream", "diffs_total", "Diffs emitted, each sent to every subscriber whose filter keeps any of it.", counter,
 		onStream(func(s *scrape) float64 { return float64(s.stream.diffs) }))
+	add("gitscan", "tracked", "Worktrees the git scanner tracks now.", gauge,
+		onGit(func(s *scrape) float64 { return float64(s.git.Tracked) }))
+	add("gitscan", "scans_total", "Scans of a worktree's changes run (git status and diff against its base).", counter,
+		onGit(func(s *scrape) float64 { return float64(s.git.Scans) }))
+	add("gitscan", "scan_failures_total", "Scans git could not answer (a timeout, git failing); the presences fall back to observed files.", counter,
+		onGit(func(s *scrape) float64 { return float64(s.git.ScanFailures) }))
+	add("gitscan", "scans_skipped_total", "Scans not run: no usable git, the worktree not on this machine, or over the tracked bound.", counter,
+		onGit(func(s *scrape) float64 { return float64(s.git.ScansSkipped) }))
+	add("gitscan", "scan_seconds_total", "Time spent in scans.", counter,
+		onGit(func(s *scrape) float64 { return s.git.ScanTime.Seconds() }))
+	add("gitscan", "timeouts_total", "Scans, snapshots and merge checks whose git ran out of time and was killed.", counter,
+		onGit(func(s *scrape) float64 { return float64(s.git.Timeouts) }))
+	add("gitscan", "snapshots_total", "Working-tree snapshots taken (through a temporary copy of the index).", counter,
+		onGit(func(s *scrape) float64 { return float64(s.git.Snapshots) }))
+	add("gitscan", "snapshot_failures_total", "Working-tree snapshots that failed.", counter,
+		onGit(func(s *scrape) float64 { return float64(s.git.SnapshotFailures) }))
+	add("gitscan", "merge_checks_total", "Merges predicted by git merge-tree, for pairs of worktrees that overlap by path.", counter,
+		onGit(func(s *scrape) float64 { return float64(s.git.MergeChecks) }))
+	add("gitscan", "merge_failures_total", "Merge predictions that failed.", counter,
+		onGit(func(s *scrape) float64 { return float64(s.git.MergeFailures) }))
+	add("gitscan", "merge_cache_hits_total", "Merge predictions answered from the cache (the same two snapshots merged before).", counter,
+		onGit(func(s *scrape) float64 { return float64(s.git.MergeCacheHits) }))
+	add("gitscan", "merge_seconds_total", "Time spent predicting merges.", counter,
+		onGit(func(s *scrape) float64 { return s.git.MergeTime.Seconds() }))
 	c.store = prometheus.NewDesc(prometheus.BuildFQName(Namespace, "store", "info"), "The store this Hall reads and writes: kind is dir or nats. Always 1.", []string{"kind"}, nil)
 	return c
 }
@@ -131,7 +165,10 @@ func (c *statsCollector) Collect(ch chan<- prometheus.Metric) {
 		snap, err := c.src.Roster.Snapshot(ctx)
 		cancel()
 		s.hasRos, s.rosErr = true, err != nil
-		s.live, s.colls, s.skip = len(snap.Live), snap.CollisionsTotal, snap.Skipped // every pair, listed or not
+		s.live, s.colls, s.skip, s.repaired = len(snap.Live), snap.CollisionsTotal, snap.Skipped, snap.Repaired // every pair, listed or not
+	}
+	if c.src.GitScan != nil {
+		s.git, s.hasGit = c.src.GitScan.Stats(), true
 	}
 	for _, f := range c.families {
 		if v, ok := f.value(s); ok {

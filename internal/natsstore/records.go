@@ -30,7 +30,7 @@ func (s *Store) Get(ctx context.Context, id string) (presence.Record, error) {
 	case errors.Is(err, jetstream.ErrKeyNotFound):
 		return presence.Record{}, presence.Errorf(presence.ENOTFOUND, "no presence %s", id)
 	case err != nil:
-		return presence.Record{}, unavailable(err, "get %s", id)
+		return presence.Record{}, s.unavailable(ctx, err, "get %s", id)
 	}
 	r, err := presence.DecodeRecord(e.Value())
 	if err == nil && r.PresenceID != id {
@@ -99,7 +99,7 @@ func (s *Store) Upsert(ctx context.Context, r presence.Record) error {
 			continue
 		}
 		if err != nil {
-			return unavailable(err, "upsert %s", r.PresenceID)
+			return s.unavailable(ctx, err, "upsert %s", r.PresenceID)
 		}
 		s.viewPut(r.PresenceID, rev, next)
 		return nil
@@ -132,7 +132,7 @@ func (s *Store) current(ctx context.Context, kv jetstream.KeyValue, id string, h
 	case errors.Is(err, jetstream.ErrKeyNotFound):
 		return current{}, nil
 	case err != nil:
-		return current{}, unavailable(err, "read %s before write", id)
+		return current{}, s.unavailable(ctx, err, "read %s before write", id)
 	}
 	c := current{found: true, rev: e.Revision(), data: e.Value()}
 	if rec, err := presence.DecodeRecord(e.Value()); err == nil {
@@ -185,10 +185,10 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 	case errors.Is(err, jetstream.ErrKeyNotFound):
 		return presence.Errorf(presence.ENOTFOUND, "no presence %s", id)
 	case err != nil:
-		return unavailable(err, "read %s before delete", id)
+		return s.unavailable(ctx, err, "read %s before delete", id)
 	}
 	if err := kv.Purge(ctx, id, jetstream.PurgeTTL(markerTTL)); err != nil {
-		return unavailable(err, "delete %s", id)
+		return s.unavailable(ctx, err, "delete %s", id)
 	}
 	s.viewGone(id, e.Revision())
 	return nil
@@ -216,7 +216,7 @@ func (s *Store) DeleteUnlessNewer(ctx context.Context, id string, lastBeatMs int
 		case errors.Is(err, jetstream.ErrKeyNotFound):
 			return false, nil
 		case err != nil:
-			return false, unavailable(err, "read %s before delete", id)
+			return false, s.unavailable(ctx, err, "read %s before delete", id)
 		}
 		r, err := presence.DecodeRecord(e.Value())
 		if err != nil || r.LastBeatMs > lastBeatMs {
@@ -227,7 +227,7 @@ func (s *Store) DeleteUnlessNewer(ctx context.Context, id string, lastBeatMs int
 			continue // written meanwhile: look again
 		}
 		if err != nil {
-			return false, unavailable(err, "delete %s", id)
+			return false, s.unavailable(ctx, err, "delete %s", id)
 		}
 		s.viewGone(id, e.Revision())
 		return true, nil
@@ -262,10 +262,7 @@ func (s *Store) warnLongTTL(r presence.Record) {
 }
 
 func checkID(id string) error {
-	if !presence.ValidID(id) {
-		return presence.Errorf(presence.EINVALID, "presence id %q is not prs_ and 12 lowercase hex digits", id)
-	}
-	return nil
+	return presence.CheckID(id)
 }
 
 func encode(r presence.Record) ([]byte, error) {

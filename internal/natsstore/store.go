@@ -34,6 +34,12 @@ const (
 	// conflict means another writer made progress, so this is only reached
 	// under a pathological write storm on one presence.
 	casAttempts = 16
+	// maxPingsOut is how many pings may go unanswered before the client
+	// takes the connection for stale.
+	maxPingsOut = 2
+	// listTimeouts is how many OpTimeouts a whole read of the bucket may
+	// take: it streams every record, not one.
+	listTimeouts = 5
 )
 
 // Options configure a Store. Zero values take the defaults noted.
@@ -61,9 +67,18 @@ type Options struct {
 	// ReconnectWait is the pause between reconnect attempts to one server;
 	// 1 s.
 	ReconnectWait time.Duration
-	// OpTimeout bounds one request to the server when the caller's context
-	// has no deadline; 5 s.
+	// OpTimeout bounds every request to the server, whatever the
+	// caller's deadline (a shorter one holds); 1 s. A request that runs
+	// out of it marks the server stalled: a server that holds its TCP
+	// connection open and answers nothing (frozen, SIGSTOP, a black-holed
+	// route) is then an outage, as a dead one is, and every operation
+	// fails fast until it answers again. A whole read of the bucket (List
+	// without a loaded view) has listTimeouts of it.
 	OpTimeout time.Duration
+	// PingInterval is how often the client pings the server; after
+	// maxPingsOut unanswered pings it drops the connection and redials,
+	// so an idle Hall notices a frozen server too. 1 s.
+	PingInterval time.Duration
 	// OutageGrace is how long List keeps serving the watched view after the
 	// connection dropped, so a failover to another cluster node (usually
 	// milliseconds) does not flash an empty roster; after it, List reports
@@ -90,7 +105,10 @@ func (o Options) withDefaults() Options {
 		o.ReconnectWait = time.Second
 	}
 	if o.OpTimeout <= 0 {
-		o.OpTimeout = 5 * time.Second
+		o.OpTimeout = time.Second
+	}
+	if o.PingInterval <= 0 {
+		o.PingInterval = time.Second
 	}
 	if o.OutageGrace <= 0 {
 		o.OutageGrace = 5 * time.Second
@@ -110,7 +128,9 @@ type Store struct {
 	nc   *nats.Conn
 	js   jetstream.JetStream
 
-	stops sync.WaitGroup // watchers being stopped in the background
+	stops  sync.WaitGroup // watchers being stopped, and stall probes, in the background
+	closed chan struct{}  // closed by Close: a probe stops waiting
+	once   sync.Once
 
 	bucketMu sync.Mutex
 	kv       jetstream.KeyValue // nil until the bucket was opened once
@@ -121,11 +141,15 @@ type Store struct {
 
 	mu             sync.Mutex
 	connGen        uint64    // counts (re)connections
-	disconnectedAt time.Time // zero while connected
-	watching       bool
-	notify         func() // the running Watch's, for this store's own writes
-	view           *view  // the watched bucket; nil when no watch is loaded
-	warnedTTL      bool
+	disconnectedAt time.Time // zero while connected and answering
+	// stalledAt is when a request last ran out of OpTimeout against a
+	// connection the client still calls up; zero once the server answered
+	// a probe (or the client reconnected).
+	stalledAt time.Time
+	watching  bool
+	notify    func() // the running Watch's, for this store's own writes
+	view      *view  // the watched bucket; nil when no watch is loaded
+	warnedTTL bool
 	// The oldest write of this store its watch has not delivered yet.
 	echoRev   uint64
 	echoSince time.Time
@@ -141,7 +165,7 @@ func Open(o Options) (*Store, error) {
 	if strings.TrimSpace(o.URLs) == "" {
 		return nil, errors.New("nats store: no server URL")
 	}
-	s := &Store{opts: o, log: o.Logger, connEvents: make(chan struct{}, 1)}
+	s := &Store{opts: o, log: o.Logger, connEvents: make(chan struct{}, 1), closed: make(chan struct{})}
 	copts := []nats.Option{
 		nats.Name(o.Name),
 		nats.RetryOnFailedConnect(true),
@@ -150,6 +174,8 @@ func Open(o Options) (*Store, error) {
 		// No reconnect buffer: a write while disconnected fails at once
 		// (and the Hall holds the beat) instead of waiting out a timeout.
 		nats.ReconnectBufSize(-1),
+		nats.PingInterval(o.PingInterval),
+		nats.MaxPingsOutstanding(maxPingsOut),
 		nats.ConnectHandler(func(nc *nats.Conn) { s.connected(nc, "connected") }),
 		nats.ReconnectHandler(func(nc *nats.Conn) { s.connected(nc, "reconnected") }),
 		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) { s.disconnected(err) }),
@@ -187,6 +213,7 @@ func Open(o Options) (*Store, error) {
 
 // Close closes the connection; a running Watch ends with an error.
 func (s *Store) Close() error {
+	s.once.Do(func() { close(s.closed) })
 	if s.nc != nil {
 		s.nc.Close()
 	}
@@ -202,7 +229,7 @@ func (s *Store) Where() string { return redact(s.opts.URLs) + " bucket " + s.opt
 func (s *Store) connected(nc *nats.Conn, what string) {
 	s.mu.Lock()
 	s.connGen++
-	s.disconnectedAt = time.Time{}
+	s.disconnectedAt, s.stalledAt = time.Time{}, time.Time{}
 	s.mu.Unlock()
 	s.log.Info("nats "+what, "server", nc.ConnectedUrlRedacted())
 	s.signal()
@@ -236,15 +263,82 @@ func (s *Store) ready() error {
 	if st := s.nc.Status(); st != nats.CONNECTED {
 		return presence.Errorf(presence.EUNREACHABLE, "nats %s is not connected (%s)", redact(s.opts.URLs), strings.ToLower(st.String()))
 	}
+	s.mu.Lock()
+	stalled := !s.stalledAt.IsZero()
+	s.mu.Unlock()
+	if stalled {
+		return presence.Errorf(presence.EUNREACHABLE, "nats %s is connected but answers nothing within %s", redact(s.opts.URLs), s.opts.OpTimeout)
+	}
 	return nil
 }
 
-// opCtx gives a request a deadline when the caller's context has none.
+// errOpTimeout is the cause of a request's context that ran out of this
+// store's own deadline, told apart from a caller's shorter one.
+var errOpTimeout = errors.New("nats store: no answer within the op timeout")
+
+// opCtx gives a request OpTimeout, or the caller's deadline when sooner.
 func (s *Store) opCtx(ctx context.Context) (context.Context, context.CancelFunc) {
-	if _, ok := ctx.Deadline(); ok {
-		return context.WithCancel(ctx)
+	return context.WithTimeoutCause(ctx, s.opts.OpTimeout, errOpTimeout)
+}
+
+// noteTimeout marks the server stalled when err is a request, made under
+// ctx, that ran out of this store's deadline (or the client's own), not a
+// caller's shorter one: the store counts as disconnected from now (List serves
+// the view for OutageGrace, then reports the outage, as for a dead
+// server), every operation fails fast (ready), and a probe in the
+// background clears the mark once the server answers.
+func (s *Store) noteTimeout(ctx context.Context, err error) {
+	if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, nats.ErrTimeout) {
+		return
 	}
-	return context.WithTimeout(ctx, s.opts.OpTimeout)
+	if ctx.Err() != nil && context.Cause(ctx) != errOpTimeout {
+		return // the caller's own deadline, or a cancel: says nothing of the server
+	}
+	s.mu.Lock()
+	first := s.stalledAt.IsZero()
+	if first {
+		s.stalledAt = time.Now()
+		if s.disconnectedAt.IsZero() {
+			s.disconnectedAt = s.stalledAt
+		}
+	}
+	s.mu.Unlock()
+	if !first {
+		return
+	}
+	s.log.Warn("nats answers nothing within the op timeout; taken for an outage", "servers", redact(s.opts.URLs), "op_timeout", s.opts.OpTimeout)
+	s.signal()
+	s.stops.Go(s.probe)
+}
+
+// probe pings the server until it answers, then clears the stall and
+// bumps the connection generation, so the watch is opened afresh (its
+// consumer may have missed what the stall held up). It ends when the
+// client reconnects (which clears the stall itself) or closes.
+func (s *Store) probe() {
+	for {
+		err := s.nc.FlushTimeout(s.opts.OpTimeout)
+		s.mu.Lock()
+		stalled := !s.stalledAt.IsZero()
+		if err == nil && stalled {
+			s.stalledAt, s.disconnectedAt = time.Time{}, time.Time{}
+			s.connGen++
+		}
+		s.mu.Unlock()
+		switch {
+		case !stalled || s.nc.IsClosed():
+			return
+		case err == nil:
+			s.log.Info("nats answers again", "server", s.nc.ConnectedUrlRedacted())
+			s.signal()
+			return
+		}
+		select {
+		case <-s.closed:
+			return
+		case <-time.After(s.opts.ReconnectWait):
+		}
+	}
 }
 
 // bucket returns the Key-Value bucket, opening (or creating) it on first
@@ -258,9 +352,13 @@ func (s *Store) bucket(ctx context.Context) (jetstream.KeyValue, error) {
 	if s.kv != nil {
 		return s.kv, nil
 	}
-	kv, err := s.openBucket(ctx)
+	// Creating a replicated bucket takes a cluster round of its own: more
+	// than one request's time, once per store.
+	octx, cancel := context.WithTimeoutCause(context.WithoutCancel(ctx), listTimeouts*s.opts.OpTimeout, errOpTimeout)
+	defer cancel()
+	kv, err := s.openBucket(octx)
 	if err != nil {
-		return nil, unavailable(err, "open bucket %s", s.opts.Bucket)
+		return nil, s.unavailable(octx, err, "open bucket %s", s.opts.Bucket)
 	}
 	s.kv = kv
 	return kv, nil
@@ -332,8 +430,11 @@ func (s *Store) createBucket(ctx context.Context, maxAge time.Duration) (jetstre
 }
 
 // unavailable wraps a NATS failure as the domain's EUNREACHABLE: whatever
-// failed, the roster lives on servers this Hall cannot use right now.
-func unavailable(err error, format string, args ...any) error {
+// failed, the roster lives on servers this Hall cannot use right now. A
+// request that ran out of its deadline also marks the server stalled
+// (noteTimeout); ctx is the request's.
+func (s *Store) unavailable(ctx context.Context, err error, format string, args ...any) error {
+	s.noteTimeout(ctx, err)
 	return presence.Errorf(presence.EUNREACHABLE, "nats: %s: %v", fmt.Sprintf(format, args...), err)
 }
 

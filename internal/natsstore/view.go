@@ -22,14 +22,24 @@ import (
 type view struct {
 	slots     map[string]slot
 	lastPrune time.Time
+	high      int // the most slots held since the map was last rebuilt
 }
 
+// shrinkFloor is the least high-water mark at which the slots are rebuilt
+// once they hold under a quarter of it: a Go map keeps the room it grew
+// to, and a listing walks the room, so a burst of one-beat sessions would
+// slow every listing after it.
+const shrinkFloor = 1024
+
 type slot struct {
-	rev    uint64
-	rec    presence.Record
-	bad    bool      // the value does not decode: counted as skipped
-	gone   bool      // deleted or expired: a tombstone
-	goneAt time.Time // when the tombstone was set
+	rev uint64
+	rec presence.Record
+	bad bool // the value does not decode: counted as skipped
+	// repaired: the record was brought inside the contract
+	// (presence.DecodeRecordRepaired), counted.
+	repaired bool
+	gone     bool      // deleted or expired: a tombstone
+	goneAt   time.Time // when the tombstone was set
 }
 
 // tombstoneAge is how long a tombstone is kept: long enough for any write
@@ -52,6 +62,7 @@ func (v *view) apply(key string, next slot) bool {
 		next.goneAt = time.Now()
 	}
 	v.slots[key] = next
+	v.high = max(v.high, len(v.slots))
 	v.prune()
 	return !(had && old.gone && next.gone) && !(!had && next.gone)
 }
@@ -68,6 +79,13 @@ func (v *view) prune() {
 			delete(v.slots, k)
 		}
 	}
+	if v.high >= shrinkFloor && len(v.slots) < v.high/4 {
+		slots := make(map[string]slot, len(v.slots))
+		for k, s := range v.slots {
+			slots[k] = s
+		}
+		v.slots, v.high = slots, len(slots)
+	}
 }
 
 func (v *view) listing() presence.Listing {
@@ -79,6 +97,9 @@ func (v *view) listing() presence.Listing {
 			l.Skipped++
 		default:
 			l.Records = append(l.Records, s.rec) // read-only, as every Record handed on
+			if s.repaired {
+				l.Repaired++
+			}
 		}
 	}
 	return l
@@ -89,11 +110,11 @@ func slotOf(e jetstream.KeyValueEntry) slot {
 	if e.Operation() != jetstream.KeyValuePut {
 		return slot{rev: e.Revision(), gone: true}
 	}
-	r, err := presence.DecodeRecord(e.Value())
+	r, repaired, err := presence.DecodeRecordRepaired(e.Value())
 	if err != nil || r.PresenceID != e.Key() {
 		return slot{rev: e.Revision(), bad: true}
 	}
-	return slot{rev: e.Revision(), rec: r}
+	return slot{rev: e.Revision(), rec: r, repaired: repaired > 0}
 }
 
 // viewPut applies this store's own successful write to the view.
@@ -179,7 +200,7 @@ func (s *Store) List(ctx context.Context) (presence.Listing, error) {
 	}
 	s.mu.Unlock()
 
-	ctx, cancel := s.opCtx(ctx)
+	ctx, cancel := context.WithTimeoutCause(ctx, listTimeouts*s.opts.OpTimeout, errOpTimeout)
 	defer cancel()
 	kv, err := s.bucket(ctx)
 	if err != nil {
@@ -187,14 +208,14 @@ func (s *Store) List(ctx context.Context) (presence.Listing, error) {
 	}
 	w, err := kv.WatchAll(ctx, jetstream.IgnoreDeletes())
 	if err != nil {
-		return presence.Listing{}, unavailable(err, "list bucket %s", s.opts.Bucket)
+		return presence.Listing{}, s.unavailable(ctx, err, "list bucket %s", s.opts.Bucket)
 	}
 	defer s.stopWatcher(w)
 	v := newView()
 	for {
 		select {
 		case <-ctx.Done():
-			return presence.Listing{}, unavailable(ctx.Err(), "list bucket %s", s.opts.Bucket)
+			return presence.Listing{}, s.unavailable(ctx, ctx.Err(), "list bucket %s", s.opts.Bucket)
 		case e, ok := <-w.Updates():
 			if !ok {
 				return presence.Listing{}, presence.Errorf(presence.EUNREACHABLE, "nats: list bucket %s: watch closed", s.opts.Bucket)
@@ -329,7 +350,7 @@ func (s *Store) watchOnce(ctx context.Context, notify func()) (loaded bool, err 
 	}
 	w, err := kv.WatchAll(ctx)
 	if err != nil {
-		return false, unavailable(err, "watch bucket %s", s.opts.Bucket)
+		return false, s.unavailable(ctx, err, "watch bucket %s", s.opts.Bucket)
 	}
 	defer s.stopWatcher(w)
 	echoCheck := time.NewTicker(echoTimeout / 2)

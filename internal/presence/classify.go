@@ -12,6 +12,8 @@ var DefaultMutatingTools = []string{
 	"Edit", "MultiEdit", "Write", "NotebookEdit",
 	// Codex
 	"apply_patch", "write_file",
+	// Gemini CLI (write_file too)
+	"replace",
 	// m1nd
 	"apply", "apply_batch", "edit_commit", "edit", "write",
 }

@@ -49,3 +49,14 @@ func (s *Service) RereadKeys(ctx context.Context, keys []string) error {
 	_, _, err := s.reread(ctx, keys)
 	return err
 }
+
+// CachedCount is how many records the watched cache holds, lapsed ones
+// included: what an iteration of the live view walks.
+func (s *Service) CachedCount() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.cache)
+}
+
+// ReclaimBatch is the most records one reclaim pass removes.
+const ReclaimBatch = reclaimBatch

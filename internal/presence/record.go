@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -191,6 +192,24 @@ func ID(agentID, brain string) string {
 	return "prs_" + hex.EncodeToString(h.Sum(nil))[:12]
 }
 
+// CheckID refuses an id that is not the shape ID returns (EINVALID): the
+// one wording of the id rule, for every surface that takes an id.
+func CheckID(id string) error {
+	if !ValidID(id) {
+		return Errorf(EINVALID, "presence_id %q is not prs_ and 12 lowercase hex digits", clipForMessage(id))
+	}
+	return nil
+}
+
+// clipForMessage keeps an echoed value short in an error's message.
+func clipForMessage(s string) string {
+	const most = 64
+	if len(s) > most {
+		return s[:most] + "…"
+	}
+	return s
+}
+
 // ValidID reports whether id has the shape ID returns: "prs_" and 12
 // lowercase hex digits. Stores use it so an id can never name a path.
 func ValidID(id string) bool {
@@ -306,6 +325,26 @@ const MaxRecordBytes = 256 << 10
 // withinLimits): stores skip and count it, as they skip any record that
 // does not decode.
 func DecodeRecord(data []byte) (Record, error) {
+	r, _, err := DecodeRecordRepaired(data)
+	return r, err
+}
+
+// DecodeRecordRepaired is DecodeRecord, and how many fields of the record
+// it repaired to bring it inside the contract the Hall publishes
+// (repairForeign): a store counts the records it serves repaired.
+func DecodeRecordRepaired(data []byte) (Record, int, error) {
+	r, err := decodeRecord(data)
+	if err != nil {
+		return Record{}, 0, err
+	}
+	n, err := r.repairForeign()
+	if err != nil {
+		return Record{}, 0, err
+	}
+	return r, n, nil
+}
+
+func decodeRecord(data []byte) (Record, error) {
 	var w wireRecord
 	if err := json.Unmarshal(data, &w); err != nil {
 		return Record{}, Errorf(EINVALID, "decode record: %v", err)
@@ -385,6 +424,69 @@ func (r *Record) withinLimits() error {
 	}
 	return nil
 }
+
+// repairForeign brings a record read from a store inside the contract the
+// Hall serves (internal/contract/schema, presence.schema.json), whoever
+// wrote it: the one rule, so every store and every surface hold to it.
+// The Hall's own beats never need it (a beat's paths are canonical, its
+// counters count up); another writer's file may hold anything.
+//
+//   - brain is the record's identity: one that is not an absolute, clean
+//     path is no brain the Hall can serve (its picker link would answer
+//     400), and the record is refused (EINVALID), skipped and counted.
+//   - caller_root and worktree must be absolute and clean, as a beat makes
+//     them; parent_presence_id a presence id: any other is dropped.
+//   - touched keeps the entries whose path is absolute and clean, at most
+//     MaxTouched (the rest are counted omitted); touched_omitted,
+//     query_count, ttl_ms and mutation.observed_at_ms below zero are
+//     zero (absent); first_seen_ms after last_beat_ms is last_beat_ms.
+//
+// It returns how many fields it repaired.
+func (r *Record) repairForeign() (int, error) {
+	if !cleanAbs(r.Brain) {
+		return 0, Errorf(EINVALID, "record %s: brain %.60q is not an absolute, clean path", clipID(r.PresenceID), r.Brain)
+	}
+	n := 0
+	for _, p := range []*string{&r.CallerRoot, &r.Worktree} {
+		if *p != "" && !cleanAbs(*p) {
+			*p = ""
+			n++
+		}
+	}
+	if r.ParentPresenceID != "" && !ValidID(r.ParentPresenceID) {
+		r.ParentPresenceID = ""
+		n++
+	}
+	if bad := slices.IndexFunc(r.Touched, func(t Touch) bool { return !cleanAbs(t.Path) }); bad >= 0 {
+		kept := make([]Touch, 0, len(r.Touched)-1)
+		for _, t := range r.Touched {
+			if cleanAbs(t.Path) {
+				kept = append(kept, t)
+			}
+		}
+		r.Touched = kept
+		n++
+	}
+	if len(r.Touched) > MaxTouched {
+		r.TouchedOmitted = max(r.TouchedOmitted, 0) + int64(len(r.Touched)-MaxTouched)
+		r.Touched = r.Touched[:MaxTouched:MaxTouched]
+		n++
+	}
+	for _, v := range []*int64{&r.TouchedOmitted, &r.QueryCount, &r.TTLMs, &r.Mutation.ObservedAtMs} {
+		if *v < 0 {
+			*v = 0
+			n++
+		}
+	}
+	if r.FirstSeenMs > r.LastBeatMs {
+		r.FirstSeenMs = r.LastBeatMs
+		n++
+	}
+	return n, nil
+}
+
+// cleanAbs reports whether p is an absolute path in its clean form.
+func cleanAbs(p string) bool { return filepath.IsAbs(p) && filepath.Clean(p) == p }
 
 // clipID is an id fit for an error message, whatever a file held.
 func clipID(id string) string {

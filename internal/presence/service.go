@@ -72,6 +72,7 @@ type Service struct {
 	mu       sync.Mutex
 	cache    map[string]Record // the store's records, stale included
 	skipped  int
+	repaired int // records the store brought inside the contract (Listing.Repaired)
 	cacheErr error
 	listed   bool // cache came from a listing (and rereads since), not an error
 	watching bool
@@ -96,6 +97,12 @@ type Service struct {
 	allCollisions []Collision      // every brain's listed, joined
 	allCounts     *CollisionCounts // every brain's counts, joined
 	scratch       []Record         // Snapshot's live records before sorting
+
+	// reclaimQ holds the lapsed records found by the last look and not yet
+	// reclaimed (ReclaimLapsed); cacheHigh and entriesHigh are the most the
+	// cache and the projections held since their maps were last rebuilt.
+	reclaimQ               []lapse
+	cacheHigh, entriesHigh int
 
 	changed chan struct{}
 	paths   pathCache     // canonical brains, caller roots and worktrees of recent beats
@@ -134,6 +141,11 @@ type Stats struct {
 	// of file descriptors): the last good roster was kept and the read
 	// retried.
 	BusyReads int64
+	// Reclaimed counts lapsed records the live loop removed from the
+	// store while running; ReclaimErrors, the removals that failed (and
+	// are tried again on a later pass).
+	Reclaimed     int64
+	ReclaimErrors int64
 }
 
 // NewService returns a Service over store.
@@ -236,7 +248,7 @@ func (s *Service) Refresh(ctx context.Context) (bool, error) {
 	if err != nil {
 		s.stats.RefreshError++
 		changed := s.cacheErr == nil || len(s.cache) > 0
-		s.cache, s.skipped, s.cacheErr, s.listed = nil, 0, err, false
+		s.cache, s.skipped, s.repaired, s.cacheErr, s.listed = nil, 0, 0, err, false
 		return changed, err
 	}
 	next := make(map[string]Record, len(l.Records))
@@ -266,8 +278,8 @@ func (s *Service) Refresh(ctx context.Context) (bool, error) {
 	}
 	// The skip count is part of every snapshot (health shows it): a
 	// change to it alone is a change readers must hear of.
-	changed := s.cacheErr != nil || s.skipped != l.Skipped || !sameRecords(s.cache, next)
-	s.cache, s.skipped, s.cacheErr, s.listed = next, l.Skipped, nil, true
+	changed := s.cacheErr != nil || s.skipped != l.Skipped || s.repaired != l.Repaired || !sameRecords(s.cache, next)
+	s.cache, s.skipped, s.repaired, s.cacheErr, s.listed = next, l.Skipped, l.Repaired, nil, true
 	for id := range s.lapsed {
 		if _, ok := next[id]; !ok {
 			delete(s.lapsed, id)
@@ -339,8 +351,8 @@ func (s *Service) reread(ctx context.Context, keys []string) (changed bool, agai
 			changed = true
 		}
 	}
-	changed = changed || s.skipped != d.Skipped
-	s.skipped = d.Skipped
+	changed = changed || s.skipped != d.Skipped || s.repaired != d.Repaired
+	s.skipped, s.repaired = d.Skipped, d.Repaired
 	return changed, d.Unsettled, nil
 }
 
@@ -389,6 +401,10 @@ type Snapshot struct {
 	Collisions      []Collision // by brain, then pair; bounded on each brain
 	CollisionsTotal int         // every colliding pair in scope, listed or not
 	Skipped         int         // store entries that did not decode
+	// Repaired counts the store's records served after repair: a foreign
+	// writer's fields brought inside the published contract
+	// (DecodeRecordRepaired), stale records included.
+	Repaired int
 	// Counts is every brain's and presence's count of collisions, of the
 	// whole roster (ForBrain narrows Collisions and CollisionsTotal, not
 	// Counts). Snapshots share it: read-only. Nil counts nothing.
@@ -455,7 +471,7 @@ func (s *Service) Snapshot(ctx context.Context) (Snapshot, error) {
 	}
 	now := s.now()
 	s.mu.Lock()
-	snap := Snapshot{AtMs: now.UnixMilli(), Skipped: s.skipped, brains: make(map[string]bool, len(s.brains))}
+	snap := Snapshot{AtMs: now.UnixMilli(), Skipped: s.skipped, Repaired: s.repaired, brains: make(map[string]bool, len(s.brains))}
 	for b := range s.brains {
 		snap.brains[b] = true
 	}
@@ -738,7 +754,7 @@ func (s Snapshot) ForBrain(brain string) Snapshot {
 	if brain == "" {
 		return s
 	}
-	out := Snapshot{AtMs: s.AtMs, Skipped: s.Skipped, brains: s.brains, Counts: s.Counts, CollisionsTotal: s.Counts.OnBrain(brain)}
+	out := Snapshot{AtMs: s.AtMs, Skipped: s.Skipped, Repaired: s.Repaired, brains: s.brains, Counts: s.Counts, CollisionsTotal: s.Counts.OnBrain(brain)}
 	for _, r := range s.Live {
 		if r.Brain == brain {
 			out.Live = append(out.Live, r)

@@ -226,8 +226,8 @@ func (s *Service) prune() {
 // It is an ENOTFOUND error when neither the store nor this Hall knows the
 // id (its subagents still leave).
 func (s *Service) Leave(ctx context.Context, id string) error {
-	if !ValidID(id) {
-		return Errorf(EINVALID, "presence id %q is not prs_ and 12 lowercase hex digits", id)
+	if err := CheckID(id); err != nil {
+		return err
 	}
 	err := s.leave(ctx, id)
 	for _, kid := range s.subagentsOf(ctx, id) {

@@ -18,7 +18,8 @@ type RunConfig struct {
 // names), rescans periodically as the safety net,
 // wakes at the next ttl expiry so a silent presence leaves though no file
 // changed (and looks again at once when the clock jumps), and flushes
-// throttled beats when their window passes. Each change is signalled on
+// throttled beats when their window passes, and reclaims lapsed records
+// in bounded passes (ReclaimLapsed). Each change is signalled on
 // Changed. On return it flushes every held beat.
 func (s *Service) Run(ctx context.Context, cfg RunConfig) error {
 	if cfg.Rescan <= 0 {
@@ -88,6 +89,17 @@ func (s *Service) Run(ctx context.Context, cfg RunConfig) error {
 		}
 	}
 
+	// reclaim runs the next pass of a reclaim that found more lapsed
+	// records than one pass removes, as soon as the loop is free.
+	reclaim := time.NewTimer(time.Hour)
+	reclaim.Stop()
+	defer reclaim.Stop()
+	reclaimPass := func() {
+		if _, more := s.ReclaimLapsed(ctx); more {
+			reclaim.Reset(0)
+		}
+	}
+
 	retryBusy(retryFirst)
 	var due int64 // the expiry the timer is armed for (ms), 0 when none
 	for {
@@ -146,8 +158,11 @@ func (s *Service) Run(ctx context.Context, cfg RunConfig) error {
 			unsettled = nil
 		case <-rescan.C:
 			retryBusy(s.refreshAndNotify(ctx))
+		case <-reclaim.C:
+			reclaimPass()
 		case <-flush.C:
 			s.FlushDue(ctx, false)
+			reclaimPass()
 			// A jump of the clock ages every record at once, which no file
 			// event tells and the armed timer (monotonic) does not see:
 			// look again now rather than when the timer fires.

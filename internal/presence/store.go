@@ -23,6 +23,9 @@ type Store interface {
 type Listing struct {
 	Records []Record
 	Skipped int // entries that looked like records but did not decode
+	// Repaired counts the records listed that DecodeRecordRepaired brought
+	// inside the published contract (a foreign writer's).
+	Repaired int
 }
 
 // Reclaimer is a Store that can reclaim what dead sessions left behind: stale
@@ -35,4 +38,17 @@ type Reclaimer interface {
 type ReclaimReport struct {
 	StaleRecords int
 	TempFiles    int
+}
+
+// LapseRemover is a Store whose lapsed records stay until someone removes
+// them (the sidecar folder), and that can remove one on condition that
+// nobody wrote a newer beat: the live loop reclaims lapsed records with it
+// while the Hall runs, and a record rewritten between the look and the
+// removal is never the one removed. A store whose engine expires records
+// by itself (NATS, per-message TTLs) is none.
+type LapseRemover interface {
+	// RemoveLapsed removes id's record only while the stored copy has
+	// last_beat_ms <= lastBeatMs, and reports whether it removed it. An
+	// absent or undecodable record is left alone and is no error.
+	RemoveLapsed(ctx context.Context, id string, lastBeatMs int64) (bool, error)
 }

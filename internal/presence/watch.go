@@ -45,5 +45,6 @@ const AllKeys = ""
 type Delta struct {
 	Touched   map[string]*Record
 	Skipped   int
+	Repaired  int // the store's whole count of repaired records now (Listing.Repaired)
 	Unsettled []string
 }

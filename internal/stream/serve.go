@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"strconv"
 	"sync"
@@ -29,17 +28,14 @@ func (h *Hub) ServeStream(w http.ResponseWriter, r *http.Request, f Filter) {
 	s := h.pool.NewStream()
 	st, err := h.subscribe(r.Context(), s, f, lastID)
 	if err != nil {
-		body, after := contract.ErrorResponse{Error: "shutting_down", Detail: "the Hall is shutting down"}, time.Second
+		refusal, after := contract.Refuse(http.StatusServiceUnavailable, "shutting_down", "the Hall is shutting down"), time.Second
 		if errors.Is(err, ErrFull) {
 			after = h.cfg.FullRetryAfter
-			body = contract.ErrorResponse{Error: "too_many_streams", Detail: fmt.Sprintf(
-				"this Hall serves at most %d live streams at once (--max-streams); try again in %s, or poll GET /api/presences", h.cfg.MaxSubscribers, after)}
+			refusal = contract.Refuse(http.StatusServiceUnavailable, "too_many_streams",
+				"this Hall serves at most %d live streams at once (--max-streams); try again in %s, or poll GET /api/presences", h.cfg.MaxSubscribers, after)
 		}
-		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		w.Header().Set("Cache-Control", "no-store")
 		w.Header().Set("Retry-After", strconv.Itoa(int(after.Round(time.Second)/time.Second)))
-		w.WriteHeader(http.StatusServiceUnavailable)
-		_ = json.NewEncoder(w).Encode(body)
+		contract.WriteError(w, h.cfg.Log, refusal)
 		return
 	}
 

@@ -14,47 +14,40 @@ import (
 // below it.
 const MaxBeatBody = 64 << 10
 
-// HandleBeat serves POST /api/presences/beat: validate, upsert through the
-// throttled beat path, answer {presence_id, stored, north}. Bad input is a
-// 400 or 413 that writes nothing; a store that cannot be written is still a
-// 200, with stored false and the reason (fail-open).
-func (h *Handler) HandleBeat(w http.ResponseWriter, r *http.Request) {
+// HandleBeat serves POST /api/presences/beat: decode, hall.Beat, encode
+// {presence_id, stored, throttled, north}. Bad input is a 400 or 413 that
+// writes nothing; a store that cannot be written is still a 200, with
+// stored false and the reason (fail-open).
+func (h *Handler) HandleBeat(w http.ResponseWriter, r *http.Request) error {
 	req, err := decodeBeat(w, r)
 	if err != nil {
-		var tooBig *http.MaxBytesError
-		switch {
-		case errors.As(err, &tooBig):
-			writeJSON(w, http.StatusRequestEntityTooLarge, errorBody("body_too_large", fmt.Errorf("the body is over %d bytes", MaxBeatBody)))
-		default:
-			writeJSON(w, http.StatusBadRequest, errorBody("malformed_json", err))
-		}
-		return
+		return err
 	}
-	res, err := h.Service.Beat(r.Context(), req.Beat())
+	resp, err := h.App.Beat(r.Context(), req)
 	if err != nil {
-		// A field over its limit is a 400 like any other rule broken; 413
-		// is kept for a body over MaxBeatBody.
-		status, body := contract.BeatError(err)
-		writeJSON(w, status, body)
-		return
+		return err
 	}
-	writeJSON(w, http.StatusOK, contract.FromBeatResult(res))
+	contract.WriteJSON(w, http.StatusOK, resp)
+	return nil
 }
 
-// decodeBeat reads exactly one JSON object of known fields.
+// decodeBeat reads exactly one JSON object of known fields: 413
+// body_too_large past MaxBeatBody, 400 malformed_json otherwise.
 func decodeBeat(w http.ResponseWriter, r *http.Request) (contract.BeatRequest, error) {
 	var req contract.BeatRequest
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, MaxBeatBody))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil {
-		return req, fmt.Errorf("decode beat: %w", err)
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			return req, err
+	err := dec.Decode(&req)
+	if err == nil {
+		if _, err = dec.Token(); errors.Is(err, io.EOF) {
+			return req, nil
+		} else if err == nil {
+			err = errors.New("the body holds more than one JSON value")
 		}
-		return req, errors.New("decode beat: the body holds more than one JSON value")
 	}
-	return req, nil
+	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) {
+		return req, contract.Refuse(http.StatusRequestEntityTooLarge, "body_too_large", "the body is over %d bytes", MaxBeatBody)
+	}
+	return req, contract.Refuse(http.StatusBadRequest, "malformed_json", "%v", fmt.Errorf("decode beat: %w", err))
 }

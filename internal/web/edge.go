@@ -5,8 +5,7 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
-	"errors"
-	"fmt"
+	"log/slog"
 	"mime"
 	"net"
 	"net/http"
@@ -15,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/views"
 )
 
@@ -77,12 +77,12 @@ func (e *edge) guard(rt Route) http.HandlerFunc {
 	safe := rt.Method == http.MethodGet || rt.Method == http.MethodHead || rt.Method == http.MethodOptions
 	return func(w http.ResponseWriter, r *http.Request) {
 		if !e.hosts.allowed(r.Host) {
-			misdirected(w, r)
+			misdirected(w, r, e.h.Log)
 			return
 		}
 		if err := e.cop.Check(r); err != nil {
-			writeJSON(w, http.StatusForbidden, errorBody("cross_origin", errors.New(
-				"a request that changes the Hall is refused from a page of another origin (Sec-Fetch-Site or Origin)")))
+			e.h.writeError(w, contract.Refuse(http.StatusForbidden, "cross_origin",
+				"a request that changes the Hall is refused from a page of another origin (Sec-Fetch-Site or Origin)"))
 			return
 		}
 		if rt.Page && e.readToken != "" && r.URL.Query().Has("token") {
@@ -93,8 +93,8 @@ func (e *edge) guard(rt Route) http.HandlerFunc {
 			return
 		}
 		if needsJSON(r) && !isJSON(r.Header.Get("Content-Type")) {
-			writeJSON(w, http.StatusUnsupportedMediaType, errorBody("unsupported_media_type", fmt.Errorf(
-				"the body must be Content-Type: application/json, got %q", r.Header.Get("Content-Type"))))
+			e.h.writeError(w, contract.Refuse(http.StatusUnsupportedMediaType, "unsupported_media_type",
+				"the body must be Content-Type: application/json, got %q", r.Header.Get("Content-Type")))
 			return
 		}
 		if rt.Stream {
@@ -112,7 +112,7 @@ func (e *edge) authorized(w http.ResponseWriter, r *http.Request, rt Route, safe
 	switch {
 	case rt.Write && e.writeToken != "":
 		if !bearerIs(r, e.writeToken) {
-			unauthorized(w, "this Hall requires Authorization: Bearer <token> for writes")
+			unauthorized(w, ErrTokenRequired.Error())
 			return false
 		}
 		return true
@@ -134,7 +134,7 @@ func (e *edge) authorized(w http.ResponseWriter, r *http.Request, rt Route, safe
 
 func unauthorized(w http.ResponseWriter, detail string) {
 	w.Header().Set("WWW-Authenticate", `Bearer realm="hall"`)
-	writeJSON(w, http.StatusUnauthorized, errorBody("unauthorized", errors.New(detail)))
+	contract.WriteError(w, nil, contract.Refuse(http.StatusUnauthorized, "unauthorized", "%s", detail))
 }
 
 // login takes the read token from ?token= once: right, it sets the
@@ -187,16 +187,16 @@ func AllowedHosts(allowed []string, next http.Handler) http.Handler {
 	names := newHostNames(allowed)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !names.allowed(r.Host) {
-			misdirected(w, r)
+			misdirected(w, r, nil)
 			return
 		}
 		next.ServeHTTP(w, r)
 	})
 }
 
-func misdirected(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusMisdirectedRequest, errorBody("host_not_allowed", fmt.Errorf(
-		"this Hall answers to localhost, IP addresses and the names given with --allowed-host; not to %q", r.Host)))
+func misdirected(w http.ResponseWriter, r *http.Request, log *slog.Logger) {
+	contract.WriteError(w, log, contract.Refuse(http.StatusMisdirectedRequest, "host_not_allowed",
+		"this Hall answers to localhost, IP addresses and the names given with --allowed-host; not to %q", r.Host))
 }
 
 // allowed reports whether the Host header names the Hall as it may be

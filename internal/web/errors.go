@@ -1,33 +1,30 @@
 package web
 
 import (
-	"encoding/json"
 	"net/http"
 
 	"github.com/hall-dev/hall/internal/contract"
-	"github.com/hall-dev/hall/internal/presence"
 )
 
-// writeError answers {"error": code, "detail": sentence} with the status
-// the domain code maps to. code overrides the domain's when not empty.
-func writeError(w http.ResponseWriter, err error, code string) {
-	status := contract.StatusOf(presence.ErrorCode(err))
-	if code == "" {
-		code = presence.ErrorCode(err)
+// HandlerFunc is a handler that returns its failure instead of writing
+// it: serve writes every one the same way (contract.WriteError), so a
+// status, a code and what a client reads of an internal failure are
+// decided in one place.
+type HandlerFunc func(w http.ResponseWriter, r *http.Request) error
+
+// serve adapts f to net/http: its error, if any, is answered
+// {"error","detail"} with the refusal's status, an unforeseen one logged
+// once with its cause and answered as internal.
+func (h *Handler) serve(f HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if err := f(w, r); err != nil {
+			contract.WriteError(w, h.Log, err)
+		}
 	}
-	writeJSON(w, status, contract.ErrorResponse{Error: code, Detail: presence.ErrorMessage(err)})
 }
 
-// writeJSON answers v as JSON with the status.
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(true)
-	_ = enc.Encode(v)
-}
-
-func errorBody(code string, err error) contract.ErrorResponse {
-	return contract.ErrorResponse{Error: code, Detail: err.Error()}
+// writeError answers err through the one writer, for the edge's rules
+// (which refuse before any handler runs).
+func (h *Handler) writeError(w http.ResponseWriter, err error) {
+	contract.WriteError(w, h.Log, err)
 }

@@ -14,7 +14,8 @@ import (
 
 	"github.com/a-h/templ"
 
-	"github.com/hall-dev/hall/internal/presence"
+	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/hall"
 	"github.com/hall-dev/hall/views"
 )
 
@@ -47,17 +48,15 @@ var hallRegions = []string{"banner", "strip", "recent", "collisions", "roster", 
 // matches gets 304. A brain the Hall does not know (any more) renders
 // empty, as a client treats the contract's 404; a brain that is not an
 // absolute path, or an unknown name, is a 4xx.
-func (h *Handler) HandleFragment(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) HandleFragment(w http.ResponseWriter, r *http.Request) error {
 	name := r.PathValue("name")
 	if _, ok := fragments[name]; !ok && name != "hall" {
-		writeError(w, presence.Errorf(presence.ENOTFOUND, "no fragment %q", name), "unknown_fragment")
-		return
+		return contract.Refuse(http.StatusNotFound, "unknown_fragment", "no fragment %q", name)
 	}
 	q := r.URL.Query()
-	brain, err := scope(q.Get("brain"))
+	brain, err := hall.Scope(q.Get("brain"))
 	if err != nil {
-		writeError(w, err, "invalid_brain")
-		return
+		return err
 	}
 	all := q.Get("roster") == "all"
 	snap, cursor, serr := h.snapshotCursor(r.Context())
@@ -68,7 +67,7 @@ func (h *Handler) HandleFragment(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-cache")
 		if match := r.Header.Get("If-None-Match"); match != "" && etagMatches(match, etag) {
 			w.WriteHeader(http.StatusNotModified)
-			return
+			return nil
 		}
 	} else {
 		w.Header().Set("Cache-Control", "no-store")
@@ -85,9 +84,7 @@ func (h *Handler) HandleFragment(w http.ResponseWriter, r *http.Request) {
 		return renderRegions(context.WithoutCancel(r.Context()), model, names)
 	})
 	if err != nil {
-		h.Log.Error("render fragment", "name", name, "err", err)
-		writeError(w, fmt.Errorf("render fragment %s: %w", name, err), "internal")
-		return
+		return fmt.Errorf("render fragment %s: %w", name, err)
 	}
 	have := strings.Fields(r.Header.Get("X-Hall-Have"))
 	if len(have) > maxHave {
@@ -105,6 +102,7 @@ func (h *Handler) HandleFragment(w http.ResponseWriter, r *http.Request) {
 			_, _ = w.Write(stubRows(rg.body, haveSet))
 		}
 	}
+	return nil
 }
 
 // maxHave bounds the hashes X-Hall-Have may list: the regions, and the

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hall-dev/hall/internal/dirstore/dirstoretest"
+	"github.com/hall-dev/hall/internal/hall"
 	"github.com/hall-dev/hall/internal/presence"
 	"github.com/hall-dev/hall/internal/presence/presencetest"
 )
@@ -32,7 +33,7 @@ func BenchmarkHallRegions(b *testing.B) {
 				}
 			}
 			svc := presence.NewService(store, presence.Config{Logger: slog.New(slog.DiscardHandler), TTL: time.Hour})
-			h := &Handler{Service: svc, Log: slog.New(slog.DiscardHandler)}
+			h := &Handler{App: &hall.Hall{Service: svc}, Log: slog.New(slog.DiscardHandler)}
 			snap, err := svc.Snapshot(ctx)
 			if err != nil {
 				b.Fatal(err)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
+	"github.com/hall-dev/hall/internal/hall"
 	"github.com/hall-dev/hall/internal/presence"
 	"github.com/hall-dev/hall/internal/stream"
 	"github.com/hall-dev/hall/views"
@@ -329,9 +330,9 @@ func TestEvents(t *testing.T) {
 	lh.mutate(t, "c", other, other)
 	lh.mutate(t, "b", brain, brain+"/elsewhere")
 
-	get := func(path string) (int, EventsResponse, string) {
+	get := func(path string) (int, hall.EventsPage, string) {
 		resp, body := lh.fetch(t, path, nil)
-		var out EventsResponse
+		var out hall.EventsPage
 		if resp.StatusCode == 200 {
 			if err := json.Unmarshal([]byte(body), &out); err != nil {
 				t.Fatalf("%s: %v", path, err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/dirstore/dirstoretest"
+	"github.com/hall-dev/hall/internal/hall"
 	"github.com/hall-dev/hall/internal/presence"
 )
 
@@ -33,10 +34,10 @@ func FuzzBeatBody(f *testing.F) {
 		// A fresh registry each run: without a watch, every beat lists the
 		// store, and a folder the fuzzer filled would slow it to a crawl.
 		store := dirstoretest.Open(t)
-		h := &Handler{Service: presence.NewService(store, presence.Config{Logger: slog.New(slog.DiscardHandler)}), Log: slog.New(slog.DiscardHandler)}
+		h := &Handler{App: &hall.Hall{Service: presence.NewService(store, presence.Config{Logger: slog.New(slog.DiscardHandler)})}, Log: slog.New(slog.DiscardHandler)}
 		before, _ := os.ReadDir(store.Dir())
 		rec := httptest.NewRecorder()
-		h.HandleBeat(rec, httptest.NewRequest(http.MethodPost, "/api/presences/beat", strings.NewReader(string(body))))
+		h.serve(h.HandleBeat)(rec, httptest.NewRequest(http.MethodPost, "/api/presences/beat", strings.NewReader(string(body))))
 		switch {
 		case rec.Code >= 500:
 			t.Fatalf("status %d for %q", rec.Code, body)

@@ -1,26 +1,22 @@
 package web
 
 import (
-	"context"
 	"log/slog"
 	"net/http"
 	"time"
 
-	"github.com/hall-dev/hall/internal/presence"
+	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/hall"
+	"github.com/hall-dev/hall/internal/stream"
 	"github.com/hall-dev/hall/static"
 )
-
-// Roster is what the read surfaces need from the domain: the live roster at
-// this instant.
-type Roster interface {
-	Snapshot(ctx context.Context) (presence.Snapshot, error)
-}
 
 // Handler serves every surface of the Hall. Its fields are its
 // dependencies; set them before serving.
 type Handler struct {
-	Service    *presence.Service
-	Roster     Roster // Service when nil; a cached live view in production
+	// App is the Hall's operations (internal/hall): every handler decodes,
+	// calls it and encodes.
+	App        *hall.Hall
 	StoreKind  string // "dir", "nats"…, shown on health
 	WriteToken string // when set, beat and leave require it as a bearer token
 	// ReadToken, when set, guards every route but the page's assets: a
@@ -45,23 +41,15 @@ type Handler struct {
 	frags  fragmentBodies // rendered page fragments of the latest cursor
 }
 
-func (h *Handler) roster() Roster {
-	if h.Roster != nil {
-		return h.Roster
-	}
-	return h.Service
+// History is what the page shows of the Hall's past: the recent events
+// and when each open collision opened; *stream.Hub in production.
+type History interface {
+	hall.History
+	CollisionsOpened(ids []string) map[string]stream.Opened
 }
 
-// scope resolves the brain query parameter: "" for owner-wide, else the
-// canonical path. A relative path, or one that breaks the rules of shown
-// text (a bidi control, a control character, over MaxPathLen), is an
-// EINVALID error.
-func scope(raw string) (string, error) {
-	if raw == "" {
-		return "", nil
-	}
-	if err := presence.CheckText("brain", raw, presence.MaxPathLen); err != nil {
-		return "", presence.Errorf(presence.EINVALID, "%s", presence.ErrorMessage(err))
-	}
-	return presence.CanonicalPath(raw)
+// refusalDetail is what a client reads of err: its detail on the wire.
+func refusalDetail(err error) string {
+	e, _ := contract.Refusal(err)
+	return e.Detail
 }

@@ -11,9 +11,9 @@ import (
 // counts and a bounded sample (contract.HealthSample presences and
 // collisions). An unreadable registry drops the presences block whole and
 // says why; health itself still answers 200.
-func (h *Handler) HandleHealth(w http.ResponseWriter, r *http.Request) {
-	now := h.Service.Now()
-	st := h.Service.Stats()
+func (h *Handler) HandleHealth(w http.ResponseWriter, r *http.Request) error {
+	now := h.App.Service.Now()
+	st := h.App.Service.Stats()
 	out := contract.Health{
 		Status:      "ok",
 		StartedAtMs: h.StartedAt.UnixMilli(),
@@ -31,12 +31,13 @@ func (h *Handler) HandleHealth(w http.ResponseWriter, r *http.Request) {
 			Refused: ss.Refused, MaxStreams: ss.MaxSubscribers,
 		}
 	}
-	snap, err := h.roster().Snapshot(r.Context())
+	snap, err := h.App.Snapshot(r.Context())
 	if err != nil {
 		out.Error, out.Detail = contract.RosterError(err)
 		out.PresencesError = contract.RosterErrorLabel(out.Error) + ": " + out.Detail
 	} else {
 		out.Presences = contract.HealthRosterOf(snap)
 	}
-	writeJSON(w, http.StatusOK, out)
+	contract.WriteJSON(w, http.StatusOK, out)
+	return nil
 }

@@ -142,7 +142,7 @@ func TestHookEndpointBadInputChangesNothing(t *testing.T) {
 		status           int
 		code             string
 	}{
-		{"unknown agent", "/api/hooks/gemini", good, 404, "unknown_agent"},
+		{"unknown agent", "/api/hooks/aider", good, 404, "unknown_agent"},
 		{"bad policy", "/api/hooks/claude?on_collision=deny", good, 400, "invalid_on_collision"},
 		{"not JSON", "/api/hooks/claude", "session_id=1", 400, "invalid_payload"},
 		{"no session", "/api/hooks/claude", `{"cwd":"/tmp","hook_event_name":"PreToolUse"}`, 400, "invalid_payload"},

@@ -1,11 +1,10 @@
 package web
 
 import (
-	"errors"
 	"net/http"
 
 	"github.com/hall-dev/hall/internal/contract"
-	"github.com/hall-dev/hall/internal/presence"
+	"github.com/hall-dev/hall/internal/hall"
 )
 
 // HandleNorth serves GET /api/north?presence_id= (or ?agent_id=&brain=):
@@ -13,35 +12,12 @@ import (
 // presence.NorthCap and then one "+N more" line, [] when it collides with
 // nobody (or is not live). An unreadable registry still answers 200, with
 // no lines and the error.
-func (h *Handler) HandleNorth(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) HandleNorth(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
-	id := q.Get("presence_id")
-	if id == "" {
-		agent, brainRaw := q.Get("agent_id"), q.Get("brain")
-		if agent == "" || brainRaw == "" {
-			writeJSON(w, http.StatusBadRequest, errorBody("missing_presence", errors.New("give presence_id, or agent_id and brain")))
-			return
-		}
-		if err := presence.CheckIdentifier("agent_id", agent, presence.MaxIDLen); err != nil {
-			writeJSON(w, http.StatusBadRequest, errorBody("invalid_agent_id", errors.New(presence.ErrorMessage(err))))
-			return
-		}
-		brain, err := scope(brainRaw)
-		if err != nil {
-			writeError(w, err, "invalid_brain")
-			return
-		}
-		id = presence.ID(agent, brain)
-	}
-	if !presence.ValidID(id) {
-		writeJSON(w, http.StatusBadRequest, errorBody("invalid_presence_id", errors.New("presence_id is prs_ and 12 lowercase hex digits")))
-		return
-	}
-	snap, err := h.roster().Snapshot(r.Context())
+	resp, err := h.App.North(r.Context(), hall.Who{PresenceID: q.Get("presence_id"), AgentID: q.Get("agent_id"), Brain: q.Get("brain")})
 	if err != nil {
-		writeJSON(w, http.StatusOK, contract.NorthDropped(id, err))
-		return
+		return err
 	}
-	cs, total := snap.North(id)
-	writeJSON(w, http.StatusOK, contract.NorthResponse{PresenceID: id, North: contract.NorthLines(id, cs, total), CollisionsTotal: total})
+	contract.WriteJSON(w, http.StatusOK, resp)
+	return nil
 }

@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/hall-dev/hall/internal/presence"
+	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/views"
 )
 
@@ -14,13 +14,12 @@ import (
 // leading back to the Hall. A store that cannot be read leaves the picker
 // empty; the page still answers.
 func (h *Handler) HandleNotFound(w http.ResponseWriter, r *http.Request) {
-	err := presence.Errorf(presence.ENOTFOUND, "the Hall serves nothing at %s %s", r.Method, r.URL.Path)
 	if strings.HasPrefix(r.URL.Path, "/api/") || !acceptsHTML(r) {
-		writeError(w, err, "not_found")
+		h.writeError(w, contract.Refuse(http.StatusNotFound, "not_found", "the Hall serves nothing at %s %s", r.Method, r.URL.Path))
 		return
 	}
 	ctx := r.Context()
-	snap, _ := h.roster().Snapshot(ctx)
+	snap, _ := h.App.Snapshot(ctx)
 	a := h.assets()
 	h.render(ctx, w, http.StatusNotFound, views.NotFoundPage(views.NotFound{
 		Page:    views.Page{Title: "Not found — Hall", CSS: a.Path("hall.css")},

@@ -13,6 +13,7 @@ import (
 	"github.com/a-h/templ"
 
 	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/hall"
 	"github.com/hall-dev/hall/internal/presence"
 	"github.com/hall-dev/hall/views"
 )
@@ -52,14 +53,14 @@ func (h *Handler) HandlePage(w http.ResponseWriter, r *http.Request) {
 	page := views.Page{CSS: a.Path("hall.css"), JS: a.Path("hall.js"), Icon: a.Path("icon.svg")}
 
 	q := r.URL.Query()
-	brain, perr := scope(q.Get("brain"))
+	brain, perr := hall.Scope(q.Get("brain"))
 	snap, cursor, serr := h.snapshotCursor(ctx)
 	if perr != nil {
 		page.JS, page.Title = "", "Not a brain — Hall"
 		h.render(ctx, w, http.StatusBadRequest, views.NotFoundPage(views.NotFound{
 			Page: page, Brains: brainCounts(snap),
 			Heading: "That is not a brain",
-			Detail:  "A brain is an absolute path: " + presence.ErrorMessage(perr) + ".",
+			Detail:  "A brain is an absolute path: " + refusalDetail(perr) + ".",
 		}))
 		return
 	}
@@ -205,8 +206,7 @@ func rosterSig(d contract.PresencesResponse) string {
 func (h *Handler) render(ctx context.Context, w http.ResponseWriter, status int, c templ.Component) {
 	var buf bytes.Buffer
 	if err := c.Render(ctx, &buf); err != nil {
-		h.Log.Error("render page", "err", err)
-		writeError(w, fmt.Errorf("render page: %w", err), "internal")
+		h.writeError(w, fmt.Errorf("render page: %w", err))
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")

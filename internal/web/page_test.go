@@ -19,6 +19,7 @@ import (
 
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/dirstore/dirstoretest"
+	"github.com/hall-dev/hall/internal/hall"
 	"github.com/hall-dev/hall/internal/presence"
 	"github.com/hall-dev/hall/internal/presence/presencetest"
 	"github.com/hall-dev/hall/static"
@@ -40,7 +41,7 @@ func newPageHall(t *testing.T, brains ...string) *pageHall {
 	root := filepath.Dir(store.Dir())
 	clock := presencetest.NewClock(presencetest.T0)
 	svc := presence.NewService(store, presence.Config{Now: clock.Now, Brains: brains, Logger: slog.New(slog.DiscardHandler)})
-	h := &Handler{Service: svc, StoreKind: "dir", StartedAt: clock.Now(), Log: slog.New(slog.DiscardHandler),
+	h := &Handler{App: &hall.Hall{Service: svc}, StoreKind: "dir", StartedAt: clock.Now(), Log: slog.New(slog.DiscardHandler),
 		Page: PageConfig{Silence: 4 * time.Second, Poll: 500 * time.Millisecond, Retry: time.Second}}
 	srv := httptest.NewServer(SecurityHeaders(mountRoutes(h)))
 	t.Cleanup(srv.Close)

@@ -23,8 +23,10 @@ func TestRosterBodyMatchesWriteJSON(t *testing.T) {
 			want := httptest.NewRecorder()
 			resp := contract.FromSnapshot(snap.ForBrain(brain), brain)
 			resp.Cursor, resp.ServedAtMs = "42", served
-			writeJSON(want, 200, resp)
-			got := encodeRosterBody(contract.FromSnapshot(snap.ForBrain(brain), brain), "42").response(served)
+			contract.WriteJSON(want, 200, resp)
+			cached := contract.FromSnapshot(snap.ForBrain(brain), brain)
+			cached.Cursor = "42"
+			got := encodeRosterBody(cached, "42").response(served)
 			if !bytes.Equal(got, want.Body.Bytes()) {
 				t.Errorf("brain %q served %d:\n got %s\nwant %s", brain, served, got, want.Body.Bytes())
 			}

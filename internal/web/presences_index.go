@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/hall"
 	"github.com/hall-dev/hall/internal/presence"
 )
 
@@ -19,49 +20,40 @@ import (
 // unreadable registry is 200 with empty lists and an error: the roster is
 // dropped whole. The ETag covers everything but served_at_ms, so a poller's
 // If-None-Match gets 304 while nothing changed.
-func (h *Handler) HandlePresencesIndex(w http.ResponseWriter, r *http.Request) {
-	brain, err := scope(r.URL.Query().Get("brain"))
+func (h *Handler) HandlePresencesIndex(w http.ResponseWriter, r *http.Request) error {
+	v, err := h.App.View(r.Context(), r.URL.Query().Get("brain"))
 	if err != nil {
-		writeError(w, err, "invalid_brain")
-		return
+		return err
 	}
-	snap, cursor, err := h.snapshotCursor(r.Context())
-	if err != nil {
-		resp := contract.Dropped(err, snap.AtMs)
-		h.Log.Warn("roster dropped", "error", resp.Error, "err", err)
-		resp.Cursor = cursor
-		writeJSON(w, http.StatusOK, resp)
-		return
-	}
-	if brain != "" && !snap.Known(brain) {
-		status, body := contract.UnknownBrain(r.URL.Query().Get("brain"))
-		writeJSON(w, status, body)
-		return
+	if v.Err != nil {
+		contract.WriteJSON(w, http.StatusOK, v.Response())
+		return nil
 	}
 	// With a cursor the tag is cheap: one cursor is one roster, so a poller
 	// that has it gets its 304 before anything is encoded.
-	etag := cursorETag(cursor, brain)
+	etag := cursorETag(v.Cursor, v.Brain)
 	var resp contract.PresencesResponse
 	if etag == "" {
-		resp = contract.FromSnapshot(snap.ForBrain(brain), brain)
+		resp = v.Response()
 		etag = etagOf(resp)
 	}
 	w.Header().Set("ETag", etag)
 	if match := r.Header.Get("If-None-Match"); match != "" && etagMatches(match, etag) {
 		w.Header().Set("Cache-Control", "no-cache")
 		w.WriteHeader(http.StatusNotModified)
-		return
+		return nil
 	}
-	if cursor != "" {
+	if v.Cursor != "" {
 		// One cursor is one roster: its encoding is made once per brain
 		// and reused until the next change, only the clock is fresh.
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-store")
 		w.WriteHeader(http.StatusOK)
-		_, _ = w.Write(h.bodies.get(snap, brain, cursor).response(snap.AtMs))
-		return
+		_, _ = w.Write(h.bodies.get(v).response(v.Snap.AtMs))
+		return nil
 	}
-	writeJSON(w, http.StatusOK, resp)
+	contract.WriteJSON(w, http.StatusOK, resp)
+	return nil
 }
 
 // rosterBodies caches the encoded roster of the latest cursor, per brain.
@@ -80,24 +72,23 @@ type rosterBody struct {
 // maxCachedBodies bounds the cache: one entry per brain asked for.
 const maxCachedBodies = 256
 
-func (c *rosterBodies) get(snap presence.Snapshot, brain, cursor string) *rosterBody {
+func (c *rosterBodies) get(v hall.View) *rosterBody {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if b, ok := c.m[brain]; ok && b.cursor == cursor {
+	if b, ok := c.m[v.Brain]; ok && b.cursor == v.Cursor {
 		return b
 	}
 	if c.m == nil || len(c.m) >= maxCachedBodies {
 		c.m = map[string]*rosterBody{}
 	}
-	b := encodeRosterBody(contract.FromSnapshot(snap.ForBrain(brain), brain), cursor)
-	c.m[brain] = b
+	b := encodeRosterBody(v.Response(), v.Cursor)
+	c.m[v.Brain] = b
 	return b
 }
 
-// encodeRosterBody encodes resp exactly as writeJSON would, but for
-// served_at_ms.
+// encodeRosterBody encodes resp exactly as contract.WriteJSON would, but
+// for served_at_ms.
 func encodeRosterBody(resp contract.PresencesResponse, cursor string) *rosterBody {
-	resp.Cursor = cursor
 	st, err := contract.NewStamped(resp)
 	if err != nil {
 		panic("web: " + err.Error()) // the wire types always encode
@@ -110,19 +101,8 @@ func (b *rosterBody) response(servedAtMs int64) []byte {
 	return append(out, '\n') // as json.Encoder ends a value
 }
 
-// CursorRoster is a Roster that also names the stream event its snapshot
-// matches (*stream.Hub): the contract carries it as cursor, so a client can
-// fetch, then stream from that cursor, with no gap and no repeat.
-type CursorRoster interface {
-	SnapshotCursor(ctx context.Context) (presence.Snapshot, string, error)
-}
-
 func (h *Handler) snapshotCursor(ctx context.Context) (presence.Snapshot, string, error) {
-	if cr, ok := h.roster().(CursorRoster); ok {
-		return cr.SnapshotCursor(ctx)
-	}
-	snap, err := h.roster().Snapshot(ctx)
-	return snap, "", err
+	return h.App.SnapshotCursor(ctx)
 }
 
 // cursorETag tags the brain's roster at a cursor; "" without a cursor.

@@ -34,29 +34,29 @@ func (rt Route) Pattern() string { return rt.Method + " " + rt.Path }
 func (h *Handler) Routes() []Route {
 	routes := []Route{
 		{Method: http.MethodGet, Path: "/{$}", Handler: h.HandlePage, Page: true},
-		{Method: http.MethodGet, Path: "/static/{name}", Handler: h.HandleStatic, Public: true},
-		{Method: http.MethodGet, Path: "/fragments/{name}", Handler: h.HandleFragment},
-		{Method: http.MethodGet, Path: "/api/presences", Handler: h.HandlePresencesIndex},
-		{Method: http.MethodGet, Path: "/api/presences/stream", Handler: h.HandlePresencesStream, Stream: true},
-		{Method: http.MethodGet, Path: "/api/events", Handler: h.HandleEvents},
-		{Method: http.MethodGet, Path: "/api/health", Handler: h.HandleHealth},
-		{Method: http.MethodGet, Path: "/api/north", Handler: h.HandleNorth},
-		{Method: http.MethodGet, Path: "/api/cockpit", Handler: h.HandleCockpit},
+		{Method: http.MethodGet, Path: "/static/{name}", Handler: h.serve(h.HandleStatic), Public: true},
+		{Method: http.MethodGet, Path: "/fragments/{name}", Handler: h.serve(h.HandleFragment)},
+		{Method: http.MethodGet, Path: "/api/presences", Handler: h.serve(h.HandlePresencesIndex)},
+		{Method: http.MethodGet, Path: "/api/presences/stream", Handler: h.serve(h.HandlePresencesStream), Stream: true},
+		{Method: http.MethodGet, Path: "/api/events", Handler: h.serve(h.HandleEvents)},
+		{Method: http.MethodGet, Path: "/api/health", Handler: h.serve(h.HandleHealth)},
+		{Method: http.MethodGet, Path: "/api/north", Handler: h.serve(h.HandleNorth)},
+		{Method: http.MethodGet, Path: "/api/cockpit", Handler: h.serve(h.HandleCockpit)},
 		// The contract's schemas are the same for every Hall and say
 		// nothing of its roster: public, as the page's assets.
-		{Method: http.MethodGet, Path: "/api/schema", Handler: h.HandleSchemaIndex, Public: true},
-		{Method: http.MethodGet, Path: "/api/schema/{$}", Handler: h.HandleSchemaIndex, Public: true},
-		{Method: http.MethodGet, Path: "/api/schema/{name}", Handler: h.HandleSchema, Public: true},
-		{Method: http.MethodGet, Path: "/metrics", Handler: h.HandleMetrics},
-		{Method: http.MethodPost, Path: "/api/presences/beat", Handler: h.HandleBeat, Write: true},
-		{Method: http.MethodPost, Path: "/api/hooks/{agent}", Handler: h.HandleHook, Write: true},
-		{Method: http.MethodDelete, Path: "/api/presences/{presence_id}", Handler: h.HandleLeave, Write: true},
+		{Method: http.MethodGet, Path: "/api/schema", Handler: h.serve(h.HandleSchemaIndex), Public: true},
+		{Method: http.MethodGet, Path: "/api/schema/{$}", Handler: h.serve(h.HandleSchemaIndex), Public: true},
+		{Method: http.MethodGet, Path: "/api/schema/{name}", Handler: h.serve(h.HandleSchema), Public: true},
+		{Method: http.MethodGet, Path: "/metrics", Handler: h.serve(h.HandleMetrics)},
+		{Method: http.MethodPost, Path: "/api/presences/beat", Handler: h.serve(h.HandleBeat), Write: true},
+		{Method: http.MethodPost, Path: "/api/hooks/{agent}", Handler: h.serve(h.HandleHook), Write: true},
+		{Method: http.MethodDelete, Path: "/api/presences/{presence_id}", Handler: h.serve(h.HandleLeave), Write: true},
 		// MCP over streamable HTTP (internal/mcp): POST carries the calls,
 		// GET is a session's stream, DELETE ends a session. Not Write: its
 		// reads stay open, and its writing tools check the token per call.
-		{Method: http.MethodPost, Path: "/mcp", Handler: h.HandleMCP},
-		{Method: http.MethodGet, Path: "/mcp", Handler: h.HandleMCP, Stream: true},
-		{Method: http.MethodDelete, Path: "/mcp", Handler: h.HandleMCP},
+		{Method: http.MethodPost, Path: "/mcp", Handler: h.serve(h.HandleMCP)},
+		{Method: http.MethodGet, Path: "/mcp", Handler: h.serve(h.HandleMCP), Stream: true},
+		{Method: http.MethodDelete, Path: "/mcp", Handler: h.serve(h.HandleMCP)},
 	}
 	e := newEdge(h)
 	for i := range routes {

@@ -22,38 +22,34 @@ type Streamer interface {
 // leave, and its own collisions), collisions_only=1 (collisions opening and
 // closing, no presences), last_event_id (Last-Event-ID for clients that
 // cannot set the header). Bad input is a 400 and opens nothing.
-func (h *Handler) HandlePresencesStream(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) HandlePresencesStream(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
-	brain, err := scope(q.Get("brain"))
-	if err != nil {
-		writeError(w, err, "invalid_brain")
-		return
-	}
-	f := stream.Filter{Brain: brain, PresenceID: q.Get("presence_id")}
-	if f.PresenceID != "" && !presence.ValidID(f.PresenceID) {
-		writeError(w, presence.Errorf(presence.EINVALID, "presence_id %q is not prs_ and 12 lowercase hex digits", f.PresenceID), "invalid_presence_id")
-		return
+	f := stream.Filter{PresenceID: q.Get("presence_id")}
+	if f.PresenceID != "" {
+		if err := presence.CheckID(f.PresenceID); err != nil {
+			return contract.FromDomain(err, "invalid_presence_id")
+		}
 	}
 	switch q.Get("collisions_only") {
 	case "", "0", "false":
 	case "1", "true":
 		f.CollisionsOnly = true
 	default:
-		writeError(w, presence.Errorf(presence.EINVALID, "collisions_only is %q: use 1 or 0", q.Get("collisions_only")), "invalid_collisions_only")
-		return
+		return contract.Refuse(http.StatusBadRequest, "invalid_collisions_only", "collisions_only is %q: use 1 or 0", q.Get("collisions_only"))
 	}
 	if h.Stream == nil {
-		writeError(w, presence.Errorf(presence.EUNAVAILABLE, "this Hall serves no live stream"), "stream_unavailable")
-		return
+		return contract.Refuse(http.StatusServiceUnavailable, "stream_unavailable", "this Hall serves no live stream")
 	}
-	if brain != "" {
-		// An unreadable registry is not a 404: the stream opens and says so,
-		// as GET /api/presences answers 200 with an error.
-		if snap, err := h.roster().Snapshot(r.Context()); err == nil && !snap.Known(brain) {
-			status, body := contract.UnknownBrain(r.URL.Query().Get("brain"))
-			writeJSON(w, status, body)
-			return
+	// An unknown brain is a 404 before any stream opens; an unreadable
+	// registry is not: the stream opens and says so, as GET
+	// /api/presences answers 200 with an error.
+	if raw := q.Get("brain"); raw != "" {
+		v, err := h.App.View(r.Context(), raw)
+		if err != nil {
+			return err
 		}
+		f.Brain = v.Brain
 	}
 	h.Stream.ServeStream(w, r, f)
+	return nil
 }

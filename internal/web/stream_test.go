@@ -16,6 +16,7 @@ import (
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/dirstore/dirstoretest"
 	"github.com/hall-dev/hall/internal/eventually"
+	"github.com/hall-dev/hall/internal/hall"
 	"github.com/hall-dev/hall/internal/presence"
 	"github.com/hall-dev/hall/internal/stream"
 )
@@ -40,7 +41,7 @@ func newLiveHall(t *testing.T, withStream bool) *liveHall {
 	go func() { defer close(done); _ = svc.Run(ctx, presence.RunConfig{Rescan: 50 * time.Millisecond}) }()
 	hub := stream.NewHub(svc, stream.Config{Log: log})
 	hub.Start(ctx)
-	h := &Handler{Service: svc, Roster: hub, History: hub, StoreKind: "dir", StartedAt: time.Now(), Log: log}
+	h := &Handler{App: &hall.Hall{Service: svc, Roster: hub, History: hub}, History: hub, StoreKind: "dir", StartedAt: time.Now(), Log: log}
 	if withStream {
 		h.Stream = hub
 	}

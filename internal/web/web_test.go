@@ -12,6 +12,7 @@ import (
 
 	"github.com/hall-dev/hall/internal/dirstore"
 	"github.com/hall-dev/hall/internal/dirstore/dirstoretest"
+	"github.com/hall-dev/hall/internal/hall"
 	"github.com/hall-dev/hall/internal/presence"
 	"github.com/hall-dev/hall/internal/presence/presencetest"
 )
@@ -53,7 +54,7 @@ func newTestHallWith(t *testing.T, with func(*Handler)) *testHall {
 	root := filepath.Dir(store.Dir())
 	clock := presencetest.NewClock(presencetest.T0)
 	svc := presence.NewService(store, presence.Config{Now: clock.Now, Logger: slog.New(slog.DiscardHandler)})
-	h := &Handler{Service: svc, StoreKind: "dir", StartedAt: clock.Now(), Log: slog.New(slog.DiscardHandler)}
+	h := &Handler{App: &hall.Hall{Service: svc}, StoreKind: "dir", StartedAt: clock.Now(), Log: slog.New(slog.DiscardHandler)}
 	with(h)
 	srv := httptest.NewServer(mountRoutes(h))
 	t.Cleanup(srv.Close)

@@ -1,10 +1,12 @@
 // Package natstest starts real NATS servers with JetStream inside the test
 // process, on loopback, with their storage in the test's temp directory: a
 // single server, a server on a port chosen in advance (to start it after a
-// client already dials it), and a clustered set for failover tests.
+// client already dials it), a clustered set for failover tests, and a
+// Proxy that plays a frozen server.
 //
-// It is a helper for tests only; nothing in the Hall's binary imports it,
-// so the server code never ships in the hall binary.
+// It is a helper for tests only (and for hallbench's soak, which pauses
+// its Proxy); nothing in the Hall's binary imports it, so the server code
+// never ships in the hall binary.
 package natstest
 
 import (

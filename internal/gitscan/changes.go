@@ -1,0 +1,177 @@
+package gitscan
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// DefaultMaxFiles is the most changed files a Changes lists.
+const DefaultMaxFiles = 2000
+
+// Changes is git's answer for one worktree: the files it changed against
+// the point where its branch left the base branch, uncommitted (staged,
+// unstaged, new untracked files not ignored) and committed since the
+// merge base, as paths relative to the worktree's root.
+type Changes struct {
+	Worktree  string // as asked, cleaned
+	Root      string // the worktree's top directory, as git names it
+	CommonDir string // the repository's git directory, absolute: one per repository
+	Branch    string // the checked-out branch, short; "" when detached
+	Head      string // HEAD's commit id
+	Base      string // the base branch's ref; "" when there is none
+	MergeBase string // where HEAD left Base; "" without a base or a common ancestor
+	// Files are the changed paths, repository-relative with "/", sorted,
+	// each once, at most the MaxFiles asked for.
+	Files []string
+	Total int  // changed files, listed or not
+	Cut   bool // git's output was cut at the runner's bound: Total is a lower bound
+}
+
+// ChangesOptions tune one Changes call.
+type ChangesOptions struct {
+	// Base overrides the base branch (any revision git reads: a branch,
+	// "origin/main"). "" takes the brain's default: origin/HEAD where set,
+	// else the main worktree's branch.
+	Base     string
+	MaxFiles int // default DefaultMaxFiles
+}
+
+// Changes asks git what the worktree changed. It reads only: every
+// command runs with GIT_OPTIONAL_LOCKS=0, so git status does not refresh
+// the index either.
+func (r *Runner) Changes(ctx context.Context, worktree string, o ChangesOptions) (Changes, error) {
+	wt := filepath.Clean(worktree)
+	if err := isDir(wt); err != nil {
+		return Changes{}, err
+	}
+	c := Changes{Worktree: wt}
+	out, err := r.Run(ctx, Cmd{Dir: wt, Args: []string{"rev-parse", "--path-format=absolute", "--show-toplevel", "--git-common-dir", "HEAD", "--abbrev-ref", "HEAD"}})
+	if err != nil {
+		if CodeOf(err) == Failed {
+			return Changes{}, &Error{Code: NotWorktree, Op: "git rev-parse", Err: err}
+		}
+		return Changes{}, err
+	}
+	lines := strings.Split(strings.TrimRight(string(out.Stdout), "\n"), "\n")
+	if len(lines) != 4 {
+		return Changes{}, &Error{Code: Failed, Op: "git rev-parse", Err: errorf("%d lines, want 4", len(lines))}
+	}
+	c.Root, c.CommonDir, c.Head = lines[0], lines[1], lines[2]
+	if lines[3] != "HEAD" {
+		c.Branch = lines[3]
+	}
+	c.Base = o.Base
+	if c.Base == "" {
+		if c.Base, err = r.defaultBase(ctx, wt); err != nil {
+			return Changes{}, err
+		}
+	}
+	if c.Base != "" {
+		out, err := r.Run(ctx, Cmd{Dir: wt, Args: []string{"merge-base", "HEAD", c.Base}, OK: []int{1}})
+		if err != nil {
+			return Changes{}, err
+		}
+		c.MergeBase = strings.TrimSpace(string(out.Stdout))
+	}
+	var paths []string
+	if c.MergeBase != "" && c.MergeBase != c.Head {
+		out, err := r.Run(ctx, Cmd{Dir: wt, Args: []string{"diff", "--no-ext-diff", "--no-textconv", "--name-only", "-z", "--no-renames", c.MergeBase, c.Head, "--"}})
+		if err != nil {
+			return Changes{}, err
+		}
+		c.Cut = c.Cut || out.Cut
+		paths = appendNUL(paths, out.Stdout, out.Cut)
+	}
+	out, err = r.Run(ctx, Cmd{Dir: wt, Args: []string{"status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames"}})
+	if err != nil {
+		return Changes{}, err
+	}
+	c.Cut = c.Cut || out.Cut
+	for _, e := range splitNUL(out.Stdout, out.Cut) {
+		// "XY path": two status letters and a space. With --no-renames no
+		// entry carries a second (original) path.
+		if len(e) > 3 {
+			paths = append(paths, e[3:])
+		}
+	}
+	slices.Sort(paths)
+	paths = slices.Compact(paths)
+	c.Total = len(paths)
+	limit := orDefault(o.MaxFiles, DefaultMaxFiles)
+	if len(paths) > limit {
+		paths = paths[:limit:limit]
+	}
+	c.Files = paths
+	return c, nil
+}
+
+// defaultBase is the brain's default branch: origin/HEAD where it is set,
+// else the branch the main worktree (the first git lists) has checked
+// out; "" when neither is there (a detached main worktree, no remote).
+func (r *Runner) defaultBase(ctx context.Context, wt string) (string, error) {
+	out, err := r.Run(ctx, Cmd{Dir: wt, Args: []string{"symbolic-ref", "-q", "refs/remotes/origin/HEAD"}, OK: []int{1}})
+	if err != nil {
+		return "", err
+	}
+	if ref := strings.TrimSpace(string(out.Stdout)); ref != "" {
+		return ref, nil
+	}
+	out, err = r.Run(ctx, Cmd{Dir: wt, Args: []string{"worktree", "list", "--porcelain", "-z"}})
+	if err != nil {
+		return "", err
+	}
+	// The main worktree's record comes first and ends at an empty field.
+	for _, f := range strings.Split(string(out.Stdout), "\x00") {
+		if f == "" {
+			break
+		}
+		if ref, ok := strings.CutPrefix(f, "branch "); ok {
+			return ref, nil
+		}
+	}
+	return "", nil
+}
+
+// isDir checks the worktree is a directory here: a presence can name a
+// worktree on another machine, or one deleted since.
+func isDir(p string) error {
+	fi, err := os.Stat(p)
+	if err != nil {
+		return &Error{Code: NotOnMachine, Op: "stat worktree", Err: err}
+	}
+	if !fi.IsDir() {
+		return &Error{Code: NotOnMachine, Op: "stat worktree", Err: errorf("%s is not a directory", p)}
+	}
+	return nil
+}
+
+// splitNUL splits git's -z output; when the output was cut, the last
+// field may be a part of a path and is dropped.
+func splitNUL(b []byte, cut bool) []string {
+	var out []string
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, 0)
+		if i < 0 {
+			if !cut {
+				out = append(out, string(b))
+			}
+			break
+		}
+		out = append(out, string(b[:i]))
+		b = b[i+1:]
+	}
+	return out
+}
+
+func appendNUL(dst []string, b []byte, cut bool) []string {
+	for _, f := range splitNUL(b, cut) {
+		if f != "" {
+			dst = append(dst, f)
+		}
+	}
+	return dst
+}

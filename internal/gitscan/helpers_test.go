@@ -1,0 +1,158 @@
+package gitscan_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hall-dev/hall/internal/gitscan"
+)
+
+// repo is a real git repository in a temp directory: its main worktree
+// (the brain) on branch main, with a stash, an ignored file and one
+// commit of a 20-line file and a small package.
+type repo struct {
+	tb   testing.TB
+	dir  string
+	main string
+}
+
+func newRepo(tb testing.TB) *repo {
+	tb.Helper()
+	dir := tb.TempDir()
+	r := &repo{tb: tb, dir: dir, main: filepath.Join(dir, "main")}
+	gitIn(tb, "", "init", "-q", "-b", "main", r.main)
+	writeFile(tb, filepath.Join(r.main, "f.txt"), lines(20, nil))
+	writeFile(tb, filepath.Join(r.main, "lib", "a.go"), "package lib\n\nfunc A() int { return 1 }\n")
+	writeFile(tb, filepath.Join(r.main, ".gitignore"), "*.log\n")
+	gitIn(tb, r.main, "add", "-A")
+	gitIn(tb, r.main, "commit", "-q", "-m", "init")
+	// A stash the scans must leave as it is.
+	writeFile(tb, filepath.Join(r.main, "f.txt"), lines(20, map[int]string{1: "stashed"}))
+	gitIn(tb, r.main, "stash", "-q")
+	return r
+}
+
+// worktree adds a worktree on a new branch from main.
+func (r *repo) worktree(name string) string {
+	r.tb.Helper()
+	p := filepath.Join(r.dir, name)
+	gitIn(r.tb, r.main, "worktree", "add", "-q", p, "-b", name, "main")
+	return p
+}
+
+// gitIn runs the real git in dir with a fixed identity.
+func gitIn(tb testing.TB, dir string, args ...string) string {
+	tb.Helper()
+	full := append([]string{"-c", "user.name=test", "-c", "user.email=test@example.com", "-c", "commit.gpgSign=false"}, args...)
+	if dir != "" {
+		full = append([]string{"-C", dir}, full...)
+	}
+	out, err := exec.Command("git", full...).CombinedOutput()
+	if err != nil {
+		tb.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func writeFile(tb testing.TB, p, content string) {
+	tb.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// lines is a file of n numbered lines, some replaced (by line number).
+func lines(n int, replace map[int]string) string {
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		if s, ok := replace[i]; ok {
+			fmt.Fprintln(&b, s)
+			continue
+		}
+		fmt.Fprintf(&b, "line %d\n", i)
+	}
+	return b.String()
+}
+
+// fingerprint hashes what a scan must never change: every file of the
+// worktrees (content and mode) and every file of the repository's git
+// directory but its object store (index, refs, stash, logs, HEADs,
+// config), with the indexes' modification times, so even a rewrite of an
+// index with the same bytes shows. New loose objects are allowed.
+func (r *repo) fingerprint(worktrees ...string) string {
+	r.tb.Helper()
+	h := sha256.New()
+	walk := func(root string, skip func(rel string, d fs.DirEntry) bool) {
+		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			rel, _ := filepath.Rel(root, p)
+			if skip(rel, d) {
+				if d.IsDir() {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			info, err := d.Info()
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(h, "%s\x00%s\x00%v\x00", root, rel, info.Mode())
+			if d.Type().IsRegular() {
+				b, err := os.ReadFile(p)
+				if err != nil {
+					return err
+				}
+				h.Write(b)
+				if d.Name() == "index" {
+					fmt.Fprintf(h, "\x00%d", info.ModTime().UnixNano())
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			r.tb.Fatalf("fingerprint %s: %v", root, err)
+		}
+	}
+	walk(filepath.Join(r.main, ".git"), func(rel string, d fs.DirEntry) bool { return rel == "objects" })
+	for _, wt := range append([]string{r.main}, worktrees...) {
+		walk(wt, func(rel string, d fs.DirEntry) bool { return rel == ".git" && d.IsDir() })
+	}
+	return fmt.Sprintf("%x", h.Sum(nil))
+}
+
+func newRunner(tb testing.TB, cfg gitscan.RunnerConfig) *gitscan.Runner {
+	tb.Helper()
+	r, err := gitscan.NewRunner(context.Background(), cfg)
+	if err != nil {
+		tb.Fatalf("NewRunner: %v", err)
+	}
+	return r
+}
+
+// fakeGit writes a shell script standing in for git: body runs first,
+// then the real git with the same arguments.
+func fakeGit(tb testing.TB, body string) string {
+	tb.Helper()
+	real, err := exec.LookPath("git")
+	if err != nil {
+		tb.Skip("no git on PATH")
+	}
+	p := filepath.Join(tb.TempDir(), "git")
+	script := "#!/bin/sh\n" + body + "\nexec " + real + " \"$@\"\n"
+	if err := os.WriteFile(p, []byte(script), 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	return p
+}

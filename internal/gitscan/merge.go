@@ -1,0 +1,114 @@
+package gitscan
+
+import (
+	"context"
+	"slices"
+	"sync"
+)
+
+// MaxConflicts is the most conflicting files a Merge lists.
+const MaxConflicts = 100
+
+// Merge is git's prediction of merging two snapshots.
+type Merge struct {
+	Conflict bool
+	// Conflicts are the conflicting paths, repository-relative, sorted,
+	// at most MaxConflicts; ConflictsTotal counts them all.
+	Conflicts      []string
+	ConflictsTotal int
+}
+
+// PredictMerge merges two commits of one repository the way git merge
+// would, without a worktree or an index: git merge-tree --write-tree
+// --name-only, against their merge base (for snapshots, where their HEADs
+// part; git 2.39 has no --merge-base option, which is why a snapshot's
+// parent is its HEAD). dir is any worktree of the repository. The result
+// tree it writes is an unreachable loose object; no ref moves.
+func (r *Runner) PredictMerge(ctx context.Context, dir, a, b string) (Merge, error) {
+	out, err := r.Run(ctx, Cmd{Dir: dir, Args: []string{"merge-tree", "--write-tree", "--name-only", "--no-messages", "-z", a, b}, OK: []int{1}})
+	if err != nil {
+		return Merge{}, err
+	}
+	fields := splitNUL(out.Stdout, out.Cut)
+	if len(fields) == 0 {
+		return Merge{}, &Error{Code: Failed, Op: "git merge-tree", Err: errorf("no tree in the answer")}
+	}
+	m := Merge{Conflict: out.Exit == 1}
+	var files []string
+	for _, f := range fields[1:] { // the merged tree's id first
+		if f != "" {
+			files = append(files, f)
+		}
+	}
+	slices.Sort(files)
+	files = slices.Compact(files)
+	m.ConflictsTotal = len(files)
+	if len(files) > MaxConflicts {
+		files = files[:MaxConflicts:MaxConflicts]
+	}
+	m.Conflicts = files
+	return m, nil
+}
+
+// DefaultMergeCacheSize is the most predictions a MergeCache keeps.
+const DefaultMergeCacheSize = 1024
+
+// MergeCache keeps merge predictions by the two commits merged: a
+// snapshot's commit id is a function of its tree and its HEAD alone (see
+// snapshotEnv), so two sides whose working trees and HEADs have not
+// changed are never merged again. It holds at most its size, dropping
+// the oldest. Safe for concurrent use.
+type MergeCache struct {
+	mu    sync.Mutex
+	max   int
+	byKey map[[2]string]Merge
+	order [][2]string // insertion order, for dropping the oldest
+}
+
+// NewMergeCache returns a cache of at most size predictions (default
+// DefaultMergeCacheSize).
+func NewMergeCache(size int) *MergeCache {
+	size = orDefault(size, DefaultMergeCacheSize)
+	return &MergeCache{max: size, byKey: make(map[[2]string]Merge, size)}
+}
+
+// mergeKey orders the pair: a merge's conflicts do not depend on which
+// side is ours.
+func mergeKey(a, b string) [2]string {
+	if b < a {
+		a, b = b, a
+	}
+	return [2]string{a, b}
+}
+
+// Get returns the prediction for the two commits, if kept.
+func (c *MergeCache) Get(a, b string) (Merge, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	m, ok := c.byKey[mergeKey(a, b)]
+	return m, ok
+}
+
+// Put keeps a prediction, dropping the oldest past the cache's size.
+func (c *MergeCache) Put(a, b string, m Merge) {
+	k := mergeKey(a, b)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.byKey[k]; ok {
+		c.byKey[k] = m
+		return
+	}
+	for len(c.order) >= c.max {
+		delete(c.byKey, c.order[0])
+		c.order = c.order[1:]
+	}
+	c.byKey[k] = m
+	c.order = append(c.order, k)
+}
+
+// Len is the number of predictions kept.
+func (c *MergeCache) Len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.byKey)
+}

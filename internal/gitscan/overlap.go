@@ -1,0 +1,28 @@
+package gitscan
+
+import (
+	"github.com/hall-dev/hall/internal/presence/overlap"
+)
+
+// GitOf is a scan's result as the overlap derivation reads it: the files,
+// or why git could not answer (the code, for the fallback to say so).
+func GitOf(r Result, ok bool) overlap.Git {
+	switch {
+	case !ok:
+		return overlap.Git{Reason: "not_scanned"}
+	case r.Err != nil:
+		return overlap.Git{Reason: string(CodeOf(r.Err))}
+	}
+	return overlap.Git{Available: true, Branch: r.Changes.Branch, Files: r.Changes.Files, Total: r.Changes.Total}
+}
+
+// Merge answers overlap.Merges from the scanner's latest predictions.
+func (s *Scanner) Merge(a, b string) (overlap.Merge, bool) {
+	p, ok := s.Prediction(a, b)
+	if !ok {
+		return overlap.Merge{}, false
+	}
+	return overlap.Merge{Conflict: p.Conflict, Files: p.Conflicts, Total: p.ConflictsTotal}, true
+}
+
+var _ overlap.Merges = (*Scanner)(nil)

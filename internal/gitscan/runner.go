@@ -1,0 +1,251 @@
+package gitscan
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// MinVersion is the oldest git the Hall asks: merge-tree --write-tree
+// (which predicts a merge without a worktree) came in 2.38.
+var MinVersion = [2]int{2, 38}
+
+// Runner defaults: see RunnerConfig.
+const (
+	DefaultTimeout   = 10 * time.Second
+	DefaultMaxOutput = 8 << 20
+	DefaultMaxProcs  = 2
+)
+
+// RunnerConfig chooses the git program and bounds each process.
+type RunnerConfig struct {
+	// Path is the git program (the --git flag); "" looks "git" up on PATH.
+	Path string
+	// Timeout bounds each git process (default DefaultTimeout): past it
+	// the process is killed and the call fails with Timeout.
+	Timeout time.Duration
+	// MaxOutput bounds what is kept of a process's standard output
+	// (default DefaultMaxOutput bytes); the rest is read and dropped, and
+	// the answer says it was cut.
+	MaxOutput int
+	// MaxProcs caps the git processes running at once through this
+	// runner (default DefaultMaxProcs): the machine is shared with the
+	// agents the Hall watches.
+	MaxProcs int
+}
+
+// Runner runs git: one program, checked once, with a timeout, a bounded
+// output and a cap on processes at once. It is safe for concurrent use.
+type Runner struct {
+	path      string
+	version   [3]int
+	timeout   time.Duration
+	maxOutput int
+	slots     chan struct{}
+}
+
+// NewRunner finds git and checks its version. A missing git is a
+// GitMissing error, an old one GitTooOld: the caller falls back to
+// observed files only and says why.
+func NewRunner(ctx context.Context, cfg RunnerConfig) (*Runner, error) {
+	path := cfg.Path
+	if path == "" {
+		path = "git"
+	}
+	abs, err := exec.LookPath(path)
+	if err != nil {
+		return nil, &Error{Code: GitMissing, Op: "find " + path, Err: err}
+	}
+	r := &Runner{
+		path:      abs,
+		timeout:   orDefault(cfg.Timeout, DefaultTimeout),
+		maxOutput: orDefault(cfg.MaxOutput, DefaultMaxOutput),
+		slots:     make(chan struct{}, orDefault(cfg.MaxProcs, DefaultMaxProcs)),
+	}
+	// The version probe is not a scan: it gets the default timeout even
+	// when scans get a shorter one, so a loaded machine's slow first exec
+	// is not taken for a git that never answers.
+	r.timeout = max(r.timeout, DefaultTimeout)
+	out, err := r.Run(ctx, Cmd{Args: []string{"version"}})
+	r.timeout = orDefault(cfg.Timeout, DefaultTimeout)
+	if err != nil {
+		if CodeOf(err) == Failed {
+			return nil, &Error{Code: GitMissing, Op: "git version", Err: err}
+		}
+		return nil, err
+	}
+	v, ok := parseVersion(out.Stdout)
+	if !ok {
+		return nil, &Error{Code: GitTooOld, Op: "git version", Err: fmt.Errorf("unreadable version %q", firstLine(out.Stdout))}
+	}
+	r.version = v
+	if v[0] < MinVersion[0] || (v[0] == MinVersion[0] && v[1] < MinVersion[1]) {
+		return nil, &Error{Code: GitTooOld, Op: "git version", Err: fmt.Errorf("git %d.%d.%d, need %d.%d or newer", v[0], v[1], v[2], MinVersion[0], MinVersion[1])}
+	}
+	return r, nil
+}
+
+// Path is the git program the runner runs.
+func (r *Runner) Path() string { return r.path }
+
+// Version is git's version: major, minor, patch.
+func (r *Runner) Version() [3]int { return r.version }
+
+// Cmd is one git invocation.
+type Cmd struct {
+	Dir  string   // the directory git runs in (-C)
+	Args []string // after "git"
+	Env  []string // added to the environment, e.g. GIT_INDEX_FILE=…
+	// OK lists exit codes, besides 0, that are answers rather than
+	// failures (merge-tree's 1: the merge conflicts).
+	OK []int
+}
+
+// Output is what a git process answered.
+type Output struct {
+	Stdout []byte
+	Cut    bool // Stdout was cut at the runner's MaxOutput
+	Exit   int
+}
+
+// versionRE reads "git version 2.39.5" (and vendor suffixes after it).
+var versionRE = regexp.MustCompile(`^git version (\d+)\.(\d+)(?:\.(\d+))?`)
+
+func parseVersion(b []byte) ([3]int, bool) {
+	m := versionRE.FindSubmatch(b)
+	if m == nil {
+		return [3]int{}, false
+	}
+	var v [3]int
+	for i := range 3 {
+		if len(m[i+1]) > 0 {
+			v[i], _ = strconv.Atoi(string(m[i+1]))
+		}
+	}
+	return v, true
+}
+
+// Run runs one git process and waits for it, holding one of the runner's
+// slots while it runs. Every process gets GIT_OPTIONAL_LOCKS=0 (so git
+// status never rewrites the index), no terminal prompt, no pager, and no
+// system or global config file's hooks into the environment beyond what
+// git itself reads; the context and the runner's timeout both bound it.
+func (r *Runner) Run(ctx context.Context, c Cmd) (Output, error) {
+	op := "git"
+	for i := 0; i < len(c.Args); i++ {
+		if c.Args[i] == "-c" {
+			i++ // a config setting, not the command
+			continue
+		}
+		op += " " + c.Args[i]
+		break
+	}
+	select {
+	case r.slots <- struct{}{}:
+	case <-ctx.Done():
+		return Output{}, &Error{Code: Timeout, Op: op, Err: ctx.Err()}
+	}
+	defer func() { <-r.slots }()
+	ctx, cancel := context.WithTimeout(ctx, r.timeout)
+	defer cancel()
+	args := c.Args
+	if c.Dir != "" {
+		args = append([]string{"-C", c.Dir}, args...)
+	}
+	cmd := exec.CommandContext(ctx, r.path, args...)
+	cmd.Env = append(environ(), "GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "LC_ALL=C")
+	cmd.Env = append(cmd.Env, c.Env...)
+	cmd.WaitDelay = time.Second // a child holding the pipes open cannot outlive the kill by more
+	out := &boundedBuffer{max: r.maxOutput}
+	var stderr boundedBuffer
+	stderr.max = 4 << 10
+	cmd.Stdout, cmd.Stderr = out, &stderr
+	err := cmd.Run()
+	res := Output{Stdout: out.buf.Bytes(), Cut: out.cut}
+	if ctx.Err() != nil {
+		return res, &Error{Code: Timeout, Op: op, Err: ctx.Err()}
+	}
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		return res, nil
+	case errors.As(err, &exit):
+		res.Exit = exit.ExitCode()
+		for _, ok := range c.OK {
+			if res.Exit == ok {
+				return res, nil
+			}
+		}
+		return res, &Error{Code: Failed, Op: op, Err: fmt.Errorf("exit %d: %s", res.Exit, firstLine(stderr.buf.Bytes()))}
+	default:
+		return res, &Error{Code: Failed, Op: op, Err: err}
+	}
+}
+
+// repoEnv are the variables that point git at a repository, an index or
+// an object store other than the one -C finds (git rev-parse
+// --local-env-vars), or add config: a Hall started from inside a git hook
+// inherits them, and git would then read, or git add write, the hook's
+// repository.
+var repoEnv = map[string]bool{
+	"GIT_ALTERNATE_OBJECT_DIRECTORIES": true, "GIT_CONFIG": true, "GIT_CONFIG_PARAMETERS": true,
+	"GIT_CONFIG_COUNT": true, "GIT_OBJECT_DIRECTORY": true, "GIT_DIR": true, "GIT_WORK_TREE": true,
+	"GIT_IMPLICIT_WORK_TREE": true, "GIT_GRAFT_FILE": true, "GIT_INDEX_FILE": true,
+	"GIT_NO_REPLACE_OBJECTS": true, "GIT_REPLACE_REF_BASE": true, "GIT_PREFIX": true,
+	"GIT_INTERNAL_SUPER_PREFIX": true, "GIT_SHALLOW_FILE": true, "GIT_COMMON_DIR": true,
+}
+
+// environ is the process's environment without repoEnv.
+func environ() []string {
+	env := os.Environ()
+	out := env[:0:0]
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		if !repoEnv[k] && !strings.HasPrefix(k, "GIT_CONFIG_KEY_") && !strings.HasPrefix(k, "GIT_CONFIG_VALUE_") {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// boundedBuffer keeps the first max bytes written and drops the rest,
+// still accepting them so the process never blocks on a full pipe.
+type boundedBuffer struct {
+	buf bytes.Buffer
+	max int
+	cut bool
+}
+
+func (b *boundedBuffer) Write(p []byte) (int, error) {
+	if room := b.max - b.buf.Len(); room < len(p) {
+		b.buf.Write(p[:max(room, 0)])
+		b.cut = true
+		return len(p), nil
+	}
+	return b.buf.Write(p)
+}
+
+func firstLine(b []byte) string {
+	if i := bytes.IndexByte(b, '\n'); i >= 0 {
+		b = b[:i]
+	}
+	if len(b) > 200 {
+		b = b[:200]
+	}
+	return string(bytes.TrimSpace(b))
+}
+
+func orDefault[T comparable](v, def T) T {
+	var zero T
+	if v == zero {
+		return def
+	}
+	return v
+}

@@ -1,0 +1,227 @@
+package gitscan_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hall-dev/hall/internal/gitscan"
+)
+
+func TestNewRunnerFallbacks(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		name string
+		path func(t *testing.T) string
+		want gitscan.Code
+	}{
+		{"git missing", func(t *testing.T) string { return filepath.Join(t.TempDir(), "no-git-here") }, gitscan.GitMissing},
+		{"git too old", func(t *testing.T) string {
+			return fakeGit(t, `if [ "$1" = version ]; then echo "git version 2.37.9"; exit 0; fi`)
+		}, gitscan.GitTooOld},
+		{"not git at all", func(t *testing.T) string { return fakeGit(t, `exit 3`) }, gitscan.GitMissing},
+		{"git new enough", func(t *testing.T) string { return "" }, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := gitscan.NewRunner(ctx, gitscan.RunnerConfig{Path: tt.path(t)})
+			if got := gitscan.CodeOf(err); got != tt.want {
+				t.Fatalf("code = %q, want %q (%v)", got, tt.want, err)
+			}
+			if err == nil {
+				if v := r.Version(); v[0] < gitscan.MinVersion[0] || (v[0] == gitscan.MinVersion[0] && v[1] < gitscan.MinVersion[1]) {
+					t.Errorf("version %v passed the check", v)
+				}
+			}
+		})
+	}
+}
+
+func TestChangesFallbacks(t *testing.T) {
+	ctx := context.Background()
+	g := newRunner(t, gitscan.RunnerConfig{})
+	notRepo := t.TempDir()
+	file := filepath.Join(t.TempDir(), "file")
+	writeFile(t, file, "x")
+	for _, tc := range []struct {
+		name, wt string
+		want     gitscan.Code
+	}{
+		{"a worktree on another machine", "/no/such/worktree", gitscan.NotOnMachine},
+		{"a file, not a directory", file, gitscan.NotOnMachine},
+		{"a directory outside any repository", notRepo, gitscan.NotWorktree},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := g.Changes(ctx, tc.wt, gitscan.ChangesOptions{})
+			if got := gitscan.CodeOf(err); got != tc.want {
+				t.Fatalf("Changes: code %q, want %q (%v)", got, tc.want, err)
+			}
+			_, err = g.Snapshot(ctx, tc.wt)
+			if got := gitscan.CodeOf(err); got != tc.want {
+				t.Fatalf("Snapshot: code %q, want %q (%v)", got, tc.want, err)
+			}
+		})
+	}
+}
+
+func TestRunTimesOut(t *testing.T) {
+	slow := fakeGit(t, `case " $* " in *" status "*) exec sleep 30;; esac`)
+	g := newRunner(t, gitscan.RunnerConfig{Path: slow, Timeout: 200 * time.Millisecond})
+	r := newRepo(t)
+	a := r.worktree("a")
+	start := time.Now()
+	_, err := g.Changes(context.Background(), a, gitscan.ChangesOptions{})
+	if got := gitscan.CodeOf(err); got != gitscan.Timeout {
+		t.Fatalf("code = %q, want %q (%v)", got, gitscan.Timeout, err)
+	}
+	// Bounded work, not a measure of speed: the 30 s sleep was killed.
+	if time.Since(start) > 20*time.Second {
+		t.Fatalf("the timed-out git was not killed")
+	}
+}
+
+func TestChangesListsWhatChanged(t *testing.T) {
+	ctx := context.Background()
+	g := newRunner(t, gitscan.RunnerConfig{})
+	r := newRepo(t)
+	a := r.worktree("a")
+	writeFile(t, filepath.Join(a, "committed.txt"), "c\n")
+	gitIn(t, a, "add", "committed.txt")
+	gitIn(t, a, "commit", "-q", "-m", "c")
+	writeFile(t, filepath.Join(a, "staged.txt"), "s\n")
+	gitIn(t, a, "add", "staged.txt")
+	writeFile(t, filepath.Join(a, "f.txt"), lines(20, map[int]string{3: "unstaged"}))
+	writeFile(t, filepath.Join(a, "deep", "dir", "untracked.go"), "u\n")
+	writeFile(t, filepath.Join(a, "ignored.log"), "i\n")
+	gitIn(t, a, "mv", "lib/a.go", "lib/moved.go")
+	// The main worktree moves on: its commits are not a's changes.
+	writeFile(t, filepath.Join(r.main, "main-only.txt"), "m\n")
+	gitIn(t, r.main, "add", "main-only.txt")
+	gitIn(t, r.main, "commit", "-q", "-m", "main moves on")
+
+	c, err := g.Changes(ctx, filepath.Join(a, "deep"), gitscan.ChangesOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"committed.txt", "deep/dir/untracked.go", "f.txt", "lib/a.go", "lib/moved.go", "staged.txt"}
+	if strings.Join(c.Files, " ") != strings.Join(want, " ") || c.Total != len(want) {
+		t.Errorf("files = %v (total %d), want %v", c.Files, c.Total, want)
+	}
+	if c.Branch != "a" || c.Base != "refs/heads/main" || c.Root != a {
+		t.Errorf("branch %q, base %q, root %q; want a, refs/heads/main, %s", c.Branch, c.Base, c.Root, a)
+	}
+	if c.CommonDir != filepath.Join(r.main, ".git") {
+		t.Errorf("common dir %q, want %s", c.CommonDir, filepath.Join(r.main, ".git"))
+	}
+
+	// Bounded: MaxFiles lists the first, Total counts all.
+	c, err = g.Changes(ctx, a, gitscan.ChangesOptions{MaxFiles: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Files) != 2 || c.Total != len(want) {
+		t.Errorf("MaxFiles 2: listed %d of %d, want 2 of %d", len(c.Files), c.Total, len(want))
+	}
+
+	// The base overridden, and origin/HEAD preferred where set.
+	gitIn(t, r.main, "update-ref", "refs/remotes/origin/trunk", "HEAD~1")
+	gitIn(t, r.main, "symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/trunk")
+	c, err = g.Changes(ctx, a, gitscan.ChangesOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Base != "refs/remotes/origin/trunk" {
+		t.Errorf("base with origin/HEAD set = %q, want refs/remotes/origin/trunk", c.Base)
+	}
+	c, err = g.Changes(ctx, a, gitscan.ChangesOptions{Base: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Base != "a" || c.MergeBase != c.Head {
+		t.Errorf("base a: base %q, merge base %q, head %q", c.Base, c.MergeBase, c.Head)
+	}
+}
+
+// TestFingerprintSeesAnIndexRefresh holds the fingerprint the scenarios
+// rely on to what it must catch: a plain git status, without
+// GIT_OPTIONAL_LOCKS=0, rewrites an index whose stat data went stale; the
+// runner's does not.
+func TestFingerprintSeesAnIndexRefresh(t *testing.T) {
+	g := newRunner(t, gitscan.RunnerConfig{})
+	r := newRepo(t)
+	a := r.worktree("a")
+	later := time.Now().Add(time.Hour)
+	if err := os.Chtimes(filepath.Join(a, "f.txt"), later, later); err != nil {
+		t.Fatal(err)
+	}
+	before := r.fingerprint(a)
+	if _, err := g.Changes(context.Background(), a, gitscan.ChangesOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.Snapshot(context.Background(), a); err != nil {
+		t.Fatal(err)
+	}
+	if r.fingerprint(a) != before {
+		t.Fatal("the runner's status or snapshot changed the worktree or its index")
+	}
+	gitIn(t, a, "status", "--porcelain")
+	if r.fingerprint(a) == before {
+		t.Fatal("a plain git status refreshed the index and the fingerprint did not see it")
+	}
+}
+
+func TestOutputIsBounded(t *testing.T) {
+	g := newRunner(t, gitscan.RunnerConfig{MaxOutput: 500})
+	r := newRepo(t)
+	a := r.worktree("a")
+	for i := range 50 {
+		writeFile(t, filepath.Join(a, "many", strings.Repeat("x", 10)+string(rune('a'+i%26))+string(rune('a'+i/26))), "x\n")
+	}
+	c, err := g.Changes(context.Background(), a, gitscan.ChangesOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.Cut || len(c.Files) >= 50 {
+		t.Fatalf("cut %v with %d files listed: want the output cut short", c.Cut, len(c.Files))
+	}
+	for _, f := range c.Files {
+		if _, err := os.Stat(filepath.Join(a, f)); err != nil {
+			t.Errorf("listed %q, a part of a path: %v", f, err)
+		}
+	}
+}
+
+// TestRunnerIgnoresAnInheritedRepository: a Hall started from a git hook
+// inherits GIT_DIR and GIT_INDEX_FILE; the runner's git must still read
+// the worktree it was pointed at, and never write that index.
+func TestRunnerIgnoresAnInheritedRepository(t *testing.T) {
+	other := newRepo(t)
+	index := filepath.Join(other.main, ".git", "index")
+	before, err := os.ReadFile(index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newRepo(t)
+	a := r.worktree("a")
+	t.Setenv("GIT_DIR", filepath.Join(other.main, ".git"))
+	t.Setenv("GIT_INDEX_FILE", index)
+	t.Setenv("GIT_WORK_TREE", other.main)
+	g := newRunner(t, gitscan.RunnerConfig{})
+	writeFile(t, filepath.Join(a, "mine.go"), "package mine\n")
+	c, err := g.Changes(context.Background(), a, gitscan.ChangesOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Root != a || strings.Join(c.Files, " ") != "mine.go" {
+		t.Fatalf("root %s, files %v: want %s, [mine.go]", c.Root, c.Files, a)
+	}
+	if _, err := g.Snapshot(context.Background(), a); err != nil {
+		t.Fatal(err)
+	}
+	if after, _ := os.ReadFile(index); string(after) != string(before) {
+		t.Fatal("the inherited GIT_INDEX_FILE was written")
+	}
+}

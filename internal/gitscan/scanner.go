@@ -1,0 +1,556 @@
+package gitscan
+
+import (
+	"context"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Scanner defaults: see ScannerConfig.
+const (
+	DefaultInterval    = 2 * time.Second
+	DefaultSlow        = 30 * time.Second
+	DefaultMaxTracked  = 256
+	DefaultScanTimeout = 30 * time.Second
+)
+
+// ScannerConfig sets up a Scanner.
+type ScannerConfig struct {
+	// Runner runs git. nil means git is not usable here: every result
+	// then carries Unavailable, and callers fall back to observed files.
+	Runner      *Runner
+	Unavailable error // why Runner is nil (NewRunner's error)
+	// Interval is the least time between two scans of one worktree
+	// (default DefaultInterval): a mutation inside it schedules one scan
+	// at its end.
+	Interval time.Duration
+	// Slow rescans every tracked worktree this often (default
+	// DefaultSlow), for changes no presence reported (a person's editor).
+	Slow time.Duration
+	// ScanTimeout bounds one whole scan of a worktree, its merges
+	// included (default DefaultScanTimeout); each git process has the
+	// runner's own timeout besides.
+	ScanTimeout time.Duration
+	// MaxTracked bounds the worktrees scanned (default DefaultMaxTracked);
+	// past it a new worktree is skipped and counted.
+	MaxTracked int
+	// Changes tunes each scan's Changes (the base branch override, the
+	// files listed).
+	Changes ChangesOptions
+	// Notify, when set, is called (on the scanner's goroutine, no lock
+	// held) with a worktree whose result or merge predictions changed.
+	Notify func(worktree string)
+	// Cache keeps merge predictions; nil makes one of the default size.
+	Cache *MergeCache
+}
+
+// Result is the scanner's latest answer for one worktree.
+type Result struct {
+	Changes Changes
+	// Err is why git gave no answer (CodeOf says which fallback: git
+	// missing or too old, the worktree not on this machine, a timeout).
+	// With Err set, Changes holds only Worktree.
+	Err       error
+	ScannedAt time.Time
+}
+
+// Prediction is the merge predicted for two worktrees whose changes
+// overlap by path, and which snapshots it merged.
+type Prediction struct {
+	Merge
+	A, B        string // the worktrees, A < B
+	CommitA     string // A's snapshot commit
+	CommitB     string
+	PredictedAt time.Time
+}
+
+// Stats are the scanner's counters since it was made, for /metrics.
+type Stats struct {
+	Tracked          int   // worktrees tracked now
+	Scans            int64 // scans of a worktree run
+	ScanFailures     int64 // scans git could not answer (other than skipped)
+	ScansSkipped     int64 // scans not run: no usable git, the worktree not here, or over MaxTracked
+	ScanTime         time.Duration
+	Timeouts         int64 // scans or merge checks that ran out of time
+	Snapshots        int64 // working-tree snapshots taken
+	SnapshotFailures int64
+	MergeChecks      int64 // merges predicted by git merge-tree
+	MergeFailures    int64
+	MergeCacheHits   int64 // merges answered from the cache
+	MergeTime        time.Duration
+}
+
+// Scanner keeps git's answer for each tracked worktree fresh, off the
+// hot path: a beat or hook answer only calls Mutated, which never waits
+// on git. A worktree is rescanned when a presence in it reports a
+// mutation, at most once per Interval (a mutation inside the interval
+// schedules one scan at its end, never dropped), and every Slow; a scan
+// predicts the merge of each pair of one repository's worktrees whose
+// changed files overlap, cached by the two snapshots. Git processes are
+// capped by the runner; one scan runs per worktree at a time.
+type Scanner struct {
+	cfg   ScannerConfig
+	cache *MergeCache
+
+	mu      sync.Mutex
+	ctx     context.Context // set by Run; nil before and after
+	wg      sync.WaitGroup
+	trees   map[string]*tracked
+	preds   map[[2]string]Prediction
+	waiting []string // asked before Run started
+
+	scans, scanFail, skipped, timeouts atomic.Int64
+	snaps, snapFail                    atomic.Int64
+	merges, mergeFail, mergeHits       atomic.Int64
+	scanNanos, mergeNanos              atomic.Int64
+}
+
+// tracked is the scanner's state for one worktree.
+type tracked struct {
+	running bool        // a scan is under way
+	pending bool        // a scan was asked while one ran
+	waiting bool        // a scan was asked while the scanner was not running
+	timer   *time.Timer // a scan scheduled at the interval's end
+	last    time.Time   // when the last scan started
+	res     Result
+	seq     uint64 // counts results
+	snap    Snapshot
+	snapSeq uint64 // the result seq the snapshot was taken at; 0: none
+}
+
+// NewScanner returns a scanner; Run starts it.
+func NewScanner(cfg ScannerConfig) *Scanner {
+	cfg.Interval = orDefault(cfg.Interval, DefaultInterval)
+	cfg.Slow = orDefault(cfg.Slow, DefaultSlow)
+	cfg.ScanTimeout = orDefault(cfg.ScanTimeout, DefaultScanTimeout)
+	cfg.MaxTracked = orDefault(cfg.MaxTracked, DefaultMaxTracked)
+	cache := cfg.Cache
+	if cache == nil {
+		cache = NewMergeCache(0)
+	}
+	return &Scanner{cfg: cfg, cache: cache, trees: map[string]*tracked{}, preds: map[[2]string]Prediction{}}
+}
+
+// Run scans until ctx ends, then waits for the scans under way (each
+// bounded by its timeout) and returns.
+func (s *Scanner) Run(ctx context.Context) error {
+	s.mu.Lock()
+	s.ctx = ctx
+	waiting := s.waiting
+	s.waiting = nil
+	for _, wt := range waiting {
+		if t := s.trees[wt]; t != nil {
+			t.waiting = false
+			s.scheduleLocked(wt)
+		}
+	}
+	s.mu.Unlock()
+	tick := time.NewTicker(s.cfg.Slow)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			s.mu.Lock()
+			s.ctx = nil
+			for _, t := range s.trees {
+				if t.timer != nil {
+					t.timer.Stop()
+					t.timer = nil
+				}
+			}
+			s.mu.Unlock()
+			s.wg.Wait()
+			return nil
+		case <-tick.C:
+			s.mu.Lock()
+			for wt := range s.trees {
+				s.scheduleLocked(wt)
+			}
+			s.mu.Unlock()
+		}
+	}
+}
+
+// Mutated says a presence in the worktree reported a mutation: the
+// worktree is tracked from now on and scanned soon (now, or at the end of
+// the interval since its last scan). It never waits on git.
+func (s *Scanner) Mutated(worktree string) {
+	if worktree == "" {
+		return
+	}
+	wt := filepath.Clean(worktree)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.trackLocked(wt) {
+		s.scheduleLocked(wt)
+	}
+}
+
+// Track sets the worktrees to keep scanning, those of the live presences:
+// a new one is scanned soon, one not named any more is forgotten, its
+// predictions with it.
+func (s *Scanner) Track(worktrees []string) {
+	keep := make(map[string]bool, len(worktrees))
+	for _, w := range worktrees {
+		if w != "" {
+			keep[filepath.Clean(w)] = true
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for wt, t := range s.trees {
+		if !keep[wt] {
+			if t.timer != nil {
+				t.timer.Stop()
+			}
+			delete(s.trees, wt)
+			s.dropPredsLocked(wt, nil)
+		}
+	}
+	for wt := range keep {
+		if _, ok := s.trees[wt]; !ok && s.trackLocked(wt) {
+			s.scheduleLocked(wt)
+		}
+	}
+}
+
+// trackLocked adds a worktree, unless it would pass MaxTracked.
+func (s *Scanner) trackLocked(wt string) bool {
+	if _, ok := s.trees[wt]; ok {
+		return true
+	}
+	if len(s.trees) >= s.cfg.MaxTracked {
+		s.skipped.Add(1)
+		return false
+	}
+	s.trees[wt] = &tracked{}
+	return true
+}
+
+// scheduleLocked starts a scan of wt now, or at the end of its interval,
+// or after the scan under way: never two at once, never one dropped.
+func (s *Scanner) scheduleLocked(wt string) {
+	t := s.trees[wt]
+	if t == nil {
+		return
+	}
+	if s.ctx == nil {
+		if !t.waiting {
+			t.waiting = true
+			s.waiting = append(s.waiting, wt)
+		}
+		return
+	}
+	if t.running {
+		t.pending = true
+		return
+	}
+	if t.timer != nil {
+		return // one scan is already due at the interval's end
+	}
+	if wait := time.Until(t.last.Add(s.cfg.Interval)); wait > 0 && !t.last.IsZero() {
+		t.timer = time.AfterFunc(wait, func() { s.fire(wt, t) })
+		return
+	}
+	t.running, t.last = true, time.Now()
+	ctx := s.ctx
+	s.wg.Add(1)
+	go s.scan(ctx, wt, t)
+}
+
+// fire runs a scan scheduled at the end of an interval.
+func (s *Scanner) fire(wt string, t *tracked) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.trees[wt] != t {
+		return // forgotten meanwhile
+	}
+	t.timer = nil
+	s.scheduleLocked(wt)
+}
+
+// Result returns the latest answer for a tracked worktree, false before
+// its first scan ends.
+func (s *Scanner) Result(worktree string) (Result, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.trees[filepath.Clean(worktree)]
+	if t == nil || t.seq == 0 {
+		return Result{}, false
+	}
+	return t.res, true
+}
+
+// Prediction returns the latest merge predicted for two worktrees, false
+// when none is (their changes do not overlap, a side is not tracked or not
+// scanned yet, or git could not predict).
+func (s *Scanner) Prediction(a, b string) (Prediction, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, ok := s.preds[mergeKey(filepath.Clean(a), filepath.Clean(b))]
+	return p, ok
+}
+
+// Stats returns the counters.
+func (s *Scanner) Stats() Stats {
+	s.mu.Lock()
+	n := len(s.trees)
+	s.mu.Unlock()
+	return Stats{
+		Tracked: n, Scans: s.scans.Load(), ScanFailures: s.scanFail.Load(), ScansSkipped: s.skipped.Load(),
+		ScanTime: time.Duration(s.scanNanos.Load()), Timeouts: s.timeouts.Load(),
+		Snapshots: s.snaps.Load(), SnapshotFailures: s.snapFail.Load(),
+		MergeChecks: s.merges.Load(), MergeFailures: s.mergeFail.Load(), MergeCacheHits: s.mergeHits.Load(),
+		MergeTime: time.Duration(s.mergeNanos.Load()),
+	}
+}
+
+// scan asks git for wt's changes, then predicts the merges of the pairs
+// they overlap, and schedules the scan asked for meanwhile, if any.
+func (s *Scanner) scan(ctx context.Context, wt string, t *tracked) {
+	defer s.wg.Done()
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.ScanTimeout)
+	defer cancel()
+	res := s.changes(ctx, wt)
+	notify := map[string]bool{}
+
+	s.mu.Lock()
+	current := s.trees[wt] == t // not forgotten meanwhile
+	var peers []string
+	if current {
+		if !sameResult(t.res, res) {
+			notify[wt] = true
+		}
+		t.res = res
+		t.seq++
+		peers = s.peersLocked(wt, res)
+		s.dropPredsLocked(wt, peers)
+	}
+	s.mu.Unlock()
+
+	if current && res.Err == nil {
+		for _, peer := range peers {
+			if s.predict(ctx, wt, peer) {
+				notify[wt], notify[peer] = true, true
+			}
+		}
+	}
+
+	s.mu.Lock()
+	t.running = false
+	if t.pending && s.trees[wt] == t {
+		t.pending = false
+		s.scheduleLocked(wt)
+	}
+	s.mu.Unlock()
+	if s.cfg.Notify != nil {
+		for w := range notify {
+			s.cfg.Notify(w)
+		}
+	}
+}
+
+// changes runs Changes on wt and counts it.
+func (s *Scanner) changes(ctx context.Context, wt string) Result {
+	res := Result{Changes: Changes{Worktree: wt}, ScannedAt: time.Now()}
+	if s.cfg.Runner == nil {
+		res.Err = s.cfg.Unavailable
+		if res.Err == nil {
+			res.Err = &Error{Code: GitMissing, Op: "no git runner"}
+		}
+		s.skipped.Add(1)
+		return res
+	}
+	start := time.Now()
+	ch, err := s.cfg.Runner.Changes(ctx, wt, s.cfg.Changes)
+	s.scanNanos.Add(int64(time.Since(start)))
+	switch CodeOf(err) {
+	case "":
+		s.scans.Add(1)
+		res.Changes = ch
+	case NotOnMachine:
+		s.skipped.Add(1)
+		res.Err = err
+	case Timeout:
+		s.scans.Add(1)
+		s.scanFail.Add(1)
+		s.timeouts.Add(1)
+		res.Err = err
+	default:
+		s.scans.Add(1)
+		s.scanFail.Add(1)
+		res.Err = err
+	}
+	return res
+}
+
+// peersLocked returns the tracked worktrees of wt's repository, other
+// than wt, whose latest changes overlap res's by path.
+func (s *Scanner) peersLocked(wt string, res Result) []string {
+	if res.Err != nil || res.Changes.Total == 0 {
+		return nil
+	}
+	var peers []string
+	for other, t := range s.trees {
+		o := t.res.Changes
+		if other == wt || t.seq == 0 || t.res.Err != nil || o.CommonDir != res.Changes.CommonDir || o.Root == res.Changes.Root {
+			continue
+		}
+		if FilesOverlap(res.Changes.Files, o.Files) {
+			peers = append(peers, other)
+		}
+	}
+	return peers
+}
+
+// dropPredsLocked forgets wt's predictions with worktrees not in keep.
+func (s *Scanner) dropPredsLocked(wt string, keep []string) {
+	for k := range s.preds {
+		if k[0] != wt && k[1] != wt {
+			continue
+		}
+		other := k[0]
+		if other == wt {
+			other = k[1]
+		}
+		found := false
+		for _, p := range keep {
+			found = found || p == other
+		}
+		if !found {
+			delete(s.preds, k)
+		}
+	}
+}
+
+// predict snapshots both sides (each at most once per result) and
+// predicts their merge, from the cache when the two snapshots were merged
+// before. It reports whether the pair's prediction changed. When git
+// cannot predict, the pair's last prediction is dropped rather than kept
+// as if it still held.
+func (s *Scanner) predict(ctx context.Context, a, b string) bool {
+	k := mergeKey(a, b)
+	m, sa, sb, ok := s.merge(ctx, a, b)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	old, had := s.preds[k]
+	if !ok || s.trees[a] == nil || s.trees[b] == nil { // failed, or forgotten meanwhile
+		delete(s.preds, k)
+		return had
+	}
+	p := Prediction{Merge: m, A: k[0], B: k[1], CommitA: sa.Commit, CommitB: sb.Commit, PredictedAt: time.Now()}
+	if k[0] != a {
+		p.CommitA, p.CommitB = sb.Commit, sa.Commit
+	}
+	s.preds[k] = p
+	return !had || old.CommitA != p.CommitA || old.CommitB != p.CommitB
+}
+
+// merge snapshots a and b and merges the two snapshots, counting each
+// step; false when a step failed.
+func (s *Scanner) merge(ctx context.Context, a, b string) (Merge, Snapshot, Snapshot, bool) {
+	sa, okA := s.snapshot(ctx, a)
+	sb, okB := s.snapshot(ctx, b)
+	if !okA || !okB {
+		return Merge{}, sa, sb, false
+	}
+	if m, ok := s.cache.Get(sa.Commit, sb.Commit); ok {
+		s.mergeHits.Add(1)
+		return m, sa, sb, true
+	}
+	start := time.Now()
+	m, err := s.cfg.Runner.PredictMerge(ctx, a, sa.Commit, sb.Commit)
+	s.mergeNanos.Add(int64(time.Since(start)))
+	s.merges.Add(1)
+	if err != nil {
+		s.mergeFail.Add(1)
+		if CodeOf(err) == Timeout {
+			s.timeouts.Add(1)
+		}
+		return Merge{}, sa, sb, false
+	}
+	s.cache.Put(sa.Commit, sb.Commit, m)
+	return m, sa, sb, true
+}
+
+// snapshot returns wt's snapshot for its latest result, taking it when
+// there is none yet.
+func (s *Scanner) snapshot(ctx context.Context, wt string) (Snapshot, bool) {
+	s.mu.Lock()
+	t := s.trees[wt]
+	if t == nil {
+		s.mu.Unlock()
+		return Snapshot{}, false
+	}
+	if t.snapSeq == t.seq {
+		snap := t.snap
+		s.mu.Unlock()
+		return snap, true
+	}
+	seq := t.seq
+	s.mu.Unlock()
+	snap, err := s.cfg.Runner.Snapshot(ctx, wt)
+	s.snaps.Add(1)
+	if err != nil {
+		s.snapFail.Add(1)
+		if CodeOf(err) == Timeout {
+			s.timeouts.Add(1)
+		}
+		return Snapshot{}, false
+	}
+	s.mu.Lock()
+	if s.trees[wt] == t && t.seq == seq {
+		t.snap, t.snapSeq = snap, seq
+	}
+	s.mu.Unlock()
+	return snap, true
+}
+
+// sameResult reports whether two results say the same: the same files
+// and the same failure, whenever they were read.
+func sameResult(a, b Result) bool {
+	if CodeOf(a.Err) != CodeOf(b.Err) {
+		return false
+	}
+	x, y := a.Changes, b.Changes
+	if x.Head != y.Head || x.Branch != y.Branch || x.MergeBase != y.MergeBase || x.Total != y.Total || len(x.Files) != len(y.Files) {
+		return false
+	}
+	for i := range x.Files {
+		if x.Files[i] != y.Files[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// FilesOverlap reports whether two sorted lists of repository-relative
+// paths share a path, or one holds a file where the other holds a
+// directory of it ("a" against "a/b": a file replaced by a directory).
+func FilesOverlap(a, b []string) bool {
+	set := make(map[string]struct{}, len(b))
+	for _, p := range b {
+		set[p] = struct{}{}
+	}
+	for _, p := range a {
+		for q := p; q != "." && q != "/" && q != ""; q = filepath.Dir(q) {
+			if _, ok := set[q]; ok {
+				return true
+			}
+		}
+	}
+	set = make(map[string]struct{}, len(a))
+	for _, p := range a {
+		set[p] = struct{}{}
+	}
+	for _, p := range b {
+		for q := filepath.Dir(p); q != "." && q != "/" && q != ""; q = filepath.Dir(q) {
+			if _, ok := set[q]; ok {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,247 @@
+package gitscan_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/hall-dev/hall/internal/eventually"
+	"github.com/hall-dev/hall/internal/gitscan"
+	"github.com/hall-dev/hall/internal/presence/overlap"
+	pt "github.com/hall-dev/hall/internal/presence/presencetest"
+)
+
+// within bounds every wait here: a bound on a hang, never a measure of
+// speed.
+const within = 30 * time.Second
+
+// startScanner runs a scanner until the test ends.
+func startScanner(t *testing.T, cfg gitscan.ScannerConfig) *gitscan.Scanner {
+	t.Helper()
+	if cfg.Slow == 0 {
+		cfg.Slow = time.Hour // only what a test asks for is scanned
+	}
+	s := gitscan.NewScanner(cfg)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = s.Run(ctx)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	return s
+}
+
+// conflicting makes a repository with two worktrees that changed the same
+// line of f.txt.
+func conflicting(t *testing.T) (r *repo, a, b string) {
+	r = newRepo(t)
+	a, b = r.worktree("a"), r.worktree("b")
+	writeFile(t, filepath.Join(a, "f.txt"), lines(20, map[int]string{5: "a's line five"}))
+	writeFile(t, filepath.Join(b, "f.txt"), lines(20, map[int]string{5: "b's line five"}))
+	return r, a, b
+}
+
+func hasCode(s *gitscan.Scanner, wt string, code gitscan.Code) func() bool {
+	return func() bool {
+		res, ok := s.Result(wt)
+		return ok && gitscan.CodeOf(res.Err) == code
+	}
+}
+
+func TestScannerPredictsThenTheOverlapCloses(t *testing.T) {
+	r, a, b := conflicting(t)
+	before := r.fingerprint(a, b)
+	s := startScanner(t, gitscan.ScannerConfig{Runner: newRunner(t, gitscan.RunnerConfig{}), Interval: 10 * time.Millisecond})
+	// a first, then b: one scan predicts the pair, so the merge checks
+	// counted below are settled once the prediction is there.
+	s.Track([]string{a})
+	eventually.True(t, within, "a scanned", func() bool { _, ok := s.Result(a); return ok })
+	s.Track([]string{a, b})
+	eventually.True(t, within, "a conflict predicted for a and b", func() bool {
+		p, ok := s.Prediction(b, a)
+		return ok && p.Conflict
+	})
+	if r.fingerprint(a, b) != before {
+		t.Fatal("the worktrees, an index, a ref or the stash changed under the scanner")
+	}
+	derive := func() ([]overlap.Found, []overlap.Party) {
+		ra, okA := s.Result(a)
+		rb, okB := s.Result(b)
+		ps := []overlap.Party{
+			party("agent-a", r.main, a, gitscan.GitOf(ra, okA), pt.Touched(filepath.Join(a, "f.txt"))),
+			party("agent-b", r.main, b, gitscan.GitOf(rb, okB)),
+		}
+		got, _ := overlap.Within(r.main, ps, s, overlap.Bound{})
+		return got, ps
+	}
+	got, _ := derive()
+	if len(got) != 1 || got[0].Verdict != overlap.VerdictConflict || !slices.Equal(got[0].Conflicts, []string{"f.txt"}) {
+		t.Fatalf("derived %+v, want one conflict on f.txt", got)
+	}
+
+	// Nothing changed: a rescan takes new snapshots, of the same trees on
+	// the same HEADs, and the merge comes from the cache.
+	checks := s.Stats().MergeChecks
+	s.Mutated(a)
+	eventually.True(t, within, "a merge answered from the cache", func() bool { return s.Stats().MergeCacheHits >= 1 })
+	if st := s.Stats(); st.MergeChecks != checks {
+		t.Errorf("merge checks %d after an unchanged rescan, want %d", st.MergeChecks, checks)
+	}
+
+	// a reverts: its hooks still list f.txt as touched, but git sees no
+	// change, and the overlap closes.
+	gitIn(t, a, "checkout", "--", "f.txt")
+	s.Mutated(a)
+	eventually.True(t, within, "the prediction dropped", func() bool {
+		_, ok := s.Prediction(a, b)
+		res, _ := s.Result(a)
+		return !ok && res.Changes.Total == 0
+	})
+	if got, _ := derive(); len(got) != 0 {
+		t.Fatalf("derived %+v after a reverted, want no overlap", got)
+	}
+	st := s.Stats()
+	if st.Scans < 3 || st.Snapshots < 2 || st.MergeChecks < 1 || st.ScanFailures != 0 || st.ScanTime <= 0 || st.MergeTime <= 0 {
+		t.Errorf("stats %+v", st)
+	}
+}
+
+func TestScannerDebounces(t *testing.T) {
+	r := newRepo(t)
+	a := r.worktree("a")
+	s := startScanner(t, gitscan.ScannerConfig{Runner: newRunner(t, gitscan.RunnerConfig{}), Interval: time.Hour})
+	for range 100 {
+		s.Mutated(a)
+	}
+	eventually.True(t, within, "a scanned", func() bool { _, ok := s.Result(a); return ok })
+	// The burst inside the interval scheduled one scan at its end, an
+	// hour away: one scan ran, not a hundred.
+	for range 100 {
+		s.Mutated(a)
+	}
+	if st := s.Stats(); st.Scans != 1 {
+		t.Fatalf("scans = %d after 200 mutations inside one interval, want 1", st.Scans)
+	}
+}
+
+func TestScannerNeverDropsAMutation(t *testing.T) {
+	r := newRepo(t)
+	a := r.worktree("a")
+	s := startScanner(t, gitscan.ScannerConfig{Runner: newRunner(t, gitscan.RunnerConfig{}), Interval: 200 * time.Millisecond})
+	s.Mutated(a)
+	eventually.True(t, within, "a scanned", func() bool { _, ok := s.Result(a); return ok })
+	writeFile(t, filepath.Join(a, "later.go"), "package later\n")
+	s.Mutated(a) // most likely inside the interval: scheduled at its end
+	eventually.True(t, within, "the later change scanned", func() bool {
+		res, _ := s.Result(a)
+		return slices.Contains(res.Changes.Files, "later.go")
+	})
+	if st := s.Stats(); st.Scans != 2 {
+		t.Errorf("scans = %d, want 2", st.Scans)
+	}
+}
+
+func TestScannerWorktreeDeleted(t *testing.T) {
+	_, a, b := conflicting(t)
+	s := startScanner(t, gitscan.ScannerConfig{Runner: newRunner(t, gitscan.RunnerConfig{}), Interval: 10 * time.Millisecond})
+	s.Track([]string{a, b})
+	eventually.True(t, within, "a conflict predicted", func() bool { p, ok := s.Prediction(a, b); return ok && p.Conflict })
+	if err := os.RemoveAll(b); err != nil {
+		t.Fatal(err)
+	}
+	s.Mutated(b)
+	eventually.True(t, within, "b not here", hasCode(s, b, gitscan.NotOnMachine))
+	if _, ok := s.Prediction(a, b); ok {
+		t.Error("the prediction outlived b's worktree")
+	}
+	res, ok := s.Result(b)
+	if g := gitscan.GitOf(res, ok); g.Available || g.Reason != string(gitscan.NotOnMachine) {
+		t.Errorf("GitOf = %+v, want unavailable, %s", g, gitscan.NotOnMachine)
+	}
+	s.Mutated(a) // a's scan with a peer gone
+	eventually.True(t, within, "a rescanned", func() bool { return s.Stats().Scans >= 3 })
+	if st := s.Stats(); st.ScansSkipped < 1 {
+		t.Errorf("skipped = %d, want the deleted worktree counted", st.ScansSkipped)
+	}
+}
+
+func TestScannerWithoutGit(t *testing.T) {
+	_, unavailable := gitscan.NewRunner(context.Background(), gitscan.RunnerConfig{Path: filepath.Join(t.TempDir(), "no-git")})
+	r, a, b := conflicting(t)
+	s := startScanner(t, gitscan.ScannerConfig{Unavailable: unavailable})
+	s.Track([]string{a, b})
+	eventually.True(t, within, "a answered without git", hasCode(s, a, gitscan.GitMissing))
+	eventually.True(t, within, "b answered without git", hasCode(s, b, gitscan.GitMissing))
+	ra, okA := s.Result(a)
+	rb, okB := s.Result(b)
+	ps := []overlap.Party{
+		party("agent-a", r.main, a, gitscan.GitOf(ra, okA), pt.Touched(filepath.Join(a, "f.txt"))),
+		party("agent-b", r.main, b, gitscan.GitOf(rb, okB), pt.Touched(filepath.Join(b, "f.txt"))),
+	}
+	if ps[0].Git.Available || ps[0].Git.Reason != string(gitscan.GitMissing) {
+		t.Fatalf("git = %+v, want unavailable: git_missing", ps[0].Git)
+	}
+	got, _ := overlap.Within(r.main, ps, s, overlap.Bound{})
+	want := []overlap.File{{Path: "f.txt", A: []overlap.Source{overlap.SourceObserved}, B: []overlap.Source{overlap.SourceObserved}}}
+	if len(got) != 1 || got[0].Merge != overlap.MergeUnknown || got[0].Verdict != overlap.VerdictOverlap || !slices.EqualFunc(got[0].Files, want, func(x, y overlap.File) bool {
+		return x.Path == y.Path && slices.Equal(x.A, y.A) && slices.Equal(x.B, y.B)
+	}) {
+		t.Fatalf("derived %+v, want one overlap on observed f.txt, merge unknown", got)
+	}
+	if st := s.Stats(); st.ScansSkipped != 2 || st.Scans != 0 {
+		t.Errorf("stats %+v, want 2 skipped, none run", st)
+	}
+}
+
+func TestScannerScanTimesOut(t *testing.T) {
+	slow := fakeGit(t, `case " $* " in *" status "*) exec sleep 30;; esac`)
+	r := newRepo(t)
+	a := r.worktree("a")
+	s := startScanner(t, gitscan.ScannerConfig{Runner: newRunner(t, gitscan.RunnerConfig{Path: slow, Timeout: 200 * time.Millisecond})})
+	s.Mutated(a)
+	eventually.True(t, within, "the scan timed out", hasCode(s, a, gitscan.Timeout))
+	if st := s.Stats(); st.Timeouts != 1 || st.ScanFailures != 1 {
+		t.Errorf("stats %+v, want one timeout, one failure", st)
+	}
+}
+
+func TestScannerTracksABoundedSet(t *testing.T) {
+	r := newRepo(t)
+	wts := []string{r.worktree("a"), r.worktree("b"), r.worktree("c")}
+	s := startScanner(t, gitscan.ScannerConfig{Runner: newRunner(t, gitscan.RunnerConfig{}), MaxTracked: 2})
+	s.Track(wts)
+	if st := s.Stats(); st.Tracked != 2 || st.ScansSkipped != 1 {
+		t.Fatalf("tracked %d, skipped %d; want 2 and 1", st.Tracked, st.ScansSkipped)
+	}
+	s.Track(wts[:1])
+	if st := s.Stats(); st.Tracked != 1 {
+		t.Fatalf("tracked %d after Track of one, want 1", st.Tracked)
+	}
+}
+
+// TestScannerDropsAPredictionGitCannotRenew: when merge-tree fails, the
+// pair's last prediction is dropped, not served as if it still held.
+func TestScannerDropsAPredictionGitCannotRenew(t *testing.T) {
+	flag := filepath.Join(t.TempDir(), "fail-merges")
+	g := newRunner(t, gitscan.RunnerConfig{Path: fakeGit(t, `if [ -e `+flag+` ]; then case " $* " in *" merge-tree "*) exit 2;; esac; fi`)})
+	_, a, b := conflicting(t)
+	s := startScanner(t, gitscan.ScannerConfig{Runner: g, Interval: 10 * time.Millisecond})
+	s.Track([]string{a})
+	eventually.True(t, within, "a scanned", func() bool { _, ok := s.Result(a); return ok })
+	s.Track([]string{a, b})
+	eventually.True(t, within, "a conflict predicted", func() bool { p, ok := s.Prediction(a, b); return ok && p.Conflict })
+	writeFile(t, flag, "")
+	writeFile(t, filepath.Join(a, "f.txt"), lines(20, map[int]string{5: "a's line five, again"}))
+	s.Mutated(a)
+	eventually.True(t, within, "the prediction dropped", func() bool { _, ok := s.Prediction(a, b); return !ok })
+	if st := s.Stats(); st.MergeFailures != 1 {
+		t.Errorf("merge failures = %d, want 1", st.MergeFailures)
+	}
+}

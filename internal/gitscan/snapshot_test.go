@@ -1,0 +1,89 @@
+package gitscan_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hall-dev/hall/internal/gitscan"
+)
+
+// TestSnapshotIsTheWorkingTree holds a snapshot to the files on disk: a
+// same-size edit right after checkout (in the index's own tick, which git
+// tells apart only by the index file's time), a new file, a deletion, a
+// staged file; not an ignored one. And a second snapshot of an unchanged
+// worktree is the same commit: the merge cache's key.
+func TestSnapshotIsTheWorkingTree(t *testing.T) {
+	ctx := context.Background()
+	g := newRunner(t, gitscan.RunnerConfig{})
+	r := newRepo(t)
+	a := r.worktree("a")
+	writeFile(t, filepath.Join(a, "lib", "a.go"), "package lib\n\nfunc A() int { return 2 }\n") // the same size
+	writeFile(t, filepath.Join(a, "new.go"), "package x\n")
+	writeFile(t, filepath.Join(a, "staged.go"), "package s\n")
+	gitIn(t, a, "add", "staged.go")
+	writeFile(t, filepath.Join(a, "debug.log"), "ignored\n")
+	if err := os.Remove(filepath.Join(a, "f.txt")); err != nil {
+		t.Fatal(err)
+	}
+	before := r.fingerprint(a)
+	s, err := g.Snapshot(ctx, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.fingerprint(a) != before {
+		t.Fatal("the snapshot changed the worktree, its index, a ref or the stash")
+	}
+	if head := gitIn(t, a, "rev-parse", "HEAD"); s.Head != head || gitIn(t, a, "rev-parse", s.Commit+"^") != head {
+		t.Errorf("snapshot head %s, parent of its commit %s; want HEAD %s", s.Head, gitIn(t, a, "rev-parse", s.Commit+"^"), head)
+	}
+	for _, f := range []string{"lib/a.go", "new.go", "staged.go"} {
+		if got, want := gitIn(t, a, "rev-parse", s.Commit+":"+f), gitIn(t, a, "hash-object", f); got != want {
+			t.Errorf("%s in the snapshot is %s, on disk %s", f, got, want)
+		}
+	}
+	files := gitIn(t, a, "ls-tree", "-r", "--name-only", s.Tree)
+	if want := ".gitignore\nlib/a.go\nnew.go\nstaged.go"; files != want {
+		t.Errorf("snapshot tree holds\n%s\nwant\n%s", files, want)
+	}
+	again, err := g.Snapshot(ctx, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again != s {
+		t.Errorf("an unchanged worktree snapshot twice: %+v, then %+v", s, again)
+	}
+	if strings.Contains(gitIn(t, a, "for-each-ref"), s.Commit) {
+		t.Error("a ref points at the snapshot")
+	}
+}
+
+// TestSnapshotSeesARacyEdit: a same-size edit within the second the
+// checkout wrote the index matches the index entry's stat data, as git
+// compares it here (seconds); git finds the edit only because the entry is
+// as new as the index file itself ("racily clean"). So the copied index
+// must keep the real one's time: a copy stamped a second later hides the
+// edit from the snapshot.
+func TestSnapshotSeesARacyEdit(t *testing.T) {
+	g := newRunner(t, gitscan.RunnerConfig{})
+	r := newRepo(t)
+	wt := r.worktree("a")
+	writeFile(t, filepath.Join(wt, "lib", "a.go"), "package lib\n\nfunc A() int { return 2 }\n") // the same size
+	idx, err := os.Stat(gitIn(t, wt, "rev-parse", "--path-format=absolute", "--git-path", "index"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Not a measure of speed: the copy must be made in a later second
+	// than the index was written, as a scan a moment later makes it.
+	time.Sleep(time.Until(idx.ModTime().Truncate(time.Second).Add(time.Second + 10*time.Millisecond)))
+	s, err := g.Snapshot(context.Background(), wt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := gitIn(t, wt, "rev-parse", s.Commit+":lib/a.go"), gitIn(t, wt, "hash-object", "lib/a.go"); got != want {
+		t.Fatalf("lib/a.go in the snapshot is %s, on disk %s", got, want)
+	}
+}

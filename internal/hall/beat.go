@@ -1,0 +1,77 @@
+package hall
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/place"
+	"github.com/hall-dev/hall/internal/presence"
+)
+
+// Beat reports one beat through the service's throttled path and answers
+// the presence id, whether the beat reached the store (a store that cannot
+// be written is no refusal: stored is false and reason says why), and the
+// agent's north lines. A beat that breaks a rule is refused
+// (invalid_beat, field_too_large) and writes nothing.
+func (h *Hall) Beat(ctx context.Context, req contract.BeatRequest) (contract.BeatResponse, error) {
+	res, err := h.Service.Beat(ctx, req.Beat())
+	if err != nil {
+		return contract.BeatResponse{}, contract.BeatError(err)
+	}
+	return contract.FromBeatResult(res), nil
+}
+
+// Leave ends a presence at once: unknown_presence when none is live,
+// invalid_presence_id for a malformed id.
+func (h *Hall) Leave(ctx context.Context, presenceID string) error {
+	if err := h.Service.Leave(ctx, presenceID); err != nil {
+		return contract.LeaveError(err)
+	}
+	return nil
+}
+
+// LeaveAgent ends agentID's presence on brain (and, the service sees to
+// it, the subagents it leads). One already gone is no error: the leave's
+// goal holds.
+func LeaveAgent(ctx context.Context, b Beater, agentID, brain string) error {
+	canonical, err := presence.CanonicalPath(brain)
+	if err != nil {
+		return contract.Refuse(http.StatusBadRequest, "invalid_brain", "%s", presence.ErrorMessage(err))
+	}
+	if err := b.Leave(ctx, presence.ID(agentID, canonical)); err != nil && !contract.IsNotFound(err) {
+		return err
+	}
+	return nil
+}
+
+// Stored reports whether the Hall has the beat: written now, or held by
+// the throttle and written within its window. A beat neither stored nor
+// throttled met a store that could not be written.
+func Stored(resp contract.BeatResponse) bool { return resp.Stored || resp.Throttled }
+
+// CompletePlace fills what a beat left unsaid of where its session works,
+// measured from its caller_root on this machine's filesystem (package
+// place): the worktree is the git top level holding it, the brain the
+// repository's main worktree (else the worktree, else the caller root).
+// What the beat said is kept as said, for the Hall to judge. Every surface
+// that beats for an agent (the hook, `hall beat`, the MCP handshake)
+// completes the place here.
+//
+// The lookup is bounded (place.Place.Complete): within ctx, a deadline and
+// a cap on lookups at once, past which the caller root counts as outside
+// git.
+func CompletePlace(ctx context.Context, req contract.BeatRequest) contract.BeatRequest {
+	if req.CallerRoot == "" {
+		return req
+	}
+	p := place.Place{CallerRoot: req.CallerRoot}.Complete(ctx)
+	req.CallerRoot = p.CallerRoot
+	if req.Worktree == "" {
+		req.Worktree = p.Worktree
+	}
+	if req.Brain == "" {
+		req.Brain = p.Brain
+	}
+	return req
+}

@@ -1,0 +1,23 @@
+// Package hall holds the Hall's operations, each once: beat, leave, the
+// roster reads (presences, north, cockpit, events) and the hook (an
+// agent's payload in, its own hook output out). Every transport calls
+// them and only translates: the HTTP handlers (internal/web) decode,
+// call and encode; the MCP tools (internal/mcp) do the same over MCP;
+// `hall beat` and `hall mcp` reach a Hall in this process through *Hall
+// itself, or one over HTTP (internal/hallclient) through the same
+// interface.
+//
+// An operation refuses with a *contract.Error that carries its wire code
+// and status, and fails with a plain wrapped error when something broke
+// that no client can mend; the transports write both through one writer
+// (contract.WriteError, contract.Refusal). What does not live here: the
+// rules of records, ids and collisions (internal/presence), the wire types
+// (internal/contract), where a session works (internal/place), reading
+// and answering each agent's hook format (internal/hook), and anything of
+// HTTP, MCP or the page.
+//
+// A new operation goes here as a method of Hall (or a function over a
+// Beater, when it must also run where the Hall is only reached over
+// HTTP), with its refusals built from contract.Refuse; then each surface
+// gets a few lines that call it (docs/development.md walks through one).
+package hall

@@ -1,0 +1,72 @@
+package hall
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/presence"
+	"github.com/hall-dev/hall/internal/stream"
+)
+
+// Roster is the live roster at this instant: *presence.Service, or the
+// Hall's cached view (*stream.Hub).
+type Roster interface {
+	Snapshot(ctx context.Context) (presence.Snapshot, error)
+}
+
+// CursorRoster is a Roster that also names the stream event its snapshot
+// matches (*stream.Hub): a client can fetch, then stream from that cursor,
+// with no gap and no repeat.
+type CursorRoster interface {
+	SnapshotCursor(ctx context.Context) (presence.Snapshot, string, error)
+}
+
+// History is the Hall's recent events, told as `hall watch --json` tells
+// them; *stream.Hub in production.
+type History interface {
+	Events(brain string, limit int) ([]stream.Line, int)
+	EventsKept() int
+}
+
+// Hall is the Hall's operations over its presence service. Set the fields
+// before the first call; only Service is required.
+type Hall struct {
+	Service *presence.Service
+	Roster  Roster  // Service when nil; the live view (*stream.Hub) in a serving Hall
+	History History // recent events; none when nil
+	// Changes signals each change of the roster, for Watch: the Hall's
+	// hub (stream.Hub.Changed), or the service's own signal when nothing
+	// else reads it (hall mcp --registry-root). Nil: Watch reports none.
+	Changes <-chan struct{}
+	Log     *slog.Logger // nil: nothing is logged
+}
+
+func (h *Hall) roster() Roster {
+	if h.Roster != nil {
+		return h.Roster
+	}
+	return h.Service
+}
+
+// Watch calls changed on each token of Changes until ctx ends.
+func (h *Hall) Watch(ctx context.Context, changed func()) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-h.Changes: // a nil channel never delivers
+			changed()
+		}
+	}
+}
+
+// Mutating reports whether the Hall counts tool as a mutation.
+func (h *Hall) Mutating(tool string) bool { return h.Service.Mutating(tool) }
+
+// Beater is a Hall that takes beats and leaves: *Hall, or one reached over
+// HTTP (hallclient.HTTP). The hook runs over it.
+type Beater interface {
+	Beat(ctx context.Context, req contract.BeatRequest) (contract.BeatResponse, error)
+	Leave(ctx context.Context, presenceID string) error
+}

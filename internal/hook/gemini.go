@@ -1,0 +1,100 @@
+package hook
+
+import (
+	"encoding/json"
+)
+
+// gemini reads Gemini CLI's hooks (settings.json, "hooks"): SessionStart,
+// BeforeAgent, BeforeTool, AfterTool, AfterAgent and SessionEnd. Its
+// payloads carry session_id, cwd and hook_event_name like Claude Code's,
+// but its tools are its own: write_file and replace name the file they
+// change in tool_input.file_path; run_shell_command, read_file and the MCP
+// tools (mcp_<server>_<tool>) name none.
+type gemini struct{}
+
+var geminiCapability = mustCapability("gemini")
+
+type geminiPayload struct {
+	SessionID     string          `json:"session_id"`
+	Cwd           string          `json:"cwd"`
+	HookEventName string          `json:"hook_event_name"`
+	ToolName      string          `json:"tool_name"`
+	ToolInput     json.RawMessage `json:"tool_input"`
+}
+
+func (gemini) Agent() string { return "gemini" }
+func (gemini) Kind() string  { return "gemini-cli" }
+
+// Parse maps a payload to its Event: agent "gemini-" and the session's
+// first 8 characters, caller root the payload's cwd. SessionEnd leaves;
+// AfterAgent ends a turn and beats. No event gates: Gemini CLI's reference
+// documents no "ask" (see the capability table).
+func (gemini) Parse(payload []byte) (Event, error) {
+	var p geminiPayload
+	if err := decode(payload, &p); err != nil {
+		return Event{}, err
+	}
+	if p.SessionID == "" {
+		return Event{}, errNoSession
+	}
+	ev := Event{Name: p.HookEventName}
+	ev.Beat.AgentID = agentID("gemini", p.SessionID, "")
+	ev.Beat.Kind = "gemini-cli"
+	ev.Beat.CallerRoot = p.Cwd
+	switch p.HookEventName {
+	case "BeforeTool", "AfterTool":
+		ev.Beat.Tool = p.ToolName
+		ev.Beat.Touched = geminiTouched(p.ToolName, p.ToolInput, p.Cwd)
+		ev.Gate = geminiCapability.Asks(p.HookEventName)
+	case "SessionEnd":
+		ev.Leave = true
+	}
+	return ev, nil
+}
+
+// geminiTouched names the file of Gemini CLI's file-writing tools
+// (write_file, replace), from tool_input.file_path.
+func geminiTouched(tool string, input json.RawMessage, cwd string) []string {
+	switch tool {
+	case "write_file", "replace":
+	default:
+		return nil
+	}
+	var in struct {
+		FilePath string `json:"file_path"`
+	}
+	if json.Unmarshal(input, &in) != nil {
+		return nil
+	}
+	return touchedFiles(cwd, []string{in.FilePath})
+}
+
+// geminiAnswer is Gemini CLI's hook output. It never carries a decision:
+// "deny" and "block" refuse the tool, and the Hall only warns.
+type geminiAnswer struct {
+	HookSpecificOutput *geminiSpecific `json:"hookSpecificOutput,omitempty"`
+	SystemMessage      string          `json:"systemMessage,omitempty"`
+}
+
+type geminiSpecific struct {
+	HookEventName     string `json:"hookEventName"`
+	AdditionalContext string `json:"additionalContext"`
+}
+
+// Answer puts the north lines into the model's context where Gemini CLI
+// lets it (SessionStart, BeforeAgent, AfterTool), and on BeforeTool, which
+// takes no context, tells the person in the terminal (systemMessage) before
+// the tool runs; the model hears it on the AfterTool that follows. Under
+// the ask policy the answer is the same: nothing is asked.
+func (gemini) Answer(ev Event, say Say) []byte {
+	if len(say.North) == 0 || ev.Leave {
+		return nil
+	}
+	switch {
+	case geminiCapability.Reaches(ev.Name):
+		return marshal(geminiAnswer{HookSpecificOutput: &geminiSpecific{HookEventName: ev.Name, AdditionalContext: ContextText(ev.Beat.AgentID, say.North)}})
+	case ev.Name == "BeforeTool":
+		return marshal(geminiAnswer{SystemMessage: AskReason(say.North)})
+	}
+	return nil
+}

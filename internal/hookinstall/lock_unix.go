@@ -1,0 +1,32 @@
+//go:build unix
+
+package hookinstall
+
+import (
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// lockDir takes the folder's advisory lock until unlock: two installs
+// writing one folder's files take turns. It leaves no file behind.
+func lockDir(dir string) (unlock func(), err error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		err = unix.Flock(int(f.Fd()), unix.LOCK_EX)
+		if err != unix.EINTR {
+			break
+		}
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() {
+		_ = unix.Flock(int(f.Fd()), unix.LOCK_UN)
+		f.Close()
+	}, nil
+}

@@ -1,0 +1,360 @@
+package overlap
+
+import (
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/hall-dev/hall/internal/presence"
+)
+
+// Source is what showed a side's file: one evidence label.
+type Source string
+
+// The evidence labels, each a measure of its own.
+const (
+	SourceDeclared Source = "declared" // the presence's declared working set
+	SourceObserved Source = "observed" // its hooks saw its tool change the file
+	SourceGit      Source = "git"      // git says the worktree changed it against its base
+)
+
+// Verdict is what an overlap amounts to.
+type Verdict string
+
+// The verdicts.
+const (
+	// VerdictOverlap: the same file changed on both sides; git predicts
+	// a clean merge, or cannot say (see Found.Merge).
+	VerdictOverlap Verdict = "overlap"
+	// VerdictConflict: git predicts the two sides will not merge cleanly.
+	VerdictConflict Verdict = "conflict"
+)
+
+// MergeState is what git predicted of merging the two sides.
+type MergeState string
+
+// The merge states.
+const (
+	MergeClean    MergeState = "clean"
+	MergeConflict MergeState = "conflict"
+	// MergeUnknown: no prediction, because git cannot see a side (see
+	// its Git.Reason) or has not predicted this pair yet.
+	MergeUnknown MergeState = "unknown"
+)
+
+// Git is one side's git answer, as plain data.
+type Git struct {
+	// Available is false when git could not answer for the worktree:
+	// git missing or too old, the worktree not on this machine, a
+	// timeout. The side then counts its observed files only.
+	Available bool
+	Reason    string // why not, a code (gitscan's), when not Available
+	Branch    string
+	// Files are the paths git says the worktree changed against its
+	// base, relative to the worktree's root; Total counts them all, so a
+	// list cut short is known to be.
+	Files []string
+	Total int
+}
+
+// Party is what the derivation reads of one live presence.
+type Party struct {
+	ID, Brain string
+	Worktree  string // absolute; a party without one never overlaps
+	// Team: two parties of one non-empty team (a session and its
+	// subagents) never overlap.
+	Team     string
+	Mutating bool
+	// WorkingSet is the declared working set: absolute, or relative to
+	// the worktree.
+	WorkingSet []string
+	// Touched are the files the hooks saw change: absolute.
+	Touched []string
+	Git     Git
+}
+
+// PartyOf reads a record and its worktree's git answer.
+func PartyOf(r *presence.Record, g Git) Party {
+	return Party{
+		ID: r.PresenceID, Brain: r.Brain, Worktree: r.Worktree, Team: r.Team(),
+		Mutating: r.Mutating(), WorkingSet: r.WorkingSet, Touched: r.TouchedPaths(), Git: g,
+	}
+}
+
+// Merge is git's prediction for two worktrees.
+type Merge struct {
+	Conflict bool
+	Files    []string // the conflicting files, repository-relative
+	Total    int      // conflicting files, listed or not
+}
+
+// Merges looks up the merge predicted for two worktrees (in either
+// order); false when there is none.
+type Merges interface {
+	Merge(worktreeA, worktreeB string) (Merge, bool)
+}
+
+// MergeMap is Merges over a precomputed map, keyed by MergeKey.
+type MergeMap map[[2]string]Merge
+
+// MergeKey orders two worktrees' paths into a MergeMap key.
+func MergeKey(a, b string) [2]string {
+	if b < a {
+		a, b = b, a
+	}
+	return [2]string{a, b}
+}
+
+// Merge implements Merges.
+func (m MergeMap) Merge(a, b string) (Merge, bool) {
+	v, ok := m[MergeKey(a, b)]
+	return v, ok
+}
+
+// File is one overlapping repository path and what showed it on each
+// side.
+type File struct {
+	Path string   // repository-relative: the deeper of the two entries that overlap
+	A, B []Source // side A's evidence, side B's, in the order declared, observed, git
+}
+
+// Found is one overlap. A and B index the parties given; A is the side
+// with the smaller id, so one pair always reads the same way.
+type Found struct {
+	Brain   string
+	A, B    int
+	Verdict Verdict
+	Merge   MergeState
+	// Files are the overlapping paths, sorted, at most Bound.MaxFiles;
+	// FilesTotal counts them all.
+	Files      []File
+	FilesTotal int
+	// Conflicts are the files git predicts will conflict (verdict
+	// conflict), at most Bound.MaxFiles; ConflictsTotal counts them all.
+	Conflicts      []string
+	ConflictsTotal int
+}
+
+// Key identifies the pair, as a collision's does: the two presence ids,
+// smaller first, joined by "~".
+func Key(a, b string) string {
+	if b < a {
+		a, b = b, a
+	}
+	return a + "~" + b
+}
+
+// Bound is what Within lists.
+type Bound struct {
+	MaxPairs int // the most overlaps listed on each brain; 0 lists all
+	MaxFiles int // the most files (and conflicts) listed per overlap; 0: DefaultMaxFiles
+}
+
+// DefaultMaxFiles is the most files an overlap lists unless told.
+const DefaultMaxFiles = 20
+
+// mask is a set of Sources.
+type mask uint8
+
+const (
+	mDeclared mask = 1 << iota
+	mObserved
+	mGit
+	mChanged = mObserved | mGit
+)
+
+func (m mask) sources() []Source {
+	out := make([]Source, 0, 3)
+	for _, s := range []struct {
+		m mask
+		s Source
+	}{{mDeclared, SourceDeclared}, {mObserved, SourceObserved}, {mGit, SourceGit}} {
+		if m&s.m != 0 {
+			out = append(out, s.s)
+		}
+	}
+	return out
+}
+
+// side is one party's entries: repository-relative path → evidence.
+type side struct {
+	worktree string
+	entries  map[string]mask
+}
+
+// sideOf resolves a party's declared, observed and git paths relative to
+// its worktree. Where git answered in full, its list is what the side
+// changed now: an observed file git does not list (reverted, or its
+// change now on the base) is left out, and one git lists carries both
+// labels. Where git could not answer, or its list was cut short, the
+// observed files count as they are.
+func sideOf(p *Party) side {
+	wt := filepath.Clean(p.Worktree)
+	s := side{worktree: wt, entries: map[string]mask{}}
+	add := func(rel string, m mask) {
+		if rel != "" {
+			s.entries[rel] |= m
+		}
+	}
+	for _, e := range p.WorkingSet {
+		if e == "" {
+			continue
+		}
+		if !filepath.IsAbs(e) {
+			e = filepath.Join(wt, e)
+		}
+		add(relTo(wt, e), mDeclared)
+	}
+	fullGit := p.Git.Available && p.Git.Total <= len(p.Git.Files)
+	if p.Git.Available {
+		for _, f := range p.Git.Files {
+			add(cleanRel(f), mGit)
+		}
+	}
+	for _, t := range p.Touched {
+		rel := relTo(wt, t)
+		if fullGit && s.entries[rel]&mGit == 0 {
+			continue
+		}
+		add(rel, mObserved)
+	}
+	return s
+}
+
+// relTo returns abs relative to the worktree, "/"-separated, "." for the
+// worktree itself, "" when outside it.
+func relTo(wt, abs string) string {
+	if !filepath.IsAbs(abs) {
+		return ""
+	}
+	rel, err := filepath.Rel(wt, filepath.Clean(abs))
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return ""
+	}
+	return filepath.ToSlash(rel)
+}
+
+// cleanRel cleans a repository-relative path git gave; "" for one that
+// leaves the repository.
+func cleanRel(p string) string {
+	c := path.Clean(p)
+	if c == ".." || strings.HasPrefix(c, "../") || path.IsAbs(c) {
+		return ""
+	}
+	return c
+}
+
+// ancestors calls f with p and each directory above it, up to ".":
+// "a/b/c", "a/b", "a", ".". It stops when f returns false.
+func ancestors(p string, f func(q string) bool) {
+	for {
+		if !f(p) {
+			return
+		}
+		if p == "." {
+			return
+		}
+		i := strings.LastIndexByte(p, '/')
+		if i < 0 {
+			p = "."
+		} else {
+			p = p[:i]
+		}
+	}
+}
+
+// eligible reports whether a party can be a side of an overlap at all.
+func eligible(p *Party) bool { return p.Worktree != "" && p.Mutating }
+
+// pairable reports whether two eligible parties may overlap: one brain,
+// two worktrees, two teams.
+func pairable(a, b *Party) bool {
+	return a.ID != b.ID && a.Brain == b.Brain &&
+		filepath.Clean(a.Worktree) != filepath.Clean(b.Worktree) &&
+		(a.Team == "" || a.Team != b.Team)
+}
+
+// between derives the overlap of two pairable parties from their sides,
+// a the side with the smaller id.
+func between(pa, pb *Party, sa, sb *side, merges Merges, maxFiles int) (Found, bool) {
+	files := map[string][2]mask{}
+	// Each entry of one side against the other's entries at it and above
+	// it; a pair is kept when either entry is a change, not two
+	// declarations (that is a collision's working-set clause, if any).
+	match := func(from, to *side, flip bool) {
+		for p, mp := range from.entries {
+			ancestors(p, func(q string) bool {
+				mq, ok := to.entries[q]
+				if !ok || (mp|mq)&mChanged == 0 {
+					return true
+				}
+				ev := files[p]
+				if flip {
+					ev[0] |= mq
+					ev[1] |= mp
+				} else {
+					ev[0] |= mp
+					ev[1] |= mq
+				}
+				files[p] = ev
+				return true
+			})
+		}
+	}
+	match(sa, sb, false)
+	match(sb, sa, true)
+	if len(files) == 0 {
+		return Found{}, false
+	}
+	f := Found{Brain: pa.Brain, Verdict: VerdictOverlap, Merge: MergeUnknown, FilesTotal: len(files)}
+	paths := make([]string, 0, len(files))
+	for p := range files {
+		paths = append(paths, p)
+	}
+	slices.Sort(paths)
+	if len(paths) > maxFiles {
+		paths = paths[:maxFiles]
+	}
+	f.Files = make([]File, len(paths))
+	for i, p := range paths {
+		ev := files[p]
+		f.Files[i] = File{Path: p, A: ev[0].sources(), B: ev[1].sources()}
+	}
+	if pa.Git.Available && pb.Git.Available && merges != nil {
+		if m, ok := merges.Merge(sa.worktree, sb.worktree); ok {
+			f.Merge = MergeClean
+			if m.Conflict {
+				f.Merge, f.Verdict = MergeConflict, VerdictConflict
+				f.ConflictsTotal = max(m.Total, len(m.Files))
+				f.Conflicts = slices.Clone(m.Files[:min(len(m.Files), maxFiles)])
+			}
+		}
+	}
+	return f, true
+}
+
+// Between derives the overlap of two parties, if they have one. A is the
+// side with the smaller id (0 for a, 1 for b).
+func Between(a, b Party, merges Merges, maxFiles int) (Found, bool) {
+	if !eligible(&a) || !eligible(&b) || !pairable(&a, &b) {
+		return Found{}, false
+	}
+	maxFiles = orDefault(maxFiles)
+	sa, sb := sideOf(&a), sideOf(&b)
+	if b.ID < a.ID {
+		f, ok := between(&b, &a, &sb, &sa, merges, maxFiles)
+		f.A, f.B = 1, 0
+		return f, ok
+	}
+	f, ok := between(&a, &b, &sa, &sb, merges, maxFiles)
+	f.A, f.B = 0, 1
+	return f, ok
+}
+
+func orDefault(maxFiles int) int {
+	if maxFiles <= 0 {
+		return DefaultMaxFiles
+	}
+	return maxFiles
+}

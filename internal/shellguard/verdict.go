@@ -1,0 +1,151 @@
+package shellguard
+
+// Action is what a command would do to another presence's work.
+type Action uint8
+
+const (
+	Stage      Action = iota + 1 // put their changes in the index
+	Commit                       // put their changes in a commit
+	Discard                      // throw their uncommitted changes away
+	Stash                        // take their changes out of the worktree into a stash
+	Unstage                      // take their staged changes out of the index
+	Overwrite                    // write over or into their file
+	Move                         // move their file or worktree away
+	Delete                       // delete their file or worktree
+	MoveBranch                   // switch, reset, pull, merge or rebase the branch under their work
+	Run                          // run something the guard cannot read (its action unknown)
+)
+
+// String is the verb phrase the renderer uses.
+func (a Action) String() string {
+	switch a {
+	case Stage:
+		return "stage"
+	case Commit:
+		return "commit"
+	case Discard:
+		return "discard"
+	case Stash:
+		return "stash away"
+	case Unstage:
+		return "unstage"
+	case Overwrite:
+		return "overwrite"
+	case Move:
+		return "move away"
+	case Delete:
+		return "delete"
+	case MoveBranch:
+		return "move the branch under"
+	case Run:
+		return "touch"
+	}
+	return "touch"
+}
+
+// Reason says why a finding is "cannot tell" rather than certain. The zero
+// Reason is a certain finding.
+type Reason uint8
+
+const (
+	Certain      Reason = iota
+	RuntimeList         // a file list computed at run time: $(…), `…`, $VAR, xargs, find
+	UnknownDir          // the directory the command runs in is computed at run time
+	UnreadScript        // a script given as a computed string (sh -c "$X", eval "$X")
+	TooLong             // the command line is longer than MaxCommandLen
+	TooDeep             // sh -c nesting deeper than MaxDepth
+	Unparsed            // the command line does not parse
+)
+
+// String names the reason for the renderer.
+func (r Reason) String() string {
+	switch r {
+	case RuntimeList:
+		return "its file list is computed at run time"
+	case UnknownDir:
+		return "the directory it runs in is computed at run time"
+	case UnreadScript:
+		return "it runs a script computed at run time"
+	case TooLong:
+		return "the command line is too long to read"
+	case TooDeep:
+		return "it nests shells too deep to read"
+	case Unparsed:
+		return "the command line does not parse"
+	}
+	return ""
+}
+
+// Finding is one thing one simple command would do to one other presence's
+// work.
+type Finding struct {
+	Command string // the simple command as written, capped at MaxCommandShown bytes
+	Action  Action
+	Reason  Reason // Certain, or why the guard cannot tell
+	AgentID string
+	Theme   string
+	// Files are the other presence's files at stake, relative to the
+	// scene's root, in the scene's order; empty when the target is a
+	// whole worktree (Worktree set).
+	Files    []File
+	Worktree string // another presence's worktree the command reaches, absolute
+}
+
+// Verdict is the guard's answer for one command line.
+type Verdict struct {
+	Findings []Finding
+	// More counts findings left out past MaxFindings.
+	More int
+	// Own is the running agent's own files, for the narrow alternative.
+	Own []string
+}
+
+// Warn reports whether the command would touch another presence's work
+// (or the guard cannot tell that it would not).
+func (v Verdict) Warn() bool { return len(v.Findings) > 0 }
+
+// Bounds on the work and on the answer.
+const (
+	// MaxCommandLen bounds the command line read. Agents run their shell
+	// with the command as one argument (bash -c), which Linux caps at
+	// 128 KiB; a longer line is "cannot tell" (it warns when anything is
+	// at stake) rather than read in part.
+	MaxCommandLen = 128 << 10
+	// MaxDepth bounds sh -c / bash -c / eval nesting.
+	MaxDepth = 4
+	// MaxNesting bounds how deep ( and { nest (subshells, groups, $(…)),
+	// counted before parsing, so the parser's recursion stays shallow.
+	MaxNesting = 64
+	// MaxFindings bounds a verdict; the rest are counted in More.
+	MaxFindings = 16
+	// MaxCommandShown caps the command text a finding carries.
+	MaxCommandShown = 120
+)
+
+// Code is the action's stable snake_case name, for tests and for a wire
+// field should one carry it.
+func (a Action) Code() string {
+	switch a {
+	case Stage:
+		return "stage"
+	case Commit:
+		return "commit"
+	case Discard:
+		return "discard"
+	case Stash:
+		return "stash"
+	case Unstage:
+		return "unstage"
+	case Overwrite:
+		return "overwrite"
+	case Move:
+		return "move"
+	case Delete:
+		return "delete"
+	case MoveBranch:
+		return "move_branch"
+	case Run:
+		return "run"
+	}
+	return "unknown"
+}
