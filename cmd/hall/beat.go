@@ -160,15 +160,16 @@ func beatCommand(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		}
 		return nil
 	}
-	if err := fillDefaults(&f.req); err != nil {
+	// --timeout bounds the place lookup too, whatever directory the flags
+	// name (the hook path's is bounded in runHook).
+	ctx, cancel := context.WithTimeout(ctx, f.timeout)
+	defer cancel()
+	if err := fillDefaults(ctx, &f.req); err != nil {
 		return &exitError{code: 2, err: err}
 	}
 	if f.presenceID == "" && f.req.AgentID == "" {
 		return &exitError{code: 2, err: errors.New("--agent-id is required (or --presence-id for leave)")}
 	}
-
-	ctx, cancel := context.WithTimeout(ctx, f.timeout)
-	defer cancel()
 	if beat {
 		var lines []string
 		lines, err = f.beat(ctx)
@@ -245,7 +246,7 @@ func (f *beatFlags) mutatingTools() []string {
 // its git worktree, and the brain (the repository's main worktree, so every
 // worktree of one repository shares one brain). The hook operation derives
 // the same from a payload's cwd (hall.CompletePlace).
-func fillDefaults(req *contract.BeatRequest) error {
+func fillDefaults(ctx context.Context, req *contract.BeatRequest) error {
 	if req.CallerRoot == "" {
 		wd, err := os.Getwd()
 		if err != nil {
@@ -256,7 +257,7 @@ func fillDefaults(req *contract.BeatRequest) error {
 	if err := absPaths(req); err != nil {
 		return err
 	}
-	*req = hall.CompletePlace(*req)
+	*req = hall.CompletePlace(ctx, *req)
 	return nil
 }
 

@@ -9,7 +9,6 @@ import (
 
 	"github.com/hall-dev/hall/internal/cli"
 	"github.com/hall-dev/hall/internal/contract"
-	"github.com/hall-dev/hall/internal/hall"
 	"github.com/hall-dev/hall/internal/hallclient"
 	"github.com/hall-dev/hall/internal/mcp"
 )
@@ -51,7 +50,9 @@ func runCheck(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		return err
 	}
 	paths = append(paths, fs.Args()...)
-	if err := fillDefaults(&req); err != nil {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	if err := fillDefaults(ctx, &req); err != nil {
 		return &exitError{code: 2, err: err}
 	}
 	tok, err := token.Value()
@@ -64,10 +65,7 @@ func runCheck(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 		}
 	}
 	mutating := !readOnly
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
 	c := &hallclient.HTTP{Base: base, Token: tok}
-	req = hall.CompletePlace(req)
 	resp, err := c.Check(ctx, contract.CheckRequest{
 		AgentID: agent, Brain: req.Brain, CallerRoot: req.CallerRoot, Worktree: req.Worktree, Paths: paths, Mutating: &mutating,
 	})

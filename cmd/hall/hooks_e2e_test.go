@@ -216,7 +216,7 @@ func TestHooksSubagentsAreOneTeam(t *testing.T) {
 			text, _ := told(t, "claude", path.call(t, m, "claude", other, "warn"))
 			// One partner, one line: the team is named once and its other
 			// member counted, not read as a second partner.
-			if strings.Count(text, "- collision: claude-7d0c5e2a") != 1 || !strings.Contains(text, "(and 1 more of its team") {
+			if strings.Count(text, "> collision: claude-7d0c5e2a") != 1 || !strings.Contains(text, "(and 1 more of its team") {
 				t.Errorf("a third session's answer: %q, want one line for the session and its subagent", text)
 			}
 			path.call(t, m, "claude", other[:0]+hooktest.Moved(t, hooktest.ClaudeCode, "session-end.json", repo.Worktree, "b1b2b3b4-0000-4000-8000-000000000000"), "warn")

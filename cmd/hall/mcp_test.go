@@ -361,18 +361,18 @@ func TestMCPRegistryDirect(t *testing.T) {
 	root := t.TempDir()
 	_, wt := gitWorktree(t)
 	cs := stdioMCP(t, mcptest.Client{Roots: []string{wt}}, "--registry-root", root, "--agent-id", "codex-2")
-	res, text := callTool(t, cs, "handshake", map[string]any{"theme": "fix the cart"})
+	res, _ := callTool(t, cs, "handshake", map[string]any{"theme": "fix the cart"})
 	h := structuredAs[handshakeOut](t, res)
 	store := dirstore.New(root)
 	r, err := store.Get(t.Context(), h.PresenceID)
 	if err != nil || r.AgentID != "codex-2" || r.Theme != "fix the cart" || r.Worktree != wt {
 		t.Fatalf("the record written: %+v, %v", r, err)
 	}
-	res, text = callTool(t, cs, "handshake", map[string]any{"theme": "fix the cart"})
+	res, _ = callTool(t, cs, "handshake", map[string]any{"theme": "fix the cart"})
 	if again := structuredAs[handshakeOut](t, res); again.Stored {
 		t.Fatalf("a repeated handshake within the throttle window: %+v, want held", again)
 	}
-	res, text = callTool(t, cs, "presences", nil)
+	res, text := callTool(t, cs, "presences", nil)
 	if res.IsError || !strings.Contains(text, "codex-2 · fix the cart") {
 		t.Errorf("presences: %q", text)
 	}

@@ -329,15 +329,25 @@ func (m *Main) Run(ctx context.Context) error {
 	return nil
 }
 
-// Close stops the server within 2 s, ends the live loop and flushes every
-// throttled beat to the store.
+// ShutdownGrace bounds how long Close waits for requests in flight (MCP
+// sessions' included) before it cuts them.
+const ShutdownGrace = 2 * time.Second
+
+// Close stops the server within ShutdownGrace, ends the live loop and
+// flushes every throttled beat to the store. Requests still running at the
+// grace's end (a client that never finishes its body, a call stuck in a
+// filesystem) are cut: their connections closed, nothing of theirs was
+// acknowledged, and that is no error of the Hall's (SIGTERM still exits
+// 0). Every beat answered before is in the service and flushed below.
 func (m *Main) Close() error {
 	var err error
+	grace, cancel := context.WithTimeout(context.Background(), ShutdownGrace)
+	defer cancel()
 	if m.pprof != nil {
 		_ = m.pprof.Close()
 	}
 	if m.MCP != nil {
-		m.MCP.Close() // as the hub's: open MCP streams would hold Shutdown
+		m.MCP.Close() // as the hub's: open MCP streams would hold Shutdown; bounded within the grace
 	}
 	if m.Hub != nil {
 		// Open streams never go idle: end them first, or Shutdown waits
@@ -345,9 +355,11 @@ func (m *Main) Close() error {
 		m.Hub.Close()
 	}
 	if m.server != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		if err = m.server.Shutdown(ctx); err != nil {
+		if serr := m.server.Shutdown(grace); serr != nil {
+			if !errors.Is(serr, context.DeadlineExceeded) {
+				err = serr
+			}
+			m.Log.Warn("requests still running at the end of the shutdown grace: cut", "grace", ShutdownGrace)
 			err = errors.Join(err, m.server.Close())
 		}
 	}

@@ -574,11 +574,9 @@ func TestStreamShutdownWithOpenStreams(t *testing.T) {
 	if err := m.Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	var followers []*streamtest.Follower
 	for i := 0; i < 5; i++ {
 		f := streamtest.Follow(t, streamURL(m, ""), "")
 		f.Next(t, "the snapshot")
-		followers = append(followers, f)
 	}
 	streamtest.Stalled(t, streamURL(m, ""))
 	eventually.True(t, wait, "six subscribers", func() bool { return m.Hub.Stats().Subscribers == 6 })

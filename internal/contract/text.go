@@ -48,7 +48,7 @@ func NorthLines(id string, cs []presence.Collision, total int) []string {
 			continue
 		}
 		line := fmt.Sprintf("collision: %s (%s) also mutating at %s [%s]",
-			clip(p.AgentID, textAgentWidth), p.PresenceID, clipPath(c.Place, textPlaceWidth), clauseText(c.Clauses))
+			ClipID(p.AgentID), p.PresenceID, clipPath(c.Place, textPlaceWidth), clauseText(c.Clauses))
 		if len(c.Paths) > 0 && !(len(c.Paths) == 1 && c.Paths[0] == c.Place) {
 			line += fmt.Sprintf(" paths %s", clipPaths(c.Paths))
 		}
@@ -191,7 +191,7 @@ func CockpitFor(s presence.Snapshot, brain string) Cockpit {
 	root := "presences: " + RootLine(len(s.Live), total, brain)
 	if len(s.Collisions) > 0 {
 		c := s.Collisions[0]
-		root += fmt.Sprintf(" (%s × %s at %s", clip(c.A.AgentID, textAgentWidth), clip(c.B.AgentID, textAgentWidth), clipPath(c.Place, textPlaceWidth))
+		root += fmt.Sprintf(" (%s × %s at %s", ClipID(c.A.AgentID), ClipID(c.B.AgentID), clipPath(c.Place, textPlaceWidth))
 		if more := total - 1; more > 0 {
 			root += fmt.Sprintf("; +%d more", more)
 		}
@@ -222,7 +222,7 @@ func CockpitFor(s presence.Snapshot, brain string) Cockpit {
 			theme = "-"
 		}
 		fields := []string{
-			clip(r.AgentID, textAgentWidth),
+			ClipID(r.AgentID),
 			clip(theme, textThemeWidth),
 			clipPath(r.Where(), textPlaceWidth),
 			Age(now.Sub(time.UnixMilli(r.FirstSeen()))),
@@ -263,6 +263,10 @@ const (
 // Clip makes s one printable line of at most width runes, ending in "…"
 // when cut.
 func Clip(s string, width int) string { return clip(s, width) }
+
+// ClipID is an agent id as text for a model or a terminal: its safe
+// characters (presence.SafeID), clipped to AgentWidth.
+func ClipID(id string) string { return clip(presence.SafeID(id), textAgentWidth) }
 
 // ClipPath keeps at most width runes of a path's tail, the part a person
 // recognises: "…/shop-wt2/src".

@@ -9,7 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
+
+	"github.com/hall-dev/hall/internal/safefile"
 )
 
 // MaxIndexBytes bounds the index a snapshot copies: an 11,500-file
@@ -90,7 +91,10 @@ func (r *Runner) Snapshot(ctx context.Context, worktree string) (Snapshot, error
 // block an open) and checked once open. A missing index (nothing staged
 // ever) leaves no copy: git add then starts from an empty one.
 func copyIndex(src, dst string) error {
-	f, err := os.OpenFile(src, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	// Opened as every file a request can lead the Hall to (package
+	// safefile): git's index is never a link, so a final symlink is
+	// refused too.
+	f, err := safefile.Open(src, safefile.NoFollow)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -101,9 +105,6 @@ func copyIndex(src, dst string) error {
 	info, err := f.Stat()
 	if err != nil {
 		return fmt.Errorf("stat %s: %w", src, err)
-	}
-	if !info.Mode().IsRegular() {
-		return fmt.Errorf("%s is not a regular file (%s)", src, info.Mode().Type())
 	}
 	if info.Size() > MaxIndexBytes {
 		return fmt.Errorf("%s is %d bytes, over %d", src, info.Size(), MaxIndexBytes)

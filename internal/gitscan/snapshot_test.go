@@ -2,9 +2,12 @@ package gitscan_test
 
 import (
 	"context"
+	"errors"
+	"github.com/hall-dev/hall/internal/safefile"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -85,5 +88,41 @@ func TestSnapshotSeesARacyEdit(t *testing.T) {
 	}
 	if got, want := gitIn(t, wt, "rev-parse", s.Commit+":lib/a.go"), gitIn(t, wt, "hash-object", "lib/a.go"); got != want {
 		t.Fatalf("lib/a.go in the snapshot is %s, on disk %s", got, want)
+	}
+}
+
+// TestSnapshotRefusesAHostileIndex: a FIFO put where the worktree's index
+// is (the path a hook's cwd can lead the scanner to), or a symlink to one
+// (git's rev-parse resolves the link, so the FIFO is what is opened), is
+// refused at once by the safe open, never waited on.
+func TestSnapshotRefusesAHostileIndex(t *testing.T) {
+	ctx := context.Background()
+	g := newRunner(t, gitscan.RunnerConfig{})
+	for _, kind := range []string{"fifo", "symlink to a fifo"} {
+		t.Run(kind, func(t *testing.T) {
+			r := newRepo(t)
+			a := r.worktree("a")
+			index := gitIn(t, a, "rev-parse", "--path-format=absolute", "--git-path", "index")
+			if err := os.Remove(index); err != nil {
+				t.Fatal(err)
+			}
+			switch kind {
+			case "fifo":
+				if err := syscall.Mkfifo(index, 0o600); err != nil {
+					t.Fatal(err)
+				}
+			case "symlink to a fifo":
+				fifo := filepath.Join(t.TempDir(), "fifo")
+				if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Symlink(fifo, index); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := g.Snapshot(ctx, a); err == nil || !errors.Is(err, safefile.ErrNotRegular) {
+				t.Errorf("snapshot over a %s index: %v, want refused as not a regular file", kind, err)
+			}
+		})
 	}
 }

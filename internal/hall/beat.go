@@ -68,11 +68,15 @@ func Stored(resp contract.BeatResponse) bool { return resp.Stored || resp.Thrott
 // What the beat said is kept as said, for the Hall to judge. Every surface
 // that beats for an agent (the hook, `hall beat`, the MCP handshake)
 // completes the place here.
-func CompletePlace(req contract.BeatRequest) contract.BeatRequest {
+//
+// The lookup is bounded (place.Place.Complete): within ctx, a deadline and
+// a cap on lookups at once, past which the caller root counts as outside
+// git.
+func CompletePlace(ctx context.Context, req contract.BeatRequest) contract.BeatRequest {
 	if req.CallerRoot == "" {
 		return req
 	}
-	p := place.Place{CallerRoot: req.CallerRoot}.Complete()
+	p := place.Place{CallerRoot: req.CallerRoot}.Complete(ctx)
 	req.CallerRoot = p.CallerRoot
 	if req.Worktree == "" {
 		req.Worktree = p.Worktree

@@ -51,7 +51,7 @@ func (h *Hall) Check(ctx context.Context, req contract.CheckRequest) (contract.C
 	if req.Mutating == nil || *req.Mutating {
 		beat.DeclaredIntent = checkIntent
 	}
-	b, err := CompletePlace(beat).Beat().Normalize()
+	b, err := CompletePlace(ctx, beat).Beat().Normalize()
 	if err != nil {
 		return contract.CheckResponse{}, contract.BeatError(err)
 	}

@@ -64,7 +64,7 @@ func Hook(ctx context.Context, b Beater, req HookRequest) (HookAnswer, error) {
 	if !filepath.IsAbs(beat.CallerRoot) {
 		return HookAnswer{}, contract.Refuse(http.StatusBadRequest, "invalid_payload", "%s hook: the payload's cwd %q is not an absolute path", ad.Agent(), beat.CallerRoot)
 	}
-	beat = CompletePlace(beat)
+	beat = CompletePlace(ctx, beat)
 
 	if req.Leave || ev.Leave {
 		return HookAnswer{}, LeaveAgent(ctx, b, beat.AgentID, beat.Brain)

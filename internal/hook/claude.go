@@ -15,7 +15,8 @@ type claudeLike struct {
 	// capa is the agent's row of the capability table: the events that
 	// reach the model and those that honour an ask.
 	capa Capability
-	// touched returns the files a tool call changes, absolute.
+	// touched returns the files a tool call changes, absolute, at most
+	// MaxTouched.
 	touched func(tool string, input json.RawMessage, cwd string) []string
 }
 
@@ -69,7 +70,7 @@ func (a claudeLike) Parse(payload []byte) (Event, error) {
 	switch p.HookEventName {
 	case "PreToolUse", "PostToolUse":
 		ev.Beat.Tool = p.ToolName
-		ev.Beat.Touched = lastTouched(a.touched(p.ToolName, p.ToolInput, p.Cwd))
+		ev.Beat.Touched = a.touched(p.ToolName, p.ToolInput, p.Cwd)
 		ev.Gate = p.HookEventName == "PreToolUse" && a.capa.Asks(p.HookEventName)
 		ev.Before = p.HookEventName == "PreToolUse"
 		if ev.Before {
@@ -130,10 +131,7 @@ func claudeTouched(tool string, input json.RawMessage, cwd string) []string {
 	if json.Unmarshal(input, &in) != nil {
 		return nil
 	}
-	var out []string
-	out = addTouched(out, absUnder(cwd, in.FilePath))
-	out = addTouched(out, absUnder(cwd, in.NotebookPath))
-	return out
+	return touchedFiles(cwd, []string{in.FilePath, in.NotebookPath})
 }
 
 // codexTouched names the files of a Codex patch: the lines "*** Add
@@ -146,13 +144,11 @@ func codexTouched(tool string, input json.RawMessage, cwd string) []string {
 	if json.Unmarshal(input, &v) != nil {
 		return nil
 	}
-	var out []string
+	var names []string
 	walkStrings(v, 0, func(s string) {
-		for _, p := range PatchFiles(s) {
-			out = addTouched(out, absUnder(cwd, p))
-		}
+		names = append(names, PatchFiles(s)...)
 	})
-	return out
+	return touchedFiles(cwd, names)
 }
 
 // maxWalkDepth bounds how deep a tool input is searched for a patch.

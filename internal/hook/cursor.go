@@ -75,7 +75,7 @@ func (cursor) Parse(payload []byte) (Event, error) {
 		ev.Beat.Tool = "Read"
 		ev.Gate = true
 	case "afterFileEdit":
-		ev.Beat.Touched = addTouched(nil, absUnder(root, p.FilePath))
+		ev.Beat.Touched = touchedFiles(root, []string{p.FilePath})
 	}
 	ev.Before = ev.Gate
 	return ev, nil
@@ -95,7 +95,7 @@ func cursorToolTouched(tool string, input json.RawMessage, root string) []string
 	if json.Unmarshal(input, &in) != nil {
 		return nil
 	}
-	return addTouched(nil, absUnder(root, in.FilePath))
+	return touchedFiles(root, []string{in.FilePath})
 }
 
 // cursorPermission is the answer of Cursor's permission events

@@ -72,7 +72,7 @@ func geminiTouched(tool string, input json.RawMessage, cwd string) []string {
 	if json.Unmarshal(input, &in) != nil {
 		return nil
 	}
-	return addTouched(nil, absUnder(cwd, in.FilePath))
+	return touchedFiles(cwd, []string{in.FilePath})
 }
 
 // geminiAnswer is Gemini CLI's hook output. It never carries a decision:

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/hall-dev/hall/internal/agentid"
@@ -17,6 +18,12 @@ import (
 // MaxPayload bounds a hook payload. Agents send a few kilobytes; a Write
 // carries the file's content, so the bound is generous.
 const MaxPayload = 4 << 20
+
+// AnswerDeadline bounds the Hall's work on one hook request (the place
+// lookup, the beat, the answer): a hook's answer is worth nothing after
+// the agent's own timeout, and a request past it holds a goroutine for
+// nothing.
+const AnswerDeadline = 2 * time.Second
 
 // MaxTouched is the most files one event reports (the most recent ones of
 // a patch naming more): the presence keeps no more either.
@@ -141,27 +148,29 @@ func Decide(p Policy, ev Event, mutating bool, north []string) Say {
 const maxNorthShown = 5
 
 // ContextText is the warning as the model reads it: what the Hall is, each
-// collision (partner, place, clauses, files), and what to do.
+// collision (partner, place, clauses, files) inside the reported block
+// (contract.WriteReported: the partner's id and paths are its own record's
+// text, data and not instructions), and what to do.
 func ContextText(agentID string, north []string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "The Hall (the witness of the coding agents on this repository) reports that another agent is changing the same place as this session (%s):\n", agentID)
-	for i, l := range north {
-		if i == maxNorthShown {
-			fmt.Fprintf(&b, "- … and %d more\n", len(north)-maxNorthShown)
-			break
-		}
-		b.WriteString("- ")
-		b.WriteString(l)
-		b.WriteByte('\n')
+	fmt.Fprintf(&b, "The Hall (the witness of the coding agents on this repository) reports that another agent is changing the same place as this session (%s).\n", contract.ClipID(agentID))
+	shown := north
+	if len(north) > maxNorthShown {
+		shown = north[:maxNorthShown]
+	}
+	contract.WriteReported(&b, shown)
+	if len(north) > maxNorthShown {
+		fmt.Fprintf(&b, "… and %d more\n", len(north)-maxNorthShown)
 	}
 	b.WriteString("Before changing those files, tell the person you work with, and leave the other agent's changes alone. The Hall only warns: it blocks nothing.")
 	return b.String()
 }
 
 // AskReason is the sentence the person reads in the agent's permission
-// prompt under the ask policy.
+// prompt under the ask policy; the collision line, another agent's
+// record's text, is quoted.
 func AskReason(north []string) string {
-	s := "The Hall: " + north[0]
+	s := "The Hall reports: " + contract.Quoted(north[0])
 	if len(north) > 1 {
 		s += fmt.Sprintf(" (+%d more)", len(north)-1)
 	}
@@ -190,20 +199,29 @@ func absUnder(cwd, p string) string {
 	return filepath.Clean(p)
 }
 
-// addTouched appends p to ts unless it is empty or already there.
-func addTouched(ts []string, p string) []string {
-	if p == "" || slices.Contains(ts, p) {
-		return ts
+// touchedFiles returns the files names holds, absolute against cwd and
+// each once: the last MaxTouched distinct ones (the most recent of a
+// patch), in the order named. It walks from the end and stops once it
+// holds MaxTouched, so the cap comes before any work that grows with the
+// list: a patch naming 100,000 files costs MaxTouched joins, and a
+// repeated name a map lookup (de-duplication was quadratic: 4 MiB of a
+// patch took 56 s of a core).
+func touchedFiles(cwd string, names []string) []string {
+	var out []string
+	seen := make(map[string]bool, min(len(names), MaxTouched))
+	for i := len(names) - 1; i >= 0 && len(out) < MaxTouched; i-- {
+		if seen[names[i]] {
+			continue
+		}
+		seen[names[i]] = true
+		p := absUnder(cwd, names[i])
+		if p == "" || slices.Contains(out, p) { // out holds at most MaxTouched
+			continue
+		}
+		out = append(out, p)
 	}
-	return append(ts, p)
-}
-
-// lastTouched keeps the last MaxTouched paths: the most recent of a patch.
-func lastTouched(ts []string) []string {
-	if len(ts) > MaxTouched {
-		return ts[len(ts)-MaxTouched:]
-	}
-	return ts
+	slices.Reverse(out)
+	return out
 }
 
 // decode reads one JSON object, refusing anything else.

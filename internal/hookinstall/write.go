@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/hall-dev/hall/internal/safefile"
 )
 
 // ErrChanged: the file changed between the read and the write (another
@@ -47,29 +48,18 @@ func read(file string) (target string, b []byte, existed bool, err error) {
 	return target, b, existed, nil
 }
 
-// readRegular reads a regular file of at most MaxFile bytes.
+// readRegular reads a regular file of at most MaxFile bytes, through
+// safefile: a FIFO or a device at the path is refused at once, never
+// waited on (a plain open of a FIFO waits for a writer for ever).
 func readRegular(path string) ([]byte, bool, error) {
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
+	b, err := safefile.ReadFile(path, MaxFile, safefile.Follow)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return nil, false, nil
-	}
-	if err != nil {
-		return nil, false, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, false, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, false, fmt.Errorf("%s is not a regular file", path)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, MaxFile+1))
-	if err != nil {
-		return nil, false, err
-	}
-	if len(b) > MaxFile {
+	case errors.Is(err, safefile.ErrTooLarge):
 		return nil, false, fmt.Errorf("%s is over %d bytes", path, MaxFile)
+	case err != nil:
+		return nil, false, err
 	}
 	return b, true, nil
 }

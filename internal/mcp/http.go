@@ -145,16 +145,33 @@ func refuse(w http.ResponseWriter, status int, code, detail string) {
 	contract.WriteError(w, nil, contract.Refuse(status, code, "%s", detail))
 }
 
+// closeWait bounds Close: a session's Close waits for its calls in flight,
+// and a call stuck in a filesystem or a store would hold the Hall's
+// shutdown past its grace (it did: SIGTERM never finished).
+const closeWait = time.Second
+
 // Close ends every request in flight (open streams included) and every
 // session, and refuses new ones. It builds nothing: a server no request
-// built holds no session.
+// built holds no session. It returns within closeWait: the sessions are
+// closed at once, each in its own goroutine, and one still closing then
+// (a tool call that does not return) is left to end with the process.
 func (h *HTTPHandler) Close() {
 	h.cancel()
 	srv := h.builtServer()
 	if srv == nil {
 		return
 	}
+	var wg sync.WaitGroup
 	for ss := range srv.srv.Sessions() {
-		_ = ss.Close()
+		wg.Go(func() { _ = ss.Close() })
+	}
+	closed := make(chan struct{})
+	go func() { wg.Wait(); close(closed) }()
+	select {
+	case <-closed:
+	case <-time.After(closeWait):
+		if h.cfg.Log != nil {
+			h.cfg.Log.Warn("mcp sessions still closing at shutdown: left to the process's exit", "waited", closeWait)
+		}
 	}
 }

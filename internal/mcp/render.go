@@ -44,7 +44,7 @@ type PresenceRow struct {
 	AgentID       string `json:"agent_id" jsonschema:"at most 40 characters"`
 	Theme         string `json:"theme,omitempty" jsonschema:"at most 60 characters"`
 	Where         string `json:"where" jsonschema:"its worktree, else caller root, else brain; the tail kept to 72 characters"`
-	Age           string `json:"age" jsonschema:"since first seen: 45s, 12m, 3h, 2d"`
+	Age           string `json:"age" jsonschema:"since first seen, as the page and the cockpit write it: 42s, 5m, 3h 05m, 2d 4h"`
 	MutationLevel string `json:"mutation_level" jsonschema:"observed (a mutating tool was seen), declared (an intent was said) or none"`
 	Colliding     bool   `json:"colliding"`
 }
@@ -61,7 +61,7 @@ type CollisionRow struct {
 func renderHandshake(b contract.BeatRequest, resp contract.BeatResponse) (HandshakeOut, string) {
 	out := HandshakeOut{
 		PresenceID: resp.PresenceID,
-		AgentID:    contract.Clip(b.AgentID, contract.AgentWidth),
+		AgentID:    contract.ClipID(b.AgentID),
 		Brain:      contract.ClipPath(b.Brain, contract.PlaceWidth),
 		Stored:     resp.Stored,
 		Reason:     contract.Clip(resp.Reason, reasonWidth),
@@ -136,10 +136,7 @@ func writeNorth(t *strings.Builder, lines []string, more int) {
 		t.WriteString("no collision: no other mutating session shares this worktree, caller root or working set\n")
 		return
 	}
-	for _, l := range lines {
-		t.WriteString(l)
-		t.WriteByte('\n')
-	}
+	contract.WriteReported(t, lines)
 	if more > 0 {
 		fmt.Fprintf(t, "… +%d more\n", more)
 	}
@@ -200,15 +197,17 @@ func renderPresences(resp contract.PresencesResponse) (PresencesOut, string) {
 		}
 	}
 	now := time.UnixMilli(resp.ServedAtMs)
+	// The rows and collisions carry what agents wrote (ids, themes,
+	// paths): they go in the reported block, the counts after it.
+	var reported []string
 	for i, p := range order {
 		if i == maxRows {
 			out.PresencesMore = len(order) - maxRows
-			fmt.Fprintf(&t, "  … +%d more\n", out.PresencesMore)
 			break
 		}
 		row := PresenceRow{
 			PresenceID:    p.PresenceID,
-			AgentID:       contract.Clip(p.AgentID, contract.AgentWidth),
+			AgentID:       contract.ClipID(p.AgentID),
 			Theme:         contract.Clip(p.Theme, contract.ThemeWidth),
 			Where:         contract.ClipPath(p.Where(), contract.PlaceWidth),
 			Age:           contract.Age(now.Sub(time.UnixMilli(p.FirstSeenMs))),
@@ -224,7 +223,7 @@ func renderPresences(resp contract.PresencesResponse) (PresencesOut, string) {
 		if row.Colliding {
 			mark = "⚠"
 		}
-		fmt.Fprintf(&t, "%s %s · %s · %s · %s · %s · %s\n", mark, row.PresenceID, row.AgentID, theme, row.Where, row.Age, contract.MutatingLevelText(row.MutationLevel))
+		reported = append(reported, fmt.Sprintf("%s %s · %s · %s · %s · %s · %s", mark, row.PresenceID, row.AgentID, theme, row.Where, row.Age, contract.MutatingLevelText(row.MutationLevel)))
 	}
 	for i, c := range resp.Collisions {
 		if i == maxCollisions {
@@ -237,9 +236,13 @@ func renderPresences(resp contract.PresencesResponse) (PresencesOut, string) {
 			Place:   contract.ClipPath(c.Place, contract.PlaceWidth),
 		}
 		out.Collisions = append(out.Collisions, row)
-		fmt.Fprintf(&t, "collision: %s (%s) × %s (%s) at %s [%s]\n",
-			contract.Clip(c.A.AgentID, contract.AgentWidth), row.A, contract.Clip(c.B.AgentID, contract.AgentWidth), row.B,
-			row.Place, strings.Join(row.Clauses, ", "))
+		reported = append(reported, fmt.Sprintf("collision: %s (%s) × %s (%s) at %s [%s]",
+			contract.ClipID(c.A.AgentID), row.A, contract.ClipID(c.B.AgentID), row.B,
+			row.Place, strings.Join(row.Clauses, ", ")))
+	}
+	contract.WriteReported(&t, reported)
+	if out.PresencesMore > 0 {
+		fmt.Fprintf(&t, "  … +%d more\n", out.PresencesMore)
 	}
 	// The rest, listed by the contract or only counted by it.
 	if more := out.CollisionCount - len(out.Collisions); more > 0 {

@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 MCP roots are deprecated as of protocol 2026-07-28 (SEP-2577) but stay functional for at least a year; the Hall reads a client's roots to default caller_root, and passing paths as tool parameters (caller_root, brain) already works alongside.
+
 package mcp
 
 import (

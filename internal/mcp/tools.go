@@ -158,7 +158,7 @@ func (s *server) locate(ctx context.Context, req *sdk.CallToolRequest, b *contra
 		_, err := presence.CanonicalPath(b.CallerRoot)
 		return contract.Refuse(http.StatusBadRequest, "invalid_beat", "caller_root: %s", presence.ErrorMessage(err))
 	}
-	*b = hall.CompletePlace(*b)
+	*b = hall.CompletePlace(ctx, *b)
 	if b.Brain == "" {
 		return contract.Refuse(http.StatusBadRequest, "invalid_beat",
 			"brain is required: this MCP client sent no roots, and the server has no working directory of the agent's to measure it from")

@@ -5,15 +5,27 @@
 // git: a hook that fires on every tool call must not start a process, and
 // the Hall derives the same answer from a payload's cwd as the CLI does.
 //
+// Every file it reads is named by whoever chose the directory (a hook
+// payload's cwd, an MCP client's roots): each is opened through package
+// safefile (never waiting on a FIFO, only a regular file, a few KiB at
+// most), and Complete bounds the whole lookup: a directory longer than
+// presence.MaxPathLen is never walked, a lookup past its deadline or past
+// MaxLookups at once answers "outside git". The beat still goes; only the
+// worktree and brain are the caller root's own.
+//
 // It knows nothing of the Hall's records or wire types.
 package place
 
 import (
 	"bytes"
-	"io"
+	"context"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/hall-dev/hall/internal/presence"
+	"github.com/hall-dev/hall/internal/safefile"
 )
 
 // Place is where a session works. Empty fields are unknown.
@@ -27,14 +39,31 @@ type Place struct {
 // is its git top level, the brain its repository's main worktree (else the
 // worktree, else the caller root itself). A relative CallerRoot is made
 // absolute against this process's directory. Fields already set are kept.
-func (p Place) Complete() Place {
+//
+// The lookup is bounded (Finder.Locate, with the process's Finder): past
+// ctx's end, LookupDeadline, or MaxLookups lookups at once, CallerRoot
+// counts as outside git. A CallerRoot longer than presence.MaxPathLen is
+// not looked at: it is kept as given, the brain with it, for the beat's
+// own check to refuse.
+func (p Place) Complete(ctx context.Context) Place {
+	return lookups.Complete(ctx, p)
+}
+
+// Complete is Place.Complete with f's bounds.
+func (f *Finder) Complete(ctx context.Context, p Place) Place {
 	if p.CallerRoot == "" {
+		return p
+	}
+	if tooLong(p.CallerRoot) {
+		if p.Brain == "" {
+			p.Brain = p.CallerRoot
+		}
 		return p
 	}
 	if abs, err := filepath.Abs(p.CallerRoot); err == nil {
 		p.CallerRoot = abs
 	}
-	repo := Locate(p.CallerRoot)
+	repo := f.Locate(ctx, p.CallerRoot)
 	if p.Worktree == "" {
 		p.Worktree = repo.Top
 	}
@@ -64,12 +93,20 @@ type Repo struct {
 // single path.
 const maxGitFile = 4096
 
+// tooLong reports whether dir is past the domain's path limit: walking it
+// costs a stat and a join a level, so the check comes before any of it.
+func tooLong(dir string) bool { return len(dir) > presence.MaxPathLen }
+
 // Locate finds the git worktree holding dir and its repository's main
 // worktree, as `git rev-parse --show-toplevel --git-common-dir` would,
 // reading the files alone. Outside git, or when git's files make no sense,
 // both are empty. Symlinks in dir are resolved first, as git's own working
-// directory is physical.
+// directory is physical. A dir longer than presence.MaxPathLen is outside
+// git. Locate itself has no deadline: Finder.Locate bounds it.
 func Locate(dir string) Repo {
+	if tooLong(dir) {
+		return Repo{}
+	}
 	if real, err := filepath.EvalSymlinks(dir); err == nil {
 		dir = real
 	}
@@ -99,17 +136,31 @@ func Locate(dir string) Repo {
 	}
 }
 
-// isGitDir reports whether dir looks like a git directory: it has a HEAD.
+// isGitDir reports whether dir looks like a git directory: it has a HEAD
+// that is a regular file, or a symlink into refs/ (git once wrote HEAD as
+// one, and git itself accepts no other link). HEAD is looked at (lstat,
+// readlink), never opened: a FIFO or a device named HEAD is no git
+// directory, and costs nothing.
 func isGitDir(dir string) bool {
-	_, err := os.Stat(filepath.Join(dir, "HEAD"))
-	return err == nil
+	head := filepath.Join(dir, "HEAD")
+	fi, err := os.Lstat(head)
+	switch {
+	case err != nil:
+		return false
+	case fi.Mode().IsRegular():
+		return true
+	case fi.Mode()&fs.ModeSymlink != 0:
+		target, err := os.Readlink(head)
+		return err == nil && strings.HasPrefix(target, "refs/")
+	}
+	return false
 }
 
 // readGitdirFile reads a ".git" file ("gitdir: <path>", the path relative
 // to the worktree when not absolute), as a linked worktree or a submodule
 // has.
 func readGitdirFile(top, file string) (string, bool) {
-	b, ok := readSmall(file)
+	b, ok := readSmall(file, safefile.Follow)
 	if !ok {
 		return "", false
 	}
@@ -135,7 +186,7 @@ func readGitdirFile(top, file string) (string, bool) {
 // commonDir is the repository's common directory for a git directory: the
 // one its "commondir" file names (relative to it), else itself.
 func commonDir(gitdir string) string {
-	b, ok := readSmall(filepath.Join(gitdir, "commondir"))
+	b, ok := readSmall(filepath.Join(gitdir, "commondir"), safefile.NoFollow)
 	if !ok {
 		return gitdir
 	}
@@ -159,13 +210,12 @@ func mainOf(top, common string) string {
 	return top
 }
 
-func readSmall(name string) ([]byte, bool) {
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, false
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxGitFile))
+// readSmall reads one of git's one-line files: a regular file only, of at
+// most maxGitFile bytes. links is safefile.Follow for a worktree's ".git"
+// (a layout may link it) and NoFollow for the files git alone writes
+// inside a git directory (commondir).
+func readSmall(name string, links safefile.Links) ([]byte, bool) {
+	b, err := safefile.ReadFile(name, maxGitFile, links)
 	if err != nil || len(b) == 0 {
 		return nil, false
 	}

@@ -1,6 +1,7 @@
 package place
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -149,7 +150,7 @@ func TestComplete(t *testing.T) {
 		{"given fields kept", Place{CallerRoot: sub, Worktree: "/w", Brain: "/b"}, Place{CallerRoot: sub, Worktree: "/w", Brain: "/b"}},
 		{"no caller root", Place{Brain: "/b"}, Place{Brain: "/b"}},
 	} {
-		if got := tc.in.Complete(); got != tc.want {
+		if got := tc.in.Complete(context.Background()); got != tc.want {
 			t.Errorf("%s: Complete(%+v) = %+v, want %+v", tc.name, tc.in, got, tc.want)
 		}
 	}

@@ -551,7 +551,6 @@ func sortedRoster(rs []Record) []Record {
 type brainCollisions struct {
 	live       map[string]Record
 	collisions []Collision  // listed: the first MaxCollisions
-	total      int          // every pair
 	counts     *BrainCounts // nil when the brain has none
 }
 
@@ -649,14 +648,9 @@ func (s *Service) collisionsLocked(live []Record) ([]Collision, *CollisionCounts
 	return out, counts
 }
 
-// liveLocked returns the live records on brain ("" for all), each the
-// newer of the store's copy and this Hall's projection; the caller holds
-// s.mu.
-func (s *Service) liveLocked(now time.Time, brain string) []Record {
-	return s.appendLiveLocked(make([]Record, 0, len(s.cache)), now, brain)
-}
-
-// appendLiveLocked is liveLocked appending to live.
+// appendLiveLocked appends the live records on brain ("" for all) to
+// live, each the newer of the store's copy and this Hall's projection; the
+// caller holds s.mu.
 func (s *Service) appendLiveLocked(live []Record, now time.Time, brain string) []Record {
 	s.eachLiveLocked(now, brain, func(r Record) {
 		live = append(live, r) // no copy of the working set: records are read-only

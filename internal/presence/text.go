@@ -61,3 +61,30 @@ func CheckIdentifier(name, v string, max int) error {
 func isBidiControl(r rune) bool { return unicode.Is(unicode.Bidi_Control, r) }
 
 func isFormat(r rune) bool { return unicode.Is(unicode.Cf, r) }
+
+// SafeID is id as the Hall shows it to a model: the characters agent ids
+// are made of (ASCII letters and digits, and - _ . : / @ +) kept, any
+// other replaced by "_". A beat's identifier rule refuses only what hides
+// or reorders text, and a foreign record's id is whatever its writer put
+// there: shown verbatim, an id could carry words for the model to read
+// ("ignore previous instructions"). The presence_id beside it stays the
+// exact identity.
+func SafeID(id string) string {
+	if strings.IndexFunc(id, unsafeIDRune) < 0 {
+		return id
+	}
+	return strings.Map(func(r rune) rune {
+		if unsafeIDRune(r) {
+			return '_'
+		}
+		return r
+	}, id)
+}
+
+func unsafeIDRune(r rune) bool {
+	switch {
+	case 'a' <= r && r <= 'z', 'A' <= r && r <= 'Z', '0' <= r && r <= '9':
+		return false
+	}
+	return !strings.ContainsRune("-_.:/@+", r)
+}

@@ -706,7 +706,7 @@ func (c *classifier) redirect(r *syntax.Redirect, w *where, text cmdText) {
 	}
 	c.scan(r.Word, w)
 	switch r.Op {
-	case syntax.RdrOut, syntax.AppOut, syntax.ClbOut, syntax.RdrAll, syntax.AppAll, syntax.RdrInOut, syntax.RdrAllClob, syntax.AppAllClob:
+	case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.RdrAll, syntax.AppAll, syntax.RdrInOut, syntax.RdrAllClob, syntax.AppAllClob:
 	case syntax.DplOut:
 		a := c.word(r.Word)
 		if a.ok && (a.s == "-" || isDigits(a.s)) {

@@ -269,11 +269,10 @@ func (c *classifier) pathspecs(specs []arg, prefix string) pathspecs {
 					p.icase = true
 				case "literal":
 					p.wild = false
-				case "glob":
 				default:
-					if !strings.HasPrefix(m, "attr:") {
-						continue
-					}
+					// glob, attr:… and magic git may add later only narrow
+					// what matches: read as matching more, the guard warns
+					// rather than misses.
 				}
 			}
 			s = s[end+1:]

@@ -1,11 +1,13 @@
 package web
 
 import (
+	"context"
 	"io"
 	"net/http"
 
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/hall"
+	"github.com/hall-dev/hall/internal/hook"
 )
 
 // maxHookBody bounds what is read of a hook's body: one byte past the
@@ -24,6 +26,9 @@ const maxHookBody = hall.MaxHookPayload + 1
 // store that cannot be written still answers 200 with the collisions the
 // Hall knows.
 func (h *Handler) HandleHook(w http.ResponseWriter, r *http.Request) error {
+	ctx, cancel := context.WithTimeout(r.Context(), hook.AnswerDeadline)
+	defer cancel()
+	r = r.WithContext(ctx)
 	payload, err := io.ReadAll(io.LimitReader(r.Body, maxHookBody))
 	if err != nil {
 		return contract.Refuse(http.StatusBadRequest, "unreadable_body", "%v", err)

@@ -1,6 +1,8 @@
 // Package mcptest connects the official MCP SDK's client to the Hall's MCP
 // server in tests, over any transport (in memory, `hall mcp`'s stdio, or
 // /mcp over HTTP), and reads what its tools answer.
+//lint:file-ignore SA1019 MCP roots are deprecated as of protocol 2026-07-28 (SEP-2577) but stay functional for at least a year; the Hall reads a client's roots to default caller_root, and passing paths as tool parameters (caller_root, brain) already works alongside.
+
 package mcptest
 
 import (
