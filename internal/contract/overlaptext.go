@@ -34,7 +34,7 @@ func OverlapLine(id string, o Overlap) string {
 }
 
 func writeSide(b *strings.Builder, s OverlapSide) {
-	b.WriteString(clip(s.AgentID, textAgentWidth))
+	b.WriteString(ClipID(s.AgentID))
 	if s.Theme != "" {
 		fmt.Fprintf(b, " (theme %q)", clip(s.Theme, textThemeWidth))
 	}
@@ -66,7 +66,7 @@ func filesText(paths []string, total int) string {
 // the first file with how many more.
 func OverlapShort(id string, o Overlap) string {
 	who := func(s OverlapSide) string {
-		return fmt.Sprintf("%s (%s)", clip(s.AgentID, textAgentWidth), s.PresenceID)
+		return fmt.Sprintf("%s (%s)", ClipID(s.AgentID), s.PresenceID)
 	}
 	var sides string
 	switch id {

@@ -19,15 +19,18 @@ func OverlapText(self string, os []contract.Overlap) string {
 	var b strings.Builder
 	b.WriteString("The Hall (the witness of the coding agents on this repository) reports that another agent, in another worktree, changed the same files as this session: the two changes meet at the merge.\n")
 	conflict := false
+	lines := make([]string, 0, min(len(os), maxOverlapsShown))
 	for i, o := range os {
 		if i == maxOverlapsShown {
-			fmt.Fprintf(&b, "- … and %d more\n", len(os)-maxOverlapsShown)
 			break
 		}
 		conflict = conflict || o.Verdict == contract.VerdictConflict
-		b.WriteString("- ")
-		b.WriteString(contract.OverlapLine(self, o))
-		b.WriteByte('\n')
+		lines = append(lines, contract.OverlapLine(self, o))
+	}
+	// The lines carry other agents' ids, themes and paths: data, quoted.
+	contract.WriteReported(&b, lines)
+	if len(os) > maxOverlapsShown {
+		fmt.Fprintf(&b, "… and %d more\n", len(os)-maxOverlapsShown)
 	}
 	if conflict {
 		b.WriteString("Tell the person you work with before going on: coordinate through them, or keep this change small and merge it first.")

@@ -51,7 +51,7 @@ func (s Say) Reason() string {
 		return AskReason(s.North)
 	}
 	if len(s.Overlaps) > 0 { // never asked for: the person reads it beside the agent
-		return "The Hall: " + contract.OverlapLine(s.PresenceID, s.Overlaps[0])
+		return "The Hall reports: " + contract.Quoted(contract.OverlapLine(s.PresenceID, s.Overlaps[0]))
 	}
 	return ""
 }

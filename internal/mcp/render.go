@@ -97,10 +97,8 @@ func overlapLines(id string, os []contract.Overlap, total int) ([]string, int) {
 }
 
 func writeOverlaps(t *strings.Builder, lines []string, more int) {
-	for _, l := range lines {
-		t.WriteString(l)
-		t.WriteByte('\n')
-	}
+	contract.WriteReported(t, lines) // other agents' ids and paths: data
+
 	if more > 0 {
 		fmt.Fprintf(t, "… +%d more overlaps\n", more)
 	}
