@@ -129,6 +129,10 @@ func (h *Hall) Hook(ctx context.Context, req HookRequest) (HookAnswer, error) {
 	return Hook(ctx, h, req)
 }
 
+// HookDeadline bounds the Hall's work on one hook call (hook.AnswerDeadline):
+// the place lookup, the beat, the answer.
+const HookDeadline = hook.AnswerDeadline
+
 // MaxHookPayload bounds a hook payload (hook.MaxPayload): agents send a
 // few kilobytes, a Write carries the file's content.
 const MaxHookPayload = hook.MaxPayload

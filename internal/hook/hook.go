@@ -162,7 +162,7 @@ func ContextText(agentID string, north []string) string {
 	if len(north) > maxNorthShown {
 		fmt.Fprintf(&b, "… and %d more\n", len(north)-maxNorthShown)
 	}
-	b.WriteString("Before changing those files, tell the person you work with, and leave the other agent's changes alone. The Hall only warns: it blocks nothing.")
+	b.WriteString("Before changing files in that place, tell the person you work with, and leave the other agent's changes alone. The Hall only warns: it blocks nothing.")
 	return b.String()
 }
 

@@ -404,3 +404,13 @@ func TestCapabilityTable(t *testing.T) {
 		t.Errorf("docs/hooks.md does not hold the capability table as the code renders it:\n%s", CapabilityTable())
 	}
 }
+
+// TestContextTextNamesNoFilesItDoesNotShow: a collision on a shared place
+// with no file named (two sessions in one worktree, nothing declared or
+// touched in common) is not told as "those files".
+func TestContextTextNamesNoFilesItDoesNotShow(t *testing.T) {
+	text := ContextText("codex-2", []string{"collision: claude-7 (prs_0d5c63d0ce54) also mutating at /srv/shop-wt2 [same_worktree]"})
+	if strings.Contains(text, "those files") || !strings.Contains(text, "files in that place") {
+		t.Errorf("got %q, want the advice about the place, not about files it never named", text)
+	}
+}

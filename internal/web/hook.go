@@ -7,7 +7,6 @@ import (
 
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/hall"
-	"github.com/hall-dev/hall/internal/hook"
 )
 
 // maxHookBody bounds what is read of a hook's body: one byte past the
@@ -26,7 +25,7 @@ const maxHookBody = hall.MaxHookPayload + 1
 // store that cannot be written still answers 200 with the collisions the
 // Hall knows.
 func (h *Handler) HandleHook(w http.ResponseWriter, r *http.Request) error {
-	ctx, cancel := context.WithTimeout(r.Context(), hook.AnswerDeadline)
+	ctx, cancel := context.WithTimeout(r.Context(), hall.HookDeadline)
 	defer cancel()
 	r = r.WithContext(ctx)
 	payload, err := io.ReadAll(io.LimitReader(r.Body, maxHookBody))
