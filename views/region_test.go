@@ -56,7 +56,7 @@ func TestRenderRegion(t *testing.T) {
 		"strip":      Strip(h),
 		"drill":      Drill(h.Data, h.CollidingSet()),
 		"recent":     Recent(h.Recent, 0),
-		"collisions": CollisionList(h.Data.Collisions, h.CollisionsTotal(), h.Opened, 0),
+		"collisions": CollisionList(h),
 		"roster":     Roster(h),
 		"picker":     Picker(h.Brain, h.Brains),
 	}
