@@ -10,7 +10,8 @@ import (
 
 // TestPlaceCards: one card per brain and place, every team on it once, a
 // session and its subagent one team (the session first, even when only
-// the subagent collides), each member with its roster record.
+// the subagent collides), each member with its roster record; the banner
+// names the first place's teams and counts the other places.
 func TestPlaceCards(t *testing.T) {
 	const b, wt = "/r/shop", "/r/shop-wt"
 	ps := []contract.Presence{
@@ -53,31 +54,35 @@ func TestPlaceCards(t *testing.T) {
 		return out
 	}
 	for _, tc := range []struct {
-		name  string
-		cs    []contract.Collision
-		want  [][]string // per card, its teams
-		pairs []int      // per card, how many collisions it gathers
-		names []string   // per card, Agents()
+		name   string
+		cs     []contract.Collision
+		want   [][]string // per card, its teams
+		pairs  []int      // per card, how many collisions it gathers
+		names  []string   // per card, Agents()
+		banner string
 	}{
-		{"none", nil, nil, nil, nil},
+		{"none", nil, nil, nil, nil, ""},
 		{"three agents in one worktree: one card",
 			[]contract.Collision{pair("a", "b", b, wt, "same_worktree"), pair("a", "c", b, wt, "same_worktree"), pair("b", "c", b, wt, "same_worktree")},
-			[][]string{{"claude-a", "codex-b", "gemini-c"}}, []int{3}, []string{"claude-a, codex-b and gemini-c"}},
+			[][]string{{"claude-a", "codex-b", "gemini-c"}}, []int{3}, []string{"claude-a, codex-b and gemini-c"}, "claude-a, codex-b and gemini-c are all mutating in " + wt},
 		{"a session and its subagent against one agent: one card, two teams",
 			[]contract.Collision{pair("s", "x", b, wt, "same_worktree"), pair("sub", "x", b, wt, "same_worktree")},
-			[][]string{{"claude-s,task-sub^", "other-x"}}, []int{2}, []string{"claude-s and other-x"}},
+			[][]string{{"claude-s,task-sub^", "other-x"}}, []int{2}, []string{"claude-s and other-x"}, "claude-s and other-x are both mutating in " + wt},
 		{"only the subagent collides: its session leads the team",
 			[]contract.Collision{pair("sub", "x", b, wt, "same_worktree")},
-			[][]string{{"claude-s*,task-sub^", "other-x"}}, []int{1}, []string{"claude-s and other-x"}},
+			[][]string{{"claude-s*,task-sub^", "other-x"}}, []int{1}, []string{"claude-s and other-x"}, "claude-s and other-x are both mutating in " + wt},
 		{"two places, two brains: three cards in first-seen order",
 			[]contract.Collision{pair("a", "b", b, wt, "same_worktree"), pair("a", "c", b, b+"/go.mod", "working_set_overlap"), pair("b", "c", "/r/other", wt, "same_worktree")},
-			[][]string{{"claude-a", "codex-b"}, {"claude-a", "gemini-c"}, {"codex-b", "gemini-c"}}, []int{1, 1, 1}, nil},
+			[][]string{{"claude-a", "codex-b"}, {"claude-a", "gemini-c"}, {"codex-b", "gemini-c"}}, []int{1, 1, 1}, nil, "claude-a and codex-b are both mutating in " + wt + " (and 2 more places)"},
 		{"a side the roster lacks keeps the collision's name",
 			[]contract.Collision{pair("a", "q", b, wt, "same_worktree")},
-			[][]string{{"claude-a", "gone-q"}}, []int{1}, nil},
+			[][]string{{"claude-a", "gone-q"}}, []int{1}, nil, "claude-a and gone-q are both mutating in " + wt},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cards := PlaceCards(tc.cs, ps)
+			if got := BannerText(cards); got != tc.banner {
+				t.Errorf("banner: got %q, want %q", got, tc.banner)
+			}
 			if len(cards) != len(tc.want) {
 				t.Fatalf("got %d cards, want %d", len(cards), len(tc.want))
 			}

@@ -461,15 +461,21 @@ func ClauseText(cs []string) string {
 	return strings.Join(out, ", ")
 }
 
-// BannerText names the first collision and counts the others, of total.
-func BannerText(cs []contract.Collision, total int) string {
-	if len(cs) == 0 {
+// BannerText names the first place agents collide at, every team there,
+// and counts the other places: a session and its subagents are one agent
+// of it, as on the cards.
+func BannerText(cards []PlaceCard) string {
+	if len(cards) == 0 {
 		return ""
 	}
-	c := cs[0]
-	t := c.A.AgentID + " and " + c.B.AgentID + " are both mutating in " + c.Place
-	if more := max(total, len(cs)) - 1; more > 0 {
-		t += " (and " + Plural(more, "more collision", "more collisions") + ")"
+	c := cards[0]
+	verb := " are all mutating in "
+	if len(c.Teams) == 2 {
+		verb = " are both mutating in "
+	}
+	t := c.Agents() + verb + c.Place
+	if more := len(cards) - 1; more > 0 {
+		t += " (and " + Plural(more, "more place", "more places") + ")"
 	}
 	return t
 }

@@ -120,6 +120,11 @@ func testTeamPage(t *testing.T, n int) {
 	if fmt.Sprint(cards) != fmt.Sprint(wantCards) {
 		t.Errorf("cards:\n got %v\nwant %v", cards, wantCards)
 	}
+	banner := eval[string](t, b, `txt(tid('banner-text'))`)
+	if banner != "tri-1, tri-2 and tri-3 are all mutating in "+tm.wt3+" (and 1 more place)" &&
+		banner != "lead-session and rival are both mutating in "+tm.wtS+" (and 1 more place)" {
+		t.Errorf("banner: got %q, want a place's every agent and the other place counted", banner)
+	}
 	if got := eval[string](t, b, `txt(tid('collision-count'))`); got != "2" {
 		t.Errorf("collision count: got %q, want 2 (places)", got)
 	}

@@ -18,7 +18,7 @@ import (
 
 // fragments are the regions of the Hall page that can be served alone.
 var fragments = map[string]func(views.Hall) templ.Component{
-	"banner":     func(h views.Hall) templ.Component { return views.Banner(h.Data.Collisions, h.CollisionsTotal()) },
+	"banner":     views.Banner,
 	"strip":      views.Strip,
 	"drill":      func(h views.Hall) templ.Component { return views.Drill(h.Data, h.CollidingSet()) },
 	"recent":     func(h views.Hall) templ.Component { return views.Recent(h.Recent, h.Data.ServedAtMs) },
