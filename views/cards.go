@@ -1,6 +1,8 @@
 package views
 
 import (
+	"cmp"
+	"slices"
 	"strings"
 
 	"github.com/hall-dev/hall/internal/contract"
@@ -64,7 +66,7 @@ const CardFilesShown = 4
 
 // PlaceCards gathers cs into cards, one per brain and place, in the order
 // each place first appears (the contract's: by the sides' presence ids).
-// Each card's teams come in the order their first side appears. ps is the
+// Each card's teams come by their sessions' names. ps is the
 // roster: it gives each side its changed files and its session. Bounded
 // by len(cs) + len(ps).
 func PlaceCards(cs []contract.Collision, ps []contract.Presence) []PlaceCard {
@@ -109,6 +111,11 @@ func PlaceCards(cs []contract.Collision, ps []contract.Presence) []PlaceCard {
 	}
 	out := make([]PlaceCard, len(bs))
 	for i, b := range bs {
+		// By name, as a person looks one up: the contract's order is the
+		// presence ids', which reads as no order at all.
+		slices.SortStableFunc(b.card.Teams, func(x, y CardTeam) int {
+			return cmp.Compare(x.Members[0].AgentID, y.Members[0].AgentID)
+		})
 		out[i] = b.card
 	}
 	return out
