@@ -62,10 +62,12 @@
   // ---- swapping regions ----
   var collisionIds = idsOf(document);
 
+  // A card gathers a place's collisions (data-pairs): a new pair is news
+  // even at a place already on the page.
   function idsOf(scope) {
     var out = {};
     all('[data-testid="collision"]', scope).forEach(function (c) {
-      out[c.getAttribute('data-collision-id')] = c;
+      (c.getAttribute('data-pairs') || '').split(' ').forEach(function (id) { if (id) { out[id] = c; } });
     });
     return out;
   }
@@ -137,7 +139,7 @@
     if (!fresh.length) { return; }
     var c = now[fresh[0]];
     var text = function (id) { return (tid(id, c) || {}).textContent || ''; };
-    var msg = 'New collision: ' + text('collision-a') + ' and ' + text('collision-b') + ' are both mutating in ' +
+    var msg = 'New collision: ' + text('collision-agents') + ', mutating in ' +
       text('collision-place') + ' (' + text('collision-clauses') + ').';
     if (fresh.length > 1) {
       msg += ' And ' + (fresh.length - 1) + ' more new collision' + (fresh.length > 2 ? 's.' : '.');

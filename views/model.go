@@ -68,6 +68,9 @@ type Hall struct {
 	// Sides is contract.Colliding(Data.Collisions), computed once for every region
 	// that marks colliding rows; CollidingSet fills it when nil.
 	Sides map[string]bool
+	// Cards is PlaceCards(Data.Collisions, Data.Presences), gathered once
+	// by the page's model; PlaceCards fills it when nil.
+	Cards []PlaceCard
 }
 
 // CollidingSet is the presence ids that are a side of a live collision.
@@ -85,6 +88,18 @@ type RecentEvents struct {
 	LeftOut int
 	Kept    int
 	AllURL  string // GET /api/events for the scope, every line kept
+}
+
+// RecentFirst is how many of the newest recent events show before "N
+// earlier events": a glance, under the strip.
+const RecentFirst = 6
+
+// RecentSplit is the recent lines shown at once, and the earlier ones.
+func RecentSplit(ls []contract.Line) (first, earlier []contract.Line) {
+	if len(ls) > RecentFirst {
+		return ls[:RecentFirst], ls[RecentFirst:]
+	}
+	return ls, nil
 }
 
 // RosterShown is how many roster rows the page shows unless asked for all:
@@ -106,18 +121,10 @@ func (h Hall) CollisionsTotal() int {
 	return max(h.Total, h.Data.CollisionsTotal, len(h.Data.Collisions))
 }
 
-// CollisionsShownOf is the collisions the list shows.
-func CollisionsShownOf(cs []contract.Collision) []contract.Collision {
-	if len(cs) > CollisionsShown {
-		return cs[:CollisionsShown]
-	}
-	return cs
-}
-
 // RosterPage is the roster rows shown, in RosterRows' order, and how many
 // are left out.
-func RosterPage(ps []contract.Presence, all bool) ([]contract.Presence, int) {
-	rows := RosterRows(ps)
+func RosterPage(ps []contract.Presence, all bool, colliding map[string]bool) ([]contract.Presence, int) {
+	rows := RosterRows(ps, colliding)
 	if all || len(rows) <= RosterShown {
 		return rows, 0
 	}
@@ -375,27 +382,43 @@ func TouchedTitle(p contract.Presence) string {
 	return t
 }
 
-// RosterRows orders the roster so each subagent follows its session (the
-// contract's order otherwise); a subagent whose session is not live keeps
-// its place.
-func RosterRows(ps []contract.Presence) []contract.Presence {
+// RosterRows orders the roster: the teams (a session and its subagents)
+// with a side of a live collision first, then the rest, each in the
+// contract's order otherwise, and each subagent right after its session.
+// A subagent whose session is not live is a team of its own. So the
+// colliding rows lead the first page and the whole roster (?roster=all)
+// alike.
+func RosterRows(ps []contract.Presence, colliding map[string]bool) []contract.Presence {
 	live := make(map[string]bool, len(ps))
 	kids := map[string][]contract.Presence{}
 	for _, p := range ps {
 		live[p.PresenceID] = true
 	}
-	for _, p := range ps {
+	team := func(p contract.Presence) string {
 		if p.ParentPresenceID != "" && live[p.ParentPresenceID] && p.ParentPresenceID != p.PresenceID {
-			kids[p.ParentPresenceID] = append(kids[p.ParentPresenceID], p)
+			return p.ParentPresenceID
+		}
+		return p.PresenceID
+	}
+	hot := map[string]bool{} // teams with a colliding member
+	for _, p := range ps {
+		t := team(p)
+		if t != p.PresenceID {
+			kids[t] = append(kids[t], p)
+		}
+		if colliding[p.PresenceID] {
+			hot[t] = true
 		}
 	}
 	out := make([]contract.Presence, 0, len(ps))
-	for _, p := range ps {
-		if p.ParentPresenceID != "" && live[p.ParentPresenceID] && p.ParentPresenceID != p.PresenceID {
-			continue
+	for _, first := range []bool{true, false} {
+		for _, p := range ps {
+			if team(p) != p.PresenceID || hot[p.PresenceID] != first {
+				continue
+			}
+			out = append(out, p)
+			out = append(out, kids[p.PresenceID]...)
 		}
-		out = append(out, p)
-		out = append(out, kids[p.PresenceID]...)
 	}
 	return out
 }
@@ -438,15 +461,21 @@ func ClauseText(cs []string) string {
 	return strings.Join(out, ", ")
 }
 
-// BannerText names the first collision and counts the others, of total.
-func BannerText(cs []contract.Collision, total int) string {
-	if len(cs) == 0 {
+// BannerText names the first place agents collide at, every team there,
+// and counts the other places: a session and its subagents are one agent
+// of it, as on the cards.
+func BannerText(cards []PlaceCard) string {
+	if len(cards) == 0 {
 		return ""
 	}
-	c := cs[0]
-	t := c.A.AgentID + " and " + c.B.AgentID + " are both mutating in " + c.Place
-	if more := max(total, len(cs)) - 1; more > 0 {
-		t += " (and " + Plural(more, "more collision", "more collisions") + ")"
+	c := cards[0]
+	verb := " are all mutating in "
+	if len(c.Teams) == 2 {
+		verb = " are both mutating in "
+	}
+	t := c.Agents() + verb + c.Place
+	if more := len(cards) - 1; more > 0 {
+		t += " (and " + Plural(more, "more place", "more places") + ")"
 	}
 	return t
 }

@@ -52,11 +52,11 @@ func render(t *testing.T, c templ.Component) string {
 func TestRenderRegion(t *testing.T) {
 	h := regionModel()
 	regions := map[string]templ.Component{
-		"banner":     Banner(h.Data.Collisions, h.CollisionsTotal()),
+		"banner":     Banner(h),
 		"strip":      Strip(h),
 		"drill":      Drill(h.Data, h.CollidingSet()),
 		"recent":     Recent(h.Recent, 0),
-		"collisions": CollisionList(h.Data.Collisions, h.CollisionsTotal(), h.Opened, 0),
+		"collisions": CollisionList(h),
 		"roster":     Roster(h),
 		"picker":     Picker(h.Brain, h.Brains),
 	}

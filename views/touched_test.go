@@ -7,20 +7,38 @@ import (
 	"github.com/hall-dev/hall/internal/contract"
 )
 
-func TestRosterRowsPutsSubagentsUnderTheirSession(t *testing.T) {
+func TestRosterRows(t *testing.T) {
 	ps := []contract.Presence{
 		{PresenceID: "sub1", ParentPresenceID: "s"},
 		{PresenceID: "other"},
 		{PresenceID: "orphan", ParentPresenceID: "gone"}, // its session is not live: it keeps its place
 		{PresenceID: "s"},
 		{PresenceID: "sub2", ParentPresenceID: "s"},
+		{PresenceID: "late"},
 	}
-	var got []string
-	for _, p := range RosterRows(ps) {
-		got = append(got, p.PresenceID)
-	}
-	if want := []string{"other", "orphan", "s", "sub1", "sub2"}; !slices.Equal(got, want) {
-		t.Errorf("RosterRows = %v, want %v", got, want)
+	for _, tc := range []struct {
+		name      string
+		colliding []string
+		want      []string
+	}{
+		{"none colliding: subagents under their session", nil, []string{"other", "orphan", "s", "sub1", "sub2", "late"}},
+		{"a colliding row leads", []string{"late"}, []string{"late", "other", "orphan", "s", "sub1", "sub2"}},
+		{"a colliding subagent brings its team first", []string{"sub2"}, []string{"s", "sub1", "sub2", "other", "orphan", "late"}},
+		{"colliders keep the contract's order", []string{"late", "orphan"}, []string{"orphan", "late", "other", "s", "sub1", "sub2"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			colliding := map[string]bool{}
+			for _, id := range tc.colliding {
+				colliding[id] = true
+			}
+			var got []string
+			for _, p := range RosterRows(ps, colliding) {
+				got = append(got, p.PresenceID)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("RosterRows = %v, want %v", got, tc.want)
+			}
+		})
 	}
 }
 

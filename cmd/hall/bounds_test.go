@@ -153,15 +153,17 @@ func crowdedWorktree(t *testing.T, n, maxBody int) {
 		t.Errorf("cockpit: got %q, want the total and +%d more", cockpit, total-1)
 	}
 
-	// The page shows its first cards of the bounded list and counts every
-	// other collision, listed or not.
+	// The page shows one card for the one place, its first agents, and
+	// counts every other collision, listed or not.
 	page := getBody(t, base+"/", 2*maxBody)
 	t.Logf("GET /: %d bytes", len(page))
-	cards := min(total, limit, views.CollisionsShown)
-	if got := strings.Count(page, `data-testid="collision"`); got != cards {
-		t.Errorf("page: %d collision cards, want %d", got, cards)
+	if got := strings.Count(page, `data-testid="collision"`); got != 1 {
+		t.Errorf("page: %d collision cards, want 1 (one place)", got)
 	}
-	if more := fmt.Sprintf("+%d more", total-cards); !strings.Contains(page, more) {
+	if got := strings.Count(page, `data-testid="collision-team"`); got != views.CardTeamsShown {
+		t.Errorf("page: %d agents on the card, want %d", got, views.CardTeamsShown)
+	}
+	if more := fmt.Sprintf("+%d more collisions not listed", total-min(total, limit)); total > limit && !strings.Contains(page, more) {
 		t.Errorf("page: no %q", more)
 	}
 	if !strings.Contains(page, fmt.Sprintf("⚠ %d collisions", total)) {

@@ -18,15 +18,13 @@ import (
 
 // fragments are the regions of the Hall page that can be served alone.
 var fragments = map[string]func(views.Hall) templ.Component{
-	"banner": func(h views.Hall) templ.Component { return views.Banner(h.Data.Collisions, h.CollisionsTotal()) },
-	"strip":  views.Strip,
-	"drill":  func(h views.Hall) templ.Component { return views.Drill(h.Data, h.CollidingSet()) },
-	"recent": func(h views.Hall) templ.Component { return views.Recent(h.Recent, h.Data.ServedAtMs) },
-	"collisions": func(h views.Hall) templ.Component {
-		return views.CollisionList(h.Data.Collisions, h.CollisionsTotal(), h.Opened, h.Data.ServedAtMs)
-	},
-	"roster": views.Roster,
-	"picker": func(h views.Hall) templ.Component { return views.Picker(h.Brain, h.Brains) },
+	"banner":     views.Banner,
+	"strip":      views.Strip,
+	"drill":      func(h views.Hall) templ.Component { return views.Drill(h.Data, h.CollidingSet()) },
+	"recent":     func(h views.Hall) templ.Component { return views.Recent(h.Recent, h.Data.ServedAtMs) },
+	"collisions": views.CollisionList,
+	"roster":     views.Roster,
+	"picker":     func(h views.Hall) templ.Component { return views.Picker(h.Brain, h.Brains) },
 }
 
 // hallRegions is the fragment "hall": every region the live page swaps, in

@@ -263,7 +263,7 @@ func TestFragmentBadInput(t *testing.T) {
 // TestFragmentsBounded: with 10× the rows the page shows, the roster shows
 // its first RosterShown rows and says how many more, with a link to all;
 // "roster=all" shows all. The collision list shows CollisionsShown cards
-// and "+N more".
+// (one a place) and "+N more places".
 func TestFragmentsBounded(t *testing.T) {
 	lh := newLiveHall(t, true)
 	brain := "/srv/known"
@@ -288,10 +288,10 @@ func TestFragmentsBounded(t *testing.T) {
 	if got := byID(doc.Selection, "collision").Length(); got != views.CollisionsShown {
 		t.Errorf("collision cards: %d, want %d", got, views.CollisionsShown)
 	}
-	if got := text(byID(doc.Selection, "collisions-more")); got != "+3 more" {
+	if got := text(byID(doc.Selection, "collisions-more")); got != "+3 more places" {
 		t.Errorf("collisions more: %q", got)
 	}
-	if got := text(byID(doc.Selection, "collision-count")); got != fmt.Sprint(pairs) {
+	if got := text(byID(doc.Selection, "collision-count")); got != fmt.Sprint(pairs) { // one place each
 		t.Errorf("collision count: %q", got)
 	}
 	_, body = lh.fetch(t, "/fragments/roster?roster=all", nil)

@@ -119,6 +119,7 @@ func (h *Handler) hallModel(snap presence.Snapshot, cursor string, serr error, b
 		RosterAll: rosterAll,
 		Sig:       views.RosterSig(data),
 		Sides:     contract.Colliding(data.Collisions),
+		Cards:     views.PlaceCards(data.Collisions, data.Presences),
 	}
 	if len(data.Collisions) > 0 {
 		model.Page.Icon = model.AlertIconURL
@@ -131,10 +132,9 @@ func (h *Handler) hallModel(snap presence.Snapshot, cursor string, serr error, b
 			evQ.Set("brain", brain)
 		}
 		model.Recent = views.RecentEvents{Lines: lines, LeftOut: left, Kept: kept, AllURL: "/api/events?" + evQ.Encode()}
-		shown := views.CollisionsShownOf(data.Collisions)
-		ids := make([]string, len(shown))
-		for i, c := range shown {
-			ids[i] = c.CollisionID
+		var ids []string
+		for _, c := range views.CardsShownOf(model.Cards) {
+			ids = append(ids, c.Pairs...)
 		}
 		model.Opened = h.History.CollisionsOpened(ids)
 	}

@@ -354,23 +354,27 @@ func TestPageRosterAndCollisionList(t *testing.T) {
 		t.Fatalf("collisions: got %d, want 1", cs.Length())
 	}
 	wantC := map[string]string{
-		"collision-a":       "claude-7",
-		"collision-b":       "codex-2",
+		"collision-agents":  "claude-7 and codex-2",
 		"collision-place":   shop + "-wt2",
 		"collision-brain":   shop,
 		"collision-clauses": "same worktree, working sets overlap",
 		"collision-paths":   shop + "-wt2/src/checkout/cart.go",
-	}
-	if a > b { // A is the side with the smaller presence id
-		wantC["collision-a"], wantC["collision-b"] = "codex-2", "claude-7"
 	}
 	for k, w := range wantC {
 		if got := text(byID(cs, k)); got != w {
 			t.Errorf("%s: got %q, want %q", k, got, w)
 		}
 	}
-	if id, _ := cs.Attr("data-collision-id"); id != min(a, b)+"~"+max(a, b) {
-		t.Errorf("collision id: got %q", id)
+	if id, _ := cs.Attr("data-pairs"); id != min(a, b)+"~"+max(a, b) {
+		t.Errorf("collision pairs: got %q", id)
+	}
+	var members []string
+	byID(cs, "collision-member").Each(func(_ int, s *goquery.Selection) {
+		members = append(members, text(byID(s, "member-agent"))+": "+text(byID(s, "member-files")))
+	})
+	// By name, whichever side of the collision each is.
+	if got, want := strings.Join(members, " | "), "claude-7: no changed file seen | codex-2: no changed file seen"; got != want {
+		t.Errorf("card members: got %q, want %q", got, want)
 	}
 	if got := text(byID(doc.Selection, "collision-count")); got != "1" {
 		t.Errorf("collision count: got %s", got)
