@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"context"
 	"fmt"
 	"io"
@@ -9,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/hall-dev/hall/internal/presence"
@@ -28,8 +28,9 @@ const hookCalls = 400
 // hook (POST /api/hooks/claude on a kept-alive connection) beside the bare
 // Echo 204 handler. The two of each pair run by turns, so both see the
 // same machine. The hook's session collides with one other presence in
-// its worktree, so every answer carries the warning, as in the case the
-// hooks exist for.
+// its worktree, as in the case the hooks exist for: its first answer
+// carries the warning and the rest are the quiet calls of a session told
+// once (every call still reads the place, beats and decides what to say).
 func (b *bench) hooks(ctx context.Context) error {
 	root := b.newRoot("hooks")
 	repo := filepath.Join(b.tmp, "hooks-repo")
@@ -109,13 +110,16 @@ func (b *bench) hooks(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("exec floor: %w", err)
 		}
+		// The session is told of the collision once (say it once,
+		// docs/hooks.md): the first answer carries it, the later ones are
+		// the quiet calls most of a session's calls are.
 		dl, cl, out, err := runOnce(lean, "claude", "--hall", h.url)
-		if err != nil || !bytes.Contains(out, []byte("codex-partner")) {
-			return fmt.Errorf("hall-hook answered %q (%v): want the collision with codex-partner", out, err)
+		if err != nil || (i == 0 && !bytes.Contains(out, []byte("codex-partner"))) {
+			return fmt.Errorf("hall-hook answered %q (%v): want the collision with codex-partner first", out, err)
 		}
 		dh, ch, out, err := runOnce(b.hall, "beat", "--hook", "claude", "--hall", h.url)
-		if err != nil || !bytes.Contains(out, []byte("codex-partner")) {
-			return fmt.Errorf("command hook answered %q (%v): want the collision with codex-partner", out, err)
+		if err != nil || bytes.Contains(out, []byte("hall: warning")) {
+			return fmt.Errorf("command hook answered %q (%v)", out, err)
 		}
 		if i >= 10 { // the first calls warm the page cache
 			floor.wall, floor.cpu = append(floor.wall, df), append(floor.cpu, cf)
@@ -157,8 +161,8 @@ func (b *bench) hooks(ctx context.Context) error {
 			return fmt.Errorf("bare handler: %w", err)
 		}
 		dh, body, err := post(hallClient, h.url+"/api/hooks/claude")
-		if err != nil || !strings.Contains(string(body), "codex-partner") {
-			return fmt.Errorf("HTTP hook answered %q (%v): want the collision with codex-partner", body, err)
+		if err != nil || !json.Valid(body) {
+			return fmt.Errorf("HTTP hook answered %q (%v): want its JSON answer", body, err)
 		}
 		if i >= 50 {
 			bareD, httpD = append(bareD, db), append(httpD, dh)

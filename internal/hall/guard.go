@@ -256,23 +256,33 @@ func quoteText(s string) string { return strconv.Quote(s) }
 func (h *Hall) hookSay(ctx context.Context, req contract.BeatRequest, res presence.BeatResult, north []string) *contract.HookSay {
 	hb := req.Hook
 	out := &contract.HookSay{Collisions: contract.TellFull}
-	if hb.Moment != contract.MomentBefore && hb.Moment != contract.MomentStart {
+	if !needsRoster(hb, req, north) {
 		// Nothing to read of the roster: how much to tell is all.
 		out.Collisions = h.sayOnce.tell(res.PresenceID, north, false, h.Service.Now())
 		return out
 	}
-	snap, err := h.roster().Snapshot(ctx)
-	if err != nil {
-		return out
+	// The beat as sent stands for the presence until the roster shows it.
+	self := presence.Record{PresenceID: res.PresenceID, AgentID: req.AgentID, Brain: req.Brain, Worktree: req.Worktree, CallerRoot: req.CallerRoot}
+	if req.ParentAgentID != "" {
+		self.ParentPresenceID = presence.ID(req.ParentAgentID, req.Brain)
 	}
-	self, ok := snap.Find(res.PresenceID)
-	if !ok { // not in the roster's view yet: the beat as sent
-		self = presence.Record{PresenceID: res.PresenceID, AgentID: req.AgentID, Brain: req.Brain, Worktree: req.Worktree, CallerRoot: req.CallerRoot}
-		if req.ParentAgentID != "" {
-			self.ParentPresenceID = presence.ID(req.ParentAgentID, req.Brain)
+	var live []presence.Record
+	if hb.Moment == contract.MomentStart || hb.Command != "" || hb.CommandCut {
+		snap, err := h.roster().Snapshot(ctx)
+		if err != nil {
+			return out
 		}
+		if r, ok := snap.Find(res.PresenceID); ok {
+			self = r
+		}
+		live = snap.Live
+	} else {
+		// A tool about to change files while the presence collides: whose
+		// work is in contention is its partners', which the beat's own
+		// answer holds; the roster need not catch up for them.
+		live = partners(res.PresenceID, res.Collisions)
 	}
-	sc := h.sceneFor(self, snap.Live, req.CallerRoot)
+	sc := h.sceneFor(self, live, req.CallerRoot)
 	contested := false
 	if hb.Moment == contract.MomentBefore {
 		v := guard(hb, sc)
@@ -284,6 +294,33 @@ func (h *Hall) hookSay(ctx context.Context, req contract.BeatRequest, res presen
 	}
 	out.Contested = contested
 	out.Collisions = h.sayOnce.tell(res.PresenceID, north, contested, h.Service.Now())
+	return out
+}
+
+// needsRoster reports whether a hook answer must read the roster: a
+// session's start (the ownership lines), a shell command about to run (the
+// guard), or a tool about to change files while the presence collides (is
+// one of them contested?). Every other call — most of a session's — tells
+// from the beat's own answer alone: a roster read makes the live view
+// catch up with the beat just taken, which costs what the roster holds.
+func needsRoster(hb *contract.HookBeat, req contract.BeatRequest, north []string) bool {
+	switch hb.Moment {
+	case contract.MomentStart:
+		return true
+	case contract.MomentBefore:
+		return hb.Command != "" || hb.CommandCut || (len(req.Touched) > 0 && len(north) > 0)
+	}
+	return false
+}
+
+// partners are the other sides of the presence id's collisions.
+func partners(id string, cs []presence.Collision) []presence.Record {
+	out := make([]presence.Record, 0, len(cs))
+	for _, c := range cs {
+		if p, ok := c.Partner(id); ok {
+			out = append(out, *p)
+		}
+	}
 	return out
 }
 
