@@ -103,22 +103,7 @@ func TestClaudeCodePlugin(t *testing.T) {
 	validateHooks(t, "claude-code-settings.schema.json", hooksPath)
 
 	// The plugin wires what the installer wires, with hall as the command.
-	res, err := hookinstall.Install(hookinstall.Options{Agent: "claude", File: filepath.Join(t.TempDir(), "settings.json"), Command: "hall"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var installed hooksFile
-	if err := json.Unmarshal(res.After, &installed); err != nil {
-		t.Fatal(err)
-	}
-	if got, want := slices.Sorted(maps.Keys(hooks.Hooks)), slices.Sorted(maps.Keys(installed.Hooks)); !slices.Equal(got, want) {
-		t.Errorf("plugin hooks events %q; hall hooks install claude wires %q", got, want)
-	}
-	for ev, ms := range installed.Hooks {
-		if got, want := hooks.Hooks[ev], ms; len(got) != 1 || len(got[0].Hooks) != 1 || got[0].Hooks[0].Command != want[0].Hooks[0].Command {
-			t.Errorf("%s: plugin runs %+v; hall hooks install claude wires %+v", ev, got, want)
-		}
-	}
+	sameAsInstalled(t, "claude", hooks)
 
 	// Every command runs, against a real Hall that HALL_HALL names (as a
 	// person's environment would for a Hall elsewhere than the default).
@@ -175,6 +160,29 @@ func TestClaudeCodePlugin(t *testing.T) {
 	checkMCPServer(t, m, filepath.Join(dir, ".mcp.json"))
 }
 
+// sameAsInstalled holds a package's hooks to what `hall hooks install
+// agent --command hall` writes: the same events, matchers and commands.
+func sameAsInstalled(t *testing.T, agent string, hooks hooksFile) {
+	t.Helper()
+	res, err := hookinstall.Install(hookinstall.Options{Agent: agent, File: filepath.Join(t.TempDir(), "settings.json"), Command: "hall"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var installed hooksFile
+	if err := json.Unmarshal(res.After, &installed); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := slices.Sorted(maps.Keys(hooks.Hooks)), slices.Sorted(maps.Keys(installed.Hooks)); !slices.Equal(got, want) {
+		t.Errorf("the package hooks events %q; hall hooks install %s wires %q", got, agent, want)
+	}
+	for ev, ms := range installed.Hooks {
+		got := hooks.Hooks[ev]
+		if len(got) != 1 || len(got[0].Hooks) != 1 || got[0].Matcher != ms[0].Matcher || got[0].Hooks[0].Command != ms[0].Hooks[0].Command {
+			t.Errorf("%s: the package runs %+v; hall hooks install %s wires %+v", ev, got, agent, ms)
+		}
+	}
+}
+
 // TestGeminiExtension: `gemini extensions install
 // https://github.com/hall-dev/hall` finds gemini-extension.json at the
 // root; its hooks are valid Gemini CLI settings hooks on events Gemini
@@ -221,25 +229,9 @@ func TestGeminiExtension(t *testing.T) {
 		}
 	}
 
-	// The extension wires what the installer wires (events, matchers,
-	// command), with hall as the command.
-	res, err := hookinstall.Install(hookinstall.Options{Agent: "gemini", File: filepath.Join(t.TempDir(), "settings.json"), Command: "hall"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var installed hooksFile
-	if err := json.Unmarshal(res.After, &installed); err != nil {
-		t.Fatal(err)
-	}
-	if got, want := slices.Sorted(maps.Keys(hooks.Hooks)), slices.Sorted(maps.Keys(installed.Hooks)); !slices.Equal(got, want) {
-		t.Errorf("extension hooks events %q; hall hooks install gemini wires %q", got, want)
-	}
-	for ev, ms := range installed.Hooks {
-		got := hooks.Hooks[ev]
-		if len(got) != 1 || len(got[0].Hooks) != 1 || got[0].Matcher != ms[0].Matcher || got[0].Hooks[0].Command != ms[0].Hooks[0].Command {
-			t.Errorf("%s: extension runs %+v; hall hooks install gemini wires %+v", ev, got, ms)
-		}
-	}
+	// The extension wires what the installer wires, with hall as the
+	// command.
+	sameAsInstalled(t, "gemini", hooks)
 
 	m := MustOpenHall(t, Config{})
 	t.Setenv("HALL_HALL", m.URL())

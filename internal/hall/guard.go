@@ -256,8 +256,9 @@ func quoteText(s string) string { return strconv.Quote(s) }
 func (h *Hall) hookSay(ctx context.Context, req contract.BeatRequest, res presence.BeatResult, north []string) *contract.HookSay {
 	hb := req.Hook
 	out := &contract.HookSay{Collisions: contract.TellFull}
-	if !needsRoster(hb, req, north) {
-		// Nothing to read of the roster: how much to tell is all.
+	src := sceneSourceOf(hb, req, north)
+	if src == noScene {
+		// Nothing to read beyond the beat's answer: how much to tell is all.
 		out.Collisions = h.sayOnce.tell(res.PresenceID, north, false, h.Service.Now())
 		return out
 	}
@@ -266,8 +267,8 @@ func (h *Hall) hookSay(ctx context.Context, req contract.BeatRequest, res presen
 	if req.ParentAgentID != "" {
 		self.ParentPresenceID = presence.ID(req.ParentAgentID, req.Brain)
 	}
-	var live []presence.Record
-	if hb.Moment == contract.MomentStart || hb.Command != "" || hb.CommandCut {
+	live := partners(res.PresenceID, res.Collisions)
+	if src == sceneOfRoster {
 		snap, err := h.roster().Snapshot(ctx)
 		if err != nil {
 			return out
@@ -276,11 +277,6 @@ func (h *Hall) hookSay(ctx context.Context, req contract.BeatRequest, res presen
 			self = r
 		}
 		live = snap.Live
-	} else {
-		// A tool about to change files while the presence collides: whose
-		// work is in contention is its partners', which the beat's own
-		// answer holds; the roster need not catch up for them.
-		live = partners(res.PresenceID, res.Collisions)
 	}
 	sc := h.sceneFor(self, live, req.CallerRoot)
 	contested := false
@@ -297,20 +293,33 @@ func (h *Hall) hookSay(ctx context.Context, req contract.BeatRequest, res presen
 	return out
 }
 
-// needsRoster reports whether a hook answer must read the roster: a
-// session's start (the ownership lines), a shell command about to run (the
-// guard), or a tool about to change files while the presence collides (is
-// one of them contested?). Every other call — most of a session's — tells
-// from the beat's own answer alone: a roster read makes the live view
-// catch up with the beat just taken, which costs what the roster holds.
-func needsRoster(hb *contract.HookBeat, req contract.BeatRequest, north []string) bool {
-	switch hb.Moment {
-	case contract.MomentStart:
-		return true
-	case contract.MomentBefore:
-		return hb.Command != "" || hb.CommandCut || (len(req.Touched) > 0 && len(north) > 0)
+// sceneSource is what a hook answer reads beyond the beat's own answer.
+type sceneSource int
+
+const (
+	// noScene: most of a session's calls; how much to tell is all.
+	noScene sceneSource = iota
+	// sceneOfPartners: a tool about to change files while the presence
+	// collides; whose work is in contention is its partners', which the
+	// beat's answer holds.
+	sceneOfPartners
+	// sceneOfRoster: a session's start (the ownership lines) or a shell
+	// command about to run (the guard) reads the live roster, which then
+	// catches up with the beat just taken, at a cost the roster's size
+	// sets: so only here.
+	sceneOfRoster
+)
+
+// sceneSourceOf says what the hook answer for hb must read.
+func sceneSourceOf(hb *contract.HookBeat, req contract.BeatRequest, north []string) sceneSource {
+	switch {
+	case hb.Moment == contract.MomentStart,
+		hb.Moment == contract.MomentBefore && (hb.Command != "" || hb.CommandCut):
+		return sceneOfRoster
+	case hb.Moment == contract.MomentBefore && len(req.Touched) > 0 && len(north) > 0:
+		return sceneOfPartners
 	}
-	return false
+	return noScene
 }
 
 // partners are the other sides of the presence id's collisions.

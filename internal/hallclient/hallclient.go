@@ -44,17 +44,6 @@ type Client interface {
 // The Hall in this process is a Client.
 var _ Client = (*hall.Hall)(nil)
 
-// Error is the Hall refusing a request: the one type of refusal every
-// surface answers with (contract.Error).
-type Error = contract.Error
-
-// IsBadInput reports whether err is a refusal of the request itself.
-func IsBadInput(err error) bool { return contract.IsBadInput(err) }
-
-// IsNotFound reports whether err is the Hall knowing no such presence or
-// brain.
-func IsNotFound(err error) bool { return contract.IsNotFound(err) }
-
 // Watcher is a Client that can follow the roster's changes: Watch calls
 // changed after each change (several may coalesce into one call) until ctx
 // ends. The live MCP resources use it to notify their subscribers.

@@ -103,12 +103,12 @@ func query(name, value string) string {
 }
 
 // do sends one request and decodes the answer into out (*[]byte takes the
-// body as it is). A non-2xx answer is an *Error; a Hall that cannot be
+// body as it is). A non-2xx answer is a *contract.Error; a Hall that cannot be
 // reached is an error saying so.
 func (h *HTTP) do(ctx context.Context, method, path string, body []byte, out any) error {
 	req, err := http.NewRequestWithContext(ctx, method, strings.TrimRight(h.Base, "/")+path, bytes.NewReader(body))
 	if err != nil {
-		return &Error{Status: http.StatusBadRequest, Code: "invalid_hall_url", Detail: fmt.Sprintf("--hall %q: %v", h.Base, err)}
+		return &contract.Error{Status: http.StatusBadRequest, Code: "invalid_hall_url", Detail: fmt.Sprintf("--hall %q: %v", h.Base, err)}
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
@@ -133,7 +133,7 @@ func (h *HTTP) do(ctx context.Context, method, path string, body []byte, out any
 		return fmt.Errorf("read the Hall's answer: %w", err)
 	}
 	if resp.StatusCode >= 300 {
-		e := &Error{Status: resp.StatusCode}
+		e := &contract.Error{Status: resp.StatusCode}
 		var eb contract.ErrorResponse
 		if json.Unmarshal(data, &eb) == nil {
 			e.Code, e.Detail = eb.Error, eb.Detail

@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/hallclient"
 )
 
@@ -79,7 +80,7 @@ func (s *server) readRoster(ctx context.Context, req *sdk.ReadResourceRequest) (
 	}
 	resp, err := s.cfg.Client.Presences(ctx, brain)
 	switch {
-	case hallclient.IsNotFound(err):
+	case contract.IsNotFound(err):
 		return nil, sdk.ResourceNotFoundError(uri)
 	case err != nil:
 		return nil, err
@@ -137,7 +138,7 @@ func (s *server) knownBrain(ctx context.Context, brain string) bool {
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 	defer cancel()
 	_, err := s.cfg.Client.Presences(ctx, brain)
-	return !hallclient.IsNotFound(err)
+	return !contract.IsNotFound(err)
 }
 
 func (s *server) unsubscribe(_ context.Context, req *sdk.UnsubscribeRequest) error {

@@ -54,7 +54,7 @@ func (h *Handler) HandleFragment(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	all := q.Get("roster") == "all"
-	snap, cursor, serr := h.snapshotCursor(r.Context())
+	snap, cursor, serr := h.App.SnapshotCursor(r.Context())
 	key := fragmentKey{name: name, brain: brain, all: all}
 	if cursor != "" {
 		etag := fragmentETag(cursor, key)

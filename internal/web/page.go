@@ -53,7 +53,7 @@ func (h *Handler) HandlePage(w http.ResponseWriter, r *http.Request) {
 
 	q := r.URL.Query()
 	brain, perr := hall.Scope(q.Get("brain"))
-	snap, cursor, serr := h.snapshotCursor(ctx)
+	snap, cursor, serr := h.App.SnapshotCursor(ctx)
 	if perr != nil {
 		page.JS, page.Title = "", "Not a brain — Hall"
 		h.render(ctx, w, http.StatusBadRequest, views.NotFoundPage(views.NotFound{

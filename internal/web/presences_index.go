@@ -1,7 +1,6 @@
 package web
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/hall"
-	"github.com/hall-dev/hall/internal/presence"
 )
 
 // HandlePresencesIndex serves GET /api/presences[?brain=]: the contract.
@@ -99,10 +97,6 @@ func encodeRosterBody(resp contract.PresencesResponse, cursor string) *rosterBod
 func (b *rosterBody) response(servedAtMs int64) []byte {
 	out := b.stamped.AppendAt(make([]byte, 0, b.stamped.Len()+1), servedAtMs)
 	return append(out, '\n') // as json.Encoder ends a value
-}
-
-func (h *Handler) snapshotCursor(ctx context.Context) (presence.Snapshot, string, error) {
-	return h.App.SnapshotCursor(ctx)
 }
 
 // cursorETag tags the brain's roster at a cursor; "" without a cursor.
