@@ -142,8 +142,11 @@ func runSoak(ctx context.Context, o options) error {
 		case <-tick.C:
 			// A tick as the agents stop would sample their last beats
 			// and leaves in flight, not the load: the stop's own look
-			// follows.
-			if agentCtx.Err() == nil {
+			// follows. The ticker and the agents' deadline both fall on
+			// whole intervals, so "as they stop" is a margin, not the
+			// deadline having passed (a tick a millisecond before it
+			// sampled 300 agents leaving: 476 goroutines, a false alarm).
+			if deadline, _ := agentCtx.Deadline(); time.Until(deadline) > soakEvery/2 {
 				look()
 			}
 		case <-agentCtx.Done():
