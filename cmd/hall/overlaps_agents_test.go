@@ -27,16 +27,18 @@ const cartBase = "package checkout\n\n// one\n// two\n// three\n// four\n// five
 // each agent's model reads it (at the edit or at its next heard event),
 // naming the other agent, its branch and the file, with the clean
 // prediction and no conflict; the next heard event is silent (told
-// once); no answer decides for the person.
+// once); no answer decides for the person; B's session ending closes
+// the overlap.
 func TestOverlapsHeardByEveryAgent(t *testing.T) {
 	for _, s := range []struct {
-		agent, folder, edit, next string
-		aID, bID                  string
+		agent, folder, edit, next, end string
+		aID, bID                       string
 	}{
-		{"claude", hooktest.ClaudeCode, "post-tool-use-edit.json", "post-tool-use-read.json", "claude-7d0c5e2a", "claude-b1b2b3b4"},
-		{"codex", hooktest.Codex, "pre-tool-use-apply-patch.json", "user-prompt-submit.json", "codex-0199a1f2", "codex-b1b2b3b4"},
-		{"cursor", hooktest.Cursor, "after-file-edit.json", "post-tool-use-write.json", "cursor-c5b1e0d2", "cursor-b1b2b3b4"},
-		{"gemini", hooktest.GeminiCLI, "before-tool-replace.json", "after-tool-write-file.json", "gemini-5f2c9e1a", "gemini-b1b2b3b4"},
+		{"claude", hooktest.ClaudeCode, "post-tool-use-edit.json", "post-tool-use-read.json", "session-end.json", "claude-7d0c5e2a", "claude-b1b2b3b4"},
+		// Codex has no session end: its presences lapse.
+		{"codex", hooktest.Codex, "pre-tool-use-apply-patch.json", "user-prompt-submit.json", "", "codex-0199a1f2", "codex-b1b2b3b4"},
+		{"cursor", hooktest.Cursor, "after-file-edit.json", "post-tool-use-write.json", "session-end.json", "cursor-c5b1e0d2", "cursor-b1b2b3b4"},
+		{"gemini", hooktest.GeminiCLI, "before-tool-replace.json", "after-tool-write-file.json", "session-end.json", "gemini-5f2c9e1a", "gemini-b1b2b3b4"},
 	} {
 		for _, path := range hookPaths {
 			t.Run(s.agent+"/"+path.name, func(t *testing.T) {
@@ -94,6 +96,17 @@ func TestOverlapsHeardByEveryAgent(t *testing.T) {
 				if text, _ := told(t, s.agent, path.call(t, m, s.agent, a(s.next), "warn")); strings.Contains(text, s.bID) {
 					t.Errorf("A heard the overlap again: %q", text)
 				}
+
+				// B's session ends: the overlap closes, though both files
+				// are still changed.
+				if s.end == "" {
+					return
+				}
+				path.call(t, m, s.agent, b(s.end), "warn")
+				eventually.True(t, overlapWithin, "the overlap closed as B left", func() bool {
+					r := rosterOverlaps(t, set, m)
+					return len(r.Overlaps) == 0 && r.OverlapsTotal == 0
+				})
 			})
 		}
 	}
