@@ -88,10 +88,10 @@ func withHookSay(p hook.Policy, ev hook.Event, say hook.Say, hs *contract.HookSa
 }
 
 // scene is what the Hall knows around one presence's worktree: the
-// guard's Scene, and whose files those are for the ownership lines.
+// guard's Scene, whose files with their states the ownership lines read
+// too.
 type scene struct {
 	shellguard.Scene
-	gitKnown bool // git answered for Root: Others' files carry git's state
 }
 
 // sceneFor builds the guard's scene for the presence self (its record as
@@ -112,7 +112,7 @@ func (h *Hall) sceneFor(self presence.Record, live []presence.Record, cwd string
 	var changes *gitscan.Changes // git's answer for root; nil when unknown
 	if h.Git != nil {
 		if res, ok := h.Git.Result(root); ok && res.Err == nil {
-			changes, sc.gitKnown = &res.Changes, true
+			changes = &res.Changes
 			sc.Branch = res.Changes.Branch
 		}
 	}
@@ -236,6 +236,7 @@ const (
 func ownershipLines(sc scene) []string {
 	var owners []string
 	more := 0
+	gitKnown := true // every file named is in a state git gave
 	for _, w := range sc.Others {
 		files := liveFiles(w.Files)
 		if len(files) == 0 {
@@ -252,6 +253,7 @@ func ownershipLines(sc scene) []string {
 				break
 			}
 			names = append(names, quoteText(contract.ClipPath(f.Path, 72)))
+			gitKnown = gitKnown && f.State != shellguard.Seen
 		}
 		who := quoteText(contract.Clip(w.AgentID, 40))
 		if w.Theme != "" {
@@ -263,7 +265,7 @@ func ownershipLines(sc scene) []string {
 		return nil
 	}
 	label := "seen changing them, git unknown"
-	if sc.gitKnown {
+	if gitKnown {
 		label = "git lists them uncommitted"
 	}
 	head := fmt.Sprintf("The Hall: other live sessions have uncommitted changes in this worktree (%s): %s", label, strings.Join(owners, "; "))

@@ -304,6 +304,12 @@ func TestGuardFollowsGit(t *testing.T) {
 	if !strings.Contains(unknown, `"src/cart.go" (changed)`) {
 		t.Errorf("no git answer: the model reads %q; want the file, seen changing, to guard", unknown)
 	}
+	start := func() string {
+		return hook("claude", payload("claude", "5e1f-5e55-1on", s.wt2, "SessionStart", "", nil))
+	}
+	if got := start(); !strings.Contains(got, `(seen changing them, git unknown): "codex-0ther-5e": "src/cart.go"`) {
+		t.Errorf("no git answer: at a start the model reads %q; want the file owned, git unknown", got)
+	}
 	gitIn(t, s.wt2, "add", "-A")
 	gitIn(t, s.wt2, "commit", "-q", "-m", "cart")
 	git.scan(t, s.wt2)
@@ -313,6 +319,9 @@ func TestGuardFollowsGit(t *testing.T) {
 	committed := hook("claude", shellPayload("claude", "5e1f-5e55-1on", s.wt2, "git stash"))
 	if strings.Contains(committed, "shell guard") {
 		t.Errorf("committed on the branch: the model reads %q; want no guard line", committed)
+	}
+	if got := start(); strings.Contains(got, "uncommitted changes") {
+		t.Errorf("committed on the branch: at a start the model reads %q; want no ownership lines", got)
 	}
 	gitIn(t, s.main, "merge", "-q", "wt2") // on the base too: git lists nothing changed
 	git.scan(t, s.wt2)
