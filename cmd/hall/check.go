@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"time"
 
 	"github.com/hall-dev/hall/internal/cli"
@@ -18,12 +20,25 @@ const checkAbout = `usage: hall check [flags] [path…]
 Ask a Hall whom work on some paths would collide with (another mutating
 session in the same worktree, caller root or working set) or overlap
 (another worktree changing the same files), and why. It writes nothing.
-Exit 0: no collision; 3: it would collide; 1: the Hall refused the
-request; 2: a flag mistake. Paths are relative to the worktree or absolute.
+Exit 0: no collision; 3: it would collide; 4: the Hall is rate-limiting
+this client's checks (retry after the time it says); 1: the Hall refused
+the request; 2: a flag mistake. Paths are relative to the worktree or
+absolute.
 `
 
-// exitWouldCollide is hall check's exit code when the work would collide.
-const exitWouldCollide = 3
+// hall check's exit codes beside 0, 1 and 2: the work would collide; the
+// Hall refused the check under its rate limit (a retry later answers,
+// unlike a 1).
+const (
+	exitWouldCollide = 3
+	exitRateLimited  = 4
+)
+
+// checkBurst is the checks a client may make at once under --check-rate:
+// twice the rate, at least one.
+func checkBurst(rate float64) int {
+	return max(int(math.Ceil(2*rate)), 1)
+}
 
 // runCheck is `hall check`: hall.Check over the Hall --hall names.
 func runCheck(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
@@ -69,6 +84,10 @@ func runCheck(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	resp, err := c.Check(ctx, contract.CheckRequest{
 		AgentID: agent, Brain: req.Brain, CallerRoot: req.CallerRoot, Worktree: req.Worktree, Paths: paths, Mutating: &mutating,
 	})
+	var refused *contract.Error
+	if errors.As(err, &refused) && refused.Code == "rate_limited" {
+		return &exitError{code: exitRateLimited, err: fmt.Errorf("the Hall is rate-limiting checks from this client: %s", refused.Detail)}
+	}
 	if err != nil {
 		return &exitError{code: 1, err: err}
 	}

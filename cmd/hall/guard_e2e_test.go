@@ -2,9 +2,15 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/hall-dev/hall/internal/eventually"
+	"github.com/hall-dev/hall/internal/gitscan"
 	"github.com/hall-dev/hall/internal/hooktest"
 )
 
@@ -44,6 +50,12 @@ func TestHooksShellGuard(t *testing.T) {
 				m := MustOpenHall(t, Config{})
 				repo := hooktest.GitRepo(t)
 				const bSession = "b1b2b3b4-0000-4000-8000-000000000000"
+				// A's edit really happens, before the hook that reports it
+				// (whose beat has the Hall's scanner look): git, once it
+				// answers, decides whether the file still holds A's work.
+				if err := os.WriteFile(filepath.Join(repo.Worktree, "src", "checkout", "cart.go"), []byte("package checkout\n\n// A's edit\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
 				path.call(t, m, s.agent, hooktest.Moved(t, s.folder, s.edit, repo.Worktree, ""), "warn")
 
 				start, _ := told(t, s.agent, path.call(t, m, s.agent, hooktest.Moved(t, s.folder, s.start, repo.Worktree, bSession), "warn"))
@@ -64,5 +76,50 @@ func TestHooksShellGuard(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestHooksShellGuardCommittedWork: with the Hall's own scanner, A's file
+// guards while git lists it modified, and no longer once A committed it
+// on its feature branch (git lists it only as committed since the merge
+// base): B's `git add -A` is then told nothing, nor is its start.
+func TestHooksShellGuardCommittedWork(t *testing.T) {
+	m := MustOpenHall(t, Config{})
+	repo := hooktest.GitRepo(t)
+	call := hookPaths[0].call
+	const bSession = "b1b2b3b4-0000-4000-8000-000000000000"
+	cart := filepath.Join(repo.Worktree, "src", "checkout", "cart.go")
+	if err := os.WriteFile(cart, []byte("package checkout\n\n// A's edit\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	call(t, m, "claude", hooktest.Moved(t, hooktest.ClaudeCode, "post-tool-use-edit.json", repo.Worktree, ""), "warn")
+	gitState := func(want gitscan.FileState) func() bool {
+		return func() bool {
+			res, ok := m.GitScan.Result(repo.Worktree)
+			st, listed := res.Changes.StateOf("src/checkout/cart.go")
+			return ok && listed && st == want
+		}
+	}
+	eventually.True(t, 30*time.Second, "git lists cart.go modified", gitState(gitscan.Modified))
+	guarded, _ := told(t, "claude", call(t, m, "claude", shellHook("claude", bSession, repo.Worktree, "git add -A"), "warn"))
+	if !strings.Contains(guarded, `"src/checkout/cart.go" (modified)`) {
+		t.Errorf("A's file modified: B's `git add -A` reads %q; want the guard naming it", guarded)
+	}
+
+	git := exec.Command("git", "-C", repo.Worktree, "-c", "user.name=a", "-c", "user.email=a@example.com", "-c", "commit.gpgSign=false", "commit", "-q", "-am", "A's cart")
+	git.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+	if out, err := git.CombinedOutput(); err != nil {
+		t.Fatalf("git commit: %v\n%s", err, out)
+	}
+	// A's next beat has the scanner look again.
+	call(t, m, "claude", hooktest.Moved(t, hooktest.ClaudeCode, "post-tool-use-edit.json", repo.Worktree, ""), "warn")
+	eventually.True(t, 30*time.Second, "git lists cart.go committed on the branch", gitState(gitscan.Committed))
+	after, _ := told(t, "claude", call(t, m, "claude", shellHook("claude", bSession, repo.Worktree, "git add -A && git commit -m wip"), "warn"))
+	if strings.Contains(after, "shell guard") {
+		t.Errorf("A's file committed on its branch: B's command reads %q; want no guard line", after)
+	}
+	start, _ := told(t, "claude", call(t, m, "claude", hooktest.Moved(t, hooktest.ClaudeCode, "session-start.json", repo.Worktree, bSession), "warn"))
+	if strings.Contains(start, "uncommitted changes") {
+		t.Errorf("A's file committed on its branch: B's start reads %q; want no ownership lines", start)
 	}
 }

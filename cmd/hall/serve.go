@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"strings"
@@ -56,6 +57,10 @@ type Config struct {
 	StreamHeartbeat     time.Duration  // comment line on an idle live stream; 15 s when zero
 	MaxStreams          int            // live streams served at once; no bound when zero (the flag defaults to defaultMaxStreams)
 	MaxCollisions       int            // most collisions listed on one brain; presence.DefaultMaxCollisions when zero
+	// CheckRate is the checks a second each client may make (twice that at
+	// once) before a 429 rate_limited; no limit when zero (the flag
+	// defaults to hall.DefaultCheckRate).
+	CheckRate float64
 	// ReadTimeout bounds reading one request, headers and body, on every
 	// route but the stream (which reads nothing after its headers and
 	// lives on); IdleTimeout how long a kept-alive connection may wait for
@@ -115,6 +120,7 @@ func parseServeConfig(args []string, stdout, stderr io.Writer) (Config, error) {
 	fs.StringVar(&cfg.Store, "store", storeDir, "where presences live: dir (the sidecar folder under --registry-root) or nats://host:port[,host:port…] (a JetStream bucket several Halls share)")
 	fs.StringVar(&cfg.NATSCreds, "nats-creds", "", "NATS credentials file (JWT and nkey seed), for --store nats://")
 	fs.StringVar(&cfg.NATSTLSCA, "nats-tls-ca", "", "PEM file of the CAs that sign the NATS servers' certificates, for --store nats://")
+	fs.Float64Var(&cfg.CheckRate, "check-rate", hall.DefaultCheckRate, "checks a second each client (by remote address; MCP by session) may make, twice that at once, before a 429 rate_limited with Retry-After (0: no limit)")
 	fs.IntVar(&cfg.MaxCollisions, "max-collisions", presence.DefaultMaxCollisions, "most collisions the contract, page and stream list on one brain (the first by presence id); collisions_total counts them all")
 	fs.StringVar(&cfg.Git, "git", "", "the git program the worktree scanner runs (default: git on PATH); without a usable git (2.38 or newer) overlaps count the hooks' observed files only, and health says so")
 	fs.StringVar(&cfg.GitBase, "git-base", "", "the base branch each worktree's changes are measured against (default: the repository's origin/HEAD, else its main worktree's branch)")
@@ -168,6 +174,9 @@ func (c Config) Validate() error {
 	}
 	if c.MaxStreams < 0 {
 		return fmt.Errorf("--max-streams must be 0 (no bound) or more, got %d", c.MaxStreams)
+	}
+	if !(c.CheckRate >= 0) || math.IsInf(c.CheckRate, 0) {
+		return fmt.Errorf("--check-rate must be 0 (no limit) or a positive number of checks a second, got %v", c.CheckRate)
 	}
 	if _, err := parseStoreSpec(c.Store); err != nil {
 		return err
@@ -274,7 +283,8 @@ func (m *Main) Run(ctx context.Context) error {
 	m.Metrics.Watch(metrics.Sources{Service: m.Service, Stream: m.Hub, Roster: m.Hub, GitScan: m.GitScan, StoreKind: m.StoreKind})
 
 	// The Hall's operations, once: every surface below calls them.
-	app := &hall.Hall{Service: m.Service, Roster: m.Hub, History: m.Hub, Changes: m.Hub.Changed(), Log: m.Log, Git: m.GitScan}
+	app := &hall.Hall{Service: m.Service, Roster: m.Hub, History: m.Hub, Changes: m.Hub.Changed(), Log: m.Log, Git: m.GitScan,
+		CheckLimit: hall.NewLimiter(m.Config.CheckRate, checkBurst(m.Config.CheckRate), 0)}
 	h := &web.Handler{
 		App: app, StoreKind: m.StoreKind, StartedAt: startedAt, Log: m.Log, Page: m.Config.Page,
 		WriteToken: m.Config.Token, ReadToken: m.Config.ReadToken, AllowedHosts: m.Config.AllowedHosts,

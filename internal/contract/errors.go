@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net/http"
+	"strconv"
+	"time"
 
 	"github.com/hall-dev/hall/internal/presence"
 )
@@ -21,6 +24,9 @@ type Error struct {
 	Status int
 	Code   string // snake_case: invalid_beat, field_too_large, unknown_brain…
 	Detail string
+	// RetryAfter, when set, is when the call may be tried again: the
+	// Retry-After header over HTTP (whole seconds), read back by the client.
+	RetryAfter time.Duration
 }
 
 func (e *Error) Error() string {
@@ -110,6 +116,9 @@ func WriteError(w http.ResponseWriter, log *slog.Logger, err error) {
 	e, internal := Refusal(err)
 	if internal && log != nil {
 		log.Error("request failed", "err", err)
+	}
+	if e.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(max(int(math.Ceil(e.RetryAfter.Seconds())), 1)))
 	}
 	WriteJSON(w, e.Status, ErrorResponse{Error: e.Code, Detail: e.Detail})
 }

@@ -15,7 +15,8 @@ const DefaultMaxFiles = 2000
 // Changes is git's answer for one worktree: the files it changed against
 // the point where its branch left the base branch, uncommitted (staged,
 // unstaged, new untracked files not ignored) and committed since the
-// merge base, as paths relative to the worktree's root.
+// merge base, as paths relative to the worktree's root, each with how it
+// differs (States).
 type Changes struct {
 	Worktree  string // as asked, cleaned
 	Root      string // the worktree's top directory, as git names it
@@ -27,9 +28,84 @@ type Changes struct {
 	// Files are the changed paths, repository-relative with "/", sorted,
 	// each once, at most the MaxFiles asked for.
 	Files []string
-	Total int  // changed files, listed or not
-	Cut   bool // git's output was cut at the runner's bound: Total is a lower bound
+	// States are how each file differs: States[i] is Files[i]'s, from the
+	// same two git runs (status and the merge base's diff), never empty.
+	States []FileState
+	Total  int  // changed files, listed or not
+	Cut    bool // git's output was cut at the runner's bound: Total is a lower bound
 }
+
+// FileState is how one listed file differs, as a set: a file can be
+// staged and modified again, or committed on the branch and modified
+// since.
+type FileState uint8
+
+const (
+	// Committed: a commit on the branch since the merge base changed it
+	// (git diff merge-base HEAD). Alone, the work is in a commit: nothing
+	// of it is uncommitted.
+	Committed FileState = 1 << iota
+	// Staged: the index differs from HEAD (status's first letter: added,
+	// modified, deleted, or unmerged).
+	Staged
+	// Modified: the worktree differs from the index (status's second
+	// letter), a deletion too.
+	Modified
+	// Untracked: a new file git does not track, not ignored ("??").
+	Untracked
+)
+
+// Uncommitted reports whether any of the file's change is not in a
+// commit: staged, modified or untracked.
+func (s FileState) Uncommitted() bool { return s&(Staged|Modified|Untracked) != 0 }
+
+// String names the set for tests and logs: "staged+modified".
+func (s FileState) String() string {
+	var names []string
+	for _, n := range [...]struct {
+		bit  FileState
+		name string
+	}{{Committed, "committed"}, {Staged, "staged"}, {Modified, "modified"}, {Untracked, "untracked"}} {
+		if s&n.bit != 0 {
+			names = append(names, n.name)
+		}
+	}
+	if len(names) == 0 {
+		return "unchanged"
+	}
+	return strings.Join(names, "+")
+}
+
+// statusState reads one porcelain v1 entry's two letters: X the index
+// against HEAD, Y the worktree against the index ("??" untracked).
+func statusState(x, y byte) FileState {
+	if x == '?' && y == '?' {
+		return Untracked
+	}
+	var s FileState
+	if x != ' ' {
+		s |= Staged
+	}
+	if y != ' ' {
+		s |= Modified
+	}
+	return s
+}
+
+// StateOf is git's state of a repository-relative path: false when the
+// path is not listed (unchanged, or left out past MaxFiles or a cut:
+// Complete says which).
+func (c Changes) StateOf(path string) (FileState, bool) {
+	i, ok := slices.BinarySearch(c.Files, path)
+	if !ok || i >= len(c.States) {
+		return 0, false
+	}
+	return c.States[i], true
+}
+
+// Complete reports whether Files lists every changed file: a path it
+// does not list is unchanged.
+func (c Changes) Complete() bool { return !c.Cut && c.Total <= len(c.Files) }
 
 // ChangesOptions tune one Changes call.
 type ChangesOptions struct {
@@ -77,14 +153,22 @@ func (r *Runner) Changes(ctx context.Context, worktree string, o ChangesOptions)
 		}
 		c.MergeBase = strings.TrimSpace(string(out.Stdout))
 	}
-	var paths []string
+	type entry struct {
+		path  string
+		state FileState
+	}
+	var entries []entry
 	if c.MergeBase != "" && c.MergeBase != c.Head {
 		out, err := r.Run(ctx, Cmd{Dir: wt, Args: []string{"diff", "--no-ext-diff", "--no-textconv", "--name-only", "-z", "--no-renames", c.MergeBase, c.Head, "--"}})
 		if err != nil {
 			return Changes{}, err
 		}
 		c.Cut = c.Cut || out.Cut
-		paths = appendNUL(paths, out.Stdout, out.Cut)
+		for _, f := range splitNUL(out.Stdout, out.Cut) {
+			if f != "" {
+				entries = append(entries, entry{f, Committed})
+			}
+		}
 	}
 	out, err = r.Run(ctx, Cmd{Dir: wt, Args: []string{"status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames"}})
 	if err != nil {
@@ -95,17 +179,28 @@ func (r *Runner) Changes(ctx context.Context, worktree string, o ChangesOptions)
 		// "XY path": two status letters and a space. With --no-renames no
 		// entry carries a second (original) path.
 		if len(e) > 3 {
-			paths = append(paths, e[3:])
+			entries = append(entries, entry{e[3:], statusState(e[0], e[1])})
 		}
 	}
-	slices.Sort(paths)
-	paths = slices.Compact(paths)
+	// One entry a path, its states joined: a file committed on the
+	// branch and modified since is both.
+	slices.SortStableFunc(entries, func(a, b entry) int { return strings.Compare(a.path, b.path) })
+	var paths []string
+	var states []FileState
+	for _, e := range entries {
+		if n := len(paths); n > 0 && paths[n-1] == e.path {
+			states[n-1] |= e.state
+			continue
+		}
+		paths = append(paths, e.path)
+		states = append(states, e.state)
+	}
 	c.Total = len(paths)
 	limit := orDefault(o.MaxFiles, DefaultMaxFiles)
 	if len(paths) > limit {
-		paths = paths[:limit:limit]
+		paths, states = paths[:limit:limit], states[:limit:limit]
 	}
-	c.Files = paths
+	c.Files, c.States = paths, states
 	return c, nil
 }
 
@@ -165,13 +260,4 @@ func splitNUL(b []byte, cut bool) []string {
 		b = b[i+1:]
 	}
 	return out
-}
-
-func appendNUL(dst []string, b []byte, cut bool) []string {
-	for _, f := range splitNUL(b, cut) {
-		if f != "" {
-			dst = append(dst, f)
-		}
-	}
-	return dst
 }

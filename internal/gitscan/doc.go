@@ -4,8 +4,9 @@
 //
 // It holds the runner (which git, its version, a timeout and a bounded
 // output per process, a cap on processes at once: runner.go), a
-// worktree's changes against the point its branch left the base branch
-// (changes.go), a commit of a worktree's working tree built through a
+// worktree's changes against the point its branch left the base branch,
+// each file with how it differs (committed on the branch, staged,
+// modified, untracked: changes.go), a commit of a worktree's working tree built through a
 // temporary copy of its index (snapshot.go), the merge of two such
 // commits predicted by git merge-tree and cached by their ids (merge.go),
 // and the background Scanner that keeps those answers fresh off the hot

@@ -145,6 +145,77 @@ func TestChangesListsWhatChanged(t *testing.T) {
 	}
 }
 
+// TestChangesStates: each listed file carries how it differs, read from
+// the same status and diff runs, with the real git: one case a file.
+func TestChangesStates(t *testing.T) {
+	ctx := context.Background()
+	g := newRunner(t, gitscan.RunnerConfig{})
+	r := newRepo(t)
+	a := r.worktree("a")
+	writeFile(t, filepath.Join(a, "lib", "b.go"), "package lib\n")
+	writeFile(t, filepath.Join(a, "lib", "c.go"), "package lib\n")
+	writeFile(t, filepath.Join(a, "lib", "d.go"), "package lib\n")
+	gitIn(t, a, "add", "-A")
+	gitIn(t, a, "commit", "-q", "-m", "three files on the branch")
+	writeFile(t, filepath.Join(a, "lib", "c.go"), "package lib\n\n// more\n")         // committed, then modified
+	writeFile(t, filepath.Join(a, "f.txt"), lines(20, map[int]string{3: "unstaged"})) // modified
+	writeFile(t, filepath.Join(a, "staged.txt"), "s\n")
+	gitIn(t, a, "add", "staged.txt") // staged, new
+	writeFile(t, filepath.Join(a, "both.txt"), "1\n")
+	gitIn(t, a, "add", "both.txt")
+	writeFile(t, filepath.Join(a, "both.txt"), "2\n") // staged, then modified again
+	writeFile(t, filepath.Join(a, "new", "untracked.go"), "u\n")
+	if err := os.Remove(filepath.Join(a, ".gitignore")); err != nil { // deleted, not staged
+		t.Fatal(err)
+	}
+	gitIn(t, a, "rm", "-q", "lib/d.go")           // committed on the branch, then deleted and staged
+	gitIn(t, a, "mv", "lib/a.go", "lib/moved.go") // --no-renames: a deletion and an addition
+
+	c, err := g.Changes(ctx, a, gitscan.ChangesOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]gitscan.FileState{
+		".gitignore":       gitscan.Modified,
+		"both.txt":         gitscan.Staged | gitscan.Modified,
+		"f.txt":            gitscan.Modified,
+		"lib/a.go":         gitscan.Staged,
+		"lib/b.go":         gitscan.Committed,
+		"lib/c.go":         gitscan.Committed | gitscan.Modified,
+		"lib/d.go":         gitscan.Committed | gitscan.Staged,
+		"lib/moved.go":     gitscan.Staged,
+		"new/untracked.go": gitscan.Untracked,
+		"staged.txt":       gitscan.Staged,
+	}
+	if len(c.States) != len(c.Files) || len(c.Files) != len(want) || !c.Complete() {
+		t.Fatalf("%d files, %d states, complete %v: %v %v; want %d files", len(c.Files), len(c.States), c.Complete(), c.Files, c.States, len(want))
+	}
+	for path, st := range want {
+		got, ok := c.StateOf(path)
+		if !ok || got != st {
+			t.Errorf("%s: got %v (listed %v), want %v", path, got, ok, st)
+		}
+		if got.Uncommitted() != (st != gitscan.Committed) {
+			t.Errorf("%s: uncommitted %v, want %v", path, got.Uncommitted(), st != gitscan.Committed)
+		}
+	}
+	if st, ok := c.StateOf("lib/unchanged.go"); ok {
+		t.Errorf("an unlisted path: got %v, want not listed", st)
+	}
+
+	// Bounded as Files are: the states of the files listed, no more.
+	c, err = g.Changes(ctx, a, gitscan.ChangesOptions{MaxFiles: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Files) != 3 || len(c.States) != 3 || c.Total != len(want) || c.Complete() {
+		t.Errorf("MaxFiles 3: %d files, %d states of %d, complete %v; want 3, 3 of %d, incomplete", len(c.Files), len(c.States), c.Total, c.Complete(), len(want))
+	}
+	if st, _ := c.StateOf("both.txt"); st != gitscan.Staged|gitscan.Modified {
+		t.Errorf("MaxFiles 3: both.txt is %v, want staged+modified", st)
+	}
+}
+
 // TestFingerprintSeesAnIndexRefresh holds the fingerprint the scenarios
 // rely on to what it must catch: a plain git status, without
 // GIT_OPTIONAL_LOCKS=0, rewrites an index whose stat data went stale; the

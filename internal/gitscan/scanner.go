@@ -3,6 +3,7 @@ package gitscan
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -508,8 +509,10 @@ func (s *Scanner) snapshot(ctx context.Context, wt string) (Snapshot, bool) {
 	return snap, true
 }
 
-// sameResult reports whether two results say the same: the same files
-// and the same failure, whenever they were read.
+// sameResult reports whether two results say the same to the roster: the
+// same files and the same failure, whenever they were read. A file's
+// state (staged since, say) is left out: only the hook answers read it,
+// from Result at the time, so it is no reason to nudge the roster.
 func sameResult(a, b Result) bool {
 	if CodeOf(a.Err) != CodeOf(b.Err) {
 		return false
@@ -518,12 +521,7 @@ func sameResult(a, b Result) bool {
 	if x.Head != y.Head || x.Branch != y.Branch || x.MergeBase != y.MergeBase || x.Total != y.Total || len(x.Files) != len(y.Files) {
 		return false
 	}
-	for i := range x.Files {
-		if x.Files[i] != y.Files[i] {
-			return false
-		}
-	}
-	return true
+	return slices.Equal(x.Files, y.Files)
 }
 
 // FilesOverlap reports whether two sorted lists of repository-relative

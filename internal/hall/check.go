@@ -26,8 +26,13 @@ const maxCheckHits = presence.NorthCap
 // writes nothing and changes no roster: the work is a record built here
 // and held against the live roster. A malformed request is refused as a
 // beat would be (invalid_beat, field_too_large); an unreadable roster
-// still answers, with no hits and why.
+// still answers, with no hits and why. A client past its rate limit
+// (CheckLimit; the transport names the client: WithClient) is refused
+// 429 rate_limited before anything is read.
 func (h *Hall) Check(ctx context.Context, req contract.CheckRequest) (contract.CheckResponse, error) {
+	if err := h.allowCheck(ctx); err != nil {
+		return contract.CheckResponse{}, err
+	}
 	if req.Brain == "" && req.CallerRoot == "" && req.Worktree == "" {
 		return contract.CheckResponse{}, contract.Refuse(http.StatusBadRequest, "invalid_beat", "give brain, caller_root or worktree")
 	}

@@ -16,6 +16,9 @@
 // and answering each agent's hook format (internal/hook), and anything of
 // HTTP, MCP or the page.
 //
+// A per-client rate limit is applied here too (ratelimit.go: Check's),
+// the transport naming the client on the context (WithClient).
+//
 // A new operation goes here as a method of Hall (or a function over a
 // Beater, when it must also run where the Hall is only reached over
 // HTTP), with its refusals built from contract.Refuse; then each surface

@@ -88,18 +88,18 @@ func withHookSay(p hook.Policy, ev hook.Event, say hook.Say, hs *contract.HookSa
 }
 
 // scene is what the Hall knows around one presence's worktree: the
-// guard's Scene, and whose files those are for the ownership lines.
+// guard's Scene, whose files with their states the ownership lines read
+// too.
 type scene struct {
 	shellguard.Scene
-	gitKnown bool // git answered for Root: Others' files are those git still lists
 }
 
 // sceneFor builds the guard's scene for the presence self (its record as
 // beaten, or as the roster holds it) from the live roster and git's last
 // answer: the other live presences of its brain in its worktree with the
-// files they were seen changing that git still lists (every one, "seen",
-// where git has not answered), the worktrees of the others, and its own
-// files. Never runs git.
+// files they were seen changing, each in the state git gives it
+// (stateOf), the worktrees of the others, and its own files. Never runs
+// git.
 func (h *Hall) sceneFor(self presence.Record, live []presence.Record, cwd string) scene {
 	root := self.Worktree
 	if root == "" {
@@ -109,10 +109,10 @@ func (h *Hall) sceneFor(self presence.Record, live []presence.Record, cwd string
 	if root == "" {
 		return sc
 	}
-	var changed []string // git's list for root, sorted; nil when unknown
+	var changes *gitscan.Changes // git's answer for root; nil when unknown
 	if h.Git != nil {
-		if res, ok := h.Git.Result(root); ok && res.Err == nil && !res.Changes.Cut {
-			changed, sc.gitKnown = res.Changes.Files, true
+		if res, ok := h.Git.Result(root); ok && res.Err == nil {
+			changes = &res.Changes
 			sc.Branch = res.Changes.Branch
 		}
 	}
@@ -135,17 +135,9 @@ func (h *Hall) sceneFor(self presence.Record, live []presence.Record, cwd string
 		}
 		w := shellguard.Work{AgentID: r.AgentID, Theme: r.Theme}
 		for _, abs := range r.TouchedPaths() {
-			rel, ok := relTo(root, abs)
-			if !ok {
-				continue
+			if rel, ok := relTo(root, abs); ok {
+				w.Files = append(w.Files, shellguard.File{Path: rel, State: stateOf(changes, rel)})
 			}
-			state := shellguard.Seen
-			if sc.gitKnown {
-				if _, found := slices.BinarySearch(changed, rel); !found {
-					state = shellguard.Committed // seen changing, no longer changed: it no longer guards
-				}
-			}
-			w.Files = append(w.Files, shellguard.File{Path: rel, State: state})
 		}
 		if len(w.Files) > 0 {
 			sc.Others = append(sc.Others, w)
@@ -157,6 +149,42 @@ func (h *Hall) sceneFor(self presence.Record, live []presence.Record, cwd string
 		}
 	}
 	return sc
+}
+
+// stateOf is what the guard is told of a file another presence was seen
+// changing, from git's answer for the worktree (nil: git has not
+// answered):
+//
+//   - untracked, staged or modified as git's status says (staged wins
+//     over modified: shellguard's Staged is "in the index, perhaps in the
+//     worktree too");
+//   - Committed when git lists it only as committed on the branch since
+//     the merge base, or not at all while its list is complete: no
+//     uncommitted work is left in the file, so it no longer guards;
+//   - Seen, any uncommitted state, when git has not answered, or its list
+//     was cut or bounded before reaching the file.
+//
+// A committed file stays out of the guard for a command that moves the
+// branch too (`git reset --hard origin/main`): the classifier models
+// uncommitted work only, and a commit stays reachable from the reflog.
+func stateOf(c *gitscan.Changes, rel string) shellguard.State {
+	if c == nil {
+		return shellguard.Seen
+	}
+	st, listed := c.StateOf(rel)
+	switch {
+	case !listed && c.Complete():
+		return shellguard.Committed
+	case !listed:
+		return shellguard.Seen
+	case st&gitscan.Untracked != 0:
+		return shellguard.Untracked
+	case st&gitscan.Staged != 0:
+		return shellguard.Staged
+	case st&gitscan.Modified != 0:
+		return shellguard.Modified
+	}
+	return shellguard.Committed
 }
 
 // relTo is abs relative to root, slash-separated; false outside it.
@@ -208,6 +236,7 @@ const (
 func ownershipLines(sc scene) []string {
 	var owners []string
 	more := 0
+	gitKnown := true // every file named is in a state git gave
 	for _, w := range sc.Others {
 		files := liveFiles(w.Files)
 		if len(files) == 0 {
@@ -224,6 +253,7 @@ func ownershipLines(sc scene) []string {
 				break
 			}
 			names = append(names, quoteText(contract.ClipPath(f.Path, 72)))
+			gitKnown = gitKnown && f.State != shellguard.Seen
 		}
 		who := quoteText(contract.Clip(w.AgentID, 40))
 		if w.Theme != "" {
@@ -235,8 +265,8 @@ func ownershipLines(sc scene) []string {
 		return nil
 	}
 	label := "seen changing them, git unknown"
-	if sc.gitKnown {
-		label = "git still lists them changed"
+	if gitKnown {
+		label = "git lists them uncommitted"
 	}
 	head := fmt.Sprintf("The Hall: other live sessions have uncommitted changes in this worktree (%s): %s", label, strings.Join(owners, "; "))
 	if more > 0 {

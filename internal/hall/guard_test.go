@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -252,7 +253,7 @@ func TestHookGuardAndOwnership(t *testing.T) {
 
 				me := "5e1f-5e55-1on"
 				start := modelText(t, agent, tr.hook(t, h, agent, payload(agent, me, s.wt2, ev.start, "", nil)))
-				for _, want := range []string{"src/cart.go", otherID, "not yours to revert, commit or stop for", "git still lists them changed"} {
+				for _, want := range []string{"src/cart.go", otherID, "not yours to revert, commit or stop for", "git lists them uncommitted"} {
 					if !strings.Contains(start, want) {
 						t.Errorf("%s: the model reads %q; want it to name %q", ev.start, start, want)
 					}
@@ -279,9 +280,10 @@ func TestHookGuardAndOwnership(t *testing.T) {
 	}
 }
 
-// TestGuardFollowsGit: once git no longer lists the other's file (it was
-// committed), the guard no longer names it; with no git answer at all the
-// file is "seen, git unknown" and guards.
+// TestGuardFollowsGit: with no git answer at all the other's file is
+// "seen, git unknown" and guards; once committed on the branch (git still
+// lists it against the merge base, as committed only), it no longer
+// guards; merged into the base (git lists nothing), neither.
 func TestGuardFollowsGit(t *testing.T) {
 	h, _, _ := newHall(t)
 	s := newShop(t)
@@ -302,13 +304,128 @@ func TestGuardFollowsGit(t *testing.T) {
 	if !strings.Contains(unknown, `"src/cart.go" (changed)`) {
 		t.Errorf("no git answer: the model reads %q; want the file, seen changing, to guard", unknown)
 	}
+	start := func() string {
+		return hook("claude", payload("claude", "5e1f-5e55-1on", s.wt2, "SessionStart", "", nil))
+	}
+	if got := start(); !strings.Contains(got, `(seen changing them, git unknown): "codex-0ther-5e": "src/cart.go"`) {
+		t.Errorf("no git answer: at a start the model reads %q; want the file owned, git unknown", got)
+	}
 	gitIn(t, s.wt2, "add", "-A")
 	gitIn(t, s.wt2, "commit", "-q", "-m", "cart")
-	gitIn(t, s.main, "merge", "-q", "wt2") // on the base too: git lists nothing changed
 	git.scan(t, s.wt2)
+	if st, ok := git[s.wt2].Changes.StateOf("src/cart.go"); !ok || st != gitscan.Committed {
+		t.Fatalf("git's answer for src/cart.go: %v (listed %v), want committed on the branch", st, ok)
+	}
 	committed := hook("claude", shellPayload("claude", "5e1f-5e55-1on", s.wt2, "git stash"))
 	if strings.Contains(committed, "shell guard") {
-		t.Errorf("committed work: the model reads %q; want no guard line", committed)
+		t.Errorf("committed on the branch: the model reads %q; want no guard line", committed)
+	}
+	if got := start(); strings.Contains(got, "uncommitted changes") {
+		t.Errorf("committed on the branch: at a start the model reads %q; want no ownership lines", got)
+	}
+	gitIn(t, s.main, "merge", "-q", "wt2") // on the base too: git lists nothing changed
+	git.scan(t, s.wt2)
+	merged := hook("claude", shellPayload("claude", "5e1f-5e55-1on", s.wt2, "git stash"))
+	if strings.Contains(merged, "shell guard") {
+		t.Errorf("merged into the base: the model reads %q; want no guard line", merged)
+	}
+}
+
+// TestGuardSceneVariants plays the scene's variants end to end with real
+// git worktrees, over each surface: the other session's file modified,
+// staged, untracked, committed on the feature branch, or the other
+// session in another worktree. Each command is guarded, or not, by what
+// git says of the file, and the ownership lines at a start name only
+// uncommitted work.
+func TestGuardSceneVariants(t *testing.T) {
+	type line struct {
+		cmd  string
+		want string // "" when the guard must stay silent
+	}
+	for _, v := range []struct {
+		name     string
+		other    func(t *testing.T, s shop) string // puts the other's work in place; returns the file it edits
+		owner    bool                              // the ownership lines name the file
+		commands []line
+	}{
+		{"modified", func(t *testing.T, s shop) string {
+			writeFile(t, filepath.Join(s.wt2, "src", "cart.go"), "package src\n\n// 2\n")
+			return filepath.Join(s.wt2, "src", "cart.go")
+		}, true, []line{
+			{"git add -A", "would stage the uncommitted work of %s: \"src/cart.go\" (modified)"},
+			{"git commit -m wip", ""}, // nothing of it is staged
+			{"git checkout -- src", "would discard the uncommitted work of %s: \"src/cart.go\" (modified)"},
+			{"git clean -fd", ""}, // tracked: clean never reaches it
+		}},
+		{"staged", func(t *testing.T, s shop) string {
+			writeFile(t, filepath.Join(s.wt2, "src", "cart.go"), "package src\n\n// 2\n")
+			gitIn(t, s.wt2, "add", "src/cart.go")
+			return filepath.Join(s.wt2, "src", "cart.go")
+		}, true, []line{
+			{"git commit -m wip", "would commit the uncommitted work of %s: \"src/cart.go\" (staged)"},
+			{"git reset", "would unstage the uncommitted work of %s: \"src/cart.go\" (staged)"},
+			{"git clean -fd", ""},
+		}},
+		{"untracked", func(t *testing.T, s shop) string {
+			writeFile(t, filepath.Join(s.wt2, "src", "new.go"), "package src\n")
+			return filepath.Join(s.wt2, "src", "new.go")
+		}, true, []line{
+			{"git clean -fd", "would delete the uncommitted work of %s: \"src/new.go\" (new, untracked)"},
+			{"git add -A", "would stage the uncommitted work of %s: \"src/new.go\" (new, untracked)"},
+			{"git stash", ""}, // without -u a stash leaves untracked files
+			{"git checkout -- src", ""},
+		}},
+		{"committed on the branch", func(t *testing.T, s shop) string {
+			writeFile(t, filepath.Join(s.wt2, "src", "cart.go"), "package src\n\n// 2\n")
+			gitIn(t, s.wt2, "commit", "-q", "-am", "cart")
+			return filepath.Join(s.wt2, "src", "cart.go")
+		}, false, []line{
+			{"git add -A && git commit -m wip", ""},
+			{"git stash", ""},
+			// The branch moves, the commit stays in the reflog: the guard
+			// models uncommitted work only.
+			{"git reset --hard main", ""},
+		}},
+		{"another worktree", func(t *testing.T, s shop) string {
+			writeFile(t, filepath.Join(s.main, "src", "cart.go"), "package src\n\n// 2\n")
+			return filepath.Join(s.main, "src", "cart.go")
+		}, false, []line{
+			{"git add -A", ""},
+			{"rm -rf ../shop/src", "would delete the worktree "},
+		}},
+	} {
+		for _, tr := range transports {
+			t.Run(v.name+"/"+tr.name, func(t *testing.T) {
+				h, _, _ := newHall(t)
+				s := newShop(t)
+				git := gitCache{}
+				h.Git = git
+				file := v.other(t, s)
+				otherCwd := filepath.Dir(filepath.Dir(file))
+				tr.hook(t, h, "codex", editPayload("codex", "0ther-5e55-1on", otherCwd, file))
+				git.scan(t, s.main, s.wt2)
+				const me = "5e1f-5e55-1on"
+				otherID := strconv.Quote("codex-0ther-5e")
+
+				start := modelText(t, "claude", tr.hook(t, h, "claude", payload("claude", me, s.wt2, "SessionStart", "", nil)))
+				rel, _ := filepath.Rel(otherCwd, file)
+				if got := strings.Contains(start, "uncommitted changes in this worktree"); got != v.owner || (v.owner && !strings.Contains(start, strconv.Quote(rel))) {
+					t.Errorf("start: the model reads %q; want ownership lines %v naming %q", start, v.owner, rel)
+				}
+				for _, l := range v.commands {
+					got := modelText(t, "claude", tr.hook(t, h, "claude", shellPayload("claude", me, s.wt2, l.cmd)))
+					if l.want == "" {
+						if strings.Contains(got, "shell guard") {
+							t.Errorf("%q: the model reads %q; want no guard line", l.cmd, got)
+						}
+						continue
+					}
+					if want := l.want; !strings.Contains(got, strings.ReplaceAll(want, "%s", otherID)) || !strings.Contains(got, otherID) {
+						t.Errorf("%q: the model reads %q; want %q", l.cmd, got, want)
+					}
+				}
+			})
+		}
 	}
 }
 

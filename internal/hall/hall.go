@@ -44,6 +44,10 @@ type Hall struct {
 	// the overlaps' merges; beats steer it (Mutated, Track). Nil: git
 	// unknown, no overlap of git's, no scan steered.
 	Git Git
+	// CheckLimit is Check's rate limit per client (ratelimit.go): the one
+	// read that costs a roster pass per call, where every other read
+	// serves a cached snapshot. Nil: no limit.
+	CheckLimit *Limiter
 
 	sayOnce toldBook     // what each presence was told of its collisions (sayonce.go)
 	told    toldOverlaps // what each presence was told of its overlaps (overlap.go)

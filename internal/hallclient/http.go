@@ -9,7 +9,9 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/hall"
@@ -140,6 +142,9 @@ func (h *HTTP) do(ctx context.Context, method, path string, body []byte, out any
 		}
 		if e.Code == "" {
 			e.Code, e.Detail = "http_error", http.StatusText(resp.StatusCode)
+		}
+		if secs, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && secs > 0 {
+			e.RetryAfter = time.Duration(min(secs, 86400)) * time.Second // a day at most: a header is not trusted to overflow
 		}
 		return e
 	}

@@ -215,6 +215,12 @@ func (s *server) check(ctx context.Context, req *sdk.CallToolRequest, in CheckIn
 	if err := s.locate(ctx, req, &b); err != nil {
 		return CheckOut{}, "", err
 	}
+	if req.Session != nil && req.Session.ID() != "" {
+		// A check is rate-limited per client: here, per MCP session (the
+		// Hall bounds their number). Over `hall mcp` the HTTP Hall names the
+		// client itself.
+		ctx = hall.WithClient(ctx, "mcp "+req.Session.ID())
+	}
 	resp, err := s.cfg.Client.Check(ctx, contract.CheckRequest{
 		AgentID: b.AgentID, Brain: b.Brain, CallerRoot: b.CallerRoot, Worktree: b.Worktree, Paths: in.Paths, Mutating: in.Mutating,
 	})
