@@ -155,9 +155,8 @@ func (h *Hall) sceneFor(self presence.Record, live []presence.Record, cwd string
 // changing, from git's answer for the worktree (nil: git has not
 // answered):
 //
-//   - untracked, staged or modified as git's status says (staged wins
-//     over modified: shellguard's Staged is "in the index, perhaps in the
-//     worktree too");
+//   - untracked, staged, modified, or staged and modified again since,
+//     as git's status says;
 //   - Committed when git lists it only as committed on the branch since
 //     the merge base, or not at all while its list is complete: no
 //     uncommitted work is left in the file, so it no longer guards;
@@ -179,6 +178,8 @@ func stateOf(c *gitscan.Changes, rel string) shellguard.State {
 		return shellguard.Seen
 	case st&gitscan.Untracked != 0:
 		return shellguard.Untracked
+	case st&gitscan.Staged != 0 && st&gitscan.Modified != 0:
+		return shellguard.StagedModified
 	case st&gitscan.Staged != 0:
 		return shellguard.Staged
 	case st&gitscan.Modified != 0:

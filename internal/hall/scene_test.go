@@ -59,7 +59,7 @@ func TestStateOf(t *testing.T) {
 		{"git unknown", nil, "modified.go", shellguard.Seen},
 		{"modified", &changes, "modified.go", shellguard.Modified},
 		{"staged", &changes, "staged.go", shellguard.Staged},
-		{"staged and modified again", &changes, "both.go", shellguard.Staged},
+		{"staged and modified again", &changes, "both.go", shellguard.StagedModified},
 		{"untracked", &changes, "new.go", shellguard.Untracked},
 		{"committed on the branch", &changes, "committed.go", shellguard.Committed},
 		{"committed, then modified", &changes, "committed-then-edited.go", shellguard.Modified},

@@ -31,6 +31,8 @@ func variant(name string) Scene {
 	switch name {
 	case "staged":
 		setState(Staged)
+	case "staged+modified":
+		setState(StagedModified)
 	case "untracked":
 		setState(Untracked)
 	case "seen":

@@ -17,7 +17,15 @@ func states(ss ...State) stateSet {
 	return set
 }
 
-func (set stateSet) has(s State) bool { return set&(1<<s) != 0 }
+// has reports whether an action reaching set reaches a file in state s.
+// A file staged and changed again holds two changes: it is reached by
+// whatever reaches either.
+func (set stateSet) has(s State) bool {
+	if s == StagedModified {
+		return set&(1<<Staged|1<<Modified) != 0
+	}
+	return set&(1<<s) != 0
+}
 
 var (
 	// tracked: what git sees as a change to a tracked file (Seen may be one).

@@ -129,6 +129,8 @@ func stateText(s State) string {
 		return "staged"
 	case Untracked:
 		return "new, untracked"
+	case StagedModified:
+		return "staged, and modified since"
 	}
 	return "changed"
 }

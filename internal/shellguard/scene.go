@@ -16,13 +16,17 @@ const (
 	Seen State = iota
 	// Modified: tracked, changed in the worktree, not staged.
 	Modified
-	// Staged: changed in the index (and perhaps in the worktree too).
+	// Staged: changed in the index, not changed again in the worktree.
 	Staged
 	// Untracked: a new file git does not track yet.
 	Untracked
 	// Committed: seen changing but no longer changed: the work is in a
 	// commit, so the file no longer guards.
 	Committed
+	// StagedModified: staged, and changed again in the worktree since:
+	// what reaches a staged file or a modified one reaches it (`git add
+	// -u` stages the newer part, a commit takes the staged one).
+	StagedModified
 )
 
 // String names the state for tests and logs.
@@ -38,6 +42,8 @@ func (s State) String() string {
 		return "untracked"
 	case Committed:
 		return "committed"
+	case StagedModified:
+		return "staged+modified"
 	}
 	return "unknown"
 }
