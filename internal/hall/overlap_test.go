@@ -1,6 +1,7 @@
 package hall
 
 import (
+	"maps"
 	"slices"
 	"testing"
 
@@ -30,8 +31,19 @@ func TestOverlapFinderTeams(t *testing.T) {
 	want := []string{presenceKey(lead.PresenceID, other.PresenceID), presenceKey(sub.PresenceID, other.PresenceID)}
 	slices.Sort(want)
 	slices.Sort(ids)
-	if !slices.Equal(ids, want) || counts[brain] != 2 {
+	if !slices.Equal(ids, want) || counts.Brains[brain] != 2 {
 		t.Errorf("overlaps %v (counted %v), want %v: the team never overlaps itself, a presence not mutating never overlaps", ids, counts, want)
+	}
+	wantOwn := map[string]int{lead.PresenceID: 1, sub.PresenceID: 1, other.PresenceID: 2}
+	if !maps.Equal(counts.Presences, wantOwn) {
+		t.Errorf("per presence: got %v, want %v", counts.Presences, wantOwn)
+	}
+
+	// Bounded to one listed on the brain, every count still counts all.
+	f.Bound.MaxPairs = 1
+	got, counts = f.Overlaps(t.Context(), []presence.Record{lead, sub, other, quiet})
+	if len(got) != 1 || counts.Brains[brain] != 2 || !maps.Equal(counts.Presences, wantOwn) {
+		t.Errorf("bounded to 1: listed %d, counted %v; want 1 listed, the counts of all", len(got), counts)
 	}
 }
 
