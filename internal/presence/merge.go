@@ -25,7 +25,8 @@ package presence
 //     cannot see the worktree writes none, and never hides the one
 //     another Hall's git gave.
 //
-// The result shares no slice with either input.
+// The result shares no slice with either input but Changed, which no one
+// writes into (see Clone).
 func Merge(cur, in Record) Record {
 	out := in.Clone()
 	if cur.LastBeatMs > in.LastBeatMs {
@@ -38,7 +39,7 @@ func Merge(cur, in Record) Record {
 	out.Touched, out.TouchedOmitted = MergeTouched(cur.Touched, in.Touched, cur.TouchedOmitted, in.TouchedOmitted)
 	for _, o := range []*Record{&cur, &in} {
 		if o.ChangedAtMs > out.ChangedAtMs && o.Worktree == out.Worktree {
-			out.Changed = append([]string(nil), o.Changed...)
+			out.Changed = o.Changed // never written into: shared, as Clone shares it
 			out.ChangedTotal, out.ChangedAtMs = o.ChangedTotal, o.ChangedAtMs
 		}
 	}

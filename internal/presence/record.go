@@ -25,8 +25,8 @@ const DefaultTTL = 120 * time.Second
 // its beats. It is the on-disk (and on-bucket) format of the spec: snake_case
 // JSON, epoch milliseconds in fields ending in _ms.
 //
-// A Record is a value, but its WorkingSet and Touched are shared by every
-// copy: once a record is handed on (to a Store, by a Store, in a Snapshot or
+// A Record is a value, but its WorkingSet, Touched and Changed are shared
+// by every copy: once a record is handed on (to a Store, by a Store, in a Snapshot or
 // a Collision) no one writes into them. Code that changes either assigns a
 // new slice (Clone first, as Beat does). So the store's
 // memory, the Service's cache and every snapshot share one copy of each
@@ -352,16 +352,16 @@ func (r *Record) Equal(o *Record) bool {
 		slices.Equal(r.Changed, o.Changed) && r.ChangedTotal == o.ChangedTotal && r.ChangedAtMs == o.ChangedAtMs
 }
 
-// Clone returns a copy that shares no slice with r.
+// Clone returns a copy that shares no slice with r but Changed: git's
+// list (up to MaxChanged paths) is never written into, only replaced
+// whole (setChanged, Merge, repairChanged), so the copies a beat makes
+// share it rather than copy it each beat.
 func (r Record) Clone() Record {
 	if r.WorkingSet != nil {
 		r.WorkingSet = append([]string(nil), r.WorkingSet...)
 	}
 	if r.Touched != nil {
 		r.Touched = append([]Touch(nil), r.Touched...)
-	}
-	if r.Changed != nil {
-		r.Changed = append([]string(nil), r.Changed...)
 	}
 	return r
 }
