@@ -9,11 +9,13 @@ import (
 // rowNotShown are the wire fields of a presence that no row shows, so a
 // change to them alone leaves a row's signature as it is (every beat
 // counts a query and moves the expiry; an observed edit's time is read
-// only as the level). Every other field is in the signature:
+// only as the level; git's list of the worktree's files is read by the
+// overlaps, not the row). Every other field is in the signature:
 // TestPresenceSigSeesWhatRowsShow walks contract.Presence and holds
 // writePresence to it, so a field added to the contract is either written
 // here or named here.
-var rowNotShown = map[string]bool{"QueryCount": true, "TTLMs": true, "ExpiresAtMs": true, "Mutation.ObservedAtMs": true}
+var rowNotShown = map[string]bool{"QueryCount": true, "TTLMs": true, "ExpiresAtMs": true, "Mutation.ObservedAtMs": true,
+	"Changed+": true, "Changed[0]": true, "ChangedTotal": true, "ChangedAtMs": true}
 
 // PresenceSig is a short signature of everything a presence's row shows:
 // rows carry it (data-h), and the page's script leaves a row whose

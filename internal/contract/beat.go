@@ -74,8 +74,8 @@ type NorthResponse struct {
 	// when nobody else's are.
 	Others []string `json:"others,omitempty"`
 	// Overlaps are the presence's overlaps (worktrees that changed the
-	// same files), at most presence.NorthCap; OverlapsTotal counts the
-	// listed ones it is a side of.
+	// same files), at most presence.NorthCap; OverlapsTotal counts every
+	// one it is a side of, listed or not.
 	Overlaps      []Overlap `json:"overlaps"`
 	OverlapsTotal int       `json:"overlaps_total"`
 	Error         string    `json:"error,omitempty"` // RegistryUnreadable or StoreUnreachable

@@ -22,11 +22,18 @@ type Presence struct {
 	TouchedOmitted int64   `json:"touched_omitted,omitempty"`
 	// ParentPresenceID is set on a subagent: the session that runs it.
 	ParentPresenceID string `json:"parent_presence_id,omitempty"`
-	FirstSeenMs      int64  `json:"first_seen_ms"`
-	LastBeatMs       int64  `json:"last_beat_ms"`
-	QueryCount       int64  `json:"query_count"`
-	TTLMs            int64  `json:"ttl_ms"`
-	ExpiresAtMs      int64  `json:"expires_at_ms"`
+	// Changed is git's answer for the worktree on the host whose Hall
+	// took the beat: repository-relative files, sorted, at most 200;
+	// ChangedTotal counts them all; ChangedAtMs is when that git scanned.
+	// All three absent when the record carries no git answer. Measured.
+	Changed      []string `json:"changed,omitempty"`
+	ChangedTotal int      `json:"changed_total,omitempty"`
+	ChangedAtMs  int64    `json:"changed_at_ms,omitempty"`
+	FirstSeenMs  int64    `json:"first_seen_ms"`
+	LastBeatMs   int64    `json:"last_beat_ms"`
+	QueryCount   int64    `json:"query_count"`
+	TTLMs        int64    `json:"ttl_ms"`
+	ExpiresAtMs  int64    `json:"expires_at_ms"`
 }
 
 // Where is the place the presence works: its worktree, else its
@@ -240,6 +247,9 @@ func FromRecord(r presence.Record) Presence {
 		Touched:          touches(r.Touched),
 		TouchedOmitted:   r.TouchedOmitted,
 		ParentPresenceID: r.ParentPresenceID,
+		Changed:          r.Changed, // the record's slices are never written into
+		ChangedTotal:     r.ChangedTotal,
+		ChangedAtMs:      r.ChangedAtMs,
 		FirstSeenMs:      r.FirstSeen(),
 		LastBeatMs:       r.LastBeatMs,
 		QueryCount:       r.QueryCount,

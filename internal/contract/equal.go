@@ -12,7 +12,8 @@ func (p Presence) Equal(q Presence) bool {
 		p.TaskRef == q.TaskRef && p.Mutation == q.Mutation && p.MutationLevel == q.MutationLevel &&
 		p.FirstSeenMs == q.FirstSeenMs && p.LastBeatMs == q.LastBeatMs &&
 		p.QueryCount == q.QueryCount && p.TTLMs == q.TTLMs && p.ExpiresAtMs == q.ExpiresAtMs &&
-		slices.Equal(p.Touched, q.Touched) && p.TouchedOmitted == q.TouchedOmitted && p.ParentPresenceID == q.ParentPresenceID
+		slices.Equal(p.Touched, q.Touched) && p.TouchedOmitted == q.TouchedOmitted && p.ParentPresenceID == q.ParentPresenceID &&
+		slices.Equal(p.Changed, q.Changed) && p.ChangedTotal == q.ChangedTotal && p.ChangedAtMs == q.ChangedAtMs
 }
 
 // Equal reports whether c and d say the same on the wire, every field of

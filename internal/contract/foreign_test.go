@@ -3,6 +3,8 @@ package contract
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/hall-dev/hall/internal/contract/schema/schematest"
@@ -44,6 +46,14 @@ func TestForeignRecordsServedInsideTheContract(t *testing.T) {
 			func(p Presence) bool { return p.TTLMs > 0 && p.MutationLevel == "none" }},
 		{"a parent that is no presence id", `,"parent_presence_id":"../x"`, 1,
 			func(p Presence) bool { return p.ParentPresenceID == "" }},
+		{"git's changed files as the Hall writes them", `,"worktree":"/srv/shop","changed":["a.go","src/b.go"],"changed_total":2,"changed_at_ms":5`, 0,
+			func(p Presence) bool { return len(p.Changed) == 2 && p.ChangedTotal == 2 && p.ChangedAtMs == 5 }},
+		{"changed: paths out of the repository, unsorted, a total below the list", `,"changed":["src/b.go","../x","/etc/passwd","a/../b","a.go","a.go"],"changed_total":1,"changed_at_ms":-5`, 3,
+			func(p Presence) bool {
+				return slices.Equal(p.Changed, []string{"a.go", "src/b.go"}) && p.ChangedTotal == 2 && p.ChangedAtMs == 0
+			}},
+		{"changed: more than 200", `,"changed":[` + strings.TrimSuffix(manyFiles(250), ",") + `],"changed_total":250`, 1,
+			func(p Presence) bool { return len(p.Changed) == presence.MaxChanged && p.ChangedTotal == 250 }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r, n, err := presence.DecodeRecordRepaired(record(tc.extra))
@@ -67,4 +77,13 @@ func TestForeignRecordsServedInsideTheContract(t *testing.T) {
 			t.Errorf("brain %q: got %v, want the record refused EINVALID", brain, err)
 		}
 	}
+}
+
+// manyFiles is n distinct sorted paths, JSON-quoted, each followed by a comma.
+func manyFiles(n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "%q,", fmt.Sprintf("f%04d.go", i))
+	}
+	return b.String()
 }

@@ -15,12 +15,18 @@ const (
 	// predicted (or will be, at the next scan).
 	BasisGit = "git"
 	// BasisPaths: git cannot see a side here (another host's worktree,
-	// git missing or too old): the overlap is of paths only, and its
-	// merge stays unknown.
+	// git missing or too old): the overlap is of paths only (a side's
+	// files may still be git's answer from its own host, its git
+	// GitRecord), and its merge stays unknown.
 	BasisPaths = "paths"
 
 	// GitOK is an overlap side's git state when git answered for it.
 	GitOK = "ok"
+	// GitRecord is an overlap side's git state when this Hall's git
+	// cannot see its worktree (another machine's) and its files are git's
+	// answer on the host that took its beats, carried by its record
+	// (Presence.Changed): git evidence, but no merge predicted.
+	GitRecord = "record"
 )
 
 // OverlapSide names one presence of an overlap and what git said of its
@@ -31,10 +37,12 @@ type OverlapSide struct {
 	Theme      string `json:"theme,omitempty"`
 	Worktree   string `json:"worktree"`
 	Branch     string `json:"branch,omitempty"`
-	// Git is GitOK, or why git could not answer for the worktree on this
-	// Hall (worktree_not_here, git_missing, git_too_old, not_a_worktree,
-	// git_timeout, git_failed, not_scanned): the side then counts its
-	// observed files only.
+	// Git is GitOK; GitRecord when this Hall's git cannot see the
+	// worktree and the side's git evidence is the answer its record
+	// carries from the host that took its beats; or why git could not
+	// answer for the worktree on this Hall (worktree_not_here,
+	// git_missing, git_too_old, not_a_worktree, git_timeout, git_failed,
+	// not_scanned): the side then counts its observed files only.
 	Git string `json:"git"`
 }
 

@@ -17,11 +17,19 @@ import (
 //
 // A hook's beat (req.Hook) is also answered for the hook (resp.Hook,
 // guard.go): the shell guard, the ownership lines, say it once.
+//
+// The record takes git's latest answer for its worktree from the
+// scanner (gitChanges), so a Hall on another machine sharing the store
+// finds path overlaps with it.
 func (h *Hall) Beat(ctx context.Context, req contract.BeatRequest) (contract.BeatResponse, error) {
 	if err := checkHookBeat(req.Hook); err != nil {
 		return contract.BeatResponse{}, err
 	}
-	res, err := h.Service.Beat(ctx, req.Beat())
+	b := req.Beat()
+	if h.Git != nil {
+		b.Git = h.gitChanges
+	}
+	res, err := h.Service.Beat(ctx, b)
 	if err != nil {
 		return contract.BeatResponse{}, contract.BeatError(err)
 	}
@@ -31,6 +39,19 @@ func (h *Hall) Beat(ctx context.Context, req contract.BeatRequest) (contract.Bea
 	}
 	resp.Overlaps = h.overlapsToTell(res.PresenceID, req)
 	return resp, nil
+}
+
+// gitChanges is the scanner's latest answer for a worktree, as a record
+// carries it (presence.Beat.Git): a map lookup, never a git run. No
+// answer (not scanned yet, or git could not answer here: another
+// machine's worktree, git missing) leaves the record's as it was, so a
+// Hall that cannot see a worktree never clears what one that can wrote.
+func (h *Hall) gitChanges(worktree string) (presence.GitChanges, bool) {
+	res, ok := h.Git.Result(worktree)
+	if !ok || res.Err != nil {
+		return presence.GitChanges{}, false
+	}
+	return presence.GitChanges{Files: res.Changes.Files, Total: res.Changes.Total, AtMs: res.ScannedAt.UnixMilli()}, true
 }
 
 // Leave ends a presence at once: unknown_presence when none is live,

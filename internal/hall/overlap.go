@@ -136,7 +136,7 @@ func (h *Hall) overlapsToTell(id string, req contract.BeatRequest) []contract.Ov
 // presence.NorthCap, and how many it has.
 func northOverlaps(snap presence.Snapshot, id string) ([]contract.Overlap, int) {
 	mine := snap.OverlapsFor(id)
-	return contract.Overlaps(mine[:min(len(mine), presence.NorthCap)]), len(mine)
+	return contract.Overlaps(mine[:min(len(mine), presence.NorthCap)]), max(snap.OverlapsTotalOf(id), len(mine))
 }
 
 // sayOverlaps adds to what a hook says the overlaps the beat tells.

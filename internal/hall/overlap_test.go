@@ -1,10 +1,16 @@
 package hall
 
 import (
+	"fmt"
+	"log/slog"
+	"maps"
 	"slices"
 	"testing"
 
+	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/dirstore/dirstoretest"
 	"github.com/hall-dev/hall/internal/presence"
+	"github.com/hall-dev/hall/internal/presence/overlap"
 	"github.com/hall-dev/hall/internal/presence/presencetest"
 )
 
@@ -30,8 +36,19 @@ func TestOverlapFinderTeams(t *testing.T) {
 	want := []string{presenceKey(lead.PresenceID, other.PresenceID), presenceKey(sub.PresenceID, other.PresenceID)}
 	slices.Sort(want)
 	slices.Sort(ids)
-	if !slices.Equal(ids, want) || counts[brain] != 2 {
+	if !slices.Equal(ids, want) || counts.Brains[brain] != 2 {
 		t.Errorf("overlaps %v (counted %v), want %v: the team never overlaps itself, a presence not mutating never overlaps", ids, counts, want)
+	}
+	wantOwn := map[string]int{lead.PresenceID: 1, sub.PresenceID: 1, other.PresenceID: 2}
+	if !maps.Equal(counts.Presences, wantOwn) {
+		t.Errorf("per presence: got %v, want %v", counts.Presences, wantOwn)
+	}
+
+	// Bounded to one listed on the brain, every count still counts all.
+	f.Bound.MaxPairs = 1
+	got, counts = f.Overlaps(t.Context(), []presence.Record{lead, sub, other, quiet})
+	if len(got) != 1 || counts.Brains[brain] != 2 || !maps.Equal(counts.Presences, wantOwn) {
+		t.Errorf("bounded to 1: listed %d, counted %v; want 1 listed, the counts of all", len(got), counts)
 	}
 }
 
@@ -81,6 +98,54 @@ func TestToldOverlapsPick(t *testing.T) {
 		}
 		if !slices.Equal(got, s.want) {
 			t.Errorf("%s: told %v, want %v", s.what, got, s.want)
+		}
+	}
+}
+
+// TestNorthCountsEveryOverlap: a presence's overlaps_total counts all its
+// overlaps, listed or not: with the brain's bound at one, three sessions
+// in three worktrees changed one file (three pairs), one is listed, and
+// each presence's north says 2.
+func TestNorthCountsEveryOverlap(t *testing.T) {
+	const brain = "/srv/shop"
+	store := dirstoretest.Open(t)
+	svc := presence.NewService(store, presence.Config{Logger: slog.New(slog.DiscardHandler),
+		Overlaps: &OverlapFinder{NoGit: "git_missing", Bound: overlap.Bound{MaxPairs: 1}}})
+	h := &Hall{Service: svc}
+	var ids []string
+	for i := range 3 {
+		wt := fmt.Sprintf("/srv/shop-%d", i)
+		resp, err := h.Beat(t.Context(), contract.BeatRequest{AgentID: fmt.Sprintf("agent-%d", i), Brain: brain, Worktree: wt,
+			Tool: "Edit", Touched: []string{wt + "/src/a.go"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, resp.PresenceID)
+	}
+	for _, id := range ids {
+		north, err := h.North(t.Context(), Who{PresenceID: id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if north.OverlapsTotal != 2 || len(north.Overlaps) > 1 {
+			t.Errorf("north of %s: %d listed, total %d; want at most 1 listed (the bound), total 2", id, len(north.Overlaps), north.OverlapsTotal)
+		}
+	}
+	if snap, _ := svc.Snapshot(t.Context()); len(snap.Overlaps) != 1 || snap.OverlapsTotal != 3 {
+		t.Errorf("the roster: %d listed, total %d; want 1, 3", len(snap.Overlaps), snap.OverlapsTotal)
+	}
+}
+
+// TestCannotSee: which of git's answers let a record's git list stand in
+// for the side: those where this Hall's git cannot see the worktree at
+// all, never a failure of the moment.
+func TestCannotSee(t *testing.T) {
+	for reason, want := range map[string]bool{
+		"worktree_not_here": true, "not_a_worktree": true, "git_missing": true, "git_too_old": true,
+		"git_timeout": false, "git_failed": false, "not_scanned": false, "": false,
+	} {
+		if got := cannotSee(reason); got != want {
+			t.Errorf("cannotSee(%q) = %v, want %v", reason, got, want)
 		}
 	}
 }

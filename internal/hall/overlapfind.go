@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/gitscan"
 	"github.com/hall-dev/hall/internal/presence"
 	"github.com/hall-dev/hall/internal/presence/overlap"
@@ -30,6 +31,13 @@ const DefaultMaxOverlaps = presence.DefaultMaxCollisions
 // also tells the scanner which worktrees are live, so it scans those and
 // forgets the rest. Git nil: observed files only, every side saying
 // NoGit.
+//
+// Where this Hall's git cannot see a side's worktree (another machine's:
+// not a directory here, or not a git worktree here; or no usable git
+// here at all) and the side's record carries git's answer from the host
+// that took its beats (Record.Changed), that answer is the side's git
+// evidence, and the side says so (git "record"); the merge stays unknown,
+// as only a git that sees both worktrees predicts it.
 type OverlapFinder struct {
 	Git Git
 	// NoGit is the code each side carries when Git is nil.
@@ -38,7 +46,7 @@ type OverlapFinder struct {
 }
 
 // Overlaps implements presence.OverlapFinder.
-func (f *OverlapFinder) Overlaps(_ context.Context, live []presence.Record) ([]presence.Overlap, map[string]int) {
+func (f *OverlapFinder) Overlaps(_ context.Context, live []presence.Record) ([]presence.Overlap, presence.OverlapCounts) {
 	parties := make([]overlap.Party, 0, len(live))
 	byBrain := map[string][]int{}
 	var from []int // each party's record in live
@@ -52,6 +60,11 @@ func (f *OverlapFinder) Overlaps(_ context.Context, live []presence.Record) ([]p
 		if f.Git != nil {
 			g = gitscan.GitOf(f.Git.Result(r.Worktree))
 			worktrees = append(worktrees, r.Worktree)
+		}
+		if !g.Available && cannotSee(g.Reason) {
+			if rg, ok := overlap.RecordGit(r); ok {
+				g = rg
+			}
 		}
 		byBrain[r.Brain] = append(byBrain[r.Brain], len(parties))
 		parties = append(parties, overlap.PartyOf(r, g))
@@ -76,17 +89,32 @@ func (f *OverlapFinder) Overlaps(_ context.Context, live []presence.Record) ([]p
 	}
 	slices.Sort(brains)
 	var out []presence.Overlap
-	counts := map[string]int{}
+	counts := presence.OverlapCounts{Brains: map[string]int{}, Presences: map[string]int{}}
 	for _, b := range brains {
 		found, tally := overlap.Within(b, parties, merges, bound)
 		if tally.Pairs > 0 {
-			counts[b] = tally.Pairs
+			counts.Brains[b] = tally.Pairs
+		}
+		for i, n := range tally.Degrees {
+			counts.Presences[parties[i].ID] += n
 		}
 		for _, fo := range found {
 			out = append(out, overlapOf(fo, &parties[fo.A], &parties[fo.B], &live[from[fo.A]], &live[from[fo.B]]))
 		}
 	}
 	return out, counts
+}
+
+// cannotSee reports whether a side's git reason means this Hall's git
+// cannot see the worktree at all, rather than failed on it for now (a
+// timeout, a failure, not scanned yet): then git's answer from the host
+// that took the side's beats, carried by its record, stands in.
+func cannotSee(reason string) bool {
+	switch gitscan.Code(reason) {
+	case gitscan.NotOnMachine, gitscan.NotWorktree, gitscan.GitMissing, gitscan.GitTooOld:
+		return true
+	}
+	return false
 }
 
 // overlapOf maps a derived overlap to the domain's form.
@@ -106,8 +134,11 @@ func overlapOf(f overlap.Found, a, b *overlap.Party, ra, rb *presence.Record) pr
 
 func sideOf(p *overlap.Party, r *presence.Record) presence.OverlapSide {
 	s := presence.OverlapSide{PresenceID: p.ID, AgentID: r.AgentID, Theme: r.Theme, Worktree: filepath.Clean(p.Worktree), Branch: p.Git.Branch}
-	if !p.Git.Available {
+	switch {
+	case !p.Git.Available:
 		s.Git = p.Git.Reason
+	case p.Git.FromRecord:
+		s.Git = contract.GitRecord
 	}
 	return s
 }

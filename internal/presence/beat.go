@@ -36,6 +36,13 @@ type Beat struct {
 	// ParentAgentID is the agent_id of the session this one is a subagent
 	// of, on the same brain (the record keeps the parent's presence id).
 	ParentAgentID string
+	// Git, when set, answers git's latest changed files for a worktree
+	// from what a background scanner already knows (it must never run
+	// git: it is called on the beat path, under the presence's lock).
+	// The Service asks it for the record's worktree once the beat has
+	// applied; false leaves the record's git answer as it was (git could
+	// not see the worktree here, or has not scanned it yet).
+	Git func(worktree string) (GitChanges, bool)
 }
 
 // Normalize validates the beat against the limits and returns it with its
@@ -129,14 +136,32 @@ func canonicalField(canon func(string) (string, error), name, p string) (string,
 	return c, nil
 }
 
-// signal is what forces a write at once when it changes: every declaration
-// and whether a mutation has been observed at all.
-func signal(r Record) string {
-	return strings.Join([]string{
-		r.CallerRoot, r.Kind, r.Theme, r.Worktree, strings.Join(r.WorkingSet, "\x00"),
-		r.TaskRef, r.Mutation.DeclaredIntent, boolString(r.Mutation.ObservedAtMs > 0),
-		strings.Join(sortedTouched(r.Touched), "\x00"), r.ParentPresenceID,
-	}, "\x01")
+// beatSignal is what forces a write at once when it changes: every
+// declaration, whether a mutation has been observed at all, and git's
+// list of changed files (not when git last scanned: a rescan that found
+// the same files is no news).
+type beatSignal struct {
+	decl         string
+	changed      []string // shared with the record: never written into
+	changedTotal int
+}
+
+// same reports whether two signals are one. Comparing git's list costs
+// no allocation, and two lists that share their strings compare by
+// pointer.
+func (a beatSignal) same(b beatSignal) bool {
+	return a.decl == b.decl && a.changedTotal == b.changedTotal && slices.Equal(a.changed, b.changed)
+}
+
+func signal(r Record) beatSignal {
+	return beatSignal{
+		decl: strings.Join([]string{
+			r.CallerRoot, r.Kind, r.Theme, r.Worktree, strings.Join(r.WorkingSet, "\x00"),
+			r.TaskRef, r.Mutation.DeclaredIntent, boolString(r.Mutation.ObservedAtMs > 0),
+			strings.Join(sortedTouched(r.Touched), "\x00"), r.ParentPresenceID,
+		}, "\x01"),
+		changed: r.Changed, changedTotal: r.ChangedTotal,
+	}
 }
 
 // sortedTouched is the set of touched paths, in one order: a file touched
@@ -172,7 +197,10 @@ func (b Beat) apply(prev Record, nowMs int64, ttlMs int64, c Classifier) Record 
 	set(&r.CallerRoot, b.CallerRoot)
 	set(&r.Kind, b.Kind)
 	set(&r.Theme, b.Theme)
-	set(&r.Worktree, b.Worktree)
+	if b.Worktree != "" && b.Worktree != r.Worktree {
+		r.Worktree = b.Worktree
+		r.clearChanged() // git's answer was for the worktree left
+	}
 	set(&r.TaskRef, b.TaskRef)
 	set(&r.Mutation.DeclaredIntent, b.DeclaredIntent)
 	if b.WorkingSet != nil {

@@ -114,3 +114,38 @@ func BenchmarkMutatingBeatBesideHugeSidecars(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkBeatThrottledGitList is the beat path when the throttle holds
+// the beat, with the record taking git's list from a scanner that has
+// none, or 200 files unchanged since the last beat: what carrying git's
+// answer adds to a beat (comparing the list, no copy, no write).
+func BenchmarkBeatThrottledGitList(b *testing.B) {
+	files := make([]string, presence.MaxChanged)
+	for i := range files {
+		files[i] = fmt.Sprintf("src/pkg%02d/file%03d.go", i/20, i)
+	}
+	for _, tc := range []struct {
+		name string
+		git  func(string) (presence.GitChanges, bool)
+	}{
+		{"no-git", nil},
+		{"files=0", func(string) (presence.GitChanges, bool) { return presence.GitChanges{AtMs: 1}, true }},
+		{"files=200", func(string) (presence.GitChanges, bool) {
+			return presence.GitChanges{Files: files, Total: len(files), AtMs: 1}, true
+		}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			svc, _, _, _ := newTestService(b, presence.Config{})
+			beat := presence.Beat{AgentID: "claude-7", Brain: "/srv/shop", Worktree: "/srv/shop/wt-1", Tool: "Edit", Git: tc.git}
+			if _, err := svc.Beat(b.Context(), beat); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if res, err := svc.Beat(b.Context(), beat); err != nil || !res.Throttled {
+					b.Fatalf("%+v, %v: want the beat held by the throttle", res, err)
+				}
+			}
+		})
+	}
+}

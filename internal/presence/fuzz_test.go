@@ -15,6 +15,7 @@ func FuzzDecodeRecord(f *testing.F) {
 	f.Add([]byte(`{"PRESENCE_ID":"p","Agent_Id":"a","brain":"/b","last_beat_ms":1,"schema":""}`))
 	f.Add([]byte(`{"presence_id":"p","agent_id":"a","brain":"/b"}`))
 	f.Add([]byte(`null`))
+	f.Add([]byte(`{"presence_id":"p","agent_id":"a","brain":"/b","last_beat_ms":1,"changed":["b","../x","a","a","/c","d/"],"changed_total":-2,"changed_at_ms":3}`))
 	f.Add([]byte(`{"presence_id":"p","agent_id":"a","brain":"\xff","last_beat_ms":1}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, err := presence.DecodeRecord(data)

@@ -20,8 +20,13 @@ package presence
 //   - first_seen_ms takes the earliest known (0 or less is unknown).
 //   - touched joins both lists (each file at the latest time either saw
 //     it): both are measured facts, and neither writer's is lost.
+//   - changed (git's answer for the worktree) is the one git gave last
+//     (changed_at_ms), when it is for the result's worktree: a Hall that
+//     cannot see the worktree writes none, and never hides the one
+//     another Hall's git gave.
 //
-// The result shares no slice with either input.
+// The result shares no slice with either input but Changed, which no one
+// writes into (see Clone).
 func Merge(cur, in Record) Record {
 	out := in.Clone()
 	if cur.LastBeatMs > in.LastBeatMs {
@@ -32,6 +37,12 @@ func Merge(cur, in Record) Record {
 	out.Mutation.ObservedAtMs = max(cur.Mutation.ObservedAtMs, in.Mutation.ObservedAtMs)
 	out.FirstSeenMs = minKnown(cur.FirstSeenMs, in.FirstSeenMs)
 	out.Touched, out.TouchedOmitted = MergeTouched(cur.Touched, in.Touched, cur.TouchedOmitted, in.TouchedOmitted)
+	for _, o := range []*Record{&cur, &in} {
+		if o.ChangedAtMs > out.ChangedAtMs && o.Worktree == out.Worktree {
+			out.Changed = o.Changed // never written into: shared, as Clone shares it
+			out.ChangedTotal, out.ChangedAtMs = o.ChangedTotal, o.ChangedAtMs
+		}
+	}
 	return out
 }
 

@@ -35,9 +35,11 @@ type Overlap struct {
 type OverlapSide struct {
 	PresenceID, AgentID, Theme string
 	Worktree, Branch           string
-	// Git is "" when git answered for the side's worktree on this Hall,
-	// else why not, a code (worktree_not_here: another host's worktree;
-	// git_missing…): the side counts its observed files only.
+	// Git is "" when git answered for the side's worktree on this Hall;
+	// "record" when git on the host that took the side's beats did, its
+	// answer carried by the record (no merge predicted); else why not, a
+	// code (worktree_not_here: another host's worktree; git_missing…):
+	// the side counts its observed files only.
 	Git string
 }
 
@@ -61,12 +63,18 @@ func (o *Overlap) Partner(id string) OverlapSide {
 
 // OverlapFinder derives the overlaps among a snapshot's live records (in
 // roster order): by brain, then pair, each brain's listed up to the
-// finder's bound, with every brain's count of all (brains with none
-// left out); package hall joins gitscan and presence/overlap into one.
-// It must not wait on git: it reads what a background scanner already
-// knows.
+// finder's bound, with every brain's and every presence's count of all;
+// package hall joins gitscan and presence/overlap into one. It must not
+// wait on git: it reads what a background scanner already knows.
 type OverlapFinder interface {
-	Overlaps(ctx context.Context, live []Record) ([]Overlap, map[string]int)
+	Overlaps(ctx context.Context, live []Record) ([]Overlap, OverlapCounts)
+}
+
+// OverlapCounts is how many overlapping pairs each brain and each
+// presence is in, listed or not; those with none are left out.
+type OverlapCounts struct {
+	Brains    map[string]int
+	Presences map[string]int // by presence id
 }
 
 // deriveOverlapsLocked fills snap's overlaps through the finder, stamping
@@ -89,8 +97,8 @@ func (s *Service) deriveOverlapsLocked(ctx context.Context, snap *Snapshot) {
 	}
 	s.overlapSince = since
 	s.lastOverlaps = list
-	snap.Overlaps, snap.OverlapCounts = list, counts
-	for _, n := range counts {
+	snap.Overlaps, snap.OverlapCounts, snap.presenceOverlaps = list, counts.Brains, counts.Presences
+	for _, n := range counts.Brains {
 		snap.OverlapsTotal += n
 	}
 }
@@ -117,6 +125,10 @@ func (s *Service) OverlapsOf(id string) ([]Overlap, bool) {
 // (git's answer for a worktree): readers that cache the roster derive it
 // again, and Changed signals.
 func (s *Service) Nudge() { s.notify() }
+
+// OverlapsTotalOf counts the overlaps the presence id is a side of, listed
+// or not (OverlapsFor lists at most the brain's bound of them).
+func (s Snapshot) OverlapsTotalOf(id string) int { return s.presenceOverlaps[id] }
 
 // OverlapsFor returns the listed overlaps the presence id is a side of.
 func (s Snapshot) OverlapsFor(id string) []Overlap {

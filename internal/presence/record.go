@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -24,8 +25,8 @@ const DefaultTTL = 120 * time.Second
 // its beats. It is the on-disk (and on-bucket) format of the spec: snake_case
 // JSON, epoch milliseconds in fields ending in _ms.
 //
-// A Record is a value, but its WorkingSet and Touched are shared by every
-// copy: once a record is handed on (to a Store, by a Store, in a Snapshot or
+// A Record is a value, but its WorkingSet, Touched and Changed are shared
+// by every copy: once a record is handed on (to a Store, by a Store, in a Snapshot or
 // a Collision) no one writes into them. Code that changes either assigns a
 // new slice (Clone first, as Beat does). So the store's
 // memory, the Service's cache and every snapshot share one copy of each
@@ -55,6 +56,19 @@ type Record struct {
 	// collide, and the session's leave takes its subagents with it.
 	ParentPresenceID string `json:"parent_presence_id,omitempty"`
 
+	// Changed is git's answer for the worktree, as the Hall that took the
+	// beat read it from its git scanner (never running git on the beat):
+	// the files the worktree changed against its base, repository-relative
+	// with "/", sorted, at most MaxChanged (and MaxChangedBytes, the
+	// sorted prefix that fits); ChangedTotal counts them all. ChangedAtMs
+	// is when that host's git scanned; 0 means the record carries no git
+	// answer. Measured, never declared: a Hall on another machine, whose
+	// git cannot see the worktree, takes it as the side's git evidence
+	// (docs/worktrees.md, several machines).
+	Changed      []string `json:"changed,omitempty"`
+	ChangedTotal int      `json:"changed_total,omitempty"`
+	ChangedAtMs  int64    `json:"changed_at_ms,omitempty"`
+
 	FirstSeenMs int64 `json:"first_seen_ms"`
 	LastBeatMs  int64 `json:"last_beat_ms"`
 	QueryCount  int64 `json:"query_count"`
@@ -68,6 +82,52 @@ type Touch = collision.Touch
 
 // MaxTouched is the most files a record's Touched keeps.
 const MaxTouched = 32
+
+// Bounds on a record's Changed: the most files, and the most bytes of
+// paths, it lists (the rest counted in ChangedTotal), so a record at
+// every limit stays well inside MaxRecordBytes.
+const (
+	MaxChanged      = 200
+	MaxChangedBytes = 32 << 10
+)
+
+// GitChanges is git's latest answer for a worktree as a beat carries it
+// into the record (Beat.Git): the changed files (repository-relative,
+// "/", sorted), their count, and when git scanned.
+type GitChanges struct {
+	Files []string
+	Total int
+	AtMs  int64
+}
+
+// boundChanged is the sorted prefix of files a record keeps: at most
+// MaxChanged entries and MaxChangedBytes of paths, none over MaxPathLen;
+// total is at least what is kept. It reads no more entries than it keeps.
+func boundChanged(files []string, total int) ([]string, int) {
+	n, size := 0, 0
+	for n < len(files) && n < MaxChanged && len(files[n]) <= MaxPathLen && size+len(files[n]) <= MaxChangedBytes {
+		size += len(files[n])
+		n++
+	}
+	return files[:n:n], max(total, len(files), n)
+}
+
+// setChanged puts git's answer into the record, bounded. An unchanged
+// list keeps the record's own slice, so an answer that says nothing new
+// costs no allocation and changes no signal.
+func (r *Record) setChanged(g GitChanges) {
+	files, total := boundChanged(g.Files, g.Total)
+	switch {
+	case len(files) == 0:
+		r.Changed = nil
+	case !slices.Equal(files, r.Changed):
+		r.Changed = slices.Clone(files)
+	}
+	r.ChangedTotal, r.ChangedAtMs = total, max(g.AtMs, 0)
+}
+
+// clearChanged drops the git answer: it was for another worktree.
+func (r *Record) clearChanged() { r.Changed, r.ChangedTotal, r.ChangedAtMs = nil, 0, 0 }
 
 // Team is the id of the team a presence belongs to: its parent's when it
 // is a subagent, else its own. Two presences of one team never collide.
@@ -288,10 +348,14 @@ func (r *Record) Equal(o *Record) bool {
 		r.Schema == o.Schema && r.AgentID == o.AgentID && r.Brain == o.Brain && r.CallerRoot == o.CallerRoot &&
 		r.Kind == o.Kind && r.Theme == o.Theme && r.Worktree == o.Worktree && r.TaskRef == o.TaskRef &&
 		slices.Equal(r.WorkingSet, o.WorkingSet) && slices.Equal(r.Touched, o.Touched) &&
-		r.TouchedOmitted == o.TouchedOmitted && r.ParentPresenceID == o.ParentPresenceID
+		r.TouchedOmitted == o.TouchedOmitted && r.ParentPresenceID == o.ParentPresenceID &&
+		slices.Equal(r.Changed, o.Changed) && r.ChangedTotal == o.ChangedTotal && r.ChangedAtMs == o.ChangedAtMs
 }
 
-// Clone returns a copy that shares no slice with r.
+// Clone returns a copy that shares no slice with r but Changed: git's
+// list (up to MaxChanged paths) is never written into, only replaced
+// whole (setChanged, Merge, repairChanged), so the copies a beat makes
+// share it rather than copy it each beat.
 func (r Record) Clone() Record {
 	if r.WorkingSet != nil {
 		r.WorkingSet = append([]string(nil), r.WorkingSet...)
@@ -384,6 +448,9 @@ func decodeRecord(data []byte) (Record, error) {
 	if len(r.Touched) == 0 {
 		r.Touched = nil
 	}
+	if len(r.Changed) == 0 {
+		r.Changed = nil
+	}
 	return r, nil
 }
 
@@ -440,6 +507,10 @@ func (r *Record) withinLimits() error {
 //     MaxTouched (the rest are counted omitted); touched_omitted,
 //     query_count, ttl_ms and mutation.observed_at_ms below zero are
 //     zero (absent); first_seen_ms after last_beat_ms is last_beat_ms.
+//   - changed keeps the entries that are clean repository-relative paths
+//     (no "..", not absolute, at most MaxPathLen), sorted, each once, at
+//     most MaxChanged and MaxChangedBytes; changed_total is at least what
+//     is listed; changed_total and changed_at_ms below zero are zero.
 //
 // It returns how many fields it repaired.
 func (r *Record) repairForeign() (int, error) {
@@ -472,7 +543,8 @@ func (r *Record) repairForeign() (int, error) {
 		r.Touched = r.Touched[:MaxTouched:MaxTouched]
 		n++
 	}
-	for _, v := range []*int64{&r.TouchedOmitted, &r.QueryCount, &r.TTLMs, &r.Mutation.ObservedAtMs} {
+	n += r.repairChanged()
+	for _, v := range []*int64{&r.TouchedOmitted, &r.QueryCount, &r.TTLMs, &r.Mutation.ObservedAtMs, &r.ChangedAtMs} {
 		if *v < 0 {
 			*v = 0
 			n++
@@ -483,6 +555,59 @@ func (r *Record) repairForeign() (int, error) {
 		n++
 	}
 	return n, nil
+}
+
+// repairChanged brings changed inside its bounds (see repairForeign) and
+// returns how many fields it repaired. Its work is bounded by the
+// record's size (MaxRecordBytes).
+func (r *Record) repairChanged() int {
+	n := 0
+	if r.ChangedTotal < 0 {
+		r.ChangedTotal = 0
+		n++
+	}
+	if len(r.Changed) == 0 {
+		return n
+	}
+	ok := func(p string) bool { return len(p) <= MaxPathLen && CleanRel(p) }
+	if slices.IndexFunc(r.Changed, func(p string) bool { return !ok(p) }) >= 0 || !strictlySorted(r.Changed) {
+		kept := make([]string, 0, len(r.Changed))
+		for _, p := range r.Changed {
+			if ok(p) {
+				kept = append(kept, p)
+			}
+		}
+		slices.Sort(kept)
+		r.Changed = slices.Compact(kept)
+		n++
+	}
+	files, total := boundChanged(r.Changed, r.ChangedTotal)
+	if len(files) < len(r.Changed) || total != r.ChangedTotal {
+		n++ // more than the bounds list, or a total below the files listed
+	}
+	r.Changed, r.ChangedTotal = files, total
+	if len(r.Changed) == 0 {
+		r.Changed = nil
+	}
+	return n
+}
+
+// strictlySorted reports whether ss is sorted with no entry twice.
+func strictlySorted(ss []string) bool {
+	for i := 1; i < len(ss); i++ {
+		if ss[i-1] >= ss[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// CleanRel reports whether p is a repository-relative path in its clean
+// form, "/"-separated: not empty, not ".", not absolute, no "." or ".."
+// segment, no empty segment, no trailing slash.
+func CleanRel(p string) bool {
+	return p != "" && p != "." && !strings.HasPrefix(p, "/") && path.Clean(p) == p &&
+		p != ".." && !strings.HasPrefix(p, "../")
 }
 
 // cleanAbs reports whether p is an absolute path in its clean form.

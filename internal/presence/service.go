@@ -128,7 +128,7 @@ type entry struct {
 	written   bool       // rec (or an earlier state) reached the store once
 	lastWrite time.Time  // clock time of the last store write
 	dirty     bool       // rec is newer than the store's copy
-	signal    string     // signal(rec) at the last write
+	signal    beatSignal // signal(rec) at the last write
 	// left is set, and the entry forgotten, when the store's copy went
 	// away by another's hand (see leftLocked): what it holds is never
 	// written again.
@@ -426,7 +426,10 @@ type Snapshot struct {
 	Overlaps      []Overlap
 	OverlapsTotal int
 	OverlapCounts map[string]int // by brain, of the whole roster; read-only
-	brains        map[string]bool
+	// presenceOverlaps counts each presence's overlaps, listed or not, of
+	// the whole roster (OverlapsTotalOf); read-only.
+	presenceOverlaps map[string]int
+	brains           map[string]bool
 }
 
 // CollisionCounts is how many collisions each brain and each presence has,
@@ -766,7 +769,7 @@ func (s Snapshot) ForBrain(brain string) Snapshot {
 	if brain == "" {
 		return s
 	}
-	out := Snapshot{AtMs: s.AtMs, Skipped: s.Skipped, Repaired: s.Repaired, brains: s.brains, Counts: s.Counts, CollisionsTotal: s.Counts.OnBrain(brain), OverlapCounts: s.OverlapCounts}
+	out := Snapshot{AtMs: s.AtMs, Skipped: s.Skipped, Repaired: s.Repaired, brains: s.brains, Counts: s.Counts, CollisionsTotal: s.Counts.OnBrain(brain), OverlapCounts: s.OverlapCounts, presenceOverlaps: s.presenceOverlaps}
 	for _, r := range s.Live {
 		if r.Brain == brain {
 			out.Live = append(out.Live, r)

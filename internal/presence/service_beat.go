@@ -37,13 +37,18 @@ func (s *Service) Beat(ctx context.Context, b Beat) (BeatResult, error) {
 	now := s.now()
 	prevBeatMs := e.rec.LastBeatMs
 	e.rec = b.apply(e.rec, now.UnixMilli(), s.ttl.Milliseconds(), s.classify)
+	if b.Git != nil && e.rec.Worktree != "" {
+		if g, ok := b.Git(e.rec.Worktree); ok {
+			e.rec.setChanged(g)
+		}
+	}
 	sig := signal(e.rec)
 	res := BeatResult{PresenceID: id}
 	// A clock that went back since the last beat is written through at
 	// once: the stored copy, stamped ahead of every new beat, would
 	// otherwise win over them at read until the window passed.
 	clockBack := now.UnixMilli() < prevBeatMs
-	if e.written && sig == e.signal && !clockBack && withinThrottle(now, e.lastWrite, s.throttle) {
+	if e.written && sig.same(e.signal) && !clockBack && withinThrottle(now, e.lastWrite, s.throttle) {
 		e.dirty = true
 		res.Throttled = true
 		res.Reason = "throttled: held in memory, written within " + s.throttle.String()

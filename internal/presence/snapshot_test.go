@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hall-dev/hall/internal/contract/contracttest"
 	"github.com/hall-dev/hall/internal/dirstore/dirstoretest"
 	"github.com/hall-dev/hall/internal/presence"
 	"github.com/hall-dev/hall/internal/presence/presencetest"
@@ -17,62 +18,24 @@ import (
 // stream would miss an update. A field added to Record fails here until
 // Equal compares it.
 func TestRecordEqualSeesEveryField(t *testing.T) {
-	base := presencetest.Rec("a", brain, presencetest.WS("src"), presencetest.CallerRoot("/r"), presencetest.Worktree("/w"))
+	base := presencetest.Rec("a", brain, presencetest.WS("src"), presencetest.CallerRoot("/r"), presencetest.Worktree("/w"),
+		presencetest.Touched("/w/a.go"))
+	base.Changed, base.ChangedTotal, base.ChangedAtMs = []string{"a.go"}, 1, 5
 	if clone := base.Clone(); !base.Equal(&base) || !base.Equal(&clone) {
 		t.Fatal("Equal: a record differs from itself")
 	}
-	var walk func(v reflect.Value, path string)
-	walk = func(v reflect.Value, path string) {
-		for i := 0; i < v.NumField(); i++ {
-			f, name := v.Field(i), path+v.Type().Field(i).Name
-			if f.Kind() == reflect.Struct {
-				walk(f, name+".")
-				continue
-			}
-			changed := base.Clone()
-			cv := reflect.ValueOf(&changed).Elem()
-			for _, part := range splitPath(name) {
-				cv = cv.FieldByName(part)
-			}
-			switch cv.Kind() {
-			case reflect.String:
-				cv.SetString(cv.String() + "x")
-			case reflect.Int64:
-				cv.SetInt(cv.Int() + 1)
-			case reflect.Slice:
-				// One element of the slice's type, its strings "other".
-				elem := reflect.New(cv.Type().Elem()).Elem()
-				if elem.Kind() == reflect.String {
-					elem.SetString("other")
-				} else {
-					for j := 0; j < elem.NumField(); j++ {
-						if elem.Field(j).Kind() == reflect.String {
-							elem.Field(j).SetString("other")
-						}
-					}
-				}
-				cv.Set(reflect.Append(reflect.MakeSlice(cv.Type(), 0, 1), elem))
-			default:
-				t.Fatalf("field %s: kind %s not covered by this test", name, cv.Kind())
-			}
-			if base.Equal(&changed) {
-				t.Errorf("Equal: a change of %s is not seen", name)
-			}
+	changed, err := contracttest.EachFieldChanged(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(changed) < 20 {
+		t.Fatalf("only %d fields changed: the walk is broken", len(changed))
+	}
+	for _, c := range changed {
+		if base.Equal(&c.Value) || c.Value.Equal(&base) {
+			t.Errorf("Equal: a change of %s is not seen", c.Field)
 		}
 	}
-	walk(reflect.ValueOf(base), "")
-}
-
-func splitPath(p string) []string {
-	var out []string
-	start := 0
-	for i := 0; i < len(p); i++ {
-		if p[i] == '.' {
-			out = append(out, p[start:i])
-			start = i + 1
-		}
-	}
-	return append(out, p[start:])
 }
 
 // Snapshot derives again only the brains whose live records changed; its

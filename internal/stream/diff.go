@@ -21,6 +21,7 @@ type roster struct {
 	errDetail  string
 	overlaps   map[string]contract.Overlap // listed, by overlap_id (overlaps.go)
 	ovCounts   map[string]int              // every overlapping pair, by brain
+	ovOwn      map[string]ownTotal         // every presence's overlaps, listed or not, and its brain
 }
 
 // rosterOf keys a snapshot (or the error that replaced it). The snapshot's
@@ -37,7 +38,7 @@ func rosterOf(snap presence.Snapshot, err error, prev roster) roster {
 		collisions: make(map[string]contract.Collision, len(snap.Collisions)),
 		counts:     snap.Counts,
 	}
-	r.overlaps, r.ovCounts = overlapsOf(snap)
+	r.overlaps, r.ovCounts, r.ovOwn = overlapsOf(snap)
 	for i := range snap.Live {
 		r.records[snap.Live[i].PresenceID] = &snap.Live[i]
 	}
@@ -102,7 +103,7 @@ func diffRosters(prev, next roster) *change {
 		}
 	}
 	diffCounts(c, prev, next)
-	diffOverlaps(c, prev.overlaps, next.overlaps, prev.ovCounts, next.ovCounts)
+	diffOverlaps(c, prev, next)
 	c.sort()
 	return c
 }
@@ -416,7 +417,11 @@ func (f Filter) response(snap presence.Snapshot, err error, cursor string) contr
 		}
 		narrowed.Collisions = s.CollisionsFor(f.PresenceID)
 		narrowed.Overlaps = s.OverlapsFor(f.PresenceID)
-		narrowed.OverlapsTotal = len(narrowed.Overlaps)
+		if r, ok := s.Find(f.PresenceID); ok {
+			// All of its overlaps, listed or not (the brain's bound lists
+			// fewer when the brain has more).
+			narrowed.OverlapsTotal = max(s.OverlapsTotalOf(r.PresenceID), len(narrowed.Overlaps))
+		}
 		s = narrowed
 	}
 	if f.CollisionsOnly {

@@ -14,19 +14,31 @@ import (
 // changed. Both lists are absent when empty, so a diff without an overlap
 // reads as it did before they existed.
 
-// overlapsOf keys a snapshot's listed overlaps in wire form.
-func overlapsOf(snap presence.Snapshot) (map[string]contract.Overlap, map[string]int) {
+// overlapsOf keys a snapshot's listed overlaps in wire form, with the
+// counts of all, by brain and by presence (with the presence's brain).
+func overlapsOf(snap presence.Snapshot) (map[string]contract.Overlap, map[string]int, map[string]ownTotal) {
 	out := make(map[string]contract.Overlap, len(snap.Overlaps))
 	for _, o := range snap.Overlaps {
 		out[o.ID] = contract.FromOverlap(o)
 	}
-	return out, snap.OverlapCounts
+	var own map[string]ownTotal
+	if snap.OverlapsTotal > 0 {
+		own = map[string]ownTotal{}
+		for i := range snap.Live {
+			r := &snap.Live[i]
+			if n := snap.OverlapsTotalOf(r.PresenceID); n > 0 {
+				own[r.PresenceID] = ownTotal{brain: r.Brain, n: n}
+			}
+		}
+	}
+	return out, snap.OverlapCounts, own
 }
 
 // diffOverlaps adds to c the overlaps that opened (or changed) and closed
 // between prev and next, and the counts that changed: the owner's, each
-// brain's, and each presence's (of the listed overlaps it is a side of).
-func diffOverlaps(c *change, prev, next map[string]contract.Overlap, prevCounts, nextCounts map[string]int) {
+// brain's, and each presence's (of all its overlaps, listed or not).
+func diffOverlaps(c *change, pr, nx roster) {
+	prev, next, prevCounts, nextCounts := pr.overlaps, nx.overlaps, pr.ovCounts, nx.ovCounts
 	for id, o := range next {
 		if old, ok := prev[id]; !ok || !sameOverlap(old, o) {
 			c.ovOpened = append(c.ovOpened, o)
@@ -61,35 +73,18 @@ func diffOverlaps(c *change, prev, next map[string]contract.Overlap, prevCounts,
 			c.setOvBrainTotal(b, 0)
 		}
 	}
-	if len(c.ovOpened)+len(c.ovClosed) > 0 {
-		pp, np := presenceOverlaps(prev), presenceOverlaps(next)
-		for id, t := range np {
-			if pp[id] != t {
-				c.setOvPresenceTotal(id, t)
-			}
+	for id, t := range nx.ovOwn {
+		if pr.ovOwn[id] != t {
+			c.setOvPresenceTotal(id, t)
 		}
-		for id, t := range pp {
-			if _, ok := np[id]; !ok {
-				c.setOvPresenceTotal(id, ownTotal{brain: t.brain})
-			}
+	}
+	for id, t := range pr.ovOwn {
+		if _, ok := nx.ovOwn[id]; !ok {
+			c.setOvPresenceTotal(id, ownTotal{brain: t.brain})
 		}
 	}
 	sortOverlaps(c.ovOpened)
 	sortOverlaps(c.ovClosed)
-}
-
-// presenceOverlaps counts, by presence, the listed overlaps it is a side of.
-func presenceOverlaps(m map[string]contract.Overlap) map[string]ownTotal {
-	out := map[string]ownTotal{}
-	for _, o := range m {
-		for _, id := range []string{o.A.PresenceID, o.B.PresenceID} {
-			t := out[id]
-			t.brain = o.Brain
-			t.n++
-			out[id] = t
-		}
-	}
-	return out
 }
 
 func (c *change) setOvBrainTotal(brain string, n int) {

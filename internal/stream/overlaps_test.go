@@ -42,15 +42,18 @@ func TestOverlapDiffs(t *testing.T) {
 		wantClosed              []string
 		viewOpened              []string // what a View tells: opened, changed, closed
 		viewChanged, viewClosed []string
+		unlisted                int // more overlaps p1 is a side of, past the brain's bound
 	}{
 		{"one opens on b1", ovls(ovl("p1", "p2", b1, "overlap")), map[string]int{b1: 1},
-			[]string{"p1~p2"}, nil, []string{"p1~p2"}, nil, nil},
+			[]string{"p1~p2"}, nil, []string{"p1~p2"}, nil, nil, 0},
 		{"it becomes a conflict, another opens on b2", ovls(ovl("p1", "p2", b1, "conflict"), ovl("p3", "p4", b2, "overlap")), map[string]int{b1: 1, b2: 1},
-			[]string{"p1~p2", "p3~p4"}, nil, []string{"p3~p4"}, []string{"p1~p2"}, nil},
+			[]string{"p1~p2", "p3~p4"}, nil, []string{"p3~p4"}, []string{"p1~p2"}, nil, 0},
 		{"nothing changes", ovls(ovl("p1", "p2", b1, "conflict"), ovl("p3", "p4", b2, "overlap")), map[string]int{b1: 1, b2: 1},
-			nil, nil, nil, nil, nil},
+			nil, nil, nil, nil, nil, 0},
+		{"p1 has two more on b1, past the bound: listed none of them", ovls(ovl("p1", "p2", b1, "conflict"), ovl("p3", "p4", b2, "overlap")), map[string]int{b1: 3, b2: 1},
+			nil, nil, nil, nil, nil, 2},
 		{"the conflict closes", ovls(ovl("p3", "p4", b2, "overlap")), map[string]int{b2: 1},
-			nil, []string{"p1~p2"}, nil, nil, []string{"p1~p2"}},
+			nil, []string{"p1~p2"}, nil, nil, []string{"p1~p2"}, 0},
 	}
 	var prev roster
 	var views = map[string]*View{"owner": {}, "b1": {}, "p1": {}}
@@ -59,7 +62,18 @@ func TestOverlapDiffs(t *testing.T) {
 		v.Apply(Event{ID: "0", Snapshot: &contract.PresencesResponse{Presences: []contract.Presence{}, Collisions: []contract.Collision{}, Overlaps: []contract.Overlap{}}})
 	}
 	for i, s := range steps {
-		next := roster{overlaps: s.next, ovCounts: s.counts}
+		// Every presence's count of all its overlaps: the listed ones, and
+		// p1's unlisted.
+		own := map[string]ownTotal{}
+		for _, o := range s.next {
+			for _, id := range []string{o.A.PresenceID, o.B.PresenceID} {
+				own[id] = ownTotal{brain: o.Brain, n: own[id].n + 1}
+			}
+		}
+		if s.unlisted > 0 {
+			own["p1"] = ownTotal{brain: b1, n: own["p1"].n + s.unlisted}
+		}
+		next := roster{overlaps: s.next, ovCounts: s.counts, ovOwn: own}
 		c := diffRosters(prev, next)
 		prev = next
 		if got := ovIDs(c.ovOpened); !slices.Equal(got, s.wantOpen) {
@@ -68,7 +82,7 @@ func TestOverlapDiffs(t *testing.T) {
 		if got := ovIDs(c.ovClosed); !slices.Equal(got, s.wantClosed) {
 			t.Errorf("%s: closed %v, want %v", s.what, got, s.wantClosed)
 		}
-		if c.empty() != (len(s.wantOpen)+len(s.wantClosed) == 0) {
+		if c.empty() != (len(s.wantOpen)+len(s.wantClosed) == 0 && s.unlisted == 0) {
 			t.Errorf("%s: empty %v", s.what, c.empty())
 		}
 		c.seq = uint64(i + 1)
@@ -111,7 +125,7 @@ func TestOverlapDiffs(t *testing.T) {
 			case "b1":
 				total = s.counts[b1]
 			case "p1":
-				total = len(want)
+				total = len(want) + s.unlisted
 			}
 			r := views[name].Response()
 			if got := ovIDs(r.Overlaps); !slices.Equal(got, want) || r.OverlapsTotal != total {

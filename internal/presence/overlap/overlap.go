@@ -56,6 +56,26 @@ type Git struct {
 	// list cut short is known to be.
 	Files []string
 	Total int
+	// FromRecord: the files are git's answer on the host that took the
+	// presence's beats, carried by its record (RecordGit), because this
+	// Hall's git cannot see the worktree. They count as git's evidence,
+	// but no merge is predicted for the side: that needs one git seeing
+	// both worktrees.
+	FromRecord bool
+	// AtMs is when git scanned, where known (a record's changed_at_ms):
+	// a file the hooks saw change after it counts as observed whatever
+	// the list says, since git had not seen it yet.
+	AtMs int64
+}
+
+// RecordGit is the git answer a record carries (Record.Changed), as the
+// side's evidence where this Hall's git cannot see its worktree; false
+// when the record carries none.
+func RecordGit(r *presence.Record) (Git, bool) {
+	if r.ChangedAtMs <= 0 {
+		return Git{}, false
+	}
+	return Git{Available: true, FromRecord: true, Files: r.Changed, Total: r.ChangedTotal, AtMs: r.ChangedAtMs}, true
 }
 
 // Party is what the derivation reads of one live presence.
@@ -69,16 +89,25 @@ type Party struct {
 	// WorkingSet is the declared working set: absolute, or relative to
 	// the worktree.
 	WorkingSet []string
-	// Touched are the files the hooks saw change: absolute.
+	// Touched are the files the hooks saw change: absolute, newest first.
 	Touched []string
-	Git     Git
+	// Fresh is how many of the first Touched the hooks saw after git
+	// scanned (Git.AtMs): they count as observed whatever git's list says.
+	Fresh int
+	Git   Git
 }
 
 // PartyOf reads a record and its worktree's git answer.
 func PartyOf(r *presence.Record, g Git) Party {
+	fresh := 0
+	if g.AtMs > 0 {
+		for fresh < len(r.Touched) && r.Touched[fresh].AtMs > g.AtMs {
+			fresh++
+		}
+	}
 	return Party{
 		ID: r.PresenceID, Brain: r.Brain, Worktree: r.Worktree, Team: r.Team(),
-		Mutating: r.Mutating(), WorkingSet: r.WorkingSet, Touched: r.TouchedPaths(), Git: g,
+		Mutating: r.Mutating(), WorkingSet: r.WorkingSet, Touched: r.TouchedPaths(), Fresh: fresh, Git: g,
 	}
 }
 
@@ -186,9 +215,10 @@ type side struct {
 // sideOf resolves a party's declared, observed and git paths relative to
 // its worktree. Where git answered in full, its list is what the side
 // changed now: an observed file git does not list (reverted, or its
-// change now on the base) is left out, and one git lists carries both
-// labels. Where git could not answer, or its list was cut short, the
-// observed files count as they are.
+// change now on the base) is left out, unless the hooks saw it after git
+// scanned (Party.Fresh), and one git lists carries both labels. Where
+// git could not answer, or its list was cut short, the observed files
+// count as they are.
 func sideOf(p *Party) side {
 	wt := filepath.Clean(p.Worktree)
 	s := side{worktree: wt, entries: map[string]mask{}}
@@ -212,9 +242,9 @@ func sideOf(p *Party) side {
 			add(cleanRel(f), mGit)
 		}
 	}
-	for _, t := range p.Touched {
+	for i, t := range p.Touched {
 		rel := relTo(wt, t)
-		if fullGit && s.entries[rel]&mGit == 0 {
+		if fullGit && i >= p.Fresh && s.entries[rel]&mGit == 0 {
 			continue
 		}
 		add(rel, mObserved)
@@ -321,7 +351,7 @@ func between(pa, pb *Party, sa, sb *side, merges Merges, maxFiles int) (Found, b
 		ev := files[p]
 		f.Files[i] = File{Path: p, A: ev[0].sources(), B: ev[1].sources()}
 	}
-	if pa.Git.Available && pb.Git.Available && merges != nil {
+	if pa.Git.Available && pb.Git.Available && !pa.Git.FromRecord && !pb.Git.FromRecord && merges != nil {
 		if m, ok := merges.Merge(sa.worktree, sb.worktree); ok {
 			f.Merge = MergeClean
 			if m.Conflict {

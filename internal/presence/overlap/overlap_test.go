@@ -239,3 +239,46 @@ func TestChanged(t *testing.T) {
 		t.Fatalf("Changed without git = %+v, want the observed files only", got)
 	}
 }
+
+// TestRecordGit: where this Hall's git cannot see a worktree, the git
+// answer its record carries is the side's git evidence: labelled git,
+// marked FromRecord, never given a merge (one git must see both); a file
+// the hooks saw change after that scan counts as observed though the
+// list lacks it, one seen before it and not listed does not.
+func TestRecordGit(t *testing.T) {
+	if _, ok := overlap.RecordGit(new(pt.Rec("x", brain))); ok {
+		t.Error("a record with no git answer gave one")
+	}
+	scan := pt.T0 + 10
+	far := pt.Rec("far", brain, pt.Worktree(wt1), pt.GitChanged(scan, "src/a.go"))
+	far.Touched = []presence.Touch{{Path: wt1 + "/src/new.go", AtMs: scan + 10}, {Path: wt1 + "/src/old.go", AtMs: scan - 10}}
+	g, ok := overlap.RecordGit(&far)
+	if !ok || !g.Available || !g.FromRecord || g.AtMs != scan || g.Total != 1 {
+		t.Fatalf("RecordGit: got %+v, %v", g, ok)
+	}
+	a := overlap.PartyOf(&far, g)
+	if a.Fresh != 1 {
+		t.Errorf("Fresh: got %d, want 1 (new.go seen after the scan)", a.Fresh)
+	}
+	b := party("near", wt2, gitSaw("src/a.go", "src/new.go", "src/old.go"))
+	conflict := overlap.MergeMap{overlap.MergeKey(wt1, wt2): {Conflict: true, Files: []string{"src/a.go"}, Total: 1}}
+	f, ok := overlap.Between(a, b, conflict, 0)
+	if !ok {
+		t.Fatal("no overlap")
+	}
+	src := func(s ...overlap.Source) []overlap.Source { return s }
+	want := []overlap.File{
+		{Path: "src/a.go", A: src(overlap.SourceGit), B: src(overlap.SourceGit)},
+		{Path: "src/new.go", A: src(overlap.SourceObserved), B: src(overlap.SourceGit)},
+	}
+	if f.A != 0 {
+		want[0].A, want[0].B = want[0].B, want[0].A
+		want[1].A, want[1].B = want[1].B, want[1].A
+	}
+	if !reflect.DeepEqual(f.Files, want) || f.FilesTotal != 2 {
+		t.Errorf("files: got %+v, want %+v (old.go, seen before the scan and not listed, left out)", f.Files, want)
+	}
+	if f.Merge != overlap.MergeUnknown || f.Verdict != overlap.VerdictOverlap {
+		t.Errorf("got merge %s verdict %s, want unknown overlap: no git here sees the far worktree", f.Merge, f.Verdict)
+	}
+}

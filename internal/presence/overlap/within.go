@@ -8,6 +8,10 @@ import (
 // Tally is what Within counted, listed or not.
 type Tally struct {
 	Pairs int // overlapping pairs, every brain in scope
+	// Degrees counts, by index into the parties given, the overlapping
+	// pairs each party is a side of, listed or not (parties with none
+	// left out; nil when there are no pairs).
+	Degrees map[int]int
 }
 
 // Within derives the overlaps among parties on brain, or on every brain
@@ -80,6 +84,11 @@ func Within(brain string, parties []Party, merges Merges, b Bound) ([]Found, Tal
 			continue // two declarations only
 		}
 		t.Pairs++
+		if t.Degrees == nil {
+			t.Degrees = map[int]int{}
+		}
+		t.Degrees[k[0]]++
+		t.Degrees[k[1]]++
 		if b.MaxPairs > 0 && listed >= b.MaxPairs {
 			continue
 		}

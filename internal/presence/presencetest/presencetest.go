@@ -61,6 +61,12 @@ func Touched(ps ...string) Option {
 	}
 }
 
+// GitChanged makes the record carry git's answer for its worktree, as a
+// beat puts it there (Record.Changed): the files, scanned at atMs.
+func GitChanged(atMs int64, files ...string) Option {
+	return func(r *presence.Record) { r.Changed, r.ChangedTotal, r.ChangedAtMs = files, len(files), atMs }
+}
+
 // Parent makes the presence a subagent of the session id.
 func Parent(id string) Option { return func(r *presence.Record) { r.ParentPresenceID = id } }
 
