@@ -71,6 +71,10 @@ type Hall struct {
 	// Cards is PlaceCards(Data.Collisions, Data.Presences), gathered once
 	// by the page's model; PlaceCards fills it when nil.
 	Cards []PlaceCard
+	// Pictures and PicturesMore are Pictures(Data.Overlaps), gathered
+	// once by the page's model; OverlapPictures fills them when nil.
+	Pictures     []Picture
+	PicturesMore int
 }
 
 // CollidingSet is the presence ids that are a side of a live collision.
@@ -300,6 +304,18 @@ func CollisionWarning(n int) string {
 	return "⚠ " + Plural(n, "collision", "collisions")
 }
 
+// CollisionWarningAt is the strip's warning: the collisions (pairs of
+// agents), and the places they are at when fewer, so it squares with the
+// banner and the list, which count places. Places are said only when
+// every collision is listed (they are counted from the list).
+func CollisionWarningAt(pairs, places int, allListed bool) string {
+	w := CollisionWarning(pairs)
+	if w != "" && allListed && places > 0 && places < pairs {
+		w += " at " + Plural(places, "place", "places")
+	}
+	return w
+}
+
 // ClauseLabel reads a collision clause as words.
 func ClauseLabel(c string) string {
 	switch c {
@@ -442,7 +458,10 @@ func Or(s string) string {
 // Title is the document title: the root line, so a background tab reads.
 func Title(h Hall) string {
 	t := fmt.Sprintf("%s · %s", Plural(len(h.Data.Presences), "agent", "agents"), ScopeLabel(h.Brain))
-	if w := CollisionWarning(h.CollisionsTotal()); w != "" {
+	if w := h.CollisionWarning(); w != "" {
+		t += " · " + w
+	}
+	if w := ConflictWarning(ConflictsListed(h.Data.Overlaps), h.OverlapsPartial()); w != "" {
 		t += " · " + w
 	}
 	return t + " — Hall"
