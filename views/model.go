@@ -185,6 +185,19 @@ func LineText(l contract.Line) string {
 			t += ", lasted " + contract.AgeMs(*l.LastedMs)
 		}
 		return t
+	case contract.LineOverlapOpened:
+		return overlapMark(*l.Overlap) + l.Overlap.Verdict + ": " + overlapText(*l.Overlap)
+	case contract.LineOverlapChanged:
+		if l.Overlap.Verdict == contract.VerdictConflict {
+			return "⚠ overlap became a conflict: " + overlapText(*l.Overlap)
+		}
+		return "overlap changed: " + overlapText(*l.Overlap)
+	case contract.LineOverlapClosed:
+		t := "✓ " + l.Overlap.Verdict + " closed: " + l.Overlap.A.AgentID + " and " + l.Overlap.B.AgentID
+		if l.LastedMs != nil {
+			t += ", lasted " + contract.AgeMs(*l.LastedMs)
+		}
+		return t
 	case contract.LineRegistryUnreadable:
 		return "⚠ registry unreadable, roster dropped: " + l.Detail
 	case contract.LineRegistryReadable:
@@ -195,6 +208,26 @@ func LineText(l contract.Line) string {
 		return "store reachable again"
 	}
 	return l.Type
+}
+
+// overlapMark leads an overlap's line: a warning for a conflict.
+func overlapMark(o contract.Overlap) string {
+	if o.Verdict == contract.VerdictConflict {
+		return "⚠ "
+	}
+	return "⇄ "
+}
+
+// overlapText names an overlap's sides, their worktrees and its first file.
+func overlapText(o contract.Overlap) string {
+	t := o.A.AgentID + " in " + ShortWhere(o.A.Worktree, o.Brain) + " and " + o.B.AgentID + " in " + ShortWhere(o.B.Worktree, o.Brain) + " changed "
+	if len(o.Files) > 0 {
+		t += o.Files[0].Path
+	}
+	if more := max(o.FilesTotal, len(o.Files)) - 1; more > 0 {
+		t += " +" + itoa(more)
+	}
+	return t
 }
 
 func pairText(c contract.Collision) string {

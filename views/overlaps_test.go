@@ -309,3 +309,26 @@ func TestOverlapPictureRenders(t *testing.T) {
 		t.Error("the title does not count the conflict")
 	}
 }
+
+// TestOverlapLineText: Recent tells an overlap's life in words, a
+// conflict marked as a warning.
+func TestOverlapLineText(t *testing.T) {
+	const shop = "/src/shop"
+	plain := ov(shop, shop, "a", shop+"-wt2", "b", contract.VerdictOverlap, []string{"cart.go:observed:git", "tax.go:git:git"})
+	hot := ov(shop, shop, "a", shop+"-wt2", "b", contract.VerdictConflict, []string{"cart.go:observed:git"}, "cart.go")
+	lasted := int64(125_000)
+	for _, tt := range []struct {
+		l    contract.Line
+		want string
+	}{
+		{contract.Line{Type: contract.LineOverlapOpened, Overlap: &plain}, "⇄ overlap: a in shop and b in shop-wt2 changed cart.go +1"},
+		{contract.Line{Type: contract.LineOverlapOpened, Overlap: &hot}, "⚠ conflict: a in shop and b in shop-wt2 changed cart.go"},
+		{contract.Line{Type: contract.LineOverlapChanged, Overlap: &hot}, "⚠ overlap became a conflict: a in shop and b in shop-wt2 changed cart.go"},
+		{contract.Line{Type: contract.LineOverlapChanged, Overlap: &plain}, "overlap changed: a in shop and b in shop-wt2 changed cart.go +1"},
+		{contract.Line{Type: contract.LineOverlapClosed, Overlap: &hot, LastedMs: &lasted}, "✓ conflict closed: a and b, lasted 2m"},
+	} {
+		if got := LineText(tt.l); got != tt.want {
+			t.Errorf("%s: got %q, want %q", tt.l.Type, got, tt.want)
+		}
+	}
+}
