@@ -3248,9 +3248,15 @@ func OverlapPicture(h Hall) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 287, " <p class=\"picture-legend\" data-testid=\"picture-legend\"><span><span class=\"ev ev-observed\" aria-hidden=\"true\">●</span> observed: the Hall saw the agent's tool change it</span> <span><span class=\"ev ev-git\" aria-hidden=\"true\">◆</span> git: git lists it changed in that worktree</span> <span><span class=\"ev ev-declared\" aria-hidden=\"true\">○</span> declared: in the agent's working set</span> <span><span class=\"verdict verdict-conflict\" aria-hidden=\"true\">conflict</span> git predicts the merge will not be clean</span></p>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 287, " ")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
+			}
+			if len(pics) > 0 {
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 288, "<p class=\"picture-legend\" data-testid=\"picture-legend\"><span><span class=\"ev ev-observed\" aria-hidden=\"true\">●</span> observed: the Hall saw the agent's tool change it</span> <span><span class=\"ev ev-git\" aria-hidden=\"true\">◆</span> git: git lists it changed in that worktree</span> <span><span class=\"ev ev-declared\" aria-hidden=\"true\">○</span> declared: in the agent's working set</span> <span><span class=\"verdict verdict-conflict\" aria-hidden=\"true\">conflict</span> git predicts the merge will not be clean</span></p>")
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
 			}
 			return nil
 		})
@@ -3258,7 +3264,7 @@ func OverlapPicture(h Hall) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 288, "</section>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 289, "</section>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -85,6 +85,17 @@ func TestBrowserOverlapPicture(t *testing.T) {
 		t.Errorf("the title %q does not count the conflict", eval[string](t, b, `document.title`))
 	}
 
+	// On a phone the picture stays a grid with its headers (the roster
+	// turns into cards), scrolling in its own box, not the page.
+	b.do(t, "phone width", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile))
+	if got := eval[string](t, b, `getComputedStyle(document.querySelector('table.picture')).display + ' ' + getComputedStyle(document.querySelector('table.picture thead')).position + ' ' + (tid('picture-worktree').getBoundingClientRect().height > 0)`); got != "table static true" {
+		t.Errorf("on a phone the picture is %q, want a table with its headers shown", got)
+	}
+	if w := eval[int](t, b, `document.documentElement.scrollWidth`); w > 390 {
+		t.Errorf("on a phone (390 px) the page scrolls sideways: %d px wide", w)
+	}
+	b.do(t, "back to 1280 px", chromedp.EmulateViewport(1280, 900))
+
 	// B leaves: the overlap closes, the picture and the counts go.
 	req, _ := http.NewRequestWithContext(t.Context(), http.MethodDelete, m.URL()+"/api/presences/"+bResp.PresenceID, nil)
 	resp, err := http.DefaultClient.Do(req)

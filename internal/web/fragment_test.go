@@ -76,7 +76,7 @@ func TestFragmentsServedAlone(t *testing.T) {
 		{"drill", "drill", "drill-row"},
 		{"recent", "recent", "recent-item"},
 		{"collisions", "collisions", "collision-open"},
-		{"overlaps", "overlaps", "picture-legend"},
+		{"overlaps", "overlaps", "overlaps"},
 		{"roster", "roster", "roster-row"},
 		{"picker", "picker", "brain-item"},
 	} {
