@@ -187,11 +187,8 @@ func LineText(l contract.Line) string {
 		return t
 	case contract.LineOverlapOpened:
 		return overlapMark(*l.Overlap) + l.Overlap.Verdict + ": " + overlapText(*l.Overlap)
-	case contract.LineOverlapChanged:
-		if l.Overlap.Verdict == contract.VerdictConflict {
-			return "⚠ overlap became a conflict: " + overlapText(*l.Overlap)
-		}
-		return "overlap changed: " + overlapText(*l.Overlap)
+	case contract.LineOverlapChanged: // the line does not say what it was before
+		return overlapMark(*l.Overlap) + l.Overlap.Verdict + " now: " + overlapText(*l.Overlap)
 	case contract.LineOverlapClosed:
 		t := "✓ " + l.Overlap.Verdict + " closed: " + l.Overlap.A.AgentID + " and " + l.Overlap.B.AgentID
 		if l.LastedMs != nil {

@@ -323,8 +323,8 @@ func TestOverlapLineText(t *testing.T) {
 	}{
 		{contract.Line{Type: contract.LineOverlapOpened, Overlap: &plain}, "⇄ overlap: a in shop and b in shop-wt2 changed cart.go +1"},
 		{contract.Line{Type: contract.LineOverlapOpened, Overlap: &hot}, "⚠ conflict: a in shop and b in shop-wt2 changed cart.go"},
-		{contract.Line{Type: contract.LineOverlapChanged, Overlap: &hot}, "⚠ overlap became a conflict: a in shop and b in shop-wt2 changed cart.go"},
-		{contract.Line{Type: contract.LineOverlapChanged, Overlap: &plain}, "overlap changed: a in shop and b in shop-wt2 changed cart.go +1"},
+		{contract.Line{Type: contract.LineOverlapChanged, Overlap: &hot}, "⚠ conflict now: a in shop and b in shop-wt2 changed cart.go"},
+		{contract.Line{Type: contract.LineOverlapChanged, Overlap: &plain}, "⇄ overlap now: a in shop and b in shop-wt2 changed cart.go +1"},
 		{contract.Line{Type: contract.LineOverlapClosed, Overlap: &hot, LastedMs: &lasted}, "✓ conflict closed: a and b, lasted 2m"},
 	} {
 		if got := LineText(tt.l); got != tt.want {
