@@ -48,6 +48,18 @@ func (h Hall) PlaceCards() []PlaceCard {
 	return h.Cards
 }
 
+// CollisionWarning is the strip's warning for the scope (CollisionWarningAt).
+func (h Hall) CollisionWarning() string {
+	cards := h.PlaceCards()
+	total := h.CollisionsTotal()
+	return CollisionWarningAt(total, len(cards), PairsIn(cards) >= total)
+}
+
+// CollisionWarningTitle says what the strip's collision count counts.
+func (h Hall) CollisionWarningTitle() string {
+	return CollisionCountTitle(h.PlaceCards(), h.CollisionsTotal()) + "; a collision is a pair of agents"
+}
+
 // CardTeamsShown is how many teams a card lists before "+N more agents
 // here": a crowded worktree is one card, and its card stays a card.
 const CardTeamsShown = 8

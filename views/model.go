@@ -71,6 +71,10 @@ type Hall struct {
 	// Cards is PlaceCards(Data.Collisions, Data.Presences), gathered once
 	// by the page's model; PlaceCards fills it when nil.
 	Cards []PlaceCard
+	// Pictures and PicturesMore are Pictures(Data.Overlaps), gathered
+	// once by the page's model; OverlapPictures fills them when nil.
+	Pictures     []Picture
+	PicturesMore int
 }
 
 // CollidingSet is the presence ids that are a side of a live collision.
@@ -181,6 +185,16 @@ func LineText(l contract.Line) string {
 			t += ", lasted " + contract.AgeMs(*l.LastedMs)
 		}
 		return t
+	case contract.LineOverlapOpened:
+		return overlapMark(*l.Overlap) + l.Overlap.Verdict + ": " + overlapText(*l.Overlap)
+	case contract.LineOverlapChanged: // the line does not say what it was before
+		return overlapMark(*l.Overlap) + l.Overlap.Verdict + " now: " + overlapText(*l.Overlap)
+	case contract.LineOverlapClosed:
+		t := "✓ " + l.Overlap.Verdict + " closed: " + l.Overlap.A.AgentID + " and " + l.Overlap.B.AgentID
+		if l.LastedMs != nil {
+			t += ", lasted " + contract.AgeMs(*l.LastedMs)
+		}
+		return t
 	case contract.LineRegistryUnreadable:
 		return "⚠ registry unreadable, roster dropped: " + l.Detail
 	case contract.LineRegistryReadable:
@@ -191,6 +205,26 @@ func LineText(l contract.Line) string {
 		return "store reachable again"
 	}
 	return l.Type
+}
+
+// overlapMark leads an overlap's line: a warning for a conflict.
+func overlapMark(o contract.Overlap) string {
+	if o.Verdict == contract.VerdictConflict {
+		return "⚠ "
+	}
+	return "⇄ "
+}
+
+// overlapText names an overlap's sides, their worktrees and its first file.
+func overlapText(o contract.Overlap) string {
+	t := o.A.AgentID + " in " + ShortWhere(o.A.Worktree, o.Brain) + " and " + o.B.AgentID + " in " + ShortWhere(o.B.Worktree, o.Brain) + " changed "
+	if len(o.Files) > 0 {
+		t += o.Files[0].Path
+	}
+	if more := max(o.FilesTotal, len(o.Files)) - 1; more > 0 {
+		t += " +" + itoa(more)
+	}
+	return t
 }
 
 func pairText(c contract.Collision) string {
@@ -298,6 +332,18 @@ func CollisionWarning(n int) string {
 		return ""
 	}
 	return "⚠ " + Plural(n, "collision", "collisions")
+}
+
+// CollisionWarningAt is the strip's warning: the collisions (pairs of
+// agents), and the places they are at when fewer, so it squares with the
+// banner and the list, which count places. Places are said only when
+// every collision is listed (they are counted from the list).
+func CollisionWarningAt(pairs, places int, allListed bool) string {
+	w := CollisionWarning(pairs)
+	if w != "" && allListed && places > 0 && places < pairs {
+		w += " at " + Plural(places, "place", "places")
+	}
+	return w
 }
 
 // ClauseLabel reads a collision clause as words.
@@ -442,7 +488,10 @@ func Or(s string) string {
 // Title is the document title: the root line, so a background tab reads.
 func Title(h Hall) string {
 	t := fmt.Sprintf("%s · %s", Plural(len(h.Data.Presences), "agent", "agents"), ScopeLabel(h.Brain))
-	if w := CollisionWarning(h.CollisionsTotal()); w != "" {
+	if w := h.CollisionWarning(); w != "" {
+		t += " · " + w
+	}
+	if w := ConflictWarning(ConflictsListed(h.Data.Overlaps), h.OverlapsPartial()); w != "" {
 		t += " · " + w
 	}
 	return t + " — Hall"

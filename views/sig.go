@@ -30,7 +30,7 @@ func PresenceSig(p contract.Presence, colliding bool) string {
 // RosterSig is a short signature of what a scope's roster says: the page
 // compares it with a fetched one (the strip's data-sig) to tell whether a
 // quiet stream missed a change. It covers what the rows show and every
-// field of the collisions, and not the clock.
+// field of the collisions and the overlaps, and not the clock.
 func RosterSig(d contract.PresencesResponse) string {
 	s := newSig()
 	s.str(d.Error)
@@ -41,6 +41,11 @@ func RosterSig(d contract.PresencesResponse) string {
 	s.str("|")
 	for _, c := range d.Collisions {
 		s.collision(c)
+	}
+	s.str("|")
+	s.num(int64(d.OverlapsTotal))
+	for _, o := range d.Overlaps {
+		s.overlap(o)
 	}
 	return s.String()
 }
@@ -112,6 +117,33 @@ func (s *sig) presence(p contract.Presence) {
 	s.str(p.ParentPresenceID)
 	s.num(p.FirstSeenMs)
 	s.num(p.LastBeatMs)
+}
+
+// overlap writes every field of an overlap.
+func (s *sig) overlap(o contract.Overlap) {
+	s.str(o.OverlapID)
+	s.str(o.Brain)
+	for _, x := range []contract.OverlapSide{o.A, o.B} {
+		s.str(x.PresenceID)
+		s.str(x.AgentID)
+		s.str(x.Theme)
+		s.str(x.Worktree)
+		s.str(x.Branch)
+		s.str(x.Git)
+	}
+	s.str(o.Verdict)
+	s.str(o.Merge)
+	s.str(o.Basis)
+	s.num(int64(len(o.Files)))
+	for _, f := range o.Files {
+		s.str(f.Path)
+		s.strs(f.A)
+		s.strs(f.B)
+	}
+	s.num(int64(o.FilesTotal))
+	s.strs(o.Conflicts)
+	s.num(int64(o.ConflictsTotal))
+	s.num(o.SinceMs)
 }
 
 // collision writes every field of a collision.

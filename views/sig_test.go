@@ -68,3 +68,24 @@ func TestRosterSigSeesEveryCollisionField(t *testing.T) {
 		t.Error("fields run into each other")
 	}
 }
+
+// TestRosterSigSeesEveryOverlapField: a change to any field of an
+// overlap (it became a conflict, a file joined, a side's branch moved),
+// or to how many there are, changes the roster's signature: a quiet
+// stream that missed it is found out.
+func TestRosterSigSeesEveryOverlapField(t *testing.T) {
+	base := contract.PresencesResponse{Overlaps: []contract.Overlap{{OverlapID: "a~b", Brain: "/b", Verdict: contract.VerdictOverlap,
+		Files: []contract.OverlapFile{{Path: "x.go", A: []string{"observed"}, B: []string{"git"}}}, Conflicts: []string{}}}, OverlapsTotal: 1}
+	changed, err := contracttest.EachFieldChanged(base.Overlaps[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range changed {
+		if RosterSig(contract.PresencesResponse{Overlaps: []contract.Overlap{c.Value}, OverlapsTotal: 1}) == RosterSig(base) {
+			t.Errorf("a change to overlap %s leaves the roster's signature", c.Field)
+		}
+	}
+	if RosterSig(contract.PresencesResponse{Overlaps: base.Overlaps, OverlapsTotal: 2}) == RosterSig(base) {
+		t.Error("a change to overlaps_total leaves the roster's signature")
+	}
+}

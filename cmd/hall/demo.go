@@ -108,6 +108,7 @@ type demoMove struct {
 	callerRoot string
 	workingSet []string
 	tool       string
+	touched    []string // files its tool changes, absolute (observed)
 }
 
 func demoPath(rel string) string { return demoBase + "/" + rel }
@@ -115,7 +116,12 @@ func demoPath(rel string) string { return demoBase + "/" + rel }
 // demoAgents is the cast. codex-2 moves into claude-7's worktree for steps
 // 4–8 and touches the files claude-7 declared: a collision on both
 // same_worktree and working_set_overlap, which dissolves when it moves
-// back. cursor-1 and claude-9 share a caller root but only read: same place
+// back. Before and after, in its own worktree, it changes go.mod, which
+// claude-7 changes in its own: an overlap of two worktrees (issue #20).
+// gemini-4, in a third worktree, changes cart.go, which claude-7 changes
+// too: an overlap throughout, the page's picture. Overlaps on observed
+// and declared files only: the demo's worktrees do not exist for git, so
+// never a conflict. cursor-1 and claude-9 share a caller root but only read: same place
 // alone never warns. nightly-bot leaves at step 9 and rejoins at 11. The
 // agents arrive over the first steps, so a newcomer sees them join.
 var demoAgents = []demoAgent{
@@ -123,7 +129,8 @@ var demoAgents = []demoAgent{
 		agent: "claude-7", brain: demoPath("shop"), kind: "executor",
 		theme: "checkout refactor", task: "msn_8c1d2e",
 		at: func(int) demoMove {
-			return demoMove{worktree: demoPath("shop-wt2"), workingSet: []string{"src/checkout/", "go.mod"}, tool: "Edit"}
+			return demoMove{worktree: demoPath("shop-wt2"), workingSet: []string{"src/checkout/", "go.mod"}, tool: "Edit",
+				touched: []string{demoPath("shop-wt2/src/checkout/cart.go"), demoPath("shop-wt2/go.mod")}}
 		},
 	},
 	{
@@ -134,10 +141,19 @@ var demoAgents = []demoAgent{
 			case step < 2:
 				return demoMove{worktree: demoPath("shop-wt3"), workingSet: []string{"internal/search/"}, tool: "Read"}
 			case step < 4 || step > 8:
-				return demoMove{worktree: demoPath("shop-wt3"), workingSet: []string{"internal/search/"}, tool: "Edit"}
+				return demoMove{worktree: demoPath("shop-wt3"), workingSet: []string{"internal/search/"}, tool: "Edit",
+					touched: []string{demoPath("shop-wt3/internal/search/index.go"), demoPath("shop-wt3/go.mod")}}
 			default:
 				return demoMove{worktree: demoPath("shop-wt2"), workingSet: []string{"src/checkout/cart.go", "internal/search/"}, tool: "Write"}
 			}
+		},
+	},
+	{
+		agent: "gemini-4", brain: demoPath("shop"), kind: "executor",
+		theme: "cart discounts", task: "msn_5e90b3", arrive: 3,
+		at: func(int) demoMove {
+			return demoMove{worktree: demoPath("shop-wt4"), workingSet: []string{"src/checkout/discount.go"}, tool: "Edit",
+				touched: []string{demoPath("shop-wt4/src/checkout/discount.go"), demoPath("shop-wt4/src/checkout/cart.go")}}
 		},
 	},
 	{
@@ -198,7 +214,7 @@ func (d *Demo) step(ctx context.Context, step int) {
 		_, err := d.svc.Beat(ctx, presence.Beat{
 			AgentID: a.agent, Brain: a.brain, Kind: a.kind, Theme: a.theme, TaskRef: a.task,
 			DeclaredIntent: a.intent, Worktree: mv.worktree, CallerRoot: mv.callerRoot,
-			WorkingSet: ws, Tool: mv.tool,
+			WorkingSet: ws, Tool: mv.tool, Touched: mv.touched,
 		})
 		if err != nil {
 			d.log.Warn("demo beat", "agent", a.agent, "err", err)

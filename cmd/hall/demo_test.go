@@ -178,3 +178,41 @@ func TestDemoCommand(t *testing.T) {
 		t.Errorf("demo registry %s still there after exit (stat: %v)", dir, err)
 	}
 }
+
+// TestDemoShowsAnOverlap: gemini-4 and claude-7 change cart.go each in
+// its own worktree, an overlap throughout (the page's picture); outside
+// their collision, claude-7 and codex-2 change go.mod each in its own: an
+// overlap too, and never while they share a worktree. On observed and
+// declared files only: the demo's worktrees do not exist for git.
+func TestDemoShowsAnOverlap(t *testing.T) {
+	m := MustOpenHall(t, Config{})
+	_, steps := demoSteps(t, m, 5*time.Millisecond)
+	seen := map[string]bool{}
+	for i := 0; len(seen) < 2; i++ {
+		if i > 3*demoCycle {
+			t.Fatalf("in %d steps, saw the overlaps %v; want cart.go and go.mod", i, seen)
+		}
+		var s presence.Snapshot
+		select {
+		case s = <-steps:
+		case <-time.After(30 * time.Second):
+			t.Fatal("timed out waiting for a step")
+		}
+		for _, o := range s.Overlaps {
+			agents := o.A.AgentID + " " + o.B.AgentID
+			if len(o.Files) == 0 || o.Verdict != "overlap" || o.A.Git == "" || o.B.Git == "" {
+				t.Fatalf("overlap %+v, want files, on observed and declared files only", o)
+			}
+			switch f := o.Files[0].Path; {
+			case f == "go.mod" && len(o.Files) == 1 && strings.Contains(agents, "claude-7") && strings.Contains(agents, "codex-2"):
+				if len(s.Collisions) > 0 {
+					t.Fatalf("claude-7 and codex-2 overlap while they collide: %+v", s.Collisions)
+				}
+			case f == "src/checkout/cart.go" && strings.Contains(agents, "gemini-4"):
+			default:
+				t.Fatalf("overlap between %s on %+v: not in the script", agents, o.Files)
+			}
+			seen[o.Files[0].Path] = true
+		}
+	}
+}

@@ -23,17 +23,18 @@ var fragments = map[string]func(views.Hall) templ.Component{
 	"drill":      func(h views.Hall) templ.Component { return views.Drill(h.Data, h.CollidingSet()) },
 	"recent":     func(h views.Hall) templ.Component { return views.Recent(h.Recent, h.Data.ServedAtMs) },
 	"collisions": views.CollisionList,
+	"overlaps":   views.OverlapPicture,
 	"roster":     views.Roster,
 	"picker":     func(h views.Hall) templ.Component { return views.Picker(h.Brain, h.Brains) },
 }
 
 // hallRegions is the fragment "hall": every region the live page swaps, in
 // one response.
-var hallRegions = []string{"banner", "strip", "recent", "collisions", "roster", "picker"}
+var hallRegions = []string{"banner", "strip", "recent", "collisions", "overlaps", "roster", "picker"}
 
 // HandleFragment serves GET /fragments/{name}[?brain=][&roster=all]: one
 // region of the Hall page as HTML (banner, strip, drill, recent,
-// collisions, roster, picker), rendered by the same templates as the page,
+// collisions, overlaps, roster, picker), rendered by the same templates as the page,
 // or "hall", every region the live page swaps. Each region's root carries
 // data-region and data-hash, a hash of its bytes; a request whose
 // X-Hall-Have header lists a region's hash (space-separated) is sent the

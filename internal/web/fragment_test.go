@@ -70,12 +70,13 @@ func TestFragmentsServedAlone(t *testing.T) {
 		regions string
 		has     string // a data-testid the fragment holds
 	}{
-		{"hall", "banner strip recent collisions roster picker", "collision"},
+		{"hall", "banner strip recent collisions overlaps roster picker", "collision"},
 		{"banner", "banner", "banner-text"},
 		{"strip", "strip", "drill-row"},
 		{"drill", "drill", "drill-row"},
 		{"recent", "recent", "recent-item"},
 		{"collisions", "collisions", "collision-open"},
+		{"overlaps", "overlaps", "overlaps"},
 		{"roster", "roster", "roster-row"},
 		{"picker", "picker", "brain-item"},
 	} {

@@ -121,6 +121,7 @@ func (h *Handler) hallModel(snap presence.Snapshot, cursor string, serr error, b
 		Sides:     contract.Colliding(data.Collisions),
 		Cards:     views.PlaceCards(data.Collisions, data.Presences),
 	}
+	model.Pictures, model.PicturesMore = views.Pictures(data.Overlaps)
 	if len(data.Collisions) > 0 {
 		model.Page.Icon = model.AlertIconURL
 	}

@@ -1,0 +1,441 @@
+package views
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/presence/overlap"
+)
+
+// The overlap picture (issue #20): for each brain with overlaps, its
+// worktrees against the files changed in more than one of them, so a lead
+// sees where work converges. It is built from the overlaps the roster
+// already lists (the contract's, bounded on each brain), never from git:
+// the union of their sides and files, in one pass over them.
+
+// The picture's bounds: a grid a person reads at a glance. What they
+// leave out is counted ("+K more").
+const (
+	PictureBrains    = 4  // brains shown, most conflicts first
+	PictureWorktrees = 6  // worktree columns on a brain
+	PictureFiles     = 12 // file rows on a brain, conflicts first
+)
+
+// Evidence is what showed that a worktree changed a file, the contract's
+// labels as bits: each is a measure of its own and shown apart.
+type Evidence uint8
+
+// The evidence bits, in the contract's order (declared, observed, git).
+const (
+	EvDeclared Evidence = 1 << iota
+	EvObserved
+	EvGit
+)
+
+// evidenceOf reads an overlap file side's labels.
+func evidenceOf(labels []string) Evidence {
+	var e Evidence
+	for _, l := range labels {
+		switch overlap.Source(l) {
+		case overlap.SourceDeclared:
+			e |= EvDeclared
+		case overlap.SourceObserved:
+			e |= EvObserved
+		case overlap.SourceGit:
+			e |= EvGit
+		}
+	}
+	return e
+}
+
+// evidenceMarks is each label with its glyph, in the contract's order: the
+// glyph is for the eye, the label for screen readers and the tooltip.
+var evidenceMarks = []struct {
+	bit   Evidence
+	label string
+	glyph string
+	title string
+}{
+	{EvDeclared, string(overlap.SourceDeclared), "○", "declared: in its working set"},
+	{EvObserved, string(overlap.SourceObserved), "●", "observed: the Hall saw its tool change the file"},
+	{EvGit, string(overlap.SourceGit), "◆", "git: git lists the file changed in this worktree"},
+}
+
+// Mark is one evidence label of a cell as the page shows it.
+type Mark struct {
+	Label, Glyph, Title string
+}
+
+// Marks lists the cell's labels, in the contract's order.
+func (e Evidence) Marks() []Mark {
+	var out []Mark
+	for _, m := range evidenceMarks {
+		if e&m.bit != 0 {
+			out = append(out, Mark{Label: m.label, Glyph: m.glyph, Title: m.title})
+		}
+	}
+	return out
+}
+
+// Labels is the cell's labels, space-separated, for data-evidence.
+func (e Evidence) Labels() string {
+	s := ""
+	for _, m := range e.Marks() {
+		if s != "" {
+			s += " "
+		}
+		s += m.Label
+	}
+	return s
+}
+
+// PictureWorktree is one column: a worktree and the agents in it that
+// are a side of an overlap.
+type PictureWorktree struct {
+	Worktree string
+	Branch   string
+	Agents   []string // agent ids, in the order met
+	conflict bool
+	files    int // overlapping files it changed
+}
+
+// PictureCell is what one worktree did to one file: nothing (Evidence 0),
+// or changed it, with the evidence; Conflict when git predicts this
+// worktree's merge with another conflicts in that file.
+type PictureCell struct {
+	Evidence Evidence
+	Conflict bool
+}
+
+// PictureRow is one file, repository-relative, across the shown
+// worktrees.
+type PictureRow struct {
+	Path     string
+	Conflict bool // git predicts a merge conflict in it, for some pair
+	Cells    []PictureCell
+}
+
+// Picture is one brain's grid.
+type Picture struct {
+	Brain         string
+	Worktrees     []PictureWorktree // shown, at most PictureWorktrees
+	Rows          []PictureRow      // shown, at most PictureFiles
+	MoreWorktrees int               // worktrees left out
+	MoreFiles     int               // listed files left out
+	FilesCut      bool              // an overlap lists only its first files (files_total)
+	Overlaps      int               // listed overlapping pairs on the brain
+	Conflicts     int               // of them, conflicts
+}
+
+// Pictures gathers each brain's picture from the listed overlaps: brains
+// with more conflicts first, then more overlaps, then by name; at most
+// PictureBrains, and how many more brains have overlaps. Linear in the
+// overlaps' sides and files, but for ordering the distinct worktrees and
+// files of a brain.
+func Pictures(os []contract.Overlap) ([]Picture, int) {
+	type cellKey struct{ wt, file int }
+	type brainAcc struct {
+		pic   Picture
+		wts   []PictureWorktree
+		wtIx  map[string]int
+		files []PictureRow
+		fIx   map[string]int
+		cells map[cellKey]PictureCell
+	}
+	var order []*brainAcc
+	byBrain := map[string]*brainAcc{}
+	for _, o := range os {
+		acc := byBrain[o.Brain]
+		if acc == nil {
+			acc = &brainAcc{pic: Picture{Brain: o.Brain}, wtIx: map[string]int{}, fIx: map[string]int{}, cells: map[cellKey]PictureCell{}}
+			byBrain[o.Brain] = acc
+			order = append(order, acc)
+		}
+		conflict := o.Verdict == contract.VerdictConflict
+		acc.pic.Overlaps++
+		if conflict {
+			acc.pic.Conflicts++
+		}
+		if o.FilesTotal > len(o.Files) {
+			acc.pic.FilesCut = true
+		}
+		side := func(s contract.OverlapSide) int {
+			i, ok := acc.wtIx[s.Worktree]
+			if !ok {
+				i = len(acc.wts)
+				acc.wtIx[s.Worktree] = i
+				acc.wts = append(acc.wts, PictureWorktree{Worktree: s.Worktree, Branch: s.Branch})
+			}
+			w := &acc.wts[i]
+			if !slices.Contains(w.Agents, s.AgentID) {
+				w.Agents = append(w.Agents, s.AgentID)
+			}
+			if w.Branch == "" {
+				w.Branch = s.Branch
+			}
+			w.conflict = w.conflict || conflict
+			return i
+		}
+		a, b := side(o.A), side(o.B)
+		var conflicts map[string]bool
+		if conflict {
+			conflicts = make(map[string]bool, len(o.Conflicts))
+			for _, c := range o.Conflicts {
+				conflicts[c] = true
+			}
+		}
+		for _, f := range o.Files {
+			fi, ok := acc.fIx[f.Path]
+			if !ok {
+				fi = len(acc.files)
+				acc.fIx[f.Path] = fi
+				acc.files = append(acc.files, PictureRow{Path: f.Path})
+			}
+			hot := conflicts[f.Path]
+			acc.files[fi].Conflict = acc.files[fi].Conflict || hot
+			for _, s := range []struct {
+				wt     int
+				labels []string
+			}{{a, f.A}, {b, f.B}} {
+				k := cellKey{s.wt, fi}
+				c, seen := acc.cells[k]
+				if !seen {
+					acc.wts[s.wt].files++
+				}
+				c.Evidence |= evidenceOf(s.labels)
+				c.Conflict = c.Conflict || hot
+				acc.cells[k] = c
+			}
+		}
+	}
+	out := make([]Picture, 0, len(order))
+	for _, acc := range order {
+		p := acc.pic
+		wtOrder := make([]int, len(acc.wts))
+		for i := range wtOrder {
+			wtOrder[i] = i
+		}
+		slices.SortStableFunc(wtOrder, func(x, y int) int {
+			a, b := acc.wts[x], acc.wts[y]
+			if a.conflict != b.conflict {
+				return boolFirst(a.conflict)
+			}
+			return cmp.Or(cmp.Compare(b.files, a.files), cmp.Compare(a.Worktree, b.Worktree))
+		})
+		fOrder := make([]int, len(acc.files))
+		for i := range fOrder {
+			fOrder[i] = i
+		}
+		slices.SortStableFunc(fOrder, func(x, y int) int {
+			a, b := acc.files[x], acc.files[y]
+			if a.Conflict != b.Conflict {
+				return boolFirst(a.Conflict)
+			}
+			return cmp.Compare(a.Path, b.Path)
+		})
+		if len(wtOrder) > PictureWorktrees {
+			p.MoreWorktrees = len(wtOrder) - PictureWorktrees
+			wtOrder = wtOrder[:PictureWorktrees]
+		}
+		if len(fOrder) > PictureFiles {
+			p.MoreFiles = len(fOrder) - PictureFiles
+			fOrder = fOrder[:PictureFiles]
+		}
+		p.Worktrees = make([]PictureWorktree, len(wtOrder))
+		for i, w := range wtOrder {
+			p.Worktrees[i] = acc.wts[w]
+		}
+		p.Rows = make([]PictureRow, len(fOrder))
+		for i, f := range fOrder {
+			row := acc.files[f]
+			row.Cells = make([]PictureCell, len(wtOrder))
+			for j, w := range wtOrder {
+				row.Cells[j] = acc.cells[cellKey{w, f}]
+			}
+			p.Rows[i] = row
+		}
+		out = append(out, p)
+	}
+	slices.SortStableFunc(out, func(a, b Picture) int {
+		return cmp.Or(cmp.Compare(b.Conflicts, a.Conflicts), cmp.Compare(b.Overlaps, a.Overlaps), cmp.Compare(a.Brain, b.Brain))
+	})
+	more := 0
+	if len(out) > PictureBrains {
+		more = len(out) - PictureBrains
+		out = out[:PictureBrains]
+	}
+	return out, more
+}
+
+// boolFirst orders true before false, for a comparison whose sides differ.
+func boolFirst(a bool) int {
+	if a {
+		return -1
+	}
+	return 1
+}
+
+// ConflictsListed is how many listed overlaps are conflicts: the contract
+// counts overlaps (overlaps_total), and lists each with its verdict.
+func ConflictsListed(os []contract.Overlap) int {
+	n := 0
+	for _, o := range os {
+		if o.Verdict == contract.VerdictConflict {
+			n++
+		}
+	}
+	return n
+}
+
+// ConflictWarning is the strip's count of conflicts, "" when none: "≥"
+// when the contract listed only some of the overlaps, so some conflicts
+// may not be counted.
+func ConflictWarning(n int, partial bool) string {
+	if n == 0 {
+		return ""
+	}
+	if partial {
+		return "⚠ ≥ " + Plural(n, "conflict", "conflicts")
+	}
+	return "⚠ " + Plural(n, "conflict", "conflicts")
+}
+
+// PictureColumnTitle is a worktree column's tooltip: the whole path, its
+// branch and agents.
+func PictureColumnTitle(w PictureWorktree) string {
+	t := w.Worktree
+	if w.Branch != "" {
+		t += "\nbranch " + w.Branch
+	}
+	for _, a := range w.Agents {
+		t += "\n" + a
+	}
+	return t
+}
+
+// PictureMore says what the picture left out of a brain, "" when nothing.
+func PictureMore(p Picture) string {
+	var parts []string
+	if p.MoreWorktrees > 0 {
+		parts = append(parts, "+"+Plural(p.MoreWorktrees, "more worktree", "more worktrees"))
+	}
+	if p.MoreFiles > 0 {
+		parts = append(parts, "+"+Plural(p.MoreFiles, "more file", "more files"))
+	}
+	if p.FilesCut {
+		parts = append(parts, "more files not listed (an overlap lists its first files only; files_total counts them)")
+	}
+	s := ""
+	for i, x := range parts {
+		if i > 0 {
+			s += " · "
+		}
+		s += x
+	}
+	return s
+}
+
+// OverlapPictures is the overlap region's pictures and how many more
+// brains have overlaps: Pictures, or gathered from Data when nil.
+func (h Hall) OverlapPictures() ([]Picture, int) {
+	if h.Pictures == nil {
+		return Pictures(h.Data.Overlaps)
+	}
+	return h.Pictures, h.PicturesMore
+}
+
+// OverlapsTotal is how many overlapping pairs are open in scope, listed
+// or not (overlaps_total; conflicts included).
+func (h Hall) OverlapsTotal() int {
+	return max(h.Data.OverlapsTotal, len(h.Data.Overlaps))
+}
+
+// OverlapsPartial is whether the contract listed only some of the
+// overlaps: the conflicts counted are then a floor.
+func (h Hall) OverlapsPartial() bool {
+	return h.Data.OverlapsTotal > len(h.Data.Overlaps)
+}
+
+// OverlapCountTitle says what the strip's overlap count counts.
+func OverlapCountTitle(total, conflicts int) string {
+	return Plural(total, "pair", "pairs") + " of agents in different worktrees of one brain that changed the same files, " +
+		Plural(conflicts, "conflict", "conflicts") + " included (git predicts their merge will not be clean)"
+}
+
+// RowVerdict is a file row's verdict: conflict when git predicts a merge
+// conflict in it for some pair, else overlap.
+func RowVerdict(r PictureRow) string {
+	if r.Conflict {
+		return contract.VerdictConflict
+	}
+	return contract.VerdictOverlap
+}
+
+// RowVerdictText is the row's mark.
+func RowVerdictText(r PictureRow) string {
+	if r.Conflict {
+		return "⚠ conflict"
+	}
+	return "overlap"
+}
+
+// CellText is a cell in words, for screen readers: whether the worktree
+// changed the file, and what showed it.
+func CellText(c PictureCell) string {
+	if c.Evidence == 0 {
+		return "not changed here"
+	}
+	t := "changed ("
+	for i, m := range c.Evidence.Marks() {
+		if i > 0 {
+			t += ", "
+		}
+		t += m.Label
+	}
+	t += ")"
+	if c.Conflict {
+		t += ", conflict"
+	}
+	return t
+}
+
+// CellTitle is a cell's tooltip: what each mark means.
+func CellTitle(c PictureCell) string {
+	if c.Evidence == 0 {
+		return "not changed in this worktree"
+	}
+	t := ""
+	for i, m := range c.Evidence.Marks() {
+		if i > 0 {
+			t += "\n"
+		}
+		t += m.Title
+	}
+	if c.Conflict {
+		t += "\ngit predicts a merge conflict in this file"
+	}
+	return t
+}
+
+// PictureSummary is a brain's caption: its overlapping pairs and
+// conflicts.
+func PictureSummary(p Picture) string {
+	t := Plural(p.Overlaps, "overlap", "overlaps")
+	if p.Conflicts > 0 {
+		t += ", " + Plural(p.Conflicts, "conflict", "conflicts")
+	}
+	return t
+}
+
+// JoinComma joins names with ", ".
+func JoinComma(ss []string) string {
+	t := ""
+	for i, s := range ss {
+		if i > 0 {
+			t += ", "
+		}
+		t += s
+	}
+	return t
+}
