@@ -405,6 +405,23 @@ func TouchedPaths(p contract.Presence) []string {
 	return out
 }
 
+// ChangedPaths are the files a presence changed as the roster's Changed
+// column shows them: relative to where it works when they lie there
+// ("src/checkout/cart.go"), else shortened as ShortPath; the full paths
+// are in TouchedTitle.
+func ChangedPaths(p contract.Presence) []string {
+	where := strings.TrimRight(p.Where(), "/")
+	out := make([]string, len(p.Touched))
+	for i, t := range p.Touched {
+		if rel, ok := strings.CutPrefix(t.Path, where+"/"); ok && where != "" && rel != "" {
+			out[i] = rel
+		} else {
+			out[i] = ShortPath(t.Path)
+		}
+	}
+	return out
+}
+
 // TouchedText sums up the files a presence changed for the drill: the
 // newest one's name and how many more ("" when none).
 func TouchedText(p contract.Presence) string {

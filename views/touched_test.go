@@ -59,3 +59,28 @@ func TestTouchedText(t *testing.T) {
 		t.Errorf("ClauseLabel(touched_overlap) = %q", got)
 	}
 }
+
+func TestChangedPaths(t *testing.T) {
+	touched := func(paths ...string) []contract.Touch {
+		out := make([]contract.Touch, len(paths))
+		for i, p := range paths {
+			out[i] = contract.Touch{Path: p}
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name string
+		p    contract.Presence
+		want []string
+	}{
+		{"under its worktree: relative", contract.Presence{Worktree: "/home/ana/shop-wt2", Touched: touched("/home/ana/shop-wt2/src/checkout/cart.go")}, []string{"src/checkout/cart.go"}},
+		{"under its caller root when it has no worktree", contract.Presence{CallerRoot: "/home/ana/shop/", Touched: touched("/home/ana/shop/go.mod")}, []string{"go.mod"}},
+		{"elsewhere: shortened", contract.Presence{Worktree: "/home/ana/shop-wt2", Touched: touched("/home/ana/shop-wt3/internal/search/index.go")}, []string{"…/search/index.go"}},
+		{"a sibling with the same prefix is elsewhere", contract.Presence{Worktree: "/home/ana/shop", Touched: touched("/home/ana/shop-wt2/a/b/c.go")}, []string{"…/b/c.go"}},
+		{"nothing changed", contract.Presence{Worktree: "/w"}, []string{}},
+	} {
+		if got := ChangedPaths(tc.p); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: ChangedPaths = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
