@@ -82,6 +82,9 @@ type classifier struct {
 	staged   map[[2]int]bool // files a command earlier on the line staged
 	absFiles [][]string      // the others' files, absolute, as sc.Others
 	args     []arg           // scratch for the words of the commands being read, a stack
+	// shownSpan and shownText: the last command a finding named, and its
+	// clipped line (shown).
+	shownSpan, shownText string
 }
 
 func newClassifier(sc Scene) *classifier {
