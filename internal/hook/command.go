@@ -20,18 +20,30 @@ func shellCommand(tool string, input json.RawMessage) string {
 	if !shellTools[tool] {
 		return ""
 	}
+	// Decoded once, as whatever it is: a line can be the Hall's 32 KiB,
+	// and each further pass of encoding/json over it (a RawMessage kept,
+	// then decoded again) cost a shell hook answer more than the guard's
+	// reading of it (docs/performance.md, the shell guard).
 	var in struct {
-		Command json.RawMessage `json:"command"`
+		Command any `json:"command"`
 	}
-	if json.Unmarshal(input, &in) != nil || len(in.Command) == 0 {
+	if json.Unmarshal(input, &in) != nil {
 		return ""
 	}
-	var line string
-	if json.Unmarshal(in.Command, &line) == nil {
-		return line
-	}
 	var argv []string
-	if json.Unmarshal(in.Command, &argv) != nil || len(argv) == 0 {
+	switch c := in.Command.(type) {
+	case string:
+		return c
+	case []any:
+		for _, w := range c {
+			s, ok := w.(string)
+			if !ok {
+				return ""
+			}
+			argv = append(argv, s)
+		}
+	}
+	if len(argv) == 0 {
 		return ""
 	}
 	if len(argv) == 3 && (argv[1] == "-c" || argv[1] == "-lc") {
