@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/tidwall/gjson"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -20,27 +21,29 @@ func shellCommand(tool string, input json.RawMessage) string {
 	if !shellTools[tool] {
 		return ""
 	}
-	// Decoded once, as whatever it is: a line can be the Hall's 32 KiB,
-	// and each further pass of encoding/json over it (a RawMessage kept,
-	// then decoded again) cost a shell hook answer more than the guard's
-	// reading of it (docs/performance.md, the shell guard).
-	var in struct {
-		Command any `json:"command"`
-	}
-	if json.Unmarshal(input, &in) != nil {
-		return ""
-	}
+	// tool_input comes out of a payload encoding/json decoded, so it is
+	// valid JSON: gjson finds the command in one pass and unquotes it,
+	// where encoding/json would validate and scan it twice more (a line
+	// can be the Hall's 32 KiB, and those passes cost a shell hook answer
+	// more than the guard's reading of it: docs/performance.md, the shell
+	// guard). The last "command" wins, as in the agents' own JSON.parse.
+	var cmd gjson.Result
+	gjson.ParseBytes(input).ForEach(func(k, v gjson.Result) bool {
+		if k.Str == "command" {
+			cmd = v
+		}
+		return true
+	})
 	var argv []string
-	switch c := in.Command.(type) {
-	case string:
-		return c
-	case []any:
-		for _, w := range c {
-			s, ok := w.(string)
-			if !ok {
+	switch {
+	case cmd.Type == gjson.String:
+		return cmd.Str
+	case cmd.IsArray():
+		for _, w := range cmd.Array() {
+			if w.Type != gjson.String {
 				return ""
 			}
-			argv = append(argv, s)
+			argv = append(argv, w.Str)
 		}
 	}
 	if len(argv) == 0 {

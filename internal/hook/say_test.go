@@ -20,6 +20,12 @@ func TestShellCommand(t *testing.T) {
 		{"Bash", `{"cmd":"git stash"}`, ""},
 		{"Bash", `{"command":42}`, ""},
 		{"Bash", `not json`, ""},
+		{"Bash", `{"command":"echo \"a\tb\" \u00e9"}`, "echo \"a\tb\" é"},
+		{"Bash", `{"command":"ls","command":"git stash"}`, "git stash"}, // the last wins, as JSON.parse has it
+		{"Bash", `{"description":"the command","command":"git add -A"}`, "git add -A"},
+		{"shell", `{"command":["git",1]}`, ""},
+		{"shell", `{"command":[]}`, ""},
+		{"Bash", `{"command":null}`, ""},
 	} {
 		if got := shellCommand(tc.tool, json.RawMessage(tc.input)); got != tc.want {
 			t.Errorf("%s %s: got %q, want %q", tc.tool, tc.input, got, tc.want)
