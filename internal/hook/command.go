@@ -26,14 +26,9 @@ func shellCommand(tool string, input json.RawMessage) string {
 	// where encoding/json would validate and scan it twice more (a line
 	// can be the Hall's 32 KiB, and those passes cost a shell hook answer
 	// more than the guard's reading of it: docs/performance.md, the shell
-	// guard). The last "command" wins, as in the agents' own JSON.parse.
-	var cmd gjson.Result
-	gjson.ParseBytes(input).ForEach(func(k, v gjson.Result) bool {
-		if k.Str == "command" {
-			cmd = v
-		}
-		return true
-	})
+	// guard). An input naming "command" twice, which no agent writes,
+	// reads the first.
+	cmd := gjson.GetBytes(input, "command")
 	var argv []string
 	switch {
 	case cmd.Type == gjson.String:

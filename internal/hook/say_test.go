@@ -21,7 +21,8 @@ func TestShellCommand(t *testing.T) {
 		{"Bash", `{"command":42}`, ""},
 		{"Bash", `not json`, ""},
 		{"Bash", `{"command":"echo \"a\tb\" \u00e9"}`, "echo \"a\tb\" é"},
-		{"Bash", `{"command":"ls","command":"git stash"}`, "git stash"}, // the last wins, as JSON.parse has it
+		{"Bash", `{"command":"ls","command":"git stash"}`, "ls"}, // no agent writes a key twice: the first is read
+		{"Bash", `{"command.x":"ls"}`, ""},
 		{"Bash", `{"description":"the command","command":"git add -A"}`, "git add -A"},
 		{"shell", `{"command":["git",1]}`, ""},
 		{"shell", `{"command":[]}`, ""},
