@@ -17,7 +17,7 @@ import (
 )
 
 // guardCalls is how many calls each of the guard's figures times.
-const guardCalls = 1000
+const guardCalls = 2000
 
 // guard: what the shell guard adds to a shell tool's hook answer (issue
 // #21's goal: ≤ 0.2 ms at p99). One Hall at 100 presences; the session's
