@@ -277,3 +277,36 @@ func TestCases(t *testing.T) {
 		})
 	}
 }
+
+// A command's words are read onto a scratch stack that a substitution
+// among them pushes its own command onto: the words after it, and the
+// commands nested in it, must each read as written.
+func TestWordsAroundNestedCommands(t *testing.T) {
+	line := `rm src/search/a.go "$(sh -c 'git stash; rm -rf src/checkout')" src/checkout/cart.go`
+	v := Classify(line, shopScene())
+	type key struct {
+		cmd    string
+		action Action
+		reason Reason
+	}
+	got := map[key]bool{}
+	for _, f := range v.Findings {
+		got[key{f.Command, f.Action, f.Reason}] = true
+	}
+	for _, want := range []key{
+		{"git stash", Stash, Certain},
+		{"rm -rf src/checkout", Delete, Certain},
+		{line, Delete, RuntimeList}, // the substituted word
+		{line, Delete, Certain},     // cart.go, the word after it
+	} {
+		if !got[want] {
+			t.Errorf("no finding %+v in %+v", want, v.Findings)
+		}
+	}
+	// The nested command's words never join the outer one's: mv's source
+	// is computed at run time, not the cart.go the substitution echoes.
+	v = Classify(`mv "$(sh -c 'echo src/checkout/cart.go')" /tmp/x`, shopScene())
+	if len(v.Findings) != 1 || v.Findings[0].Action != Move || v.Findings[0].Reason != RuntimeList {
+		t.Errorf("got %+v, want one move of a list computed at run time", v.Findings)
+	}
+}
