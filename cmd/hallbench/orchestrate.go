@@ -69,6 +69,7 @@ func orchestrate(ctx context.Context, o options) error {
 		{"crosshall", b.crossHall},
 		{"page", b.page},
 		{"hooks", b.hooks},
+		{"guard", b.guard},
 	}
 	for _, s := range scenarios {
 		if o.only != "" && !strings.Contains(s.name, o.only) {

@@ -300,14 +300,17 @@ func (h *Hall) hookSay(ctx context.Context, req contract.BeatRequest, res presen
 	}
 	live := partners(res.PresenceID, res.Collisions)
 	if src == sceneOfRoster {
-		snap, err := h.roster().Snapshot(ctx)
+		// The presence's own brain, straight from the service: a whole
+		// snapshot would derive every brain's collisions and overlaps to
+		// answer one shell command (docs/performance.md, the guard).
+		r, brain, err := h.Service.LiveBeside(ctx, res.PresenceID)
 		if err != nil {
 			return out
 		}
-		if r, ok := snap.Find(res.PresenceID); ok {
+		if r.PresenceID != "" {
 			self = r
 		}
-		live = snap.Live
+		live = brain
 	}
 	sc := h.sceneFor(self, live, req.CallerRoot)
 	contested := false
@@ -335,9 +338,9 @@ const (
 	// beat's answer holds.
 	sceneOfPartners
 	// sceneOfRoster: a session's start (the ownership lines) or a shell
-	// command about to run (the guard) reads the live roster, which then
-	// catches up with the beat just taken, at a cost the roster's size
-	// sets: so only here.
+	// command about to run (the guard) reads the live records of the
+	// presence's brain (presence.Service.LiveBeside), at the cost of a
+	// pass over the roster: so only here.
 	sceneOfRoster
 )
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/tidwall/gjson"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -20,18 +21,27 @@ func shellCommand(tool string, input json.RawMessage) string {
 	if !shellTools[tool] {
 		return ""
 	}
-	var in struct {
-		Command json.RawMessage `json:"command"`
-	}
-	if json.Unmarshal(input, &in) != nil || len(in.Command) == 0 {
-		return ""
-	}
-	var line string
-	if json.Unmarshal(in.Command, &line) == nil {
-		return line
-	}
+	// tool_input comes out of a payload encoding/json decoded, so it is
+	// valid JSON: gjson finds the command in one pass and unquotes it,
+	// where encoding/json would validate and scan it twice more (a line
+	// can be the Hall's 32 KiB, and those passes cost a shell hook answer
+	// more than the guard's reading of it: docs/performance.md, the shell
+	// guard). An input naming "command" twice, which no agent writes,
+	// reads the first.
+	cmd := gjson.GetBytes(input, "command")
 	var argv []string
-	if json.Unmarshal(in.Command, &argv) != nil || len(argv) == 0 {
+	switch {
+	case cmd.Type == gjson.String:
+		return cmd.Str
+	case cmd.IsArray():
+		for _, w := range cmd.Array() {
+			if w.Type != gjson.String {
+				return ""
+			}
+			argv = append(argv, w.Str)
+		}
+	}
+	if len(argv) == 0 {
 		return ""
 	}
 	if len(argv) == 3 && (argv[1] == "-c" || argv[1] == "-lc") {

@@ -20,6 +20,13 @@ func TestShellCommand(t *testing.T) {
 		{"Bash", `{"cmd":"git stash"}`, ""},
 		{"Bash", `{"command":42}`, ""},
 		{"Bash", `not json`, ""},
+		{"Bash", `{"command":"echo \"a\tb\" \u00e9"}`, "echo \"a\tb\" é"},
+		{"Bash", `{"command":"ls","command":"git stash"}`, "ls"}, // no agent writes a key twice: the first is read
+		{"Bash", `{"command.x":"ls"}`, ""},
+		{"Bash", `{"description":"the command","command":"git add -A"}`, "git add -A"},
+		{"shell", `{"command":["git",1]}`, ""},
+		{"shell", `{"command":[]}`, ""},
+		{"Bash", `{"command":null}`, ""},
 	} {
 		if got := shellCommand(tc.tool, json.RawMessage(tc.input)); got != tc.want {
 			t.Errorf("%s %s: got %q, want %q", tc.tool, tc.input, got, tc.want)

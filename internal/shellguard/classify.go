@@ -20,6 +20,12 @@ func Classify(cmdline string, scene Scene) Verdict {
 
 // classify is Classify, also counting the steps it took.
 func classify(cmdline string, scene Scene) (v Verdict, steps int) {
+	return classifyWithin(cmdline, scene, MaxCommandLen)
+}
+
+// classifyWithin is classify reading lines up to limit bytes: the tests
+// hold the walk linear on lines longer than MaxCommandLen lets through.
+func classifyWithin(cmdline string, scene Scene, limit int) (v Verdict, steps int) {
 	sc := scene.normalize()
 	if !sc.atStake() {
 		return Verdict{}, 0
@@ -34,7 +40,7 @@ func classify(cmdline string, scene Scene) (v Verdict, steps int) {
 			v, steps = c.verdict(), c.steps
 		}
 	}()
-	if len(cmdline) > MaxCommandLen {
+	if len(cmdline) > limit {
 		c.runAnything(cmdText{cmdline}, TooLong)
 		return c.verdict(), c.steps
 	}
@@ -75,6 +81,10 @@ type classifier struct {
 	fileSeen map[fileKey]bool
 	staged   map[[2]int]bool // files a command earlier on the line staged
 	absFiles [][]string      // the others' files, absolute, as sc.Others
+	args     []arg           // scratch for the words of the commands being read, a stack
+	// shownSpan and shownText: the last command a finding named, and its
+	// clipped line (shown).
+	shownSpan, shownText string
 }
 
 func newClassifier(sc Scene) *classifier {
@@ -279,12 +289,17 @@ func (c *classifier) call(x *syntax.CallExpr, w *where) {
 	if len(x.Args) == 0 {
 		return
 	}
-	args := make([]arg, 0, len(x.Args))
+	// The words go on the classifier's scratch stack, cut back when the
+	// command is read: a nested script (sh -c, eval) pushes above them.
+	mark := len(c.args)
 	for _, wd := range x.Args {
 		c.scan(wd, w)
-		args = c.words(args, wd)
+		c.args = c.words(c.args, wd)
 	}
+	args := c.args[mark:len(c.args):len(c.args)]
 	c.simple(args, env, w, c.text(x))
+	clear(c.args[mark:])
+	c.args = c.args[:mark]
 }
 
 // envPrefix is what a command's own assignments change for git.
@@ -388,6 +403,7 @@ func (c *classifier) word(wd *syntax.Word) arg {
 		}
 	}
 	var b strings.Builder
+	b.Grow(int(wd.End().Offset() - wd.Pos().Offset())) // the value is never longer than the word as written
 	a := arg{ok: true}
 	for i, p := range wd.Parts {
 		c.steps++
@@ -483,12 +499,40 @@ func dquoted(v string, b *strings.Builder) {
 // directory is unknown and the word relative.
 func (c *classifier) abs(w *where, s string) (string, bool) {
 	if strings.HasPrefix(s, "/") {
+		if cleanRelative(s[1:]) {
+			return s, true
+		}
 		return path.Clean(s), true
 	}
 	if !w.known {
 		return "", false
 	}
+	if cleanRelative(s) {
+		// w.dir is clean: joined to a clean relative path it stays clean,
+		// and path.Clean would copy the (up to maxDirBytes) directory again.
+		return joinAbs(w.dir, s), true
+	}
 	return path.Clean(w.dir + "/" + s), true
+}
+
+// cleanRelative reports whether s is a relative path path.Clean leaves as
+// it is: non-empty segments, none of them "." or "..". One pass over s.
+func cleanRelative(s string) bool {
+	if s == "" {
+		return false
+	}
+	start := 0
+	for i := 0; i <= len(s); i++ {
+		if i < len(s) && s[i] != '/' {
+			continue
+		}
+		switch seg := s[start:i]; seg {
+		case "", ".", "..":
+			return false
+		}
+		start = i + 1
+	}
+	return true
 }
 
 // chdir moves w to the directory a cd names (unknown when computed at run

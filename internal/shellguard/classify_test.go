@@ -246,6 +246,9 @@ func TestCases(t *testing.T) {
 		{"git --work-tree", "git --work-tree=/home/ana/shop-wt2 --git-dir=/x add -A", shopScene(), []string{"claude-3"}, []string{"stage"}, Certain},
 		{"unparsable", "git add (", shopScene(), []string{"codex-2", "claude-3"}, []string{"run"}, Unparsed},
 		{"too long", "git status " + strings.Repeat("x", MaxCommandLen), shopScene(), []string{"codex-2", "claude-3"}, []string{"run"}, TooLong},
+		{"a commit message in a here-document up to the bound is read", commitLine(MaxCommandLen), shopScene(), nil, nil, Certain},
+		{"a file from a here-document up to the bound is read", strings.Replace(fileLine(MaxCommandLen), "src/search/total.go", "src/checkout/cart.go", 1), shopScene(), []string{"codex-2"}, []string{"overwrite"}, Certain},
+		{"a file from a here-document past the bound cannot be told", fileLine(2 * MaxCommandLen), shopScene(), []string{"codex-2", "claude-3"}, []string{"run"}, TooLong},
 		{"too deep", "sh -c \"sh -c \\\"sh -c 'sh -c \\\\\\\"git status\\\\\\\"'\\\"\"", shopScene(), []string{"codex-2", "claude-3"}, []string{"run"}, TooDeep},
 		{"shell glob in a path over two agents", "rm src/checkout/*.go", multi, []string{"codex-2", "cursor-1"}, []string{"delete"}, Certain},
 		{"the worktree at /", "git add checkout && rm /src/checkout/cart.go", slash, []string{"codex-2"}, []string{"delete", "stage"}, Certain},
@@ -274,5 +277,38 @@ func TestCases(t *testing.T) {
 				t.Errorf("actions %v, want %v", got, tt.codes)
 			}
 		})
+	}
+}
+
+// A command's words are read onto a scratch stack that a substitution
+// among them pushes its own command onto: the words after it, and the
+// commands nested in it, must each read as written.
+func TestWordsAroundNestedCommands(t *testing.T) {
+	line := `rm src/search/a.go "$(sh -c 'git stash; rm -rf src/checkout')" src/checkout/cart.go`
+	v := Classify(line, shopScene())
+	type key struct {
+		cmd    string
+		action Action
+		reason Reason
+	}
+	got := map[key]bool{}
+	for _, f := range v.Findings {
+		got[key{f.Command, f.Action, f.Reason}] = true
+	}
+	for _, want := range []key{
+		{"git stash", Stash, Certain},
+		{"rm -rf src/checkout", Delete, Certain},
+		{line, Delete, RuntimeList}, // the substituted word
+		{line, Delete, Certain},     // cart.go, the word after it
+	} {
+		if !got[want] {
+			t.Errorf("no finding %+v in %+v", want, v.Findings)
+		}
+	}
+	// The nested command's words never join the outer one's: mv's source
+	// is computed at run time, not the cart.go the substitution echoes.
+	v = Classify(`mv "$(sh -c 'echo src/checkout/cart.go')" /tmp/x`, shopScene())
+	if len(v.Findings) != 1 || v.Findings[0].Action != Move || v.Findings[0].Reason != RuntimeList {
+		t.Errorf("got %+v, want one move of a list computed at run time", v.Findings)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/hall-dev/hall/internal/contract"
 )
 
 // The classifier's work is linear in the command line: at most
@@ -15,6 +17,11 @@ const (
 )
 
 func bound(n int) int { return stepsPerByte*n + sceneSteps }
+
+// linearLimit is the longest line the linearity test has the walk read:
+// past MaxCommandLen, so the walk is held linear on lines the guard itself
+// leaves unread, should the bound ever rise.
+const linearLimit = 1 << 20
 
 // crowdedScene has several agents, a subdirectory start, nested and
 // sibling worktrees, and file names with glob characters.
@@ -74,7 +81,7 @@ func TestLinearWork(t *testing.T) {
 			var perByte [2]float64
 			for i, n := range []int{64, 1024} {
 				line := gen(n)
-				_, steps := classify(line, sc)
+				_, steps := classifyWithin(line, sc, linearLimit)
 				if steps > bound(len(line)) {
 					t.Errorf("%s on %s, %d bytes: %d steps, bound %d", name, sname, len(line), steps, bound(len(line)))
 				}
@@ -82,6 +89,44 @@ func TestLinearWork(t *testing.T) {
 			}
 			if perByte[1] > 2*perByte[0]+1 {
 				t.Errorf("%s on %s: %.1f steps a byte at 64 repeats, %.1f at 1024", name, sname, perByte[0], perByte[1])
+			}
+		}
+	}
+}
+
+// A line over MaxCommandLen is not read at all: whatever its length and
+// shape, the guard's work is one pass over the scene, and it names
+// everything at stake as "cannot tell".
+func TestLongLinesCostTheScene(t *testing.T) {
+	for _, n := range []int{MaxCommandLen + 1, 4 * MaxCommandLen, contract.MaxCommand} {
+		for name, line := range map[string]string{
+			"commit message": commitLine(2 * n),
+			"chain":          chainLine(2 * n),
+			"nesting":        strings.Repeat("(", n),
+		} {
+			line = line[:n] // cut where it falls: a line too long is not read, whole or not
+			for sname, sc := range map[string]Scene{"shop": shopScene(), "crowded": crowdedScene()} {
+				v, steps := classify(line, sc)
+				if steps > sceneSteps {
+					t.Errorf("%s of %d bytes on %s: %d steps, want at most one pass over the scene (%d)", name, n, sname, steps, sceneSteps)
+				}
+				agents := map[string]bool{}
+				for _, f := range v.Findings {
+					if f.Action != Run || f.Reason != TooLong {
+						t.Errorf("%s of %d bytes on %s: finding %v %v, want run, too long", name, n, sname, f.Action, f.Reason)
+					}
+					agents[f.AgentID] = true
+				}
+				for _, w := range sc.normalize().Others {
+					if !agents[w.AgentID] {
+						t.Errorf("%s of %d bytes on %s: %s's work not named", name, n, sname, w.AgentID)
+					}
+				}
+				for _, wt := range sc.normalize().Worktrees {
+					if !agents[wt.AgentID] {
+						t.Errorf("%s of %d bytes on %s: %s's worktree not named", name, n, sname, wt.AgentID)
+					}
+				}
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package shellguard
 import (
 	"path"
 	"strings"
+	"unsafe"
 )
 
 // stateSet is the file states an action reaches: `git add -u` never
@@ -38,7 +39,7 @@ var (
 // agent ai (fi < 0: the agent's whole work is named by Worktree).
 func (c *classifier) emit(text cmdText, action Action, reason Reason, ai, fi int) {
 	c.steps++
-	cmd := text.String() // bounded: a long span is never hashed whole
+	cmd := c.shown(text) // bounded: a long span is never hashed whole
 	key := findingKey{cmd: cmd, action: action, reason: reason, agent: ai}
 	n, ok := c.seen[key]
 	if !ok {
@@ -67,6 +68,16 @@ func (c *classifier) emit(text cmdText, action Action, reason Reason, ai, fi int
 	}
 	c.fileSeen[fileKey{n, fi}] = true
 	c.findings[n].Files = append(c.findings[n].Files, c.sc.Others[ai].Files[fi])
+}
+
+// shown is the command as a finding shows it (cmdText.String), clipped
+// once for the command: one command can reach every file of the scene,
+// and a line too long to read is one command reaching all of them.
+func (c *classifier) shown(t cmdText) string {
+	if len(t.span) != len(c.shownSpan) || unsafe.StringData(t.span) != unsafe.StringData(c.shownSpan) {
+		c.shownSpan, c.shownText = t.span, t.String()
+	}
+	return c.shownText
 }
 
 // each calls fn for every other presence's file whose state is in set.

@@ -106,11 +106,16 @@ func (v Verdict) Warn() bool { return len(v.Findings) > 0 }
 
 // Bounds on the work and on the answer.
 const (
-	// MaxCommandLen bounds the command line read. Agents run their shell
-	// with the command as one argument (bash -c), which Linux caps at
-	// 128 KiB; a longer line is "cannot tell" (it warns when anything is
-	// at stake) rather than read in part.
-	MaxCommandLen = 128 << 10
+	// MaxCommandLen bounds the command line read: a longer line is
+	// "cannot tell" (it warns when anything is at stake) rather than read
+	// in part. The bound is the guard's time budget, ≤ 0.2 ms added to a
+	// hook answer: the parser alone reads 12–15 ns a byte of text (a
+	// commit message or a file in a here-document, a quoted script) and
+	// 30–50 where commands are dense, so 4 KiB is about the most the
+	// budget holds. Agents' ordinary lines are far shorter, and their
+	// longest, a commit message in a here-document, is mostly under it
+	// (docs/shell-guard.md, Limits).
+	MaxCommandLen = 4 << 10
 	// MaxDepth bounds sh -c / bash -c / eval nesting.
 	MaxDepth = 4
 	// MaxNesting bounds how deep ( and { nest (subshells, groups, $(…)),

@@ -1,0 +1,201 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/hall-dev/hall/internal/presence"
+)
+
+// guardCalls is how many calls each of the guard's figures times.
+const guardCalls = 2000
+
+// guard: what the shell guard adds to a shell tool's hook answer (issue
+// #21's goal: ≤ 0.2 ms at p99). One Hall at 100 presences; the session's
+// worktree holds the uncommitted work of three other live presences (eight
+// files each, "seen": git has no answer for the bench's repository, so
+// every file is at stake in every state) and two more work in worktrees of
+// their own. The same session posts Claude Code's PreToolUse to the HTTP
+// hook (POST /api/hooks/claude, one kept-alive connection) for each kind
+// of line: the corpus the guard is tested on, and long lines of 1, 4, 16
+// and 32 KiB (the Hall passes up to contract.MaxCommand). The guard's
+// share is the Bash answer less a Grep's of the same line: the read of
+// the brain's live records, the scene, the parse and the walk.
+func (b *bench) guard(ctx context.Context) error {
+	root := b.newRoot("guard")
+	repo := filepath.Join(b.tmp, "guard-repo")
+	if err := os.MkdirAll(filepath.Join(repo, ".git"), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(repo, ".git", "HEAD"), []byte("ref: refs/heads/main\n"), 0o644); err != nil {
+		return err
+	}
+	now := time.Now().UnixMilli()
+	if err := writeRegistry(root, 95, 10, now); err != nil {
+		return err
+	}
+	brain, err := filepath.EvalSymlinks(repo)
+	if err != nil {
+		return err
+	}
+	for i := 0; i < 5; i++ {
+		agent := fmt.Sprintf("codex-%d", i)
+		r := presence.Record{
+			Schema: presence.Schema, PresenceID: presence.ID(agent, brain), AgentID: agent, Brain: brain,
+			CallerRoot: brain, Worktree: brain, Kind: "codex", Theme: fmt.Sprintf("task %d", i),
+			Mutation: presence.Mutation{ObservedAtMs: now}, FirstSeenMs: now, LastBeatMs: now, QueryCount: 1, TTLMs: 3_600_000,
+		}
+		if i >= 3 {
+			r.Worktree = filepath.Join(filepath.Dir(brain), fmt.Sprintf("guard-wt-%d", i))
+			r.CallerRoot = r.Worktree
+		}
+		for j := 0; j < 8; j++ {
+			r.Touched = append(r.Touched, presence.Touch{Path: filepath.Join(r.Worktree, "src", fmt.Sprintf("pkg%d", i), fmt.Sprintf("file%d.go", j)), AtMs: now})
+		}
+		if err := writeRecord(filepath.Join(root, "presences"), r); err != nil {
+			return err
+		}
+	}
+	corpus, err := guardCorpus()
+	if err != nil {
+		return err
+	}
+	h, err := b.startHall(ctx, root)
+	if err != nil {
+		return err
+	}
+	defer h.stop()
+
+	payload := func(tool string, input map[string]string) []byte {
+		in, _ := json.Marshal(input)
+		p, _ := json.Marshal(map[string]any{
+			"session_id": "b3nch000-0000-4000-8000-00000000000g", "transcript_path": "/dev/null", "cwd": repo,
+			"permission_mode": "default", "hook_event_name": "PreToolUse", "tool_name": tool,
+			"tool_input": json.RawMessage(in), "tool_use_id": "toolu_bench",
+		})
+		return p
+	}
+	bash := func(line string) []byte {
+		return payload("Bash", map[string]string{"command": line, "description": "bench"})
+	}
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
+	post := func(body []byte) (time.Duration, []byte, error) {
+		t0 := time.Now()
+		resp, err := client.Post(h.url+"/api/hooks/claude", "application/json", bytes.NewReader(body))
+		if err != nil {
+			return 0, nil, err
+		}
+		out, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		d := time.Since(t0)
+		if resp.StatusCode >= 300 || !json.Valid(out) {
+			return d, out, fmt.Errorf("status %d: %s", resp.StatusCode, out)
+		}
+		return d, out, err
+	}
+	// The guard must be reading this scene, or the figures measure
+	// nothing: a line that stages everyone's work warns.
+	if _, out, err := post(bash("git add -A")); err != nil || !bytes.Contains(out, []byte("shell guard")) {
+		return fmt.Errorf("the guard did not answer `git add -A` in a scene with others' work: %s (%v)", out, err)
+	}
+
+	// Each kind of line is posted twice by turns: as a Bash command, and
+	// as the pattern of a Grep, a tool the guard never reads, so the two
+	// payloads are the same size and decode alike; the Bash answer less
+	// the Grep one is what the guard adds.
+	type side struct {
+		bodies [][]byte // posted in turn
+		ds     []time.Duration
+	}
+	type kind struct {
+		name        string
+		shell, grep side
+	}
+	var kinds []*kind
+	add := func(name string, lines []string) {
+		k := &kind{name: name}
+		for _, l := range lines {
+			k.shell.bodies = append(k.shell.bodies, bash(l))
+			k.grep.bodies = append(k.grep.bodies, payload("Grep", map[string]string{"pattern": l, "path": repo}))
+		}
+		kinds = append(kinds, k)
+	}
+	add(fmt.Sprintf("the corpus's %d lines in turn", len(corpus)), corpus)
+	for _, n := range []int{1 << 10, 4 << 10, 16 << 10, 32 << 10} {
+		add(fmt.Sprintf("a commit message in a here-document, %d bytes", len(commitLine(n))), []string{commitLine(n)})
+		add(fmt.Sprintf("a chain of commands, %d bytes", len(chainLine(n))), []string{chainLine(n)})
+	}
+	calls, warm := guardCalls, 50
+	if b.o.quick {
+		calls = 200
+	}
+	for i := 0; i < calls+warm; i++ {
+		for _, k := range kinds {
+			for _, s := range []*side{&k.grep, &k.shell} {
+				d, _, err := post(s.bodies[i%len(s.bodies)])
+				if err != nil {
+					return fmt.Errorf("%s: %w", k.name, err)
+				}
+				if i >= warm {
+					s.ds = append(s.ds, d)
+				}
+			}
+		}
+	}
+	for _, k := range kinds {
+		g50, g99 := pct(k.grep.ds, 0.50), pct(k.grep.ds, 0.99)
+		s50, s99 := pct(k.shell.ds, 0.50), pct(k.shell.ds, 0.99)
+		added := s99 - g99
+		b.add(fmt.Sprintf("shell guard: PreToolUse Bash ÷ Grep of the same line, %s, 100 presences, %d calls each by turns: p50 / p99 Grep; Bash; added", k.name, len(k.shell.ds)),
+			fmt.Sprintf("%.2f / %.2f; %.2f / %.2f; %+.2f / %+.2f ms", g50, g99, s50, s99, s50-g50, added), "≤ 0.2 ms added at p99", pass(added <= 0.2))
+	}
+	return nil
+}
+
+// guardCorpus is the shell guard's corpus (internal/shellguard/testdata),
+// read from the repository hallbench runs in: the lines the guard is
+// tested on, the ordinary lines an agent sends.
+func guardCorpus() ([]string, error) {
+	var out []string
+	for _, name := range []string{"commands.tsv", "more.tsv"} {
+		f, err := os.Open(filepath.Join("internal", "shellguard", "testdata", name))
+		if err != nil {
+			return nil, fmt.Errorf("the guard's corpus (run from the repository root): %w", err)
+		}
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			if cmd, _, ok := strings.Cut(sc.Text(), "\t"); ok && cmd != "" {
+				out = append(out, cmd)
+			}
+		}
+		f.Close()
+		if err := sc.Err(); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// commitLine is a long line as agents send it: a commit whose message is a
+// here-document (`git commit -m "$(cat <<'EOF' … EOF)"`), about n bytes.
+func commitLine(n int) string {
+	const para = "Round the cart total once, at checkout, so the tax line and the total agree; the rounding moved from the line items to the cart.\n"
+	head, tail := "git commit -m \"$(cat <<'EOF'\nFix cart rounding\n\n", "\nCo-Authored-By: an agent <agent@example.com>\nEOF\n)\""
+	return head + strings.Repeat(para, max(1, (n-len(head)-len(tail))/len(para))) + tail
+}
+
+// chainLine is the densest ordinary line: short commands chained, about n
+// bytes (each one is parsed and walked).
+func chainLine(n int) string {
+	const link = "cd src/search && gofmt -l index.go && go vet ./... 2>&1 | tee -a /tmp/log; cd ..; "
+	return strings.Repeat(link, max(1, n/len(link)))
+}
