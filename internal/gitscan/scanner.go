@@ -3,6 +3,7 @@ package gitscan
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -111,9 +112,15 @@ type Scanner struct {
 type tracked struct {
 	running bool        // a scan is under way
 	pending bool        // a scan was asked while one ran
+	urgent  bool        // … and it meets a peer's change (Mutated): no interval
 	waiting bool        // a scan was asked while the scanner was not running
 	timer   *time.Timer // a scan scheduled at the interval's end
+	timerN  uint64      // counts timers, so a stopped one that fires anyway is known
 	last    time.Time   // when the last scan started
+	// touched are the files (repository-relative) the worktree's
+	// presences reported changing since its last scan started, at most
+	// maxTouchedKept: what git will list at the next scan.
+	touched map[string]struct{}
 	res     Result
 	seq     uint64 // counts results
 	snap    Snapshot
@@ -143,7 +150,7 @@ func (s *Scanner) Run(ctx context.Context) error {
 	for _, wt := range waiting {
 		if t := s.trees[wt]; t != nil {
 			t.waiting = false
-			s.scheduleLocked(wt)
+			s.scheduleLocked(wt, false)
 		}
 	}
 	s.mu.Unlock()
@@ -166,26 +173,106 @@ func (s *Scanner) Run(ctx context.Context) error {
 		case <-tick.C:
 			s.mu.Lock()
 			for wt := range s.trees {
-				s.scheduleLocked(wt)
+				s.scheduleLocked(wt, false)
 			}
 			s.mu.Unlock()
 		}
 	}
 }
 
-// Mutated says a presence in the worktree reported a mutation: the
-// worktree is tracked from now on and scanned soon (now, or at the end of
-// the interval since its last scan). It never waits on git.
-func (s *Scanner) Mutated(worktree string) {
+// Mutated says a presence in the worktree reported a mutation, and the
+// files its tool changed (absolute, as its hooks saw them; none when they
+// named none): the worktree is tracked from now on and scanned soon (now,
+// or at the end of the interval since its last scan). It never waits on
+// git.
+//
+// A touched file that another worktree of the repository changed too
+// (git listed it there, or that worktree's presences reported it since
+// its last scan) and that this worktree's last scan did not list is a
+// new overlap, maybe a conflict: both worktrees are scanned now, inside
+// their intervals, so it is seen within a scan's time rather than an
+// interval's (issue #20 holds it to 2 s). That happens once per file
+// and worktree — once git lists it, later edits of it wait for the
+// interval as any — so the interval still bounds an agent editing one
+// file all day.
+func (s *Scanner) Mutated(worktree string, touched ...string) {
 	if worktree == "" {
 		return
 	}
 	wt := filepath.Clean(worktree)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.trackLocked(wt) {
-		s.scheduleLocked(wt)
+	if !s.trackLocked(wt) {
+		return
 	}
+	meets, stale := s.meetLocked(wt, touched)
+	s.scheduleLocked(wt, meets)
+	for _, p := range stale {
+		s.scheduleLocked(p, true)
+	}
+}
+
+// Bounds on the work Mutated does under the lock, whatever it is given.
+const (
+	maxTouchedChecked = 16  // touched files one call looks at
+	maxTouchedKept    = 256 // touched files a worktree remembers between scans
+)
+
+// meetLocked notes wt's touched files and reports whether one meets
+// another worktree's change (see Mutated): a file wt's last scan did not
+// list that another worktree of the repository changed, as git last
+// listed or as its presences reported since. stale are those other
+// worktrees whose git answer does not list it yet, to scan now too.
+// Nothing before wt's first scan, which is due at once anyway.
+func (s *Scanner) meetLocked(wt string, touched []string) (meets bool, stale []string) {
+	t := s.trees[wt]
+	if t.seq == 0 || t.res.Err != nil || len(touched) == 0 {
+		return false, nil
+	}
+	mine := t.res.Changes
+	for _, abs := range touched[:min(len(touched), maxTouchedChecked)] {
+		rel := relTo(mine.Root, abs)
+		if rel == "" {
+			rel = relTo(wt, abs)
+		}
+		if rel == "" {
+			continue
+		}
+		if t.touched == nil {
+			t.touched = map[string]struct{}{}
+		}
+		if len(t.touched) < maxTouchedKept {
+			t.touched[rel] = struct{}{}
+		}
+		if _, listed := slices.BinarySearch(mine.Files, rel); listed {
+			continue // not new here: the interval's scan will do
+		}
+		for other, o := range s.trees {
+			oc := o.res.Changes
+			if other == wt || o.seq == 0 || o.res.Err != nil || oc.CommonDir != mine.CommonDir || oc.Root == mine.Root {
+				continue
+			}
+			_, listed := slices.BinarySearch(oc.Files, rel)
+			_, reported := o.touched[rel]
+			meets = meets || listed || reported
+			if reported && !listed && !slices.Contains(stale, other) {
+				stale = append(stale, other)
+			}
+		}
+	}
+	return meets, stale
+}
+
+// relTo is abs relative to root, "/"-separated; "" outside it.
+func relTo(root, abs string) string {
+	if root == "" || !filepath.IsAbs(abs) {
+		return ""
+	}
+	rel, err := filepath.Rel(root, filepath.Clean(abs))
+	if err != nil || !filepath.IsLocal(rel) {
+		return ""
+	}
+	return filepath.ToSlash(rel)
 }
 
 // Track sets the worktrees to keep scanning, those of the live presences:
@@ -211,7 +298,7 @@ func (s *Scanner) Track(worktrees []string) {
 	}
 	for wt := range keep {
 		if _, ok := s.trees[wt]; !ok && s.trackLocked(wt) {
-			s.scheduleLocked(wt)
+			s.scheduleLocked(wt, false)
 		}
 	}
 }
@@ -229,9 +316,10 @@ func (s *Scanner) trackLocked(wt string) bool {
 	return true
 }
 
-// scheduleLocked starts a scan of wt now, or at the end of its interval,
-// or after the scan under way: never two at once, never one dropped.
-func (s *Scanner) scheduleLocked(wt string) {
+// scheduleLocked starts a scan of wt now, or at the end of its interval
+// (now when urgent), or after the scan under way: never two at once,
+// never one dropped.
+func (s *Scanner) scheduleLocked(wt string, urgent bool) {
 	t := s.trees[wt]
 	if t == nil {
 		return
@@ -245,30 +333,38 @@ func (s *Scanner) scheduleLocked(wt string) {
 	}
 	if t.running {
 		t.pending = true
+		t.urgent = t.urgent || urgent
 		return
 	}
 	if t.timer != nil {
-		return // one scan is already due at the interval's end
+		if !urgent {
+			return // one scan is already due at the interval's end
+		}
+		t.timer.Stop()
+		t.timer = nil
 	}
-	if wait := time.Until(t.last.Add(s.cfg.Interval)); wait > 0 && !t.last.IsZero() {
-		t.timer = time.AfterFunc(wait, func() { s.fire(wt, t) })
+	if wait := time.Until(t.last.Add(s.cfg.Interval)); wait > 0 && !t.last.IsZero() && !urgent {
+		t.timerN++
+		n := t.timerN
+		t.timer = time.AfterFunc(wait, func() { s.fire(wt, t, n) })
 		return
 	}
 	t.running, t.last = true, time.Now()
+	t.touched = nil // this scan lists what they changed
 	ctx := s.ctx
 	s.wg.Add(1)
 	go s.scan(ctx, wt, t)
 }
 
-// fire runs a scan scheduled at the end of an interval.
-func (s *Scanner) fire(wt string, t *tracked) {
+// fire runs the scan timer n scheduled at the end of an interval.
+func (s *Scanner) fire(wt string, t *tracked, n uint64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.trees[wt] != t {
-		return // forgotten meanwhile
+	if s.trees[wt] != t || t.timer == nil || t.timerN != n {
+		return // forgotten meanwhile, or stopped for a scan run sooner
 	}
 	t.timer = nil
-	s.scheduleLocked(wt)
+	s.scheduleLocked(wt, false)
 }
 
 // Result returns the latest answer for a tracked worktree, false before
@@ -341,8 +437,9 @@ func (s *Scanner) scan(ctx context.Context, wt string, t *tracked) {
 	s.mu.Lock()
 	t.running = false
 	if t.pending && s.trees[wt] == t {
-		t.pending = false
-		s.scheduleLocked(wt)
+		urgent := t.urgent
+		t.pending, t.urgent = false, false
+		s.scheduleLocked(wt, urgent)
 	}
 	s.mu.Unlock()
 	if s.cfg.Notify != nil {

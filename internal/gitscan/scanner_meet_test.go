@@ -1,0 +1,91 @@
+package gitscan
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestMeetLocked: which mutations skip the interval (the file is new to
+// the worktree and another worktree of the repository changed it) and
+// which other worktrees are scanned with it (those whose hooks reported
+// it, git not listing it yet).
+func TestMeetLocked(t *testing.T) {
+	const repo = "/r/.git"
+	done := func(root, common string, files ...string) *tracked {
+		return &tracked{seq: 1, res: Result{Changes: Changes{Root: root, CommonDir: common, Files: files}}}
+	}
+	tests := []struct {
+		name      string
+		trees     map[string]*tracked
+		touched   []string
+		meets     bool
+		stale     []string
+		remembers string // a path /w/a remembers as touched afterwards
+	}{
+		{"a file another worktree's git lists",
+			map[string]*tracked{"/w/a": done("/w/a", repo), "/w/b": done("/w/b", repo, "f.go")},
+			[]string{"/w/a/f.go"}, true, nil, "f.go"},
+		{"a file another worktree's hooks reported since its scan",
+			map[string]*tracked{"/w/a": done("/w/a", repo), "/w/b": {seq: 1, res: Result{Changes: Changes{Root: "/w/b", CommonDir: repo}}, touched: map[string]struct{}{"f.go": {}}}},
+			[]string{"/w/a/f.go"}, true, []string{"/w/b"}, "f.go"},
+		{"a file nobody else changed",
+			map[string]*tracked{"/w/a": done("/w/a", repo), "/w/b": done("/w/b", repo, "g.go")},
+			[]string{"/w/a/f.go"}, false, nil, "f.go"},
+		{"a file git lists here already: the interval's scan",
+			map[string]*tracked{"/w/a": done("/w/a", repo, "f.go"), "/w/b": done("/w/b", repo, "f.go")},
+			[]string{"/w/a/f.go"}, false, nil, "f.go"},
+		{"another repository's worktree",
+			map[string]*tracked{"/w/a": done("/w/a", repo), "/x/b": done("/x/b", "/x/.git", "f.go")},
+			[]string{"/w/a/f.go"}, false, nil, "f.go"},
+		{"the same worktree under another name",
+			map[string]*tracked{"/w/a": done("/w/a", repo), "/w/a/": done("/w/a", repo, "f.go")},
+			[]string{"/w/a/f.go"}, false, nil, "f.go"},
+		{"a file outside the worktree, and a relative one",
+			map[string]*tracked{"/w/a": done("/w/a", repo), "/w/b": done("/w/b", repo, "f.go")},
+			[]string{"/w/b/f.go", "f.go", "/w/a/../b/f.go"}, false, nil, ""},
+		{"before the worktree's first scan",
+			map[string]*tracked{"/w/a": {}, "/w/b": done("/w/b", repo, "f.go")},
+			[]string{"/w/a/f.go"}, false, nil, ""},
+		{"another worktree whose git failed",
+			map[string]*tracked{"/w/a": done("/w/a", repo), "/w/b": {seq: 1, res: Result{Err: &Error{Code: Timeout}, Changes: Changes{Root: "/w/b", CommonDir: repo, Files: []string{"f.go"}}}}},
+			[]string{"/w/a/f.go"}, false, nil, "f.go"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := NewScanner(ScannerConfig{})
+			s.trees = tt.trees
+			meets, stale := s.meetLocked("/w/a", tt.touched)
+			if meets != tt.meets || !slices.Equal(stale, tt.stale) {
+				t.Errorf("got meets %v, stale %v; want %v, %v", meets, stale, tt.meets, tt.stale)
+			}
+			_, kept := s.trees["/w/a"].touched[tt.remembers]
+			if tt.remembers != "" && !kept {
+				t.Errorf("touched %v, want %q remembered", s.trees["/w/a"].touched, tt.remembers)
+			}
+			if tt.remembers == "" && len(s.trees["/w/a"].touched) != 0 {
+				t.Errorf("touched %v, want nothing remembered", s.trees["/w/a"].touched)
+			}
+		})
+	}
+}
+
+// TestMeetLockedBounded: one call looks at maxTouchedChecked files, and a
+// worktree remembers at most maxTouchedKept between scans.
+func TestMeetLockedBounded(t *testing.T) {
+	s := NewScanner(ScannerConfig{})
+	a := &tracked{seq: 1, res: Result{Changes: Changes{Root: "/w/a", CommonDir: "/r/.git"}}}
+	s.trees = map[string]*tracked{"/w/a": a}
+	for call := range 100 {
+		var touched []string
+		for i := range 2 * maxTouchedChecked {
+			touched = append(touched, "/w/a/"+string(rune('a'+call%26))+string(rune('a'+call/26))+"/"+string(rune('a'+i)))
+		}
+		s.meetLocked("/w/a", touched)
+		if call == 0 && len(a.touched) != maxTouchedChecked {
+			t.Fatalf("one call of %d files remembered %d, want %d looked at", len(touched), len(a.touched), maxTouchedChecked)
+		}
+	}
+	if len(a.touched) != maxTouchedKept {
+		t.Errorf("remembered %d after 100 calls, want the bound %d", len(a.touched), maxTouchedKept)
+	}
+}
