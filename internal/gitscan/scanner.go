@@ -110,13 +110,16 @@ type Scanner struct {
 
 // tracked is the scanner's state for one worktree.
 type tracked struct {
-	running bool        // a scan is under way
-	pending bool        // a scan was asked while one ran
-	urgent  bool        // … and it meets a peer's change (Mutated): no interval
-	waiting bool        // a scan was asked while the scanner was not running
-	timer   *time.Timer // a scan scheduled at the interval's end
-	timerN  uint64      // counts timers, so a stopped one that fires anyway is known
-	last    time.Time   // when the last scan started
+	running bool // a scan is under way
+	pending bool // a scan was asked while one ran
+	urgent  bool // … and it meets a peer's change (Mutated): no interval
+	// deferred: a mutation since the last scan started was left to the
+	// slow rescan (Mutated: it changed only files git lists already).
+	deferred bool
+	waiting  bool        // a scan was asked while the scanner was not running
+	timer    *time.Timer // a scan scheduled at the interval's end
+	timerN   uint64      // counts timers, so a stopped one that fires anyway is known
+	last     time.Time   // when the last scan started
 	// touched are the files (repository-relative) the worktree's
 	// presences reported changing since its last scan started, at most
 	// maxTouchedKept: what git will list at the next scan.
@@ -195,6 +198,14 @@ func (s *Scanner) Run(ctx context.Context) error {
 // and worktree — once git lists it, later edits of it wait for the
 // interval as any — so the interval still bounds an agent editing one
 // file all day.
+//
+// A mutation whose touched files git lists already, in a worktree with
+// no merge predicted, would change nothing a scan shows (the same
+// files, no prediction to renew): it is left to the slow rescan. Most of
+// an agent's edits are of files it changed before; scanning each
+// worktree at every interval anyway kept 50 agents' git queued for
+// seconds (docs/performance.md, overlaps). Should another worktree's
+// change meet it meanwhile, it is scanned at once (meetLocked).
 func (s *Scanner) Mutated(worktree string, touched ...string) {
 	if worktree == "" {
 		return
@@ -206,10 +217,42 @@ func (s *Scanner) Mutated(worktree string, touched ...string) {
 		return
 	}
 	meets, stale := s.meetLocked(wt, touched)
-	s.scheduleLocked(wt, meets)
-	for _, p := range stale {
-		s.scheduleLocked(p, true)
+	switch {
+	case meets:
+		s.scheduleLocked(wt, true)
+		for _, p := range stale {
+			s.scheduleLocked(p, true)
+		}
+	case s.listedLocked(wt, touched):
+		s.trees[wt].deferred = true
+	default:
+		s.scheduleLocked(wt, false)
 	}
+}
+
+// listedLocked reports whether wt's last scan listed every touched file
+// (none given: false), with no merge predicted for wt to renew.
+func (s *Scanner) listedLocked(wt string, touched []string) bool {
+	t := s.trees[wt]
+	c := t.res.Changes
+	if t.seq == 0 || t.res.Err != nil || c.Cut || len(touched) == 0 || len(touched) > maxTouchedChecked {
+		return false
+	}
+	for _, abs := range touched {
+		rel := relTo(c.Root, abs)
+		if rel == "" {
+			rel = relTo(wt, abs)
+		}
+		if _, listed := slices.BinarySearch(c.Files, rel); rel == "" || !listed {
+			return false
+		}
+	}
+	for k := range s.preds {
+		if k[0] == wt || k[1] == wt {
+			return false
+		}
+	}
+	return true
 }
 
 // Bounds on the work Mutated does under the lock, whatever it is given.
@@ -222,7 +265,8 @@ const (
 // another worktree's change (see Mutated): a file wt's last scan did not
 // list that another worktree of the repository changed, as git last
 // listed or as its presences reported since. stale are those other
-// worktrees whose git answer does not list it yet, to scan now too.
+// worktrees whose git answer does not list it yet, or whose mutations
+// since were left to the slow rescan, to scan now too.
 // Nothing before wt's first scan, which is due at once anyway.
 func (s *Scanner) meetLocked(wt string, touched []string) (meets bool, stale []string) {
 	t := s.trees[wt]
@@ -255,7 +299,7 @@ func (s *Scanner) meetLocked(wt string, touched []string) (meets bool, stale []s
 			_, listed := slices.BinarySearch(oc.Files, rel)
 			_, reported := o.touched[rel]
 			meets = meets || listed || reported
-			if reported && !listed && !slices.Contains(stale, other) {
+			if ((reported && !listed) || (listed && o.deferred)) && !slices.Contains(stale, other) {
 				stale = append(stale, other)
 			}
 		}
@@ -350,7 +394,7 @@ func (s *Scanner) scheduleLocked(wt string, urgent bool) {
 		return
 	}
 	t.running, t.last = true, time.Now()
-	t.touched = nil // this scan lists what they changed
+	t.touched, t.deferred = nil, false // this scan lists what they changed
 	ctx := s.ctx
 	s.wg.Add(1)
 	go s.scan(ctx, wt, t)

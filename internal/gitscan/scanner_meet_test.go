@@ -89,3 +89,58 @@ func TestMeetLockedBounded(t *testing.T) {
 		t.Errorf("remembered %d after 100 calls, want the bound %d", len(a.touched), maxTouchedKept)
 	}
 }
+
+// TestMutatedDefers: a mutation of files git lists already, in a worktree
+// with no merge predicted, is left to the slow rescan; any other asks for
+// a scan (here, the scanner not running, it waits for Run).
+func TestMutatedDefers(t *testing.T) {
+	const repo = "/r/.git"
+	tests := []struct {
+		name     string
+		files    []string // git's list for /w/a
+		cut      bool
+		pair     bool // a merge is predicted for /w/a and /w/b
+		touched  []string
+		deferred bool
+	}{
+		{"files git lists", []string{"f.go", "g.go"}, false, false, []string{"/w/a/f.go", "/w/a/g.go"}, true},
+		{"a file git does not list", []string{"f.go"}, false, false, []string{"/w/a/f.go", "/w/a/new.go"}, false},
+		{"no file named (a shell command)", []string{"f.go"}, false, false, nil, false},
+		{"a merge to renew", []string{"f.go"}, false, true, []string{"/w/a/f.go"}, false},
+		{"git's list was cut", []string{"f.go"}, true, false, []string{"/w/a/f.go"}, false},
+		{"a file outside the worktree", []string{"f.go"}, false, false, []string{"/elsewhere/f.go"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := NewScanner(ScannerConfig{})
+			a := &tracked{seq: 1, res: Result{Changes: Changes{Root: "/w/a", CommonDir: repo, Files: tt.files, Cut: tt.cut}}}
+			s.trees = map[string]*tracked{"/w/a": a, "/w/b": {seq: 1, res: Result{Changes: Changes{Root: "/w/b", CommonDir: repo}}}}
+			if tt.pair {
+				s.preds[mergeKey("/w/a", "/w/b")] = Prediction{}
+			}
+			s.Mutated("/w/a", tt.touched...)
+			if a.deferred != tt.deferred || a.waiting == tt.deferred {
+				t.Errorf("deferred %v, scan asked %v; want deferred %v", a.deferred, a.waiting, tt.deferred)
+			}
+		})
+	}
+}
+
+// TestMutatedScansADeferredPeerAtOnce: another worktree's change that
+// meets a file of a worktree whose mutations were deferred scans both
+// now: the deferred one's snapshot would be stale.
+func TestMutatedScansADeferredPeerAtOnce(t *testing.T) {
+	const repo = "/r/.git"
+	s := NewScanner(ScannerConfig{})
+	a := &tracked{seq: 1, res: Result{Changes: Changes{Root: "/w/a", CommonDir: repo, Files: []string{"f.go"}}}}
+	b := &tracked{seq: 1, res: Result{Changes: Changes{Root: "/w/b", CommonDir: repo}}}
+	s.trees = map[string]*tracked{"/w/a": a, "/w/b": b}
+	s.Mutated("/w/a", "/w/a/f.go")
+	if !a.deferred || a.waiting {
+		t.Fatalf("a deferred %v, scan asked %v; want deferred", a.deferred, a.waiting)
+	}
+	s.Mutated("/w/b", "/w/b/f.go")
+	if !a.waiting || !b.waiting {
+		t.Errorf("scans asked: a %v, b %v; want both", a.waiting, b.waiting)
+	}
+}
