@@ -15,6 +15,7 @@ const (
 	DefaultSlow        = 30 * time.Second
 	DefaultMaxTracked  = 256
 	DefaultScanTimeout = 30 * time.Second
+	DefaultMaxScans    = 2
 )
 
 // ScannerConfig sets up a Scanner.
@@ -37,6 +38,14 @@ type ScannerConfig struct {
 	// MaxTracked bounds the worktrees scanned (default DefaultMaxTracked);
 	// past it a new worktree is skipped and counted.
 	MaxTracked int
+	// MaxScans bounds the scans running at once (default
+	// DefaultMaxScans, the runner's default processes at once: a scan's
+	// git processes run one after another); the others wait in a queue,
+	// a scan that meets another worktree's change first. Started all at
+	// once, 50 worktrees' scans each queued every one of their git
+	// processes behind the others', and the slow rescan's burst held an
+	// overlap's scan for seconds.
+	MaxScans int
 	// Changes tunes each scan's Changes (the base branch override, the
 	// files listed).
 	Changes ChangesOptions
@@ -101,6 +110,8 @@ type Scanner struct {
 	trees   map[string]*tracked
 	preds   map[[2]string]Prediction
 	waiting []string // asked before Run started
+	queue   []queued // scans asked, waiting for one of MaxScans: urgent first
+	active  int      // scans running
 
 	scans, scanFail, skipped, timeouts atomic.Int64
 	snaps, snapFail                    atomic.Int64
@@ -108,8 +119,16 @@ type Scanner struct {
 	scanNanos, mergeNanos              atomic.Int64
 }
 
+// queued is a scan waiting in the queue.
+type queued struct {
+	wt     string
+	t      *tracked
+	urgent bool
+}
+
 // tracked is the scanner's state for one worktree.
 type tracked struct {
+	queued  bool // a scan waits in the queue
 	running bool // a scan is under way
 	pending bool // a scan was asked while one ran
 	urgent  bool // … and it meets a peer's change (Mutated): no interval
@@ -136,6 +155,7 @@ func NewScanner(cfg ScannerConfig) *Scanner {
 	cfg.Slow = orDefault(cfg.Slow, DefaultSlow)
 	cfg.ScanTimeout = orDefault(cfg.ScanTimeout, DefaultScanTimeout)
 	cfg.MaxTracked = orDefault(cfg.MaxTracked, DefaultMaxTracked)
+	cfg.MaxScans = orDefault(cfg.MaxScans, DefaultMaxScans)
 	cache := cfg.Cache
 	if cache == nil {
 		cache = NewMergeCache(0)
@@ -169,7 +189,9 @@ func (s *Scanner) Run(ctx context.Context) error {
 					t.timer.Stop()
 					t.timer = nil
 				}
+				t.queued = false
 			}
+			s.queue = nil
 			s.mu.Unlock()
 			s.wg.Wait()
 			return nil
@@ -336,6 +358,9 @@ func (s *Scanner) Track(worktrees []string) {
 			if t.timer != nil {
 				t.timer.Stop()
 			}
+			if t.queued {
+				s.queue = slices.DeleteFunc(s.queue, func(q queued) bool { return q.t == t })
+			}
 			delete(s.trees, wt)
 			s.dropPredsLocked(wt, nil)
 		}
@@ -380,6 +405,12 @@ func (s *Scanner) scheduleLocked(wt string, urgent bool) {
 		t.urgent = t.urgent || urgent
 		return
 	}
+	if t.queued {
+		if urgent {
+			s.enqueueLocked(wt, t, true) // moves it ahead
+		}
+		return // the scan waiting will see this mutation
+	}
 	if t.timer != nil {
 		if !urgent {
 			return // one scan is already due at the interval's end
@@ -393,11 +424,49 @@ func (s *Scanner) scheduleLocked(wt string, urgent bool) {
 		t.timer = time.AfterFunc(wait, func() { s.fire(wt, t, n) })
 		return
 	}
-	t.running, t.last = true, time.Now()
-	t.touched, t.deferred = nil, false // this scan lists what they changed
-	ctx := s.ctx
-	s.wg.Add(1)
-	go s.scan(ctx, wt, t)
+	s.enqueueLocked(wt, t, urgent)
+}
+
+// enqueueLocked queues a scan of wt, an urgent one after the urgent ones
+// queued before it and ahead of the rest, and starts what the bound
+// allows. Each worktree waits at most once: the queue is bounded by the
+// tracked worktrees.
+func (s *Scanner) enqueueLocked(wt string, t *tracked, urgent bool) {
+	if t.queued {
+		i := slices.IndexFunc(s.queue, func(q queued) bool { return q.t == t })
+		if i < 0 || s.queue[i].urgent {
+			return
+		}
+		s.queue = slices.Delete(s.queue, i, i+1)
+	}
+	t.queued = true
+	at := len(s.queue)
+	if urgent {
+		at = slices.IndexFunc(s.queue, func(q queued) bool { return !q.urgent })
+		if at < 0 {
+			at = len(s.queue)
+		}
+	}
+	s.queue = slices.Insert(s.queue, at, queued{wt: wt, t: t, urgent: urgent})
+	s.startLocked()
+}
+
+// startLocked starts queued scans while fewer than MaxScans run.
+func (s *Scanner) startLocked() {
+	for s.ctx != nil && s.active < s.cfg.MaxScans && len(s.queue) > 0 {
+		q := s.queue[0]
+		s.queue = s.queue[1:]
+		q.t.queued = false
+		if s.trees[q.wt] != q.t {
+			continue // forgotten meanwhile
+		}
+		t := q.t
+		t.running, t.last = true, time.Now()
+		t.touched, t.deferred = nil, false // this scan lists what they changed
+		s.active++
+		s.wg.Add(1)
+		go s.scan(s.ctx, q.wt, t)
+	}
 }
 
 // fire runs the scan timer n scheduled at the end of an interval.
@@ -480,6 +549,8 @@ func (s *Scanner) scan(ctx context.Context, wt string, t *tracked) {
 
 	s.mu.Lock()
 	t.running = false
+	s.active--
+	s.startLocked()
 	if t.pending && s.trees[wt] == t {
 		urgent := t.urgent
 		t.pending, t.urgent = false, false

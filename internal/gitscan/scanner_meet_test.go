@@ -1,6 +1,7 @@
 package gitscan
 
 import (
+	"context"
 	"slices"
 	"testing"
 )
@@ -142,5 +143,39 @@ func TestMutatedScansADeferredPeerAtOnce(t *testing.T) {
 	s.Mutated("/w/b", "/w/b/f.go")
 	if !a.waiting || !b.waiting {
 		t.Errorf("scans asked: a %v, b %v; want both", a.waiting, b.waiting)
+	}
+}
+
+// TestScanQueue: past MaxScans running, scans wait in a queue, each
+// worktree once, one that meets another worktree's change ahead of the
+// rest (after the urgent ones before it); a forgotten worktree leaves it.
+func TestScanQueue(t *testing.T) {
+	s := NewScanner(ScannerConfig{MaxScans: 1})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s.ctx = ctx
+	s.active = 1 // the one scan allowed is running
+	for _, wt := range []string{"/w/a", "/w/b", "/w/c", "/w/d"} {
+		s.trees[wt] = &tracked{}
+	}
+	s.scheduleLocked("/w/a", false)
+	s.scheduleLocked("/w/b", false)
+	s.scheduleLocked("/w/c", true)
+	s.scheduleLocked("/w/a", false) // queued already: stays
+	s.scheduleLocked("/w/b", true)  // moves ahead, behind c
+	s.scheduleLocked("/w/d", false)
+	order := func() []string {
+		var out []string
+		for _, q := range s.queue {
+			out = append(out, q.wt)
+		}
+		return out
+	}
+	if got, want := order(), []string{"/w/c", "/w/b", "/w/a", "/w/d"}; !slices.Equal(got, want) {
+		t.Fatalf("queue %v, want %v", got, want)
+	}
+	s.Track([]string{"/w/a", "/w/b", "/w/d"})
+	if got, want := order(), []string{"/w/b", "/w/a", "/w/d"}; !slices.Equal(got, want) {
+		t.Errorf("queue %v after c was forgotten, want %v", got, want)
 	}
 }
