@@ -96,10 +96,13 @@ type Stats struct {
 // hot path: a beat or hook answer only calls Mutated, which never waits
 // on git. A worktree is rescanned when a presence in it reports a
 // mutation, at most once per Interval (a mutation inside the interval
-// schedules one scan at its end, never dropped), and every Slow; a scan
-// predicts the merge of each pair of one repository's worktrees whose
-// changed files overlap, cached by the two snapshots. Git processes are
-// capped by the runner; one scan runs per worktree at a time.
+// schedules one scan at its end, never dropped; one that meets another
+// worktree's change at once; one of files git lists already at the slow
+// rescan: Mutated), and every Slow; a scan predicts the merge of each
+// pair of one repository's worktrees whose changed files overlap, cached
+// by the two snapshots. Git processes are capped by the runner, scans by
+// MaxScans (the rest queue, urgent first); one scan runs per worktree at
+// a time.
 type Scanner struct {
 	cfg   ScannerConfig
 	cache *MergeCache
