@@ -73,6 +73,10 @@ type options struct {
 	client   string
 	crowd    bool
 	every    time.Duration
+	// The overlaps scenario's worktrees, and those of its memory figure
+	// (0 skips it).
+	worktrees, memWorktrees int
+	stagger                 time.Duration
 }
 
 // run parses the flags and runs the role. Asked for help, it prints the
@@ -100,6 +104,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.cpuprof, "cpuprofile", "", "write this process's CPU profile here (to profile a worker role)")
 	fs.BoolVar(&o.crowd, "crowd", false, "beat role: every agent mutating in one worktree of one brain")
 	fs.DurationVar(&o.every, "every", 0, "beat role: each agent beats once this often (0: as soon as the last beat is answered)")
+	fs.IntVar(&o.worktrees, "worktrees", 50, "overlaps: worktrees of the generated repository, an agent beating in each")
+	fs.IntVar(&o.memWorktrees, "mem-worktrees", 200, "overlaps: worktrees of the memory figure (0 skips it)")
+	fs.DurationVar(&o.stagger, "stagger", 6*time.Second, "overlaps: the probe cycle's pairs start over this long (shorter: more overlaps opening at once)")
 	fs.SetOutput(io.Discard) // the flag package's own messages: ours follow
 	if err := fs.Parse(args); err != nil {
 		w := stderr

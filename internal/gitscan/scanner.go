@@ -15,6 +15,7 @@ const (
 	DefaultSlow        = 30 * time.Second
 	DefaultMaxTracked  = 256
 	DefaultScanTimeout = 30 * time.Second
+	DefaultMaxScans    = 2
 )
 
 // ScannerConfig sets up a Scanner.
@@ -37,6 +38,14 @@ type ScannerConfig struct {
 	// MaxTracked bounds the worktrees scanned (default DefaultMaxTracked);
 	// past it a new worktree is skipped and counted.
 	MaxTracked int
+	// MaxScans bounds the scans running at once (default
+	// DefaultMaxScans, the runner's default processes at once: a scan's
+	// git processes run one after another); the others wait in a queue,
+	// a scan that meets another worktree's change first. Started all at
+	// once, 50 worktrees' scans each queued every one of their git
+	// processes behind the others', and the slow rescan's burst held an
+	// overlap's scan for seconds.
+	MaxScans int
 	// Changes tunes each scan's Changes (the base branch override, the
 	// files listed).
 	Changes ChangesOptions
@@ -87,10 +96,13 @@ type Stats struct {
 // hot path: a beat or hook answer only calls Mutated, which never waits
 // on git. A worktree is rescanned when a presence in it reports a
 // mutation, at most once per Interval (a mutation inside the interval
-// schedules one scan at its end, never dropped), and every Slow; a scan
-// predicts the merge of each pair of one repository's worktrees whose
-// changed files overlap, cached by the two snapshots. Git processes are
-// capped by the runner; one scan runs per worktree at a time.
+// schedules one scan at its end, never dropped; one that meets another
+// worktree's change at once; one of files git lists already at the slow
+// rescan: Mutated), and every Slow; a scan predicts the merge of each
+// pair of one repository's worktrees whose changed files overlap, cached
+// by the two snapshots. Git processes are capped by the runner, scans by
+// MaxScans (the rest queue, urgent first); one scan runs per worktree at
+// a time.
 type Scanner struct {
 	cfg   ScannerConfig
 	cache *MergeCache
@@ -101,6 +113,8 @@ type Scanner struct {
 	trees   map[string]*tracked
 	preds   map[[2]string]Prediction
 	waiting []string // asked before Run started
+	queue   []queued // scans asked, waiting for one of MaxScans: urgent first
+	active  int      // scans running
 
 	scans, scanFail, skipped, timeouts atomic.Int64
 	snaps, snapFail                    atomic.Int64
@@ -108,13 +122,30 @@ type Scanner struct {
 	scanNanos, mergeNanos              atomic.Int64
 }
 
+// queued is a scan waiting in the queue.
+type queued struct {
+	wt     string
+	t      *tracked
+	urgent bool
+}
+
 // tracked is the scanner's state for one worktree.
 type tracked struct {
-	running bool        // a scan is under way
-	pending bool        // a scan was asked while one ran
-	waiting bool        // a scan was asked while the scanner was not running
-	timer   *time.Timer // a scan scheduled at the interval's end
-	last    time.Time   // when the last scan started
+	queued  bool // a scan waits in the queue
+	running bool // a scan is under way
+	pending bool // a scan was asked while one ran
+	urgent  bool // … and it meets a peer's change (Mutated): no interval
+	// deferred: a mutation since the last scan started was left to the
+	// slow rescan (Mutated: it changed only files git lists already).
+	deferred bool
+	waiting  bool        // a scan was asked while the scanner was not running
+	timer    *time.Timer // a scan scheduled at the interval's end
+	timerN   uint64      // counts timers, so a stopped one that fires anyway is known
+	last     time.Time   // when the last scan started
+	// touched are the files (repository-relative) the worktree's
+	// presences reported changing since its last scan started, at most
+	// maxTouchedKept: what git will list at the next scan.
+	touched map[string]struct{}
 	res     Result
 	seq     uint64 // counts results
 	snap    Snapshot
@@ -127,6 +158,7 @@ func NewScanner(cfg ScannerConfig) *Scanner {
 	cfg.Slow = orDefault(cfg.Slow, DefaultSlow)
 	cfg.ScanTimeout = orDefault(cfg.ScanTimeout, DefaultScanTimeout)
 	cfg.MaxTracked = orDefault(cfg.MaxTracked, DefaultMaxTracked)
+	cfg.MaxScans = orDefault(cfg.MaxScans, DefaultMaxScans)
 	cache := cfg.Cache
 	if cache == nil {
 		cache = NewMergeCache(0)
@@ -144,7 +176,7 @@ func (s *Scanner) Run(ctx context.Context) error {
 	for _, wt := range waiting {
 		if t := s.trees[wt]; t != nil {
 			t.waiting = false
-			s.scheduleLocked(wt)
+			s.scheduleLocked(wt, false)
 		}
 	}
 	s.mu.Unlock()
@@ -160,33 +192,156 @@ func (s *Scanner) Run(ctx context.Context) error {
 					t.timer.Stop()
 					t.timer = nil
 				}
+				t.queued = false
 			}
+			s.queue = nil
 			s.mu.Unlock()
 			s.wg.Wait()
 			return nil
 		case <-tick.C:
 			s.mu.Lock()
 			for wt := range s.trees {
-				s.scheduleLocked(wt)
+				s.scheduleLocked(wt, false)
 			}
 			s.mu.Unlock()
 		}
 	}
 }
 
-// Mutated says a presence in the worktree reported a mutation: the
-// worktree is tracked from now on and scanned soon (now, or at the end of
-// the interval since its last scan). It never waits on git.
-func (s *Scanner) Mutated(worktree string) {
+// Mutated says a presence in the worktree reported a mutation, and the
+// files its tool changed (absolute, as its hooks saw them; none when they
+// named none): the worktree is tracked from now on and scanned soon (now,
+// or at the end of the interval since its last scan). It never waits on
+// git.
+//
+// A touched file that another worktree of the repository changed too
+// (git listed it there, or that worktree's presences reported it since
+// its last scan) and that this worktree's last scan did not list is a
+// new overlap, maybe a conflict: both worktrees are scanned now, inside
+// their intervals, so it is seen within a scan's time rather than an
+// interval's (issue #20 holds it to 2 s). That happens once per file
+// and worktree — once git lists it, later edits of it wait for the
+// interval as any — so the interval still bounds an agent editing one
+// file all day.
+//
+// A mutation whose touched files git lists already, in a worktree with
+// no merge predicted, would change nothing a scan shows (the same
+// files, no prediction to renew): it is left to the slow rescan. Most of
+// an agent's edits are of files it changed before; scanning each
+// worktree at every interval anyway kept 50 agents' git queued for
+// seconds (docs/performance.md, overlaps). Should another worktree's
+// change meet it meanwhile, it is scanned at once (meetLocked).
+func (s *Scanner) Mutated(worktree string, touched ...string) {
 	if worktree == "" {
 		return
 	}
 	wt := filepath.Clean(worktree)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.trackLocked(wt) {
-		s.scheduleLocked(wt)
+	if !s.trackLocked(wt) {
+		return
 	}
+	meets, stale := s.meetLocked(wt, touched)
+	switch {
+	case meets:
+		s.scheduleLocked(wt, true)
+		for _, p := range stale {
+			s.scheduleLocked(p, true)
+		}
+	case s.listedLocked(wt, touched):
+		s.trees[wt].deferred = true
+	default:
+		s.scheduleLocked(wt, false)
+	}
+}
+
+// listedLocked reports whether wt's last scan listed every touched file
+// (none given: false), with no merge predicted for wt to renew.
+func (s *Scanner) listedLocked(wt string, touched []string) bool {
+	t := s.trees[wt]
+	c := t.res.Changes
+	if t.seq == 0 || t.res.Err != nil || c.Cut || len(touched) == 0 || len(touched) > maxTouchedChecked {
+		return false
+	}
+	for _, abs := range touched {
+		rel := relTo(c.Root, abs)
+		if rel == "" {
+			rel = relTo(wt, abs)
+		}
+		if _, listed := slices.BinarySearch(c.Files, rel); rel == "" || !listed {
+			return false
+		}
+	}
+	for k := range s.preds {
+		if k[0] == wt || k[1] == wt {
+			return false
+		}
+	}
+	return true
+}
+
+// Bounds on the work Mutated does under the lock, whatever it is given.
+const (
+	maxTouchedChecked = 16  // touched files one call looks at
+	maxTouchedKept    = 256 // touched files a worktree remembers between scans
+)
+
+// meetLocked notes wt's touched files and reports whether one meets
+// another worktree's change (see Mutated): a file wt's last scan did not
+// list that another worktree of the repository changed, as git last
+// listed or as its presences reported since. stale are those other
+// worktrees whose git answer does not list it yet, or whose mutations
+// since were left to the slow rescan, to scan now too.
+// Nothing before wt's first scan, which is due at once anyway.
+func (s *Scanner) meetLocked(wt string, touched []string) (meets bool, stale []string) {
+	t := s.trees[wt]
+	if t.seq == 0 || t.res.Err != nil || len(touched) == 0 {
+		return false, nil
+	}
+	mine := t.res.Changes
+	for _, abs := range touched[:min(len(touched), maxTouchedChecked)] {
+		rel := relTo(mine.Root, abs)
+		if rel == "" {
+			rel = relTo(wt, abs)
+		}
+		if rel == "" {
+			continue
+		}
+		if t.touched == nil {
+			t.touched = map[string]struct{}{}
+		}
+		if len(t.touched) < maxTouchedKept {
+			t.touched[rel] = struct{}{}
+		}
+		if _, listed := slices.BinarySearch(mine.Files, rel); listed {
+			continue // not new here: the interval's scan will do
+		}
+		for other, o := range s.trees {
+			oc := o.res.Changes
+			if other == wt || o.seq == 0 || o.res.Err != nil || oc.CommonDir != mine.CommonDir || oc.Root == mine.Root {
+				continue
+			}
+			_, listed := slices.BinarySearch(oc.Files, rel)
+			_, reported := o.touched[rel]
+			meets = meets || listed || reported
+			if ((reported && !listed) || (listed && o.deferred)) && !slices.Contains(stale, other) {
+				stale = append(stale, other)
+			}
+		}
+	}
+	return meets, stale
+}
+
+// relTo is abs relative to root, "/"-separated; "" outside it.
+func relTo(root, abs string) string {
+	if root == "" || !filepath.IsAbs(abs) {
+		return ""
+	}
+	rel, err := filepath.Rel(root, filepath.Clean(abs))
+	if err != nil || !filepath.IsLocal(rel) {
+		return ""
+	}
+	return filepath.ToSlash(rel)
 }
 
 // Track sets the worktrees to keep scanning, those of the live presences:
@@ -206,13 +361,16 @@ func (s *Scanner) Track(worktrees []string) {
 			if t.timer != nil {
 				t.timer.Stop()
 			}
+			if t.queued {
+				s.queue = slices.DeleteFunc(s.queue, func(q queued) bool { return q.t == t })
+			}
 			delete(s.trees, wt)
 			s.dropPredsLocked(wt, nil)
 		}
 	}
 	for wt := range keep {
 		if _, ok := s.trees[wt]; !ok && s.trackLocked(wt) {
-			s.scheduleLocked(wt)
+			s.scheduleLocked(wt, false)
 		}
 	}
 }
@@ -230,9 +388,10 @@ func (s *Scanner) trackLocked(wt string) bool {
 	return true
 }
 
-// scheduleLocked starts a scan of wt now, or at the end of its interval,
-// or after the scan under way: never two at once, never one dropped.
-func (s *Scanner) scheduleLocked(wt string) {
+// scheduleLocked starts a scan of wt now, or at the end of its interval
+// (now when urgent), or after the scan under way: never two at once,
+// never one dropped.
+func (s *Scanner) scheduleLocked(wt string, urgent bool) {
 	t := s.trees[wt]
 	if t == nil {
 		return
@@ -246,30 +405,82 @@ func (s *Scanner) scheduleLocked(wt string) {
 	}
 	if t.running {
 		t.pending = true
+		t.urgent = t.urgent || urgent
 		return
+	}
+	if t.queued {
+		if urgent {
+			s.enqueueLocked(wt, t, true) // moves it ahead
+		}
+		return // the scan waiting will see this mutation
 	}
 	if t.timer != nil {
-		return // one scan is already due at the interval's end
+		if !urgent {
+			return // one scan is already due at the interval's end
+		}
+		t.timer.Stop()
+		t.timer = nil
 	}
-	if wait := time.Until(t.last.Add(s.cfg.Interval)); wait > 0 && !t.last.IsZero() {
-		t.timer = time.AfterFunc(wait, func() { s.fire(wt, t) })
+	if wait := time.Until(t.last.Add(s.cfg.Interval)); wait > 0 && !t.last.IsZero() && !urgent {
+		t.timerN++
+		n := t.timerN
+		t.timer = time.AfterFunc(wait, func() { s.fire(wt, t, n) })
 		return
 	}
-	t.running, t.last = true, time.Now()
-	ctx := s.ctx
-	s.wg.Add(1)
-	go s.scan(ctx, wt, t)
+	s.enqueueLocked(wt, t, urgent)
 }
 
-// fire runs a scan scheduled at the end of an interval.
-func (s *Scanner) fire(wt string, t *tracked) {
+// enqueueLocked queues a scan of wt, an urgent one after the urgent ones
+// queued before it and ahead of the rest, and starts what the bound
+// allows. Each worktree waits at most once: the queue is bounded by the
+// tracked worktrees.
+func (s *Scanner) enqueueLocked(wt string, t *tracked, urgent bool) {
+	if t.queued {
+		i := slices.IndexFunc(s.queue, func(q queued) bool { return q.t == t })
+		if i < 0 || s.queue[i].urgent {
+			return
+		}
+		s.queue = slices.Delete(s.queue, i, i+1)
+	}
+	t.queued = true
+	at := len(s.queue)
+	if urgent {
+		at = slices.IndexFunc(s.queue, func(q queued) bool { return !q.urgent })
+		if at < 0 {
+			at = len(s.queue)
+		}
+	}
+	s.queue = slices.Insert(s.queue, at, queued{wt: wt, t: t, urgent: urgent})
+	s.startLocked()
+}
+
+// startLocked starts queued scans while fewer than MaxScans run.
+func (s *Scanner) startLocked() {
+	for s.ctx != nil && s.active < s.cfg.MaxScans && len(s.queue) > 0 {
+		q := s.queue[0]
+		s.queue = s.queue[1:]
+		q.t.queued = false
+		if s.trees[q.wt] != q.t {
+			continue // forgotten meanwhile
+		}
+		t := q.t
+		t.running, t.last = true, time.Now()
+		t.touched, t.deferred = nil, false // this scan lists what they changed
+		s.active++
+		s.wg.Add(1)
+		go s.scan(s.ctx, q.wt, t)
+	}
+}
+
+// fire runs the scan timer n scheduled at the end of an interval.
+func (s *Scanner) fire(wt string, t *tracked, n uint64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.trees[wt] != t {
-		return // forgotten meanwhile
+	if s.trees[wt] != t || t.timer == nil || t.timerN != n {
+		return // forgotten meanwhile, or stopped for a scan run sooner
 	}
 	t.timer = nil
-	s.scheduleLocked(wt)
+	s.scheduleLocked(wt, false)
 }
 
 // Result returns the latest answer for a tracked worktree, false before
@@ -341,9 +552,12 @@ func (s *Scanner) scan(ctx context.Context, wt string, t *tracked) {
 
 	s.mu.Lock()
 	t.running = false
+	s.active--
+	s.startLocked()
 	if t.pending && s.trees[wt] == t {
-		t.pending = false
-		s.scheduleLocked(wt)
+		urgent := t.urgent
+		t.pending, t.urgent = false, false
+		s.scheduleLocked(wt, urgent)
 	}
 	s.mu.Unlock()
 	if s.cfg.Notify != nil {

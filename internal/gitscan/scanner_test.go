@@ -245,3 +245,37 @@ func TestScannerDropsAPredictionGitCannotRenew(t *testing.T) {
 		t.Errorf("merge failures = %d, want 1", st.MergeFailures)
 	}
 }
+
+// TestScannerScansAtOnceAChangeThatMeetsAPeer: with an hour's interval,
+// a mutation reporting a file another worktree changed is scanned at
+// once, and the merge predicted — whether git already lists the file in
+// the other worktree, or only its hooks reported it there since its last
+// scan (then the other worktree is scanned at once too).
+func TestScannerScansAtOnceAChangeThatMeetsAPeer(t *testing.T) {
+	for _, peerScanned := range []bool{true, false} {
+		t.Run(map[bool]string{true: "git lists it there", false: "its hooks reported it there"}[peerScanned], func(t *testing.T) {
+			r := newRepo(t)
+			a, b := r.worktree("a"), r.worktree("b")
+			if peerScanned {
+				writeFile(t, filepath.Join(a, "f.txt"), lines(20, map[int]string{5: "a's line five"}))
+			}
+			s := startScanner(t, gitscan.ScannerConfig{Runner: newRunner(t, gitscan.RunnerConfig{}), Interval: time.Hour})
+			s.Track([]string{a, b})
+			eventually.True(t, within, "a and b scanned", func() bool {
+				_, okA := s.Result(a)
+				_, okB := s.Result(b)
+				return okA && okB
+			})
+			if !peerScanned {
+				writeFile(t, filepath.Join(a, "f.txt"), lines(20, map[int]string{5: "a's line five"}))
+				s.Mutated(a, filepath.Join(a, "f.txt")) // nobody else changed it: at the interval's end
+			}
+			writeFile(t, filepath.Join(b, "f.txt"), lines(20, map[int]string{5: "b's line five"}))
+			s.Mutated(b, filepath.Join(b, "f.txt"))
+			eventually.True(t, within, "the conflict predicted inside the interval", func() bool {
+				p, ok := s.Prediction(a, b)
+				return ok && p.Conflict
+			})
+		})
+	}
+}

@@ -113,10 +113,11 @@ func overlapCovers(o presence.Overlap, rel string) bool {
 // overlapsToTell is what a beat tells its agent of its overlaps, as the
 // last snapshot derived them (a beat derives nothing and never waits on
 // git), and what it tells the scanner: a beat that reports a mutation
-// has its worktree scanned soon (Mutated never waits).
+// has its worktree scanned soon, at once when a file it touched meets
+// another worktree's change (Mutated never waits).
 func (h *Hall) overlapsToTell(id string, req contract.BeatRequest) []contract.Overlap {
 	if h.Git != nil && req.Worktree != "" && (len(req.Touched) > 0 || (req.Tool != "" && h.Service.Mutating(req.Tool))) {
-		h.Git.Mutated(req.Worktree)
+		h.Git.Mutated(req.Worktree, req.Touched...)
 	}
 	if req.Listening != nil && !*req.Listening {
 		return nil // told at a beat whose answer is read

@@ -17,7 +17,7 @@ import (
 type Git interface {
 	GitView
 	overlap.Merges
-	Mutated(worktree string)
+	Mutated(worktree string, touched ...string)
 	Track(worktrees []string)
 }
 
