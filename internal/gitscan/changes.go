@@ -125,52 +125,53 @@ func (r *Runner) Changes(ctx context.Context, worktree string, o ChangesOptions)
 		return Changes{}, err
 	}
 	c := Changes{Worktree: wt}
-	out, err := r.Run(ctx, Cmd{Dir: wt, Args: []string{"rev-parse", "--path-format=absolute", "--show-toplevel", "--git-common-dir", "HEAD", "--abbrev-ref", "HEAD"}})
-	if err != nil {
-		if CodeOf(err) == Failed {
-			return Changes{}, &Error{Code: NotWorktree, Op: "git rev-parse", Err: err}
+	// The base as given, or as asked of git within baseTTL ("" known:
+	// there is none). Known, its commit comes with the first git run,
+	// and keys what the branch committed since the merge base.
+	base, known := o.Base, o.Base != ""
+	if !known {
+		base, known = r.cache.base(wt)
+	}
+	baseCommit := ""
+	if known && base != "" {
+		err := r.revParse(ctx, &c, base+"^{commit}", &baseCommit)
+		if err != nil && CodeOf(err) != Failed {
+			return Changes{}, err
 		}
-		return Changes{}, err
+		if err != nil { // the base no longer resolves: ask as on a first scan
+			r.cache.forgetBase(wt)
+			known, baseCommit = o.Base != "", ""
+		}
 	}
-	lines := strings.Split(strings.TrimRight(string(out.Stdout), "\n"), "\n")
-	if len(lines) != 4 {
-		return Changes{}, &Error{Code: Failed, Op: "git rev-parse", Err: errorf("%d lines, want 4", len(lines))}
+	if c.Root == "" {
+		if err := r.revParse(ctx, &c, "", nil); err != nil {
+			return Changes{}, err
+		}
 	}
-	c.Root, c.CommonDir, c.Head = lines[0], lines[1], lines[2]
-	if lines[3] != "HEAD" {
-		c.Branch = lines[3]
-	}
-	c.Base = o.Base
-	if c.Base == "" {
+	c.Base = base
+	if !known {
+		var err error
 		if c.Base, err = r.defaultBase(ctx, wt); err != nil {
 			return Changes{}, err
 		}
-	}
-	if c.Base != "" {
-		out, err := r.Run(ctx, Cmd{Dir: wt, Args: []string{"merge-base", "HEAD", c.Base}, OK: []int{1}})
-		if err != nil {
-			return Changes{}, err
-		}
-		c.MergeBase = strings.TrimSpace(string(out.Stdout))
+		r.cache.putBase(wt, c.Base)
 	}
 	type entry struct {
 		path  string
 		state FileState
 	}
 	var entries []entry
-	if c.MergeBase != "" && c.MergeBase != c.Head {
-		out, err := r.Run(ctx, Cmd{Dir: wt, Args: []string{"diff", "--no-ext-diff", "--no-textconv", "--name-only", "-z", "--no-renames", c.MergeBase, c.Head, "--"}})
+	if c.Base != "" {
+		committed, cut, err := r.committed(ctx, &c, baseCommit)
 		if err != nil {
 			return Changes{}, err
 		}
-		c.Cut = c.Cut || out.Cut
-		for _, f := range splitNUL(out.Stdout, out.Cut) {
-			if f != "" {
-				entries = append(entries, entry{f, Committed})
-			}
+		c.Cut = c.Cut || cut
+		for _, f := range committed {
+			entries = append(entries, entry{f, Committed})
 		}
 	}
-	out, err = r.Run(ctx, Cmd{Dir: wt, Args: []string{"status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames"}})
+	out, err := r.Run(ctx, Cmd{Dir: wt, Args: []string{"status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames"}})
 	if err != nil {
 		return Changes{}, err
 	}
@@ -202,6 +203,70 @@ func (r *Runner) Changes(ctx context.Context, worktree string, o ChangesOptions)
 	}
 	c.Files, c.States = paths, states
 	return c, nil
+}
+
+// revParse fills the worktree's root, repository, HEAD and branch in c,
+// and, given a base revision, its commit id in *baseCommit: one git run.
+// A worktree git does not know is NotWorktree; with a base, so is a base
+// git cannot resolve (the caller asks again without it).
+func (r *Runner) revParse(ctx context.Context, c *Changes, base string, baseCommit *string) error {
+	args := []string{"rev-parse", "--path-format=absolute", "--show-toplevel", "--git-common-dir", "HEAD"}
+	want := 4
+	if base != "" {
+		args, want = append(args, base), 5
+	}
+	out, err := r.Run(ctx, Cmd{Dir: c.Worktree, Args: append(args, "--abbrev-ref", "HEAD")})
+	if err != nil {
+		if CodeOf(err) == Failed {
+			return &Error{Code: NotWorktree, Op: "git rev-parse", Err: err}
+		}
+		return err
+	}
+	lines := strings.Split(strings.TrimRight(string(out.Stdout), "\n"), "\n")
+	if len(lines) != want {
+		return &Error{Code: Failed, Op: "git rev-parse", Err: errorf("%d lines, want %d", len(lines), want)}
+	}
+	c.Root, c.CommonDir, c.Head = lines[0], lines[1], lines[2]
+	if base != "" {
+		*baseCommit = lines[3]
+	}
+	if b := lines[want-1]; b != "HEAD" {
+		c.Branch = b
+	}
+	return nil
+}
+
+// committed sets c's merge base and answers the files HEAD changed since
+// it, from the cache when the base's commit is known and was seen with
+// this HEAD before; cut says git's output was cut at the runner's bound.
+func (r *Runner) committed(ctx context.Context, c *Changes, baseCommit string) (files []string, cut bool, err error) {
+	if baseCommit != "" {
+		if e, ok := r.cache.commits(c.Head, baseCommit); ok {
+			c.MergeBase = e.mergeBase
+			return e.files, false, nil
+		}
+	}
+	out, err := r.Run(ctx, Cmd{Dir: c.Worktree, Args: []string{"merge-base", "HEAD", c.Base}, OK: []int{1}})
+	if err != nil {
+		return nil, false, err
+	}
+	c.MergeBase = strings.TrimSpace(string(out.Stdout))
+	if c.MergeBase != "" && c.MergeBase != c.Head {
+		out, err := r.Run(ctx, Cmd{Dir: c.Worktree, Args: []string{"diff", "--no-ext-diff", "--no-textconv", "--name-only", "-z", "--no-renames", c.MergeBase, c.Head, "--"}})
+		if err != nil {
+			return nil, false, err
+		}
+		for _, f := range splitNUL(out.Stdout, out.Cut) {
+			if f != "" {
+				files = append(files, f)
+			}
+		}
+		cut = out.Cut
+	}
+	if baseCommit != "" && !cut {
+		r.cache.putCommits(c.Head, baseCommit, cachedCommitted{mergeBase: c.MergeBase, files: files})
+	}
+	return files, cut, nil
 }
 
 // defaultBase is the brain's default branch: origin/HEAD where it is set,

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -58,6 +59,16 @@ type Runner struct {
 	maxOutput int
 	nice      int
 	slots     chan struct{}
+	cache     *changesCache // what Changes keeps between scans
+	started   atomic.Int64  // git processes started
+}
+
+// Processes counts the git processes the runner started.
+func (r *Runner) Processes() int64 {
+	if r == nil {
+		return 0
+	}
+	return r.started.Load()
 }
 
 // NewRunner finds git and checks its version. A missing git is a
@@ -78,6 +89,7 @@ func NewRunner(ctx context.Context, cfg RunnerConfig) (*Runner, error) {
 		maxOutput: orDefault(cfg.MaxOutput, DefaultMaxOutput),
 		slots:     make(chan struct{}, orDefault(cfg.MaxProcs, DefaultMaxProcs)),
 		nice:      orDefault(cfg.Nice, DefaultNice),
+		cache:     newChangesCache(),
 	}
 	// The version probe is not a scan: it gets the default timeout even
 	// when scans get a shorter one, so a loaded machine's slow first exec
@@ -177,6 +189,7 @@ func (r *Runner) Run(ctx context.Context, c Cmd) (Output, error) {
 	var stderr boundedBuffer
 	stderr.max = 4 << 10
 	cmd.Stdout, cmd.Stderr = out, &stderr
+	r.started.Add(1)
 	err := startNiced(cmd, r.nice)
 	if err == nil {
 		err = cmd.Wait()

@@ -129,6 +129,9 @@ func TestChangesListsWhatChanged(t *testing.T) {
 	// The base overridden, and origin/HEAD preferred where set.
 	gitIn(t, r.main, "update-ref", "refs/remotes/origin/trunk", "HEAD~1")
 	gitIn(t, r.main, "symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/trunk")
+	// A runner keeps a worktree's default base for a while (a new
+	// origin/HEAD shows within baseTTL): a new one asks.
+	g = newRunner(t, gitscan.RunnerConfig{})
 	c, err = g.Changes(ctx, a, gitscan.ChangesOptions{})
 	if err != nil {
 		t.Fatal(err)

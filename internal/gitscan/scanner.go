@@ -90,6 +90,7 @@ type Stats struct {
 	MergeFailures    int64
 	MergeCacheHits   int64 // merges answered from the cache
 	MergeTime        time.Duration
+	Processes        int64 // git processes started, scans, snapshots and merges together
 }
 
 // Scanner keeps git's answer for each tracked worktree fresh, off the
@@ -515,7 +516,7 @@ func (s *Scanner) Stats() Stats {
 		ScanTime: time.Duration(s.scanNanos.Load()), Timeouts: s.timeouts.Load(),
 		Snapshots: s.snaps.Load(), SnapshotFailures: s.snapFail.Load(),
 		MergeChecks: s.merges.Load(), MergeFailures: s.mergeFail.Load(), MergeCacheHits: s.mergeHits.Load(),
-		MergeTime: time.Duration(s.mergeNanos.Load()),
+		MergeTime: time.Duration(s.mergeNanos.Load()), Processes: s.cfg.Runner.Processes(),
 	}
 }
 

@@ -142,6 +142,8 @@ func newStatsCollector(src Sources) *statsCollector {
 		onGit(func(s *scrape) float64 { return float64(s.git.MergeCacheHits) }))
 	add("gitscan", "merge_seconds_total", "Time spent predicting merges.", counter,
 		onGit(func(s *scrape) float64 { return s.git.MergeTime.Seconds() }))
+	add("gitscan", "processes_total", "Git processes started by the scanner (scans, snapshots, merge predictions).", counter,
+		onGit(func(s *scrape) float64 { return float64(s.git.Processes) }))
 	c.store = prometheus.NewDesc(prometheus.BuildFQName(Namespace, "store", "info"), "The store this Hall reads and writes: kind is dir or nats. Always 1.", []string{"kind"}, nil)
 	return c
 }

@@ -1,0 +1,89 @@
+package gitscan_test
+
+import (
+	"context"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/hall-dev/hall/internal/gitscan"
+)
+
+// TestChangesSteadyScanRunsTwoProcesses: a worktree scanned again and
+// again costs two git processes a scan once its base and its branch's
+// commits are known (rev-parse, status), with the same answer as a
+// runner that keeps nothing; a commit on the branch, the base moving, a
+// base given that no longer resolves are each seen at the next scan.
+func TestChangesSteadyScanRunsTwoProcesses(t *testing.T) {
+	ctx := context.Background()
+	r := newRepo(t)
+	a := r.worktree("a")
+	writeFile(t, filepath.Join(a, "committed.txt"), "c\n")
+	gitIn(t, a, "add", "committed.txt")
+	gitIn(t, a, "commit", "-q", "-m", "c")
+	writeFile(t, filepath.Join(a, "f.txt"), lines(20, map[int]string{3: "unstaged"}))
+
+	g := newRunner(t, gitscan.RunnerConfig{})
+	// fresh answers as a runner that keeps nothing gives them.
+	fresh := func(o gitscan.ChangesOptions) gitscan.Changes {
+		t.Helper()
+		c, err := newRunner(t, gitscan.RunnerConfig{}).Changes(ctx, a, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	scan := func(o gitscan.ChangesOptions) (gitscan.Changes, int64) {
+		t.Helper()
+		before := g.Processes()
+		c, err := g.Changes(ctx, a, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c, g.Processes() - before
+	}
+	same := func(step string, o gitscan.ChangesOptions, wantProcs int64) {
+		t.Helper()
+		got, procs := scan(o)
+		if want := fresh(o); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: %+v, want %+v", step, got, want)
+		}
+		if wantProcs > 0 && procs != wantProcs {
+			t.Errorf("%s: %d git processes, want %d", step, procs, wantProcs)
+		}
+	}
+
+	first, procs := scan(gitscan.ChangesOptions{})
+	if procs < 5 {
+		t.Errorf("a first scan ran %d git processes: the base and the branch's commits must be asked", procs)
+	}
+	if len(first.Files) != 2 || first.MergeBase == "" {
+		t.Fatalf("first scan %+v, want committed.txt and f.txt against a merge base", first)
+	}
+	scan(gitscan.ChangesOptions{}) // the base's commit is learnt
+	same("a steady scan", gitscan.ChangesOptions{}, 2)
+
+	// A new commit on the branch: HEAD moved, its commits asked again.
+	writeFile(t, filepath.Join(a, "second.txt"), "2\n")
+	gitIn(t, a, "add", "second.txt")
+	gitIn(t, a, "commit", "-q", "-m", "second")
+	same("after a commit on the branch", gitscan.ChangesOptions{}, 4)
+	same("steady again", gitscan.ChangesOptions{}, 2)
+
+	// The base moves on: the merge base is asked again, and stays.
+	writeFile(t, filepath.Join(r.main, "main-only.txt"), "m\n")
+	gitIn(t, r.main, "add", "main-only.txt")
+	gitIn(t, r.main, "commit", "-q", "-m", "main moves on")
+	same("after the base moved", gitscan.ChangesOptions{}, 4)
+
+	// A base given: cached by its commit as well; once deleted, git's
+	// refusal is the answer again, as without a cache.
+	gitIn(t, r.main, "branch", "feature", "main")
+	o := gitscan.ChangesOptions{Base: "feature"}
+	scan(o)
+	same("a given base, steady", o, 2)
+	gitIn(t, r.main, "branch", "-D", "feature")
+	if _, err := g.Changes(ctx, a, o); err == nil {
+		t.Error("a given base that no longer resolves answered")
+	}
+}
