@@ -33,18 +33,12 @@ const guardCalls = 2000
 func (b *bench) guard(ctx context.Context) error {
 	root := b.newRoot("guard")
 	repo := filepath.Join(b.tmp, "guard-repo")
-	if err := os.MkdirAll(filepath.Join(repo, ".git"), 0o755); err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(repo, ".git", "HEAD"), []byte("ref: refs/heads/main\n"), 0o644); err != nil {
+	brain, err := headOnlyRepo(repo)
+	if err != nil {
 		return err
 	}
 	now := time.Now().UnixMilli()
 	if err := writeRegistry(root, 95, 10, now); err != nil {
-		return err
-	}
-	brain, err := filepath.EvalSymlinks(repo)
-	if err != nil {
 		return err
 	}
 	for i := 0; i < 5; i++ {

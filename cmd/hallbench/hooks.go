@@ -35,11 +35,8 @@ func (b *bench) hooks(ctx context.Context) error {
 	root := b.newRoot("hooks")
 	repo := filepath.Join(b.tmp, "hooks-repo")
 	wt := filepath.Join(repo, "src")
-	// The repository as git leaves it, as much as the hook reads: .git/HEAD.
-	if err := os.MkdirAll(filepath.Join(repo, ".git"), 0o755); err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(repo, ".git", "HEAD"), []byte("ref: refs/heads/main\n"), 0o644); err != nil {
+	brain, err := headOnlyRepo(repo)
+	if err != nil {
 		return err
 	}
 	if err := os.MkdirAll(wt, 0o755); err != nil {
@@ -47,10 +44,6 @@ func (b *bench) hooks(ctx context.Context) error {
 	}
 	now := time.Now().UnixMilli()
 	if err := writeRegistry(root, 99, 10, now); err != nil {
-		return err
-	}
-	brain, err := filepath.EvalSymlinks(repo)
-	if err != nil {
 		return err
 	}
 	partner := presence.Record{
@@ -210,4 +203,17 @@ func buildHello(ctx context.Context, dir string) (string, error) {
 		return "", fmt.Errorf("build the exec floor: %v\n%s", err, out)
 	}
 	return bin, nil
+}
+
+// headOnlyRepo makes dir a repository as git leaves it, as much as a
+// hook reads of it (.git/HEAD), and answers its path with symlinks
+// resolved: the brain the Hall names for it.
+func headOnlyRepo(dir string) (string, error) {
+	if err := os.MkdirAll(filepath.Join(dir, ".git"), 0o755); err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".git", "HEAD"), []byte("ref: refs/heads/main\n"), 0o644); err != nil {
+		return "", err
+	}
+	return filepath.EvalSymlinks(dir)
 }
