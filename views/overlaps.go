@@ -3,6 +3,7 @@ package views
 import (
 	"cmp"
 	"slices"
+	"strings"
 
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/presence/overlap"
@@ -79,15 +80,16 @@ func (e Evidence) Marks() []Mark {
 }
 
 // Labels is the cell's labels, space-separated, for data-evidence.
-func (e Evidence) Labels() string {
-	s := ""
-	for _, m := range e.Marks() {
-		if s != "" {
-			s += " "
-		}
-		s += m.Label
+func (e Evidence) Labels() string { return e.join(func(m Mark) string { return m.Label }, " ") }
+
+// join is one field of each of the cell's marks, joined by sep.
+func (e Evidence) join(field func(Mark) string, sep string) string {
+	marks := e.Marks()
+	out := make([]string, len(marks))
+	for i, m := range marks {
+		out[i] = field(m)
 	}
-	return s
+	return strings.Join(out, sep)
 }
 
 // PictureWorktree is one column: a worktree and the agents in it that
@@ -326,14 +328,7 @@ func PictureMore(p Picture) string {
 	if p.FilesCut {
 		parts = append(parts, "more files not listed (an overlap lists its first files only; files_total counts them)")
 	}
-	s := ""
-	for i, x := range parts {
-		if i > 0 {
-			s += " · "
-		}
-		s += x
-	}
-	return s
+	return strings.Join(parts, " · ")
 }
 
 // OverlapPictures is the overlap region's pictures and how many more
@@ -386,14 +381,7 @@ func CellText(c PictureCell) string {
 	if c.Evidence == 0 {
 		return "not changed here"
 	}
-	t := "changed ("
-	for i, m := range c.Evidence.Marks() {
-		if i > 0 {
-			t += ", "
-		}
-		t += m.Label
-	}
-	t += ")"
+	t := "changed (" + c.Evidence.join(func(m Mark) string { return m.Label }, ", ") + ")"
 	if c.Conflict {
 		t += ", conflict"
 	}
@@ -405,13 +393,7 @@ func CellTitle(c PictureCell) string {
 	if c.Evidence == 0 {
 		return "not changed in this worktree"
 	}
-	t := ""
-	for i, m := range c.Evidence.Marks() {
-		if i > 0 {
-			t += "\n"
-		}
-		t += m.Title
-	}
+	t := c.Evidence.join(func(m Mark) string { return m.Title }, "\n")
 	if c.Conflict {
 		t += "\ngit predicts a merge conflict in this file"
 	}

@@ -115,23 +115,10 @@ func (a claudeLike) Answer(ev Event, say Say) []byte {
 	return marshal(claudeAnswer{HookSpecificOutput: out})
 }
 
-// claudeTouched names the file of Claude Code's editing tools:
-// tool_input.file_path (Edit, MultiEdit, Write) or notebook_path
-// (NotebookEdit). Other tools name none.
+// claudeTouched names the file of Claude Code's editing tools (Edit,
+// MultiEdit, Write, NotebookEdit). Other tools name none.
 func claudeTouched(tool string, input json.RawMessage, cwd string) []string {
-	switch tool {
-	case "Edit", "MultiEdit", "Write", "NotebookEdit":
-	default:
-		return nil
-	}
-	var in struct {
-		FilePath     string `json:"file_path"`
-		NotebookPath string `json:"notebook_path"`
-	}
-	if json.Unmarshal(input, &in) != nil {
-		return nil
-	}
-	return touchedFiles(cwd, []string{in.FilePath, in.NotebookPath})
+	return namedFileTouched([]string{"Edit", "MultiEdit", "Write", "NotebookEdit"}, tool, input, cwd)
 }
 
 // codexTouched names the files of a Codex patch: the lines "*** Add

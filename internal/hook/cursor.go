@@ -82,20 +82,9 @@ func (cursor) Parse(payload []byte) (Event, error) {
 }
 
 // cursorToolTouched names the file of Cursor's file-writing tools (Write,
-// Delete), from tool_input.file_path.
+// Delete).
 func cursorToolTouched(tool string, input json.RawMessage, root string) []string {
-	switch tool {
-	case "Write", "Delete":
-	default:
-		return nil
-	}
-	var in struct {
-		FilePath string `json:"file_path"`
-	}
-	if json.Unmarshal(input, &in) != nil {
-		return nil
-	}
-	return touchedFiles(root, []string{in.FilePath})
+	return namedFileTouched([]string{"Write", "Delete"}, tool, input, root)
 }
 
 // cursorPermission is the answer of Cursor's permission events

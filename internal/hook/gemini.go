@@ -59,20 +59,9 @@ func (gemini) Parse(payload []byte) (Event, error) {
 }
 
 // geminiTouched names the file of Gemini CLI's file-writing tools
-// (write_file, replace), from tool_input.file_path.
+// (write_file, replace).
 func geminiTouched(tool string, input json.RawMessage, cwd string) []string {
-	switch tool {
-	case "write_file", "replace":
-	default:
-		return nil
-	}
-	var in struct {
-		FilePath string `json:"file_path"`
-	}
-	if json.Unmarshal(input, &in) != nil {
-		return nil
-	}
-	return touchedFiles(cwd, []string{in.FilePath})
+	return namedFileTouched([]string{"write_file", "replace"}, tool, input, cwd)
 }
 
 // geminiAnswer is Gemini CLI's hook output. It never carries a decision:

@@ -199,6 +199,24 @@ func absUnder(cwd, p string) string {
 	return filepath.Clean(p)
 }
 
+// namedFileTouched is the file a writing tool's input names, as Claude
+// Code, Cursor and Gemini CLI all name it (tool_input.file_path, or
+// notebook_path for Claude Code's notebooks), when tool is one of the
+// agent's writers; none for any other tool.
+func namedFileTouched(writers []string, tool string, input json.RawMessage, cwd string) []string {
+	if !slices.Contains(writers, tool) {
+		return nil
+	}
+	var in struct {
+		FilePath     string `json:"file_path"`
+		NotebookPath string `json:"notebook_path"`
+	}
+	if json.Unmarshal(input, &in) != nil {
+		return nil
+	}
+	return touchedFiles(cwd, []string{in.FilePath, in.NotebookPath})
+}
+
 // touchedFiles returns the files names holds, absolute against cwd and
 // each once: the last MaxTouched distinct ones (the most recent of a
 // patch), in the order named. It walks from the end and stops once it
