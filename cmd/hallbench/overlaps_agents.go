@@ -117,7 +117,7 @@ func (a *obAgent) edit(ctx context.Context, rel string, content []byte, written 
 	tool := map[string]any{"tool_name": "Edit", "tool_input": input, "tool_use_id": fmt.Sprintf("toolu_%d_%d", a.n, a.edits)}
 	t0 := time.Now()
 	ans, err := a.hook(ctx, "PreToolUse", tool)
-	a.times.add(true, time.Since(t0), err)
+	a.timed(ctx, true, t0, err)
 	if err == nil && a.heard != nil {
 		a.heard(ans, time.Now())
 	}
@@ -130,11 +130,21 @@ func (a *obAgent) edit(ctx context.Context, rel string, content []byte, written 
 	tool["tool_response"] = map[string]any{"filePath": abs, "success": true}
 	t0 = time.Now()
 	ans, err = a.hook(ctx, "PostToolUse", tool)
-	a.times.add(false, time.Since(t0), err)
+	a.timed(ctx, false, t0, err)
 	if err == nil && a.heard != nil {
 		a.heard(ans, time.Now())
 	}
 	return nil
+}
+
+// timed records a hook call's wall time, or its error. A call the
+// round's end cut short (ctx done) is neither: the round stopped it, the
+// Hall did not fail it.
+func (a *obAgent) timed(ctx context.Context, pre bool, t0 time.Time, err error) {
+	if err != nil && ctx.Err() != nil {
+		return
+	}
+	a.times.add(pre, time.Since(t0), err)
 }
 
 // run is the agent's own work until ctx ends: a tool call every one to
