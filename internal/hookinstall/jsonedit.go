@@ -221,6 +221,15 @@ func splice(b []byte, from, to int, s []byte) []byte {
 func removeItem(b []byte, open, close int, items []span, i int) []byte {
 	switch {
 	case len(items) == 1:
+		// The sole item as appendItem lays it out in an empty container
+		// ("\n"+indent before it, "\n"+the container's indent after it):
+		// those go with it, and what was there before stays.
+		start, end := items[0].start, items[0].end
+		before, outer := b[open+1:start], "\n"+lineIndent(b, open)
+		if len(before) > 0 && before[0] == '\n' && bytes.Count(before, []byte("\n")) == 1 && len(bytes.TrimLeft(before, " \t\n")) == 0 &&
+			bytes.HasPrefix(b[end:close], []byte(outer)) {
+			return splice(b, open+1, end+len(outer), nil)
+		}
 		return splice(b, open+1, close, nil)
 	case i > 0:
 		return splice(b, items[i-1].end, items[i].end, nil)
@@ -269,9 +278,12 @@ func appendItem(b []byte, open, close int, items []span, render func(indent, uni
 		}
 		return splice(b, items[len(items)-1].end, items[len(items)-1].end, append([]byte(",\n"+inner), render(inner, unit)...))
 	}
+	// An empty container: the item on its own line, and whatever was
+	// between the brackets kept after it, so removing the item gives it
+	// back ("{ }" stays "{ }" through an install and an uninstall).
 	inner := outer + unit
 	item := append([]byte("\n"+inner), render(inner, unit)...)
-	return splice(b, open+1, close, append(item, "\n"+outer...))
+	return splice(b, open+1, open+1, append(item, "\n"+outer...))
 }
 
 // renderValue encodes v for appendItem: indented with prefix and unit, or
