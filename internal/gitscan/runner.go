@@ -125,6 +125,8 @@ type Cmd struct {
 	Dir  string   // the directory git runs in (-C)
 	Args []string // after "git"
 	Env  []string // added to the environment, e.g. GIT_INDEX_FILE=…
+	// Stdin is what git reads on its standard input (nil: nothing).
+	Stdin []byte
 	// OK lists exit codes, besides 0, that are answers rather than
 	// failures (merge-tree's 1: the merge conflicts).
 	OK []int
@@ -189,6 +191,9 @@ func (r *Runner) Run(ctx context.Context, c Cmd) (Output, error) {
 	var stderr boundedBuffer
 	stderr.max = 4 << 10
 	cmd.Stdout, cmd.Stderr = out, &stderr
+	if c.Stdin != nil {
+		cmd.Stdin = bytes.NewReader(c.Stdin)
+	}
 	r.started.Add(1)
 	err := startNiced(cmd, r.nice)
 	if err == nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -29,7 +30,9 @@ type ScannerConfig struct {
 	// at its end.
 	Interval time.Duration
 	// Slow rescans every tracked worktree this often (default
-	// DefaultSlow), for changes no presence reported (a person's editor).
+	// DefaultSlow), for changes no presence reported (a person's editor):
+	// spread over the period, a share at each of slowSlices ticks, not
+	// all at once.
 	Slow time.Duration
 	// ScanTimeout bounds one whole scan of a worktree, its merges
 	// included (default DefaultScanTimeout); each git process has the
@@ -181,7 +184,7 @@ func (s *Scanner) Run(ctx context.Context) error {
 		}
 	}
 	s.mu.Unlock()
-	tick := time.NewTicker(s.cfg.Slow)
+	tick := time.NewTicker(max(s.cfg.Slow/slowSlices, time.Millisecond))
 	defer tick.Stop()
 	for {
 		select {
@@ -199,14 +202,44 @@ func (s *Scanner) Run(ctx context.Context) error {
 			s.mu.Unlock()
 			s.wg.Wait()
 			return nil
-		case <-tick.C:
+		case now := <-tick.C:
 			s.mu.Lock()
-			for wt := range s.trees {
+			for _, wt := range slowDue(s.trees, now, s.cfg.Slow) {
 				s.scheduleLocked(wt, false)
 			}
 			s.mu.Unlock()
 		}
 	}
+}
+
+// slowSlices is how many ticks the slow rescan is spread over. Rescanning
+// every worktree at once queued 50 scans ahead of a new overlap's
+// (urgent ones jump the queue, not the scans already running) and took
+// the cores from the hook answers in one burst every period.
+const slowSlices = 10
+
+// slowDue picks the worktrees the slow rescan takes at one of its ticks:
+// those whose last scan started at least slow ago (or not yet), the
+// longest waiting first, at most a slowSlices-th of the tracked (rounded
+// up). Due ones left over are first at the next tick, so each is
+// rescanned within about slow and a tick of its last scan, and once
+// spread the rescans stay spread: a worktree's turn follows its own
+// last scan.
+func slowDue(trees map[string]*tracked, now time.Time, slow time.Duration) []string {
+	share := (len(trees) + slowSlices - 1) / slowSlices
+	var due []string
+	for wt, t := range trees {
+		if now.Sub(t.last) >= slow {
+			due = append(due, wt)
+		}
+	}
+	slices.SortFunc(due, func(a, b string) int {
+		if c := trees[a].last.Compare(trees[b].last); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
+	return due[:min(len(due), share)]
 }
 
 // Mutated says a presence in the worktree reported a mutation, and the
@@ -691,8 +724,8 @@ func (s *Scanner) merge(ctx context.Context, a, b string) (Merge, Snapshot, Snap
 	return m, sa, sb, true
 }
 
-// snapshot returns wt's snapshot for its latest result, taking it when
-// there is none yet.
+// snapshot returns wt's snapshot for its latest result, taking it from
+// that result's list of changed files when there is none yet.
 func (s *Scanner) snapshot(ctx context.Context, wt string) (Snapshot, bool) {
 	s.mu.Lock()
 	t := s.trees[wt]
@@ -705,9 +738,16 @@ func (s *Scanner) snapshot(ctx context.Context, wt string) (Snapshot, bool) {
 		s.mu.Unlock()
 		return snap, true
 	}
-	seq := t.seq
+	seq, res := t.seq, t.res
 	s.mu.Unlock()
-	snap, err := s.cfg.Runner.Snapshot(ctx, wt)
+	var snap Snapshot
+	var err error
+	if res.Err == nil && res.Changes.Worktree == wt {
+		// From the scan's list: the files it names, not a walk of the tree.
+		snap, err = s.cfg.Runner.SnapshotListed(ctx, res.Changes)
+	} else {
+		snap, err = s.cfg.Runner.Snapshot(ctx, wt)
+	}
 	s.snaps.Add(1)
 	if err != nil {
 		s.snapFail.Add(1)

@@ -279,3 +279,18 @@ func TestScannerScansAtOnceAChangeThatMeetsAPeer(t *testing.T) {
 		})
 	}
 }
+
+// TestScannerSlowRescanFindsAnUnreportedChange: a change no presence
+// reported (a person's editor) is found by the slow rescan alone.
+func TestScannerSlowRescanFindsAnUnreportedChange(t *testing.T) {
+	r := newRepo(t)
+	a := r.worktree("a")
+	s := startScanner(t, gitscan.ScannerConfig{Runner: newRunner(t, gitscan.RunnerConfig{}), Interval: 10 * time.Millisecond, Slow: 200 * time.Millisecond})
+	s.Track([]string{a})
+	eventually.True(t, within, "a scanned", func() bool { _, ok := s.Result(a); return ok })
+	writeFile(t, filepath.Join(a, "by-hand.go"), "package hand\n")
+	eventually.True(t, within, "the unreported change scanned", func() bool {
+		res, _ := s.Result(a)
+		return slices.Contains(res.Changes.Files, "by-hand.go")
+	})
+}

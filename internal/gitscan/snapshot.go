@@ -44,7 +44,46 @@ var snapshotEnv = []string{
 // its stash are left as they were; the new objects are unreachable and
 // loose, for git's gc to prune.
 func (r *Runner) Snapshot(ctx context.Context, worktree string) (Snapshot, error) {
-	wt := filepath.Clean(worktree)
+	return r.snapshot(ctx, filepath.Clean(worktree), nil)
+}
+
+// SnapshotListed is Snapshot of the worktree a scan answered for, taken
+// from the scan's list of its changed files: only the files not in a
+// commit (staged, modified, untracked, deleted) are hashed into the
+// copied index (git update-index), where git add -A would walk the whole
+// tree and every directory for new files: on 10,000 files, most of a
+// snapshot's cost. The commit is the same as Snapshot's when the list
+// still holds; a file changed since the scan and not listed is left as
+// the index has it, for the next scan (which a mutation asks for) to
+// catch. Where the list cannot stand for the working tree (cut at its
+// bound, HEAD moved since), the whole tree is snapshot as Snapshot does.
+func (r *Runner) SnapshotListed(ctx context.Context, c Changes) (Snapshot, error) {
+	l := &listed{head: c.Head}
+	if !c.Complete() || c.Head == "" || len(c.States) != len(c.Files) {
+		l = nil
+	} else {
+		for i, f := range c.Files {
+			if c.States[i].Uncommitted() {
+				// An untracked nested repository is listed as its
+				// directory ("nested/"); update-index takes it by name.
+				l.paths = append(l.paths, strings.TrimSuffix(f, "/")...)
+				l.paths = append(l.paths, 0)
+			}
+		}
+	}
+	return r.snapshot(ctx, filepath.Clean(c.Worktree), l)
+}
+
+// listed is what a scan listed of a worktree, for a snapshot: the HEAD
+// it saw and its uncommitted paths, each ended by a NUL (git update-index
+// -z --stdin).
+type listed struct {
+	head  string
+	paths []byte
+}
+
+// snapshot is Snapshot, from a scan's list where l is not nil.
+func (r *Runner) snapshot(ctx context.Context, wt string, l *listed) (Snapshot, error) {
 	if err := isDir(wt); err != nil {
 		return Snapshot{}, err
 	}
@@ -70,7 +109,7 @@ func (r *Runner) Snapshot(ctx context.Context, worktree string) (Snapshot, error
 		return Snapshot{}, &Error{Code: Failed, Op: "copy index", Err: err}
 	}
 	env := append([]string{"GIT_INDEX_FILE=" + index}, snapshotEnv...)
-	if _, err := r.Run(ctx, Cmd{Dir: wt, Args: []string{"add", "-A"}, Env: env}); err != nil {
+	if err := r.stage(ctx, wt, env, head, l); err != nil {
 		return Snapshot{}, err
 	}
 	out, err = r.Run(ctx, Cmd{Dir: wt, Args: []string{"write-tree"}, Env: env})
@@ -84,6 +123,24 @@ func (r *Runner) Snapshot(ctx context.Context, worktree string) (Snapshot, error
 	}
 	s.Commit = strings.TrimSpace(string(out.Stdout))
 	return s, nil
+}
+
+// stage brings the copied index to the working tree: the listed paths
+// alone where a scan's list stands for it (git update-index: --remove, a
+// listed path gone from disk leaves the index; --replace, a file where a
+// directory was or the other way round), else every path (git add -A).
+// A path git cannot add (an untracked nested repository with no commit,
+// a FIFO where a tracked file was) fails either way.
+func (r *Runner) stage(ctx context.Context, wt string, env []string, head string, l *listed) error {
+	if l != nil && l.head == head {
+		if len(l.paths) == 0 {
+			return nil
+		}
+		_, err := r.Run(ctx, Cmd{Dir: wt, Args: []string{"update-index", "--add", "--remove", "--replace", "-z", "--stdin"}, Env: env, Stdin: l.paths})
+		return err
+	}
+	_, err := r.Run(ctx, Cmd{Dir: wt, Args: []string{"add", "-A"}, Env: env})
+	return err
 }
 
 // copyIndex copies the worktree's index, a regular file of at most

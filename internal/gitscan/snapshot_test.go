@@ -126,3 +126,152 @@ func TestSnapshotRefusesAHostileIndex(t *testing.T) {
 		})
 	}
 }
+
+// TestSnapshotListedIsSnapshot: a snapshot taken from a scan's list of
+// changed files is the same commit as one of the whole working tree, over
+// every shape a worktree's changes take, and leaves the worktree, its
+// index, refs and stash as they were: four git processes (three when
+// nothing is uncommitted), as many as the whole tree's. Where the list is
+// cut at its bound the whole tree is taken: the same commit again.
+func TestSnapshotListedIsSnapshot(t *testing.T) {
+	ctx := context.Background()
+	cases := []struct {
+		name     string
+		maxFiles int
+		change   func(t *testing.T, wt string)
+	}{
+		{"nothing changed", 0, func(t *testing.T, wt string) {}},
+		{"edits, a new file, a staged one, a deletion, an ignored file", 0, func(t *testing.T, wt string) {
+			writeFile(t, filepath.Join(wt, "lib", "a.go"), "package lib\n\nfunc A() int { return 2 }\n")
+			writeFile(t, filepath.Join(wt, "new", "deep", "n.go"), "package n\n")
+			writeFile(t, filepath.Join(wt, "staged.go"), "package s\n")
+			gitIn(t, wt, "add", "staged.go")
+			writeFile(t, filepath.Join(wt, "debug.log"), "ignored\n")
+			mustRemove(t, filepath.Join(wt, "f.txt"))
+		}},
+		{"committed on the branch, then changed again", 0, func(t *testing.T, wt string) {
+			writeFile(t, filepath.Join(wt, "f.txt"), lines(20, map[int]string{2: "committed"}))
+			gitIn(t, wt, "commit", "-q", "-am", "on the branch")
+			writeFile(t, filepath.Join(wt, "f.txt"), lines(20, map[int]string{2: "committed", 9: "again"}))
+		}},
+		{"staged, then modified again", 0, func(t *testing.T, wt string) {
+			writeFile(t, filepath.Join(wt, "f.txt"), lines(20, map[int]string{3: "staged"}))
+			gitIn(t, wt, "add", "f.txt")
+			writeFile(t, filepath.Join(wt, "f.txt"), lines(20, map[int]string{3: "staged", 4: "then"}))
+		}},
+		{"a deletion staged, a rename staged", 0, func(t *testing.T, wt string) {
+			gitIn(t, wt, "rm", "-q", ".gitignore")
+			gitIn(t, wt, "mv", "lib/a.go", "lib/b.go")
+		}},
+		{"a file turned into a directory", 0, func(t *testing.T, wt string) {
+			mustRemove(t, filepath.Join(wt, "f.txt"))
+			writeFile(t, filepath.Join(wt, "f.txt", "inner.txt"), "now a directory\n")
+		}},
+		{"a directory turned into a file", 0, func(t *testing.T, wt string) {
+			if err := os.RemoveAll(filepath.Join(wt, "lib")); err != nil {
+				t.Fatal(err)
+			}
+			writeFile(t, filepath.Join(wt, "lib"), "now a file\n")
+		}},
+		{"a symlink and an executable bit", 0, func(t *testing.T, wt string) {
+			if err := os.Symlink("f.txt", filepath.Join(wt, "link")); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chmod(filepath.Join(wt, "lib", "a.go"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"a nested repository with a commit", 0, func(t *testing.T, wt string) {
+			writeFile(t, filepath.Join(wt, "f.txt"), lines(20, map[int]string{5: "beside"}))
+			nested := filepath.Join(wt, "nested")
+			gitIn(t, "", "init", "-q", nested)
+			writeFile(t, filepath.Join(nested, "x.txt"), "inside\n")
+			gitIn(t, nested, "add", "x.txt")
+			gitIn(t, nested, "commit", "-q", "-m", "nested")
+		}},
+		{"a list cut at its bound", 1, func(t *testing.T, wt string) {
+			writeFile(t, filepath.Join(wt, "f.txt"), lines(20, map[int]string{6: "cut"}))
+			writeFile(t, filepath.Join(wt, "z.txt"), "left out of the list\n")
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			g := newRunner(t, gitscan.RunnerConfig{})
+			r := newRepo(t)
+			wt := r.worktree("a")
+			tc.change(t, wt)
+			ch, err := g.Changes(ctx, wt, gitscan.ChangesOptions{MaxFiles: tc.maxFiles})
+			if err != nil {
+				t.Fatal(err)
+			}
+			before := r.fingerprint(wt)
+			n := g.Processes()
+			listed, err := g.SnapshotListed(ctx, ch)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := g.Processes()-n, int64(4); got != want && (got != 3 || tc.name != "nothing changed") {
+				t.Errorf("the listed snapshot ran %d git processes, want %d", got, want)
+			}
+			whole, err := g.Snapshot(ctx, wt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.fingerprint(wt) != before {
+				t.Fatal("a snapshot changed the worktree, its index, a ref or the stash")
+			}
+			if listed != whole {
+				t.Errorf("from the list %+v (tree %s), of the whole tree %+v (tree %s)", listed,
+					gitIn(t, wt, "ls-tree", "-r", listed.Tree), whole, gitIn(t, wt, "ls-tree", "-r", whole.Tree))
+			}
+		})
+	}
+}
+
+// TestSnapshotListedReadsTheList: the snapshot from a scan's list hashes
+// the listed files only, so a file changed after the scan is left for the
+// next scan; and where HEAD moved since the scan, the list is not the
+// working tree's any more and the whole tree is taken.
+func TestSnapshotListedReadsTheList(t *testing.T) {
+	ctx := context.Background()
+	g := newRunner(t, gitscan.RunnerConfig{})
+	r := newRepo(t)
+	wt := r.worktree("a")
+	writeFile(t, filepath.Join(wt, "f.txt"), lines(20, map[int]string{1: "scanned"}))
+	ch, err := g.Changes(ctx, wt, gitscan.ChangesOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(wt, "later.txt"), "after the scan\n")
+	s, err := g.SnapshotListed(ctx, ch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := gitIn(t, wt, "ls-tree", "-r", "--name-only", s.Tree), ".gitignore\nf.txt\nlib/a.go"; got != want {
+		t.Errorf("the listed snapshot holds\n%s\nwant the scan's files only\n%s", got, want)
+	}
+	if got, want := gitIn(t, wt, "rev-parse", s.Commit+":f.txt"), gitIn(t, wt, "hash-object", "f.txt"); got != want {
+		t.Errorf("f.txt in the snapshot is %s, on disk %s", got, want)
+	}
+
+	gitIn(t, wt, "add", "later.txt")
+	gitIn(t, wt, "commit", "-q", "-m", "HEAD moves after the scan")
+	s, err = g.SnapshotListed(ctx, ch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := g.Snapshot(ctx, wt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s != whole {
+		t.Errorf("HEAD moved since the scan: from the list %+v, of the whole tree %+v", s, whole)
+	}
+}
+
+func mustRemove(t *testing.T, p string) {
+	t.Helper()
+	if err := os.Remove(p); err != nil {
+		t.Fatal(err)
+	}
+}
