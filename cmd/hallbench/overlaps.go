@@ -420,14 +420,15 @@ func (b *bench) overlapRows(z overlapSizes, ons, offs []obRound) {
 }
 
 // mergeBench runs internal/gitscan's merge benchmarks: the scanner's
-// whole prediction for one pair (two snapshots and git merge-tree), and
+// whole prediction for one pair (two snapshots from the scans' lists and
+// git merge-tree), the same with snapshots of the whole working tree, and
 // git merge-tree alone by hand on the same pair's snapshots.
 func (b *bench) mergeBench(ctx context.Context) error {
-	out, err := goBench(ctx, "PredictMerge|MergeTreeByHand", "./internal/gitscan/")
+	out, err := goBench(ctx, "^(PredictMerge|PredictMergeWholeTree|MergeTreeByHand)$", "./internal/gitscan/")
 	if err != nil {
 		return err
 	}
-	re := regexp.MustCompile(`Benchmark(PredictMerge|MergeTreeByHand)\S*\s+\d+\s+([\d.]+) ns/op`)
+	re := regexp.MustCompile(`Benchmark(PredictMerge|PredictMergeWholeTree|MergeTreeByHand)(?:-\d+)?\s+\d+\s+([\d.]+) ns/op`)
 	per := map[string][]time.Duration{}
 	for _, l := range strings.Split(out, "\n") {
 		if m := re.FindStringSubmatch(l); m != nil {
@@ -435,12 +436,12 @@ func (b *bench) mergeBench(ctx context.Context) error {
 			per[m[1]] = append(per[m[1]], time.Duration(ns))
 		}
 	}
-	if len(per["PredictMerge"]) == 0 || len(per["MergeTreeByHand"]) == 0 {
+	if len(per["PredictMerge"]) == 0 || len(per["PredictMergeWholeTree"]) == 0 || len(per["MergeTreeByHand"]) == 0 {
 		return fmt.Errorf("no merge benchmark results in:\n%s", out)
 	}
-	pm, mt := median(per["PredictMerge"]), median(per["MergeTreeByHand"])
-	b.add(fmt.Sprintf("merge prediction per pair (two snapshots + git merge-tree) / git merge-tree --write-tree by hand, same pair, median of %d", len(per["PredictMerge"])),
-		fmt.Sprintf("%s / %s (%.1f×)", fmtDur(pm), fmtDur(mt), float64(pm)/float64(mt)), "compared", nil)
+	pm, whole, mt := median(per["PredictMerge"]), median(per["PredictMergeWholeTree"]), median(per["MergeTreeByHand"])
+	b.add(fmt.Sprintf("merge prediction per pair (two snapshots from the scans' lists + git merge-tree) / git merge-tree --write-tree by hand, same pair, median of %d; with snapshots of the whole tree (git add -A)", len(per["PredictMerge"])),
+		fmt.Sprintf("%s / %s (%.1f×); %s", fmtDur(pm), fmtDur(mt), float64(pm)/float64(mt), fmtDur(whole)), "compared", nil)
 	return nil
 }
 

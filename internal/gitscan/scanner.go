@@ -258,12 +258,12 @@ func slowDue(trees map[string]*tracked, now time.Time, slow time.Duration) []str
 // interval as any — so the interval still bounds an agent editing one
 // file all day.
 //
-// A mutation whose touched files git lists already, in a worktree with
-// no merge predicted, would change nothing a scan shows (the same
-// files, no prediction to renew): it is left to the slow rescan. Most of
-// an agent's edits are of files it changed before; scanning each
-// worktree at every interval anyway kept 50 agents' git queued for
-// seconds (docs/performance.md, overlaps). Should another worktree's
+// A mutation whose touched files git lists already, none of them changed
+// in a worktree this one's merge is predicted with, would change nothing
+// a scan shows (the same files, the same verdicts): it is left to the
+// slow rescan. Most of an agent's edits are of files it changed before;
+// scanning each worktree at every interval anyway kept 50 agents' git
+// queued for seconds (docs/performance.md, overlaps). Should another worktree's
 // change meet it meanwhile, it is scanned at once (meetLocked).
 func (s *Scanner) Mutated(worktree string, touched ...string) {
 	if worktree == "" {
@@ -290,13 +290,17 @@ func (s *Scanner) Mutated(worktree string, touched ...string) {
 }
 
 // listedLocked reports whether wt's last scan listed every touched file
-// (none given: false), with no merge predicted for wt to renew.
+// (none given: false), none of them changed in a worktree wt's merge is
+// predicted with: the mutation can change neither git's list nor a
+// prediction's verdict (two sides conflict only on a path both changed,
+// or a file against a directory of it), so no scan is needed for it.
 func (s *Scanner) listedLocked(wt string, touched []string) bool {
 	t := s.trees[wt]
 	c := t.res.Changes
 	if t.seq == 0 || t.res.Err != nil || c.Cut || len(touched) == 0 || len(touched) > maxTouchedChecked {
 		return false
 	}
+	rels := make([]string, 0, len(touched))
 	for _, abs := range touched {
 		rel := relTo(c.Root, abs)
 		if rel == "" {
@@ -305,13 +309,43 @@ func (s *Scanner) listedLocked(wt string, touched []string) bool {
 		if _, listed := slices.BinarySearch(c.Files, rel); rel == "" || !listed {
 			return false
 		}
+		rels = append(rels, rel)
 	}
 	for k := range s.preds {
-		if k[0] == wt || k[1] == wt {
+		if k[0] != wt && k[1] != wt {
+			continue
+		}
+		other := s.trees[k[0]]
+		if k[0] == wt {
+			other = s.trees[k[1]]
+		}
+		if other == nil || other.res.Changes.Cut {
 			return false
+		}
+		for _, rel := range rels {
+			if _, reported := other.touched[rel]; reported || meetsSorted(rel, other.res.Changes.Files) {
+				return false // the pair's merge may change: renew it
+			}
 		}
 	}
 	return true
+}
+
+// meetsSorted reports whether a repository-relative path meets a sorted
+// list of them as FilesOverlap counts it: the path itself, a directory
+// of it listed as a file, or files under it. A few binary searches,
+// however long the list.
+func meetsSorted(rel string, files []string) bool {
+	if _, ok := slices.BinarySearch(files, rel); ok {
+		return true
+	}
+	for q := filepath.Dir(rel); q != "." && q != "/" && q != ""; q = filepath.Dir(q) {
+		if _, ok := slices.BinarySearch(files, q); ok {
+			return true
+		}
+	}
+	i, _ := slices.BinarySearch(files, rel+"/")
+	return i < len(files) && strings.HasPrefix(files[i], rel+"/")
 }
 
 // Bounds on the work Mutated does under the lock, whatever it is given.

@@ -91,31 +91,41 @@ func TestMeetLockedBounded(t *testing.T) {
 	}
 }
 
-// TestMutatedDefers: a mutation of files git lists already, in a worktree
-// with no merge predicted, is left to the slow rescan; any other asks for
-// a scan (here, the scanner not running, it waits for Run).
+// TestMutatedDefers: a mutation of files git lists already, none of them
+// changed in a worktree the merge is predicted with, is left to the slow
+// rescan; any other asks for a scan (here, the scanner not running, it
+// waits for Run).
 func TestMutatedDefers(t *testing.T) {
 	const repo = "/r/.git"
 	tests := []struct {
-		name     string
-		files    []string // git's list for /w/a
-		cut      bool
-		pair     bool // a merge is predicted for /w/a and /w/b
-		touched  []string
-		deferred bool
+		name      string
+		files     []string // git's list for /w/a
+		cut       bool
+		pair      bool     // a merge is predicted for /w/a and /w/b
+		peer      []string // git's list for /w/b
+		peerTouch string   // a file /w/b's hooks reported since its scan
+		touched   []string
+		deferred  bool
 	}{
-		{"files git lists", []string{"f.go", "g.go"}, false, false, []string{"/w/a/f.go", "/w/a/g.go"}, true},
-		{"a file git does not list", []string{"f.go"}, false, false, []string{"/w/a/f.go", "/w/a/new.go"}, false},
-		{"no file named (a shell command)", []string{"f.go"}, false, false, nil, false},
-		{"a merge to renew", []string{"f.go"}, false, true, []string{"/w/a/f.go"}, false},
-		{"git's list was cut", []string{"f.go"}, true, false, []string{"/w/a/f.go"}, false},
-		{"a file outside the worktree", []string{"f.go"}, false, false, []string{"/elsewhere/f.go"}, false},
+		{"files git lists", []string{"f.go", "g.go"}, false, false, nil, "", []string{"/w/a/f.go", "/w/a/g.go"}, true},
+		{"a file git does not list", []string{"f.go"}, false, false, nil, "", []string{"/w/a/f.go", "/w/a/new.go"}, false},
+		{"no file named (a shell command)", []string{"f.go"}, false, false, nil, "", nil, false},
+		{"a merge to renew: the other side changed the file", []string{"f.go"}, false, true, []string{"f.go"}, "", []string{"/w/a/f.go"}, false},
+		{"a merge to renew: the other side changed a file under it", []string{"d"}, false, true, []string{"d/x.go"}, "", []string{"/w/a/d"}, false},
+		{"a merge to renew: the other side's hooks reported the file", []string{"f.go"}, false, true, nil, "f.go", []string{"/w/a/f.go"}, false},
+		{"a merge predicted, the file changed here only", []string{"f.go", "own.go"}, false, true, []string{"f.go"}, "", []string{"/w/a/own.go"}, true},
+		{"git's list was cut", []string{"f.go"}, true, false, nil, "", []string{"/w/a/f.go"}, false},
+		{"a file outside the worktree", []string{"f.go"}, false, false, nil, "", []string{"/elsewhere/f.go"}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := NewScanner(ScannerConfig{})
 			a := &tracked{seq: 1, res: Result{Changes: Changes{Root: "/w/a", CommonDir: repo, Files: tt.files, Cut: tt.cut}}}
-			s.trees = map[string]*tracked{"/w/a": a, "/w/b": {seq: 1, res: Result{Changes: Changes{Root: "/w/b", CommonDir: repo}}}}
+			b := &tracked{seq: 1, res: Result{Changes: Changes{Root: "/w/b", CommonDir: repo, Files: tt.peer}}}
+			if tt.peerTouch != "" {
+				b.touched = map[string]struct{}{tt.peerTouch: {}}
+			}
+			s.trees = map[string]*tracked{"/w/a": a, "/w/b": b}
 			if tt.pair {
 				s.preds[mergeKey("/w/a", "/w/b")] = Prediction{}
 			}
@@ -124,6 +134,32 @@ func TestMutatedDefers(t *testing.T) {
 				t.Errorf("deferred %v, scan asked %v; want deferred %v", a.deferred, a.waiting, tt.deferred)
 			}
 		})
+	}
+}
+
+// TestMeetsSorted: a path meets a sorted list as FilesOverlap counts it.
+func TestMeetsSorted(t *testing.T) {
+	files := []string{"a/b.go", "c", "d/e/f.go", "g.go"}
+	tests := []struct {
+		rel  string
+		want bool
+	}{
+		{"g.go", true},     // itself
+		{"c/x.go", true},   // a file listed where it has a directory
+		{"d", true},        // files under it
+		{"d/e", true},      // deeper
+		{"a/b", false},     // a prefix of a name, not a directory
+		{"a/b.go/x", true}, // under a listed file
+		{"h.go", false},
+		{"d/e/g.go", false},
+	}
+	for _, tt := range tests {
+		if got := meetsSorted(tt.rel, files); got != tt.want {
+			t.Errorf("meetsSorted(%q) = %v, want %v", tt.rel, got, tt.want)
+		}
+		if got := FilesOverlap([]string{tt.rel}, files); got != tt.want {
+			t.Errorf("FilesOverlap(%q) = %v: the two rules part", tt.rel, got)
+		}
 	}
 }
 
