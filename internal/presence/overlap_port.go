@@ -79,7 +79,7 @@ type OverlapCounts struct {
 
 // deriveOverlapsLocked fills snap's overlaps through the finder, stamping
 // each with when this service first derived it. The caller holds
-// s.collMu.
+// s.overMu.
 func (s *Service) deriveOverlapsLocked(ctx context.Context, snap *Snapshot) {
 	if s.overlaps == nil {
 		return
@@ -96,7 +96,7 @@ func (s *Service) deriveOverlapsLocked(ctx context.Context, snap *Snapshot) {
 		since[o.ID] = o.SinceMs
 	}
 	s.overlapSince = since
-	s.lastOverlaps = list
+	s.lastOverlaps.Store(&list)
 	snap.Overlaps, snap.OverlapCounts, snap.presenceOverlaps = list, counts.Brains, counts.Presences
 	for _, n := range counts.Brains {
 		snap.OverlapsTotal += n
@@ -107,15 +107,17 @@ func (s *Service) deriveOverlapsLocked(ctx context.Context, snap *Snapshot) {
 // last snapshot derived them (a beat reads these: it never derives, let
 // alone waits on git), and whether the service derives overlaps at all.
 func (s *Service) OverlapsOf(id string) ([]Overlap, bool) {
-	s.collMu.Lock()
-	defer s.collMu.Unlock()
 	if s.overlaps == nil {
 		return nil, false
 	}
+	last := s.lastOverlaps.Load()
+	if last == nil {
+		return nil, true
+	}
 	var out []Overlap
-	for i := range s.lastOverlaps {
-		if s.lastOverlaps[i].Relates(id) {
-			out = append(out, s.lastOverlaps[i])
+	for i := range *last {
+		if (*last)[i].Relates(id) {
+			out = append(out, (*last)[i])
 		}
 	}
 	return out, true

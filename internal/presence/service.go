@@ -102,11 +102,14 @@ type Service struct {
 	allCounts     *CollisionCounts // every brain's counts, joined
 	scratch       []Record         // Snapshot's live records before sorting
 	// overlaps derives overlaps (nil: none); overlapSince holds when each
-	// open one was first derived, lastOverlaps the last snapshot's list.
-	// Both under collMu.
+	// open one was first derived, under overMu, which a derivation holds
+	// (not collMu: a beat's own collisions never wait for the overlaps of
+	// every brain). lastOverlaps is the last snapshot's list, published
+	// whole: a beat reads it without a lock.
 	overlaps     OverlapFinder
+	overMu       sync.Mutex
 	overlapSince map[string]int64
-	lastOverlaps []Overlap
+	lastOverlaps atomic.Pointer[[]Overlap]
 
 	// reclaimQ holds the lapsed records found by the last look and not yet
 	// reclaimed (ReclaimLapsed); cacheHigh and entriesHigh are the most the
@@ -511,8 +514,10 @@ func (s *Service) Snapshot(ctx context.Context) (Snapshot, error) {
 	// meanwhile, under s.mu, and wait for none of it.
 	s.collMu.Lock()
 	snap.Collisions, snap.Counts = s.collisionsLocked(snap.Live)
-	s.deriveOverlapsLocked(ctx, &snap)
 	s.collMu.Unlock()
+	s.overMu.Lock()
+	s.deriveOverlapsLocked(ctx, &snap)
+	s.overMu.Unlock()
 	snap.CollisionsTotal = snap.Counts.Total
 	return snap, nil
 }
