@@ -424,7 +424,7 @@ func (b *bench) overlapRows(z overlapSizes, ons, offs []obRound) {
 // git merge-tree), the same with snapshots of the whole working tree, and
 // git merge-tree alone by hand on the same pair's snapshots.
 func (b *bench) mergeBench(ctx context.Context) error {
-	out, err := goBench(ctx, "^(PredictMerge|PredictMergeWholeTree|MergeTreeByHand)$", "./internal/gitscan/")
+	out, err := goBench(ctx, "^Benchmark(PredictMerge|PredictMergeWholeTree|MergeTreeByHand)$", "./internal/gitscan/")
 	if err != nil {
 		return err
 	}
