@@ -468,3 +468,32 @@ func TestEdgeClientsWithReadToken(t *testing.T) {
 		t.Errorf("watch without the read token: exit %d, stderr %q; want 1 naming unauthorized", code, stderr)
 	}
 }
+
+// TestGitPriorityFlag: --git-priority low (the default) keeps git at its
+// nice value only, idle adds SCHED_IDLE (gitscan.RunnerConfig.Idle, whose
+// test reads the policy from /proc), anything else is a usage error.
+func TestGitPriorityFlag(t *testing.T) {
+	for _, tc := range []struct {
+		args     []string
+		wantIdle bool
+		wantErr  bool
+	}{
+		{nil, false, false},
+		{[]string{"--git-priority", "low"}, false, false},
+		{[]string{"--git-priority", "idle"}, true, false},
+		{[]string{"--git-priority", "realtime"}, false, true},
+		{[]string{"--git-priority", ""}, false, true},
+	} {
+		cfg, err := parseServeConfig(tc.args, io.Discard, io.Discard)
+		var exit *exitError
+		if tc.wantErr {
+			if !errors.As(err, &exit) || exit.code != 2 || !strings.Contains(err.Error(), "--git-priority") {
+				t.Errorf("%v: got %v, want a usage error (exit 2) naming --git-priority", tc.args, err)
+			}
+			continue
+		}
+		if err != nil || cfg.GitIdle != tc.wantIdle {
+			t.Errorf("%v: GitIdle %v, %v; want %v", tc.args, cfg.GitIdle, err, tc.wantIdle)
+		}
+	}
+}

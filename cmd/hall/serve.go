@@ -77,6 +77,9 @@ type Config struct {
 	// main worktree's branch). docs/worktrees.md.
 	Git     string
 	GitBase string
+	// GitIdle runs git under SCHED_IDLE besides its nice value
+	// (--git-priority idle; gitscan.RunnerConfig.Idle).
+	GitIdle bool
 	// GitInterval is the least time between two scans of one worktree;
 	// gitscan.DefaultInterval when zero. No flag sets it: tests shorten it.
 	GitInterval time.Duration
@@ -85,6 +88,12 @@ type Config struct {
 	// fault suite steps it (cmd/hall/fault_test.go).
 	Now func() time.Time
 }
+
+// The --git-priority values.
+const (
+	gitPriorityLow  = "low"
+	gitPriorityIdle = "idle"
+)
 
 // serveAbout opens serve's usage: serve is the default command, so its
 // usage is hall's.
@@ -123,6 +132,7 @@ func parseServeConfig(args []string, stdout, stderr io.Writer) (Config, error) {
 	fs.Float64Var(&cfg.CheckRate, "check-rate", hall.DefaultCheckRate, "checks a second each client (by remote address; MCP by session) may make, twice that at once, before a 429 rate_limited with Retry-After (0: no limit)")
 	fs.IntVar(&cfg.MaxCollisions, "max-collisions", presence.DefaultMaxCollisions, "most collisions the contract, page and stream list on one brain (the first by presence id); collisions_total counts them all")
 	fs.StringVar(&cfg.Git, "git", "", "the git program the worktree scanner runs (default: git on PATH); without a usable git (2.38 or newer) overlaps count the hooks' observed files only, and health says so")
+	gitPriority := fs.String("git-priority", gitPriorityLow, "how git's processes are scheduled beside the Hall and the agents: "+gitPriorityLow+" (nice 10: a smaller share of the CPU) or "+gitPriorityIdle+" (also Linux's SCHED_IDLE: only CPU time nothing else wants, so git never delays a hook answer, and waits on a machine kept busy)")
 	fs.StringVar(&cfg.GitBase, "git-base", "", "the base branch each worktree's changes are measured against (default: the repository's origin/HEAD, else its main worktree's branch)")
 	if err := parseFlags(fs, serveAbout(), args, stdout, stderr); err != nil {
 		return cfg, err
@@ -138,6 +148,13 @@ func parseServeConfig(args []string, stdout, stderr io.Writer) (Config, error) {
 		return cfg, &exitError{code: 2, err: err}
 	}
 	cfg.AllowedHosts = hosts.StringList
+	switch *gitPriority {
+	case gitPriorityLow:
+	case gitPriorityIdle:
+		cfg.GitIdle = true
+	default:
+		return cfg, &exitError{code: 2, err: fmt.Errorf("--git-priority %q: want %s or %s", *gitPriority, gitPriorityLow, gitPriorityIdle)}
+	}
 	if err := cfg.LogLevel.UnmarshalText([]byte(level)); err != nil {
 		return cfg, &exitError{code: 2, err: fmt.Errorf("--log-level: %w", err)}
 	}
@@ -414,7 +431,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 // (a worktree's changes, a merge predicted) nudges the service, so the
 // stream's next diff carries the overlaps it changed.
 func (m *Main) newGitScan(ctx context.Context) *hall.OverlapFinder {
-	runner, err := gitscan.NewRunner(ctx, gitscan.RunnerConfig{Path: m.Config.Git})
+	runner, err := gitscan.NewRunner(ctx, gitscan.RunnerConfig{Path: m.Config.Git, Idle: m.Config.GitIdle})
 	m.GitHealth = contract.HealthGit{Status: contract.GitOK}
 	if err != nil {
 		m.GitHealth = contract.HealthGit{Status: contract.GitObservedOnly, Code: string(gitscan.CodeOf(err)),

@@ -77,6 +77,7 @@ type options struct {
 	// (0 skips it).
 	worktrees, memWorktrees int
 	stagger                 time.Duration
+	gitPriority             string
 }
 
 // run parses the flags and runs the role. Asked for help, it prints the
@@ -106,6 +107,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.DurationVar(&o.every, "every", 0, "beat role: each agent beats once this often (0: as soon as the last beat is answered)")
 	fs.IntVar(&o.worktrees, "worktrees", 50, "overlaps: worktrees of the generated repository, an agent beating in each")
 	fs.IntVar(&o.memWorktrees, "mem-worktrees", 200, "overlaps: worktrees of the memory figure (0 skips it)")
+	fs.StringVar(&o.gitPriority, "git-priority", "", "overlaps: the git-on Hall's --git-priority (empty: the Hall's default)")
 	fs.DurationVar(&o.stagger, "stagger", 6*time.Second, "overlaps: the probe cycle's pairs start over this long (shorter: more overlaps opening at once)")
 	fs.SetOutput(io.Discard) // the flag package's own messages: ours follow
 	if err := fs.Parse(args); err != nil {

@@ -160,6 +160,8 @@ func (b *bench) obRound(ctx context.Context, wts []string, git bool, round int, 
 		// A git that is not there: the Hall runs as it does without a
 		// usable git, overlaps of the hooks' observed files only.
 		args = append(args, "--git", filepath.Join(b.tmp, "no-such-git"))
+	} else if b.o.gitPriority != "" {
+		args = append(args, "--git-priority", b.o.gitPriority)
 	}
 	h, err := b.startHall(ctx, root, args...)
 	if err != nil {
@@ -360,7 +362,11 @@ func (b *bench) overlapRows(z overlapSizes, ons, offs []obRound) {
 		}
 	}
 	p99 := pct(git, 0.99)
-	b.add(fmt.Sprintf("overlap with git's answer: second side's change → /api/presences lists the file, git on both sides, merge predicted; %d worktrees of %d files, %d agents, a cycle's pairs started over %s: p50 / p99 / max", z.worktrees, z.files, z.worktrees, z.stagger),
+	priority := b.o.gitPriority
+	if priority == "" {
+		priority = "the default"
+	}
+	b.add(fmt.Sprintf("overlap with git's answer: second side's change → /api/presences lists the file, git on both sides, merge predicted; %d worktrees of %d files, %d agents, a cycle's pairs started over %s, --git-priority %s: p50 / p99 / max", z.worktrees, z.files, z.worktrees, z.stagger, priority),
 		fmt.Sprintf("%.0f / %.0f / %.0f ms (%d probes, %d conflicts, %d clean; %d not within %s)", pct(git, 0.5), p99, pct(git, 1), total, conflicts, total-conflicts, missed, z.window),
 		"p99 ≤ 2 s", pass(total > 0 && missed == 0 && p99 <= 2000))
 	b.add("the same overlap as the hooks observed it (before git's answer): p50 / p99",

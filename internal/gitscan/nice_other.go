@@ -4,6 +4,6 @@ package gitscan
 
 import "os/exec"
 
-// startNiced starts cmd: lowering a child's priority is done on Linux
+// startLowered starts cmd: lowering a child's priority is done on Linux
 // only (nice_linux.go).
-func startNiced(cmd *exec.Cmd, _ int) error { return cmd.Start() }
+func startLowered(cmd *exec.Cmd, _ int, _ bool) error { return cmd.Start() }

@@ -48,6 +48,13 @@ type RunnerConfig struct {
 	// Nice is the nice value git runs at (default DefaultNice; negative:
 	// the Hall's own). Linux only.
 	Nice int
+	// Idle runs git under Linux's SCHED_IDLE policy as well: it gets a
+	// core only when nothing else ready to run wants it, and any other
+	// work that wakes takes the core from it at once (a nice value only
+	// weighs shares). Git's CPU then never delays a hook answer; on a
+	// machine kept busy by other work, git waits for a quiet moment (each
+	// process still bounded by Timeout). Linux only.
+	Idle bool
 }
 
 // Runner runs git: one program, checked once, with a timeout, a bounded
@@ -58,6 +65,7 @@ type Runner struct {
 	timeout   time.Duration
 	maxOutput int
 	nice      int
+	idle      bool
 	slots     chan struct{}
 	cache     *changesCache // what Changes keeps between scans
 	started   atomic.Int64  // git processes started
@@ -89,6 +97,7 @@ func NewRunner(ctx context.Context, cfg RunnerConfig) (*Runner, error) {
 		maxOutput: orDefault(cfg.MaxOutput, DefaultMaxOutput),
 		slots:     make(chan struct{}, orDefault(cfg.MaxProcs, DefaultMaxProcs)),
 		nice:      orDefault(cfg.Nice, DefaultNice),
+		idle:      cfg.Idle,
 		cache:     newChangesCache(),
 	}
 	// The version probe is not a scan: it gets the default timeout even
@@ -195,7 +204,7 @@ func (r *Runner) Run(ctx context.Context, c Cmd) (Output, error) {
 		cmd.Stdin = bytes.NewReader(c.Stdin)
 	}
 	r.started.Add(1)
-	err := startNiced(cmd, r.nice)
+	err := startLowered(cmd, r.nice, r.idle)
 	if err == nil {
 		err = cmd.Wait()
 	}
