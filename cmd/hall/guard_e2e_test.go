@@ -81,8 +81,9 @@ func TestHooksShellGuard(t *testing.T) {
 
 // TestHooksShellGuardCommittedWork: with the Hall's own scanner, A's file
 // guards while git lists it modified, and no longer once A committed it
-// on its feature branch (git lists it only as committed since the merge
-// base): B's `git add -A` is then told nothing, nor is its start.
+// on its feature branch through its shell tool (git lists it only as
+// committed since the merge base): B's `git add -A` is then told
+// nothing, nor is its start.
 func TestHooksShellGuardCommittedWork(t *testing.T) {
 	m := MustOpenHall(t, Config{})
 	repo := hooktest.GitRepo(t)
@@ -111,8 +112,20 @@ func TestHooksShellGuardCommittedWork(t *testing.T) {
 	if out, err := git.CombinedOutput(); err != nil {
 		t.Fatalf("git commit: %v\n%s", err, out)
 	}
-	// A's next beat has the scanner look again.
-	call(t, m, "claude", hooktest.Moved(t, hooktest.ClaudeCode, "post-tool-use-edit.json", repo.Worktree, ""), "warn")
+	// A committed through its shell tool: that call's PostToolUse (a
+	// mutating tool naming no file) has the scanner look again. An Edit of
+	// cart.go would not: git lists it already, so it waits for the slow
+	// rescan (docs/worktrees.md).
+	var bash map[string]any
+	if err := json.Unmarshal([]byte(hooktest.Moved(t, hooktest.ClaudeCode, "post-tool-use-edit.json", repo.Worktree, "")), &bash); err != nil {
+		t.Fatal(err)
+	}
+	bash["tool_name"], bash["tool_input"], bash["tool_response"] = "Bash", map[string]any{"command": "git commit -q -am \"A's cart\""}, map[string]any{"stdout": "", "stderr": ""}
+	body, err := json.Marshal(bash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	call(t, m, "claude", string(body), "warn")
 	eventually.True(t, 30*time.Second, "git lists cart.go committed on the branch", gitState(gitscan.Committed))
 	after, _ := told(t, "claude", call(t, m, "claude", shellHook("claude", bSession, repo.Worktree, "git add -A && git commit -m wip"), "warn"))
 	if strings.Contains(after, "shell guard") {

@@ -116,7 +116,7 @@ func overlapCovers(o presence.Overlap, rel string) bool {
 // has its worktree scanned soon, at once when a file it touched meets
 // another worktree's change (Mutated never waits).
 func (h *Hall) overlapsToTell(id string, req contract.BeatRequest) []contract.Overlap {
-	if h.Git != nil && req.Worktree != "" && (len(req.Touched) > 0 || (req.Tool != "" && h.Service.Mutating(req.Tool))) {
+	if h.Git != nil && req.Worktree != "" && (len(req.Touched) > 0 || (req.Tool != "" && h.Service.Mutating(req.Tool)) || shellRan(req)) {
 		h.Git.Mutated(req.Worktree, req.Touched...)
 	}
 	if req.Listening != nil && !*req.Listening {
@@ -131,6 +131,15 @@ func (h *Hall) overlapsToTell(id string, req contract.BeatRequest) []contract.Ov
 		return nil
 	}
 	return contract.Overlaps(tell)
+}
+
+// shellRan reports whether the beat follows a shell tool's run: not a
+// mutation the presence records (a shell may or may not write, and the
+// Hall never invents one), but a reason for git to look, since it may
+// have committed, checked out or written anything. A hook's Before
+// moment has not run it yet.
+func shellRan(req contract.BeatRequest) bool {
+	return hook.ShellTool(req.Tool) && (req.Hook == nil || req.Hook.Moment != contract.MomentBefore)
 }
 
 // northOverlaps is the presence's listed overlaps for north: at most

@@ -149,3 +149,30 @@ func TestCannotSee(t *testing.T) {
 		}
 	}
 }
+
+// TestShellRan: git is asked to look after an agent's shell tool ran (its
+// hook's after moment, or a beat that is no hook's), not before it runs,
+// and not after other tools (a mutating one asks on its own account).
+func TestShellRan(t *testing.T) {
+	before := &contract.HookBeat{Moment: contract.MomentBefore}
+	after := &contract.HookBeat{Moment: contract.MomentAfter}
+	for _, tc := range []struct {
+		req  contract.BeatRequest
+		want bool
+	}{
+		{contract.BeatRequest{Tool: "Bash", Hook: after}, true},              // Claude Code PostToolUse
+		{contract.BeatRequest{Tool: "exec_command", Hook: after}, true},      // Codex
+		{contract.BeatRequest{Tool: "run_shell_command", Hook: after}, true}, // Gemini CLI AfterTool
+		{contract.BeatRequest{Tool: "Shell"}, true},                          // Cursor afterShellExecution (its answer is not read: no hook beat)
+		{contract.BeatRequest{Tool: "Bash"}, true},                           // hall beat --tool Bash
+		{contract.BeatRequest{Tool: "Bash", Hook: before}, false},            // PreToolUse: not run yet
+		{contract.BeatRequest{Tool: "Shell", Hook: before}, false},           // beforeShellExecution
+		{contract.BeatRequest{Tool: "Read", Hook: after}, false},
+		{contract.BeatRequest{Tool: "Edit", Hook: after}, false},
+		{contract.BeatRequest{Hook: &contract.HookBeat{Moment: contract.MomentStart}}, false},
+	} {
+		if got := shellRan(tc.req); got != tc.want {
+			t.Errorf("shellRan(tool %q, hook %+v) = %v, want %v", tc.req.Tool, tc.req.Hook, got, tc.want)
+		}
+	}
+}

@@ -12,6 +12,15 @@ import (
 // Gemini CLI run a shell command line (tool_input.command).
 var shellTools = map[string]bool{"Bash": true, "shell": true, "local_shell": true, "exec_command": true, "run_shell_command": true}
 
+// cursorShellTool is the tool name a Cursor shell event's beat carries
+// (beforeShellExecution, afterShellExecution name no tool of their own).
+const cursorShellTool = "Shell"
+
+// ShellTool reports whether a beat's tool is an agent's shell: after one
+// ran, the worktree may hold anything (a commit, a checkout, files
+// written or removed) though no file was named, so git is asked to look.
+func ShellTool(tool string) bool { return shellTools[tool] || tool == cursorShellTool }
+
 // shellCommand is the command line a shell tool's input carries: its
 // "command" as a string, or, as Codex has sent it, an argv ("bash", "-lc",
 // script): the script, else the words quoted for bash and joined (the

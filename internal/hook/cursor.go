@@ -66,7 +66,7 @@ func (cursor) Parse(payload []byte) (Event, error) {
 		ev.Beat.Tool = p.ToolName
 		ev.Gate = p.HookEventName == "beforeMCPExecution"
 	case "beforeShellExecution", "afterShellExecution":
-		ev.Beat.Tool = "Shell"
+		ev.Beat.Tool = cursorShellTool
 		ev.Gate = p.HookEventName == "beforeShellExecution"
 		if ev.Gate {
 			ev.Command = p.Command
