@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/hall-dev/hall/internal/presence"
 )
 
 // Scanner defaults: see ScannerConfig.
@@ -302,9 +304,9 @@ func (s *Scanner) listedLocked(wt string, touched []string) bool {
 	}
 	rels := make([]string, 0, len(touched))
 	for _, abs := range touched {
-		rel := relTo(c.Root, abs)
+		rel := presence.RelPath(c.Root, abs)
 		if rel == "" {
-			rel = relTo(wt, abs)
+			rel = presence.RelPath(wt, abs)
 		}
 		if _, listed := slices.BinarySearch(c.Files, rel); rel == "" || !listed {
 			return false
@@ -368,9 +370,9 @@ func (s *Scanner) meetLocked(wt string, touched []string) (meets bool, stale []s
 	}
 	mine := t.res.Changes
 	for _, abs := range touched[:min(len(touched), maxTouchedChecked)] {
-		rel := relTo(mine.Root, abs)
+		rel := presence.RelPath(mine.Root, abs)
 		if rel == "" {
-			rel = relTo(wt, abs)
+			rel = presence.RelPath(wt, abs)
 		}
 		if rel == "" {
 			continue
@@ -398,18 +400,6 @@ func (s *Scanner) meetLocked(wt string, touched []string) (meets bool, stale []s
 		}
 	}
 	return meets, stale
-}
-
-// relTo is abs relative to root, "/"-separated; "" outside it.
-func relTo(root, abs string) string {
-	if root == "" || !filepath.IsAbs(abs) {
-		return ""
-	}
-	rel, err := filepath.Rel(root, filepath.Clean(abs))
-	if err != nil || !filepath.IsLocal(rel) {
-		return ""
-	}
-	return filepath.ToSlash(rel)
 }
 
 // Track sets the worktrees to keep scanning, those of the live presences:

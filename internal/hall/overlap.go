@@ -1,7 +1,6 @@
 package hall
 
 import (
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -90,16 +89,13 @@ func (t *toldOverlaps) pick(id string, open []presence.Overlap, touched []string
 	return out
 }
 
-// relUnder is abs relative to the worktree, "/"-separated; "" outside it.
+// relUnder is abs relative to the worktree, "/"-separated; "" outside it
+// or at the worktree itself.
 func relUnder(worktree, abs string) string {
-	if worktree == "" || !filepath.IsAbs(abs) {
-		return ""
+	if rel := presence.RelPath(worktree, abs); rel != "." {
+		return rel
 	}
-	rel, err := filepath.Rel(worktree, filepath.Clean(abs))
-	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return ""
-	}
-	return filepath.ToSlash(rel)
+	return ""
 }
 
 // overlapCovers reports whether rel is one of the overlap's listed files,

@@ -1,10 +1,12 @@
 package presence
 
 import (
-	"github.com/hall-dev/hall/internal/presence/collision"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
+
+	"github.com/hall-dev/hall/internal/presence/collision"
 )
 
 // CanonicalPath returns p absolute, cleaned and, when it exists on this
@@ -24,6 +26,28 @@ func CanonicalPath(p string) (string, error) {
 	// A brain on another host, or one not created yet: the cleaned path is
 	// the best canonical form there is.
 	return clean, nil
+}
+
+// RelPath is abs relative to root, "/"-separated, as a repository names
+// its files: "." for root itself, "" when abs is not absolute or lies
+// outside root. Every surface that turns a presence's absolute paths
+// into a worktree's names them by it. The common case, a clean path
+// below a clean root, is its rest as it is: a snapshot's overlaps and a
+// shell command's scene make every touched path of a brain relative, and
+// filepath.Rel cleans and copies both paths each time.
+func RelPath(root, abs string) string {
+	if root == "" || !filepath.IsAbs(abs) {
+		return ""
+	}
+	if rest, ok := strings.CutPrefix(abs, root); ok && len(rest) > 1 && rest[0] == filepath.Separator &&
+		filepath.Clean(abs) == abs && filepath.Clean(root) == root {
+		return filepath.ToSlash(rest[1:])
+	}
+	rel, err := filepath.Rel(root, filepath.Clean(abs))
+	if err != nil || !filepath.IsLocal(rel) {
+		return ""
+	}
+	return filepath.ToSlash(rel)
 }
 
 // Where is the place a presence works, the one rule every surface names

@@ -3,6 +3,8 @@ package overlap
 import (
 	"path/filepath"
 	"slices"
+
+	"github.com/hall-dev/hall/internal/presence"
 )
 
 // Change is one file a presence changed, repository-relative, and what
@@ -25,7 +27,7 @@ func Changed(p Party, limit int) ([]Change, int) {
 	wt := filepath.Clean(p.Worktree)
 	m := map[string]mask{}
 	for _, t := range p.Touched {
-		if rel := relTo(wt, t); rel != "" && rel != "." {
+		if rel := presence.RelPath(wt, t); rel != "" && rel != "." {
 			m[rel] |= mObserved
 		}
 	}

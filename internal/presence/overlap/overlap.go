@@ -234,7 +234,7 @@ func sideOf(p *Party) side {
 		if !filepath.IsAbs(e) {
 			e = filepath.Join(wt, e)
 		}
-		add(relTo(wt, e), mDeclared)
+		add(presence.RelPath(wt, e), mDeclared)
 	}
 	fullGit := p.Git.Available && p.Git.Total <= len(p.Git.Files)
 	if p.Git.Available {
@@ -243,26 +243,13 @@ func sideOf(p *Party) side {
 		}
 	}
 	for i, t := range p.Touched {
-		rel := relTo(wt, t)
+		rel := presence.RelPath(wt, t)
 		if fullGit && i >= p.Fresh && s.entries[rel]&mGit == 0 {
 			continue
 		}
 		add(rel, mObserved)
 	}
 	return s
-}
-
-// relTo returns abs relative to the worktree, "/"-separated, "." for the
-// worktree itself, "" when outside it.
-func relTo(wt, abs string) string {
-	if !filepath.IsAbs(abs) {
-		return ""
-	}
-	rel, err := filepath.Rel(wt, filepath.Clean(abs))
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return ""
-	}
-	return filepath.ToSlash(rel)
 }
 
 // cleanRel cleans a repository-relative path git gave; "" for one that
