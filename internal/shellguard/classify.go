@@ -82,6 +82,7 @@ type classifier struct {
 	staged   map[[2]int]bool // files a command earlier on the line staged
 	absFiles [][]string      // the others' files, absolute, as sc.Others
 	args     []arg           // scratch for the words of the commands being read, a stack
+	wheres   []where         // the rest of the batch fork takes its copies from
 	// shownSpan and shownText: the last command a finding named, and its
 	// clipped line (shown).
 	shownSpan, shownText string
@@ -118,9 +119,23 @@ type where struct {
 	stack []string // pushd's stack, bounded
 }
 
-func (w *where) copy() *where {
-	return &where{dir: w.dir, known: w.known, stack: append([]string(nil), w.stack...)}
+// fork is a copy of w for a subshell, a pipe's side or a redirection: a
+// cd there does not move w. The copies come from the classifier's batch
+// (one allocation for many: a chain of pipes forks per link), and share
+// w's pushd stack clipped to its length, so a pushd in the copy appends to
+// a stack of its own and a popd only shortens the copy's view.
+func (c *classifier) fork(w *where) *where {
+	if len(c.wheres) == 0 {
+		c.wheres = make([]where, whereBatch)
+	}
+	f := &c.wheres[0]
+	c.wheres = c.wheres[1:]
+	*f = where{dir: w.dir, known: w.known, stack: w.stack[:len(w.stack):len(w.stack)]}
+	return f
 }
+
+// whereBatch is how many forks one allocation holds.
+const whereBatch = 16
 
 const (
 	maxDirStack = 16
@@ -166,10 +181,10 @@ func (c *classifier) stmt(s *syntax.Stmt, w *where) {
 	c.steps++
 	before := w
 	if len(s.Redirs) > 0 {
-		before = w.copy() // redirections open before the command runs (a cd in it does not move them)
+		before = c.fork(w) // redirections open before the command runs (a cd in it does not move them)
 	}
 	if s.Background {
-		w = w.copy() // a background job's cd does not move the next command
+		w = c.fork(w) // a background job's cd does not move the next command
 	}
 	c.command(s.Cmd, w)
 	if len(s.Redirs) > 0 {
@@ -188,14 +203,14 @@ func (c *classifier) command(cmd syntax.Command, w *where) {
 	case *syntax.BinaryCmd:
 		if x.Op == syntax.Pipe || x.Op == syntax.PipeAll {
 			// Each side of a pipe runs in a subshell.
-			c.stmt(x.X, w.copy())
-			c.stmt(x.Y, w.copy())
+			c.stmt(x.X, c.fork(w))
+			c.stmt(x.Y, c.fork(w))
 			return
 		}
 		c.stmt(x.X, w)
 		c.stmt(x.Y, w)
 	case *syntax.Subshell:
-		c.stmts(x.Stmts, w.copy())
+		c.stmts(x.Stmts, c.fork(w))
 	case *syntax.Block:
 		c.stmts(x.Stmts, w)
 	case *syntax.IfClause:
@@ -220,13 +235,13 @@ func (c *classifier) command(cmd syntax.Command, w *where) {
 	case *syntax.FuncDecl:
 		// A function defined on the line is read as if it runs: it is
 		// there to be called.
-		c.stmt(x.Body, w.copy())
+		c.stmt(x.Body, c.fork(w))
 	case *syntax.TimeClause:
 		c.stmt(x.Stmt, w)
 	case *syntax.CoprocClause:
-		c.stmt(x.Stmt, w.copy())
+		c.stmt(x.Stmt, c.fork(w))
 	case *syntax.TestDecl:
-		c.stmt(x.Body, w.copy())
+		c.stmt(x.Body, c.fork(w))
 	case nil:
 	default:
 		// Arithmetic, [[ ]], let, declare/export: only their substitutions run.
@@ -261,10 +276,10 @@ func (c *classifier) scan(n syntax.Node, w *where) {
 		c.steps++
 		switch x := n.(type) {
 		case *syntax.CmdSubst:
-			c.stmts(x.Stmts, w.copy())
+			c.stmts(x.Stmts, c.fork(w))
 			return false
 		case *syntax.ProcSubst:
-			c.stmts(x.Stmts, w.copy())
+			c.stmts(x.Stmts, c.fork(w))
 			return false
 		}
 		return true
@@ -370,6 +385,13 @@ func (c *classifier) words(out []arg, wd *syntax.Word) []arg {
 	if a.ok || !braced(wd) {
 		return append(out, a)
 	}
+	return c.braceWords(out, wd, a)
+}
+
+// braceWords appends the words of wd's brace expansion, or a when it is
+// not read. Apart from words: the range over an iterator moves what it
+// touches to the heap, and words runs for every word of the line.
+func (c *classifier) braceWords(out []arg, wd *syntax.Word, a arg) []arg {
 	if wd.End().Offset()-wd.Pos().Offset() > maxBraceWord || !syntax.SplitBraces(wd) {
 		return append(out, a)
 	}
@@ -397,7 +419,7 @@ func braced(wd *syntax.Word) bool {
 // word reads a word's value when it is known before run time.
 func (c *classifier) word(wd *syntax.Word) arg {
 	if len(wd.Parts) == 1 {
-		if l, ok := wd.Parts[0].(*syntax.Lit); ok && !strings.ContainsAny(l.Value, "\\~{*?[") {
+		if l, ok := wd.Parts[0].(*syntax.Lit); ok && plainLit(l.Value) {
 			c.steps += 1 + len(l.Value)
 			return arg{s: l.Value, ok: true}
 		}
@@ -442,6 +464,19 @@ func (c *classifier) word(wd *syntax.Word) arg {
 	return a
 }
 
+// plainLit reports whether an unquoted literal is its own value: no
+// escape, tilde, brace or glob in it. One pass over the bytes, for every
+// word of the line (strings.ContainsAny costs a rune search a byte).
+func plainLit(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\\', '~', '{', '*', '?', '[':
+			return false
+		}
+	}
+	return true
+}
+
 // tilde expands a leading ~ or ~/ with the scene's home.
 func (c *classifier) tilde(v string) (string, bool) {
 	if c.sc.Home == "" || (v != "~" && !strings.HasPrefix(v, "~/")) {
@@ -453,6 +488,10 @@ func (c *classifier) tilde(v string) (string, bool) {
 // unquotedLit writes an unquoted literal's value, noting globs; false for
 // brace expansion, which makes several words at run time.
 func unquotedLit(v string, b *strings.Builder, a *arg) bool {
+	// A { opens a brace expansion when a , or a } follows it and a , or a
+	// .. does: the last of each, found once, answers it for every {
+	// (searching the rest of v at each { was quadratic in a word of {s).
+	comma, closing, dots := -2, -2, -2 // -2: not looked for yet
 	for i := 0; i < len(v); i++ {
 		ch := v[i]
 		switch ch {
@@ -467,7 +506,10 @@ func unquotedLit(v string, b *strings.Builder, a *arg) bool {
 		case '*', '?', '[':
 			a.glob = true
 		case '{':
-			if strings.ContainsAny(v[i:], ",}") && (strings.Contains(v[i:], ",") || strings.Contains(v[i:], "..")) {
+			if comma == -2 {
+				comma, closing, dots = strings.LastIndexByte(v, ','), strings.LastIndexByte(v, '}'), strings.LastIndex(v, "..")
+			}
+			if (comma > i || closing > i) && (comma > i || dots > i) {
 				return false
 			}
 		}
@@ -507,12 +549,41 @@ func (c *classifier) abs(w *where, s string) (string, bool) {
 	if !w.known {
 		return "", false
 	}
-	if cleanRelative(s) {
-		// w.dir is clean: joined to a clean relative path it stays clean,
-		// and path.Clean would copy the (up to maxDirBytes) directory again.
-		return joinAbs(w.dir, s), true
+	return resolve(w.dir, s), true
+}
+
+// resolve is path.Clean(dir + "/" + rel) for a clean absolute dir, without
+// copying dir more than once: the leading "." and ".." of rel (cd ..,
+// ../x) move up dir in place, and the clean rest is joined to it. A rest
+// that is not clean (a/../b, a//b) goes through path.Clean.
+func resolve(dir, rel string) string {
+	for rel != "" {
+		seg, rest, _ := strings.Cut(rel, "/")
+		switch seg {
+		case "", ".":
+		case "..":
+			dir = parent(dir)
+		default:
+			if cleanRelative(rel) {
+				// dir is clean: joined to a clean relative path it stays
+				// clean, and path.Clean would copy the (up to
+				// maxDirBytes) directory again.
+				return joinAbs(dir, rel)
+			}
+			return path.Clean(dir + "/" + rel)
+		}
+		rel = rest
 	}
-	return path.Clean(w.dir + "/" + s), true
+	return dir
+}
+
+// parent is a clean absolute path's directory ("/" for "/").
+func parent(dir string) string {
+	i := strings.LastIndexByte(dir, '/')
+	if i <= 0 {
+		return "/"
+	}
+	return dir[:i]
 }
 
 // cleanRelative reports whether s is a relative path path.Clean leaves as

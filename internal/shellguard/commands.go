@@ -164,7 +164,7 @@ func (c *classifier) shell(rest []arg, w *where, text cmdText) {
 		c.runAnything(text, UnreadScript)
 		return
 	}
-	c.script(rest[i].s, w.copy(), text)
+	c.script(rest[i].s, c.fork(w), text)
 }
 
 // eval joins its words and reads them as a line.
@@ -182,7 +182,7 @@ func (c *classifier) eval(rest []arg, w *where, text cmdText) {
 
 // env runs a command with assignments (and perhaps -C dir).
 func (c *classifier) env(rest []arg, env envPrefix, w *where, text cmdText) {
-	w = w.copy()
+	w = c.fork(w)
 	i := 0
 	for ; i < len(rest); i++ {
 		a := rest[i]
