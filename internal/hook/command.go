@@ -3,6 +3,7 @@ package hook
 import (
 	"encoding/json"
 	"strings"
+	"unsafe"
 
 	"github.com/tidwall/gjson"
 	"mvdan.cc/sh/v3/syntax"
@@ -28,7 +29,14 @@ func shellCommand(tool string, input json.RawMessage) string {
 	// more than the guard's reading of it: docs/performance.md, the shell
 	// guard). An input naming "command" twice, which no agent writes,
 	// reads the first.
-	cmd := gjson.GetBytes(input, "command")
+	//
+	// gjson.GetBytes would copy the value's raw text and its unquoted
+	// string again (three copies of a 32 KiB line where its escapes are
+	// unquoted, the cost a long Bash answer had over a Grep of the same
+	// size); input is the decoded payload's own copy and nothing writes to
+	// it, so it is read in place: the command shares its bytes, or, when
+	// the JSON string holds escapes, is the one unquoted copy.
+	cmd := gjson.Get(unsafe.String(unsafe.SliceData(input), len(input)), "command")
 	var argv []string
 	switch {
 	case cmd.Type == gjson.String:
