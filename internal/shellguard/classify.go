@@ -86,7 +86,7 @@ type classifier struct {
 	seen     map[findingKey]int
 	fileSeen map[fileKey]bool
 	staged   map[[2]int]bool // files a command earlier on the line staged
-	absFiles [][]string      // the others' files, absolute, as sc.Others
+	absFiles [][]string      // the others' files, absolute, as sc.Others (absFile)
 	args     []arg           // scratch for the words of the commands being read, a stack
 	wheres   []where         // the rest of the batch fork takes its copies from
 	// shownSpan and shownText: the last command a finding named, and its
@@ -95,15 +95,23 @@ type classifier struct {
 }
 
 func newClassifier(sc Scene) *classifier {
-	c := &classifier{sc: sc, seen: map[findingKey]int{}, fileSeen: map[fileKey]bool{}, staged: map[[2]int]bool{}}
-	c.absFiles = make([][]string, len(sc.Others))
-	for i, w := range sc.Others {
-		c.absFiles[i] = make([]string, len(w.Files))
-		for j, f := range w.Files {
-			c.absFiles[i][j] = joinAbs(sc.Root, f.Path)
+	return &classifier{sc: sc, seen: map[findingKey]int{}, fileSeen: map[fileKey]bool{}, staged: map[[2]int]bool{}}
+}
+
+// absFile is file fi of sc.Others[ai], absolute. The paths are joined the
+// first time a command names a path: most lines name none (go test, a
+// commit, a line too long to read), and the scene holds up to 1,024.
+func (c *classifier) absFile(ai, fi int) string {
+	if c.absFiles == nil {
+		c.absFiles = make([][]string, len(c.sc.Others))
+		for i, w := range c.sc.Others {
+			c.absFiles[i] = make([]string, len(w.Files))
+			for j, f := range w.Files {
+				c.absFiles[i][j] = joinAbs(c.sc.Root, f.Path)
+			}
 		}
 	}
-	return c
+	return c.absFiles[ai][fi]
 }
 
 type findingKey struct {

@@ -355,7 +355,7 @@ func (c *classifier) foundUnder(text cmdText, action Action, w *where, roots []a
 			continue
 		}
 		c.each(anyLive, func(ai, fi int, _ File) bool {
-			return under(c.absFiles[ai][fi], abs)
+			return under(c.absFile(ai, fi), abs)
 		}, text, action, RuntimeList)
 		for i, wt := range c.sc.Worktrees {
 			if under(wt.Path, abs) || under(abs, wt.Path) {

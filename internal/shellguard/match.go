@@ -137,7 +137,7 @@ func (c *classifier) onTarget(text cmdText, action Action, set stateSet, t targe
 		tsegs = segments(t.abs)
 	}
 	c.each(set, func(ai, fi int, _ File) bool {
-		abs := c.absFiles[ai][fi]
+		abs := c.absFile(ai, fi)
 		if t.glob {
 			return segsMatch(tsegs, segments(abs), t.recursive, &c.steps)
 		}
