@@ -190,6 +190,12 @@ func stateOf(c *gitscan.Changes, rel string) shellguard.State {
 
 // relTo is abs relative to root, slash-separated; false outside it.
 func relTo(root, abs string) (string, bool) {
+	if rest, ok := strings.CutPrefix(abs, root); ok && len(rest) > 1 && rest[0] == filepath.Separator && filepath.Clean(abs) == abs && filepath.Clean(root) == root {
+		// The common case, a file below the worktree, both clean: the
+		// rest as it is, without filepath.Rel's copies (a shell command's
+		// scene reads every touched path of the brain's presences).
+		return filepath.ToSlash(rest[1:]), true
+	}
 	rel, err := filepath.Rel(root, abs)
 	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
 		return "", false
