@@ -35,12 +35,15 @@ func TestGuardInProcessMeasures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ds) != len(lines) {
-		t.Fatalf("%d sets of times, want %d", len(ds), len(lines))
+	if len(ds.wall) != len(lines) || len(ds.cpu) != len(lines) {
+		t.Fatalf("%d and %d sets of times, want %d", len(ds.wall), len(ds.cpu), len(lines))
 	}
-	for i, d := range ds {
-		if len(d) != 3 {
-			t.Errorf("lines %d: %d times, want 3", i, len(d))
+	for i := range lines {
+		if len(ds.wall[i]) != 3 {
+			t.Errorf("lines %d: %d times, want 3", i, len(ds.wall[i]))
+		}
+		if _, ok := threadCPU(); ok && len(ds.cpu[i]) != 3 {
+			t.Errorf("lines %d: %d CPU times, want 3", i, len(ds.cpu[i]))
 		}
 	}
 
