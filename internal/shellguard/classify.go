@@ -3,6 +3,7 @@ package shellguard
 import (
 	"path"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -89,6 +90,7 @@ type classifier struct {
 	absFiles [][]string      // the others' files, absolute, as sc.Others (absFile)
 	args     []arg           // scratch for the words of the commands being read, a stack
 	wheres   []where         // the rest of the batch fork takes its copies from
+	forks    int             // batches taken
 	// shownSpan and shownText: the last command a finding named, and its
 	// clipped line (shown).
 	shownSpan, shownText string
@@ -140,7 +142,8 @@ type where struct {
 // a stack of its own and a popd only shortens the copy's view.
 func (c *classifier) fork(w *where) *where {
 	if len(c.wheres) == 0 {
-		c.wheres = make([]where, whereBatch)
+		c.forks++
+		c.wheres = make([]where, min(whereBatch<<c.forks, maxWhereBatch))
 	}
 	f := &c.wheres[0]
 	c.wheres = c.wheres[1:]
@@ -148,8 +151,12 @@ func (c *classifier) fork(w *where) *where {
 	return f
 }
 
-// whereBatch is how many forks one allocation holds.
-const whereBatch = 16
+// A line's first batch holds two forks (most lines fork once or twice or
+// not at all); each next one doubles, up to maxWhereBatch.
+const (
+	whereBatch    = 1
+	maxWhereBatch = 32
+)
 
 const (
 	maxDirStack = 16
@@ -169,7 +176,7 @@ func (c *classifier) script(src string, w *where, text cmdText) {
 		c.runAnything(text, TooDeep)
 		return
 	}
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	f, err := parse(src)
 	if err != nil {
 		c.runAnything(text, Unparsed)
 		return
@@ -180,6 +187,33 @@ func (c *classifier) script(src string, w *where, text cmdText) {
 	c.stmts(f.Stmts, w)
 	c.depth--
 	c.src = outer
+}
+
+// parsers are bash parsers kept between lines. A Parser is 2.3 KiB of
+// read buffers, allocated and zeroed for every line otherwise: on a
+// corpus line a sixth of what a shell command's hook answer allocates,
+// and so of the garbage collection that sets its p99. A parser is done
+// with a line when Parse returns (the tree is the caller's); one that
+// panicked is dropped with its classifier, never put back. A pooled
+// parser keeps its last tree alive until it parses again or the garbage
+// collector empties the pool.
+var parsers = sync.Pool{New: func() any {
+	return &lineParser{p: syntax.NewParser(syntax.Variant(syntax.LangBash))}
+}}
+
+type lineParser struct {
+	p *syntax.Parser
+	r strings.Reader
+}
+
+// parse parses src as bash, with a parser from the pool.
+func parse(src string) (*syntax.File, error) {
+	lp := parsers.Get().(*lineParser)
+	lp.r.Reset(src)
+	f, err := lp.p.Parse(&lp.r, "")
+	lp.r.Reset("")
+	parsers.Put(lp)
+	return f, err
 }
 
 func (c *classifier) stmts(ss []*syntax.Stmt, w *where) {
