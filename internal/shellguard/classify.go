@@ -85,7 +85,9 @@ type classifier struct {
 	findings []Finding
 	more     int
 	seen     map[findingKey]int
-	fileSeen map[fileKey]bool
+	// filesIn[n] has bit fi set when file fi of its agent is among
+	// findings[n].Files: an agent has at most MaxFilesPerOther files.
+	filesIn  []uint64
 	staged   map[[2]int]bool // files a command earlier on the line staged
 	absFiles [][]string      // the others' files, absolute, as sc.Others (absFile)
 	args     []arg           // scratch for the words of the commands being read, a stack
@@ -97,7 +99,7 @@ type classifier struct {
 }
 
 func newClassifier(sc Scene) *classifier {
-	return &classifier{sc: sc, seen: map[findingKey]int{}, fileSeen: map[fileKey]bool{}, staged: map[[2]int]bool{}}
+	return &classifier{sc: sc, seen: map[findingKey]int{}, staged: map[[2]int]bool{}}
 }
 
 // absFile is file fi of sc.Others[ai], absolute. The paths are joined the
@@ -123,10 +125,9 @@ type findingKey struct {
 	agent  int // index in sc.Others, or -1-i for sc.Worktrees[i]
 }
 
-type fileKey struct {
-	finding int
-	file    int
-}
+// filesIn holds one bit a file of an agent: a MaxFilesPerOther past 64
+// does not compile.
+const _ = uint(64 - MaxFilesPerOther)
 
 // where is the shell's working directory as the walk knows it.
 type where struct {
