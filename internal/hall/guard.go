@@ -151,6 +151,20 @@ func (h *Hall) sceneFor(self presence.Record, live []presence.Record, cwd string
 	return sc
 }
 
+// cleanSegments reports whether s is slash-separated segments that
+// filepath.Clean leaves as they are: none empty, ".", or "..". One pass,
+// nothing copied.
+func cleanSegments(s string) bool {
+	for s != "" {
+		seg, rest, more := strings.Cut(s, "/")
+		if seg == "" || seg == "." || seg == ".." || (more && rest == "") {
+			return false
+		}
+		s = rest
+	}
+	return true
+}
+
 // stateOf is what the guard is told of a file another presence was seen
 // changing, from git's answer for the worktree (nil: git has not
 // answered):
@@ -190,7 +204,7 @@ func stateOf(c *gitscan.Changes, rel string) shellguard.State {
 
 // relTo is abs relative to root, slash-separated; false outside it.
 func relTo(root, abs string) (string, bool) {
-	if rest, ok := strings.CutPrefix(abs, root); ok && len(rest) > 1 && rest[0] == filepath.Separator && filepath.Clean(abs) == abs && filepath.Clean(root) == root {
+	if rest, ok := strings.CutPrefix(abs, root); ok && len(rest) > 1 && rest[0] == '/' && len(root) > 1 && root[0] == '/' && cleanSegments(root[1:]) && cleanSegments(rest[1:]) {
 		// The common case, a file below the worktree, both clean: the
 		// rest as it is, without filepath.Rel's copies (a shell command's
 		// scene reads every touched path of the brain's presences).
