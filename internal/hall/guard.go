@@ -151,6 +151,20 @@ func (h *Hall) sceneFor(self presence.Record, live []presence.Record, cwd string
 	return sc
 }
 
+// cleanSegments reports whether s is slash-separated segments that
+// filepath.Clean leaves as they are: none empty, ".", or "..". One pass,
+// nothing copied.
+func cleanSegments(s string) bool {
+	for s != "" {
+		seg, rest, more := strings.Cut(s, "/")
+		if seg == "" || seg == "." || seg == ".." || (more && rest == "") {
+			return false
+		}
+		s = rest
+	}
+	return true
+}
+
 // stateOf is what the guard is told of a file another presence was seen
 // changing, from git's answer for the worktree (nil: git has not
 // answered):
@@ -190,6 +204,12 @@ func stateOf(c *gitscan.Changes, rel string) shellguard.State {
 
 // relTo is abs relative to root, slash-separated; false outside it.
 func relTo(root, abs string) (string, bool) {
+	if rest, ok := strings.CutPrefix(abs, root); ok && len(rest) > 1 && rest[0] == '/' && len(root) > 1 && root[0] == '/' && cleanSegments(root[1:]) && cleanSegments(rest[1:]) {
+		// The common case, a file below the worktree, both clean: the
+		// rest as it is, without filepath.Rel's copies (a shell command's
+		// scene reads every touched path of the brain's presences).
+		return filepath.ToSlash(rest[1:]), true
+	}
 	rel, err := filepath.Rel(root, abs)
 	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
 		return "", false
@@ -287,44 +307,94 @@ func quoteText(s string) string { return strconv.Quote(s) }
 func (h *Hall) hookSay(ctx context.Context, req contract.BeatRequest, res presence.BeatResult, north []string) *contract.HookSay {
 	hb := req.Hook
 	out := &contract.HookSay{Collisions: contract.TellFull}
-	src := sceneSourceOf(hb, req, north)
-	if src == noScene {
+	contested := false
+	switch src := sceneSourceOf(hb, req, north); {
+	case src == noScene:
 		// Nothing to read beyond the beat's answer: how much to tell is all.
-		out.Collisions = h.sayOnce.tell(res.PresenceID, north, false, h.Service.Now())
-		return out
-	}
-	// The beat as sent stands for the presence until the roster shows it.
-	self := presence.Record{PresenceID: res.PresenceID, AgentID: req.AgentID, Brain: req.Brain, Worktree: req.Worktree, CallerRoot: req.CallerRoot}
-	if req.ParentAgentID != "" {
-		self.ParentPresenceID = presence.ID(req.ParentAgentID, req.Brain)
-	}
-	live := partners(res.PresenceID, res.Collisions)
-	if src == sceneOfRoster {
-		// The presence's own brain, straight from the service: a whole
-		// snapshot would derive every brain's collisions and overlaps to
-		// answer one shell command (docs/performance.md, the guard).
-		r, brain, err := h.Service.LiveBeside(ctx, res.PresenceID)
+	case src == sceneOfRoster && hb.Moment == contract.MomentBefore:
+		g, err := h.guardShell(ctx, res.PresenceID, req)
 		if err != nil {
 			return out
 		}
-		if r.PresenceID != "" {
-			self = r
+		out.Guard = g.lines
+		contested = g.warn || touchesContested(req.Touched, g.scene, res.Collisions)
+	case src == sceneOfRoster:
+		sc, err := h.rosterScene(ctx, res.PresenceID, req)
+		if err != nil {
+			return out
 		}
-		live = brain
-	}
-	sc := h.sceneFor(self, live, req.CallerRoot)
-	contested := false
-	if hb.Moment == contract.MomentBefore {
-		v := guard(hb, sc)
-		out.Guard = v.Lines()
-		contested = v.Warn() || touchesContested(req.Touched, sc, res.Collisions)
-	}
-	if hb.Moment == contract.MomentStart {
 		out.Others = ownershipLines(sc)
+	default:
+		// A tool about to change files while the presence collides: whose
+		// work is in contention is its partners'.
+		sc := h.sceneFor(beatSelf(res.PresenceID, req), partners(res.PresenceID, res.Collisions), req.CallerRoot)
+		contested = touchesContested(req.Touched, sc, res.Collisions)
 	}
 	out.Contested = contested
 	out.Collisions = h.sayOnce.tell(res.PresenceID, north, contested, h.Service.Now())
 	return out
+}
+
+// Guard is the shell guard's answer to the command line of req's hook
+// beat (req.Hook.Command, or a line the hook cut) about to run in the
+// session of the presence presenceID: the lines the agent is told, none
+// when the line touches nobody's work. It is the guard's whole part of a
+// shell tool's hook answer, the path hookSay takes (guardShell): the live
+// records of the presence's brain read, the scene built with git's last
+// answer, the line classified, its lines rendered. It writes nothing and
+// keeps nothing of the line (no verdict is cached). The error is the
+// roster's: a hook answer then goes out without the guard's lines.
+// cmd/hallbench times it in process.
+func (h *Hall) Guard(ctx context.Context, presenceID string, req contract.BeatRequest) ([]string, error) {
+	if req.Hook == nil {
+		return nil, nil
+	}
+	g, err := h.guardShell(ctx, presenceID, req)
+	return g.lines, err
+}
+
+// guarded is the guard's answer, with the scene it read.
+type guarded struct {
+	lines []string
+	warn  bool
+	scene scene
+}
+
+// guardShell reads the scene around presenceID and classifies the
+// command line of req.Hook in it.
+func (h *Hall) guardShell(ctx context.Context, presenceID string, req contract.BeatRequest) (guarded, error) {
+	sc, err := h.rosterScene(ctx, presenceID, req)
+	if err != nil {
+		return guarded{}, err
+	}
+	v := guard(req.Hook, sc)
+	return guarded{lines: v.Lines(), warn: v.Warn(), scene: sc}, nil
+}
+
+// rosterScene is the scene around presenceID from the live records of its
+// own brain, straight from the service: a whole snapshot would derive
+// every brain's collisions and overlaps to answer one shell command
+// (docs/performance.md, the guard).
+func (h *Hall) rosterScene(ctx context.Context, presenceID string, req contract.BeatRequest) (scene, error) {
+	r, live, err := h.Service.LiveBeside(ctx, presenceID)
+	if err != nil {
+		return scene{}, fmt.Errorf("read the live records beside %s: %w", presenceID, err)
+	}
+	self := r
+	if r.PresenceID == "" {
+		self = beatSelf(presenceID, req)
+	}
+	return h.sceneFor(self, live, req.CallerRoot), nil
+}
+
+// beatSelf is the presence as its beat says, standing for it until the
+// roster shows it.
+func beatSelf(presenceID string, req contract.BeatRequest) presence.Record {
+	self := presence.Record{PresenceID: presenceID, AgentID: req.AgentID, Brain: req.Brain, Worktree: req.Worktree, CallerRoot: req.CallerRoot}
+	if req.ParentAgentID != "" {
+		self.ParentPresenceID = presence.ID(req.ParentAgentID, req.Brain)
+	}
+	return self
 }
 
 // sceneSource is what a hook answer reads beyond the beat's own answer.

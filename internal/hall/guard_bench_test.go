@@ -60,6 +60,10 @@ func BenchmarkShellHook(b *testing.B) {
 		"commit/1KiB":  benchCommitLine(1 << 10),
 		"commit/4KiB":  benchCommitLine(4 << 10),
 		"commit/32KiB": benchCommitLine(32 << 10),
+		// Past the guard's read bound, and the payload's densest in JSON
+		// escapes (& and > written \u0026, \u003e): what a line costs the
+		// hook before the guard reads it.
+		"chain/32KiB": strings.Repeat("cd src/search && gofmt -l index.go && go vet ./... 2>&1 | tee -a /tmp/log; cd ..; ", 390),
 	}
 	for name, line := range lines {
 		for _, tool := range []string{"Grep", "Bash"} {

@@ -15,6 +15,7 @@ import (
 	"github.com/hall-dev/hall/internal/gitscan"
 	"github.com/hall-dev/hall/internal/hall"
 	"github.com/hall-dev/hall/internal/hallclient"
+	"github.com/hall-dev/hall/internal/presence"
 	"github.com/hall-dev/hall/internal/presence/overlap"
 )
 
@@ -473,5 +474,62 @@ func TestHookBeatBounds(t *testing.T) {
 	}
 	if names, _ := os.ReadDir(dir); len(names) != 0 {
 		t.Errorf("the store holds %d files, want none", len(names))
+	}
+}
+
+// TestGuardAlone: Guard gives the lines a shell tool's hook answer tells
+// for the same line in the same scene, before the session has beaten
+// and after, and writes nothing: the roster is as it was.
+func TestGuardAlone(t *testing.T) {
+	ctx := context.Background()
+	h, _, _ := newHall(t)
+	s := newShop(t)
+	h.Git = gitCache{}
+	cart := filepath.Join(s.wt2, "src", "cart.go")
+	if _, err := h.Hook(ctx, hall.HookRequest{Agent: "codex", Payload: editPayload("codex", "0ther-5e55-1on", s.wt2, cart)}); err != nil {
+		t.Fatal(err)
+	}
+	brain := hall.CompletePlace(ctx, contract.BeatRequest{CallerRoot: s.wt2})
+	req := contract.BeatRequest{AgentID: "claude-5e1f-5e5", Brain: brain.Brain, Worktree: brain.Worktree, CallerRoot: s.wt2,
+		Hook: &contract.HookBeat{Moment: contract.MomentBefore, Command: "git stash"}}
+	id := presence.ID(req.AgentID, req.Brain)
+	guardLines := func() []string {
+		t.Helper()
+		before, err := h.Service.Snapshot(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines, err := h.Guard(ctx, id, req)
+		if err != nil {
+			t.Fatalf("Guard: %v", err)
+		}
+		after, err := h.Service.Snapshot(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(after.Live) != len(before.Live) {
+			t.Errorf("Guard changed the roster: %d live, then %d", len(before.Live), len(after.Live))
+		}
+		return lines
+	}
+	alone := guardLines()
+	if len(alone) == 0 || !strings.Contains(strings.Join(alone, "\n"), `"src/cart.go"`) {
+		t.Fatalf("Guard(git stash) = %q; want the other's file named", alone)
+	}
+	ans, err := h.Hook(ctx, hall.HookRequest{Agent: "claude", Payload: shellPayload("claude", "5e1f-5e55-1on", s.wt2, "git stash")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if self, _, err := h.Service.LiveBeside(ctx, id); err != nil || self.PresenceID != id {
+		t.Fatalf("after the hook, presence %s: %+v, %v; want it live", id, self, err)
+	}
+	told := modelText(t, "claude", ans.Output)
+	for _, l := range alone {
+		if !strings.Contains(told, l) {
+			t.Errorf("the hook's answer %q does not hold Guard's line %q", told, l)
+		}
+	}
+	if beaten := guardLines(); strings.Join(beaten, "\n") != strings.Join(alone, "\n") {
+		t.Errorf("Guard once the session is live = %q; want %q as before", beaten, alone)
 	}
 }

@@ -73,3 +73,31 @@ func TestStateOf(t *testing.T) {
 		}
 	}
 }
+
+// TestRelTo: a path below the worktree comes back relative, whether it
+// takes the short way (both clean) or filepath.Rel's; anything else is
+// outside.
+func TestRelTo(t *testing.T) {
+	for _, tt := range []struct {
+		root, abs, want string
+		ok              bool
+	}{
+		{"/home/ana/shop", "/home/ana/shop/src/cart.go", "src/cart.go", true},
+		{"/home/ana/shop", "/home/ana/shop/a", "a", true},
+		{"/home/ana/shop", "/home/ana/shop/src/../go.mod", "go.mod", true},
+		{"/home/ana/shop", "/home/ana/shop//src/cart.go", "src/cart.go", true},
+		{"/home/ana/shop/", "/home/ana/shop/src/cart.go", "src/cart.go", true},
+		{"/", "/etc/hosts", "etc/hosts", true},
+		{"/home/ana/shop", "/home/ana/shop", "", false},
+		{"/home/ana/shop", "/home/ana/shop/", "", false},
+		{"/home/ana/shop", "/home/ana/shopping/x.go", "", false},
+		{"/home/ana/shop", "/home/ana/shop/../x.go", "", false},
+		{"/home/ana/shop", "/home/ana/x.go", "", false},
+		{"/home/ana/shop", "/home/ana/shop/src/../../x.go", "", false},
+	} {
+		got, ok := relTo(tt.root, tt.abs)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("relTo(%q, %q) = %q, %v; want %q, %v", tt.root, tt.abs, got, ok, tt.want, tt.ok)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package hook
 import (
 	"encoding/json"
 	"strings"
+	"unsafe"
 
 	"github.com/tidwall/gjson"
 	"mvdan.cc/sh/v3/syntax"
@@ -30,20 +31,21 @@ func shellCommand(tool string, input json.RawMessage) string {
 	if !shellTools[tool] {
 		return ""
 	}
-	// tool_input comes out of a payload encoding/json decoded, so it is
-	// valid JSON: gjson finds the command in one pass and unquotes it,
-	// where encoding/json would validate and scan it twice more (a line
-	// can be the Hall's 32 KiB, and those passes cost a shell hook answer
-	// more than the guard's reading of it: docs/performance.md, the shell
-	// guard). An input naming "command" twice, which no agent writes,
-	// reads the first.
-	cmd := gjson.GetBytes(input, "command")
+	// tool_input is the decoded payload's own copy and nothing writes to
+	// it: it is read in place as a string, and the command shares its
+	// bytes, or, when the JSON string holds escapes, is the one unquoted
+	// copy (jsonfield.go says why not gjson). An input naming "command"
+	// twice, which no agent writes, reads the first.
+	raw, ok := jsonField(unsafe.String(unsafe.SliceData(input), len(input)), "command")
+	if !ok {
+		return ""
+	}
+	if cmd, ok := jsonString(raw); ok {
+		return cmd
+	}
 	var argv []string
-	switch {
-	case cmd.Type == gjson.String:
-		return cmd.Str
-	case cmd.IsArray():
-		for _, w := range cmd.Array() {
+	if strings.HasPrefix(raw, "[") {
+		for _, w := range gjson.Parse(raw).Array() {
 			if w.Type != gjson.String {
 				return ""
 			}

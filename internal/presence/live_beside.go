@@ -33,7 +33,12 @@ func (s *Service) LiveBeside(ctx context.Context, id string) (self Record, live 
 			brain = e.shown.Brain // the record eachLiveLocked shows
 		}
 	}
-	live = s.appendLiveLocked(nil, now, brain)
+	// Counted first, so the records (312 bytes each) are copied once into
+	// a slice of their number, not through every doubling of one: this
+	// runs for every shell command's hook answer.
+	n := 0
+	s.eachLiveLocked(now, brain, func(Record) { n++ })
+	live = s.appendLiveLocked(make([]Record, 0, n), now, brain)
 	for i := range live {
 		if live[i].PresenceID == id {
 			self = live[i]

@@ -3,6 +3,7 @@ package shellguard
 import (
 	"path"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -57,16 +58,22 @@ func classifyWithin(cmdline string, scene Scene, limit int) (v Verdict, steps in
 func nesting(s string) int {
 	depth, deepest := 0, 0
 	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '(', '{':
+		switch bracket[s[i]] {
+		case 0:
+		case 1:
 			depth++
 			deepest = max(deepest, depth)
-		case ')', '}':
+		default:
 			depth = max(depth-1, 0)
 		}
 	}
 	return deepest
 }
+
+// bracket is 1 for the bytes that open what nesting counts, -1 for those
+// that close it: one load a byte where a switch of four cases compared
+// each byte four times (every line the guard reads pays this pass).
+var bracket = [256]int8{'(': 1, '{': 1, ')': -1, '}': -1}
 
 // classifier walks one command line. steps counts the work done, so a test
 // can hold it to linear.
@@ -78,25 +85,37 @@ type classifier struct {
 	findings []Finding
 	more     int
 	seen     map[findingKey]int
-	fileSeen map[fileKey]bool
+	// filesIn[n] has bit fi set when file fi of its agent is among
+	// findings[n].Files: an agent has at most MaxFilesPerOther files.
+	filesIn  []uint64
 	staged   map[[2]int]bool // files a command earlier on the line staged
-	absFiles [][]string      // the others' files, absolute, as sc.Others
+	absFiles [][]string      // the others' files, absolute, as sc.Others (absFile)
 	args     []arg           // scratch for the words of the commands being read, a stack
+	wheres   []where         // the rest of the batch fork takes its copies from
+	forks    int             // batches taken
 	// shownSpan and shownText: the last command a finding named, and its
 	// clipped line (shown).
 	shownSpan, shownText string
 }
 
 func newClassifier(sc Scene) *classifier {
-	c := &classifier{sc: sc, seen: map[findingKey]int{}, fileSeen: map[fileKey]bool{}, staged: map[[2]int]bool{}}
-	c.absFiles = make([][]string, len(sc.Others))
-	for i, w := range sc.Others {
-		c.absFiles[i] = make([]string, len(w.Files))
-		for j, f := range w.Files {
-			c.absFiles[i][j] = joinAbs(sc.Root, f.Path)
+	return &classifier{sc: sc, seen: map[findingKey]int{}, staged: map[[2]int]bool{}}
+}
+
+// absFile is file fi of sc.Others[ai], absolute. The paths are joined the
+// first time a command names a path: most lines name none (go test, a
+// commit, a line too long to read), and the scene holds up to 1,024.
+func (c *classifier) absFile(ai, fi int) string {
+	if c.absFiles == nil {
+		c.absFiles = make([][]string, len(c.sc.Others))
+		for i, w := range c.sc.Others {
+			c.absFiles[i] = make([]string, len(w.Files))
+			for j, f := range w.Files {
+				c.absFiles[i][j] = joinAbs(c.sc.Root, f.Path)
+			}
 		}
 	}
-	return c
+	return c.absFiles[ai][fi]
 }
 
 type findingKey struct {
@@ -106,10 +125,9 @@ type findingKey struct {
 	agent  int // index in sc.Others, or -1-i for sc.Worktrees[i]
 }
 
-type fileKey struct {
-	finding int
-	file    int
-}
+// filesIn holds one bit a file of an agent: a MaxFilesPerOther past 64
+// does not compile.
+const _ = uint(64 - MaxFilesPerOther)
 
 // where is the shell's working directory as the walk knows it.
 type where struct {
@@ -118,9 +136,28 @@ type where struct {
 	stack []string // pushd's stack, bounded
 }
 
-func (w *where) copy() *where {
-	return &where{dir: w.dir, known: w.known, stack: append([]string(nil), w.stack...)}
+// fork is a copy of w for a subshell, a pipe's side or a redirection: a
+// cd there does not move w. The copies come from the classifier's batch
+// (one allocation for many: a chain of pipes forks per link), and share
+// w's pushd stack clipped to its length, so a pushd in the copy appends to
+// a stack of its own and a popd only shortens the copy's view.
+func (c *classifier) fork(w *where) *where {
+	if len(c.wheres) == 0 {
+		c.forks++
+		c.wheres = make([]where, min(whereBatch<<c.forks, maxWhereBatch))
+	}
+	f := &c.wheres[0]
+	c.wheres = c.wheres[1:]
+	*f = where{dir: w.dir, known: w.known, stack: w.stack[:len(w.stack):len(w.stack)]}
+	return f
 }
+
+// A line's first batch holds two forks (most lines fork once or twice or
+// not at all); each next one doubles, up to maxWhereBatch.
+const (
+	whereBatch    = 1
+	maxWhereBatch = 32
+)
 
 const (
 	maxDirStack = 16
@@ -140,7 +177,7 @@ func (c *classifier) script(src string, w *where, text cmdText) {
 		c.runAnything(text, TooDeep)
 		return
 	}
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	f, err := parse(src)
 	if err != nil {
 		c.runAnything(text, Unparsed)
 		return
@@ -151,6 +188,33 @@ func (c *classifier) script(src string, w *where, text cmdText) {
 	c.stmts(f.Stmts, w)
 	c.depth--
 	c.src = outer
+}
+
+// parsers are bash parsers kept between lines. A Parser is 2.3 KiB of
+// read buffers, allocated and zeroed for every line otherwise: on a
+// corpus line a sixth of what a shell command's hook answer allocates,
+// and so of the garbage collection that sets its p99. A parser is done
+// with a line when Parse returns (the tree is the caller's); one that
+// panicked is dropped with its classifier, never put back. A pooled
+// parser keeps its last tree alive until it parses again or the garbage
+// collector empties the pool.
+var parsers = sync.Pool{New: func() any {
+	return &lineParser{p: syntax.NewParser(syntax.Variant(syntax.LangBash))}
+}}
+
+type lineParser struct {
+	p *syntax.Parser
+	r strings.Reader
+}
+
+// parse parses src as bash, with a parser from the pool.
+func parse(src string) (*syntax.File, error) {
+	lp := parsers.Get().(*lineParser)
+	lp.r.Reset(src)
+	f, err := lp.p.Parse(&lp.r, "")
+	lp.r.Reset("")
+	parsers.Put(lp)
+	return f, err
 }
 
 func (c *classifier) stmts(ss []*syntax.Stmt, w *where) {
@@ -166,10 +230,10 @@ func (c *classifier) stmt(s *syntax.Stmt, w *where) {
 	c.steps++
 	before := w
 	if len(s.Redirs) > 0 {
-		before = w.copy() // redirections open before the command runs (a cd in it does not move them)
+		before = c.fork(w) // redirections open before the command runs (a cd in it does not move them)
 	}
 	if s.Background {
-		w = w.copy() // a background job's cd does not move the next command
+		w = c.fork(w) // a background job's cd does not move the next command
 	}
 	c.command(s.Cmd, w)
 	if len(s.Redirs) > 0 {
@@ -188,14 +252,14 @@ func (c *classifier) command(cmd syntax.Command, w *where) {
 	case *syntax.BinaryCmd:
 		if x.Op == syntax.Pipe || x.Op == syntax.PipeAll {
 			// Each side of a pipe runs in a subshell.
-			c.stmt(x.X, w.copy())
-			c.stmt(x.Y, w.copy())
+			c.stmt(x.X, c.fork(w))
+			c.stmt(x.Y, c.fork(w))
 			return
 		}
 		c.stmt(x.X, w)
 		c.stmt(x.Y, w)
 	case *syntax.Subshell:
-		c.stmts(x.Stmts, w.copy())
+		c.stmts(x.Stmts, c.fork(w))
 	case *syntax.Block:
 		c.stmts(x.Stmts, w)
 	case *syntax.IfClause:
@@ -220,13 +284,13 @@ func (c *classifier) command(cmd syntax.Command, w *where) {
 	case *syntax.FuncDecl:
 		// A function defined on the line is read as if it runs: it is
 		// there to be called.
-		c.stmt(x.Body, w.copy())
+		c.stmt(x.Body, c.fork(w))
 	case *syntax.TimeClause:
 		c.stmt(x.Stmt, w)
 	case *syntax.CoprocClause:
-		c.stmt(x.Stmt, w.copy())
+		c.stmt(x.Stmt, c.fork(w))
 	case *syntax.TestDecl:
-		c.stmt(x.Body, w.copy())
+		c.stmt(x.Body, c.fork(w))
 	case nil:
 	default:
 		// Arithmetic, [[ ]], let, declare/export: only their substitutions run.
@@ -261,10 +325,10 @@ func (c *classifier) scan(n syntax.Node, w *where) {
 		c.steps++
 		switch x := n.(type) {
 		case *syntax.CmdSubst:
-			c.stmts(x.Stmts, w.copy())
+			c.stmts(x.Stmts, c.fork(w))
 			return false
 		case *syntax.ProcSubst:
-			c.stmts(x.Stmts, w.copy())
+			c.stmts(x.Stmts, c.fork(w))
 			return false
 		}
 		return true
@@ -293,6 +357,10 @@ func (c *classifier) call(x *syntax.CallExpr, w *where) {
 	// command is read: a nested script (sh -c, eval) pushes above them.
 	mark := len(c.args)
 	for _, wd := range x.Args {
+		if a, ok := c.literal(wd); ok {
+			c.args = append(c.args, a) // most words: nothing runs in them, nothing expands
+			continue
+		}
 		c.scan(wd, w)
 		c.args = c.words(c.args, wd)
 	}
@@ -370,6 +438,13 @@ func (c *classifier) words(out []arg, wd *syntax.Word) []arg {
 	if a.ok || !braced(wd) {
 		return append(out, a)
 	}
+	return c.braceWords(out, wd, a)
+}
+
+// braceWords appends the words of wd's brace expansion, or a when it is
+// not read. Apart from words: the range over an iterator moves what it
+// touches to the heap, and words runs for every word of the line.
+func (c *classifier) braceWords(out []arg, wd *syntax.Word, a arg) []arg {
 	if wd.End().Offset()-wd.Pos().Offset() > maxBraceWord || !syntax.SplitBraces(wd) {
 		return append(out, a)
 	}
@@ -394,13 +469,22 @@ func braced(wd *syntax.Word) bool {
 	return false
 }
 
+// literal reads a word that is one plain literal, its own value (no
+// quote, escape, substitution, brace, tilde or glob): false for any other.
+func (c *classifier) literal(wd *syntax.Word) (arg, bool) {
+	if len(wd.Parts) == 1 {
+		if l, ok := wd.Parts[0].(*syntax.Lit); ok && plainLit(l.Value) {
+			c.steps += 1 + len(l.Value)
+			return arg{s: l.Value, ok: true}, true
+		}
+	}
+	return arg{}, false
+}
+
 // word reads a word's value when it is known before run time.
 func (c *classifier) word(wd *syntax.Word) arg {
-	if len(wd.Parts) == 1 {
-		if l, ok := wd.Parts[0].(*syntax.Lit); ok && !strings.ContainsAny(l.Value, "\\~{*?[") {
-			c.steps += 1 + len(l.Value)
-			return arg{s: l.Value, ok: true}
-		}
+	if a, ok := c.literal(wd); ok {
+		return a
 	}
 	var b strings.Builder
 	b.Grow(int(wd.End().Offset() - wd.Pos().Offset())) // the value is never longer than the word as written
@@ -442,6 +526,22 @@ func (c *classifier) word(wd *syntax.Word) arg {
 	return a
 }
 
+// plainLit reports whether an unquoted literal is its own value: no
+// escape, tilde, brace or glob in it. One load a byte, for every word of
+// the line (strings.ContainsAny costs a rune search a byte).
+func plainLit(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if litSpecial[s[i]] {
+			return false
+		}
+	}
+	return true
+}
+
+// litSpecial is the bytes that make an unquoted literal other than its
+// own value.
+var litSpecial = [256]bool{'\\': true, '~': true, '{': true, '*': true, '?': true, '[': true}
+
 // tilde expands a leading ~ or ~/ with the scene's home.
 func (c *classifier) tilde(v string) (string, bool) {
 	if c.sc.Home == "" || (v != "~" && !strings.HasPrefix(v, "~/")) {
@@ -453,6 +553,10 @@ func (c *classifier) tilde(v string) (string, bool) {
 // unquotedLit writes an unquoted literal's value, noting globs; false for
 // brace expansion, which makes several words at run time.
 func unquotedLit(v string, b *strings.Builder, a *arg) bool {
+	// A { opens a brace expansion when a , or a } follows it and a , or a
+	// .. does: the last of each, found once, answers it for every {
+	// (searching the rest of v at each { was quadratic in a word of {s).
+	comma, closing, dots := -2, -2, -2 // -2: not looked for yet
 	for i := 0; i < len(v); i++ {
 		ch := v[i]
 		switch ch {
@@ -467,7 +571,10 @@ func unquotedLit(v string, b *strings.Builder, a *arg) bool {
 		case '*', '?', '[':
 			a.glob = true
 		case '{':
-			if strings.ContainsAny(v[i:], ",}") && (strings.Contains(v[i:], ",") || strings.Contains(v[i:], "..")) {
+			if comma == -2 {
+				comma, closing, dots = strings.LastIndexByte(v, ','), strings.LastIndexByte(v, '}'), strings.LastIndex(v, "..")
+			}
+			if (comma > i || closing > i) && (comma > i || dots > i) {
 				return false
 			}
 		}
@@ -507,12 +614,41 @@ func (c *classifier) abs(w *where, s string) (string, bool) {
 	if !w.known {
 		return "", false
 	}
-	if cleanRelative(s) {
-		// w.dir is clean: joined to a clean relative path it stays clean,
-		// and path.Clean would copy the (up to maxDirBytes) directory again.
-		return joinAbs(w.dir, s), true
+	return resolve(w.dir, s), true
+}
+
+// resolve is path.Clean(dir + "/" + rel) for a clean absolute dir, without
+// copying dir more than once: the leading "." and ".." of rel (cd ..,
+// ../x) move up dir in place, and the clean rest is joined to it. A rest
+// that is not clean (a/../b, a//b) goes through path.Clean.
+func resolve(dir, rel string) string {
+	for rel != "" {
+		seg, rest, _ := strings.Cut(rel, "/")
+		switch seg {
+		case "", ".":
+		case "..":
+			dir = parent(dir)
+		default:
+			if cleanRelative(rel) {
+				// dir is clean: joined to a clean relative path it stays
+				// clean, and path.Clean would copy the (up to
+				// maxDirBytes) directory again.
+				return joinAbs(dir, rel)
+			}
+			return path.Clean(dir + "/" + rel)
+		}
+		rel = rest
 	}
-	return path.Clean(w.dir + "/" + s), true
+	return dir
+}
+
+// parent is a clean absolute path's directory ("/" for "/").
+func parent(dir string) string {
+	i := strings.LastIndexByte(dir, '/')
+	if i <= 0 {
+		return "/"
+	}
+	return dir[:i]
 }
 
 // cleanRelative reports whether s is a relative path path.Clean leaves as

@@ -3,6 +3,7 @@ package shellguard
 import (
 	"bufio"
 	"os"
+	"path"
 	"slices"
 	"strings"
 	"testing"
@@ -310,5 +311,24 @@ func TestWordsAroundNestedCommands(t *testing.T) {
 	v = Classify(`mv "$(sh -c 'echo src/checkout/cart.go')" /tmp/x`, shopScene())
 	if len(v.Findings) != 1 || v.Findings[0].Action != Move || v.Findings[0].Reason != RuntimeList {
 		t.Errorf("got %+v, want one move of a list computed at run time", v.Findings)
+	}
+}
+
+// resolve is path.Clean of the directory joined to the word, on every
+// shape a cd or a path names: the leading ".." it takes in place, the
+// clean rest it joins, the rest it hands to path.Clean.
+func TestResolve(t *testing.T) {
+	dirs := []string{"/", "/home", "/home/ana/shop", "/home/ana/shop/src/src"}
+	rels := []string{
+		".", "..", "./", "../", "../..", "../../../../..", "./x", "../x", "../../x/y",
+		"x", "x/y", "x/", "x//y", "x/./y", "x/../y", "x/..", "./../x/./y/", ".//..//x",
+		"...", "..x", "x..", ".x/..y", "../.../x", "a/b/../../..",
+	}
+	for _, d := range dirs {
+		for _, r := range rels {
+			if got, want := resolve(d, r), path.Clean(d+"/"+r); got != want {
+				t.Errorf("resolve(%q, %q) = %q, want %q", d, r, got, want)
+			}
+		}
 	}
 }

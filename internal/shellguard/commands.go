@@ -164,7 +164,7 @@ func (c *classifier) shell(rest []arg, w *where, text cmdText) {
 		c.runAnything(text, UnreadScript)
 		return
 	}
-	c.script(rest[i].s, w.copy(), text)
+	c.script(rest[i].s, c.fork(w), text)
 }
 
 // eval joins its words and reads them as a line.
@@ -182,7 +182,7 @@ func (c *classifier) eval(rest []arg, w *where, text cmdText) {
 
 // env runs a command with assignments (and perhaps -C dir).
 func (c *classifier) env(rest []arg, env envPrefix, w *where, text cmdText) {
-	w = w.copy()
+	w = c.fork(w)
 	i := 0
 	for ; i < len(rest); i++ {
 		a := rest[i]
@@ -355,7 +355,7 @@ func (c *classifier) foundUnder(text cmdText, action Action, w *where, roots []a
 			continue
 		}
 		c.each(anyLive, func(ai, fi int, _ File) bool {
-			return under(c.absFiles[ai][fi], abs)
+			return under(c.absFile(ai, fi), abs)
 		}, text, action, RuntimeList)
 		for i, wt := range c.sc.Worktrees {
 			if under(wt.Path, abs) || under(abs, wt.Path) {

@@ -104,7 +104,7 @@ var (
 // git classifies one git command: its global options (-C, --work-tree,
 // -c), the worktree it runs in, then the subcommand.
 func (c *classifier) git(args []arg, env envPrefix, w *where, text cmdText) {
-	g := w.copy()
+	g := c.fork(w)
 	gitDir := env.gitDir
 	workTree := env.workTree
 	i := 0

@@ -58,15 +58,16 @@ func (c *classifier) emit(text cmdText, action Action, reason Reason, ai, fi int
 		n = len(c.findings)
 		c.seen[key] = n
 		c.findings = append(c.findings, f)
+		c.filesIn = append(c.filesIn, 0)
 	}
 	if action == Stage && reason == Certain && ai >= 0 && fi >= 0 {
 		// Staged now: a commit later on the same line takes it.
 		c.staged[[2]int{ai, fi}] = true
 	}
-	if n < 0 || fi < 0 || c.fileSeen[fileKey{n, fi}] {
+	if n < 0 || fi < 0 || c.filesIn[n]&(1<<fi) != 0 {
 		return
 	}
-	c.fileSeen[fileKey{n, fi}] = true
+	c.filesIn[n] |= 1 << fi
 	c.findings[n].Files = append(c.findings[n].Files, c.sc.Others[ai].Files[fi])
 }
 
@@ -137,7 +138,7 @@ func (c *classifier) onTarget(text cmdText, action Action, set stateSet, t targe
 		tsegs = segments(t.abs)
 	}
 	c.each(set, func(ai, fi int, _ File) bool {
-		abs := c.absFiles[ai][fi]
+		abs := c.absFile(ai, fi)
 		if t.glob {
 			return segsMatch(tsegs, segments(abs), t.recursive, &c.steps)
 		}
