@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -151,20 +150,6 @@ func (h *Hall) sceneFor(self presence.Record, live []presence.Record, cwd string
 	return sc
 }
 
-// cleanSegments reports whether s is slash-separated segments that
-// filepath.Clean leaves as they are: none empty, ".", or "..". One pass,
-// nothing copied.
-func cleanSegments(s string) bool {
-	for s != "" {
-		seg, rest, more := strings.Cut(s, "/")
-		if seg == "" || seg == "." || seg == ".." || (more && rest == "") {
-			return false
-		}
-		s = rest
-	}
-	return true
-}
-
 // stateOf is what the guard is told of a file another presence was seen
 // changing, from git's answer for the worktree (nil: git has not
 // answered):
@@ -202,19 +187,13 @@ func stateOf(c *gitscan.Changes, rel string) shellguard.State {
 	return shellguard.Committed
 }
 
-// relTo is abs relative to root, slash-separated; false outside it.
+// relTo is abs relative to root, slash-separated; false outside it or
+// at root itself (presence.RelPath).
 func relTo(root, abs string) (string, bool) {
-	if rest, ok := strings.CutPrefix(abs, root); ok && len(rest) > 1 && rest[0] == '/' && len(root) > 1 && root[0] == '/' && cleanSegments(root[1:]) && cleanSegments(rest[1:]) {
-		// The common case, a file below the worktree, both clean: the
-		// rest as it is, without filepath.Rel's copies (a shell command's
-		// scene reads every touched path of the brain's presences).
-		return filepath.ToSlash(rest[1:]), true
+	if rel := presence.RelPath(root, abs); rel != "" && rel != "." {
+		return rel, true
 	}
-	rel, err := filepath.Rel(root, abs)
-	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
-		return "", false
-	}
-	return filepath.ToSlash(rel), true
+	return "", false
 }
 
 // guard classifies the command line about to run in the scene: the

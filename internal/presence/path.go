@@ -39,15 +39,29 @@ func RelPath(root, abs string) string {
 	if root == "" || !filepath.IsAbs(abs) {
 		return ""
 	}
-	if rest, ok := strings.CutPrefix(abs, root); ok && len(rest) > 1 && rest[0] == filepath.Separator &&
-		filepath.Clean(abs) == abs && filepath.Clean(root) == root {
-		return filepath.ToSlash(rest[1:])
+	if rest, ok := strings.CutPrefix(abs, root); ok && len(rest) > 1 && rest[0] == '/' && len(root) > 1 && root[0] == '/' &&
+		cleanSegments(root[1:]) && cleanSegments(rest[1:]) {
+		return rest[1:]
 	}
 	rel, err := filepath.Rel(root, filepath.Clean(abs))
 	if err != nil || !filepath.IsLocal(rel) {
 		return ""
 	}
 	return filepath.ToSlash(rel)
+}
+
+// cleanSegments reports whether s is slash-separated segments that
+// filepath.Clean leaves as they are: none empty, ".", or "..". One pass,
+// nothing copied.
+func cleanSegments(s string) bool {
+	for s != "" {
+		seg, rest, more := strings.Cut(s, "/")
+		if seg == "" || seg == "." || seg == ".." || (more && rest == "") {
+			return false
+		}
+		s = rest
+	}
+	return true
 }
 
 // Where is the place a presence works, the one rule every surface names

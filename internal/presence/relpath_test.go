@@ -24,6 +24,9 @@ func TestRelPath(t *testing.T) {
 		{"/home/ana/shop", "/home/ana/x.go", ""},
 		{"/home/ana/shop", "/home/ana/shop/src/../../x.go", ""},
 		{"/home/ana/shop", "src/cart.go", ""},
+		{"/home/./ana/shop", "/home/./ana/shop/x.go", "x.go"},
+		{"/home/ana/shop", "/home/ana/shop/./x.go", "x.go"},
+		{"/home/ana/shop", "/home/ana/shop/src/", "src"},
 		{"", "/home/ana/shop/src/cart.go", ""},
 	} {
 		if got := presence.RelPath(tt.root, tt.abs); got != tt.want {
