@@ -16,6 +16,7 @@ import (
 const (
 	DefaultInterval    = 2 * time.Second
 	DefaultSlow        = 30 * time.Second
+	DefaultSlowRate    = 1.0 // slow rescans started a second, at most
 	DefaultMaxTracked  = 256
 	DefaultScanTimeout = 30 * time.Second
 	DefaultMaxScans    = 2
@@ -36,6 +37,12 @@ type ScannerConfig struct {
 	// spread over the period, a share at each of slowSlices ticks, not
 	// all at once.
 	Slow time.Duration
+	// SlowRate bounds the slow rescans started a second (default
+	// DefaultSlowRate; whole scans a tick, at least one): the safety
+	// net's git work stays bounded however many worktrees are tracked,
+	// and past SlowRate×Slow of them (30 at the defaults) each waits
+	// longer than Slow for its turn.
+	SlowRate float64
 	// ScanTimeout bounds one whole scan of a worktree, its merges
 	// included (default DefaultScanTimeout); each git process has the
 	// runner's own timeout besides.
@@ -162,6 +169,7 @@ type tracked struct {
 func NewScanner(cfg ScannerConfig) *Scanner {
 	cfg.Interval = orDefault(cfg.Interval, DefaultInterval)
 	cfg.Slow = orDefault(cfg.Slow, DefaultSlow)
+	cfg.SlowRate = orDefault(cfg.SlowRate, DefaultSlowRate)
 	cfg.ScanTimeout = orDefault(cfg.ScanTimeout, DefaultScanTimeout)
 	cfg.MaxTracked = orDefault(cfg.MaxTracked, DefaultMaxTracked)
 	cfg.MaxScans = orDefault(cfg.MaxScans, DefaultMaxScans)
@@ -186,7 +194,8 @@ func (s *Scanner) Run(ctx context.Context) error {
 		}
 	}
 	s.mu.Unlock()
-	tick := time.NewTicker(max(s.cfg.Slow/slowSlices, time.Millisecond))
+	every, perTick := slowPace(s.cfg.Slow, s.cfg.SlowRate)
+	tick := time.NewTicker(every)
 	defer tick.Stop()
 	for {
 		select {
@@ -206,7 +215,7 @@ func (s *Scanner) Run(ctx context.Context) error {
 			return nil
 		case now := <-tick.C:
 			s.mu.Lock()
-			for _, wt := range slowDue(s.trees, now, s.cfg.Slow) {
+			for _, wt := range slowDue(s.trees, now, s.cfg.Slow, perTick) {
 				s.scheduleLocked(wt, false)
 			}
 			s.mu.Unlock()
@@ -220,15 +229,23 @@ func (s *Scanner) Run(ctx context.Context) error {
 // the cores from the hook answers in one burst every period.
 const slowSlices = 10
 
+// slowPace is the slow rescan's tick (a slowSlices-th of its period) and
+// the most rescans a tick may start at the rate (at least one).
+func slowPace(slow time.Duration, rate float64) (every time.Duration, perTick int) {
+	every = max(slow/slowSlices, time.Millisecond)
+	return every, max(1, int(rate*every.Seconds()))
+}
+
 // slowDue picks the worktrees the slow rescan takes at one of its ticks:
 // those whose last scan started at least slow ago (or not yet), the
 // longest waiting first, at most a slowSlices-th of the tracked (rounded
-// up). Due ones left over are first at the next tick, so each is
-// rescanned within about slow and a tick of its last scan, and once
-// spread the rescans stay spread: a worktree's turn follows its own
-// last scan.
-func slowDue(trees map[string]*tracked, now time.Time, slow time.Duration) []string {
-	share := (len(trees) + slowSlices - 1) / slowSlices
+// up) and at most limit. Due ones left over are first at the next tick,
+// so each is rescanned within about slow and a tick of its last scan
+// while the limit allows (and in turn, the longest waiting first, past
+// it), and once spread the rescans stay spread: a worktree's turn follows
+// its own last scan.
+func slowDue(trees map[string]*tracked, now time.Time, slow time.Duration, limit int) []string {
+	share := min((len(trees)+slowSlices-1)/slowSlices, limit)
 	var due []string
 	for wt, t := range trees {
 		if now.Sub(t.last) >= slow {
