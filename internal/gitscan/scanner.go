@@ -2,6 +2,7 @@ package gitscan
 
 import (
 	"context"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -92,6 +93,7 @@ type Prediction struct {
 type Stats struct {
 	Tracked          int   // worktrees tracked now
 	Scans            int64 // scans of a worktree run
+	ScopedScans      int64 // of those, asked over the touched files only (Runner.ChangesOf)
 	ScanFailures     int64 // scans git could not answer (other than skipped)
 	ScansSkipped     int64 // scans not run: no usable git, the worktree not here, or over MaxTracked
 	ScanTime         time.Duration
@@ -130,6 +132,7 @@ type Scanner struct {
 	active  int      // scans running
 
 	scans, scanFail, skipped, timeouts atomic.Int64
+	scoped                             atomic.Int64 // scans over touched files only
 	snaps, snapFail                    atomic.Int64
 	merges, mergeFail, mergeHits       atomic.Int64
 	scanNanos, mergeNanos              atomic.Int64
@@ -159,6 +162,11 @@ type tracked struct {
 	// presences reported changing since its last scan started, at most
 	// maxTouchedKept: what git will list at the next scan.
 	touched map[string]struct{}
+	// full: a change not named by a file was asked about since the last
+	// scan started (a shell's run, the slow rescan, touched files past
+	// the bounds): the next scan reads the whole worktree, not only the
+	// touched files (Runner.ChangesOf).
+	full    bool
 	res     Result
 	seq     uint64 // counts results
 	snap    Snapshot
@@ -216,6 +224,7 @@ func (s *Scanner) Run(ctx context.Context) error {
 		case now := <-tick.C:
 			s.mu.Lock()
 			for _, wt := range slowDue(s.trees, now, s.cfg.Slow, perTick) {
+				s.trees[wt].full = true
 				s.scheduleLocked(wt, false)
 			}
 			s.mu.Unlock()
@@ -295,6 +304,9 @@ func (s *Scanner) Mutated(worktree string, touched ...string) {
 		return
 	}
 	meets, stale := s.meetLocked(wt, touched)
+	if t := s.trees[wt]; len(touched) == 0 || len(touched) > maxTouchedChecked || len(t.touched) >= maxTouchedKept {
+		t.full = true
+	}
 	switch {
 	case meets:
 		s.scheduleLocked(wt, true)
@@ -540,10 +552,16 @@ func (s *Scanner) startLocked() {
 		}
 		t := q.t
 		t.running, t.last = true, time.Now()
-		t.touched, t.deferred = nil, false // this scan lists what they changed
+		// This scan lists what they changed: only those files, where
+		// nothing else was asked about and the last answer stands.
+		var scope []string
+		if !t.full && t.seq > 0 && t.res.Err == nil {
+			scope = slices.Sorted(maps.Keys(t.touched))
+		}
+		t.touched, t.deferred, t.full = nil, false, false
 		s.active++
 		s.wg.Add(1)
-		go s.scan(s.ctx, q.wt, t)
+		go s.scan(s.ctx, q.wt, t, t.res.Changes, scope)
 	}
 }
 
@@ -586,7 +604,7 @@ func (s *Scanner) Stats() Stats {
 	n := len(s.trees)
 	s.mu.Unlock()
 	return Stats{
-		Tracked: n, Scans: s.scans.Load(), ScanFailures: s.scanFail.Load(), ScansSkipped: s.skipped.Load(),
+		Tracked: n, Scans: s.scans.Load(), ScopedScans: s.scoped.Load(), ScanFailures: s.scanFail.Load(), ScansSkipped: s.skipped.Load(),
 		ScanTime: time.Duration(s.scanNanos.Load()), Timeouts: s.timeouts.Load(),
 		Snapshots: s.snaps.Load(), SnapshotFailures: s.snapFail.Load(),
 		MergeChecks: s.merges.Load(), MergeFailures: s.mergeFail.Load(), MergeCacheHits: s.mergeHits.Load(),
@@ -596,11 +614,11 @@ func (s *Scanner) Stats() Stats {
 
 // scan asks git for wt's changes, then predicts the merges of the pairs
 // they overlap, and schedules the scan asked for meanwhile, if any.
-func (s *Scanner) scan(ctx context.Context, wt string, t *tracked) {
+func (s *Scanner) scan(ctx context.Context, wt string, t *tracked, prev Changes, scope []string) {
 	defer s.wg.Done()
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.ScanTimeout)
 	defer cancel()
-	res := s.changes(ctx, wt)
+	res := s.changes(ctx, wt, prev, scope)
 	notify := map[string]bool{}
 
 	s.mu.Lock()
@@ -642,8 +660,9 @@ func (s *Scanner) scan(ctx context.Context, wt string, t *tracked) {
 	}
 }
 
-// changes runs Changes on wt and counts it.
-func (s *Scanner) changes(ctx context.Context, wt string) Result {
+// changes runs Changes on wt, or ChangesOf over prev when a scope of
+// touched files is given, and counts it.
+func (s *Scanner) changes(ctx context.Context, wt string, prev Changes, scope []string) Result {
 	res := Result{Changes: Changes{Worktree: wt}, ScannedAt: time.Now()}
 	if s.cfg.Runner == nil {
 		res.Err = s.cfg.Unavailable
@@ -654,7 +673,14 @@ func (s *Scanner) changes(ctx context.Context, wt string) Result {
 		return res
 	}
 	start := time.Now()
-	ch, err := s.cfg.Runner.Changes(ctx, wt, s.cfg.Changes)
+	var ch Changes
+	var err error
+	if len(scope) > 0 {
+		s.scoped.Add(1)
+		ch, err = s.cfg.Runner.ChangesOf(ctx, prev, scope, s.cfg.Changes)
+	} else {
+		ch, err = s.cfg.Runner.Changes(ctx, wt, s.cfg.Changes)
+	}
 	s.scanNanos.Add(int64(time.Since(start)))
 	switch CodeOf(err) {
 	case "":

@@ -294,3 +294,34 @@ func TestScannerSlowRescanFindsAnUnreportedChange(t *testing.T) {
 		return slices.Contains(res.Changes.Files, "by-hand.go")
 	})
 }
+
+// TestScannerScopesScansToTouchedFiles: after a first whole scan, a
+// mutation naming its files scans those files only (a change elsewhere
+// waits); one naming none (a shell's run) scans the whole worktree.
+func TestScannerScopesScansToTouchedFiles(t *testing.T) {
+	r := newRepo(t)
+	a := r.worktree("a")
+	s := startScanner(t, gitscan.ScannerConfig{Runner: newRunner(t, gitscan.RunnerConfig{}), Interval: 10 * time.Millisecond})
+	s.Track([]string{a})
+	eventually.True(t, within, "a scanned", func() bool { _, ok := s.Result(a); return ok })
+
+	writeFile(t, filepath.Join(a, "touched.go"), "package touched\n")
+	writeFile(t, filepath.Join(a, "unreported.go"), "package unreported\n")
+	s.Mutated(a, filepath.Join(a, "touched.go"))
+	eventually.True(t, within, "the touched file listed", func() bool {
+		res, _ := s.Result(a)
+		return slices.Contains(res.Changes.Files, "touched.go")
+	})
+	if res, _ := s.Result(a); slices.Contains(res.Changes.Files, "unreported.go") || s.Stats().ScopedScans != 1 {
+		t.Fatalf("after a mutation naming touched.go: files %v, scoped scans %d; want touched.go alone, by one scoped scan", res.Changes.Files, s.Stats().ScopedScans)
+	}
+
+	s.Mutated(a) // a shell ran: no file named
+	eventually.True(t, within, "the unreported file listed by a whole scan", func() bool {
+		res, _ := s.Result(a)
+		return slices.Contains(res.Changes.Files, "unreported.go")
+	})
+	if got := s.Stats().ScopedScans; got != 1 {
+		t.Errorf("scoped scans %d after a mutation naming no file, want still 1", got)
+	}
+}

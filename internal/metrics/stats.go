@@ -122,6 +122,8 @@ func newStatsCollector(src Sources) *statsCollector {
 		onGit(func(s *scrape) float64 { return float64(s.git.Tracked) }))
 	add("gitscan", "scans_total", "Scans of a worktree's changes run (git status and diff against its base).", counter,
 		onGit(func(s *scrape) float64 { return float64(s.git.Scans) }))
+	add("gitscan", "scoped_scans_total", "Scans that asked git about the files the worktree's presences reported changing, not the whole worktree.", counter,
+		onGit(func(s *scrape) float64 { return float64(s.git.ScopedScans) }))
 	add("gitscan", "scan_failures_total", "Scans git could not answer (a timeout, git failing); the presences fall back to observed files.", counter,
 		onGit(func(s *scrape) float64 { return float64(s.git.ScanFailures) }))
 	add("gitscan", "scans_skipped_total", "Scans not run: no usable git, the worktree not on this machine, or over the tracked bound.", counter,
