@@ -93,7 +93,7 @@ type Prediction struct {
 type Stats struct {
 	Tracked          int   // worktrees tracked now
 	Scans            int64 // scans of a worktree run
-	ScopedScans      int64 // of those, asked over the touched files only (Runner.ChangesOf)
+	ScopedScans      int64 // of those, asked over the touched files only (Runner.ChangesOf, which may read the whole worktree all the same)
 	ScanFailures     int64 // scans git could not answer (other than skipped)
 	ScansSkipped     int64 // scans not run: no usable git, the worktree not here, or over MaxTracked
 	ScanTime         time.Duration

@@ -122,7 +122,7 @@ func newStatsCollector(src Sources) *statsCollector {
 		onGit(func(s *scrape) float64 { return float64(s.git.Tracked) }))
 	add("gitscan", "scans_total", "Scans of a worktree's changes run (git status and diff against its base).", counter,
 		onGit(func(s *scrape) float64 { return float64(s.git.Scans) }))
-	add("gitscan", "scoped_scans_total", "Scans that asked git about the files the worktree's presences reported changing, not the whole worktree.", counter,
+	add("gitscan", "scoped_scans_total", "Scans asked over the files the worktree's presences reported changing rather than the whole worktree (one whose last answer no longer stands, HEAD moved say, reads the whole worktree all the same).", counter,
 		onGit(func(s *scrape) float64 { return float64(s.git.ScopedScans) }))
 	add("gitscan", "scan_failures_total", "Scans git could not answer (a timeout, git failing); the presences fall back to observed files.", counter,
 		onGit(func(s *scrape) float64 { return float64(s.git.ScanFailures) }))
