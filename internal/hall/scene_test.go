@@ -74,26 +74,17 @@ func TestStateOf(t *testing.T) {
 	}
 }
 
-// TestRelTo: a path below the worktree comes back relative, whether it
-// takes the short way (both clean) or filepath.Rel's; anything else is
-// outside.
+// TestRelTo: the guard's relTo is presence.RelPath (TestRelPath holds
+// its cases) but for the worktree itself, which names no file of it.
 func TestRelTo(t *testing.T) {
 	for _, tt := range []struct {
 		root, abs, want string
 		ok              bool
 	}{
 		{"/home/ana/shop", "/home/ana/shop/src/cart.go", "src/cart.go", true},
-		{"/home/ana/shop", "/home/ana/shop/a", "a", true},
-		{"/home/ana/shop", "/home/ana/shop/src/../go.mod", "go.mod", true},
-		{"/home/ana/shop", "/home/ana/shop//src/cart.go", "src/cart.go", true},
-		{"/home/ana/shop/", "/home/ana/shop/src/cart.go", "src/cart.go", true},
-		{"/", "/etc/hosts", "etc/hosts", true},
 		{"/home/ana/shop", "/home/ana/shop", "", false},
 		{"/home/ana/shop", "/home/ana/shop/", "", false},
-		{"/home/ana/shop", "/home/ana/shopping/x.go", "", false},
-		{"/home/ana/shop", "/home/ana/shop/../x.go", "", false},
 		{"/home/ana/shop", "/home/ana/x.go", "", false},
-		{"/home/ana/shop", "/home/ana/shop/src/../../x.go", "", false},
 	} {
 		got, ok := relTo(tt.root, tt.abs)
 		if got != tt.want || ok != tt.ok {
