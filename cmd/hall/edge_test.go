@@ -497,3 +497,32 @@ func TestGitPriorityFlag(t *testing.T) {
 		}
 	}
 }
+
+// TestGCFloorFlag: --gc-floor-mib in MiB, 32 unless told, 0 off, bounded.
+func TestGCFloorFlag(t *testing.T) {
+	for _, tc := range []struct {
+		args    []string
+		want    uint64
+		wantErr bool
+	}{
+		{nil, 32 << 20, false},
+		{[]string{"--gc-floor-mib", "0"}, 0, false},
+		{[]string{"--gc-floor-mib", "128"}, 128 << 20, false},
+		{[]string{"--gc-floor-mib", "65536"}, 65536 << 20, false},
+		{[]string{"--gc-floor-mib", "65537"}, 0, true},
+		{[]string{"--gc-floor-mib", "18446744073709551615"}, 0, true},
+		{[]string{"--gc-floor-mib", "-1"}, 0, true},
+	} {
+		cfg, err := parseServeConfig(tc.args, io.Discard, io.Discard)
+		var exit *exitError
+		if tc.wantErr {
+			if !errors.As(err, &exit) || exit.code != 2 || !strings.Contains(err.Error(), "gc-floor-mib") {
+				t.Errorf("%v: got %v, want a usage error (exit 2) naming --gc-floor-mib", tc.args, err)
+			}
+			continue
+		}
+		if err != nil || cfg.GCFloor != tc.want {
+			t.Errorf("%v: GCFloor %d, %v; want %d", tc.args, cfg.GCFloor, err, tc.want)
+		}
+	}
+}

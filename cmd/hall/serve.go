@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/hall-dev/hall/internal/gcfloor"
 	"io"
 	"log/slog"
 	"math"
@@ -80,6 +81,10 @@ type Config struct {
 	// GitIdle runs git under SCHED_IDLE besides its nice value
 	// (--git-priority idle; gitscan.RunnerConfig.Idle).
 	GitIdle bool
+	// GCFloor is the heap, in bytes, under which the garbage collector
+	// starts no cycle (--gc-floor-mib; internal/gcfloor); 0 leaves Go's
+	// own pacing. Process-wide: runServe keeps it, not Main.
+	GCFloor uint64
 	// GitInterval is the least time between two scans of one worktree;
 	// gitscan.DefaultInterval when zero. No flag sets it: tests shorten it.
 	GitInterval time.Duration
@@ -88,6 +93,9 @@ type Config struct {
 	// fault suite steps it (cmd/hall/fault_test.go).
 	Now func() time.Time
 }
+
+// maxGCFloorMiB bounds --gc-floor-mib (64 GiB).
+const maxGCFloorMiB = 64 << 10
 
 // The --git-priority values.
 const (
@@ -133,6 +141,7 @@ func parseServeConfig(args []string, stdout, stderr io.Writer) (Config, error) {
 	fs.IntVar(&cfg.MaxCollisions, "max-collisions", presence.DefaultMaxCollisions, "most collisions the contract, page and stream list on one brain (the first by presence id); collisions_total counts them all")
 	fs.StringVar(&cfg.Git, "git", "", "the git program the worktree scanner runs (default: git on PATH); without a usable git (2.38 or newer) overlaps count the hooks' observed files only, and health says so")
 	gitPriority := fs.String("git-priority", gitPriorityLow, "how git's processes are scheduled beside the Hall and the agents: "+gitPriorityLow+" (nice 10: a smaller share of the CPU) or "+gitPriorityIdle+" (also Linux's SCHED_IDLE: only CPU time nothing else wants, so git never delays a hook answer, and waits on a machine kept busy)")
+	gcFloor := fs.Uint64("gc-floor-mib", gcfloor.Default>>20, "the heap, in MiB, under which Go's garbage collector starts no cycle (fewer cycles, so fewer answers paying for one: a shorter p99, for up to this much memory more); 0 leaves Go's own pacing")
 	fs.StringVar(&cfg.GitBase, "git-base", "", "the base branch each worktree's changes are measured against (default: the repository's origin/HEAD, else its main worktree's branch)")
 	if err := parseFlags(fs, serveAbout(), args, stdout, stderr); err != nil {
 		return cfg, err
@@ -148,6 +157,10 @@ func parseServeConfig(args []string, stdout, stderr io.Writer) (Config, error) {
 		return cfg, &exitError{code: 2, err: err}
 	}
 	cfg.AllowedHosts = hosts.StringList
+	if *gcFloor > maxGCFloorMiB {
+		return cfg, &exitError{code: 2, err: fmt.Errorf("--gc-floor-mib %d: want at most %d", *gcFloor, maxGCFloorMiB)}
+	}
+	cfg.GCFloor = *gcFloor << 20
 	switch *gitPriority {
 	case gitPriorityLow:
 	case gitPriorityIdle:
@@ -411,6 +424,7 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	}
 	log, flushLog := newLogger(stderr, cfg.LogLevel)
 	defer flushLog()
+	defer gcfloor.Keep(cfg.GCFloor)()
 	if cfg.Demo {
 		return runDemo(ctx, cfg, log, stdout)
 	}

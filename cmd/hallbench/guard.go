@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/hall-dev/hall/internal/gcfloor"
 	"io"
 	"log/slog"
 	"net/http"
@@ -257,6 +258,8 @@ func guardInProcess(ctx context.Context, root string, body func(string) []byte, 
 	// not).
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
+	// The collector paced as in a Hall at its defaults.
+	defer gcfloor.Keep(gcfloor.Default)()
 	out := guardTimes{wall: make([][]time.Duration, len(lines)), cpu: make([][]time.Duration, len(lines))}
 	for i := 0; i < calls+warm; i++ {
 		for k := range reqs {
