@@ -5,9 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -22,13 +24,26 @@ var MinVersion = [2]int{2, 38}
 const (
 	DefaultTimeout   = 10 * time.Second
 	DefaultMaxOutput = 8 << 20
-	DefaultMaxProcs  = 2
 	// DefaultNice is the scheduling priority git runs at: below the
 	// Hall's own, so a scan takes CPU the Hall's answers and the agents
 	// leave over (on 2 cores, 50 worktrees' scans at normal priority
 	// made hook answers 4× slower).
 	DefaultNice = 10
 )
+
+// DefaultMaxProcs is how many git processes a runner runs at once unless
+// told: half the machine's cores, one at least, each held to one thread
+// (oneThread). Git's work then never takes more than half the machine
+// from the Hall's answers and the agents: on 2 cores, two processes at once
+// (and git status's own threads) made a hook answer's p99 3× its figure
+// without git, one process on one thread 1.4× (docs/performance.md).
+func DefaultMaxProcs() int { return max(1, runtime.NumCPU()/2) }
+
+// oneThread holds git to one thread: no parallel lstat of the index's
+// entries (core.preloadIndex, up to 20 threads for 10,000 files) nor
+// parallel reading of the index (index.threads). Measured beside them on
+// 10,000 files, a burst's overlaps were listed sooner, not later.
+var oneThread = []string{"-c", "core.preloadIndex=false", "-c", "index.threads=1"}
 
 // RunnerConfig chooses the git program and bounds each process.
 type RunnerConfig struct {
@@ -42,7 +57,7 @@ type RunnerConfig struct {
 	// the answer says it was cut.
 	MaxOutput int
 	// MaxProcs caps the git processes running at once through this
-	// runner (default DefaultMaxProcs): the machine is shared with the
+	// runner (default DefaultMaxProcs()): the machine is shared with the
 	// agents the Hall watches.
 	MaxProcs int
 	// Nice is the nice value git runs at (default DefaultNice; negative:
@@ -71,6 +86,9 @@ type Runner struct {
 	started   atomic.Int64  // git processes started
 }
 
+// MaxProcs is how many git processes the runner runs at once.
+func (r *Runner) MaxProcs() int { return cap(r.slots) }
+
 // Processes counts the git processes the runner started.
 func (r *Runner) Processes() int64 {
 	if r == nil {
@@ -95,7 +113,7 @@ func NewRunner(ctx context.Context, cfg RunnerConfig) (*Runner, error) {
 		path:      abs,
 		timeout:   orDefault(cfg.Timeout, DefaultTimeout),
 		maxOutput: orDefault(cfg.MaxOutput, DefaultMaxOutput),
-		slots:     make(chan struct{}, orDefault(cfg.MaxProcs, DefaultMaxProcs)),
+		slots:     make(chan struct{}, orDefault(cfg.MaxProcs, DefaultMaxProcs())),
 		nice:      orDefault(cfg.Nice, DefaultNice),
 		idle:      cfg.Idle,
 		cache:     newChangesCache(),
@@ -188,10 +206,12 @@ func (r *Runner) Run(ctx context.Context, c Cmd) (Output, error) {
 	defer func() { <-r.slots }()
 	ctx, cancel := context.WithTimeout(ctx, r.timeout)
 	defer cancel()
-	args := c.Args
+	args := make([]string, 0, len(oneThread)+2+len(c.Args))
+	args = append(args, oneThread...)
 	if c.Dir != "" {
-		args = append([]string{"-C", c.Dir}, args...)
+		args = append(args, "-C", c.Dir)
 	}
+	args = append(args, c.Args...)
 	cmd := exec.CommandContext(ctx, r.path, args...)
 	cmd.Env = append(environ(), "GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "LC_ALL=C")
 	cmd.Env = append(cmd.Env, c.Env...)
@@ -270,6 +290,34 @@ func (b *boundedBuffer) Write(p []byte) (int, error) {
 		return len(p), nil
 	}
 	return b.buf.Write(p)
+}
+
+// ReadFrom reads r to its end into the buffer, as Write would take it.
+// os/exec copies a child's output pipe with io.Copy, which without it
+// allocates a 32 KiB buffer for every stream of every git process; past
+// max the rest is read through io.Discard's pooled buffer.
+func (b *boundedBuffer) ReadFrom(r io.Reader) (int64, error) {
+	var n int64
+	for {
+		room := b.max - b.buf.Len()
+		if room <= 0 {
+			m, err := io.Copy(io.Discard, r)
+			b.cut = b.cut || m > 0
+			return n + m, err
+		}
+		b.buf.Grow(min(max(512, b.buf.Len()), room))
+		p := b.buf.AvailableBuffer()
+		p = p[:min(cap(p), room)]
+		m, err := r.Read(p)
+		b.buf.Write(p[:m])
+		n += int64(m)
+		if err == io.EOF {
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+	}
 }
 
 func firstLine(b []byte) string {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -20,7 +21,7 @@ func TestNewRunnerFallbacks(t *testing.T) {
 	}{
 		{"git missing", func(t *testing.T) string { return filepath.Join(t.TempDir(), "no-git-here") }, gitscan.GitMissing},
 		{"git too old", func(t *testing.T) string {
-			return fakeGit(t, `if [ "$1" = version ]; then echo "git version 2.37.9"; exit 0; fi`)
+			return fakeGit(t, `case " $* " in *" version "*) echo "git version 2.37.9"; exit 0;; esac`)
 		}, gitscan.GitTooOld},
 		{"not git at all", func(t *testing.T) string { return fakeGit(t, `exit 3`) }, gitscan.GitMissing},
 		{"git new enough", func(t *testing.T) string { return "" }, ""},
@@ -297,5 +298,30 @@ func TestRunnerIgnoresAnInheritedRepository(t *testing.T) {
 	}
 	if after, _ := os.ReadFile(index); string(after) != string(before) {
 		t.Fatal("the inherited GIT_INDEX_FILE was written")
+	}
+}
+
+// TestRunHoldsGitToOneThread: every git the runner starts reads the
+// settings that keep it to one thread, whatever the repository's own
+// config says; and the runner runs DefaultMaxProcs() at once unless told.
+func TestRunHoldsGitToOneThread(t *testing.T) {
+	r := newRepo(t)
+	gitIn(t, r.main, "config", "core.preloadIndex", "true")
+	gitIn(t, r.main, "config", "index.threads", "8")
+	g := newRunner(t, gitscan.RunnerConfig{})
+	for key, want := range map[string]string{"core.preloadIndex": "false", "index.threads": "1"} {
+		out, err := g.Run(context.Background(), gitscan.Cmd{Dir: r.main, Args: []string{"config", "--get", key}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.TrimSpace(string(out.Stdout)); got != want {
+			t.Errorf("git config --get %s under the runner = %q, want %q", key, got, want)
+		}
+	}
+	if g.MaxProcs() != gitscan.DefaultMaxProcs() || gitscan.DefaultMaxProcs() != max(1, runtime.NumCPU()/2) {
+		t.Errorf("MaxProcs %d, DefaultMaxProcs %d on %d cores: want half the cores, one at least", g.MaxProcs(), gitscan.DefaultMaxProcs(), runtime.NumCPU())
+	}
+	if n := newRunner(t, gitscan.RunnerConfig{MaxProcs: 3}).MaxProcs(); n != 3 {
+		t.Errorf("MaxProcs told 3: %d", n)
 	}
 }

@@ -20,7 +20,6 @@ const (
 	DefaultSlowRate    = 1.0 // slow rescans started a second, at most
 	DefaultMaxTracked  = 256
 	DefaultScanTimeout = 30 * time.Second
-	DefaultMaxScans    = 2
 )
 
 // ScannerConfig sets up a Scanner.
@@ -51,8 +50,8 @@ type ScannerConfig struct {
 	// MaxTracked bounds the worktrees scanned (default DefaultMaxTracked);
 	// past it a new worktree is skipped and counted.
 	MaxTracked int
-	// MaxScans bounds the scans running at once (default
-	// DefaultMaxScans, the runner's default processes at once: a scan's
+	// MaxScans bounds the scans running at once (default the runner's
+	// processes at once, DefaultMaxProcs() without a runner: a scan's
 	// git processes run one after another); the others wait in a queue,
 	// a scan that meets another worktree's change first. Started all at
 	// once, 50 worktrees' scans each queued every one of their git
@@ -180,7 +179,11 @@ func NewScanner(cfg ScannerConfig) *Scanner {
 	cfg.SlowRate = orDefault(cfg.SlowRate, DefaultSlowRate)
 	cfg.ScanTimeout = orDefault(cfg.ScanTimeout, DefaultScanTimeout)
 	cfg.MaxTracked = orDefault(cfg.MaxTracked, DefaultMaxTracked)
-	cfg.MaxScans = orDefault(cfg.MaxScans, DefaultMaxScans)
+	procs := DefaultMaxProcs()
+	if cfg.Runner != nil {
+		procs = cfg.Runner.MaxProcs()
+	}
+	cfg.MaxScans = orDefault(cfg.MaxScans, procs)
 	cache := cfg.Cache
 	if cache == nil {
 		cache = NewMergeCache(0)
