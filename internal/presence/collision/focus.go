@@ -198,8 +198,8 @@ func (fs *focusScan) collides(f *focusRecord, p *Party) bool {
 		if !clean {
 			key, _ = sortKey(fs.key[:0], filepath.Clean(string(fs.path)), false)
 		}
-		fs.key = key
-		if f.covers(key) {
+		fs.key = slices.Grow(key, 1) // room for the zero byte covers appends
+		if f.covers(fs.key) {
 			return true
 		}
 	}
