@@ -32,20 +32,31 @@ func Within(brain string, parties []Party, merges Merges, b Bound) ([]Found, Tal
 		}
 	}
 	sides := make(map[int]*side, len(idx))
-	byPath := map[string][]int{}
+	byPath := map[string][]int{}    // every party with an entry at the path
+	changedAt := map[string][]int{} // … whose entry there is a change
 	for _, i := range idx {
 		s := sideOf(&parties[i])
 		sides[i] = &s
-		for p := range s.entries {
+		for p, m := range s.entries {
 			byPath[p] = append(byPath[p], i)
+			if m&mChanged != 0 {
+				changedAt[p] = append(changedAt[p], i)
+			}
 		}
 	}
-	// Candidates: pairs with an entry at or above one of the other's.
+	// Candidates: pairs with an entry at or above one of the other's,
+	// one of the two a change (between keeps no pair of two declarations:
+	// a brain of presences declaring the same folders in their own
+	// worktrees was paired, sorted and compared pair by pair for nothing).
 	cand := map[[2]int]struct{}{}
 	for _, i := range idx {
-		for p := range sides[i].entries {
+		for p, m := range sides[i].entries {
+			at := changedAt
+			if m&mChanged != 0 {
+				at = byPath
+			}
 			ancestors(p, func(q string) bool {
-				for _, j := range byPath[q] {
+				for _, j := range at[q] {
 					if j != i && pairable(&parties[i], &parties[j]) {
 						cand[order(parties, i, j)] = struct{}{}
 					}
