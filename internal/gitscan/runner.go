@@ -35,8 +35,8 @@ const (
 // told: half the machine's cores, one at least, each held to one thread
 // (oneThread). Git's work then never takes more than half the machine
 // from the Hall's answers and the agents: on 2 cores, two processes at once
-// (and git status's own threads) made a hook answer's p99 3× its figure
-// without git, one process on one thread 1.4× (docs/performance.md).
+// (and git status's own threads) made a hook answer's p99 3.5× its figure
+// without git, one process on one thread 1.5× (docs/performance.md).
 func DefaultMaxProcs() int { return max(1, runtime.NumCPU()/2) }
 
 // oneThread holds git to one thread: no parallel lstat of the index's
