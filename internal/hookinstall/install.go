@@ -228,8 +228,30 @@ func HasHall(agent, file string) (bool, error) {
 	if err := checkDoc(b); err != nil {
 		return false, nil // not the Hall's to judge here: install names it
 	}
-	_, found := installed(b, agent)
-	return found, nil
+	spec := specs[agent]
+	for _, ev := range hallEvents(b, spec) {
+		if _, ok := findHall(b, agent, spec.grouped, ev); ok {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// hallEvents are the events of doc whose lists may hold the Hall's
+// entries: the ones it hooks for the agent, then every other under
+// "hooks" (an event the Hall no longer hooks keeps none of its entries).
+// Uninstall takes the Hall's entries out of all of them, and HasHall
+// looks in all of them.
+func hallEvents(doc []byte, spec agentSpec) []string {
+	events := slices.Clone(spec.events)
+	if _, hs, ok := hooksMembers(doc); ok {
+		for _, m := range hs {
+			if !slices.Contains(events, m.key) {
+				events = append(events, m.key)
+			}
+		}
+	}
+	return events
 }
 
 func edit(o Options, install bool) (Result, error) {
@@ -274,16 +296,7 @@ func edit(o Options, install bool) (Result, error) {
 	}
 	res.Options = o
 
-	events := slices.Clone(spec.events)
-	// Events the Hall no longer hooks keep no entry of the Hall's.
-	if _, hs, ok := hooksMembers(doc); ok {
-		for _, m := range hs {
-			if !slices.Contains(events, m.key) {
-				events = append(events, m.key)
-			}
-		}
-	}
-	for _, ev := range events {
+	for _, ev := range hallEvents(doc, spec) {
 		var want any // the Hall's entry for ev; nil to remove only
 		if install && slices.Contains(spec.events, ev) {
 			want = entry(o, spec, ev)
