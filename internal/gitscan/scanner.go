@@ -3,6 +3,7 @@ package gitscan
 import (
 	"context"
 	"maps"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -336,10 +337,7 @@ func (s *Scanner) listedLocked(wt string, touched []string) bool {
 	}
 	rels := make([]string, 0, len(touched))
 	for _, abs := range touched {
-		rel := presence.RelPath(c.Root, abs)
-		if rel == "" {
-			rel = presence.RelPath(wt, abs)
-		}
+		rel := relIn(c.Root, wt, abs)
 		if _, listed := slices.BinarySearch(c.Files, rel); rel == "" || !listed {
 			return false
 		}
@@ -365,15 +363,22 @@ func (s *Scanner) listedLocked(wt string, touched []string) bool {
 	return true
 }
 
-// meetsSorted reports whether a repository-relative path meets a sorted
-// list of them as FilesOverlap counts it: the path itself, a directory
-// of it listed as a file, or files under it. A few binary searches,
-// however long the list.
-func meetsSorted(rel string, files []string) bool {
-	if _, ok := slices.BinarySearch(files, rel); ok {
-		return true
+// relIn is abs relative to the root git gave for the worktree wt, else
+// to wt itself (no root known, or abs under wt's own path only);
+// "/"-separated, "" outside both (presence.RelPath).
+func relIn(root, wt, abs string) string {
+	if rel := presence.RelPath(root, abs); rel != "" {
+		return rel
 	}
-	for q := filepath.Dir(rel); q != "." && q != "/" && q != ""; q = filepath.Dir(q) {
+	return presence.RelPath(wt, abs)
+}
+
+// meetsSorted reports whether a repository-relative path meets a sorted
+// list of them: the path itself, a directory of it listed as a file, or
+// files under it (FilesOverlap's rule, a path at a time). A few binary
+// searches, however long the list.
+func meetsSorted(rel string, files []string) bool {
+	for q := rel; q != "." && q != "/" && q != ""; q = path.Dir(q) {
 		if _, ok := slices.BinarySearch(files, q); ok {
 			return true
 		}
@@ -402,10 +407,7 @@ func (s *Scanner) meetLocked(wt string, touched []string) (meets bool, stale []s
 	}
 	mine := t.res.Changes
 	for _, abs := range touched[:min(len(touched), maxTouchedChecked)] {
-		rel := presence.RelPath(mine.Root, abs)
-		if rel == "" {
-			rel = presence.RelPath(wt, abs)
-		}
+		rel := relIn(mine.Root, wt, abs)
 		if rel == "" {
 			continue
 		}
@@ -853,26 +855,9 @@ func sameResult(a, b Result) bool {
 // paths share a path, or one holds a file where the other holds a
 // directory of it ("a" against "a/b": a file replaced by a directory).
 func FilesOverlap(a, b []string) bool {
-	set := make(map[string]struct{}, len(b))
-	for _, p := range b {
-		set[p] = struct{}{}
-	}
 	for _, p := range a {
-		for q := p; q != "." && q != "/" && q != ""; q = filepath.Dir(q) {
-			if _, ok := set[q]; ok {
-				return true
-			}
-		}
-	}
-	set = make(map[string]struct{}, len(a))
-	for _, p := range a {
-		set[p] = struct{}{}
-	}
-	for _, p := range b {
-		for q := filepath.Dir(p); q != "." && q != "/" && q != ""; q = filepath.Dir(q) {
-			if _, ok := set[q]; ok {
-				return true
-			}
+		if meetsSorted(p, b) {
+			return true
 		}
 	}
 	return false

@@ -137,7 +137,9 @@ func TestMutatedDefers(t *testing.T) {
 	}
 }
 
-// TestMeetsSorted: a path meets a sorted list as FilesOverlap counts it.
+// TestMeetsSorted: a path meets a sorted list (itself, a directory of it
+// listed as a file, files under it), and FilesOverlap answers the same
+// the other way round.
 func TestMeetsSorted(t *testing.T) {
 	files := []string{"a/b.go", "c", "d/e/f.go", "g.go"}
 	tests := []struct {
@@ -157,8 +159,10 @@ func TestMeetsSorted(t *testing.T) {
 		if got := meetsSorted(tt.rel, files); got != tt.want {
 			t.Errorf("meetsSorted(%q) = %v, want %v", tt.rel, got, tt.want)
 		}
-		if got := FilesOverlap([]string{tt.rel}, files); got != tt.want {
-			t.Errorf("FilesOverlap(%q) = %v: the two rules part", tt.rel, got)
+		// FilesOverlap is the same rule either way round: the list's
+		// files against the one path.
+		if got := FilesOverlap(files, []string{tt.rel}); got != tt.want {
+			t.Errorf("FilesOverlap(files, [%q]) = %v, want %v", tt.rel, got, tt.want)
 		}
 	}
 }

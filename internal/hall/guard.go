@@ -134,7 +134,7 @@ func (h *Hall) sceneFor(self presence.Record, live []presence.Record, cwd string
 		}
 		w := shellguard.Work{AgentID: r.AgentID, Theme: r.Theme}
 		for _, abs := range r.TouchedPaths() {
-			if rel, ok := relTo(root, abs); ok {
+			if rel, ok := presence.RelFile(root, abs); ok {
 				w.Files = append(w.Files, shellguard.File{Path: rel, State: stateOf(changes, rel)})
 			}
 		}
@@ -143,7 +143,7 @@ func (h *Hall) sceneFor(self presence.Record, live []presence.Record, cwd string
 		}
 	}
 	for _, abs := range self.TouchedPaths() {
-		if rel, ok := relTo(root, abs); ok {
+		if rel, ok := presence.RelFile(root, abs); ok {
 			sc.Own = append(sc.Own, rel)
 		}
 	}
@@ -185,15 +185,6 @@ func stateOf(c *gitscan.Changes, rel string) shellguard.State {
 		return shellguard.Modified
 	}
 	return shellguard.Committed
-}
-
-// relTo is abs relative to root, slash-separated; false outside it or
-// at root itself (presence.RelPath).
-func relTo(root, abs string) (string, bool) {
-	if rel := presence.RelPath(root, abs); rel != "" && rel != "." {
-		return rel, true
-	}
-	return "", false
 }
 
 // guard classifies the command line about to run in the scene: the
@@ -421,7 +412,7 @@ func partners(id string, cs []presence.Collision) []presence.Record {
 // of the presence's collisions (at or below it).
 func touchesContested(touched []string, sc scene, cs []presence.Collision) bool {
 	for _, abs := range touched {
-		if rel, ok := relTo(sc.Root, abs); ok {
+		if rel, ok := presence.RelFile(sc.Root, abs); ok {
 			for _, w := range sc.Others {
 				for _, f := range liveFiles(w.Files) {
 					if f.Path == rel {

@@ -67,8 +67,8 @@ func (t *toldOverlaps) pick(id string, open []presence.Overlap, touched []string
 			self = o.B
 		}
 		for _, abs := range touched {
-			rel := relUnder(self.Worktree, abs)
-			if rel == "" || st.edited[rel] || !overlapCovers(o, rel) {
+			rel, ok := presence.RelFile(self.Worktree, abs)
+			if !ok || st.edited[rel] || !overlapCovers(o, rel) {
 				continue
 			}
 			if st.edited == nil {
@@ -87,15 +87,6 @@ func (t *toldOverlaps) pick(id string, open []presence.Overlap, touched []string
 		}
 	}
 	return out
-}
-
-// relUnder is abs relative to the worktree, "/"-separated; "" outside it
-// or at the worktree itself.
-func relUnder(worktree, abs string) string {
-	if rel := presence.RelPath(worktree, abs); rel != "." {
-		return rel
-	}
-	return ""
 }
 
 // overlapCovers reports whether rel is one of the overlap's listed files,

@@ -73,22 +73,3 @@ func TestStateOf(t *testing.T) {
 		}
 	}
 }
-
-// TestRelTo: the guard's relTo is presence.RelPath (TestRelPath holds
-// its cases) but for the worktree itself, which names no file of it.
-func TestRelTo(t *testing.T) {
-	for _, tt := range []struct {
-		root, abs, want string
-		ok              bool
-	}{
-		{"/home/ana/shop", "/home/ana/shop/src/cart.go", "src/cart.go", true},
-		{"/home/ana/shop", "/home/ana/shop", "", false},
-		{"/home/ana/shop", "/home/ana/shop/", "", false},
-		{"/home/ana/shop", "/home/ana/x.go", "", false},
-	} {
-		got, ok := relTo(tt.root, tt.abs)
-		if got != tt.want || ok != tt.ok {
-			t.Errorf("relTo(%q, %q) = %q, %v; want %q, %v", tt.root, tt.abs, got, ok, tt.want, tt.ok)
-		}
-	}
-}

@@ -50,6 +50,15 @@ func RelPath(root, abs string) string {
 	return filepath.ToSlash(rel)
 }
 
+// RelFile is RelPath of a path below root: the name of a file or folder
+// in it, false for root itself and for a path outside it.
+func RelFile(root, abs string) (string, bool) {
+	if rel := RelPath(root, abs); rel != "" && rel != "." {
+		return rel, true
+	}
+	return "", false
+}
+
 // cleanSegments reports whether s is slash-separated segments that
 // filepath.Clean leaves as they are: none empty, ".", or "..". One pass,
 // nothing copied.

@@ -34,3 +34,22 @@ func TestRelPath(t *testing.T) {
 		}
 	}
 }
+
+// TestRelFile: a path below the root is a file's name; the root itself
+// and a path outside it name none.
+func TestRelFile(t *testing.T) {
+	for _, tt := range []struct {
+		root, abs, want string
+		ok              bool
+	}{
+		{"/home/ana/shop", "/home/ana/shop/src/cart.go", "src/cart.go", true},
+		{"/home/ana/shop", "/home/ana/shop", "", false},
+		{"/home/ana/shop", "/home/ana/shop/", "", false},
+		{"/home/ana/shop", "/home/ana/x.go", "", false},
+		{"", "/home/ana/shop/x.go", "", false},
+	} {
+		if got, ok := presence.RelFile(tt.root, tt.abs); got != tt.want || ok != tt.ok {
+			t.Errorf("RelFile(%q, %q) = %q, %v; want %q, %v", tt.root, tt.abs, got, ok, tt.want, tt.ok)
+		}
+	}
+}

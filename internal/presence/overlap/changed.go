@@ -27,7 +27,7 @@ func Changed(p Party, limit int) ([]Change, int) {
 	wt := filepath.Clean(p.Worktree)
 	m := map[string]mask{}
 	for _, t := range p.Touched {
-		if rel := presence.RelPath(wt, t); rel != "" && rel != "." {
+		if rel, ok := presence.RelFile(wt, t); ok {
 			m[rel] |= mObserved
 		}
 	}
