@@ -135,10 +135,13 @@ func (r *Runner) Changes(ctx context.Context, worktree string, o ChangesOptions)
 	baseCommit := ""
 	if known && base != "" {
 		err := r.revParse(ctx, &c, base+"^{commit}", &baseCommit)
-		if err != nil && CodeOf(err) != Failed {
+		if err != nil && CodeOf(err) != NotWorktree {
 			return Changes{}, err
 		}
-		if err != nil { // the base no longer resolves: ask as on a first scan
+		if err != nil {
+			// git refused the worktree or the base: ask again without the
+			// base (the worktree's own refusal comes from that run), and
+			// a default base as on a first scan.
 			r.cache.forgetBase(wt)
 			known, baseCommit = o.Base != "", ""
 		}

@@ -12,8 +12,9 @@ import (
 // TestChangesSteadyScanRunsTwoProcesses: a worktree scanned again and
 // again costs two git processes a scan once its base and its branch's
 // commits are known (rev-parse, status), with the same answer as a
-// runner that keeps nothing; a commit on the branch, the base moving, a
-// base given that no longer resolves are each seen at the next scan.
+// runner that keeps nothing; a commit on the branch, the base moving, the
+// default base renamed, a base given that no longer resolves are each seen
+// at the next scan.
 func TestChangesSteadyScanRunsTwoProcesses(t *testing.T) {
 	ctx := context.Background()
 	r := newRepo(t)
@@ -75,6 +76,17 @@ func TestChangesSteadyScanRunsTwoProcesses(t *testing.T) {
 	gitIn(t, r.main, "add", "main-only.txt")
 	gitIn(t, r.main, "commit", "-q", "-m", "main moves on")
 	same("after the base moved", gitscan.ChangesOptions{}, 4)
+
+	// The default base renamed within the cached base's time: git's
+	// refusal of the old name is not the worktree's, the new one is
+	// asked.
+	gitIn(t, r.main, "branch", "-m", "main", "trunk")
+	same("after the default base was renamed", gitscan.ChangesOptions{}, 0)
+	if c, _ := scan(gitscan.ChangesOptions{}); c.Base != "refs/heads/trunk" {
+		t.Errorf("base after the rename %q, want refs/heads/trunk", c.Base)
+	}
+	gitIn(t, r.main, "branch", "-m", "trunk", "main")
+	same("the default base renamed back", gitscan.ChangesOptions{}, 0)
 
 	// A base given: cached by its commit as well; once deleted, git's
 	// refusal is the answer again, as without a cache.
