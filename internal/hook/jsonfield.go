@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/hall-dev/hall/internal/jsonspan"
 )
 
 // A shell tool's command line can be the Hall's 32 KiB, and it is taken
@@ -23,107 +25,39 @@ import (
 // JSON object obj (its first, when the key is repeated); false when obj
 // is not an object or has no such key.
 func jsonField(obj, name string) (string, bool) {
-	i := skipSpace(obj, 0)
+	i := jsonspan.SkipSpace(obj, 0)
 	if i >= len(obj) || obj[i] != '{' {
 		return "", false
 	}
 	i++
 	for {
-		i = skipSpace(obj, i)
+		i = jsonspan.SkipSpace(obj, i)
 		if i >= len(obj) || obj[i] != '"' {
 			return "", false // '}', or not JSON
 		}
-		kend := stringEnd(obj, i)
+		kend := jsonspan.StringEnd(obj, i)
 		if kend < 0 {
 			return "", false
 		}
 		key := obj[i:kend]
-		i = skipSpace(obj, kend)
+		i = jsonspan.SkipSpace(obj, kend)
 		if i >= len(obj) || obj[i] != ':' {
 			return "", false
 		}
-		i = skipSpace(obj, i+1)
-		vend := valueEnd(obj, i)
+		i = jsonspan.SkipSpace(obj, i+1)
+		vend := jsonspan.ValueEnd(obj, i)
 		if vend < 0 {
 			return "", false
 		}
 		if k, ok := jsonString(key); ok && k == name {
 			return obj[i:vend], true
 		}
-		i = skipSpace(obj, vend)
+		i = jsonspan.SkipSpace(obj, vend)
 		if i >= len(obj) || obj[i] != ',' {
 			return "", false
 		}
 		i++
 	}
-}
-
-func skipSpace(s string, i int) int {
-	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// stringEnd is the index just past the JSON string opening at s[i], -1
-// when it does not close.
-func stringEnd(s string, i int) int {
-	for j := i + 1; j < len(s); {
-		k := strings.IndexByte(s[j:], '"')
-		if k < 0 {
-			return -1
-		}
-		q := j + k
-		backslashes := 0
-		for b := q - 1; b > i && s[b] == '\\'; b-- {
-			backslashes++
-		}
-		if backslashes%2 == 0 {
-			return q + 1
-		}
-		j = q + 1
-	}
-	return -1
-}
-
-// valueEnd is the index just past the JSON value starting at s[i], -1
-// when it does not end.
-func valueEnd(s string, i int) int {
-	if i >= len(s) {
-		return -1
-	}
-	switch s[i] {
-	case '"':
-		return stringEnd(s, i)
-	case '{', '[':
-		depth := 0
-		for j := i; j < len(s); j++ {
-			switch s[j] {
-			case '"':
-				e := stringEnd(s, j)
-				if e < 0 {
-					return -1
-				}
-				j = e - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return j + 1
-				}
-			}
-		}
-		return -1
-	}
-	j := i
-	for j < len(s) && !strings.ContainsRune(",}] \t\r\n", rune(s[j])) {
-		j++
-	}
-	if j == i {
-		return -1
-	}
-	return j
 }
 
 // jsonString is the value of the JSON string raw (quotes included), as

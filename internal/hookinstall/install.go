@@ -34,6 +34,7 @@ import (
 
 	"github.com/hall-dev/hall/internal/cli"
 	"github.com/hall-dev/hall/internal/hook"
+	"github.com/hall-dev/hall/internal/jsonspan"
 	"mvdan.cc/sh/v3/shell"
 )
 
@@ -305,7 +306,7 @@ func edit(o Options, install bool) (Result, error) {
 	}
 	// An uninstall that emptied "hooks" takes the key out too.
 	if _, hs, ok := hooksMembers(doc); ok && !install && len(res.Changes) > 0 && len(hs) == 0 {
-		open, close, ms := members(doc, skipWS(doc, 0))
+		open, close, ms := members(doc, jsonspan.SkipSpace(doc, 0))
 		_, i, _ := find(ms, "hooks")
 		doc = removeItem(doc, open, close, memberSpans(ms), i)
 	}
@@ -352,7 +353,7 @@ func checkShape(doc []byte, spec agentSpec) error {
 }
 
 func topMembers(doc []byte) (int, []member) {
-	open, _, ms := members(doc, skipWS(doc, 0))
+	open, _, ms := members(doc, jsonspan.SkipSpace(doc, 0))
 	return open, ms
 }
 
@@ -748,7 +749,7 @@ func sameJSON(a, b []byte) bool {
 // orderedOf is a's canonical compact form, keys in their order.
 func orderedOf(a []byte) string {
 	var buf strings.Builder
-	compact(a, skipWS(a, 0), &buf)
+	compact(a, jsonspan.SkipSpace(a, 0), &buf)
 	return buf.String()
 }
 
@@ -779,7 +780,7 @@ func compact(b []byte, i int, out *strings.Builder) {
 		out.WriteByte(']')
 	default:
 		var v any
-		_ = json.Unmarshal(b[i:valueEnd(b, i)], &v)
+		_ = json.Unmarshal(b[i:jsonspan.ValueEnd(b, i)], &v)
 		enc, _ := json.Marshal(v)
 		out.Write(enc)
 	}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/hall-dev/hall/internal/jsonspan"
 )
 
 // The settings file is edited as bytes: a strict reader finds where each
@@ -66,7 +68,7 @@ func checkDoc(b []byte) error {
 		}
 		return at(b, off, msg)
 	}
-	i := skipWS(b, 0)
+	i := jsonspan.SkipSpace(b, 0)
 	if b[i] != '{' {
 		return at(b, i, "the file is not a JSON object")
 	}
@@ -106,78 +108,28 @@ func checkDistinct(b []byte, i, depth int) error {
 
 func prevNonSpace(b []byte, i int) byte {
 	for i--; i >= 0; i-- {
-		if !isSpace(b[i]) {
+		if !jsonspan.IsSpace(b[i]) {
 			return b[i]
 		}
 	}
 	return 0
 }
 
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
-
-func skipWS(b []byte, i int) int {
-	for i < len(b) && isSpace(b[i]) {
-		i++
-	}
-	return i
-}
-
-// stringEnd is the offset after the string starting at b[i] ('"').
-func stringEnd(b []byte, i int) int {
-	for i++; i < len(b); i++ {
-		switch b[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
-		}
-	}
-	return len(b)
-}
-
-// valueEnd is the offset after the (valid) value starting at b[i].
-func valueEnd(b []byte, i int) int {
-	switch b[i] {
-	case '"':
-		return stringEnd(b, i)
-	case '{', '[':
-		depth := 0
-		for ; i < len(b); i++ {
-			switch b[i] {
-			case '"':
-				i = stringEnd(b, i) - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return i + 1
-				}
-			}
-		}
-		return len(b)
-	}
-	for i < len(b) && !isSpace(b[i]) && b[i] != ',' && b[i] != '}' && b[i] != ']' {
-		i++
-	}
-	return i
-}
-
 // members reads the (valid) object at b[start]: its brackets' offsets and
 // its members in order.
 func members(b []byte, start int) (open, close int, ms []member) {
-	i := skipWS(b, start+1)
+	i := jsonspan.SkipSpace(b, start+1)
 	for b[i] != '}' {
 		m := member{keyStart: i}
-		ke := stringEnd(b, i)
+		ke := jsonspan.StringEnd(b, i)
 		_ = json.Unmarshal(b[i:ke], &m.key) // valid: checked before
-		i = skipWS(b, ke) + 1               // the colon
-		m.valStart = skipWS(b, i)
-		m.valEnd = valueEnd(b, m.valStart)
+		i = jsonspan.SkipSpace(b, ke) + 1   // the colon
+		m.valStart = jsonspan.SkipSpace(b, i)
+		m.valEnd = jsonspan.ValueEnd(b, m.valStart)
 		ms = append(ms, m)
-		i = skipWS(b, m.valEnd)
+		i = jsonspan.SkipSpace(b, m.valEnd)
 		if b[i] == ',' {
-			i = skipWS(b, i+1)
+			i = jsonspan.SkipSpace(b, i+1)
 		}
 	}
 	return start, i, ms
@@ -185,13 +137,13 @@ func members(b []byte, start int) (open, close int, ms []member) {
 
 // elements reads the (valid) array at b[start].
 func elements(b []byte, start int) (open, close int, es []span) {
-	i := skipWS(b, start+1)
+	i := jsonspan.SkipSpace(b, start+1)
 	for b[i] != ']' {
-		e := span{start: i, end: valueEnd(b, i)}
+		e := span{start: i, end: jsonspan.ValueEnd(b, i)}
 		es = append(es, e)
-		i = skipWS(b, e.end)
+		i = jsonspan.SkipSpace(b, e.end)
 		if b[i] == ',' {
-			i = skipWS(b, i+1)
+			i = jsonspan.SkipSpace(b, i+1)
 		}
 	}
 	return start, i, es
