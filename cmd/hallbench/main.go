@@ -76,6 +76,7 @@ type options struct {
 	// The overlaps scenario's worktrees, and those of its memory figure
 	// (0 skips it).
 	worktrees, memWorktrees int
+	rounds                  int
 	stagger                 time.Duration
 	gitPriority             string
 }
@@ -107,6 +108,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.DurationVar(&o.every, "every", 0, "beat role: each agent beats once this often (0: as soon as the last beat is answered)")
 	fs.IntVar(&o.worktrees, "worktrees", 50, "overlaps: worktrees of the generated repository, an agent beating in each")
 	fs.IntVar(&o.memWorktrees, "mem-worktrees", 200, "overlaps: worktrees of the memory figure (0 skips it)")
+	fs.IntVar(&o.rounds, "rounds", 3, "overlaps: rounds of each side, git on and git off by turns (more: a steadier p99)")
 	fs.StringVar(&o.gitPriority, "git-priority", "", "overlaps: the git-on Hall's --git-priority (empty: the Hall's default)")
 	fs.DurationVar(&o.stagger, "stagger", 6*time.Second, "overlaps: the probe cycle's pairs start over this long (shorter: more overlaps opening at once)")
 	fs.SetOutput(io.Discard) // the flag package's own messages: ours follow

@@ -24,11 +24,21 @@ import (
 // privateFiles is how many files of its own each agent edits.
 const privateFiles = 4
 
-// hookTimes are the hook calls' wall times, by event.
+// hookTimes are the hook calls' wall times, by event: those of the
+// steady phase (the agents' own edits alone) apart from the rest.
 type hookTimes struct {
-	mu        sync.Mutex
-	pre, post []time.Duration
-	errors    int
+	mu                    sync.Mutex
+	pre, post             []time.Duration
+	steadyPre, steadyPost []time.Duration
+	steady                bool // calls now are the steady phase's
+	errors                int
+}
+
+// setSteady starts (true) or ends the steady phase.
+func (h *hookTimes) setSteady(on bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.steady = on
 }
 
 func (h *hookTimes) add(pre bool, d time.Duration, err error) {
@@ -37,6 +47,10 @@ func (h *hookTimes) add(pre bool, d time.Duration, err error) {
 	switch {
 	case err != nil:
 		h.errors++
+	case h.steady && pre:
+		h.steadyPre = append(h.steadyPre, d)
+	case h.steady:
+		h.steadyPost = append(h.steadyPost, d)
 	case pre:
 		h.pre = append(h.pre, d)
 	default:

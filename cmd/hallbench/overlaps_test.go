@@ -25,7 +25,7 @@ func TestOverlapsMeasures(t *testing.T) {
 	if b.hall, err = buildHall(ctx, b.tmp); err != nil {
 		t.Fatal(err)
 	}
-	z := overlapSizes{files: 60, worktrees: 4, memWorktrees: 5, rounds: 1, cycles: 1, stagger: time.Second, window: 20 * time.Second, memFor: time.Second}
+	z := overlapSizes{files: 60, worktrees: 4, memWorktrees: 5, rounds: 1, cycles: 1, stagger: time.Second, window: 20 * time.Second, memFor: time.Second, steady: 2 * time.Second}
 	ons, offs, mem, err := b.overlapRounds(ctx, z)
 	if err != nil {
 		t.Fatal(err)
@@ -64,6 +64,12 @@ func TestOverlapsMeasures(t *testing.T) {
 		if pre == 0 || post == 0 || errs != 0 {
 			t.Errorf("git %v: %d PreToolUse and %d PostToolUse calls timed, %d errors; want some, no errors", r.git, pre, post, errs)
 		}
+		r.times.mu.Lock()
+		steady := len(r.times.steadyPre) + len(r.times.steadyPost)
+		r.times.mu.Unlock()
+		if probed := r.probes != nil; probed != (steady > 0) {
+			t.Errorf("git %v: %d calls timed in the steady phase, probes %v; want calls in it on a probed round, none in the memory round", r.git, steady, probed)
+		}
 		if r.rss.totalKiB == 0 || r.elapsed <= 0 {
 			t.Errorf("git %v: resident %d KiB over %s; want both read", r.git, r.rss.totalKiB, r.elapsed)
 		}
@@ -77,6 +83,15 @@ func TestOverlapsMeasures(t *testing.T) {
 	b.overlapRows(z, ons, offs)
 	if len(b.rows) == 0 || !strings.Contains(b.rows[0].value, "2 probes") {
 		t.Errorf("rows %+v; want the overlap figure over 2 probes first", b.rows)
+	}
+	steadyRows := 0
+	for _, r := range b.rows {
+		if strings.Contains(r.figure, "steady work") {
+			steadyRows++
+		}
+	}
+	if steadyRows != 2 {
+		t.Errorf("%d rows of the steady phase, want 2 (PreToolUse, PostToolUse)", steadyRows)
 	}
 }
 
