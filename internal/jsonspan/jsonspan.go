@@ -5,7 +5,8 @@
 // user's settings with every other byte kept, internal/hookinstall).
 //
 // The functions only find: they never validate, and on text that is not
-// JSON they answer -1 or an index within it, never panic.
+// JSON, from any index in it, they answer -1 or an index within it, never
+// panic.
 package jsonspan
 
 import (
