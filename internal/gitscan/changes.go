@@ -159,17 +159,11 @@ func (r *Runner) Changes(ctx context.Context, worktree string, o ChangesOptions)
 		}
 		r.cache.putBase(wt, c.Base)
 	}
-	var entries []entry
-	if c.Base != "" {
-		committed, cut, err := r.committed(ctx, &c, baseCommit)
-		if err != nil {
-			return Changes{}, err
-		}
-		c.Cut = c.Cut || cut
-		for _, f := range committed {
-			entries = append(entries, entry{f, Committed})
-		}
+	entries, cut, err := r.committed(ctx, &c, baseCommit)
+	if err != nil {
+		return Changes{}, err
 	}
+	c.Cut = c.Cut || cut
 	uncommitted, cut, err := r.status(ctx, wt, nil)
 	if err != nil {
 		return Changes{}, err
@@ -275,18 +269,12 @@ func (r *Runner) ChangesOf(ctx context.Context, prev Changes, paths []string, o 
 	if c.Head != prev.Head || c.Branch != prev.Branch || c.Root != prev.Root || c.CommonDir != prev.CommonDir {
 		return r.Changes(ctx, wt, o)
 	}
-	var entries []entry
-	if base != "" {
-		committed, cut, err := r.committed(ctx, &c, baseCommit)
-		if err != nil {
-			return Changes{}, err
-		}
-		if cut {
-			return r.Changes(ctx, wt, o)
-		}
-		for _, f := range committed {
-			entries = append(entries, entry{f, Committed})
-		}
+	entries, cut, err := r.committed(ctx, &c, baseCommit)
+	if err != nil {
+		return Changes{}, err
+	}
+	if cut {
+		return r.Changes(ctx, wt, o)
 	}
 	scoped, cut, err := r.status(ctx, wt, paths)
 	if err != nil {
@@ -347,9 +335,24 @@ func (r *Runner) revParse(ctx context.Context, c *Changes, base string, baseComm
 }
 
 // committed sets c's merge base and answers the files HEAD changed since
-// it, from the cache when the base's commit is known and was seen with
-// this HEAD before; cut says git's output was cut at the runner's bound.
-func (r *Runner) committed(ctx context.Context, c *Changes, baseCommit string) (files []string, cut bool, err error) {
+// it, each a Committed entry (none without a base), from the cache when
+// the base's commit is known and was seen with this HEAD before; cut
+// says git's output was cut at the runner's bound.
+func (r *Runner) committed(ctx context.Context, c *Changes, baseCommit string) ([]entry, bool, error) {
+	if c.Base == "" {
+		return nil, false, nil
+	}
+	files, cut, err := r.committedFiles(ctx, c, baseCommit)
+	entries := make([]entry, len(files))
+	for i, f := range files {
+		entries[i] = entry{f, Committed}
+	}
+	return entries, cut, err
+}
+
+// committedFiles is committed's paths, kept in the runner's cache by
+// HEAD and the base's commit.
+func (r *Runner) committedFiles(ctx context.Context, c *Changes, baseCommit string) (files []string, cut bool, err error) {
 	if baseCommit != "" {
 		if e, ok := r.cache.commits(c.Head, baseCommit); ok {
 			c.MergeBase = e.mergeBase
