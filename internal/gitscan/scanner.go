@@ -158,6 +158,11 @@ type tracked struct {
 	timer    *time.Timer // a scan scheduled at the interval's end
 	timerN   uint64      // counts timers, so a stopped one that fires anyway is known
 	last     time.Time   // when the last scan started
+	// lastWhole is when the last scan of the whole worktree started: the
+	// slow rescan's clock. A scan scoped to touched files sees nothing
+	// else, so it does not reset it (an agent editing every few seconds
+	// would otherwise keep a person's edits beside it unseen).
+	lastWhole time.Time
 	// touched are the files (repository-relative) the worktree's
 	// presences reported changing since its last scan started, at most
 	// maxTouchedKept: what git will list at the next scan.
@@ -250,23 +255,23 @@ func slowPace(slow time.Duration, rate float64) (every time.Duration, perTick in
 }
 
 // slowDue picks the worktrees the slow rescan takes at one of its ticks:
-// those whose last scan started at least slow ago (or not yet), the
-// longest waiting first, at most a slowSlices-th of the tracked (rounded
-// up) and at most limit. Due ones left over are first at the next tick,
-// so each is rescanned within about slow and a tick of its last scan
-// while the limit allows (and in turn, the longest waiting first, past
-// it), and once spread the rescans stay spread: a worktree's turn follows
-// its own last scan.
+// those whose last whole scan started at least slow ago (or not yet),
+// the longest waiting first, at most a slowSlices-th of the tracked
+// (rounded up) and at most limit. Due ones left over are first at the
+// next tick, so each is rescanned within about slow and a tick of its
+// last whole scan while the limit allows (and in turn, the longest
+// waiting first, past it), and once spread the rescans stay spread: a
+// worktree's turn follows its own last whole scan.
 func slowDue(trees map[string]*tracked, now time.Time, slow time.Duration, limit int) []string {
 	share := min((len(trees)+slowSlices-1)/slowSlices, limit)
 	var due []string
 	for wt, t := range trees {
-		if now.Sub(t.last) >= slow {
+		if now.Sub(t.lastWhole) >= slow {
 			due = append(due, wt)
 		}
 	}
 	slices.SortFunc(due, func(a, b string) int {
-		if c := trees[a].last.Compare(trees[b].last); c != 0 {
+		if c := trees[a].lastWhole.Compare(trees[b].lastWhole); c != 0 {
 			return c
 		}
 		return strings.Compare(a, b)
@@ -562,6 +567,9 @@ func (s *Scanner) startLocked() {
 		var scope []string
 		if !t.full && t.seq > 0 && t.res.Err == nil {
 			scope = slices.Sorted(maps.Keys(t.touched))
+		}
+		if scope == nil {
+			t.lastWhole = t.last
 		}
 		t.touched, t.deferred, t.full = nil, false, false
 		s.active++

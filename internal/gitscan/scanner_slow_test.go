@@ -8,14 +8,16 @@ import (
 )
 
 // TestSlowDue: the slow rescan takes, at each tick, the worktrees due
-// (last scan a period ago or more, or never), the longest waiting first,
+// (last whole scan a period ago or more, or never; a scoped scan since
+// does not count), the longest waiting first,
 // at most a slowSlices-th of those tracked and at most the rate's share
 // of a tick: 50 worktrees due at once are rescanned five a tick (three at
 // the default rate), not fifty.
 func TestSlowDue(t *testing.T) {
 	now := time.Unix(1_000_000, 0)
 	const slow = 30 * time.Second
-	ago := func(d time.Duration) *tracked { return &tracked{last: now.Add(-d)} }
+	ago := func(d time.Duration) *tracked { return &tracked{last: now.Add(-d), lastWhole: now.Add(-d)} }
+	scopedSince := &tracked{last: now.Add(-time.Second), lastWhole: now.Add(-slow)}
 	fifty := map[string]*tracked{}
 	for i := range 50 {
 		fifty[fmt.Sprintf("/w/%02d", i)] = ago(slow + time.Duration(i)*time.Second)
@@ -30,6 +32,7 @@ func TestSlowDue(t *testing.T) {
 		{"scanned within the period", map[string]*tracked{"/w/a": ago(slow - time.Second)}, 3, nil},
 		{"one due", map[string]*tracked{"/w/a": ago(slow), "/w/b": ago(time.Second)}, 3, []string{"/w/a"}},
 		{"never scanned is due first", map[string]*tracked{"/w/a": ago(slow), "/w/b": {}}, 3, []string{"/w/b"}},
+		{"a scoped scan since the whole one does not count", map[string]*tracked{"/w/a": scopedSince, "/w/b": ago(time.Second)}, 3, []string{"/w/a"}},
 		{"fifty due: a tenth, the longest waiting", fifty, 10, []string{"/w/49", "/w/48", "/w/47", "/w/46", "/w/45"}},
 		{"fifty due: the rate's limit", fifty, 3, []string{"/w/49", "/w/48", "/w/47"}},
 	}

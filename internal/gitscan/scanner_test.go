@@ -2,6 +2,7 @@ package gitscan_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -293,6 +294,45 @@ func TestScannerSlowRescanFindsAnUnreportedChange(t *testing.T) {
 		res, _ := s.Result(a)
 		return slices.Contains(res.Changes.Files, "by-hand.go")
 	})
+}
+
+// TestScannerSlowRescanWhileAnAgentEdits: an agent whose edits of new
+// files are scanned every few tens of milliseconds (scans scoped to
+// those files; edits of files git lists already wait, so it takes new
+// ones) does not keep a person's edit beside it from the slow rescan.
+// The wait is shorter than the runner's 30 s base, whose renewal once
+// read the whole worktree as a side effect and hid that the slow rescan
+// counted scoped scans as its own.
+func TestScannerSlowRescanWhileAnAgentEdits(t *testing.T) {
+	r := newRepo(t)
+	a := r.worktree("a")
+	s := startScanner(t, gitscan.ScannerConfig{Runner: newRunner(t, gitscan.RunnerConfig{}), Interval: 10 * time.Millisecond, Slow: 200 * time.Millisecond})
+	s.Track([]string{a})
+	eventually.True(t, within, "a scanned", func() bool { _, ok := s.Result(a); return ok })
+	writeFile(t, filepath.Join(a, "by-hand.go"), "package hand\n")
+	done := make(chan struct{})
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		for i := 0; ; i++ {
+			select {
+			case <-done:
+				return
+			case <-time.After(20 * time.Millisecond):
+				f := filepath.Join(a, fmt.Sprintf("agent-%d.go", i))
+				writeFile(t, f, "package agent\n")
+				s.Mutated(a, f)
+			}
+		}
+	}()
+	defer func() { close(done); <-stopped }()
+	eventually.True(t, 10*time.Second, "the person's edit found while the agent's are scanned", func() bool {
+		res, _ := s.Result(a)
+		return slices.Contains(res.Changes.Files, "by-hand.go")
+	})
+	if st := s.Stats(); st.ScopedScans < 2 {
+		t.Errorf("%d scoped scans: the agent's edits were not scanned as such", st.ScopedScans)
+	}
 }
 
 // TestScannerScopesScansToTouchedFiles: after a first whole scan, a
