@@ -125,12 +125,15 @@ func (r *Runner) Changes(ctx context.Context, worktree string, o ChangesOptions)
 		return Changes{}, err
 	}
 	c := Changes{Worktree: wt}
-	// The base as given, or as asked of git within baseTTL ("" known:
-	// there is none). Known, its commit comes with the first git run,
-	// and keys what the branch committed since the merge base.
+	// The base as given, or the default base of the repository the
+	// worktree was last seen in, as asked of git within baseTTL (""
+	// known: there is none). Known, its commit comes with the first git
+	// run, and keys what the branch committed since the merge base.
 	base, known := o.Base, o.Base != ""
+	repo := ""
 	if !known {
-		base, known = r.cache.base(wt)
+		repo = r.cache.repoOf(wt)
+		base, known = r.cache.base(repo)
 	}
 	baseCommit := ""
 	if known && base != "" {
@@ -142,7 +145,7 @@ func (r *Runner) Changes(ctx context.Context, worktree string, o ChangesOptions)
 			// git refused the worktree or the base: ask again without the
 			// base (the worktree's own refusal comes from that run), and
 			// a default base as on a first scan.
-			r.cache.forgetBase(wt)
+			r.cache.forgetBase(repo)
 			known, baseCommit = o.Base != "", ""
 		}
 	}
@@ -151,13 +154,20 @@ func (r *Runner) Changes(ctx context.Context, worktree string, o ChangesOptions)
 			return Changes{}, err
 		}
 	}
+	if o.Base == "" && c.CommonDir != repo {
+		// Seen here first (or in another repository now): its
+		// repository's base, as another of its worktrees asked it.
+		r.cache.seen(wt, c.CommonDir)
+		base, known = r.cache.base(c.CommonDir)
+		baseCommit = ""
+	}
 	c.Base = base
 	if !known {
 		var err error
 		if c.Base, err = r.defaultBase(ctx, wt); err != nil {
 			return Changes{}, err
 		}
-		r.cache.putBase(wt, c.Base)
+		r.cache.putBase(c.CommonDir, c.Base)
 	}
 	entries, cut, err := r.committed(ctx, &c, baseCommit)
 	if err != nil {
@@ -246,7 +256,7 @@ func (r *Runner) ChangesOf(ctx context.Context, prev Changes, paths []string, o 
 	wt := filepath.Clean(prev.Worktree)
 	base, known := o.Base, o.Base != ""
 	if !known {
-		base, known = r.cache.base(wt)
+		base, known = r.cache.base(prev.CommonDir)
 	}
 	if !known || !prev.Complete() || prev.Root == "" || len(prev.States) != len(prev.Files) || len(paths) == 0 || len(paths) > MaxScopedPaths || base != prev.Base {
 		return r.Changes(ctx, wt, o)

@@ -7,8 +7,8 @@ import (
 
 // Bounds of the changes cache.
 const (
-	// baseTTL is how long a worktree's default base is kept before git is
-	// asked again: a brain's default branch (origin/HEAD, the main
+	// baseTTL is how long a repository's default base is kept before git
+	// is asked again: a brain's default branch (origin/HEAD, the main
 	// worktree's branch) changes rarely, and a change shows within it.
 	baseTTL = 30 * time.Second
 	// maxCachedEntries bounds each of the cache's maps; past it the map
@@ -20,14 +20,18 @@ const (
 )
 
 // changesCache keeps, between scans, what a scan would ask git again and
-// again and what rarely changes: a worktree's default base, for baseTTL,
-// and what its branch committed since the merge base, by the two commits
-// that answer depends on alone (HEAD and the base's commit). A steady
-// scan then runs two git processes, rev-parse and status, not five or six.
-// It is safe for concurrent use.
+// again and what rarely changes: a repository's default base, for
+// baseTTL, asked once for all its worktrees (50 worktrees of one
+// repository asked it 50 times every baseTTL, three git processes each);
+// the repository each worktree was last seen in; and what a branch
+// committed since the merge base, by the two commits that answer depends
+// on alone (HEAD and the base's commit). A steady scan then runs two git
+// processes, rev-parse and status, not five or six. It is safe for
+// concurrent use.
 type changesCache struct {
 	mu        sync.Mutex
 	now       func() time.Time
+	repos     map[string]string // worktree → its repository's git directory (Changes.CommonDir)
 	bases     map[string]cachedBase
 	committed map[[2]string]cachedCommitted
 }
@@ -43,34 +47,57 @@ type cachedCommitted struct {
 }
 
 func newChangesCache() *changesCache {
-	return &changesCache{now: time.Now, bases: map[string]cachedBase{}, committed: map[[2]string]cachedCommitted{}}
+	return &changesCache{now: time.Now, repos: map[string]string{}, bases: map[string]cachedBase{}, committed: map[[2]string]cachedCommitted{}}
 }
 
-// base is the worktree's default base as last asked, if not too old.
-func (c *changesCache) base(wt string) (string, bool) {
+// repoOf is the repository the worktree was last seen in ("" when never).
+func (c *changesCache) repoOf(wt string) string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	b, ok := c.bases[wt]
+	return c.repos[wt]
+}
+
+// seen records the repository a scan found the worktree in.
+func (c *changesCache) seen(wt, repo string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.repos[wt] == repo {
+		return
+	}
+	if len(c.repos) >= maxCachedEntries {
+		clear(c.repos)
+	}
+	c.repos[wt] = repo
+}
+
+// base is the repository's default base as last asked, if not too old.
+func (c *changesCache) base(repo string) (string, bool) {
+	if repo == "" {
+		return "", false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	b, ok := c.bases[repo]
 	if !ok || c.now().Sub(b.at) > baseTTL {
 		return "", false
 	}
 	return b.ref, true
 }
 
-func (c *changesCache) putBase(wt, ref string) {
+func (c *changesCache) putBase(repo, ref string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.bases) >= maxCachedEntries {
 		clear(c.bases)
 	}
-	c.bases[wt] = cachedBase{ref: ref, at: c.now()}
+	c.bases[repo] = cachedBase{ref: ref, at: c.now()}
 }
 
-// forgetBase drops a worktree's base: git no longer resolves it.
-func (c *changesCache) forgetBase(wt string) {
+// forgetBase drops a repository's base: git no longer resolves it.
+func (c *changesCache) forgetBase(repo string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	delete(c.bases, wt)
+	delete(c.bases, repo)
 }
 
 // commits answers what was committed between the merge base of head and

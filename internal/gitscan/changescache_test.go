@@ -99,3 +99,42 @@ func TestChangesSteadyScanRunsTwoProcesses(t *testing.T) {
 		t.Error("a given base that no longer resolves answered")
 	}
 }
+
+// TestChangesAsksTheBaseOncePerRepository: the default base is the
+// repository's, not a worktree's: once one worktree's scan asked it, the
+// first scan of another worktree of the same repository asks no more
+// (symbolic-ref and worktree list), and answers as a runner that keeps
+// nothing; a worktree of another repository asks its own.
+func TestChangesAsksTheBaseOncePerRepository(t *testing.T) {
+	ctx := context.Background()
+	r := newRepo(t)
+	a, b := r.worktree("a"), r.worktree("b")
+	writeFile(t, filepath.Join(b, "b.txt"), "b\n")
+	gitIn(t, b, "add", "b.txt")
+	gitIn(t, b, "commit", "-q", "-m", "b")
+	other := newRepo(t)
+
+	g := newRunner(t, gitscan.RunnerConfig{})
+	first := func(wt string) (gitscan.Changes, int64) {
+		t.Helper()
+		before := g.Processes()
+		c, err := g.Changes(ctx, wt, gitscan.ChangesOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want, err := newRunner(t, gitscan.RunnerConfig{}).Changes(ctx, wt, gitscan.ChangesOptions{}); err != nil || !reflect.DeepEqual(c, want) {
+			t.Errorf("%s: %+v, want %+v (%v)", wt, c, want, err)
+		}
+		return c, g.Processes() - before
+	}
+	if _, procs := first(a); procs != 5 {
+		t.Errorf("the repository's first scan ran %d git processes, want 5 (rev-parse, symbolic-ref, worktree list, merge-base, status)", procs)
+	}
+	// b committed on its branch: rev-parse, merge-base, diff, status.
+	if c, procs := first(b); procs != 4 || c.Base != "refs/heads/main" || len(c.Files) != 1 {
+		t.Errorf("another worktree's first scan: %d git processes, base %q, files %v; want 4, refs/heads/main, [b.txt]", procs, c.Base, c.Files)
+	}
+	if _, procs := first(other.main); procs != 5 {
+		t.Errorf("another repository's first scan ran %d git processes, want 5: its base is its own", procs)
+	}
+}
