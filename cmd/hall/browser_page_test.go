@@ -12,7 +12,6 @@ import (
 	"time"
 
 	cdpbrowser "github.com/chromedp/cdproto/browser"
-	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
 	"github.com/hall-dev/hall/internal/contract"
@@ -226,9 +225,7 @@ func TestBrowserOneFetchInFlight(t *testing.T) {
 	m := MustOpenHall(t, Config{})
 	root := m.Config.RegistryRoot
 	b := openBrowser(t)
-	if _, err := chromedp.Call(b.ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: fetchWatchJS}); err != nil {
-		t.Fatalf("watch the page's fetches: %v", err)
-	}
+	b.onEveryPage(t, "watch the page's fetches", fetchWatchJS)
 	b.do(t, "open the page", chromedp.Navigate(m.URL()+"/"))
 	b.waitFor(t, "the stream to be live", `tid('status').dataset.state === 'live'`)
 

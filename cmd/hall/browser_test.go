@@ -375,8 +375,15 @@ const pageClockJS = `(() => {
 // (pageClockJS).
 func (b *browser) holdClock(t *testing.T) {
 	t.Helper()
-	if _, err := chromedp.Call(b.ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: pageClockJS}); err != nil {
-		t.Fatalf("hold the page's clock: %v", err)
+	b.onEveryPage(t, "hold the page's clock", pageClockJS)
+}
+
+// onEveryPage runs script first in every page the browser opens from now
+// on, before the page's own scripts.
+func (b *browser) onEveryPage(t *testing.T, what, script string) {
+	t.Helper()
+	if _, err := chromedp.Call(b.ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: script}); err != nil {
+		t.Fatalf("%s: %v", what, err)
 	}
 }
 
