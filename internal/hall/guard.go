@@ -314,7 +314,7 @@ func (h *Hall) hookSay(ctx context.Context, req contract.BeatRequest, res presen
 // answer, the line classified, its lines rendered. It writes nothing and
 // keeps nothing of the line (no verdict is cached). The error is the
 // roster's: a hook answer then goes out without the guard's lines.
-// cmd/hallbench times it in process.
+// tools/hallbench times it in process.
 func (h *Hall) Guard(ctx context.Context, presenceID string, req contract.BeatRequest) ([]string, error) {
 	if req.Hook == nil {
 		return nil, nil

@@ -18,7 +18,7 @@ import (
 // beside a Grep of the same line (a tool the guard never reads), at 100
 // presences, three others with work in the session's worktree: the CPU
 // the guard adds to a hook answer, apart from the network and the load
-// generator (cmd/hallbench -only guard times the same over HTTP).
+// generator (tools/hallbench -only guard times the same over HTTP).
 func BenchmarkShellHook(b *testing.B) {
 	ctx := context.Background()
 	store := dirstoretest.Open(b)

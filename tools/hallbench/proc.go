@@ -175,7 +175,7 @@ func parseResident(status io.Reader) (resident, error) {
 // buildHall compiles the hall binary once into dir.
 func buildHall(ctx context.Context, dir string) (string, error) {
 	bin := filepath.Join(dir, "hall")
-	// The package by its import path: a test runs in cmd/hallbench.
+	// The package by its import path: a test runs in tools/hallbench.
 	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/hall-dev/hall/cmd/hall")
 	cmd.Stderr = os.Stderr
 	cmd.Stdout = io.Discard
