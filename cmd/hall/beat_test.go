@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"net"
-	"os/exec"
 	"strings"
 	"testing"
 
@@ -141,13 +140,5 @@ func TestBeatCommandClaudeHookDirect(t *testing.T) {
 	hook("session-end.json")
 	if _, err := store.Get(t.Context(), id); presence.ErrorCode(err) != presence.ENOTFOUND {
 		t.Errorf("after SessionEnd: got err %v, want the presence gone", err)
-	}
-}
-
-func mustGit(t *testing.T, dir string, args ...string) {
-	t.Helper()
-	cmd := exec.CommandContext(t.Context(), "git", append([]string{"-C", dir}, args...)...)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
 	}
 }

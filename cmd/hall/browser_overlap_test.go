@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/gittest"
 	"github.com/hall-dev/hall/internal/hooktest"
 )
 
@@ -35,8 +36,8 @@ func TestBrowserOverlapPicture(t *testing.T) {
 
 	cartA := filepath.Join(repo.Main, "src", "checkout", "cart.go")
 	cartB := filepath.Join(repo.Worktree, "src", "checkout", "cart.go")
-	writeFile(t, cartA, "package checkout\n\n// the total\n")
-	writeFile(t, cartB, "package checkout\n\n// the total\n")
+	gittest.WriteFile(t, cartA, "package checkout\n\n// the total\n")
+	gittest.WriteFile(t, cartB, "package checkout\n\n// the total\n")
 	beat := func(agent, worktree, file string) contract.BeatResponse {
 		return beatHall(t, m.URL(), contract.BeatRequest{AgentID: agent, Brain: repo.Main, Worktree: worktree, Theme: "cart", Tool: "Edit", Touched: []string{file}})
 	}
@@ -72,7 +73,7 @@ func TestBrowserOverlapPicture(t *testing.T) {
 	}
 
 	// B changes the file its own way: a conflict, on the same page.
-	writeFile(t, cartB, "package checkout\n\n// B's total\n")
+	gittest.WriteFile(t, cartB, "package checkout\n\n// B's total\n")
 	beat("agent-b", repo.Worktree, cartB)
 	b.waitFor(t, "the conflict on the picture and the strip", `tid('picture-row').dataset.verdict === 'conflict' && txt(tid('conflict-warning')) === '⚠ 1 conflict' && txt(tid('overlap-warning')) === '1 overlap'`)
 	if got := eval[string](t, b, `txt(tid('picture-verdict'))`); got != "⚠ conflict" {

@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/hall-dev/hall/internal/eventually"
 	"github.com/hall-dev/hall/internal/gitscan"
+	"github.com/hall-dev/hall/internal/gittest"
 	"github.com/hall-dev/hall/internal/hooktest"
 )
 
@@ -107,11 +107,7 @@ func TestHooksShellGuardCommittedWork(t *testing.T) {
 		t.Errorf("A's file modified: B's `git add -A` reads %q; want the guard naming it", guarded)
 	}
 
-	git := exec.Command("git", "-C", repo.Worktree, "-c", "user.name=a", "-c", "user.email=a@example.com", "-c", "commit.gpgSign=false", "commit", "-q", "-am", "A's cart")
-	git.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
-	if out, err := git.CombinedOutput(); err != nil {
-		t.Fatalf("git commit: %v\n%s", err, out)
-	}
+	gittest.Git(t, repo.Worktree, "commit", "-q", "-am", "A's cart")
 	// A committed through its shell tool: that call's PostToolUse (a
 	// mutating tool naming no file) has the scanner look again. An Edit of
 	// cart.go would not: git lists it already, so it waits for the slow

@@ -19,6 +19,7 @@ import (
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/dirstore"
 	"github.com/hall-dev/hall/internal/eventually"
+	"github.com/hall-dev/hall/internal/gittest"
 	"github.com/hall-dev/hall/internal/mcp/mcptest"
 	"github.com/hall-dev/hall/internal/presence"
 )
@@ -100,12 +101,11 @@ type handshakeOut struct {
 // the main worktree (the brain) and the linked one, symlinks resolved.
 func gitWorktree(t *testing.T) (repo, wt string) {
 	t.Helper()
-	repo, _ = filepath.EvalSymlinks(t.TempDir())
-	mustGit(t, repo, "init", "-q")
-	mustGit(t, repo, "-c", "user.email=a@b", "-c", "user.name=a", "commit", "-q", "--allow-empty", "-m", "x")
-	parent, _ := filepath.EvalSymlinks(t.TempDir())
-	wt = filepath.Join(parent, "wt2")
-	mustGit(t, repo, "worktree", "add", "-q", wt)
+	repo = gittest.TempDir(t)
+	gittest.Init(t, repo)
+	gittest.CommitAll(t, repo, "x")
+	wt = filepath.Join(gittest.TempDir(t), "wt2")
+	gittest.Worktree(t, repo, wt, "wt2", "main")
 	return repo, wt
 }
 

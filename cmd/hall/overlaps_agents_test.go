@@ -13,6 +13,7 @@ import (
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/contract/schema/schematest"
 	"github.com/hall-dev/hall/internal/eventually"
+	"github.com/hall-dev/hall/internal/gittest"
 	"github.com/hall-dev/hall/internal/hooktest"
 )
 
@@ -45,11 +46,11 @@ func TestOverlapsHeardByEveryAgent(t *testing.T) {
 				m := MustOpenHall(t, Config{GitInterval: 10 * time.Millisecond})
 				repo := hooktest.GitRepo(t)
 				// Both branches start from a longer cart.
-				writeFile(t, filepath.Join(repo.Main, "src", "checkout", "cart.go"), cartBase)
-				gitIn(t, repo.Main, "commit", "-q", "-am", "a longer cart")
-				gitIn(t, repo.Worktree, "reset", "-q", "--hard", "main")
-				writeFile(t, filepath.Join(repo.Main, "src", "checkout", "cart.go"), strings.Replace(cartBase, "// one", "// one, by A", 1))
-				writeFile(t, filepath.Join(repo.Worktree, "src", "checkout", "cart.go"), strings.Replace(cartBase, "// eight", "// eight, by B", 1))
+				gittest.WriteFile(t, filepath.Join(repo.Main, "src", "checkout", "cart.go"), cartBase)
+				gittest.Git(t, repo.Main, "commit", "-q", "-am", "a longer cart")
+				gittest.Git(t, repo.Worktree, "reset", "-q", "--hard", "main")
+				gittest.WriteFile(t, filepath.Join(repo.Main, "src", "checkout", "cart.go"), strings.Replace(cartBase, "// one", "// one, by A", 1))
+				gittest.WriteFile(t, filepath.Join(repo.Worktree, "src", "checkout", "cart.go"), strings.Replace(cartBase, "// eight", "// eight, by B", 1))
 
 				const sessionB = "b1b2b3b4-0000-4000-8000-000000000000"
 				a := func(name string) string { return hooktest.Moved(t, s.folder, name, repo.Main, "") }

@@ -7,8 +7,6 @@ package main
 
 import (
 	"encoding/json"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,29 +15,13 @@ import (
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/contract/schema/schematest"
 	"github.com/hall-dev/hall/internal/eventually"
+	"github.com/hall-dev/hall/internal/gittest"
 	"github.com/hall-dev/hall/internal/hooktest"
 )
 
 // overlapWithin bounds the waits on the scanner: a few git processes. It
 // is never a measure of speed.
 const overlapWithin = 20 * time.Second
-
-// gitIn runs git in dir for a test.
-func gitIn(t *testing.T, dir string, args ...string) {
-	t.Helper()
-	cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=hall", "-c", "user.email=hall@example.com"}, args...)...)
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-}
-
-func writeFile(t *testing.T, path, body string) {
-	t.Helper()
-	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // rosterOverlaps reads /api/presences, checked against the schemas.
 func rosterOverlaps(t *testing.T, set *schematest.Set, m *Main) contract.PresencesResponse {
@@ -70,8 +52,8 @@ func TestOverlapsEndToEnd(t *testing.T) {
 			b := func(name string) string { return hooktest.Moved(t, hooktest.ClaudeCode, name, repo.Worktree, sessionB) }
 			cartA := filepath.Join(repo.Main, "src", "checkout", "cart.go")
 			cartB := filepath.Join(repo.Worktree, "src", "checkout", "cart.go")
-			writeFile(t, cartA, "package checkout\n\n// A's total\n")
-			writeFile(t, cartB, "package checkout\n\n// B's total\n")
+			gittest.WriteFile(t, cartA, "package checkout\n\n// A's total\n")
+			gittest.WriteFile(t, cartB, "package checkout\n\n// B's total\n")
 
 			heardA := string(path.call(t, m, "claude", a("post-tool-use-edit.json"), "warn"))
 			heardB := string(path.call(t, m, "claude", b("post-tool-use-edit.json"), "warn"))
@@ -163,7 +145,7 @@ func TestOverlapsEndToEnd(t *testing.T) {
 			}
 
 			// B reverts: the overlap closes.
-			gitIn(t, repo.Worktree, "checkout", "--", "src/checkout/cart.go")
+			gittest.Git(t, repo.Worktree, "checkout", "--", "src/checkout/cart.go")
 			path.call(t, m, "claude", b("post-tool-use-edit.json"), "warn")
 			eventually.True(t, overlapWithin, "the overlap closed", func() bool {
 				return len(rosterOverlaps(t, set, m).Overlaps) == 0

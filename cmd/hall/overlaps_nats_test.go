@@ -11,6 +11,7 @@ import (
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/contract/schema/schematest"
 	"github.com/hall-dev/hall/internal/eventually"
+	"github.com/hall-dev/hall/internal/gittest"
 	"github.com/hall-dev/hall/internal/hooktest"
 	"github.com/hall-dev/hall/internal/natsstore/natstest"
 	"github.com/hall-dev/hall/internal/presence"
@@ -75,9 +76,9 @@ func TestNATSOverlapGitFromTheRecord(t *testing.T) {
 	srv := natstest.RunServer(t, 0)
 	repo := hooktest.GitRepo(t)
 	wt1 := filepath.Join(filepath.Dir(repo.Main), "shop-wt1")
-	gitIn(t, repo.Main, "worktree", "add", "-q", wt1, "-b", "wt1")
-	writeFile(t, filepath.Join(wt1, "src", "checkout", "cart.go"), "package checkout\n\n// A's total\n")
-	writeFile(t, filepath.Join(repo.Worktree, "src", "checkout", "cart.go"), "package checkout\n\n// B's total\n")
+	gittest.Git(t, repo.Main, "worktree", "add", "-q", wt1, "-b", "wt1")
+	gittest.WriteFile(t, filepath.Join(wt1, "src", "checkout", "cart.go"), "package checkout\n\n// A's total\n")
+	gittest.WriteFile(t, filepath.Join(repo.Worktree, "src", "checkout", "cart.go"), "package checkout\n\n// B's total\n")
 	const brain, cart = "/srv/shop", "src/checkout/cart.go"
 	onA, onB := beatOf("claude-a", brain, wt1), beatOf("claude-b", brain, repo.Worktree)
 	idA, idB := presence.ID("claude-a", brain), presence.ID("claude-b", brain)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hall-dev/hall/internal/gitscan"
+	"github.com/hall-dev/hall/internal/gittest"
 )
 
 // benchPair is a generated repository of about 2,000 files in 40
@@ -18,14 +19,14 @@ func benchPair(b *testing.B) (r *repo, a, c string) {
 	b.Helper()
 	r = &repo{tb: b, dir: b.TempDir()}
 	r.main = filepath.Join(r.dir, "main")
-	gitIn(b, "", "init", "-q", "-b", "main", r.main)
+	gittest.Git(b, "", "init", "-q", "-b", "main", r.main)
 	for d := range 40 {
 		for f := range 50 {
-			writeFile(b, filepath.Join(r.main, fmt.Sprintf("pkg%02d", d), fmt.Sprintf("file%02d.go", f)), lines(40, nil))
+			gittest.WriteFile(b, filepath.Join(r.main, fmt.Sprintf("pkg%02d", d), fmt.Sprintf("file%02d.go", f)), lines(40, nil))
 		}
 	}
-	gitIn(b, r.main, "add", "-A")
-	gitIn(b, r.main, "commit", "-q", "-m", "generated")
+	gittest.Git(b, r.main, "add", "-A")
+	gittest.Git(b, r.main, "commit", "-q", "-m", "generated")
 	a, c = r.worktree("a"), r.worktree("c")
 	// A checkout writes its files and its index in one second, which
 	// leaves every entry racily clean: git add would hash all 2,000
@@ -33,11 +34,11 @@ func benchPair(b *testing.B) (r *repo, a, c string) {
 	// agent's own git status, add or commit): so here, a second later.
 	time.Sleep(1100 * time.Millisecond)
 	for _, wt := range []string{a, c} {
-		gitIn(b, wt, "update-index", "-q", "--refresh")
+		gittest.Git(b, wt, "update-index", "-q", "--refresh")
 	}
 	for i := range 5 {
-		writeFile(b, filepath.Join(a, fmt.Sprintf("pkg%02d/file00.go", i)), lines(40, map[int]string{3: "a"}))
-		writeFile(b, filepath.Join(c, fmt.Sprintf("pkg%02d/file00.go", i+4)), lines(40, map[int]string{3: "c"}))
+		gittest.WriteFile(b, filepath.Join(a, fmt.Sprintf("pkg%02d/file00.go", i)), lines(40, map[int]string{3: "a"}))
+		gittest.WriteFile(b, filepath.Join(c, fmt.Sprintf("pkg%02d/file00.go", i+4)), lines(40, map[int]string{3: "c"}))
 	}
 	return r, a, c
 }

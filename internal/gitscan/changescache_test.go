@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/hall-dev/hall/internal/gitscan"
+	"github.com/hall-dev/hall/internal/gittest"
 )
 
 // TestChangesSteadyScanRunsTwoProcesses: a worktree scanned again and
@@ -19,10 +20,10 @@ func TestChangesSteadyScanRunsTwoProcesses(t *testing.T) {
 	ctx := context.Background()
 	r := newRepo(t)
 	a := r.worktree("a")
-	writeFile(t, filepath.Join(a, "committed.txt"), "c\n")
-	gitIn(t, a, "add", "committed.txt")
-	gitIn(t, a, "commit", "-q", "-m", "c")
-	writeFile(t, filepath.Join(a, "f.txt"), lines(20, map[int]string{3: "unstaged"}))
+	gittest.WriteFile(t, filepath.Join(a, "committed.txt"), "c\n")
+	gittest.Git(t, a, "add", "committed.txt")
+	gittest.Git(t, a, "commit", "-q", "-m", "c")
+	gittest.WriteFile(t, filepath.Join(a, "f.txt"), lines(20, map[int]string{3: "unstaged"}))
 
 	g := newRunner(t, gitscan.RunnerConfig{})
 	// fresh answers as a runner that keeps nothing gives them.
@@ -65,36 +66,36 @@ func TestChangesSteadyScanRunsTwoProcesses(t *testing.T) {
 	same("a steady scan", gitscan.ChangesOptions{}, 2)
 
 	// A new commit on the branch: HEAD moved, its commits asked again.
-	writeFile(t, filepath.Join(a, "second.txt"), "2\n")
-	gitIn(t, a, "add", "second.txt")
-	gitIn(t, a, "commit", "-q", "-m", "second")
+	gittest.WriteFile(t, filepath.Join(a, "second.txt"), "2\n")
+	gittest.Git(t, a, "add", "second.txt")
+	gittest.Git(t, a, "commit", "-q", "-m", "second")
 	same("after a commit on the branch", gitscan.ChangesOptions{}, 4)
 	same("steady again", gitscan.ChangesOptions{}, 2)
 
 	// The base moves on: the merge base is asked again, and stays.
-	writeFile(t, filepath.Join(r.main, "main-only.txt"), "m\n")
-	gitIn(t, r.main, "add", "main-only.txt")
-	gitIn(t, r.main, "commit", "-q", "-m", "main moves on")
+	gittest.WriteFile(t, filepath.Join(r.main, "main-only.txt"), "m\n")
+	gittest.Git(t, r.main, "add", "main-only.txt")
+	gittest.Git(t, r.main, "commit", "-q", "-m", "main moves on")
 	same("after the base moved", gitscan.ChangesOptions{}, 4)
 
 	// The default base renamed within the cached base's time: git's
 	// refusal of the old name is not the worktree's, the new one is
 	// asked.
-	gitIn(t, r.main, "branch", "-m", "main", "trunk")
+	gittest.Git(t, r.main, "branch", "-m", "main", "trunk")
 	same("after the default base was renamed", gitscan.ChangesOptions{}, 0)
 	if c, _ := scan(gitscan.ChangesOptions{}); c.Base != "refs/heads/trunk" {
 		t.Errorf("base after the rename %q, want refs/heads/trunk", c.Base)
 	}
-	gitIn(t, r.main, "branch", "-m", "trunk", "main")
+	gittest.Git(t, r.main, "branch", "-m", "trunk", "main")
 	same("the default base renamed back", gitscan.ChangesOptions{}, 0)
 
 	// A base given: cached by its commit as well; once deleted, git's
 	// refusal is the answer again, as without a cache.
-	gitIn(t, r.main, "branch", "feature", "main")
+	gittest.Git(t, r.main, "branch", "feature", "main")
 	o := gitscan.ChangesOptions{Base: "feature"}
 	scan(o)
 	same("a given base, steady", o, 2)
-	gitIn(t, r.main, "branch", "-D", "feature")
+	gittest.Git(t, r.main, "branch", "-D", "feature")
 	if _, err := g.Changes(ctx, a, o); err == nil {
 		t.Error("a given base that no longer resolves answered")
 	}
@@ -109,9 +110,9 @@ func TestChangesAsksTheBaseOncePerRepository(t *testing.T) {
 	ctx := context.Background()
 	r := newRepo(t)
 	a, b := r.worktree("a"), r.worktree("b")
-	writeFile(t, filepath.Join(b, "b.txt"), "b\n")
-	gitIn(t, b, "add", "b.txt")
-	gitIn(t, b, "commit", "-q", "-m", "b")
+	gittest.WriteFile(t, filepath.Join(b, "b.txt"), "b\n")
+	gittest.Git(t, b, "add", "b.txt")
+	gittest.Git(t, b, "commit", "-q", "-m", "b")
 	other := newRepo(t)
 
 	g := newRunner(t, gitscan.RunnerConfig{})

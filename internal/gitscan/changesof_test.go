@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/hall-dev/hall/internal/gitscan"
+	"github.com/hall-dev/hall/internal/gittest"
 )
 
 // TestChangesOfIsChanges: a scan over the files changed since the last
@@ -22,40 +23,40 @@ func TestChangesOfIsChanges(t *testing.T) {
 		scope  []string
 	}{
 		{"an edit reverted", func(t *testing.T, wt string) {
-			writeFile(t, filepath.Join(wt, "f.txt"), lines(20, map[int]string{1: "edited"}))
+			gittest.WriteFile(t, filepath.Join(wt, "f.txt"), lines(20, map[int]string{1: "edited"}))
 		}, func(t *testing.T, wt string) {
-			writeFile(t, filepath.Join(wt, "f.txt"), lines(20, nil))
+			gittest.WriteFile(t, filepath.Join(wt, "f.txt"), lines(20, nil))
 		}, []string{"f.txt"}},
 		{"a new file, deep", func(t *testing.T, wt string) {
-			writeFile(t, filepath.Join(wt, "lib", "a.go"), "package lib\n\nfunc A() int { return 2 }\n")
+			gittest.WriteFile(t, filepath.Join(wt, "lib", "a.go"), "package lib\n\nfunc A() int { return 2 }\n")
 		}, func(t *testing.T, wt string) {
-			writeFile(t, filepath.Join(wt, "new", "deep", "n.go"), "package n\n")
+			gittest.WriteFile(t, filepath.Join(wt, "new", "deep", "n.go"), "package n\n")
 		}, []string{"new/deep/n.go"}},
 		{"a deletion, and an ignored file", func(t *testing.T, wt string) {}, func(t *testing.T, wt string) {
 			mustRemove(t, filepath.Join(wt, "f.txt"))
-			writeFile(t, filepath.Join(wt, "debug.log"), "ignored\n")
+			gittest.WriteFile(t, filepath.Join(wt, "debug.log"), "ignored\n")
 		}, []string{"f.txt", "debug.log"}},
 		{"staged, then edited again", func(t *testing.T, wt string) {
-			writeFile(t, filepath.Join(wt, "f.txt"), lines(20, map[int]string{3: "staged"}))
-			gitIn(t, wt, "add", "f.txt")
+			gittest.WriteFile(t, filepath.Join(wt, "f.txt"), lines(20, map[int]string{3: "staged"}))
+			gittest.Git(t, wt, "add", "f.txt")
 		}, func(t *testing.T, wt string) {
-			writeFile(t, filepath.Join(wt, "f.txt"), lines(20, map[int]string{3: "staged", 4: "then"}))
+			gittest.WriteFile(t, filepath.Join(wt, "f.txt"), lines(20, map[int]string{3: "staged", 4: "then"}))
 		}, []string{"f.txt"}},
 		{"committed on the branch, then edited again", func(t *testing.T, wt string) {
-			writeFile(t, filepath.Join(wt, "f.txt"), lines(20, map[int]string{2: "committed"}))
-			gitIn(t, wt, "commit", "-q", "-am", "on the branch")
-			writeFile(t, filepath.Join(wt, "lib", "a.go"), "package lib\n\nfunc A() int { return 3 }\n")
+			gittest.WriteFile(t, filepath.Join(wt, "f.txt"), lines(20, map[int]string{2: "committed"}))
+			gittest.Git(t, wt, "commit", "-q", "-am", "on the branch")
+			gittest.WriteFile(t, filepath.Join(wt, "lib", "a.go"), "package lib\n\nfunc A() int { return 3 }\n")
 		}, func(t *testing.T, wt string) {
-			writeFile(t, filepath.Join(wt, "f.txt"), lines(20, map[int]string{2: "committed", 9: "again"}))
+			gittest.WriteFile(t, filepath.Join(wt, "f.txt"), lines(20, map[int]string{2: "committed", 9: "again"}))
 		}, []string{"f.txt"}},
 		{"a file turned into a directory", func(t *testing.T, wt string) {}, func(t *testing.T, wt string) {
 			mustRemove(t, filepath.Join(wt, "f.txt"))
-			writeFile(t, filepath.Join(wt, "f.txt", "inner.txt"), "now a directory\n")
+			gittest.WriteFile(t, filepath.Join(wt, "f.txt", "inner.txt"), "now a directory\n")
 		}, []string{"f.txt"}},
 		{"a name that is a pathspec's magic", func(t *testing.T, wt string) {
-			writeFile(t, filepath.Join(wt, "lib", "a.go"), "package lib\n\nfunc A() int { return 4 }\n")
+			gittest.WriteFile(t, filepath.Join(wt, "lib", "a.go"), "package lib\n\nfunc A() int { return 4 }\n")
 		}, func(t *testing.T, wt string) {
-			writeFile(t, filepath.Join(wt, "*.go"), "a star\n")
+			gittest.WriteFile(t, filepath.Join(wt, "*.go"), "a star\n")
 		}, []string{"*.go"}},
 	}
 	for _, tc := range cases {
@@ -103,8 +104,8 @@ func TestChangesOfReadsTheScope(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, filepath.Join(wt, "f.txt"), lines(20, map[int]string{1: "in scope"}))
-	writeFile(t, filepath.Join(wt, "elsewhere.txt"), "not reported\n")
+	gittest.WriteFile(t, filepath.Join(wt, "f.txt"), lines(20, map[int]string{1: "in scope"}))
+	gittest.WriteFile(t, filepath.Join(wt, "elsewhere.txt"), "not reported\n")
 	got, err := g.ChangesOf(ctx, prev, []string{"f.txt"}, gitscan.ChangesOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -118,8 +119,8 @@ func TestChangesOfReadsTheScope(t *testing.T) {
 		prev func() gitscan.Changes
 	}{
 		{"HEAD moved", func() gitscan.Changes {
-			gitIn(t, wt, "add", "elsewhere.txt")
-			gitIn(t, wt, "commit", "-q", "-m", "HEAD moves")
+			gittest.Git(t, wt, "add", "elsewhere.txt")
+			gittest.Git(t, wt, "commit", "-q", "-m", "HEAD moves")
 			return got
 		}},
 		{"the last answer cut", func() gitscan.Changes {
@@ -127,7 +128,7 @@ func TestChangesOfReadsTheScope(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			writeFile(t, filepath.Join(wt, "lib", "a.go"), "package lib\n\nfunc A() int { return 9 }\n")
+			gittest.WriteFile(t, filepath.Join(wt, "lib", "a.go"), "package lib\n\nfunc A() int { return 9 }\n")
 			return c
 		}},
 	} {

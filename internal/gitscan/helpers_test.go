@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/hall-dev/hall/internal/gitscan"
+	"github.com/hall-dev/hall/internal/gittest"
 )
 
 // repo is a real git repository in a temp directory: its main worktree
@@ -27,15 +28,15 @@ func newRepo(tb testing.TB) *repo {
 	tb.Helper()
 	dir := tb.TempDir()
 	r := &repo{tb: tb, dir: dir, main: filepath.Join(dir, "main")}
-	gitIn(tb, "", "init", "-q", "-b", "main", r.main)
-	writeFile(tb, filepath.Join(r.main, "f.txt"), lines(20, nil))
-	writeFile(tb, filepath.Join(r.main, "lib", "a.go"), "package lib\n\nfunc A() int { return 1 }\n")
-	writeFile(tb, filepath.Join(r.main, ".gitignore"), "*.log\n")
-	gitIn(tb, r.main, "add", "-A")
-	gitIn(tb, r.main, "commit", "-q", "-m", "init")
+	gittest.Init(tb, r.main)
+	gittest.WriteFile(tb, filepath.Join(r.main, "f.txt"), lines(20, nil))
+	gittest.WriteFile(tb, filepath.Join(r.main, "lib", "a.go"), "package lib\n\nfunc A() int { return 1 }\n")
+	gittest.WriteFile(tb, filepath.Join(r.main, ".gitignore"), "*.log\n")
+	gittest.Git(tb, r.main, "add", "-A")
+	gittest.Git(tb, r.main, "commit", "-q", "-m", "init")
 	// A stash the scans must leave as it is.
-	writeFile(tb, filepath.Join(r.main, "f.txt"), lines(20, map[int]string{1: "stashed"}))
-	gitIn(tb, r.main, "stash", "-q")
+	gittest.WriteFile(tb, filepath.Join(r.main, "f.txt"), lines(20, map[int]string{1: "stashed"}))
+	gittest.Git(tb, r.main, "stash", "-q")
 	return r
 }
 
@@ -43,32 +44,8 @@ func newRepo(tb testing.TB) *repo {
 func (r *repo) worktree(name string) string {
 	r.tb.Helper()
 	p := filepath.Join(r.dir, name)
-	gitIn(r.tb, r.main, "worktree", "add", "-q", p, "-b", name, "main")
+	gittest.Worktree(r.tb, r.main, p, name, "main")
 	return p
-}
-
-// gitIn runs the real git in dir with a fixed identity.
-func gitIn(tb testing.TB, dir string, args ...string) string {
-	tb.Helper()
-	full := append([]string{"-c", "user.name=test", "-c", "user.email=test@example.com", "-c", "commit.gpgSign=false"}, args...)
-	if dir != "" {
-		full = append([]string{"-C", dir}, full...)
-	}
-	out, err := exec.Command("git", full...).CombinedOutput()
-	if err != nil {
-		tb.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
-
-func writeFile(tb testing.TB, p, content string) {
-	tb.Helper()
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		tb.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		tb.Fatal(err)
-	}
 }
 
 // lines is a file of n numbered lines, some replaced (by line number).

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hall-dev/hall/internal/gitscan"
+	"github.com/hall-dev/hall/internal/gittest"
 )
 
 func TestNewRunnerFallbacks(t *testing.T) {
@@ -46,7 +47,7 @@ func TestChangesFallbacks(t *testing.T) {
 	g := newRunner(t, gitscan.RunnerConfig{})
 	notRepo := t.TempDir()
 	file := filepath.Join(t.TempDir(), "file")
-	writeFile(t, file, "x")
+	gittest.WriteFile(t, file, "x")
 	for _, tc := range []struct {
 		name, wt string
 		want     gitscan.Code
@@ -89,19 +90,19 @@ func TestChangesListsWhatChanged(t *testing.T) {
 	g := newRunner(t, gitscan.RunnerConfig{})
 	r := newRepo(t)
 	a := r.worktree("a")
-	writeFile(t, filepath.Join(a, "committed.txt"), "c\n")
-	gitIn(t, a, "add", "committed.txt")
-	gitIn(t, a, "commit", "-q", "-m", "c")
-	writeFile(t, filepath.Join(a, "staged.txt"), "s\n")
-	gitIn(t, a, "add", "staged.txt")
-	writeFile(t, filepath.Join(a, "f.txt"), lines(20, map[int]string{3: "unstaged"}))
-	writeFile(t, filepath.Join(a, "deep", "dir", "untracked.go"), "u\n")
-	writeFile(t, filepath.Join(a, "ignored.log"), "i\n")
-	gitIn(t, a, "mv", "lib/a.go", "lib/moved.go")
+	gittest.WriteFile(t, filepath.Join(a, "committed.txt"), "c\n")
+	gittest.Git(t, a, "add", "committed.txt")
+	gittest.Git(t, a, "commit", "-q", "-m", "c")
+	gittest.WriteFile(t, filepath.Join(a, "staged.txt"), "s\n")
+	gittest.Git(t, a, "add", "staged.txt")
+	gittest.WriteFile(t, filepath.Join(a, "f.txt"), lines(20, map[int]string{3: "unstaged"}))
+	gittest.WriteFile(t, filepath.Join(a, "deep", "dir", "untracked.go"), "u\n")
+	gittest.WriteFile(t, filepath.Join(a, "ignored.log"), "i\n")
+	gittest.Git(t, a, "mv", "lib/a.go", "lib/moved.go")
 	// The main worktree moves on: its commits are not a's changes.
-	writeFile(t, filepath.Join(r.main, "main-only.txt"), "m\n")
-	gitIn(t, r.main, "add", "main-only.txt")
-	gitIn(t, r.main, "commit", "-q", "-m", "main moves on")
+	gittest.WriteFile(t, filepath.Join(r.main, "main-only.txt"), "m\n")
+	gittest.Git(t, r.main, "add", "main-only.txt")
+	gittest.Git(t, r.main, "commit", "-q", "-m", "main moves on")
 
 	c, err := g.Changes(ctx, filepath.Join(a, "deep"), gitscan.ChangesOptions{})
 	if err != nil {
@@ -128,8 +129,8 @@ func TestChangesListsWhatChanged(t *testing.T) {
 	}
 
 	// The base overridden, and origin/HEAD preferred where set.
-	gitIn(t, r.main, "update-ref", "refs/remotes/origin/trunk", "HEAD~1")
-	gitIn(t, r.main, "symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/trunk")
+	gittest.Git(t, r.main, "update-ref", "refs/remotes/origin/trunk", "HEAD~1")
+	gittest.Git(t, r.main, "symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/trunk")
 	// A runner keeps a worktree's default base for a while (a new
 	// origin/HEAD shows within baseTTL): a new one asks.
 	g = newRunner(t, gitscan.RunnerConfig{})
@@ -156,24 +157,24 @@ func TestChangesStates(t *testing.T) {
 	g := newRunner(t, gitscan.RunnerConfig{})
 	r := newRepo(t)
 	a := r.worktree("a")
-	writeFile(t, filepath.Join(a, "lib", "b.go"), "package lib\n")
-	writeFile(t, filepath.Join(a, "lib", "c.go"), "package lib\n")
-	writeFile(t, filepath.Join(a, "lib", "d.go"), "package lib\n")
-	gitIn(t, a, "add", "-A")
-	gitIn(t, a, "commit", "-q", "-m", "three files on the branch")
-	writeFile(t, filepath.Join(a, "lib", "c.go"), "package lib\n\n// more\n")         // committed, then modified
-	writeFile(t, filepath.Join(a, "f.txt"), lines(20, map[int]string{3: "unstaged"})) // modified
-	writeFile(t, filepath.Join(a, "staged.txt"), "s\n")
-	gitIn(t, a, "add", "staged.txt") // staged, new
-	writeFile(t, filepath.Join(a, "both.txt"), "1\n")
-	gitIn(t, a, "add", "both.txt")
-	writeFile(t, filepath.Join(a, "both.txt"), "2\n") // staged, then modified again
-	writeFile(t, filepath.Join(a, "new", "untracked.go"), "u\n")
+	gittest.WriteFile(t, filepath.Join(a, "lib", "b.go"), "package lib\n")
+	gittest.WriteFile(t, filepath.Join(a, "lib", "c.go"), "package lib\n")
+	gittest.WriteFile(t, filepath.Join(a, "lib", "d.go"), "package lib\n")
+	gittest.Git(t, a, "add", "-A")
+	gittest.Git(t, a, "commit", "-q", "-m", "three files on the branch")
+	gittest.WriteFile(t, filepath.Join(a, "lib", "c.go"), "package lib\n\n// more\n")         // committed, then modified
+	gittest.WriteFile(t, filepath.Join(a, "f.txt"), lines(20, map[int]string{3: "unstaged"})) // modified
+	gittest.WriteFile(t, filepath.Join(a, "staged.txt"), "s\n")
+	gittest.Git(t, a, "add", "staged.txt") // staged, new
+	gittest.WriteFile(t, filepath.Join(a, "both.txt"), "1\n")
+	gittest.Git(t, a, "add", "both.txt")
+	gittest.WriteFile(t, filepath.Join(a, "both.txt"), "2\n") // staged, then modified again
+	gittest.WriteFile(t, filepath.Join(a, "new", "untracked.go"), "u\n")
 	if err := os.Remove(filepath.Join(a, ".gitignore")); err != nil { // deleted, not staged
 		t.Fatal(err)
 	}
-	gitIn(t, a, "rm", "-q", "lib/d.go")           // committed on the branch, then deleted and staged
-	gitIn(t, a, "mv", "lib/a.go", "lib/moved.go") // --no-renames: a deletion and an addition
+	gittest.Git(t, a, "rm", "-q", "lib/d.go")           // committed on the branch, then deleted and staged
+	gittest.Git(t, a, "mv", "lib/a.go", "lib/moved.go") // --no-renames: a deletion and an addition
 
 	c, err := g.Changes(ctx, a, gitscan.ChangesOptions{})
 	if err != nil {
@@ -242,7 +243,7 @@ func TestFingerprintSeesAnIndexRefresh(t *testing.T) {
 	if r.fingerprint(a) != before {
 		t.Fatal("the runner's status or snapshot changed the worktree or its index")
 	}
-	gitIn(t, a, "status", "--porcelain")
+	gittest.Git(t, a, "status", "--porcelain")
 	if r.fingerprint(a) == before {
 		t.Fatal("a plain git status refreshed the index and the fingerprint did not see it")
 	}
@@ -253,7 +254,7 @@ func TestOutputIsBounded(t *testing.T) {
 	r := newRepo(t)
 	a := r.worktree("a")
 	for i := range 50 {
-		writeFile(t, filepath.Join(a, "many", strings.Repeat("x", 10)+string(rune('a'+i%26))+string(rune('a'+i/26))), "x\n")
+		gittest.WriteFile(t, filepath.Join(a, "many", strings.Repeat("x", 10)+string(rune('a'+i%26))+string(rune('a'+i/26))), "x\n")
 	}
 	c, err := g.Changes(context.Background(), a, gitscan.ChangesOptions{})
 	if err != nil {
@@ -285,7 +286,7 @@ func TestRunnerIgnoresAnInheritedRepository(t *testing.T) {
 	t.Setenv("GIT_INDEX_FILE", index)
 	t.Setenv("GIT_WORK_TREE", other.main)
 	g := newRunner(t, gitscan.RunnerConfig{})
-	writeFile(t, filepath.Join(a, "mine.go"), "package mine\n")
+	gittest.WriteFile(t, filepath.Join(a, "mine.go"), "package mine\n")
 	c, err := g.Changes(context.Background(), a, gitscan.ChangesOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -306,8 +307,8 @@ func TestRunnerIgnoresAnInheritedRepository(t *testing.T) {
 // config says; and the runner runs DefaultMaxProcs() at once unless told.
 func TestRunHoldsGitToOneThread(t *testing.T) {
 	r := newRepo(t)
-	gitIn(t, r.main, "config", "core.preloadIndex", "true")
-	gitIn(t, r.main, "config", "index.threads", "8")
+	gittest.Git(t, r.main, "config", "core.preloadIndex", "true")
+	gittest.Git(t, r.main, "config", "index.threads", "8")
 	g := newRunner(t, gitscan.RunnerConfig{})
 	for key, want := range map[string]string{"core.preloadIndex": "false", "index.threads": "1"} {
 		out, err := g.Run(context.Background(), gitscan.Cmd{Dir: r.main, Args: []string{"config", "--get", key}})

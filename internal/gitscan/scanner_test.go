@@ -11,6 +11,7 @@ import (
 
 	"github.com/hall-dev/hall/internal/eventually"
 	"github.com/hall-dev/hall/internal/gitscan"
+	"github.com/hall-dev/hall/internal/gittest"
 	"github.com/hall-dev/hall/internal/presence/overlap"
 	pt "github.com/hall-dev/hall/internal/presence/presencetest"
 )
@@ -44,8 +45,8 @@ func startScanner(t *testing.T, cfg gitscan.ScannerConfig) *gitscan.Scanner {
 func conflicting(t *testing.T) (r *repo, a, b string) {
 	r = newRepo(t)
 	a, b = r.worktree("a"), r.worktree("b")
-	writeFile(t, filepath.Join(a, "f.txt"), lines(20, map[int]string{5: "a's line five"}))
-	writeFile(t, filepath.Join(b, "f.txt"), lines(20, map[int]string{5: "b's line five"}))
+	gittest.WriteFile(t, filepath.Join(a, "f.txt"), lines(20, map[int]string{5: "a's line five"}))
+	gittest.WriteFile(t, filepath.Join(b, "f.txt"), lines(20, map[int]string{5: "b's line five"}))
 	return r, a, b
 }
 
@@ -98,7 +99,7 @@ func TestScannerPredictsThenTheOverlapCloses(t *testing.T) {
 
 	// a reverts: its hooks still list f.txt as touched, but git sees no
 	// change, and the overlap closes.
-	gitIn(t, a, "checkout", "--", "f.txt")
+	gittest.Git(t, a, "checkout", "--", "f.txt")
 	s.Mutated(a)
 	eventually.True(t, within, "the prediction dropped", func() bool {
 		_, ok := s.Prediction(a, b)
@@ -138,7 +139,7 @@ func TestScannerNeverDropsAMutation(t *testing.T) {
 	s := startScanner(t, gitscan.ScannerConfig{Runner: newRunner(t, gitscan.RunnerConfig{}), Interval: 200 * time.Millisecond})
 	s.Mutated(a)
 	eventually.True(t, within, "a scanned", func() bool { _, ok := s.Result(a); return ok })
-	writeFile(t, filepath.Join(a, "later.go"), "package later\n")
+	gittest.WriteFile(t, filepath.Join(a, "later.go"), "package later\n")
 	s.Mutated(a) // most likely inside the interval: scheduled at its end
 	eventually.True(t, within, "the later change scanned", func() bool {
 		res, _ := s.Result(a)
@@ -238,8 +239,8 @@ func TestScannerDropsAPredictionGitCannotRenew(t *testing.T) {
 	eventually.True(t, within, "a scanned", func() bool { _, ok := s.Result(a); return ok })
 	s.Track([]string{a, b})
 	eventually.True(t, within, "a conflict predicted", func() bool { p, ok := s.Prediction(a, b); return ok && p.Conflict })
-	writeFile(t, flag, "")
-	writeFile(t, filepath.Join(a, "f.txt"), lines(20, map[int]string{5: "a's line five, again"}))
+	gittest.WriteFile(t, flag, "")
+	gittest.WriteFile(t, filepath.Join(a, "f.txt"), lines(20, map[int]string{5: "a's line five, again"}))
 	s.Mutated(a)
 	eventually.True(t, within, "the prediction dropped", func() bool { _, ok := s.Prediction(a, b); return !ok })
 	if st := s.Stats(); st.MergeFailures != 1 {
@@ -258,7 +259,7 @@ func TestScannerScansAtOnceAChangeThatMeetsAPeer(t *testing.T) {
 			r := newRepo(t)
 			a, b := r.worktree("a"), r.worktree("b")
 			if peerScanned {
-				writeFile(t, filepath.Join(a, "f.txt"), lines(20, map[int]string{5: "a's line five"}))
+				gittest.WriteFile(t, filepath.Join(a, "f.txt"), lines(20, map[int]string{5: "a's line five"}))
 			}
 			s := startScanner(t, gitscan.ScannerConfig{Runner: newRunner(t, gitscan.RunnerConfig{}), Interval: time.Hour})
 			s.Track([]string{a, b})
@@ -268,10 +269,10 @@ func TestScannerScansAtOnceAChangeThatMeetsAPeer(t *testing.T) {
 				return okA && okB
 			})
 			if !peerScanned {
-				writeFile(t, filepath.Join(a, "f.txt"), lines(20, map[int]string{5: "a's line five"}))
+				gittest.WriteFile(t, filepath.Join(a, "f.txt"), lines(20, map[int]string{5: "a's line five"}))
 				s.Mutated(a, filepath.Join(a, "f.txt")) // nobody else changed it: at the interval's end
 			}
-			writeFile(t, filepath.Join(b, "f.txt"), lines(20, map[int]string{5: "b's line five"}))
+			gittest.WriteFile(t, filepath.Join(b, "f.txt"), lines(20, map[int]string{5: "b's line five"}))
 			s.Mutated(b, filepath.Join(b, "f.txt"))
 			eventually.True(t, within, "the conflict predicted inside the interval", func() bool {
 				p, ok := s.Prediction(a, b)
@@ -320,7 +321,7 @@ func TestScannerSlowRescanFindsAnUnreportedChange(t *testing.T) {
 				defer func() { close(done); <-stopped }()
 				eventually.True(t, within, "the agent's edits scanned as such", func() bool { return s.Stats().ScopedScans >= 2 })
 			}
-			writeFile(t, filepath.Join(a, "by-hand.go"), "package hand\n")
+			gittest.WriteFile(t, filepath.Join(a, "by-hand.go"), "package hand\n")
 			eventually.True(t, 10*time.Second, "the unreported change scanned", func() bool {
 				res, _ := s.Result(a)
 				return slices.Contains(res.Changes.Files, "by-hand.go")
@@ -339,8 +340,8 @@ func TestScannerScopesScansToTouchedFiles(t *testing.T) {
 	s.Track([]string{a})
 	eventually.True(t, within, "a scanned", func() bool { _, ok := s.Result(a); return ok })
 
-	writeFile(t, filepath.Join(a, "touched.go"), "package touched\n")
-	writeFile(t, filepath.Join(a, "unreported.go"), "package unreported\n")
+	gittest.WriteFile(t, filepath.Join(a, "touched.go"), "package touched\n")
+	gittest.WriteFile(t, filepath.Join(a, "unreported.go"), "package unreported\n")
 	s.Mutated(a, filepath.Join(a, "touched.go"))
 	eventually.True(t, within, "the touched file listed", func() bool {
 		res, _ := s.Result(a)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/hall-dev/hall/internal/gitscan"
+	"github.com/hall-dev/hall/internal/gittest"
 	"github.com/hall-dev/hall/internal/presence/overlap"
 	pt "github.com/hall-dev/hall/internal/presence/presencetest"
 )
@@ -61,7 +62,9 @@ func party(agent, brain, wt string, g overlap.Git, opts ...pt.Option) overlap.Pa
 
 func TestOverlapScenarios(t *testing.T) {
 	g := newRunner(t, gitscan.RunnerConfig{})
-	edit := func(wt string, replace map[int]string) { writeFile(t, filepath.Join(wt, "f.txt"), lines(20, replace)) }
+	edit := func(wt string, replace map[int]string) {
+		gittest.WriteFile(t, filepath.Join(wt, "f.txt"), lines(20, replace))
+	}
 	tests := []struct {
 		name      string
 		setup     func(t *testing.T, r *repo, a, b string)
@@ -92,7 +95,7 @@ func TestOverlapScenarios(t *testing.T) {
 			name: "one side committed, the other uncommitted",
 			setup: func(t *testing.T, r *repo, a, b string) {
 				edit(a, map[int]string{5: "a's line five"})
-				gitIn(t, a, "commit", "-q", "-am", "a")
+				gittest.Git(t, a, "commit", "-q", "-am", "a")
 				edit(b, map[int]string{5: "b's line five"})
 			},
 			wantOK: true, verdict: overlap.VerdictConflict, merge: overlap.MergeConflict, files: []string{"f.txt"}, conflicts: []string{"f.txt"},
@@ -101,25 +104,25 @@ func TestOverlapScenarios(t *testing.T) {
 			name: "one side staged, the other committed on different lines",
 			setup: func(t *testing.T, r *repo, a, b string) {
 				edit(a, map[int]string{1: "a's first"})
-				gitIn(t, a, "add", "f.txt")
+				gittest.Git(t, a, "add", "f.txt")
 				edit(b, map[int]string{20: "b's last"})
-				gitIn(t, b, "commit", "-q", "-am", "b")
+				gittest.Git(t, b, "commit", "-q", "-am", "b")
 			},
 			wantOK: true, verdict: overlap.VerdictOverlap, merge: overlap.MergeClean, files: []string{"f.txt"},
 		},
 		{
 			name: "a new untracked file on both sides",
 			setup: func(t *testing.T, r *repo, a, b string) {
-				writeFile(t, filepath.Join(a, "new.go"), "package x // a\n")
-				writeFile(t, filepath.Join(b, "new.go"), "package x // b\n")
+				gittest.WriteFile(t, filepath.Join(a, "new.go"), "package x // a\n")
+				gittest.WriteFile(t, filepath.Join(b, "new.go"), "package x // b\n")
 			},
 			wantOK: true, verdict: overlap.VerdictConflict, merge: overlap.MergeConflict, files: []string{"new.go"}, conflicts: []string{"new.go"},
 		},
 		{
 			name: "ignored files are no change",
 			setup: func(t *testing.T, r *repo, a, b string) {
-				writeFile(t, filepath.Join(a, "debug.log"), "a\n")
-				writeFile(t, filepath.Join(b, "debug.log"), "b\n")
+				gittest.WriteFile(t, filepath.Join(a, "debug.log"), "a\n")
+				gittest.WriteFile(t, filepath.Join(b, "debug.log"), "b\n")
 			},
 		},
 		{
@@ -128,23 +131,23 @@ func TestOverlapScenarios(t *testing.T) {
 				if err := os.Remove(filepath.Join(a, "lib", "a.go")); err != nil {
 					t.Fatal(err)
 				}
-				writeFile(t, filepath.Join(b, "lib", "a.go"), "package lib\n\nfunc A() int { return 2 }\n")
+				gittest.WriteFile(t, filepath.Join(b, "lib", "a.go"), "package lib\n\nfunc A() int { return 2 }\n")
 			},
 			wantOK: true, verdict: overlap.VerdictConflict, merge: overlap.MergeConflict, files: []string{"lib/a.go"}, conflicts: []string{"lib/a.go"},
 		},
 		{
 			name: "a rename against an edit: git follows the rename",
 			setup: func(t *testing.T, r *repo, a, b string) {
-				gitIn(t, a, "mv", "lib/a.go", "lib/renamed.go")
-				gitIn(t, a, "commit", "-q", "-m", "rename")
-				writeFile(t, filepath.Join(b, "lib", "a.go"), "package lib\n\nfunc A() int { return 2 }\n")
+				gittest.Git(t, a, "mv", "lib/a.go", "lib/renamed.go")
+				gittest.Git(t, a, "commit", "-q", "-m", "rename")
+				gittest.WriteFile(t, filepath.Join(b, "lib", "a.go"), "package lib\n\nfunc A() int { return 2 }\n")
 			},
 			wantOK: true, verdict: overlap.VerdictOverlap, merge: overlap.MergeClean, files: []string{"lib/a.go"},
 		},
 		{
 			name: "a declared directory against a file under it",
 			setup: func(t *testing.T, r *repo, a, b string) {
-				writeFile(t, filepath.Join(b, "lib", "a.go"), "package lib\n\nfunc A() int { return 2 }\n")
+				gittest.WriteFile(t, filepath.Join(b, "lib", "a.go"), "package lib\n\nfunc A() int { return 2 }\n")
 			},
 			opts:   func(a, b string) [2][]pt.Option { return [2][]pt.Option{{pt.WS("lib")}, nil} },
 			wantOK: true, verdict: overlap.VerdictOverlap, merge: overlap.MergeUnknown, files: []string{"lib/a.go"},
@@ -154,7 +157,7 @@ func TestOverlapScenarios(t *testing.T) {
 			setup: func(t *testing.T, r *repo, a, b string) {
 				edit(a, map[int]string{5: "a's line five"})
 				edit(b, map[int]string{5: "b's line five"})
-				gitIn(t, a, "checkout", "--", "f.txt")
+				gittest.Git(t, a, "checkout", "--", "f.txt")
 			},
 			// a's hooks saw it change the file: observed, still in its touched list.
 			opts: func(a, b string) [2][]pt.Option { return [2][]pt.Option{{pt.Touched(filepath.Join(a, "f.txt"))}, nil} },
@@ -163,7 +166,7 @@ func TestOverlapScenarios(t *testing.T) {
 			name: "different files",
 			setup: func(t *testing.T, r *repo, a, b string) {
 				edit(a, map[int]string{5: "a's line five"})
-				writeFile(t, filepath.Join(b, "lib", "b.go"), "package lib\n")
+				gittest.WriteFile(t, filepath.Join(b, "lib", "b.go"), "package lib\n")
 			},
 		},
 	}

@@ -3,6 +3,7 @@ package gitscan_test
 import (
 	"context"
 	"errors"
+	"github.com/hall-dev/hall/internal/gittest"
 	"github.com/hall-dev/hall/internal/safefile"
 	"os"
 	"path/filepath"
@@ -24,11 +25,11 @@ func TestSnapshotIsTheWorkingTree(t *testing.T) {
 	g := newRunner(t, gitscan.RunnerConfig{})
 	r := newRepo(t)
 	a := r.worktree("a")
-	writeFile(t, filepath.Join(a, "lib", "a.go"), "package lib\n\nfunc A() int { return 2 }\n") // the same size
-	writeFile(t, filepath.Join(a, "new.go"), "package x\n")
-	writeFile(t, filepath.Join(a, "staged.go"), "package s\n")
-	gitIn(t, a, "add", "staged.go")
-	writeFile(t, filepath.Join(a, "debug.log"), "ignored\n")
+	gittest.WriteFile(t, filepath.Join(a, "lib", "a.go"), "package lib\n\nfunc A() int { return 2 }\n") // the same size
+	gittest.WriteFile(t, filepath.Join(a, "new.go"), "package x\n")
+	gittest.WriteFile(t, filepath.Join(a, "staged.go"), "package s\n")
+	gittest.Git(t, a, "add", "staged.go")
+	gittest.WriteFile(t, filepath.Join(a, "debug.log"), "ignored\n")
 	if err := os.Remove(filepath.Join(a, "f.txt")); err != nil {
 		t.Fatal(err)
 	}
@@ -40,15 +41,15 @@ func TestSnapshotIsTheWorkingTree(t *testing.T) {
 	if r.fingerprint(a) != before {
 		t.Fatal("the snapshot changed the worktree, its index, a ref or the stash")
 	}
-	if head := gitIn(t, a, "rev-parse", "HEAD"); s.Head != head || gitIn(t, a, "rev-parse", s.Commit+"^") != head {
-		t.Errorf("snapshot head %s, parent of its commit %s; want HEAD %s", s.Head, gitIn(t, a, "rev-parse", s.Commit+"^"), head)
+	if head := gittest.Git(t, a, "rev-parse", "HEAD"); s.Head != head || gittest.Git(t, a, "rev-parse", s.Commit+"^") != head {
+		t.Errorf("snapshot head %s, parent of its commit %s; want HEAD %s", s.Head, gittest.Git(t, a, "rev-parse", s.Commit+"^"), head)
 	}
 	for _, f := range []string{"lib/a.go", "new.go", "staged.go"} {
-		if got, want := gitIn(t, a, "rev-parse", s.Commit+":"+f), gitIn(t, a, "hash-object", f); got != want {
+		if got, want := gittest.Git(t, a, "rev-parse", s.Commit+":"+f), gittest.Git(t, a, "hash-object", f); got != want {
 			t.Errorf("%s in the snapshot is %s, on disk %s", f, got, want)
 		}
 	}
-	files := gitIn(t, a, "ls-tree", "-r", "--name-only", s.Tree)
+	files := gittest.Git(t, a, "ls-tree", "-r", "--name-only", s.Tree)
 	if want := ".gitignore\nlib/a.go\nnew.go\nstaged.go"; files != want {
 		t.Errorf("snapshot tree holds\n%s\nwant\n%s", files, want)
 	}
@@ -59,7 +60,7 @@ func TestSnapshotIsTheWorkingTree(t *testing.T) {
 	if again != s {
 		t.Errorf("an unchanged worktree snapshot twice: %+v, then %+v", s, again)
 	}
-	if strings.Contains(gitIn(t, a, "for-each-ref"), s.Commit) {
+	if strings.Contains(gittest.Git(t, a, "for-each-ref"), s.Commit) {
 		t.Error("a ref points at the snapshot")
 	}
 }
@@ -74,8 +75,8 @@ func TestSnapshotSeesARacyEdit(t *testing.T) {
 	g := newRunner(t, gitscan.RunnerConfig{})
 	r := newRepo(t)
 	wt := r.worktree("a")
-	writeFile(t, filepath.Join(wt, "lib", "a.go"), "package lib\n\nfunc A() int { return 2 }\n") // the same size
-	idx, err := os.Stat(gitIn(t, wt, "rev-parse", "--path-format=absolute", "--git-path", "index"))
+	gittest.WriteFile(t, filepath.Join(wt, "lib", "a.go"), "package lib\n\nfunc A() int { return 2 }\n") // the same size
+	idx, err := os.Stat(gittest.Git(t, wt, "rev-parse", "--path-format=absolute", "--git-path", "index"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +87,7 @@ func TestSnapshotSeesARacyEdit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := gitIn(t, wt, "rev-parse", s.Commit+":lib/a.go"), gitIn(t, wt, "hash-object", "lib/a.go"); got != want {
+	if got, want := gittest.Git(t, wt, "rev-parse", s.Commit+":lib/a.go"), gittest.Git(t, wt, "hash-object", "lib/a.go"); got != want {
 		t.Fatalf("lib/a.go in the snapshot is %s, on disk %s", got, want)
 	}
 }
@@ -102,7 +103,7 @@ func TestSnapshotRefusesAHostileIndex(t *testing.T) {
 		t.Run(kind, func(t *testing.T) {
 			r := newRepo(t)
 			a := r.worktree("a")
-			index := gitIn(t, a, "rev-parse", "--path-format=absolute", "--git-path", "index")
+			index := gittest.Git(t, a, "rev-parse", "--path-format=absolute", "--git-path", "index")
 			if err := os.Remove(index); err != nil {
 				t.Fatal(err)
 			}
@@ -142,36 +143,36 @@ func TestSnapshotListedIsSnapshot(t *testing.T) {
 	}{
 		{"nothing changed", 0, func(t *testing.T, wt string) {}},
 		{"edits, a new file, a staged one, a deletion, an ignored file", 0, func(t *testing.T, wt string) {
-			writeFile(t, filepath.Join(wt, "lib", "a.go"), "package lib\n\nfunc A() int { return 2 }\n")
-			writeFile(t, filepath.Join(wt, "new", "deep", "n.go"), "package n\n")
-			writeFile(t, filepath.Join(wt, "staged.go"), "package s\n")
-			gitIn(t, wt, "add", "staged.go")
-			writeFile(t, filepath.Join(wt, "debug.log"), "ignored\n")
+			gittest.WriteFile(t, filepath.Join(wt, "lib", "a.go"), "package lib\n\nfunc A() int { return 2 }\n")
+			gittest.WriteFile(t, filepath.Join(wt, "new", "deep", "n.go"), "package n\n")
+			gittest.WriteFile(t, filepath.Join(wt, "staged.go"), "package s\n")
+			gittest.Git(t, wt, "add", "staged.go")
+			gittest.WriteFile(t, filepath.Join(wt, "debug.log"), "ignored\n")
 			mustRemove(t, filepath.Join(wt, "f.txt"))
 		}},
 		{"committed on the branch, then changed again", 0, func(t *testing.T, wt string) {
-			writeFile(t, filepath.Join(wt, "f.txt"), lines(20, map[int]string{2: "committed"}))
-			gitIn(t, wt, "commit", "-q", "-am", "on the branch")
-			writeFile(t, filepath.Join(wt, "f.txt"), lines(20, map[int]string{2: "committed", 9: "again"}))
+			gittest.WriteFile(t, filepath.Join(wt, "f.txt"), lines(20, map[int]string{2: "committed"}))
+			gittest.Git(t, wt, "commit", "-q", "-am", "on the branch")
+			gittest.WriteFile(t, filepath.Join(wt, "f.txt"), lines(20, map[int]string{2: "committed", 9: "again"}))
 		}},
 		{"staged, then modified again", 0, func(t *testing.T, wt string) {
-			writeFile(t, filepath.Join(wt, "f.txt"), lines(20, map[int]string{3: "staged"}))
-			gitIn(t, wt, "add", "f.txt")
-			writeFile(t, filepath.Join(wt, "f.txt"), lines(20, map[int]string{3: "staged", 4: "then"}))
+			gittest.WriteFile(t, filepath.Join(wt, "f.txt"), lines(20, map[int]string{3: "staged"}))
+			gittest.Git(t, wt, "add", "f.txt")
+			gittest.WriteFile(t, filepath.Join(wt, "f.txt"), lines(20, map[int]string{3: "staged", 4: "then"}))
 		}},
 		{"a deletion staged, a rename staged", 0, func(t *testing.T, wt string) {
-			gitIn(t, wt, "rm", "-q", ".gitignore")
-			gitIn(t, wt, "mv", "lib/a.go", "lib/b.go")
+			gittest.Git(t, wt, "rm", "-q", ".gitignore")
+			gittest.Git(t, wt, "mv", "lib/a.go", "lib/b.go")
 		}},
 		{"a file turned into a directory", 0, func(t *testing.T, wt string) {
 			mustRemove(t, filepath.Join(wt, "f.txt"))
-			writeFile(t, filepath.Join(wt, "f.txt", "inner.txt"), "now a directory\n")
+			gittest.WriteFile(t, filepath.Join(wt, "f.txt", "inner.txt"), "now a directory\n")
 		}},
 		{"a directory turned into a file", 0, func(t *testing.T, wt string) {
 			if err := os.RemoveAll(filepath.Join(wt, "lib")); err != nil {
 				t.Fatal(err)
 			}
-			writeFile(t, filepath.Join(wt, "lib"), "now a file\n")
+			gittest.WriteFile(t, filepath.Join(wt, "lib"), "now a file\n")
 		}},
 		{"a symlink and an executable bit", 0, func(t *testing.T, wt string) {
 			if err := os.Symlink("f.txt", filepath.Join(wt, "link")); err != nil {
@@ -182,16 +183,16 @@ func TestSnapshotListedIsSnapshot(t *testing.T) {
 			}
 		}},
 		{"a nested repository with a commit", 0, func(t *testing.T, wt string) {
-			writeFile(t, filepath.Join(wt, "f.txt"), lines(20, map[int]string{5: "beside"}))
+			gittest.WriteFile(t, filepath.Join(wt, "f.txt"), lines(20, map[int]string{5: "beside"}))
 			nested := filepath.Join(wt, "nested")
-			gitIn(t, "", "init", "-q", nested)
-			writeFile(t, filepath.Join(nested, "x.txt"), "inside\n")
-			gitIn(t, nested, "add", "x.txt")
-			gitIn(t, nested, "commit", "-q", "-m", "nested")
+			gittest.Git(t, "", "init", "-q", nested)
+			gittest.WriteFile(t, filepath.Join(nested, "x.txt"), "inside\n")
+			gittest.Git(t, nested, "add", "x.txt")
+			gittest.Git(t, nested, "commit", "-q", "-m", "nested")
 		}},
 		{"a list cut at its bound", 1, func(t *testing.T, wt string) {
-			writeFile(t, filepath.Join(wt, "f.txt"), lines(20, map[int]string{6: "cut"}))
-			writeFile(t, filepath.Join(wt, "z.txt"), "left out of the list\n")
+			gittest.WriteFile(t, filepath.Join(wt, "f.txt"), lines(20, map[int]string{6: "cut"}))
+			gittest.WriteFile(t, filepath.Join(wt, "z.txt"), "left out of the list\n")
 		}},
 	}
 	for _, tc := range cases {
@@ -222,7 +223,7 @@ func TestSnapshotListedIsSnapshot(t *testing.T) {
 			}
 			if listed != whole {
 				t.Errorf("from the list %+v (tree %s), of the whole tree %+v (tree %s)", listed,
-					gitIn(t, wt, "ls-tree", "-r", listed.Tree), whole, gitIn(t, wt, "ls-tree", "-r", whole.Tree))
+					gittest.Git(t, wt, "ls-tree", "-r", listed.Tree), whole, gittest.Git(t, wt, "ls-tree", "-r", whole.Tree))
 			}
 		})
 	}
@@ -237,25 +238,25 @@ func TestSnapshotListedReadsTheList(t *testing.T) {
 	g := newRunner(t, gitscan.RunnerConfig{})
 	r := newRepo(t)
 	wt := r.worktree("a")
-	writeFile(t, filepath.Join(wt, "f.txt"), lines(20, map[int]string{1: "scanned"}))
+	gittest.WriteFile(t, filepath.Join(wt, "f.txt"), lines(20, map[int]string{1: "scanned"}))
 	ch, err := g.Changes(ctx, wt, gitscan.ChangesOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, filepath.Join(wt, "later.txt"), "after the scan\n")
+	gittest.WriteFile(t, filepath.Join(wt, "later.txt"), "after the scan\n")
 	s, err := g.SnapshotListed(ctx, ch)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := gitIn(t, wt, "ls-tree", "-r", "--name-only", s.Tree), ".gitignore\nf.txt\nlib/a.go"; got != want {
+	if got, want := gittest.Git(t, wt, "ls-tree", "-r", "--name-only", s.Tree), ".gitignore\nf.txt\nlib/a.go"; got != want {
 		t.Errorf("the listed snapshot holds\n%s\nwant the scan's files only\n%s", got, want)
 	}
-	if got, want := gitIn(t, wt, "rev-parse", s.Commit+":f.txt"), gitIn(t, wt, "hash-object", "f.txt"); got != want {
+	if got, want := gittest.Git(t, wt, "rev-parse", s.Commit+":f.txt"), gittest.Git(t, wt, "hash-object", "f.txt"); got != want {
 		t.Errorf("f.txt in the snapshot is %s, on disk %s", got, want)
 	}
 
-	gitIn(t, wt, "add", "later.txt")
-	gitIn(t, wt, "commit", "-q", "-m", "HEAD moves after the scan")
+	gittest.Git(t, wt, "add", "later.txt")
+	gittest.Git(t, wt, "commit", "-q", "-m", "HEAD moves after the scan")
 	s, err = g.SnapshotListed(ctx, ch)
 	if err != nil {
 		t.Fatal(err)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -13,32 +12,12 @@ import (
 
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/gitscan"
+	"github.com/hall-dev/hall/internal/gittest"
 	"github.com/hall-dev/hall/internal/hall"
 	"github.com/hall-dev/hall/internal/hallclient"
 	"github.com/hall-dev/hall/internal/presence"
 	"github.com/hall-dev/hall/internal/presence/overlap"
 )
-
-// gitIn runs the real git in dir with a fixed identity.
-func gitIn(tb testing.TB, dir string, args ...string) string {
-	tb.Helper()
-	full := append([]string{"-C", dir, "-c", "user.name=test", "-c", "user.email=test@example.com", "-c", "commit.gpgSign=false"}, args...)
-	out, err := exec.Command("git", full...).CombinedOutput()
-	if err != nil {
-		tb.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
-
-func writeFile(tb testing.TB, p, content string) {
-	tb.Helper()
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		tb.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		tb.Fatal(err)
-	}
-}
 
 // shop is a real repository with a second worktree: main holds
 // src/cart.go and src/search.go committed.
@@ -48,21 +27,13 @@ type shop struct {
 
 func newShop(t *testing.T) shop {
 	t.Helper()
-	dir := t.TempDir()
-	dir, err := filepath.EvalSymlinks(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir := gittest.TempDir(t)
 	s := shop{main: filepath.Join(dir, "shop"), wt2: filepath.Join(dir, "shop-wt2")}
-	if err := os.MkdirAll(s.main, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	gitIn(t, s.main, "init", "-q", "-b", "main")
-	writeFile(t, filepath.Join(s.main, "src", "cart.go"), "package src\n")
-	writeFile(t, filepath.Join(s.main, "src", "search.go"), "package src\n")
-	gitIn(t, s.main, "add", "-A")
-	gitIn(t, s.main, "commit", "-q", "-m", "init")
-	gitIn(t, s.main, "worktree", "add", "-q", s.wt2, "-b", "wt2", "main")
+	gittest.Init(t, s.main)
+	gittest.WriteFile(t, filepath.Join(s.main, "src", "cart.go"), "package src\n")
+	gittest.WriteFile(t, filepath.Join(s.main, "src", "search.go"), "package src\n")
+	gittest.CommitAll(t, s.main, "init")
+	gittest.Worktree(t, s.main, s.wt2, "wt2", "main")
 	return s
 }
 
@@ -248,7 +219,7 @@ func TestHookGuardAndOwnership(t *testing.T) {
 				cart := filepath.Join(s.wt2, "src", "cart.go")
 				// The other session edits cart.go: the hook sees it, git sees it.
 				tr.hook(t, h, other, editPayload(other, "0ther-5e55-1on", s.wt2, cart))
-				writeFile(t, cart, "package src\n\nfunc Total() int { return 2 }\n")
+				gittest.WriteFile(t, cart, "package src\n\nfunc Total() int { return 2 }\n")
 				git.scan(t, s.main, s.wt2)
 				otherID := other + "-0ther-5e"
 
@@ -299,7 +270,7 @@ func TestGuardFollowsGit(t *testing.T) {
 		return modelText(t, agent, ans.Output)
 	}
 	hook("codex", editPayload("codex", "0ther-5e55-1on", s.wt2, cart))
-	writeFile(t, cart, "package src\n\nfunc Total() int { return 2 }\n")
+	gittest.WriteFile(t, cart, "package src\n\nfunc Total() int { return 2 }\n")
 
 	unknown := hook("claude", shellPayload("claude", "5e1f-5e55-1on", s.wt2, "git stash"))
 	if !strings.Contains(unknown, `"src/cart.go" (changed)`) {
@@ -311,8 +282,8 @@ func TestGuardFollowsGit(t *testing.T) {
 	if got := start(); !strings.Contains(got, `(seen changing them, git unknown): "codex-0ther-5e": "src/cart.go"`) {
 		t.Errorf("no git answer: at a start the model reads %q; want the file owned, git unknown", got)
 	}
-	gitIn(t, s.wt2, "add", "-A")
-	gitIn(t, s.wt2, "commit", "-q", "-m", "cart")
+	gittest.Git(t, s.wt2, "add", "-A")
+	gittest.Git(t, s.wt2, "commit", "-q", "-m", "cart")
 	git.scan(t, s.wt2)
 	if st, ok := git[s.wt2].Changes.StateOf("src/cart.go"); !ok || st != gitscan.Committed {
 		t.Fatalf("git's answer for src/cart.go: %v (listed %v), want committed on the branch", st, ok)
@@ -324,7 +295,7 @@ func TestGuardFollowsGit(t *testing.T) {
 	if got := start(); strings.Contains(got, "uncommitted changes") {
 		t.Errorf("committed on the branch: at a start the model reads %q; want no ownership lines", got)
 	}
-	gitIn(t, s.main, "merge", "-q", "wt2") // on the base too: git lists nothing changed
+	gittest.Git(t, s.main, "merge", "-q", "wt2") // on the base too: git lists nothing changed
 	git.scan(t, s.wt2)
 	merged := hook("claude", shellPayload("claude", "5e1f-5e55-1on", s.wt2, "git stash"))
 	if strings.Contains(merged, "shell guard") {
@@ -350,7 +321,7 @@ func TestGuardSceneVariants(t *testing.T) {
 		commands []line
 	}{
 		{"modified", func(t *testing.T, s shop) string {
-			writeFile(t, filepath.Join(s.wt2, "src", "cart.go"), "package src\n\n// 2\n")
+			gittest.WriteFile(t, filepath.Join(s.wt2, "src", "cart.go"), "package src\n\n// 2\n")
 			return filepath.Join(s.wt2, "src", "cart.go")
 		}, true, []line{
 			{"git add -A", "would stage the uncommitted work of %s: \"src/cart.go\" (modified)"},
@@ -359,8 +330,8 @@ func TestGuardSceneVariants(t *testing.T) {
 			{"git clean -fd", ""}, // tracked: clean never reaches it
 		}},
 		{"staged", func(t *testing.T, s shop) string {
-			writeFile(t, filepath.Join(s.wt2, "src", "cart.go"), "package src\n\n// 2\n")
-			gitIn(t, s.wt2, "add", "src/cart.go")
+			gittest.WriteFile(t, filepath.Join(s.wt2, "src", "cart.go"), "package src\n\n// 2\n")
+			gittest.Git(t, s.wt2, "add", "src/cart.go")
 			return filepath.Join(s.wt2, "src", "cart.go")
 		}, true, []line{
 			{"git commit -m wip", "would commit the uncommitted work of %s: \"src/cart.go\" (staged)"},
@@ -368,7 +339,7 @@ func TestGuardSceneVariants(t *testing.T) {
 			{"git clean -fd", ""},
 		}},
 		{"untracked", func(t *testing.T, s shop) string {
-			writeFile(t, filepath.Join(s.wt2, "src", "new.go"), "package src\n")
+			gittest.WriteFile(t, filepath.Join(s.wt2, "src", "new.go"), "package src\n")
 			return filepath.Join(s.wt2, "src", "new.go")
 		}, true, []line{
 			{"git clean -fd", "would delete the uncommitted work of %s: \"src/new.go\" (new, untracked)"},
@@ -377,8 +348,8 @@ func TestGuardSceneVariants(t *testing.T) {
 			{"git checkout -- src", ""},
 		}},
 		{"committed on the branch", func(t *testing.T, s shop) string {
-			writeFile(t, filepath.Join(s.wt2, "src", "cart.go"), "package src\n\n// 2\n")
-			gitIn(t, s.wt2, "commit", "-q", "-am", "cart")
+			gittest.WriteFile(t, filepath.Join(s.wt2, "src", "cart.go"), "package src\n\n// 2\n")
+			gittest.Git(t, s.wt2, "commit", "-q", "-am", "cart")
 			return filepath.Join(s.wt2, "src", "cart.go")
 		}, false, []line{
 			{"git add -A && git commit -m wip", ""},
@@ -388,7 +359,7 @@ func TestGuardSceneVariants(t *testing.T) {
 			{"git reset --hard main", ""},
 		}},
 		{"another worktree", func(t *testing.T, s shop) string {
-			writeFile(t, filepath.Join(s.main, "src", "cart.go"), "package src\n\n// 2\n")
+			gittest.WriteFile(t, filepath.Join(s.main, "src", "cart.go"), "package src\n\n// 2\n")
 			return filepath.Join(s.main, "src", "cart.go")
 		}, false, []line{
 			{"git add -A", ""},

@@ -8,12 +8,12 @@ package hooktest
 
 import (
 	"embed"
-	"os"
-	"os/exec"
 	"path"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hall-dev/hall/internal/gittest"
 )
 
 //go:embed testdata
@@ -107,28 +107,11 @@ type Repo struct {
 // a temp dir, and a linked worktree of it, with the git found on PATH.
 func GitRepo(tb testing.TB) Repo {
 	tb.Helper()
-	root, err := filepath.EvalSymlinks(tb.TempDir())
-	if err != nil {
-		tb.Fatal(err)
-	}
+	root := gittest.TempDir(tb)
 	r := Repo{Main: filepath.Join(root, "shop"), Worktree: filepath.Join(root, "shop-wt2")}
-	if err := os.MkdirAll(filepath.Join(r.Main, "src", "checkout"), 0o755); err != nil {
-		tb.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(r.Main, "src", "checkout", "cart.go"), []byte("package checkout\n"), 0o644); err != nil {
-		tb.Fatal(err)
-	}
-	git := func(dir string, args ...string) {
-		tb.Helper()
-		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=hall", "-c", "user.email=hall@example.com", "-c", "init.defaultBranch=main"}, args...)...)
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			tb.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	git(r.Main, "init", "-q")
-	git(r.Main, "add", ".")
-	git(r.Main, "commit", "-q", "-m", "cart")
-	git(r.Main, "worktree", "add", "-q", r.Worktree, "-b", "wt2")
+	gittest.WriteFile(tb, filepath.Join(r.Main, "src", "checkout", "cart.go"), "package checkout\n")
+	gittest.Init(tb, r.Main)
+	gittest.CommitAll(tb, r.Main, "cart")
+	gittest.Worktree(tb, r.Main, r.Worktree, "wt2", "main")
 	return r
 }

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"flag"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -19,6 +18,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/gittest"
 	"github.com/hall-dev/hall/internal/mcp/mcptest"
 	"github.com/hall-dev/hall/internal/presence"
 )
@@ -274,16 +274,16 @@ func TestDefaultAgentID(t *testing.T) {
 // the newest (the client is asked through the call). Without roots, the
 // server's directory; in the Hall (no directory), brain is required.
 func TestRootsPlaceTheSession(t *testing.T) {
-	repo := realPath(t, t.TempDir())
-	git(t, repo, "init", "-q")
-	git(t, repo, "-c", "user.email=a@b", "-c", "user.name=a", "commit", "-q", "--allow-empty", "-m", "x")
-	wt := filepath.Join(realPath(t, t.TempDir()), "wt2")
-	git(t, repo, "worktree", "add", "-q", wt)
+	repo := gittest.TempDir(t)
+	gittest.Init(t, repo)
+	gittest.CommitAll(t, repo, "x")
+	wt := filepath.Join(gittest.TempDir(t), "wt2")
+	gittest.Worktree(t, repo, wt, "wt2", "main")
 	sub := filepath.Join(wt, "src")
 	if err := os.Mkdir(sub, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	elsewhere := realPath(t, t.TempDir())
+	elsewhere := gittest.TempDir(t)
 
 	for _, tc := range []struct {
 		name     string
@@ -362,23 +362,6 @@ func eventually(t *testing.T, what string, cond func() bool) {
 			t.Fatalf("timed out waiting for %s", what)
 		}
 		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-func realPath(t *testing.T, p string) string {
-	t.Helper()
-	r, err := filepath.EvalSymlinks(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
-
-func git(t *testing.T, dir string, args ...string) {
-	t.Helper()
-	cmd := exec.CommandContext(t.Context(), "git", append([]string{"-C", dir}, args...)...)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
 	}
 }
 

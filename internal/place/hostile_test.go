@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hall-dev/hall/internal/eventually"
+	"github.com/hall-dev/hall/internal/gittest"
 	"github.com/hall-dev/hall/internal/presence"
 )
 
@@ -97,7 +98,7 @@ func TestLocateHostileGitFiles(t *testing.T) {
 		}},
 		{".git folder's commondir", func(dir string, bad func(string)) Repo {
 			mkdir(t, filepath.Join(dir, ".git"))
-			writeFile(t, filepath.Join(dir, ".git", "HEAD"), "ref: refs/heads/main\n")
+			gittest.WriteFile(t, filepath.Join(dir, ".git", "HEAD"), "ref: refs/heads/main\n")
 			bad(filepath.Join(dir, ".git", "commondir"))
 			return Repo{Top: dir, Main: dir} // commondir unread: the folder is its own
 		}},
@@ -107,14 +108,14 @@ func TestLocateHostileGitFiles(t *testing.T) {
 		}},
 		{"gitdir's HEAD", func(dir string, bad func(string)) Repo {
 			gd := mkdir(t, filepath.Join(dir, "gd"))
-			writeFile(t, filepath.Join(dir, ".git"), "gitdir: gd\n")
+			gittest.WriteFile(t, filepath.Join(dir, ".git"), "gitdir: gd\n")
 			bad(filepath.Join(gd, "HEAD"))
 			return Repo{}
 		}},
 		{"gitdir's commondir", func(dir string, bad func(string)) Repo {
 			gd := mkdir(t, filepath.Join(dir, "gd"))
-			writeFile(t, filepath.Join(dir, ".git"), "gitdir: gd\n")
-			writeFile(t, filepath.Join(gd, "HEAD"), "ref: refs/heads/main\n")
+			gittest.WriteFile(t, filepath.Join(dir, ".git"), "gitdir: gd\n")
+			gittest.WriteFile(t, filepath.Join(gd, "HEAD"), "ref: refs/heads/main\n")
 			bad(filepath.Join(gd, "commondir"))
 			return Repo{Top: dir, Main: dir}
 		}},
@@ -140,13 +141,6 @@ func TestLocateHostileGitFiles(t *testing.T) {
 				t.Errorf("%s is a %s: Locate = %+v, want %+v", l.file, name, got, want)
 			}
 		}
-	}
-}
-
-func writeFile(t *testing.T, p, s string) {
-	t.Helper()
-	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
-		t.Fatal(err)
 	}
 }
 

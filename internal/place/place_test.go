@@ -3,29 +3,18 @@ package place
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-func git(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main", "-c", "protocol.file.allow=always"}, args...)...)
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
+	"github.com/hall-dev/hall/internal/gittest"
+)
 
 // gitSays is what git itself answers for dir: the answer Locate must give
 // without running it.
 func gitSays(t *testing.T, dir string) Repo {
 	t.Helper()
-	cmd := exec.Command("git", "-C", dir, "rev-parse", "--path-format=absolute", "--show-toplevel", "--git-common-dir")
-	out, err := cmd.Output()
+	out, err := gittest.Command(context.Background(), dir, "rev-parse", "--path-format=absolute", "--show-toplevel", "--git-common-dir").Output()
 	if err != nil {
 		return Repo{}
 	}
@@ -58,18 +47,18 @@ func TestLocateAgreesWithGit(t *testing.T) {
 		t.Fatal(err)
 	}
 	shop := mkdir(t, filepath.Join(root, "shop"))
-	git(t, shop, "init")
+	gittest.Git(t, shop, "init")
 	mkdir(t, filepath.Join(shop, "src", "checkout"))
 	os.WriteFile(filepath.Join(shop, "src", "checkout", "cart.go"), []byte("package checkout\n"), 0o644)
-	git(t, shop, "add", ".")
-	git(t, shop, "commit", "-m", "one")
-	git(t, shop, "worktree", "add", filepath.Join(root, "shop-wt2"), "-b", "wt2")
+	gittest.Git(t, shop, "add", ".")
+	gittest.Git(t, shop, "commit", "-m", "one")
+	gittest.Git(t, shop, "worktree", "add", filepath.Join(root, "shop-wt2"), "-b", "wt2")
 
 	bare := filepath.Join(root, "lib.git")
-	git(t, root, "clone", "--bare", shop, bare)
-	git(t, bare, "worktree", "add", filepath.Join(root, "lib-wt"), "wt2")
+	gittest.Git(t, root, "clone", "--bare", shop, bare)
+	gittest.Git(t, bare, "worktree", "add", filepath.Join(root, "lib-wt"), "wt2")
 
-	git(t, shop, "submodule", "add", bare, "vendor/lib")
+	gittest.Git(t, shop, "submodule", "add", bare, "vendor/lib")
 
 	outside := mkdir(t, filepath.Join(root, "notes", "deep"))
 	if err := os.Symlink(filepath.Join(shop, "src"), filepath.Join(root, "link-to-src")); err != nil {
@@ -131,12 +120,12 @@ func TestComplete(t *testing.T) {
 		t.Fatal(err)
 	}
 	shop := mkdir(t, filepath.Join(root, "shop"))
-	git(t, shop, "init")
+	gittest.Git(t, shop, "init")
 	os.WriteFile(filepath.Join(shop, "a"), []byte("a"), 0o644)
-	git(t, shop, "add", ".")
-	git(t, shop, "commit", "-m", "one")
+	gittest.Git(t, shop, "add", ".")
+	gittest.Git(t, shop, "commit", "-m", "one")
 	wt := filepath.Join(root, "shop-wt2")
-	git(t, shop, "worktree", "add", wt, "-b", "wt2")
+	gittest.Git(t, shop, "worktree", "add", wt, "-b", "wt2")
 	sub := mkdir(t, filepath.Join(wt, "src"))
 	plain := mkdir(t, filepath.Join(root, "plain"))
 

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hall-dev/hall/internal/gittest"
 )
 
 // The state-reach table (which git command reaches a modified, staged or
@@ -103,48 +105,21 @@ func certainNoBranch(v Verdict) bool {
 func shopRepo(t *testing.T, state string) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "shop")
-	write := func(rel, s string) {
-		p := filepath.Join(dir, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(rel, s string) { gittest.WriteFile(t, filepath.Join(dir, rel), s) }
 	write("src/search/index.go", "package search\n")
 	write("README.md", "shop\n")
 	if state != "untracked" {
 		write("src/checkout/cart.go", "package checkout\n")
 	}
-	runGit(t, dir, "init", "-q", "-b", "main")
-	runGit(t, dir, "add", "-A")
-	runGit(t, dir, "commit", "-q", "-m", "start")
-	runGit(t, dir, "branch", "feature/payments")
+	gittest.Init(t, dir)
+	gittest.CommitAll(t, dir, "start")
+	gittest.Git(t, dir, "branch", "feature/payments")
 	write("src/checkout/cart.go", "package checkout\n\nfunc sum() int { total := 0; return total }\n")
 	if state == "staged" {
-		runGit(t, dir, "add", "src/checkout/cart.go")
+		gittest.Git(t, dir, "add", "src/checkout/cart.go")
 	}
 	write("src/search/index.go", "package search\n\nvar index = 1\n")
 	return dir
-}
-
-var gitEnv = []string{
-	"GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
-	"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t",
-	"GIT_EDITOR=true", "GIT_SEQUENCE_EDITOR=true", "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "PAGER=cat",
-}
-
-func runGit(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), gitEnv...)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return string(out)
 }
 
 // runShell runs the line with bash in dir; its exit status does not
@@ -155,7 +130,7 @@ func runShell(t *testing.T, dir, line string) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "bash", "-c", line)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), gitEnv...)
+	cmd.Env = gittest.Env()
 	cmd.Stdin = nil
 	if out, err := cmd.CombinedOutput(); ctx.Err() != nil {
 		t.Fatalf("%q did not finish: %v\n%s", line, err, out)
@@ -171,11 +146,8 @@ func observe(t *testing.T, repo string) string {
 	if err != nil {
 		content = []byte("<missing>")
 	}
-	status := runGit(t, repo, "status", "--porcelain=v1", "--untracked-files=all", "--", p)
-	cmd := exec.Command("git", "rev-parse", "-q", "--verify", "HEAD:"+p)
-	cmd.Dir = repo
-	cmd.Env = append(os.Environ(), gitEnv...)
-	head, _ := cmd.Output()
+	status := gittest.Git(t, repo, "status", "--porcelain=v1", "--untracked-files=all", "--", p)
+	head, _ := gittest.Command(context.Background(), repo, "rev-parse", "-q", "--verify", "HEAD:"+p).Output()
 	var b bytes.Buffer
 	b.Write(content)
 	b.WriteString("\x00" + status + "\x00" + string(head))
