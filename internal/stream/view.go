@@ -221,9 +221,3 @@ func splitClosed(left []contract.Collision, unlisted map[string]bool) (closed, s
 	}
 	return closed, still
 }
-
-// Presence returns a presence the view holds.
-func (v *View) Presence(id string) (contract.Presence, bool) {
-	p, ok := v.cur.presences[id]
-	return p, ok
-}

@@ -6,24 +6,6 @@ import (
 	"strings"
 )
 
-// RequireToken guards one handler with the write token: when token is set,
-// a request must carry "Authorization: Bearer <token>", or it is a 401.
-// The route table applies this rule to every Write route by itself
-// (edge.go); RequireToken is for a handler that guards only part of what
-// it serves, and for servers beside the table.
-func RequireToken(token string, next http.HandlerFunc) http.HandlerFunc {
-	if token == "" {
-		return next
-	}
-	return func(w http.ResponseWriter, r *http.Request) {
-		if !bearerIs(r, token) {
-			unauthorized(w, ErrTokenRequired.Error())
-			return
-		}
-		next(w, r)
-	}
-}
-
 // ErrTokenRequired is the refusal of a write without the Hall's token.
 var ErrTokenRequired = errors.New("this Hall requires Authorization: Bearer <token> for writes")
 

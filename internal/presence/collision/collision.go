@@ -44,7 +44,7 @@ type Party struct {
 }
 
 // Found is one collision: two mutating parties sharing a place on one
-// brain. A and B are the sides' indexes into the roster In was given (for
+// brain. A and B are the sides' indexes into the roster Within was given (for
 // Between, 0 for its first party and 1 for its second); A is the side with
 // the smaller id, so one pair always reads the same way.
 type Found struct {
@@ -243,9 +243,9 @@ func (cl *collider) between(brain string, a, b int, va, vb *view) (Found, bool) 
 	return f, true
 }
 
-// Bound is what In lists of the pairs it counts.
+// Bound is what Within lists of the pairs it counts.
 type Bound struct {
-	// Max is the most pairs listed on each brain: the first in In's
+	// Max is the most pairs listed on each brain: the first in Within's
 	// order. 0 lists every pair.
 	Max int
 	// Focus, when set, is a presence_id: only the pairs it is a side of
@@ -257,20 +257,12 @@ type Bound struct {
 	Degrees bool
 }
 
-// Tally is what In counted, listed or not.
+// Tally is what Within counted, listed or not.
 type Tally struct {
 	Pairs int // the colliding pairs in scope (the focus's, with one)
 	// Degrees holds, by roster index, the pairs each party is a side of,
 	// when Bound.Degrees asked for them (0 for a party out of scope).
 	Degrees []int32
-}
-
-// In returns every collision among the n parties of a roster on brain, or
-// on every brain when brain is "", each made into a C by as: Within with
-// no bound.
-func In[C any](brain string, n int, party func(i int) Party, as func(Found) C) []C {
-	out, _ := Within(brain, n, party, Bound{}, as)
-	return out
 }
 
 // Within counts the collisions among the n parties of a roster on brain,

@@ -99,7 +99,7 @@ type focusRecord struct {
 	nul                  bool     // some path holds a zero byte: compare pairwise
 }
 
-// focusPair is one pair, as In orders them: A's id, B's id, A's index,
+// focusPair is one pair, as Within orders them: A's id, B's id, A's index,
 // B's index.
 type focusPair struct {
 	a, b     int

@@ -21,7 +21,7 @@ import (
 // it walks, as the listing it then answers would.
 //
 // Listing walks the ranks in order and stops at the bound: the first
-// Bound.Max pairs in In's order cost their own number plus the partners
+// Bound.Max pairs in Within's order cost their own number plus the partners
 // of the ranks they come from, never the pairs beyond.
 
 // placeIndex is the records of a brain that have one kind of place (a

@@ -14,7 +14,7 @@ import (
 // caller_roots and worktrees and sorts the working-set paths (see classify
 // and wsTree), counts the pairs that share a caller_root or a worktree
 // from the sizes of those classes, walks the working-set tree for the
-// pairs that overlap there only, and lists the first pairs in In's order up to the bound (see
+// pairs that overlap there only, and lists the first pairs in Within's order up to the bound (see
 // pairs.go). Its cost grows with the records, their entries and the
 // working-set overlaps it walks; a class of records sharing one place
 // costs its size, not its pairs, and no work ever spans two brains.
