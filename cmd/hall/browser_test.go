@@ -654,7 +654,7 @@ func TestBrowserDemo(t *testing.T) {
 	if os.Getenv("HALL_SCREENSHOT_DIR") != "" {
 		period = time.Second // pictures for people: ages that differ
 	}
-	d := NewDemo(m.Service, period, nil)
+	d := NewDemo(m.App, period, nil)
 	d.afterStep = func(ctx context.Context, _ int, snap presence.Snapshot) {
 		if len(snap.Collisions) == 0 {
 			return

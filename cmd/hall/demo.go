@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/hall"
 	"github.com/hall-dev/hall/internal/presence"
 )
 
@@ -22,12 +24,12 @@ const demoCycle = 12
 // paths need not exist: the Hall records what agents say.
 const demoBase = "/home/demo"
 
-// Demo drives a handful of simulated agents through Service.Beat, the same
-// beat path real agents take: they work, move between worktrees, two of
+// Demo drives a handful of simulated agents through the Hall's Beat, the
+// same beat path real agents take: they work, move between worktrees, two of
 // them end up editing one worktree (a collision) and part again, and one
 // leaves and comes back. The script repeats until Close.
 type Demo struct {
-	svc    *presence.Service
+	app    *hall.Hall
 	period time.Duration
 	log    *slog.Logger
 
@@ -40,15 +42,15 @@ type Demo struct {
 	closeOnce sync.Once
 }
 
-// NewDemo returns a demo that beats svc every period.
-func NewDemo(svc *presence.Service, period time.Duration, log *slog.Logger) *Demo {
+// NewDemo returns a demo that beats app every period.
+func NewDemo(app *hall.Hall, period time.Duration, log *slog.Logger) *Demo {
 	if period <= 0 {
 		period = DemoPeriod
 	}
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Demo{svc: svc, period: period, log: log}
+	return &Demo{app: app, period: period, log: log}
 }
 
 // Start runs the script in a goroutine until ctx ends or Close is called.
@@ -62,7 +64,7 @@ func (d *Demo) Start(ctx context.Context) {
 		for step := 0; ; step++ {
 			d.step(ctx, step)
 			if d.afterStep != nil {
-				if snap, err := d.svc.Snapshot(ctx); err == nil {
+				if snap, err := d.app.Snapshot(ctx); err == nil {
 					d.afterStep(ctx, step, snap)
 				}
 			}
@@ -86,7 +88,7 @@ func (d *Demo) Close() {
 		<-d.done
 		ctx := context.Background()
 		for _, a := range demoAgents {
-			if err := d.svc.Leave(ctx, presence.ID(a.agent, a.brain)); err != nil && presence.ErrorCode(err) != presence.ENOTFOUND {
+			if err := d.app.Leave(ctx, presence.ID(a.agent, a.brain)); err != nil && !contract.IsNotFound(err) {
 				d.log.Debug("demo leave", "agent", a.agent, "err", err)
 			}
 		}
@@ -201,8 +203,8 @@ func (d *Demo) step(ctx context.Context, step int) {
 		}
 		mv := a.at(step % demoCycle)
 		if mv.away {
-			err := d.svc.Leave(ctx, presence.ID(a.agent, a.brain))
-			if err != nil && presence.ErrorCode(err) != presence.ENOTFOUND {
+			err := d.app.Leave(ctx, presence.ID(a.agent, a.brain))
+			if err != nil && !contract.IsNotFound(err) {
 				d.log.Warn("demo leave", "agent", a.agent, "err", err)
 			}
 			continue
@@ -211,10 +213,11 @@ func (d *Demo) step(ctx context.Context, step int) {
 		if ws == nil {
 			ws = []string{}
 		}
-		_, err := d.svc.Beat(ctx, presence.Beat{
+		heard := false // no agent reads the demo's answers (contract.BeatRequest.Listening)
+		_, err := d.app.Beat(ctx, contract.BeatRequest{
 			AgentID: a.agent, Brain: a.brain, Kind: a.kind, Theme: a.theme, TaskRef: a.task,
 			DeclaredIntent: a.intent, Worktree: mv.worktree, CallerRoot: mv.callerRoot,
-			WorkingSet: ws, Tool: mv.tool, Touched: mv.touched,
+			WorkingSet: &ws, Tool: mv.tool, Touched: mv.touched, Listening: &heard,
 		})
 		if err != nil {
 			d.log.Warn("demo beat", "agent", a.agent, "err", err)
@@ -239,7 +242,7 @@ func runDemo(ctx context.Context, cfg Config, log *slog.Logger, stdout io.Writer
 	if err := m.Run(ctx); err != nil {
 		return err
 	}
-	d := NewDemo(m.Service, DemoPeriod, log)
+	d := NewDemo(m.App, DemoPeriod, log)
 	d.Start(ctx)
 	fmt.Fprintf(stdout, "Hall demo: open %s\n", m.URL())
 	fmt.Fprintf(stdout, "simulated agents over a temporary registry %s (removed on exit); Ctrl-C stops\n", dir)

@@ -20,7 +20,7 @@ import (
 func demoSteps(t *testing.T, m *Main, period time.Duration) (*Demo, <-chan presence.Snapshot) {
 	t.Helper()
 	steps := make(chan presence.Snapshot)
-	d := NewDemo(m.Service, period, slog.New(slog.DiscardHandler))
+	d := NewDemo(m.App, period, slog.New(slog.DiscardHandler))
 	d.afterStep = func(ctx context.Context, _ int, snap presence.Snapshot) {
 		select {
 		case steps <- snap:

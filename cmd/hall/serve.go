@@ -232,6 +232,7 @@ type Main struct {
 	Store     presence.Store // chosen by --store (cmd/hall/store.go)
 	StoreKind string         // "dir" or "nats"
 	Service   *presence.Service
+	App       *hall.Hall  // the Hall's operations, which every surface calls (internal/hall)
 	Hub       *stream.Hub // the live stream, and the cached roster every read serves from
 	Metrics   *metrics.Metrics
 	MCP       *mcp.HTTPHandler // the MCP tools at /mcp
@@ -313,8 +314,9 @@ func (m *Main) Run(ctx context.Context) error {
 	m.Metrics.Watch(metrics.Sources{Service: m.Service, Stream: m.Hub, Roster: m.Hub, GitScan: m.GitScan, StoreKind: m.StoreKind})
 
 	// The Hall's operations, once: every surface below calls them.
-	app := &hall.Hall{Service: m.Service, Roster: m.Hub, History: m.Hub, Changes: m.Hub.Changed(), Log: m.Log, Git: m.GitScan,
+	m.App = &hall.Hall{Service: m.Service, Roster: m.Hub, History: m.Hub, Changes: m.Hub.Changed(), Log: m.Log, Git: m.GitScan,
 		CheckLimit: hall.NewLimiter(m.Config.CheckRate, checkBurst(m.Config.CheckRate), 0)}
+	app := m.App
 	h := &web.Handler{
 		App: app, StoreKind: m.StoreKind, StartedAt: startedAt, Log: m.Log, Page: m.Config.Page,
 		WriteToken: m.Config.Token, ReadToken: m.Config.ReadToken, AllowedHosts: m.Config.AllowedHosts,

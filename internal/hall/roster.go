@@ -54,8 +54,10 @@ func (v View) Response() contract.PresencesResponse {
 }
 
 // View reads the roster for the brain a client named ("" for owner-wide):
-// invalid_brain for a bad path, unknown_brain (404) for a brain the Hall
-// does not know while the roster can be read.
+// invalid_brain for a bad path (nothing read), unknown_brain (404) for a
+// brain the Hall does not know while the roster can be read; that refusal
+// comes with the view read, for a surface that still shows the roster
+// (the page's picker, a fragment rendered empty).
 func (h *Hall) View(ctx context.Context, brain string) (View, error) {
 	scoped, err := Scope(brain)
 	if err != nil {
@@ -64,7 +66,7 @@ func (h *Hall) View(ctx context.Context, brain string) (View, error) {
 	v := View{Brain: scoped}
 	v.Snap, v.Cursor, v.Err = h.SnapshotCursor(ctx)
 	if v.Err == nil && scoped != "" && !v.Snap.Known(scoped) {
-		return View{}, contract.UnknownBrain(brain)
+		return v, contract.UnknownBrain(brain)
 	}
 	if v.Err != nil && h.Log != nil {
 		h.Log.Warn("roster dropped", "err", v.Err)
@@ -206,4 +208,36 @@ func (h *Hall) SnapshotCursor(ctx context.Context) (presence.Snapshot, string, e
 // show every brain (health, the page's picker).
 func (h *Hall) Snapshot(ctx context.Context) (presence.Snapshot, error) {
 	return h.roster().Snapshot(ctx)
+}
+
+// StreamFilter is the live stream's narrowing as a client asked for it
+// (GET /api/presences/stream's query): presenceID the agent's view (its
+// own join, updates and leave, and its own collisions), collisionsOnly
+// "1" or "true" for collisions alone ("", "0" or "false": everything),
+// brain one brain's roster. Bad input is refused before any stream
+// opens: invalid_presence_id, invalid_collisions_only, invalid_brain, and
+// unknown_brain as GET /api/presences answers it; an unreadable registry
+// is not refused (the stream opens and says so).
+func (h *Hall) StreamFilter(ctx context.Context, brain, presenceID, collisionsOnly string) (stream.Filter, error) {
+	f := stream.Filter{PresenceID: presenceID}
+	if f.PresenceID != "" {
+		if err := presence.CheckID(f.PresenceID); err != nil {
+			return stream.Filter{}, contract.FromDomain(err, "invalid_presence_id")
+		}
+	}
+	switch collisionsOnly {
+	case "", "0", "false":
+	case "1", "true":
+		f.CollisionsOnly = true
+	default:
+		return stream.Filter{}, contract.Refuse(http.StatusBadRequest, "invalid_collisions_only", "collisions_only is %q: use 1 or 0", collisionsOnly)
+	}
+	if brain != "" {
+		v, err := h.View(ctx, brain)
+		if err != nil {
+			return stream.Filter{}, err
+		}
+		f.Brain = v.Brain
+	}
+	return f, nil
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/a-h/templ"
 
 	"github.com/hall-dev/hall/internal/contract"
-	"github.com/hall-dev/hall/internal/hall"
 	"github.com/hall-dev/hall/views"
 )
 
@@ -50,13 +49,13 @@ func (h *Handler) HandleFragment(w http.ResponseWriter, r *http.Request) error {
 		return contract.Refuse(http.StatusNotFound, "unknown_fragment", "no fragment %q", name)
 	}
 	q := r.URL.Query()
-	brain, err := hall.Scope(q.Get("brain"))
-	if err != nil {
+	v, err := h.App.View(r.Context(), q.Get("brain"))
+	if err != nil && !contract.IsNotFound(err) {
 		return err
 	}
 	all := q.Get("roster") == "all"
-	snap, cursor, serr := h.App.SnapshotCursor(r.Context())
-	key := fragmentKey{name: name, brain: brain, all: all}
+	cursor := v.Cursor
+	key := fragmentKey{name: name, brain: v.Brain, all: all}
 	if cursor != "" {
 		etag := fragmentETag(cursor, key)
 		w.Header().Set("ETag", etag)
@@ -69,7 +68,7 @@ func (h *Handler) HandleFragment(w http.ResponseWriter, r *http.Request) error {
 		w.Header().Set("Cache-Control", "no-store")
 	}
 	regions, err := h.frags.get(cursor, key, func() ([]views.Region, error) {
-		model := h.hallModel(snap, cursor, serr, brain, all)
+		model := h.hallModel(v, all)
 		model.Data.ServedAtMs = 0 // ages are the script's
 		names := []string{name}
 		if name == "hall" {

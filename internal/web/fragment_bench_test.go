@@ -40,7 +40,7 @@ func BenchmarkHallRegions(b *testing.B) {
 			}
 			b.ResetTimer()
 			for b.Loop() {
-				if _, err := renderRegions(ctx, h.hallModel(snap, "", nil, "", false), hallRegions); err != nil {
+				if _, err := renderRegions(ctx, h.hallModel(hall.View{Snap: snap}, false), hallRegions); err != nil {
 					b.Fatal(err)
 				}
 			}

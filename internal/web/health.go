@@ -12,17 +12,8 @@ import (
 // collisions). An unreadable registry drops the presences block whole and
 // says why; health itself still answers 200.
 func (h *Handler) HandleHealth(w http.ResponseWriter, r *http.Request) error {
-	now := h.App.Service.Now()
-	st := h.App.Service.Stats()
-	out := contract.Health{
-		Status:      "ok",
-		StartedAtMs: h.StartedAt.UnixMilli(),
-		UptimeMs:    now.Sub(h.StartedAt).Milliseconds(),
-		Store: contract.HealthStoreStat{
-			Kind: h.StoreKind, Beats: st.Beats, Writes: st.Writes,
-			WriteErrors: st.WriteErrors, Throttled: st.Throttled, BusyReads: st.BusyReads,
-		},
-	}
+	out := h.App.Health(r.Context(), h.StartedAt)
+	out.Store.Kind = h.StoreKind
 	if h.Stream != nil {
 		ss := h.Stream.Stats()
 		out.Stream = &contract.HealthStream{
@@ -32,13 +23,6 @@ func (h *Handler) HandleHealth(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	out.Git = h.Git
-	snap, err := h.App.Snapshot(r.Context())
-	if err != nil {
-		out.Error, out.Detail = contract.RosterError(err)
-		out.PresencesError = contract.RosterErrorLabel(out.Error) + ": " + out.Detail
-	} else {
-		out.Presences = contract.HealthRosterOf(snap)
-	}
 	contract.WriteJSON(w, http.StatusOK, out)
 	return nil
 }

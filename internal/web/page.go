@@ -52,27 +52,27 @@ func (h *Handler) HandlePage(w http.ResponseWriter, r *http.Request) {
 	page := views.Page{CSS: a.Path("hall.css"), JS: a.Path("hall.js"), Icon: a.Path("icon.svg")}
 
 	q := r.URL.Query()
-	brain, perr := hall.Scope(q.Get("brain"))
-	snap, cursor, serr := h.App.SnapshotCursor(ctx)
-	if perr != nil {
+	v, err := h.App.View(ctx, q.Get("brain"))
+	switch {
+	case contract.IsNotFound(err):
+		page.JS, page.Title = "", "Unknown brain — Hall"
+		h.render(ctx, w, http.StatusNotFound, views.NotFoundPage(views.NotFound{
+			Page: page, Brains: brainCounts(v.Snap),
+			Heading: "The Hall knows no such brain",
+			Detail:  fmt.Sprintf("No agent has beaten on %s, and it is not configured with --brain.", q.Get("brain")),
+		}))
+		return
+	case err != nil:
+		snap, _ := h.App.Snapshot(ctx) // the picker
 		page.JS, page.Title = "", "Not a brain — Hall"
 		h.render(ctx, w, http.StatusBadRequest, views.NotFoundPage(views.NotFound{
 			Page: page, Brains: brainCounts(snap),
 			Heading: "That is not a brain",
-			Detail:  "A brain is an absolute path: " + refusalDetail(perr) + ".",
+			Detail:  "A brain is an absolute path: " + refusalDetail(err) + ".",
 		}))
 		return
 	}
-	if serr == nil && brain != "" && !snap.Known(brain) {
-		page.JS, page.Title = "", "Unknown brain — Hall"
-		h.render(ctx, w, http.StatusNotFound, views.NotFoundPage(views.NotFound{
-			Page: page, Brains: brainCounts(snap),
-			Heading: "The Hall knows no such brain",
-			Detail:  fmt.Sprintf("No agent has beaten on %s, and it is not configured with --brain.", r.URL.Query().Get("brain")),
-		}))
-		return
-	}
-	model := h.hallModel(snap, cursor, serr, brain, q.Get("roster") == "all")
+	model := h.hallModel(v, q.Get("roster") == "all")
 	model.Page.CSS, model.Page.JS = page.CSS, page.JS
 	h.render(ctx, w, http.StatusOK, views.HallPage(model))
 }
@@ -80,14 +80,11 @@ func (h *Handler) HandlePage(w http.ResponseWriter, r *http.Request) {
 // hallModel is everything the Hall page and its fragments show for a
 // scope: the roster (or why it was dropped), the picker, the recent
 // events and how long each collision has been open.
-func (h *Handler) hallModel(snap presence.Snapshot, cursor string, serr error, brain string, rosterAll bool) views.Hall {
-	var data contract.PresencesResponse
-	if serr != nil {
-		data = contract.Dropped(serr, snap.AtMs)
+func (h *Handler) hallModel(v hall.View, rosterAll bool) views.Hall {
+	snap, brain := v.Snap, v.Brain
+	data := v.Response() // a dropped roster is logged by View
+	if v.Err != nil {
 		data.ServedBrain = brain
-		h.Log.Warn("roster dropped", "error", data.Error, "err", serr)
-	} else {
-		data = contract.FromSnapshot(snap.ForBrain(brain), brain)
 	}
 	cfg := h.Page.withDefaults()
 	a := h.assets()
@@ -139,7 +136,6 @@ func (h *Handler) hallModel(snap presence.Snapshot, cursor string, serr error, b
 		}
 		model.Opened = h.History.CollisionsOpened(ids)
 	}
-	_ = cursor
 	model.Title = views.Title(model)
 	return model
 }

@@ -4,7 +4,6 @@ import (
 	"net/http"
 
 	"github.com/hall-dev/hall/internal/contract"
-	"github.com/hall-dev/hall/internal/presence"
 	"github.com/hall-dev/hall/internal/stream"
 )
 
@@ -24,31 +23,12 @@ type Streamer interface {
 // cannot set the header). Bad input is a 400 and opens nothing.
 func (h *Handler) HandlePresencesStream(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
-	f := stream.Filter{PresenceID: q.Get("presence_id")}
-	if f.PresenceID != "" {
-		if err := presence.CheckID(f.PresenceID); err != nil {
-			return contract.FromDomain(err, "invalid_presence_id")
-		}
-	}
-	switch q.Get("collisions_only") {
-	case "", "0", "false":
-	case "1", "true":
-		f.CollisionsOnly = true
-	default:
-		return contract.Refuse(http.StatusBadRequest, "invalid_collisions_only", "collisions_only is %q: use 1 or 0", q.Get("collisions_only"))
-	}
 	if h.Stream == nil {
 		return contract.Refuse(http.StatusServiceUnavailable, "stream_unavailable", "this Hall serves no live stream")
 	}
-	// An unknown brain is a 404 before any stream opens; an unreadable
-	// registry is not: the stream opens and says so, as GET
-	// /api/presences answers 200 with an error.
-	if raw := q.Get("brain"); raw != "" {
-		v, err := h.App.View(r.Context(), raw)
-		if err != nil {
-			return err
-		}
-		f.Brain = v.Brain
+	f, err := h.App.StreamFilter(r.Context(), q.Get("brain"), q.Get("presence_id"), q.Get("collisions_only"))
+	if err != nil {
+		return err
 	}
 	h.Stream.ServeStream(w, r, f)
 	return nil

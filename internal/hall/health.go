@@ -1,0 +1,36 @@
+package hall
+
+import (
+	"context"
+	"time"
+
+	"github.com/hall-dev/hall/internal/contract"
+)
+
+// Health is what GET /api/health says of the Hall's operations: status,
+// uptime since startedAt on the service's clock, the service's counters,
+// and the owner-wide roster as a diagnostic (its counts and a bounded
+// sample). An unreadable registry drops the presences block whole and
+// says why; health itself still answers. What only the serving side
+// knows (the store's kind, the live stream, git) its transport adds.
+func (h *Hall) Health(ctx context.Context, startedAt time.Time) contract.Health {
+	now := h.Service.Now()
+	st := h.Service.Stats()
+	out := contract.Health{
+		Status:      "ok",
+		StartedAtMs: startedAt.UnixMilli(),
+		UptimeMs:    now.Sub(startedAt).Milliseconds(),
+		Store: contract.HealthStoreStat{
+			Beats: st.Beats, Writes: st.Writes,
+			WriteErrors: st.WriteErrors, Throttled: st.Throttled, BusyReads: st.BusyReads,
+		},
+	}
+	snap, err := h.Snapshot(ctx)
+	if err != nil {
+		out.Error, out.Detail = contract.RosterError(err)
+		out.PresencesError = contract.RosterErrorLabel(out.Error) + ": " + out.Detail
+	} else {
+		out.Presences = contract.HealthRosterOf(snap)
+	}
+	return out
+}
