@@ -45,7 +45,7 @@ func newRouter(h *web.Handler, log *slog.Logger) *echo.Echo {
 		if he.Code == http.StatusMethodNotAllowed {
 			code = "method_not_allowed"
 		}
-		contract.WriteError(c.Response(), log, contract.Refuse(he.Code, code, "%s", http.StatusText(he.Code)))
+		contract.WriteError(c.Response(), log, contract.Refuse(contract.KindOf(he.Code), code, "%s", http.StatusText(he.Code)))
 	}
 
 	for _, rt := range h.Routes() {

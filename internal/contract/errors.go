@@ -13,15 +13,73 @@ import (
 	"github.com/hall-dev/hall/internal/presence"
 )
 
-// Error is a refusal as the wire says it: the HTTP status, the snake_case
-// code a client reads and a sentence naming what was wrong. The
-// application (internal/hall) returns it, every transport writes it
-// through Refusal (HTTP handlers, the stream, MCP tools, Echo's error
-// handler), and the HTTP client (internal/hallclient) reads a refusal back
-// into it, so a caller cannot tell where the Hall runs from the error it
-// gets.
+// Kind is what sort of failure an error is, whatever carries it. The
+// application (internal/hall) says which; each transport says it its own
+// way: HTTP by the one table below (StatusOf), MCP by a tool error that
+// names the code, or a resource not found.
+type Kind uint8
+
+const (
+	KindInternal         Kind = iota // the Hall failed; its log says why
+	KindInvalid                      // the request broke a rule
+	KindUnauthorized                 // the token is missing or wrong
+	KindForbidden                    // refused whoever asks (a cross-origin write)
+	KindNotFound                     // no such presence, brain, agent, path or name
+	KindMethodNotAllowed             // a known path asked with another method
+	KindTooLarge                     // a body over its limit
+	KindUnsupportedMedia             // a body that is not JSON
+	KindMisdirected                  // a Host this Hall does not serve
+	KindRateLimited                  // too many calls: RetryAfter says when to try again
+	KindUnavailable                  // the store, the stream or the Hall cannot serve now
+)
+
+// statuses is the HTTP status of each kind: the one table between the
+// two vocabularies.
+var statuses = [...]int{
+	KindInternal:         http.StatusInternalServerError,
+	KindInvalid:          http.StatusBadRequest,
+	KindUnauthorized:     http.StatusUnauthorized,
+	KindForbidden:        http.StatusForbidden,
+	KindNotFound:         http.StatusNotFound,
+	KindMethodNotAllowed: http.StatusMethodNotAllowed,
+	KindTooLarge:         http.StatusRequestEntityTooLarge,
+	KindUnsupportedMedia: http.StatusUnsupportedMediaType,
+	KindMisdirected:      http.StatusMisdirectedRequest,
+	KindRateLimited:      http.StatusTooManyRequests,
+	KindUnavailable:      http.StatusServiceUnavailable,
+}
+
+// StatusOf is the HTTP status a kind answers with.
+func StatusOf(k Kind) int {
+	if int(k) < len(statuses) {
+		return statuses[k]
+	}
+	return http.StatusInternalServerError
+}
+
+// KindOf is the kind an HTTP status says, for a client reading a refusal
+// back (the table read backwards): a status the table does not hold is
+// invalid when it is a 4xx, internal otherwise.
+func KindOf(status int) Kind {
+	for k, s := range statuses {
+		if s == status {
+			return Kind(k)
+		}
+	}
+	if status >= 400 && status < 500 {
+		return KindInvalid
+	}
+	return KindInternal
+}
+
+// Error is a refusal as the wire says it: its kind, the snake_case code a
+// client reads and a sentence naming what was wrong. The application
+// (internal/hall) returns it, every transport writes it through Refusal
+// (HTTP handlers, the stream, MCP tools, Echo's error handler), and the
+// HTTP client (internal/hallclient) reads a refusal back into it, so a
+// caller cannot tell where the Hall runs from the error it gets.
 type Error struct {
-	Status int
+	Kind   Kind
 	Code   string // snake_case: invalid_beat, field_too_large, unknown_brain…
 	Detail string
 	// RetryAfter, when set, is when the call may be tried again: the
@@ -30,19 +88,23 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
-	return fmt.Sprintf("the Hall answered %d %s: %s", e.Status, e.Code, e.Detail)
+	return fmt.Sprintf("the Hall answered %d %s: %s", StatusOf(e.Kind), e.Code, e.Detail)
 }
 
 // BadInput reports whether the request itself was wrong (a 4xx other than
 // 404): a field over its limit, a relative path, a missing token. No retry
 // mends it.
 func (e *Error) BadInput() bool {
-	return e.Status >= 400 && e.Status < 500 && e.Status != http.StatusNotFound
+	switch e.Kind {
+	case KindInternal, KindNotFound, KindUnavailable:
+		return false
+	}
+	return true
 }
 
 // Refuse builds a refusal with a formatted detail.
-func Refuse(status int, code, format string, args ...any) *Error {
-	return &Error{Status: status, Code: code, Detail: fmt.Sprintf(format, args...)}
+func Refuse(kind Kind, code, format string, args ...any) *Error {
+	return &Error{Kind: kind, Code: code, Detail: fmt.Sprintf(format, args...)}
 }
 
 // IsBadInput reports whether err is a refusal of the request itself.
@@ -55,30 +117,29 @@ func IsBadInput(err error) bool {
 // brain or agent.
 func IsNotFound(err error) bool {
 	var e *Error
-	return errors.As(err, &e) && e.Status == http.StatusNotFound
+	return errors.As(err, &e) && e.Kind == KindNotFound
 }
 
-// StatusOf is the HTTP status a domain error code answers with: the one
-// place where the two vocabularies meet.
-func StatusOf(code string) int {
+// kindOf is the kind of a domain error code.
+func kindOf(code string) Kind {
 	switch code {
 	case presence.EINVALID:
-		return http.StatusBadRequest
+		return KindInvalid
 	case presence.ENOTFOUND:
-		return http.StatusNotFound
+		return KindNotFound
 	case presence.ETOOLARGE:
-		return http.StatusRequestEntityTooLarge
+		return KindTooLarge
 	case presence.EUNAVAILABLE, presence.EUNREACHABLE, presence.EBUSY:
-		return http.StatusServiceUnavailable
+		return KindUnavailable
 	default:
-		return http.StatusInternalServerError
+		return KindInternal
 	}
 }
 
 // FromDomain is a domain error on the wire under code ("" keeps the
-// domain's own code): the status its kind answers with, and its message.
-// An error that is not the domain's comes back as it is, for Refusal to
-// answer as internal and its writer to log.
+// domain's own code): the kind its code is, and its message. An error
+// that is not the domain's comes back as it is, for Refusal to answer as
+// internal and its writer to log.
 func FromDomain(err error, code string) error {
 	kind := presence.ErrorCode(err)
 	if kind == presence.EINTERNAL || kind == "" {
@@ -87,7 +148,7 @@ func FromDomain(err error, code string) error {
 	if code == "" {
 		code = kind
 	}
-	return &Error{Status: StatusOf(kind), Code: code, Detail: presence.ErrorMessage(err)}
+	return &Error{Kind: kindOf(kind), Code: code, Detail: presence.ErrorMessage(err)}
 }
 
 // internalDetail is all a client reads of a failure the Hall did not
@@ -104,9 +165,9 @@ func Refusal(err error) (e *Error, internal bool) {
 		return r, false
 	}
 	if kind := presence.ErrorCode(err); kind != presence.EINTERNAL {
-		return &Error{Status: StatusOf(kind), Code: kind, Detail: presence.ErrorMessage(err)}, false
+		return &Error{Kind: kindOf(kind), Code: kind, Detail: presence.ErrorMessage(err)}, false
 	}
-	return &Error{Status: http.StatusInternalServerError, Code: presence.EINTERNAL, Detail: internalDetail}, true
+	return &Error{Kind: KindInternal, Code: presence.EINTERNAL, Detail: internalDetail}, true
 }
 
 // WriteError answers err as {"error","detail"} with its status: the one
@@ -120,7 +181,7 @@ func WriteError(w http.ResponseWriter, log *slog.Logger, err error) {
 	if e.RetryAfter > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(max(int(math.Ceil(e.RetryAfter.Seconds())), 1)))
 	}
-	WriteJSON(w, e.Status, ErrorResponse{Error: e.Code, Detail: e.Detail})
+	WriteJSON(w, StatusOf(e.Kind), ErrorResponse{Error: e.Code, Detail: e.Detail})
 }
 
 // WriteJSON answers v as JSON with the status, uncached, HTML-escaped.
@@ -141,9 +202,9 @@ func WriteJSON(w http.ResponseWriter, status int, v any) {
 func BeatError(err error) error {
 	switch presence.ErrorCode(err) {
 	case presence.ETOOLARGE:
-		return &Error{Status: http.StatusBadRequest, Code: "field_too_large", Detail: presence.ErrorMessage(err)}
+		return &Error{Kind: KindInvalid, Code: "field_too_large", Detail: presence.ErrorMessage(err)}
 	case presence.EINVALID:
-		return &Error{Status: http.StatusBadRequest, Code: "invalid_beat", Detail: presence.ErrorMessage(err)}
+		return &Error{Kind: KindInvalid, Code: "invalid_beat", Detail: presence.ErrorMessage(err)}
 	}
 	return FromDomain(err, "")
 }
@@ -169,5 +230,5 @@ func LeaveError(err error) error {
 // never its canonical form: that is where this host's symlinks lead, which
 // the caller did not ask about.
 func UnknownBrain(brain string) *Error {
-	return Refuse(http.StatusNotFound, "unknown_brain", "the Hall knows no brain %q", brain)
+	return Refuse(KindNotFound, "unknown_brain", "the Hall knows no brain %q", brain)
 }

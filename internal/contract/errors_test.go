@@ -14,6 +14,25 @@ import (
 	"github.com/hall-dev/hall/internal/presence"
 )
 
+// TestKindOfReadsTheTableBack: a client reading a refusal's status gets
+// the kind the Hall wrote it from, for every kind; a status the table does
+// not hold is invalid as a 4xx, internal otherwise.
+func TestKindOfReadsTheTableBack(t *testing.T) {
+	for k := range statuses {
+		if got := KindOf(StatusOf(Kind(k))); got != Kind(k) {
+			t.Errorf("kind %d: written %d, read back as %d", k, StatusOf(Kind(k)), got)
+		}
+	}
+	for status, want := range map[int]Kind{http.StatusTeapot: KindInvalid, http.StatusBadGateway: KindInternal, http.StatusFound: KindInternal} {
+		if got := KindOf(status); got != want {
+			t.Errorf("KindOf(%d) = %d, want %d", status, got, want)
+		}
+	}
+	if (&Error{Kind: KindNotFound}).BadInput() || !(&Error{Kind: KindRateLimited}).BadInput() || (&Error{Kind: KindUnavailable}).BadInput() {
+		t.Error("BadInput: want every 4xx kind but not found, and no 5xx kind")
+	}
+}
+
 // TestRefusal: what the wire says of each kind of failure, through the one
 // writer every transport uses.
 func TestRefusal(t *testing.T) {
@@ -26,8 +45,8 @@ func TestRefusal(t *testing.T) {
 		detail   string
 		internal bool
 	}{
-		{"a refusal as it is", Refuse(http.StatusMisdirectedRequest, "host_not_allowed", "not %q", "evil.example"), 421, "host_not_allowed", `not "evil.example"`, false},
-		{"a wrapped refusal", fmt.Errorf("north: %w", Refuse(404, "unknown_brain", "no")), 404, "unknown_brain", "no", false},
+		{"a refusal as it is", Refuse(KindMisdirected, "host_not_allowed", "not %q", "evil.example"), 421, "host_not_allowed", `not "evil.example"`, false},
+		{"a wrapped refusal", fmt.Errorf("north: %w", Refuse(KindNotFound, "unknown_brain", "no")), 404, "unknown_brain", "no", false},
 		{"a domain error under its kind", presence.Errorf(presence.EBUSY, "out of file descriptors"), 503, presence.EBUSY, "out of file descriptors", false},
 		{"a domain error renamed", FromDomain(presence.Errorf(presence.EINVALID, "bad"), "invalid_presence_id"), 400, "invalid_presence_id", "bad", false},
 		{"anything else is internal, its text kept out", fmt.Errorf("read record: %w", secret), 500, presence.EINTERNAL, internalDetail, true},
@@ -38,8 +57,8 @@ func TestRefusal(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e, internal := Refusal(tc.err)
-			if e.Status != tc.status || e.Code != tc.code || e.Detail != tc.detail || internal != tc.internal {
-				t.Errorf("got %d %s %q internal=%v, want %d %s %q internal=%v", e.Status, e.Code, e.Detail, internal, tc.status, tc.code, tc.detail, tc.internal)
+			if StatusOf(e.Kind) != tc.status || e.Code != tc.code || e.Detail != tc.detail || internal != tc.internal {
+				t.Errorf("got %d %s %q internal=%v, want %d %s %q internal=%v", StatusOf(e.Kind), e.Code, e.Detail, internal, tc.status, tc.code, tc.detail, tc.internal)
 			}
 
 			var logged bytes.Buffer

@@ -2,7 +2,6 @@ package hall
 
 import (
 	"context"
-	"net/http"
 
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/place"
@@ -69,7 +68,7 @@ func (h *Hall) Leave(ctx context.Context, presenceID string) error {
 func LeaveAgent(ctx context.Context, b Beater, agentID, brain string) error {
 	canonical, err := presence.CanonicalPath(brain)
 	if err != nil {
-		return contract.Refuse(http.StatusBadRequest, "invalid_brain", "%s", presence.ErrorMessage(err))
+		return contract.Refuse(contract.KindInvalid, "invalid_brain", "%s", presence.ErrorMessage(err))
 	}
 	if err := b.Leave(ctx, presence.ID(agentID, canonical)); err != nil && !contract.IsNotFound(err) {
 		return err

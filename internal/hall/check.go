@@ -2,7 +2,6 @@ package hall
 
 import (
 	"context"
-	"net/http"
 	"path/filepath"
 
 	"github.com/hall-dev/hall/internal/contract"
@@ -34,11 +33,11 @@ func (h *Hall) Check(ctx context.Context, req contract.CheckRequest) (contract.C
 		return contract.CheckResponse{}, err
 	}
 	if req.Brain == "" && req.CallerRoot == "" && req.Worktree == "" {
-		return contract.CheckResponse{}, contract.Refuse(http.StatusBadRequest, "invalid_beat", "give brain, caller_root or worktree")
+		return contract.CheckResponse{}, contract.Refuse(contract.KindInvalid, "invalid_beat", "give brain, caller_root or worktree")
 	}
 	for _, f := range [...]struct{ name, path string }{{"brain", req.Brain}, {"caller_root", req.CallerRoot}, {"worktree", req.Worktree}} {
 		if f.path != "" && !filepath.IsAbs(f.path) {
-			return contract.CheckResponse{}, contract.Refuse(http.StatusBadRequest, "invalid_beat", "%s %q is not an absolute path", f.name, f.path)
+			return contract.CheckResponse{}, contract.Refuse(contract.KindInvalid, "invalid_beat", "%s %q is not an absolute path", f.name, f.path)
 		}
 	}
 	beat := contract.BeatRequest{AgentID: req.AgentID, Brain: req.Brain, CallerRoot: req.CallerRoot, Worktree: req.Worktree}
@@ -49,7 +48,7 @@ func (h *Hall) Check(ctx context.Context, req contract.CheckRequest) (contract.C
 		beat.CallerRoot = req.Worktree
 	}
 	if len(req.Paths) > presence.MaxWorkingSetLen {
-		return contract.CheckResponse{}, contract.Refuse(http.StatusBadRequest, "field_too_large", "paths has %d entries, limit %d", len(req.Paths), presence.MaxWorkingSetLen)
+		return contract.CheckResponse{}, contract.Refuse(contract.KindInvalid, "field_too_large", "paths has %d entries, limit %d", len(req.Paths), presence.MaxWorkingSetLen)
 	}
 	paths := append([]string{}, req.Paths...)
 	beat.WorkingSet = &paths

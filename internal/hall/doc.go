@@ -7,8 +7,9 @@
 // itself, or one over HTTP (internal/hallclient) through the same
 // interface.
 //
-// An operation refuses with a *contract.Error that carries its wire code
-// and status, and fails with a plain wrapped error when something broke
+// An operation refuses with a *contract.Error that carries its kind
+// (contract.Kind, never an HTTP status: no net/http here) and wire code,
+// and fails with a plain wrapped error when something broke
 // that no client can mend; the transports write both through one writer
 // (contract.WriteError, contract.Refusal). What does not live here: the
 // rules of records, ids and collisions (internal/presence), the wire types

@@ -3,7 +3,6 @@ package hall
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"slices"
 	"strconv"
 	"strings"
@@ -30,10 +29,10 @@ func checkHookBeat(hb *contract.HookBeat) error {
 		return nil
 	}
 	if !hb.Moment.Valid() {
-		return contract.Refuse(http.StatusBadRequest, "invalid_beat", "hook.moment %q: want start, before_tool, after_tool or other", hb.Moment)
+		return contract.Refuse(contract.KindInvalid, "invalid_beat", "hook.moment %q: want start, before_tool, after_tool or other", hb.Moment)
 	}
 	if len(hb.Command) > contract.MaxCommand {
-		return contract.Refuse(http.StatusBadRequest, "field_too_large", "hook.command is %d bytes, limit %d", len(hb.Command), contract.MaxCommand)
+		return contract.Refuse(contract.KindInvalid, "field_too_large", "hook.command is %d bytes, limit %d", len(hb.Command), contract.MaxCommand)
 	}
 	return nil
 }

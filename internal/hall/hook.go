@@ -3,7 +3,6 @@ package hall
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"path/filepath"
 
 	"github.com/hall-dev/hall/internal/contract"
@@ -44,25 +43,25 @@ type HookRequest struct {
 func Hook(ctx context.Context, b Beater, req HookRequest) (HookAnswer, error) {
 	ad, ok := hook.For(req.Agent)
 	if !ok {
-		return HookAnswer{}, contract.Refuse(http.StatusNotFound, "unknown_agent", "no hook adapter for %q: want one of %v", req.Agent, hook.Agents())
+		return HookAnswer{}, contract.Refuse(contract.KindNotFound, "unknown_agent", "no hook adapter for %q: want one of %v", req.Agent, hook.Agents())
 	}
 	policy, err := hook.ParsePolicy(req.Policy)
 	if err != nil {
-		return HookAnswer{}, contract.Refuse(http.StatusBadRequest, "invalid_on_collision", "%v", err)
+		return HookAnswer{}, contract.Refuse(contract.KindInvalid, "invalid_on_collision", "%v", err)
 	}
 	if len(req.Payload) > hook.MaxPayload {
-		return HookAnswer{}, contract.Refuse(http.StatusRequestEntityTooLarge, "body_too_large", "the payload is over %d bytes", hook.MaxPayload)
+		return HookAnswer{}, contract.Refuse(contract.KindTooLarge, "body_too_large", "the payload is over %d bytes", hook.MaxPayload)
 	}
 	ev, err := ad.Parse(req.Payload)
 	if err != nil {
-		return HookAnswer{}, contract.Refuse(http.StatusBadRequest, "invalid_payload", "%s hook: %v", ad.Agent(), err)
+		return HookAnswer{}, contract.Refuse(contract.KindInvalid, "invalid_payload", "%s hook: %v", ad.Agent(), err)
 	}
 	beat := withOverride(ev.Beat, req.Override)
 	if beat.CallerRoot == "" {
 		beat.CallerRoot = req.DefaultCallerRoot
 	}
 	if !filepath.IsAbs(beat.CallerRoot) {
-		return HookAnswer{}, contract.Refuse(http.StatusBadRequest, "invalid_payload", "%s hook: the payload's cwd %q is not an absolute path", ad.Agent(), beat.CallerRoot)
+		return HookAnswer{}, contract.Refuse(contract.KindInvalid, "invalid_payload", "%s hook: the payload's cwd %q is not an absolute path", ad.Agent(), beat.CallerRoot)
 	}
 	beat = CompletePlace(ctx, beat)
 

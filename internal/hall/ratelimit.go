@@ -3,7 +3,6 @@ package hall
 import (
 	"context"
 	"math"
-	"net/http"
 	"sync"
 	"time"
 
@@ -120,7 +119,7 @@ func (l *Limiter) Keys() int {
 // rate_limited, with when to retry (whole seconds, at least one).
 func rateLimited(op string, after time.Duration) error {
 	secs := max(int(math.Ceil(after.Seconds())), 1)
-	e := contract.Refuse(http.StatusTooManyRequests, "rate_limited", "too many %s calls from this client; retry in %ds", op, secs)
+	e := contract.Refuse(contract.KindRateLimited, "rate_limited", "too many %s calls from this client; retry in %ds", op, secs)
 	e.RetryAfter = time.Duration(secs) * time.Second
 	return e
 }

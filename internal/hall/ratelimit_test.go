@@ -3,7 +3,6 @@ package hall_test
 import (
 	"context"
 	"errors"
-	"net/http"
 	"os"
 	"testing"
 	"time"
@@ -110,7 +109,7 @@ func TestCheckRateLimited(t *testing.T) {
 	}
 	_, err := h.Check(a, contract.CheckRequest{}) // refused before the request is read
 	var e *contract.Error
-	if !errors.As(err, &e) || e.Status != http.StatusTooManyRequests || e.Code != "rate_limited" || e.RetryAfter != time.Second {
+	if !errors.As(err, &e) || e.Kind != contract.KindRateLimited || e.Code != "rate_limited" || e.RetryAfter != time.Second {
 		t.Fatalf("past the burst: got %v (retry after %v), want 429 rate_limited, retry after 1s", err, e.RetryAfter)
 	}
 	if _, err := h.Check(hall.WithClient(context.Background(), "ip 192.0.2.2"), req); err != nil {

@@ -2,7 +2,6 @@ package hall
 
 import (
 	"context"
-	"net/http"
 	"strconv"
 
 	"github.com/hall-dev/hall/internal/contract"
@@ -19,11 +18,11 @@ func Scope(raw string) (string, error) {
 		return "", nil
 	}
 	if err := presence.CheckText("brain", raw, presence.MaxPathLen); err != nil {
-		return "", contract.Refuse(http.StatusBadRequest, "invalid_brain", "%s", presence.ErrorMessage(err))
+		return "", contract.Refuse(contract.KindInvalid, "invalid_brain", "%s", presence.ErrorMessage(err))
 	}
 	c, err := presence.CanonicalPath(raw)
 	if err != nil {
-		return "", contract.Refuse(http.StatusBadRequest, "invalid_brain", "%s", presence.ErrorMessage(err))
+		return "", contract.Refuse(contract.KindInvalid, "invalid_brain", "%s", presence.ErrorMessage(err))
 	}
 	return c, nil
 }
@@ -111,10 +110,10 @@ func (w Who) ID() (string, error) {
 	id := w.PresenceID
 	if id == "" {
 		if w.AgentID == "" || w.Brain == "" {
-			return "", contract.Refuse(http.StatusBadRequest, "missing_presence", "give presence_id, or agent_id and brain")
+			return "", contract.Refuse(contract.KindInvalid, "missing_presence", "give presence_id, or agent_id and brain")
 		}
 		if err := presence.CheckIdentifier("agent_id", w.AgentID, presence.MaxIDLen); err != nil {
-			return "", contract.Refuse(http.StatusBadRequest, "invalid_agent_id", "%s", presence.ErrorMessage(err))
+			return "", contract.Refuse(contract.KindInvalid, "invalid_agent_id", "%s", presence.ErrorMessage(err))
 		}
 		brain, err := Scope(w.Brain)
 		if err != nil {
@@ -164,7 +163,7 @@ func EventsLimit(raw string) (int, error) {
 	}
 	n, err := strconv.Atoi(raw)
 	if err != nil || n < 1 || n > MaxEventsLimit {
-		return 0, contract.Refuse(http.StatusBadRequest, "invalid_limit", "limit is %q: want a whole number from 1 to %d", raw, MaxEventsLimit)
+		return 0, contract.Refuse(contract.KindInvalid, "invalid_limit", "limit is %q: want a whole number from 1 to %d", raw, MaxEventsLimit)
 	}
 	return n, nil
 }
@@ -179,7 +178,7 @@ func (h *Hall) Events(ctx context.Context, brain string, limit int) (contract.Ev
 		return contract.EventsResponse{}, err
 	}
 	if limit < 1 || limit > MaxEventsLimit {
-		return contract.EventsResponse{}, contract.Refuse(http.StatusBadRequest, "invalid_limit", "limit is %d: want a whole number from 1 to %d", limit, MaxEventsLimit)
+		return contract.EventsResponse{}, contract.Refuse(contract.KindInvalid, "invalid_limit", "limit is %d: want a whole number from 1 to %d", limit, MaxEventsLimit)
 	}
 	if scoped != "" {
 		if snap, err := h.roster().Snapshot(ctx); err == nil && !snap.Known(scoped) {
@@ -230,7 +229,7 @@ func (h *Hall) StreamFilter(ctx context.Context, brain, presenceID, collisionsOn
 	case "1", "true":
 		f.CollisionsOnly = true
 	default:
-		return stream.Filter{}, contract.Refuse(http.StatusBadRequest, "invalid_collisions_only", "collisions_only is %q: use 1 or 0", collisionsOnly)
+		return stream.Filter{}, contract.Refuse(contract.KindInvalid, "invalid_collisions_only", "collisions_only is %q: use 1 or 0", collisionsOnly)
 	}
 	if brain != "" {
 		v, err := h.View(ctx, brain)

@@ -110,7 +110,7 @@ func query(name, value string) string {
 func (h *HTTP) do(ctx context.Context, method, path string, body []byte, out any) error {
 	req, err := http.NewRequestWithContext(ctx, method, strings.TrimRight(h.Base, "/")+path, bytes.NewReader(body))
 	if err != nil {
-		return &contract.Error{Status: http.StatusBadRequest, Code: "invalid_hall_url", Detail: fmt.Sprintf("--hall %q: %v", h.Base, err)}
+		return &contract.Error{Kind: contract.KindInvalid, Code: "invalid_hall_url", Detail: fmt.Sprintf("--hall %q: %v", h.Base, err)}
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
@@ -135,7 +135,7 @@ func (h *HTTP) do(ctx context.Context, method, path string, body []byte, out any
 		return fmt.Errorf("read the Hall's answer: %w", err)
 	}
 	if resp.StatusCode >= 300 {
-		e := &contract.Error{Status: resp.StatusCode}
+		e := &contract.Error{Kind: contract.KindOf(resp.StatusCode)}
 		var eb contract.ErrorResponse
 		if json.Unmarshal(data, &eb) == nil {
 			e.Code, e.Detail = eb.Error, eb.Detail

@@ -91,13 +91,13 @@ func (h *HTTPHandler) builtServer() *httpServer {
 func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	srv := h.server()
 	if srv == nil || h.ctx.Err() != nil {
-		refuse(w, http.StatusServiceUnavailable, "shutting_down", "the Hall is shutting down")
+		refuse(w, contract.KindUnavailable, "shutting_down", "the Hall is shutting down")
 		return
 	}
 	done, err := srv.adm.admit(r, srv.liveIDs, srv.end)
 	if err != nil {
 		w.Header().Set("Retry-After", "60")
-		refuse(w, http.StatusServiceUnavailable, "too_many_sessions", fmt.Sprintf("the Hall holds %d MCP sessions, its most, none of them idle: end one, or retry later", h.maxSessions))
+		refuse(w, contract.KindUnavailable, "too_many_sessions", fmt.Sprintf("the Hall holds %d MCP sessions, its most, none of them idle: end one, or retry later", h.maxSessions))
 		return
 	}
 	defer done(w)
@@ -141,8 +141,8 @@ func (s *httpServer) end(id string) {
 }
 
 // refuse answers through the Hall's one error writer.
-func refuse(w http.ResponseWriter, status int, code, detail string) {
-	contract.WriteError(w, nil, contract.Refuse(status, code, "%s", detail))
+func refuse(w http.ResponseWriter, kind contract.Kind, code, detail string) {
+	contract.WriteError(w, nil, contract.Refuse(kind, code, "%s", detail))
 }
 
 // closeWait bounds Close: a session's Close waits for its calls in flight,

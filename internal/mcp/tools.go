@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"context"
-	"net/http"
 	"path/filepath"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -156,11 +155,11 @@ func (s *server) locate(ctx context.Context, req *sdk.CallToolRequest, b *contra
 	}
 	if b.CallerRoot != "" && !filepath.IsAbs(b.CallerRoot) {
 		_, err := presence.CanonicalPath(b.CallerRoot)
-		return contract.Refuse(http.StatusBadRequest, "invalid_beat", "caller_root: %s", presence.ErrorMessage(err))
+		return contract.Refuse(contract.KindInvalid, "invalid_beat", "caller_root: %s", presence.ErrorMessage(err))
 	}
 	*b = hall.CompletePlace(ctx, *b)
 	if b.Brain == "" {
-		return contract.Refuse(http.StatusBadRequest, "invalid_beat",
+		return contract.Refuse(contract.KindInvalid, "invalid_beat",
 			"brain is required: this MCP client sent no roots, and the server has no working directory of the agent's to measure it from")
 	}
 	return nil

@@ -28,10 +28,10 @@ func (h *Hub) ServeStream(w http.ResponseWriter, r *http.Request, f Filter) {
 	s := h.pool.NewStream()
 	st, err := h.subscribe(r.Context(), s, f, lastID)
 	if err != nil {
-		refusal, after := contract.Refuse(http.StatusServiceUnavailable, "shutting_down", "the Hall is shutting down"), time.Second
+		refusal, after := contract.Refuse(contract.KindUnavailable, "shutting_down", "the Hall is shutting down"), time.Second
 		if errors.Is(err, ErrFull) {
 			after = h.cfg.FullRetryAfter
-			refusal = contract.Refuse(http.StatusServiceUnavailable, "too_many_streams",
+			refusal = contract.Refuse(contract.KindUnavailable, "too_many_streams",
 				"this Hall serves at most %d live streams at once (--max-streams); try again in %s, or poll GET /api/presences", h.cfg.MaxSubscribers, after)
 		}
 		w.Header().Set("Retry-After", strconv.Itoa(int(after.Round(time.Second)/time.Second)))

@@ -47,7 +47,7 @@ func decodeBeat(w http.ResponseWriter, r *http.Request) (contract.BeatRequest, e
 	}
 	var tooBig *http.MaxBytesError
 	if errors.As(err, &tooBig) {
-		return req, contract.Refuse(http.StatusRequestEntityTooLarge, "body_too_large", "the body is over %d bytes", MaxBeatBody)
+		return req, contract.Refuse(contract.KindTooLarge, "body_too_large", "the body is over %d bytes", MaxBeatBody)
 	}
-	return req, contract.Refuse(http.StatusBadRequest, "malformed_json", "%v", fmt.Errorf("decode beat: %w", err))
+	return req, contract.Refuse(contract.KindInvalid, "malformed_json", "%v", fmt.Errorf("decode beat: %w", err))
 }

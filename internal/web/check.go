@@ -34,9 +34,9 @@ func (h *Handler) HandleCheck(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			return contract.Refuse(http.StatusRequestEntityTooLarge, "body_too_large", "the body is over %d bytes", maxCheckBody)
+			return contract.Refuse(contract.KindTooLarge, "body_too_large", "the body is over %d bytes", maxCheckBody)
 		}
-		return contract.Refuse(http.StatusBadRequest, "malformed_json", "%v", fmt.Errorf("decode check: %w", err))
+		return contract.Refuse(contract.KindInvalid, "malformed_json", "%v", fmt.Errorf("decode check: %w", err))
 	}
 	resp, err := h.App.Check(ctx, req)
 	if err != nil {

@@ -81,7 +81,7 @@ func (e *edge) guard(rt Route) http.HandlerFunc {
 			return
 		}
 		if err := e.cop.Check(r); err != nil {
-			e.h.writeError(w, contract.Refuse(http.StatusForbidden, "cross_origin",
+			e.h.writeError(w, contract.Refuse(contract.KindForbidden, "cross_origin",
 				"a request that changes the Hall is refused from a page of another origin (Sec-Fetch-Site or Origin)"))
 			return
 		}
@@ -93,7 +93,7 @@ func (e *edge) guard(rt Route) http.HandlerFunc {
 			return
 		}
 		if needsJSON(r) && !isJSON(r.Header.Get("Content-Type")) {
-			e.h.writeError(w, contract.Refuse(http.StatusUnsupportedMediaType, "unsupported_media_type",
+			e.h.writeError(w, contract.Refuse(contract.KindUnsupportedMedia, "unsupported_media_type",
 				"the body must be Content-Type: application/json, got %q", r.Header.Get("Content-Type")))
 			return
 		}
@@ -134,7 +134,7 @@ func (e *edge) authorized(w http.ResponseWriter, r *http.Request, rt Route, safe
 
 func unauthorized(w http.ResponseWriter, detail string) {
 	w.Header().Set("WWW-Authenticate", `Bearer realm="hall"`)
-	contract.WriteError(w, nil, contract.Refuse(http.StatusUnauthorized, "unauthorized", "%s", detail))
+	contract.WriteError(w, nil, contract.Refuse(contract.KindUnauthorized, "unauthorized", "%s", detail))
 }
 
 // login takes the read token from ?token= once: right, it sets the
@@ -195,7 +195,7 @@ func AllowedHosts(allowed []string, next http.Handler) http.Handler {
 }
 
 func misdirected(w http.ResponseWriter, r *http.Request, log *slog.Logger) {
-	contract.WriteError(w, log, contract.Refuse(http.StatusMisdirectedRequest, "host_not_allowed",
+	contract.WriteError(w, log, contract.Refuse(contract.KindMisdirected, "host_not_allowed",
 		"this Hall answers to localhost, IP addresses and the names given with --allowed-host; not to %q", r.Host))
 }
 

@@ -46,7 +46,7 @@ var hallRegions = []string{"banner", "strip", "recent", "collisions", "overlaps"
 func (h *Handler) HandleFragment(w http.ResponseWriter, r *http.Request) error {
 	name := r.PathValue("name")
 	if _, ok := fragments[name]; !ok && name != "hall" {
-		return contract.Refuse(http.StatusNotFound, "unknown_fragment", "no fragment %q", name)
+		return contract.Refuse(contract.KindNotFound, "unknown_fragment", "no fragment %q", name)
 	}
 	q := r.URL.Query()
 	v, err := h.App.View(r.Context(), q.Get("brain"))

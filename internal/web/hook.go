@@ -30,7 +30,7 @@ func (h *Handler) HandleHook(w http.ResponseWriter, r *http.Request) error {
 	r = r.WithContext(ctx)
 	payload, err := io.ReadAll(io.LimitReader(r.Body, maxHookBody))
 	if err != nil {
-		return contract.Refuse(http.StatusBadRequest, "unreadable_body", "%v", err)
+		return contract.Refuse(contract.KindInvalid, "unreadable_body", "%v", err)
 	}
 	ans, err := h.App.Hook(r.Context(), hall.HookRequest{
 		Agent: r.PathValue("agent"), Policy: r.URL.Query().Get("on_collision"), Payload: payload,

@@ -12,7 +12,7 @@ import (
 // when this Hall serves no MCP.
 func (h *Handler) HandleMCP(w http.ResponseWriter, r *http.Request) error {
 	if h.MCP == nil {
-		return contract.Refuse(http.StatusNotFound, "not_found", "this Hall serves no MCP endpoint")
+		return contract.Refuse(contract.KindNotFound, "not_found", "this Hall serves no MCP endpoint")
 	}
 	h.MCP.ServeHTTP(w, r)
 	return nil
@@ -29,7 +29,7 @@ func WriteRule(token string) func(authorization string) error {
 	}
 	return func(authorization string) error {
 		if !BearerMatches(token, authorization) {
-			return contract.Refuse(http.StatusUnauthorized, "unauthorized", "%s", ErrTokenRequired.Error())
+			return contract.Refuse(contract.KindUnauthorized, "unauthorized", "%s", ErrTokenRequired.Error())
 		}
 		return nil
 	}

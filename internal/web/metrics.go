@@ -11,7 +11,7 @@ import (
 // GET /api/health is.
 func (h *Handler) HandleMetrics(w http.ResponseWriter, r *http.Request) error {
 	if h.Metrics == nil {
-		return contract.Refuse(http.StatusNotFound, "not_found", "this Hall serves no metrics")
+		return contract.Refuse(contract.KindNotFound, "not_found", "this Hall serves no metrics")
 	}
 	h.Metrics.ServeHTTP(w, r)
 	return nil

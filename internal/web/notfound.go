@@ -15,7 +15,7 @@ import (
 // empty; the page still answers.
 func (h *Handler) HandleNotFound(w http.ResponseWriter, r *http.Request) {
 	if strings.HasPrefix(r.URL.Path, "/api/") || !acceptsHTML(r) {
-		h.writeError(w, contract.Refuse(http.StatusNotFound, "not_found", "the Hall serves nothing at %s %s", r.Method, r.URL.Path))
+		h.writeError(w, contract.Refuse(contract.KindNotFound, "not_found", "the Hall serves nothing at %s %s", r.Method, r.URL.Path))
 		return
 	}
 	ctx := r.Context()

@@ -30,7 +30,7 @@ func (h *Handler) HandleSchema(w http.ResponseWriter, r *http.Request) error {
 	name := r.PathValue("name")
 	body, ok := schema.Lookup(name)
 	if !ok {
-		return contract.Refuse(http.StatusNotFound, "unknown_schema", "no schema %q: GET %s lists them", name, schema.URLPrefix)
+		return contract.Refuse(contract.KindNotFound, "unknown_schema", "no schema %q: GET %s lists them", name, schema.URLPrefix)
 	}
 	sum := sha256.Sum256(body)
 	w.Header().Set("Content-Type", "application/schema+json")

@@ -25,7 +25,7 @@ func (h *Handler) assets() *static.Assets {
 func (h *Handler) HandleStatic(w http.ResponseWriter, r *http.Request) error {
 	a, ok := h.assets().Lookup(r.PathValue("name"))
 	if !ok {
-		return contract.Refuse(http.StatusNotFound, "not_found", "no asset %q", r.PathValue("name"))
+		return contract.Refuse(contract.KindNotFound, "not_found", "no asset %q", r.PathValue("name"))
 	}
 	w.Header().Set("Content-Type", a.ContentType)
 	w.Header().Set("Cache-Control", "public, max-age=31536000, immutable")

@@ -24,7 +24,7 @@ type Streamer interface {
 func (h *Handler) HandlePresencesStream(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	if h.Stream == nil {
-		return contract.Refuse(http.StatusServiceUnavailable, "stream_unavailable", "this Hall serves no live stream")
+		return contract.Refuse(contract.KindUnavailable, "stream_unavailable", "this Hall serves no live stream")
 	}
 	f, err := h.App.StreamFilter(r.Context(), q.Get("brain"), q.Get("presence_id"), q.Get("collisions_only"))
 	if err != nil {
