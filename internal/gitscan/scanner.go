@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/jonboulle/clockwork"
+
 	"github.com/hall-dev/hall/internal/presence"
 )
 
@@ -67,6 +69,12 @@ type ScannerConfig struct {
 	Notify func(worktree string)
 	// Cache keeps merge predictions; nil makes one of the default size.
 	Cache *MergeCache
+	// Clock times the interval between two scans of a worktree (its
+	// timers) and the slow rescan (its ticks, and when each worktree was
+	// last scanned whole); the real clock when nil. Tests drive a fake
+	// one. Git's own timeouts (ScanTimeout, the runner's) stay on the
+	// real clock: they bound processes.
+	Clock clockwork.Clock
 }
 
 // Result is the scanner's latest answer for one worktree.
@@ -154,10 +162,10 @@ type tracked struct {
 	// deferred: a mutation since the last scan started was left to the
 	// slow rescan (Mutated: it changed only files git lists already).
 	deferred bool
-	waiting  bool        // a scan was asked while the scanner was not running
-	timer    *time.Timer // a scan scheduled at the interval's end
-	timerN   uint64      // counts timers, so a stopped one that fires anyway is known
-	last     time.Time   // when the last scan started
+	waiting  bool            // a scan was asked while the scanner was not running
+	timer    clockwork.Timer // a scan scheduled at the interval's end
+	timerN   uint64          // counts timers, so a stopped one that fires anyway is known
+	last     time.Time       // when the last scan started
 	// lastWhole is when the last scan of the whole worktree started: the
 	// slow rescan's clock. A scan scoped to touched files sees nothing
 	// else, so it does not reset it (an agent editing every few seconds
@@ -190,6 +198,9 @@ func NewScanner(cfg ScannerConfig) *Scanner {
 		procs = cfg.Runner.MaxProcs()
 	}
 	cfg.MaxScans = orDefault(cfg.MaxScans, procs)
+	if cfg.Clock == nil {
+		cfg.Clock = clockwork.NewRealClock()
+	}
 	cache := cfg.Cache
 	if cache == nil {
 		cache = NewMergeCache(0)
@@ -212,7 +223,7 @@ func (s *Scanner) Run(ctx context.Context) error {
 	}
 	s.mu.Unlock()
 	every, perTick := slowPace(s.cfg.Slow, s.cfg.SlowRate)
-	tick := time.NewTicker(every)
+	tick := s.cfg.Clock.NewTicker(every)
 	defer tick.Stop()
 	for {
 		select {
@@ -230,7 +241,7 @@ func (s *Scanner) Run(ctx context.Context) error {
 			s.mu.Unlock()
 			s.wg.Wait()
 			return nil
-		case now := <-tick.C:
+		case now := <-tick.Chan():
 			s.mu.Lock()
 			for _, wt := range slowDue(s.trees, now, s.cfg.Slow, perTick) {
 				s.trees[wt].full = true
@@ -518,10 +529,10 @@ func (s *Scanner) scheduleLocked(wt string, urgent bool) {
 		t.timer.Stop()
 		t.timer = nil
 	}
-	if wait := time.Until(t.last.Add(s.cfg.Interval)); wait > 0 && !t.last.IsZero() && !urgent {
+	if wait := s.cfg.Clock.Until(t.last.Add(s.cfg.Interval)); wait > 0 && !t.last.IsZero() && !urgent {
 		t.timerN++
 		n := t.timerN
-		t.timer = time.AfterFunc(wait, func() { s.fire(wt, t, n) })
+		t.timer = s.cfg.Clock.AfterFunc(wait, func() { s.fire(wt, t, n) })
 		return
 	}
 	s.enqueueLocked(wt, t, urgent)
@@ -561,7 +572,7 @@ func (s *Scanner) startLocked() {
 			continue // forgotten meanwhile
 		}
 		t := q.t
-		t.running, t.last = true, time.Now()
+		t.running, t.last = true, s.cfg.Clock.Now()
 		// This scan lists what they changed: only those files, where
 		// nothing else was asked about and the last answer stands.
 		var scope []string

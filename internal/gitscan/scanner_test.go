@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jonboulle/clockwork"
+
 	"github.com/hall-dev/hall/internal/eventually"
 	"github.com/hall-dev/hall/internal/gitscan"
 	"github.com/hall-dev/hall/internal/gittest"
@@ -133,14 +135,28 @@ func TestScannerDebounces(t *testing.T) {
 	}
 }
 
+// TestScannerNeverDropsAMutation: a mutation inside the interval is
+// scanned at its end, not before and not never. The scanner's clock is the
+// test's: the second mutation is inside the interval however slow git is.
 func TestScannerNeverDropsAMutation(t *testing.T) {
 	r := newRepo(t)
 	a := r.worktree("a")
-	s := startScanner(t, gitscan.ScannerConfig{Runner: newRunner(t, gitscan.RunnerConfig{}), Interval: 200 * time.Millisecond})
+	const interval = 200 * time.Millisecond
+	clock := clockwork.NewFakeClock()
+	s := startScanner(t, gitscan.ScannerConfig{Runner: newRunner(t, gitscan.RunnerConfig{}), Interval: interval, Clock: clock})
 	s.Mutated(a)
 	eventually.True(t, within, "a scanned", func() bool { _, ok := s.Result(a); return ok })
 	gittest.WriteFile(t, filepath.Join(a, "later.go"), "package later\n")
-	s.Mutated(a) // most likely inside the interval: scheduled at its end
+	s.Mutated(a) // inside the interval: the clock has not moved
+	ctx, cancel := context.WithTimeout(t.Context(), within)
+	defer cancel()
+	if err := clock.BlockUntilContext(ctx, 2); err != nil { // the slow rescan's ticker and the interval's timer
+		t.Fatalf("no scan scheduled at the interval's end: %v", err)
+	}
+	if st := s.Stats(); st.Scans != 1 {
+		t.Fatalf("scans = %d inside the interval, want 1", st.Scans)
+	}
+	clock.Advance(interval)
 	eventually.True(t, within, "the later change scanned", func() bool {
 		res, _ := s.Result(a)
 		return slices.Contains(res.Changes.Files, "later.go")
@@ -287,42 +303,42 @@ func TestScannerScansAtOnceAChangeThatMeetsAPeer(t *testing.T) {
 // while an agent beside it has its edits of new files scanned every few
 // tens of milliseconds (scans scoped to those files; edits of files git
 // lists already wait, so it takes new ones): a scoped scan is not the
-// slow rescan's. The wait is shorter than the runner's 30 s base, whose
-// renewal once read the whole worktree as a side effect and hid that the
-// slow rescan counted scoped scans as its own.
+// slow rescan's. The scanner's clock is the test's, moved a slow-rescan
+// tick at a time (each step an agent's edit, when one edits): a scoped
+// scan counted as the slow rescan's would hold the change unseen however
+// far it moves. The wait is shorter than the runner's 30 s base (real
+// time), whose renewal once read the whole worktree as a side effect and
+// hid that the slow rescan counted scoped scans as its own.
 func TestScannerSlowRescanFindsAnUnreportedChange(t *testing.T) {
+	const interval, slow = 10 * time.Millisecond, 200 * time.Millisecond
+	const tick = slow / 10 // slowPace's at these settings
 	for _, agentEdits := range []bool{false, true} {
 		t.Run(map[bool]string{false: "alone", true: "while an agent edits"}[agentEdits], func(t *testing.T) {
 			r := newRepo(t)
 			a := r.worktree("a")
-			s := startScanner(t, gitscan.ScannerConfig{Runner: newRunner(t, gitscan.RunnerConfig{}), Interval: 10 * time.Millisecond, Slow: 200 * time.Millisecond})
+			clock := clockwork.NewFakeClock()
+			s := startScanner(t, gitscan.ScannerConfig{Runner: newRunner(t, gitscan.RunnerConfig{}), Interval: interval, Slow: slow, Clock: clock})
 			s.Track([]string{a})
 			eventually.True(t, within, "a scanned", func() bool { _, ok := s.Result(a); return ok })
+			edits := 0
+			step := func() { // one tick of the slow rescan, and an agent's edit in it
+				if agentEdits {
+					f := filepath.Join(a, fmt.Sprintf("agent-%d.go", edits))
+					edits++
+					gittest.WriteFile(t, f, "package agent\n")
+					s.Mutated(a, f)
+				}
+				clock.Advance(tick)
+			}
 			if agentEdits {
-				done := make(chan struct{})
-				stopped := make(chan struct{})
-				go func() {
-					defer close(stopped)
-					for i := 0; ; i++ {
-						select {
-						case <-done:
-							return
-						case <-time.After(20 * time.Millisecond):
-							// Not writeFile: its Fatal belongs to the test's goroutine.
-							f := filepath.Join(a, fmt.Sprintf("agent-%d.go", i))
-							if err := os.WriteFile(f, []byte("package agent\n"), 0o644); err != nil {
-								t.Error(err)
-								return
-							}
-							s.Mutated(a, f)
-						}
-					}
-				}()
-				defer func() { close(done); <-stopped }()
-				eventually.True(t, within, "the agent's edits scanned as such", func() bool { return s.Stats().ScopedScans >= 2 })
+				eventually.True(t, within, "the agent's edits scanned as such", func() bool {
+					step()
+					return s.Stats().ScopedScans >= 2
+				})
 			}
 			gittest.WriteFile(t, filepath.Join(a, "by-hand.go"), "package hand\n")
-			eventually.True(t, 10*time.Second, "the unreported change scanned", func() bool {
+			eventually.True(t, within, "the unreported change scanned", func() bool {
+				step()
 				res, _ := s.Result(a)
 				return slices.Contains(res.Changes.Files, "by-hand.go")
 			})

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -44,6 +45,54 @@ func alive(t *testing.T, cs *sdk.ClientSession) bool {
 	return err == nil
 }
 
+// steps opens sessions on, and asks them, the Hall h serves at url, each
+// step settled before it returns.
+type steps struct {
+	t   *testing.T
+	h   *HTTPHandler
+	url string
+}
+
+func (s steps) open(token string) (*sdk.ClientSession, error) {
+	cs, err := openHTTP(s.t, s.url, token)
+	settled(s.t, s.h)
+	return cs, err
+}
+
+func (s steps) alive(cs *sdk.ClientSession) bool {
+	ok := alive(s.t, cs)
+	settled(s.t, s.h)
+	return ok
+}
+
+// settled waits until h's admission holds no request in flight. A client
+// holds its answer before the Hall counts the request ended: the SDK
+// writes and flushes a call's answer (an SSE event) before its handler
+// returns, and admission's done runs after it (records the session an
+// initialize opened, marks a session idle again). A test that orders
+// sessions by what they did waits for this between steps; without it the
+// next initialize could find the previous session still busy or pending.
+func settled(t *testing.T, h *HTTPHandler) {
+	t.Helper()
+	adm := h.builtServer().adm
+	deadline := time.Now().Add(30 * time.Second)
+	for wait := time.Microsecond; ; wait = min(2*wait, 10*time.Millisecond) {
+		adm.mu.Lock()
+		busy := adm.pending
+		for _, s := range adm.held {
+			busy += s.active
+		}
+		adm.mu.Unlock()
+		if busy == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the Hall still counts %d requests in flight", busy)
+		}
+		time.Sleep(wait)
+	}
+}
+
 // TestHTTPSessionsBounded: the HTTP handler holds at most its sessions;
 // one more ends the oldest idle session rather than being refused; Close
 // refuses all.
@@ -51,25 +100,26 @@ func TestHTTPSessionsBounded(t *testing.T) {
 	h := NewHTTPHandler(Config{Client: newLocalHall(t).client(), Log: quiet()}, 2)
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	a, err := openHTTP(t, srv.URL, "")
+	st := steps{t, h, srv.URL}
+	a, err := st.open("")
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := openHTTP(t, srv.URL, "")
+	b, err := st.open("")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !alive(t, a) || !alive(t, b) {
+	if !st.alive(a) || !st.alive(b) {
 		t.Fatal("the first two sessions do not answer")
 	}
-	c, err := openHTTP(t, srv.URL, "")
+	c, err := st.open("")
 	if err != nil {
 		t.Fatalf("a third session: %v, want the oldest idle one ended for it", err)
 	}
-	if alive(t, a) {
+	if st.alive(a) {
 		t.Error("the oldest idle session still answers, want it ended")
 	}
-	if !alive(t, b) || !alive(t, c) {
+	if !st.alive(b) || !st.alive(c) {
 		t.Error("the newer sessions were ended, want them held")
 	}
 	if n := h.builtServer().sessions(); n != 2 {
@@ -112,29 +162,30 @@ func TestHTTPSessionsKeepTheTokens(t *testing.T) {
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	t.Cleanup(h.Close)
-	owner, err := openHTTP(t, srv.URL, token)
+	st := steps{t, h, srv.URL}
+	owner, err := st.open(token)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := range 5 {
-		if _, err := openHTTP(t, srv.URL, ""); err != nil {
+		if _, err := st.open(""); err != nil {
 			t.Fatalf("token-less session %d: %v, want the older token-less one ended for it", i, err)
 		}
 	}
-	if !alive(t, owner) {
+	if !st.alive(owner) {
 		t.Fatal("the token's session was ended for token-less clients")
 	}
-	second, err := openHTTP(t, srv.URL, token)
+	second, err := st.open(token)
 	if err != nil {
 		t.Fatalf("a second session with the token: %v", err)
 	}
 	if status, body := post(t, srv.URL); status != http.StatusServiceUnavailable || body.Error != "too_many_sessions" {
 		t.Errorf("token-less, every session the token's: got %d %+v, want 503 too_many_sessions", status, body)
 	}
-	if _, err := openHTTP(t, srv.URL, token); err != nil {
+	if _, err := st.open(token); err != nil {
 		t.Errorf("a third session with the token: %v, want the oldest of its own ended", err)
 	}
-	if alive(t, owner) || !alive(t, second) {
+	if st.alive(owner) || !st.alive(second) {
 		t.Error("want the oldest token session ended and the newer held")
 	}
 }

@@ -9,39 +9,37 @@ import "context"
 
 // CacheRecord puts r in the watched cache, as a reread that read it would.
 func (s *Service) CacheRecord(r Record) {
-	s.mu.Lock()
+	s.mirror.mu.Lock()
 	s.cache[r.PresenceID] = r
-	s.mu.Unlock()
+	s.mirror.mu.Unlock()
 }
 
 // CachedRecord is the watched cache's copy of id.
 func (s *Service) CachedRecord(id string) (Record, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.mirror.mu.Lock()
+	defer s.mirror.mu.Unlock()
 	r, ok := s.cache[id]
 	return r, ok
 }
 
 // HoldsOwn reports whether an own change to id is held against rereads.
 func (s *Service) HoldsOwn(id string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.mirror.mu.Lock()
+	defer s.mirror.mu.Unlock()
 	_, ok := s.own[id]
 	return ok
 }
 
 // Projections counts the beat projections the Service keeps.
 func (s *Service) Projections() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.projection.mu.Lock()
+	defer s.projection.mu.Unlock()
 	return len(s.entries)
 }
 
 // ReadFromCache makes reads come from the watched cache, as under Run.
 func (s *Service) ReadFromCache() {
-	s.mu.Lock()
-	s.watching = true
-	s.mu.Unlock()
+	s.watching.Store(true)
 }
 
 // RereadKeys is the live loop's reread of the entries keys name.
@@ -53,8 +51,8 @@ func (s *Service) RereadKeys(ctx context.Context, keys []string) error {
 // CachedCount is how many records the watched cache holds, lapsed ones
 // included: what an iteration of the live view walks.
 func (s *Service) CachedCount() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.mirror.mu.Lock()
+	defer s.mirror.mu.Unlock()
 	return len(s.cache)
 }
 

@@ -12,17 +12,16 @@ import "context"
 // record, as Snapshot.Live. The error is Snapshot's: the store cannot be
 // read.
 func (s *Service) LiveBeside(ctx context.Context, id string) (self Record, live []Record, err error) {
-	s.mu.Lock()
-	watching := s.watching
-	s.mu.Unlock()
-	if !watching {
+	if !s.watching.Load() {
 		if _, err := s.Refresh(ctx); err != nil && ctx.Err() != nil {
 			return Record{}, nil, err
 		}
 	}
 	now := s.now()
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.mirror.mu.Lock()
+	defer s.mirror.mu.Unlock()
+	s.projection.mu.Lock()
+	defer s.projection.mu.Unlock()
 	if s.cacheErr != nil {
 		return Record{}, nil, s.cacheErr
 	}

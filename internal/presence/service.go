@@ -69,6 +69,26 @@ type Service struct {
 
 	listingTime, rereadTime Observer
 
+	// The owned parts, each with its own lock (the order is in doc.go).
+	mirror
+	projection
+	derivation
+
+	// watching: reads come from the mirror, which Run keeps current.
+	watching atomic.Bool
+
+	changed chan struct{}
+	paths   pathCache     // canonical brains, caller roots and worktrees of recent beats
+	version atomic.Uint64 // advanced by every notify
+
+	statsMu sync.Mutex // a leaf: taken last, alone
+	stats   Stats
+}
+
+// mirror is the Service's copy of the store: what the last listing and
+// the rereads since found, with this Hall's own writes laid over it. Its
+// mu guards every field but refreshMu.
+type mirror struct {
 	// refreshMu orders refreshes and rereads, so a listing that began
 	// before a reread can never land after it and undo it.
 	refreshMu sync.Mutex
@@ -79,8 +99,6 @@ type Service struct {
 	repaired int // records the store brought inside the contract (Listing.Repaired)
 	cacheErr error
 	listed   bool // cache came from a listing (and rereads since), not an error
-	watching bool
-	entries  map[string]*entry // this Hall's beats, by presence id
 	// lapsed holds, by presence id, the last_beat_ms of a version found
 	// stale: it stays gone though the clock is set back, until rewritten.
 	lapsed map[string]int64
@@ -91,16 +109,34 @@ type Service struct {
 	// spurious leave on the live stream) until the store is read again.
 	own    map[string]ownChange
 	ownGen uint64
+	// reclaimQ holds the lapsed records found by the last look and not yet
+	// reclaimed (ReclaimLapsed); cacheHigh is the most the cache held
+	// since its map was last rebuilt.
+	reclaimQ  []lapse
+	cacheHigh int
+	scratch   []Record // Snapshot's live records before sorting
+}
 
+// projection is this Hall's own beats: one entry per presence it takes
+// beats for, each with the exact current state and its copy for readers
+// (entry.shown). Its mu guards the map, entriesHigh and every entry's
+// shown; an entry's own mu serializes that presence's beats.
+type projection struct {
+	mu          sync.Mutex
+	entries     map[string]*entry // by presence id
+	entriesHigh int               // the most entries held since the map was last rebuilt
+}
+
+// derivation is what snapshots derive from their own records, off the
+// mirror's and the projection's locks: a derivation holds up no beat.
+type derivation struct {
 	// collisions holds, by brain, the collisions the last Snapshot derived
 	// and the live records they came from: the next one derives again
-	// only the brains whose live records changed. collMu guards them, not
-	// mu: a derivation holds up no beat.
+	// only the brains whose live records changed. collMu guards them.
 	collMu        sync.Mutex
 	collisions    map[string]*brainCollisions
 	allCollisions []Collision      // every brain's listed, joined
 	allCounts     *CollisionCounts // every brain's counts, joined
-	scratch       []Record         // Snapshot's live records before sorting
 	// overlaps derives overlaps (nil: none); overlapSince holds when each
 	// open one was first derived, under overMu, which a derivation holds
 	// (not collMu: a beat's own collisions never wait for the overlaps of
@@ -110,17 +146,6 @@ type Service struct {
 	overMu       sync.Mutex
 	overlapSince map[string]int64
 	lastOverlaps atomic.Pointer[[]Overlap]
-
-	// reclaimQ holds the lapsed records found by the last look and not yet
-	// reclaimed (ReclaimLapsed); cacheHigh and entriesHigh are the most the
-	// cache and the projections held since their maps were last rebuilt.
-	reclaimQ               []lapse
-	cacheHigh, entriesHigh int
-
-	changed chan struct{}
-	paths   pathCache     // canonical brains, caller roots and worktrees of recent beats
-	version atomic.Uint64 // advanced by every notify
-	stats   Stats
 }
 
 // entry is this Hall's projection of one presence it takes beats for.
@@ -136,8 +161,8 @@ type entry struct {
 	// away by another's hand (see leftLocked): what it holds is never
 	// written again.
 	left atomic.Bool
-	// shown is a copy of rec for readers. It is guarded by Service.mu, not
-	// by mu, so a snapshot never reads rec while a beat rewrites it.
+	// shown is a copy of rec for readers. It is guarded by projection.mu,
+	// not by mu, so a snapshot never reads rec while a beat rewrites it.
 	shown Record
 }
 
@@ -164,17 +189,17 @@ type Stats struct {
 // NewService returns a Service over store.
 func NewService(store Store, cfg Config) *Service {
 	s := &Service{
-		store:    store,
-		now:      cfg.Now,
-		ttl:      cfg.TTL,
-		throttle: cfg.Throttle,
-		brains:   map[string]bool{},
-		log:      cfg.Logger,
-		maxColl:  cfg.MaxCollisions,
-		overlaps: cfg.Overlaps,
-		entries:  map[string]*entry{},
-		lapsed:   map[string]int64{},
-		changed:  make(chan struct{}, 1),
+		store:      store,
+		now:        cfg.Now,
+		ttl:        cfg.TTL,
+		throttle:   cfg.Throttle,
+		brains:     map[string]bool{},
+		log:        cfg.Logger,
+		maxColl:    cfg.MaxCollisions,
+		derivation: derivation{overlaps: cfg.Overlaps},
+		projection: projection{entries: map[string]*entry{}},
+		mirror:     mirror{lapsed: map[string]int64{}},
+		changed:    make(chan struct{}, 1),
 
 		listingTime: cfg.ListingTime,
 		rereadTime:  cfg.RereadTime,
@@ -232,8 +257,8 @@ func (s *Service) Version() uint64 { return s.version.Load() }
 
 // Stats returns a copy of the counters.
 func (s *Service) Stats() Stats {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.statsMu.Lock()
+	defer s.statsMu.Unlock()
 	return s.stats
 }
 
@@ -248,19 +273,19 @@ func (s *Service) Refresh(ctx context.Context) (bool, error) {
 	s.refreshMu.Lock()
 	defer s.refreshMu.Unlock()
 	defer ObserveSince(s.listingTime, time.Now())
-	s.mu.Lock()
+	s.mirror.mu.Lock()
 	from := s.ownGen
-	s.mu.Unlock()
+	s.mirror.mu.Unlock()
 	l, err := s.store.List(ctx)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.stats.Refreshes++
+	s.mirror.mu.Lock()
+	defer s.mirror.mu.Unlock()
+	s.count(func(st *Stats) { st.Refreshes++ })
 	if err != nil && ErrorCode(err) == EBUSY && s.listed {
-		s.stats.BusyReads++
+		s.count(func(st *Stats) { st.BusyReads++ })
 		return false, err
 	}
 	if err != nil {
-		s.stats.RefreshError++
+		s.count(func(st *Stats) { st.RefreshError++ })
 		changed := s.cacheErr == nil || len(s.cache) > 0
 		s.cache, s.skipped, s.repaired, s.cacheErr, s.listed = nil, 0, 0, err, false
 		return changed, err
@@ -284,11 +309,13 @@ func (s *Service) Refresh(ctx context.Context) (bool, error) {
 		}
 	}
 	if s.cacheErr == nil && s.listed {
+		var left []string
 		for id := range s.cache {
 			if _, ok := next[id]; !ok {
-				s.leftLocked(id)
+				left = append(left, id)
 			}
 		}
+		s.leftLocked(left...)
 	}
 	// The skip count is part of every snapshot (health shows it): a
 	// change to it alone is a change readers must hear of.
@@ -315,9 +342,9 @@ const rereadMin = 64
 func (s *Service) reread(ctx context.Context, keys []string) (changed bool, again []string, err error) {
 	kw, ok := s.store.(KeyWatcher)
 	s.refreshMu.Lock()
-	s.mu.Lock()
+	s.mirror.mu.Lock()
 	from, listed, n := s.ownGen, s.listed, len(s.cache)
-	s.mu.Unlock()
+	s.mirror.mu.Unlock()
 	if !ok || !listed || len(keys) > max(rereadMin, n/4) {
 		s.refreshMu.Unlock()
 		changed, err = s.Refresh(ctx)
@@ -335,9 +362,9 @@ func (s *Service) reread(ctx context.Context, keys []string) (changed bool, agai
 	}
 	defer s.refreshMu.Unlock()
 	defer ObserveSince(s.rereadTime, start)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.stats.Rereads++
+	s.mirror.mu.Lock()
+	defer s.mirror.mu.Unlock()
+	s.count(func(st *Stats) { st.Rereads++ })
 	for id, r := range d.Touched {
 		// This Hall's own changes hold as in Refresh, for the ids the
 		// reread saw: one made after it began wins over what it read.
@@ -377,11 +404,18 @@ func (s *Service) reread(ctx context.Context, keys []string) (changed bool, agai
 // written to bring the presence back; the presence's next beat is a new
 // one, written at once. (A store that cannot be read drops the cache
 // whole and says nothing of who left: held beats survive an outage.) The
-// caller holds s.mu.
-func (s *Service) leftLocked(id string) {
-	if e, ok := s.entries[id]; ok {
-		e.left.Store(true)
-		delete(s.entries, id)
+// caller holds mirror.mu; it takes projection.mu.
+func (s *Service) leftLocked(ids ...string) {
+	if len(ids) == 0 {
+		return
+	}
+	s.projection.mu.Lock()
+	defer s.projection.mu.Unlock()
+	for _, id := range ids {
+		if e, ok := s.entries[id]; ok {
+			e.left.Store(true)
+			delete(s.entries, id)
+		}
 	}
 }
 
@@ -393,7 +427,7 @@ type ownChange struct {
 }
 
 // ownChangeLocked records a change this Hall just made to the store and
-// the cache; the caller holds s.mu.
+// the cache; the caller holds mirror.mu.
 func (s *Service) ownChangeLocked(id string, rec Record, gone bool) {
 	s.ownGen++
 	if s.own == nil {
@@ -484,34 +518,34 @@ func (c *CollisionCounts) Of(brain, id string) int {
 // Snapshot returns the live roster. When the store cannot be read it returns
 // an empty snapshot (still with the configured brains) and the error.
 func (s *Service) Snapshot(ctx context.Context) (Snapshot, error) {
-	s.mu.Lock()
-	watching := s.watching
-	s.mu.Unlock()
-	if !watching {
+	if !s.watching.Load() {
 		if _, err := s.Refresh(ctx); err != nil && ctx.Err() != nil {
 			return Snapshot{}, err
 		}
 	}
 	now := s.now()
-	s.mu.Lock()
+	s.mirror.mu.Lock()
 	snap := Snapshot{AtMs: now.UnixMilli(), Skipped: s.skipped, Repaired: s.repaired, brains: make(map[string]bool, len(s.brains))}
 	for b := range s.brains {
 		snap.brains[b] = true
 	}
 	if s.cacheErr != nil {
 		err := s.cacheErr
-		s.mu.Unlock()
+		s.mirror.mu.Unlock()
 		return snap, err
 	}
 	for _, r := range s.cache {
 		snap.brains[r.Brain] = true
 	}
+	s.projection.mu.Lock()
 	s.scratch = s.appendLiveLocked(s.scratch[:0], now, "")
+	s.projection.mu.Unlock()
 	snap.Live = sortedRoster(s.scratch)
 	clear(s.scratch) // hold no records past their snapshot
-	s.mu.Unlock()
+	s.mirror.mu.Unlock()
 	// The derivation reads only the snapshot's own records: beats go on
-	// meanwhile, under s.mu, and wait for none of it.
+	// meanwhile, under the mirror's and the projection's locks, and wait
+	// for none of it.
 	s.collMu.Lock()
 	snap.Collisions, snap.Counts = s.collisionsLocked(snap.Live)
 	s.collMu.Unlock()
@@ -583,7 +617,7 @@ func (bc *brainCollisions) holds(live []Record, idx []int) bool {
 // brain first and a collision never spans two brains, so the brains'
 // answers joined in brain order are the whole answer. When no brain
 // changed it returns the last answer itself: snapshots are read-only. The
-// caller holds s.collMu.
+// caller holds collMu.
 func (s *Service) collisionsLocked(live []Record) ([]Collision, *CollisionCounts) {
 	byBrain := make(map[string][]int, len(s.collisions))
 	for i := range live {
@@ -658,7 +692,7 @@ func (s *Service) collisionsLocked(live []Record) ([]Collision, *CollisionCounts
 
 // appendLiveLocked appends the live records on brain ("" for all) to
 // live, each the newer of the store's copy and this Hall's projection; the
-// caller holds s.mu.
+// caller holds mirror.mu and projection.mu.
 func (s *Service) appendLiveLocked(live []Record, now time.Time, brain string) []Record {
 	s.eachLiveLocked(now, brain, func(r Record) {
 		live = append(live, r) // no copy of the working set: records are read-only
@@ -668,7 +702,7 @@ func (s *Service) appendLiveLocked(live []Record, now time.Time, brain string) [
 
 // eachLiveLocked calls fn with each live record on brain ("" for all),
 // each the newer of the store's copy and this Hall's projection; the
-// caller holds s.mu.
+// caller holds mirror.mu and projection.mu.
 func (s *Service) eachLiveLocked(now time.Time, brain string, fn func(r Record)) {
 	for id, r := range s.cache {
 		if brain != "" && r.Brain != brain {
@@ -694,8 +728,10 @@ func (s *Service) eachLiveLocked(now time.Time, brain string, fn func(r Record))
 // nextExpiryMs is the first millisecond at which a live record goes stale,
 // 0 when none is live: Snapshot.NextExpiryMs without building a snapshot.
 func (s *Service) nextExpiryMs(now time.Time) int64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.mirror.mu.Lock()
+	defer s.mirror.mu.Unlock()
+	s.projection.mu.Lock()
+	defer s.projection.mu.Unlock()
 	var next int64
 	for id, r := range s.cache {
 		if e, ok := s.entries[id]; ok && e.shown.LastBeatMs >= r.LastBeatMs && e.shown.PresenceID != "" {
@@ -714,10 +750,7 @@ func (s *Service) nextExpiryMs(now time.Time) int64 {
 // cache: the cost grows with that brain's roster, not with its pairs nor
 // with the other brains, and only the records kept are copied.
 func (s *Service) collisionsOf(ctx context.Context, self Record) ([]Collision, int) {
-	s.mu.Lock()
-	watching := s.watching
-	s.mu.Unlock()
-	if !watching {
+	if !s.watching.Load() {
 		if _, err := s.Refresh(ctx); err != nil {
 			return nil, 0
 		}
@@ -727,7 +760,8 @@ func (s *Service) collisionsOf(ctx context.Context, self Record) ([]Collision, i
 	defer f.Release()
 	kept := map[int]Record{}
 	handle := 0
-	s.mu.Lock()
+	s.mirror.mu.Lock()
+	s.projection.mu.Lock()
 	s.eachLiveLocked(s.now(), self.Brain, func(r Record) {
 		if r.PresenceID == self.PresenceID {
 			return
@@ -737,7 +771,8 @@ func (s *Service) collisionsOf(ctx context.Context, self Record) ([]Collision, i
 		}
 		handle++
 	})
-	s.mu.Unlock()
+	s.projection.mu.Unlock()
+	s.mirror.mu.Unlock()
 	var out []Collision
 	for _, p := range f.Kept() {
 		other := p[0]

@@ -59,10 +59,12 @@ func (s *Service) Beat(ctx context.Context, b Beat) (BeatResult, error) {
 	// Publish while still holding e.mu, so concurrent beats of one
 	// presence publish in the order they applied: a reader never sees an
 	// older state after a newer one.
+	// The mirror and the projection change together: a reader holds both.
 	rec := e.rec.Clone()
-	s.mu.Lock()
+	s.mirror.mu.Lock()
+	s.projection.mu.Lock()
 	e.shown = rec
-	s.stats.Beats++
+	s.projection.mu.Unlock()
 	if res.Stored && s.cacheErr == nil {
 		if s.cache == nil {
 			s.cache = map[string]Record{}
@@ -70,8 +72,9 @@ func (s *Service) Beat(ctx context.Context, b Beat) (BeatResult, error) {
 		s.cache[id] = rec
 		s.ownChangeLocked(id, rec, false)
 	}
-	s.mu.Unlock()
+	s.mirror.mu.Unlock()
 	e.mu.Unlock()
+	s.count(func(st *Stats) { st.Beats++ })
 	s.notify()
 
 	if rec.Mutating() { // a side without a mutation signal never collides
@@ -82,8 +85,8 @@ func (s *Service) Beat(ctx context.Context, b Beat) (BeatResult, error) {
 
 // entry returns this Hall's projection of a presence, new when unknown.
 func (s *Service) entry(id string) *entry {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.projection.mu.Lock()
+	defer s.projection.mu.Unlock()
 	e, ok := s.entries[id]
 	if !ok {
 		e = &entry{}
@@ -113,9 +116,9 @@ func (s *Service) lockedEntry(id string) *entry {
 // them; counters take the max. It reads the cache the store's watch keeps
 // (a stale copy is left alone, as seed leaves it); the caller holds e.mu.
 func (s *Service) fold(e *entry, id string) {
-	s.mu.Lock()
+	s.mirror.mu.Lock()
 	cur, ok := s.cache[id]
-	s.mu.Unlock()
+	s.mirror.mu.Unlock()
 	if !ok || cur.Stale(s.now()) {
 		return
 	}
@@ -163,22 +166,24 @@ func withinThrottle(now, last time.Time, throttle time.Duration) bool {
 	return d >= 0 && d < throttle
 }
 
+// count updates the counters under their own lock, a leaf: it may be
+// called holding any other.
 func (s *Service) count(f func(*Stats)) {
-	s.mu.Lock()
+	s.statsMu.Lock()
 	f(&s.stats)
-	s.mu.Unlock()
+	s.statsMu.Unlock()
 }
 
 // FlushDue writes every held state whose throttle window has passed (all of
 // them when force is set), so a throttled beat is never lost: the last
 // state reaches the store. It returns how many it wrote.
 func (s *Service) FlushDue(ctx context.Context, force bool) int {
-	s.mu.Lock()
+	s.projection.mu.Lock()
 	var due []*entry
 	for _, e := range s.entries {
 		due = append(due, e)
 	}
-	s.mu.Unlock()
+	s.projection.mu.Unlock()
 	n := 0
 	for _, e := range due {
 		e.mu.Lock()
@@ -190,12 +195,12 @@ func (s *Service) FlushDue(ctx context.Context, force bool) int {
 			if ok, _ := s.write(ctx, e, now); ok {
 				n++
 				rec := e.rec.Clone()
-				s.mu.Lock()
+				s.mirror.mu.Lock()
 				if s.cacheErr == nil && s.cache != nil {
 					s.cache[rec.PresenceID] = rec
 					s.ownChangeLocked(rec.PresenceID, rec, false)
 				}
-				s.mu.Unlock()
+				s.mirror.mu.Unlock()
 			}
 		}
 		e.mu.Unlock()
@@ -214,8 +219,8 @@ func (s *Service) FlushDue(ctx context.Context, force bool) int {
 // still dirty, because the store refused it, is dropped all the same.
 func (s *Service) prune() {
 	now := s.now()
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.projection.mu.Lock()
+	defer s.projection.mu.Unlock()
 	for id, e := range s.entries {
 		if e.mu.TryLock() {
 			if e.rec.Stale(now) {
@@ -246,14 +251,13 @@ func (s *Service) Leave(ctx context.Context, id string) error {
 // subagentsOf returns the ids of the presences this Hall knows whose
 // parent is id.
 func (s *Service) subagentsOf(ctx context.Context, id string) []string {
-	s.mu.Lock()
-	watching := s.watching
-	s.mu.Unlock()
-	if !watching {
+	if !s.watching.Load() {
 		_, _ = s.Refresh(ctx) // an unreadable store leaves what this Hall holds
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.mirror.mu.Lock()
+	defer s.mirror.mu.Unlock()
+	s.projection.mu.Lock()
+	defer s.projection.mu.Unlock()
 	var kids []string
 	for kid, r := range s.cache {
 		if r.ParentPresenceID == id {
@@ -270,10 +274,10 @@ func (s *Service) subagentsOf(ctx context.Context, id string) []string {
 
 // leave removes one presence.
 func (s *Service) leave(ctx context.Context, id string) error {
-	s.mu.Lock()
+	s.projection.mu.Lock()
 	e := s.entries[id]
 	delete(s.entries, id)
-	s.mu.Unlock()
+	s.projection.mu.Unlock()
 	if e != nil {
 		e.left.Store(true) // a beat waiting for it starts a new projection
 		e.mu.Lock()        // wait out a beat in flight
@@ -284,10 +288,10 @@ func (s *Service) leave(ctx context.Context, id string) error {
 	if err != nil && !(ErrorCode(err) == ENOTFOUND && e != nil) {
 		return err
 	}
-	s.mu.Lock()
+	s.mirror.mu.Lock()
 	delete(s.cache, id)
 	s.ownChangeLocked(id, Record{}, true)
-	s.mu.Unlock()
+	s.mirror.mu.Unlock()
 	s.notify()
 	return nil
 }

@@ -40,7 +40,8 @@ type lapse struct {
 func (s *Service) ReclaimLapsed(ctx context.Context) (removed int, more bool) {
 	lr, removes := s.store.(LapseRemover)
 	cutoff := s.now().Add(-LapseGrace).UnixMilli()
-	s.mu.Lock()
+	s.mirror.mu.Lock()
+	s.projection.mu.Lock()
 	s.cacheHigh = max(s.cacheHigh, len(s.cache))
 	s.entriesHigh = max(s.entriesHigh, len(s.entries))
 	if len(s.reclaimQ) == 0 && s.cacheErr == nil && removes {
@@ -61,7 +62,8 @@ func (s *Service) ReclaimLapsed(ctx context.Context) (removed int, more bool) {
 		s.reclaimQ = nil // the backing array goes with the burst
 	}
 	more = len(s.reclaimQ) > 0
-	s.mu.Unlock()
+	s.projection.mu.Unlock()
+	s.mirror.mu.Unlock()
 
 	gone := make([]lapse, 0, n)
 	for _, l := range batch {
@@ -80,7 +82,7 @@ func (s *Service) ReclaimLapsed(ctx context.Context) (removed int, more bool) {
 		// store's watch tells the cache which.
 	}
 
-	s.mu.Lock()
+	s.mirror.mu.Lock()
 	for _, l := range gone {
 		if r, ok := s.cache[l.id]; ok && r.LastBeatMs <= l.lastBeatMs {
 			delete(s.cache, l.id)
@@ -88,16 +90,18 @@ func (s *Service) ReclaimLapsed(ctx context.Context) (removed int, more bool) {
 			s.ownChangeLocked(l.id, Record{}, true)
 		}
 	}
-	s.stats.Reclaimed += int64(len(gone))
+	s.count(func(st *Stats) { st.Reclaimed += int64(len(gone)) })
 	if !more && shrinks(len(s.cache), s.cacheHigh) {
 		s.cache, s.lapsed = rebuilt(s.cache), rebuilt(s.lapsed) // lapsed ids are cached ids
 		s.cacheHigh = len(s.cache)
 	}
+	s.projection.mu.Lock()
 	if !more && shrinks(len(s.entries), s.entriesHigh) {
 		s.entries = rebuilt(s.entries)
 		s.entriesHigh = len(s.entries)
 	}
-	s.mu.Unlock()
+	s.projection.mu.Unlock()
+	s.mirror.mu.Unlock()
 	if len(gone) > 0 {
 		s.notify() // a brain known only by lapsed records may be gone
 	}

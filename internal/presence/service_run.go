@@ -32,9 +32,7 @@ func (s *Service) Run(ctx context.Context, cfg RunConfig) error {
 		cfg.Retry = time.Second
 	}
 	defer func() {
-		s.mu.Lock()
-		s.watching = false
-		s.mu.Unlock()
+		s.watching.Store(false)
 		s.FlushDue(context.WithoutCancel(ctx), true)
 	}()
 
@@ -59,9 +57,7 @@ func (s *Service) Run(ctx context.Context, cfg RunConfig) error {
 	}
 
 	retryFirst := s.refreshAndNotify(ctx)
-	s.mu.Lock()
-	s.watching = true
-	s.mu.Unlock()
+	s.watching.Store(true)
 
 	rescan := time.NewTicker(cfg.Rescan)
 	defer rescan.Stop()

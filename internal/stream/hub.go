@@ -93,11 +93,21 @@ type Hub struct {
 	log  *slog.Logger
 	base uint64 // the run's start in Unix nanoseconds: event ids are base+seq
 
+	// syncMu orders the syncs: one at a time takes the source's snapshot
+	// (which takes the source's own locks, and may read its store), keys
+	// and diffs it, then records the diff under mu. mu is never held
+	// across the source's snapshot, so subscribers, drops, heartbeats and
+	// fresh reads never wait on one. Lock order: syncMu, then the
+	// source's locks (presence.Service's), then mu; mu is taken last and
+	// alone (the pool's locks below it). cur and synced are the sync's:
+	// written under syncMu and mu both, so read under either.
+	syncMu sync.Mutex
+	cur    roster
+	synced bool
+
 	mu      sync.Mutex
 	snap    presence.Snapshot
 	err     error
-	cur     roster
-	synced  bool
 	seq     uint64
 	hist    ring
 	subs    map[*sock.Stream]Filter // the open streams, each with its filter
@@ -192,8 +202,8 @@ func (h *Hub) Start(ctx context.Context) {
 		return
 	}
 	h.started = true
-	h.syncLocked(ctx)
 	h.mu.Unlock()
+	h.sync(ctx, false)
 	go h.loop(ctx)
 	h.pool.Start()
 	go h.tendLoop()
@@ -208,9 +218,7 @@ func (h *Hub) loop(ctx context.Context) {
 		case <-h.stop:
 			return
 		case <-h.src.Changed():
-			h.mu.Lock()
-			h.syncLocked(ctx)
-			h.mu.Unlock()
+			h.sync(ctx, false)
 			// Leading edge: a change after a quiet spell goes out at once;
 			// a storm of changes (hundreds of beats a second) is gathered
 			// into at most one diff per MinInterval, so fan-out and
@@ -271,15 +279,18 @@ func (h *Hub) Snapshot(ctx context.Context) (presence.Snapshot, error) {
 // Last-Event-ID, misses nothing and sees nothing twice.
 func (h *Hub) SnapshotCursor(ctx context.Context) (presence.Snapshot, string, error) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.closed {
+	closed, fresh := h.closed, h.freshLocked()
+	h.mu.Unlock()
+	if closed {
 		// No stream will follow: answer from the source, with no cursor.
 		snap, err := h.src.Snapshot(ctx)
 		return snap, "", err
 	}
-	if !h.freshLocked() {
-		h.syncLocked(ctx)
+	if !fresh {
+		h.sync(ctx, true)
 	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	return h.snap, formatID(h.base, h.seq), h.err
 }
 
@@ -300,11 +311,19 @@ func (h *Hub) freshLocked() bool {
 	return true
 }
 
-// syncLocked reads the source, and when the roster changed records the diff
-// under the next seq and sends it to every subscriber. The caller holds
-// h.mu, so seqs, history and deliveries stay in one order.
-func (h *Hub) syncLocked(ctx context.Context) {
-	if h.closed {
+// sync reads the source, and when the roster changed records the diff
+// under the next seq and sends it to every subscriber. One sync runs at a
+// time (syncMu), so seqs, history and deliveries stay in the order the
+// snapshots were taken; h.mu is held only to record what it found. A read
+// (ifStale) does nothing when a sync that ran while it waited left the
+// roster fresh.
+func (h *Hub) sync(ctx context.Context, ifStale bool) {
+	h.syncMu.Lock()
+	defer h.syncMu.Unlock()
+	h.mu.Lock()
+	skip := h.closed || (ifStale && h.freshLocked())
+	h.mu.Unlock()
+	if skip {
 		return
 	}
 	// The version is read before the snapshot: a change that lands during
@@ -318,15 +337,25 @@ func (h *Hub) syncLocked(ctx context.Context) {
 	if err != nil && ctx.Err() != nil {
 		return // cancelled: says nothing about the store
 	}
+	// Keyed and diffed outside h.mu: cur and synced change only here.
 	next := rosterOf(snap, err, h.cur)
+	var c *change
+	if h.synced {
+		c = diffRosters(h.cur, next)
+	}
+	nextExp := snap.NextExpiryMs()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return
+	}
 	h.snap, h.err = snap, err
-	h.ver, h.verOK, h.nextExp = ver, versioned, snap.NextExpiryMs()
+	h.ver, h.verOK, h.nextExp = ver, versioned, nextExp
 	if !h.synced {
 		h.synced, h.cur = true, next
 		h.firstLookLocked(next)
 		return
 	}
-	c := diffRosters(h.cur, next)
 	prev := h.cur.collisions
 	h.cur = next
 	if c.empty() {
@@ -450,7 +479,18 @@ type start struct {
 
 // subscribe registers s, narrowed by f, and returns, in the same instant,
 // what it must be sent first: together they miss no diff and repeat none.
+//
+// A roster no longer fresh is brought up to date first, outside h.mu; s
+// is registered and its start taken together under h.mu, so a diff that
+// lands between the two is in its start or sent to it, never both.
 func (h *Hub) subscribe(ctx context.Context, s *sock.Stream, f Filter, lastID string) (start, error) {
+	h.mu.Lock()
+	// One refused (below) costs no snapshot.
+	fresh := h.closed || (h.cfg.MaxSubscribers > 0 && len(h.subs) >= h.cfg.MaxSubscribers) || h.freshLocked()
+	h.mu.Unlock()
+	if !fresh {
+		h.sync(ctx, true)
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
@@ -459,9 +499,6 @@ func (h *Hub) subscribe(ctx context.Context, s *sock.Stream, f Filter, lastID st
 	if h.cfg.MaxSubscribers > 0 && len(h.subs) >= h.cfg.MaxSubscribers {
 		h.stats.Refused++
 		return start{}, ErrFull
-	}
-	if !h.freshLocked() {
-		h.syncLocked(ctx)
 	}
 	h.subs[s] = f
 	h.stats.Subscribed++

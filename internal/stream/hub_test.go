@@ -610,3 +610,51 @@ func TestHubServesThroughAResponseWriter(t *testing.T) {
 		t.Errorf("stats %+v: want no stream left", st)
 	}
 }
+
+// heldSource is a source whose snapshots wait for release once held is
+// closed: a snapshot that takes long (a store listing, a derivation).
+type heldSource struct {
+	changed chan struct{}
+	entered chan struct{} // a token each time a held snapshot begins
+	release chan struct{}
+	hold    bool
+	mu      sync.Mutex
+}
+
+func (s *heldSource) Snapshot(context.Context) (presence.Snapshot, error) {
+	s.mu.Lock()
+	hold := s.hold
+	s.mu.Unlock()
+	if hold {
+		s.entered <- struct{}{}
+		<-s.release
+	}
+	return presence.Snapshot{}, nil
+}
+func (s *heldSource) Changed() <-chan struct{} { return s.changed }
+
+// TestHubNotHeldAcrossASnapshot: while the hub's sync waits on the
+// source's snapshot, what needs only the hub's own state (its counters, a
+// stream's end, a heartbeat) does not wait with it.
+func TestHubNotHeldAcrossASnapshot(t *testing.T) {
+	src := &heldSource{changed: make(chan struct{}, 1), entered: make(chan struct{}), release: make(chan struct{})}
+	hub := stream.NewHub(src, stream.Config{Log: slog.New(slog.DiscardHandler)})
+	hub.Start(t.Context())
+	t.Cleanup(hub.Close)
+	src.mu.Lock()
+	src.hold = true
+	src.mu.Unlock()
+	var released sync.Once
+	let := func() { released.Do(func() { close(src.release) }) }
+	t.Cleanup(let) // before hub.Close: the loop must leave the snapshot
+	src.changed <- struct{}{}
+	<-src.entered // the hub's loop is inside the source's snapshot
+	stats := make(chan stream.Stats, 1)
+	go func() { stats <- hub.Stats() }()
+	select {
+	case <-stats:
+	case <-time.After(wait):
+		t.Fatal("Stats waited on the source's snapshot")
+	}
+	let()
+}

@@ -42,9 +42,7 @@ func BenchmarkHubSync(b *testing.B) {
 	snapB := presence.Snapshot{Live: live2, Collisions: presence.CollisionsIn("", live2)}
 	h := NewHub(&flipSource{a: snapA, b: snapB}, Config{})
 	ctx := context.Background()
-	h.mu.Lock()
-	defer h.mu.Unlock()
 	for b.Loop() {
-		h.syncLocked(ctx)
+		h.sync(ctx, false)
 	}
 }
