@@ -2,11 +2,11 @@ package hall
 
 import (
 	"context"
-	"github.com/hall-dev/hall/internal/recovery"
 	"log/slog"
 
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/presence"
+	"github.com/hall-dev/hall/internal/recovery"
 )
 
 // Roster is the live roster at this instant: *presence.Service, or the

@@ -158,9 +158,6 @@ type PruneResult struct {
 // ErrNotFound: no snapshot has that id.
 var ErrNotFound = errors.New("no such snapshot")
 
-// ErrNotImplemented is returned by what is not built yet.
-var ErrNotImplemented = errors.New("recovery: not implemented")
-
 // ChangedError is Restore's refusal: the files changed since the
 // snapshot (neither the snapshot's content nor its HEAD's), nothing written.
 type ChangedError struct {
