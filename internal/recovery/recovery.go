@@ -26,6 +26,9 @@ type Limits struct {
 	MaxBytes int64
 	// MaxCount bounds the snapshots kept (default DefaultMaxCount).
 	MaxCount int
+	// NoPrune: Open and Prune drop nothing (hall restore reads a store
+	// whose limits the serving Hall's flags set).
+	NoPrune bool
 }
 
 // Limit defaults.

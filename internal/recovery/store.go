@@ -395,6 +395,9 @@ func (s *Store) Get(ctx context.Context, id string) (Snapshot, error) {
 // mid-save.
 func (s *Store) Prune(ctx context.Context) (PruneResult, error) {
 	var res PruneResult
+	if s.lim.NoPrune {
+		return res, nil
+	}
 	entries, err := os.ReadDir(s.dir)
 	if err != nil {
 		return res, fmt.Errorf("recovery store: %w", err)
