@@ -29,6 +29,7 @@ func commands() []command {
 		{"watch", "follow a Hall's live stream", runWatch},
 		{"hooks", "install or uninstall the Hall's hooks in Claude Code, Codex, Cursor or Gemini CLI", runHooks},
 		{"mcp", "serve the Hall's tools to an agent over MCP (stdio)", runMCP},
+		{"restore", "give back work a destructive command destroyed, from the Hall's snapshots", runRestore},
 		{"relay", "mirror this machine's sidecar folder into a NATS bucket", runRelay},
 		{"version", "print hall's version and the Go version that built it", runVersion},
 		{"help", `the list of commands; "hall help <command>" for a command's`, runHelp},

@@ -11,6 +11,7 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -23,6 +24,7 @@ import (
 	"github.com/hall-dev/hall/internal/mcp"
 	"github.com/hall-dev/hall/internal/metrics"
 	"github.com/hall-dev/hall/internal/presence"
+	"github.com/hall-dev/hall/internal/recovery"
 	"github.com/hall-dev/hall/internal/stream"
 	"github.com/hall-dev/hall/internal/web"
 )
@@ -88,6 +90,11 @@ type Config struct {
 	// GitInterval is the least time between two scans of one worktree;
 	// gitscan.DefaultInterval when zero. No flag sets it: tests shorten it.
 	GitInterval time.Duration
+	// Snapshots keeps a snapshot of a worktree before a destructive
+	// command, in <registry-root>/recovery (--snapshots; package
+	// recovery), within SnapshotLimits (--snapshot-max-*).
+	Snapshots      bool
+	SnapshotLimits recovery.Limits
 
 	// Now is the Hall's clock, time.Now when nil. No flag sets it: the
 	// fault suite steps it (cmd/hall/fault_test.go).
@@ -143,8 +150,15 @@ func parseServeConfig(args []string, stdout, stderr io.Writer) (Config, error) {
 	gitPriority := fs.String("git-priority", gitPriorityLow, "how git's processes are scheduled beside the Hall and the agents: "+gitPriorityLow+" (nice 10: a smaller share of the CPU) or "+gitPriorityIdle+" (also Linux's SCHED_IDLE: only CPU time nothing else wants, so git never delays a hook answer, and waits on a machine kept busy)")
 	gcFloor := fs.Uint64("gc-floor-mib", gcfloor.Default>>20, "the heap, in MiB, under which Go's garbage collector starts no cycle (fewer cycles, so fewer answers paying for one: a shorter p99, for up to this much memory more); 0 leaves Go's own pacing")
 	fs.StringVar(&cfg.GitBase, "git-base", "", "the base branch each worktree's changes are measured against (default: the repository's origin/HEAD, else its main worktree's branch)")
+	fs.BoolVar(&cfg.Snapshots, "snapshots", true, "keep a snapshot of a worktree's uncommitted work before a destructive command, in <registry-root>/recovery, for hall restore (docs/recovery.md)")
+	fs.DurationVar(&cfg.SnapshotLimits.MaxAge, "snapshot-max-age", recovery.DefaultMaxAge, "drop snapshots older than this")
+	fs.Int64Var(&cfg.SnapshotLimits.MaxBytes, "snapshot-max-bytes", recovery.DefaultMaxBytes, "the most bytes the snapshots take on disk; past it the oldest are dropped")
+	fs.IntVar(&cfg.SnapshotLimits.MaxCount, "snapshot-max-count", recovery.DefaultMaxCount, "the most snapshots kept; past it the oldest are dropped")
 	if err := parseFlags(fs, serveAbout(), args, stdout, stderr); err != nil {
 		return cfg, err
+	}
+	if cfg.SnapshotLimits.MaxAge < 0 || cfg.SnapshotLimits.MaxBytes < 0 || cfg.SnapshotLimits.MaxCount < 0 {
+		return cfg, &exitError{code: 2, err: fmt.Errorf("--snapshot-max-age, --snapshot-max-bytes and --snapshot-max-count must be positive (0: the default)")}
 	}
 	if fs.NArg() > 0 {
 		return cfg, &exitError{code: 2, err: fmt.Errorf("serve takes no arguments, got %q", fs.Args())}
@@ -248,6 +262,7 @@ type Main struct {
 	closeStore   func() error
 	registryLock *dirstore.Lock // nil unless this Hall holds the folder's lock
 	pprof        *http.Server
+	runner       *gitscan.Runner // nil without a usable git
 }
 
 // NewMain returns a Main for the config.
@@ -315,7 +330,8 @@ func (m *Main) Run(ctx context.Context) error {
 
 	// The Hall's operations, once: every surface below calls them.
 	m.App = &hall.Hall{Service: m.Service, Roster: m.Hub, History: m.Hub, Changes: m.Hub.Changed(), Log: m.Log, Git: m.GitScan,
-		CheckLimit: hall.NewLimiter(m.Config.CheckRate, checkBurst(m.Config.CheckRate), 0)}
+		CheckLimit: hall.NewLimiter(m.Config.CheckRate, checkBurst(m.Config.CheckRate), 0),
+		Recovery:   m.openRecovery(runCtx)}
 	app := m.App
 	h := &web.Handler{
 		App: app, StoreKind: m.StoreKind, StartedAt: startedAt, Log: m.Log, Page: m.Config.Page,
@@ -440,6 +456,23 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	return m.Close()
 }
 
+// openRecovery opens the snapshot store under the registry root and
+// prunes it in the background; nil (no snapshots kept, logged) when
+// --snapshots=false, without git, or when the store cannot be opened: a
+// broken store never stops the Hall.
+func (m *Main) openRecovery(ctx context.Context) *recovery.Store {
+	if !m.Config.Snapshots || m.runner == nil {
+		return nil
+	}
+	store, err := recovery.Open(ctx, filepath.Join(m.Config.RegistryRoot, recoveryDir), m.runner, m.Config.SnapshotLimits, m.Config.Now)
+	if err != nil {
+		m.Log.Warn("no snapshots kept: the recovery store cannot be opened", "err", err)
+		return nil
+	}
+	go store.Run(ctx)
+	return store
+}
+
 // newGitScan finds git (--git) and makes the worktree scanner and the
 // overlap finder over it. A git missing or too old is no failure: the
 // scanner answers every worktree with why, overlaps count the hooks'
@@ -449,7 +482,9 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 func (m *Main) newGitScan(ctx context.Context) *hall.OverlapFinder {
 	runner, err := gitscan.NewRunner(ctx, gitscan.RunnerConfig{Path: m.Config.Git, Idle: m.Config.GitIdle})
 	m.GitHealth = contract.HealthGit{Status: contract.GitOK}
+	m.runner = runner
 	if err != nil {
+		m.runner = nil
 		m.GitHealth = contract.HealthGit{Status: contract.GitObservedOnly, Code: string(gitscan.CodeOf(err)),
 			Detail: "observed files only: " + err.Error()}
 		m.Log.Warn("git unusable: overlaps count observed files only", "err", err)

@@ -24,6 +24,9 @@ type Snapshot struct {
 	Head   string // the worktree's HEAD when taken; the commit's parent
 	Tree   string // the working tree's tree id
 	Commit string // a commit of Tree whose parent is Head: what merge-tree merges
+	// Top and GitDir are the worktree's top directory and the
+	// repository's common git directory, both absolute.
+	Top, GitDir string
 }
 
 // snapshotEnv makes the snapshot commit's id depend on its tree and
@@ -44,7 +47,22 @@ var snapshotEnv = []string{
 // its stash are left as they were; the new objects are unreachable and
 // loose, for git's gc to prune.
 func (r *Runner) Snapshot(ctx context.Context, worktree string) (Snapshot, error) {
-	return r.snapshot(ctx, filepath.Clean(worktree), nil)
+	return r.snapshot(ctx, filepath.Clean(worktree), nil, "")
+}
+
+// SnapshotInto is Snapshot writing every new object into objects, an
+// object directory the caller owns, with the repository's own objects as
+// alternates (GIT_OBJECT_DIRECTORY, GIT_ALTERNATE_OBJECT_DIRECTORIES):
+// nothing at all is written into the repository. Reading the snapshot
+// back needs the same pair (ObjectsEnv).
+func (r *Runner) SnapshotInto(ctx context.Context, worktree, objects string) (Snapshot, error) {
+	return r.snapshot(ctx, filepath.Clean(worktree), nil, objects)
+}
+
+// ObjectsEnv is the environment that makes git read and write objects in
+// objects, the repository's (gitDir's) own read as alternates.
+func ObjectsEnv(objects, gitDir string) []string {
+	return []string{"GIT_OBJECT_DIRECTORY=" + objects, "GIT_ALTERNATE_OBJECT_DIRECTORIES=" + filepath.Join(gitDir, "objects")}
 }
 
 // SnapshotListed is Snapshot of the worktree a scan answered for, taken
@@ -71,7 +89,7 @@ func (r *Runner) SnapshotListed(ctx context.Context, c Changes) (Snapshot, error
 			}
 		}
 	}
-	return r.snapshot(ctx, filepath.Clean(c.Worktree), l)
+	return r.snapshot(ctx, filepath.Clean(c.Worktree), l, "")
 }
 
 // listed is what a scan listed of a worktree, for a snapshot: the HEAD
@@ -82,12 +100,13 @@ type listed struct {
 	paths []byte
 }
 
-// snapshot is Snapshot, from a scan's list where l is not nil.
-func (r *Runner) snapshot(ctx context.Context, wt string, l *listed) (Snapshot, error) {
+// snapshot is Snapshot, from a scan's list where l is not nil, its
+// objects written into objects where that is not "".
+func (r *Runner) snapshot(ctx context.Context, wt string, l *listed, objects string) (Snapshot, error) {
 	if err := isDir(wt); err != nil {
 		return Snapshot{}, err
 	}
-	out, err := r.Run(ctx, Cmd{Dir: wt, Args: []string{"rev-parse", "--path-format=absolute", "--git-path", "index", "HEAD"}})
+	out, err := r.Run(ctx, Cmd{Dir: wt, Args: []string{"rev-parse", "--path-format=absolute", "--git-path", "index", "--show-toplevel", "--git-common-dir", "HEAD"}})
 	if err != nil {
 		if CodeOf(err) == Failed {
 			return Snapshot{}, &Error{Code: NotWorktree, Op: "git rev-parse", Err: err}
@@ -95,10 +114,10 @@ func (r *Runner) snapshot(ctx context.Context, wt string, l *listed) (Snapshot, 
 		return Snapshot{}, err
 	}
 	lines := strings.Split(strings.TrimRight(string(out.Stdout), "\n"), "\n")
-	if len(lines) != 2 {
-		return Snapshot{}, &Error{Code: Failed, Op: "git rev-parse", Err: errorf("%d lines, want 2", len(lines))}
+	if len(lines) != 4 {
+		return Snapshot{}, &Error{Code: Failed, Op: "git rev-parse", Err: errorf("%d lines, want 4", len(lines))}
 	}
-	realIndex, head := lines[0], lines[1]
+	realIndex, top, gitDir, head := lines[0], lines[1], lines[2], lines[3]
 	dir, err := os.MkdirTemp("", "hall-gitscan-*")
 	if err != nil {
 		return Snapshot{}, &Error{Code: Failed, Op: "temporary index", Err: err}
@@ -109,6 +128,9 @@ func (r *Runner) snapshot(ctx context.Context, wt string, l *listed) (Snapshot, 
 		return Snapshot{}, &Error{Code: Failed, Op: "copy index", Err: err}
 	}
 	env := append([]string{"GIT_INDEX_FILE=" + index}, snapshotEnv...)
+	if objects != "" {
+		env = append(env, ObjectsEnv(objects, gitDir)...)
+	}
 	if err := r.stage(ctx, wt, env, head, l); err != nil {
 		return Snapshot{}, err
 	}
@@ -116,7 +138,7 @@ func (r *Runner) snapshot(ctx context.Context, wt string, l *listed) (Snapshot, 
 	if err != nil {
 		return Snapshot{}, err
 	}
-	s := Snapshot{Head: head, Tree: strings.TrimSpace(string(out.Stdout))}
+	s := Snapshot{Head: head, Tree: strings.TrimSpace(string(out.Stdout)), Top: top, GitDir: gitDir}
 	out, err = r.Run(ctx, Cmd{Dir: wt, Args: []string{"-c", "commit.gpgSign=false", "commit-tree", s.Tree, "-p", head, "-m", "hall: working tree snapshot"}, Env: env})
 	if err != nil {
 		return Snapshot{}, err

@@ -6,6 +6,7 @@ import (
 
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/presence"
+	"github.com/hall-dev/hall/internal/recovery"
 )
 
 // Roster is the live roster at this instant: *presence.Service, or the
@@ -48,6 +49,9 @@ type Hall struct {
 	// read that costs a roster pass per call, where every other read
 	// serves a cached snapshot. Nil: no limit.
 	CheckLimit *Limiter
+	// Recovery keeps snapshots of worktrees before destructive commands
+	// and gives them back (package recovery). Nil: no snapshots kept.
+	Recovery *recovery.Store
 
 	sayOnce toldBook     // what each presence was told of its collisions (sayonce.go)
 	told    toldOverlaps // what each presence was told of its overlaps (overlap.go)

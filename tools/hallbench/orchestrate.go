@@ -74,6 +74,7 @@ func orchestrate(ctx context.Context, o options) error {
 		{"hooks", b.hooks, false},
 		{"guard", b.guard, false},
 		{"overlaps", b.overlaps, true},
+		{"snapshot", b.snapshot, true},
 	}
 	for _, s := range scenarios {
 		if (o.only != "" && !strings.Contains(s.name, o.only)) || (s.own && o.only == "") {

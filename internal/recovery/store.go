@@ -1,0 +1,457 @@
+package recovery
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hall-dev/hall/internal/gitscan"
+)
+
+// Store keeps snapshots in a directory the Hall owns (mode 0700), one
+// directory per snapshot: <dir>/<id>/objects (a git object directory
+// holding what the snapshot added to the repository's objects) and
+// <dir>/<id>/snapshot.json (its record, mode 0600). Safe for concurrent
+// use.
+type Store struct {
+	dir string
+	run *gitscan.Runner
+	lim Limits
+	now func() time.Time
+
+	mu     sync.Mutex
+	lastID string // the last id handed out, for ids that never repeat
+}
+
+// recordName is a snapshot's record in its directory.
+const recordName = "snapshot.json"
+
+// Open opens (creating, mode 0700) the store in dir, usually
+// <registry-root>/recovery, and prunes it to lim. now is the clock (nil:
+// time.Now). run may be nil for a store only listed and pruned.
+func Open(ctx context.Context, dir string, run *gitscan.Runner, lim Limits, now func() time.Time) (*Store, error) {
+	if now == nil {
+		now = time.Now
+	}
+	if lim.MaxAge <= 0 {
+		lim.MaxAge = DefaultMaxAge
+	}
+	if lim.MaxBytes <= 0 {
+		lim.MaxBytes = DefaultMaxBytes
+	}
+	if lim.MaxCount <= 0 {
+		lim.MaxCount = DefaultMaxCount
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("recovery store %s: %w", dir, err)
+	}
+	if err := os.Chmod(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("recovery store %s: %w", dir, err)
+	}
+	s := &Store{dir: dir, run: run, lim: lim, now: now}
+	if _, err := s.Prune(ctx); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Dir is the store's directory.
+func (s *Store) Dir() string { return s.dir }
+
+// newID is a snapshot id: the time taken in milliseconds (base 36, fixed
+// width, so ids sort by time) and 4 random hex digits; never the same as
+// the last one handed out.
+func (s *Store) newID(t time.Time) string {
+	var b [2]byte
+	_, _ = rand.Read(b[:])
+	ms := strconv.FormatInt(t.UnixMilli(), 36)
+	id := strings.Repeat("0", max(0, 9-len(ms))) + ms + hex.EncodeToString(b[:])
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if id <= s.lastID {
+		id = s.lastID[:9] + hex.EncodeToString(b[:]) // same millisecond: order by the random part is not enough
+		for id <= s.lastID {
+			b[1]++
+			if b[1] == 0 {
+				b[0]++
+			}
+			id = s.lastID[:9] + hex.EncodeToString(b[:])
+		}
+	}
+	s.lastID = id
+	return id
+}
+
+// validID tells an id the store could have handed out: no path in it.
+func validID(id string) bool {
+	if len(id) != 13 {
+		return false
+	}
+	for _, c := range id {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'z') {
+			return false
+		}
+	}
+	return true
+}
+
+// Save snapshots the request's worktree within ctx's deadline: the
+// working tree as git add -A would stage it, into the snapshot's own
+// object directory. A snapshot past the deadline fails with a gitscan
+// Timeout and leaves nothing behind.
+func (s *Store) Save(ctx context.Context, req SaveRequest) (Snapshot, error) {
+	if s.run == nil {
+		return Snapshot{}, errors.New("recovery: no git to snapshot with")
+	}
+	taken := s.now()
+	id := s.newID(taken)
+	tmp := filepath.Join(s.dir, id+".tmp")
+	objects := filepath.Join(tmp, "objects")
+	if err := os.MkdirAll(objects, 0o700); err != nil {
+		return Snapshot{}, fmt.Errorf("recovery: %w", err)
+	}
+	done := false
+	defer func() {
+		if !done {
+			os.RemoveAll(tmp)
+		}
+	}()
+	g, err := s.run.SnapshotInto(ctx, req.Worktree, objects)
+	if err != nil {
+		return Snapshot{}, fmt.Errorf("recovery: snapshot %s: %w", req.Worktree, err)
+	}
+	snap := Snapshot{
+		ID: id, Worktree: g.Top, GitDir: g.GitDir, Head: g.Head, Tree: g.Tree, Commit: g.Commit,
+		Taken: taken, Trigger: req.Trigger, Presence: req.Presence, Agent: req.Agent, Brain: req.Brain,
+	}
+	changed, err := s.changedFiles(ctx, g, objects)
+	if err != nil {
+		return Snapshot{}, fmt.Errorf("recovery: snapshot %s: %w", req.Worktree, err)
+	}
+	if err := keepBlobs(changed, g.GitDir, objects); err != nil {
+		return Snapshot{}, fmt.Errorf("recovery: snapshot %s: %w", req.Worktree, err)
+	}
+	snap.Files, snap.FilesLeftOut = fileList(g.Top, changed, req.Paths)
+	size, err := dirSize(tmp)
+	if err != nil {
+		return Snapshot{}, fmt.Errorf("recovery: %w", err)
+	}
+	snap.Bytes = size
+	if err := writeRecord(filepath.Join(tmp, recordName), snap); err != nil {
+		return Snapshot{}, err
+	}
+	if err := os.Rename(tmp, filepath.Join(s.dir, id)); err != nil {
+		return Snapshot{}, fmt.Errorf("recovery: %w", err)
+	}
+	done = true
+	return snap, nil
+}
+
+// changed is one path git diff-tree reports between HEAD and a snapshot.
+type changed struct {
+	path    string
+	status  byte   // A, M, D, T
+	newMode string // e.g. 100644, 120000
+	newBlob string
+}
+
+// changedFiles lists what the snapshot's tree changes against its HEAD.
+func (s *Store) changedFiles(ctx context.Context, g gitscan.Snapshot, objects string) ([]changed, error) {
+	out, err := s.run.Run(ctx, gitscan.Cmd{Dir: g.Top, Env: gitscan.ObjectsEnv(objects, g.GitDir),
+		Args: []string{"diff-tree", "-r", "-z", "--raw", "--no-renames", g.Head, g.Tree}})
+	if err != nil {
+		return nil, err
+	}
+	f := bytes.Split(out.Stdout, []byte{0})
+	var list []changed
+	for i := 0; i+1 < len(f); i += 2 {
+		meta := strings.Fields(strings.TrimPrefix(string(f[i]), ":"))
+		if len(meta) < 5 || len(meta[4]) == 0 {
+			break
+		}
+		list = append(list, changed{path: string(f[i+1]), status: meta[4][0], newMode: meta[1], newBlob: meta[3]})
+	}
+	return list, nil
+}
+
+// keepBlobs copies into the snapshot's objects each changed blob the
+// repository holds only as a loose object (a staged file's content,
+// which git's gc would prune once unreachable): the snapshot then needs
+// of the repository only what its commits reach.
+func keepBlobs(list []changed, gitDir, objects string) error {
+	for _, c := range list {
+		if c.status == 'D' || len(c.newBlob) < 3 {
+			continue
+		}
+		rel := filepath.Join(c.newBlob[:2], c.newBlob[2:])
+		dst := filepath.Join(objects, rel)
+		if _, err := os.Lstat(dst); err == nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(gitDir, "objects", rel))
+		if err != nil {
+			continue // packed, or not there: the repository's packs keep it
+		}
+		if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
+			return err
+		}
+		if err := os.WriteFile(dst, b, 0o400); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fileList is a snapshot's record of its files: the hinted paths first,
+// then the others in git's order, at most MaxFiles, with each file's mode
+// on disk.
+func fileList(top string, list []changed, hint []string) ([]File, int) {
+	first := make(map[string]bool, len(hint))
+	for _, p := range hint {
+		first[path.Clean(filepath.ToSlash(p))] = true
+	}
+	slices.SortStableFunc(list, func(a, b changed) int {
+		switch {
+		case first[a.path] == first[b.path]:
+			return 0
+		case first[a.path]:
+			return -1
+		default:
+			return 1
+		}
+	})
+	n := min(len(list), MaxFiles)
+	files := make([]File, 0, n)
+	for _, c := range list[:n] {
+		f := File{Path: c.path, Symlink: c.newMode == "120000"}
+		switch c.status {
+		case 'A':
+			f.State = StateAdded
+		case 'D':
+			f.State = StateDeleted
+		case 'T':
+			f.State = StateType
+		default:
+			f.State = StateModified
+		}
+		if c.status != 'D' {
+			if info, err := os.Lstat(filepath.Join(top, filepath.FromSlash(c.path))); err == nil {
+				f.Mode = uint32(info.Mode().Perm())
+			}
+		}
+		files = append(files, f)
+	}
+	return files, len(list) - n
+}
+
+// writeRecord writes a snapshot's record atomically, mode 0600.
+func writeRecord(name string, snap Snapshot) error {
+	b, err := json.MarshalIndent(snap, "", "  ")
+	if err != nil {
+		return fmt.Errorf("recovery: record: %w", err)
+	}
+	return writeAtomic(name, append(b, '\n'), 0o600)
+}
+
+// writeAtomic writes a file through a temporary file in its directory
+// and a rename.
+func writeAtomic(name string, b []byte, perm fs.FileMode) error {
+	f, err := os.CreateTemp(filepath.Dir(name), ".hall-restore-*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	tmp := f.Name()
+	_, err = f.Write(b)
+	if err == nil {
+		err = f.Chmod(perm)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, name)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	return nil
+}
+
+// dirSize is the bytes of the files under dir.
+func dirSize(dir string) (int64, error) {
+	var n int64
+	err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.Type().IsRegular() {
+			info, err := d.Info()
+			if err != nil {
+				return err
+			}
+			n += info.Size()
+		}
+		return nil
+	})
+	return n, err
+}
+
+// all reads every snapshot's record, oldest first.
+func (s *Store) all() ([]Snapshot, error) {
+	entries, err := os.ReadDir(s.dir)
+	if err != nil {
+		return nil, fmt.Errorf("recovery store: %w", err)
+	}
+	var list []Snapshot
+	for _, e := range entries {
+		if !e.IsDir() || !validID(e.Name()) {
+			continue
+		}
+		snap, err := s.read(e.Name())
+		if err != nil {
+			continue // half written or damaged: Prune's stray sweep takes it
+		}
+		list = append(list, snap)
+	}
+	return list, nil
+}
+
+// read reads one snapshot's record.
+func (s *Store) read(id string) (Snapshot, error) {
+	b, err := os.ReadFile(filepath.Join(s.dir, id, recordName))
+	if err != nil {
+		return Snapshot{}, err
+	}
+	var snap Snapshot
+	if err := json.Unmarshal(b, &snap); err != nil {
+		return Snapshot{}, fmt.Errorf("recovery: record %s: %w", id, err)
+	}
+	return snap, nil
+}
+
+// List returns the snapshots the filter chooses, newest first, and how
+// many more it chose past its limit.
+func (s *Store) List(ctx context.Context, f Filter) ([]Snapshot, int, error) {
+	all, err := s.all()
+	if err != nil {
+		return nil, 0, err
+	}
+	limit := f.Limit
+	if limit <= 0 {
+		limit = DefaultListLimit
+	}
+	wt := ""
+	if f.Worktree != "" {
+		wt = filepath.Clean(f.Worktree)
+	}
+	var out []Snapshot
+	left := 0
+	for i := len(all) - 1; i >= 0; i-- {
+		snap := all[i]
+		if wt != "" && snap.Worktree != wt {
+			continue
+		}
+		if f.Agent != "" && snap.Agent != f.Agent && snap.Presence != f.Agent {
+			continue
+		}
+		if len(out) == limit {
+			left++
+			continue
+		}
+		out = append(out, snap)
+	}
+	return out, left, nil
+}
+
+// Get returns one snapshot's record (ErrNotFound when none has that id).
+func (s *Store) Get(ctx context.Context, id string) (Snapshot, error) {
+	if !validID(id) {
+		return Snapshot{}, fmt.Errorf("%w: %q", ErrNotFound, id)
+	}
+	snap, err := s.read(id)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Snapshot{}, fmt.Errorf("%w: %q", ErrNotFound, id)
+	}
+	return snap, err
+}
+
+// Prune drops the snapshots past the store's limits: older than MaxAge,
+// then the oldest past MaxCount, then the oldest while the store is over
+// MaxBytes; and any half-written snapshot left by a Hall that stopped
+// mid-save.
+func (s *Store) Prune(ctx context.Context) (PruneResult, error) {
+	var res PruneResult
+	if s.lim.NoPrune {
+		return res, nil
+	}
+	entries, err := os.ReadDir(s.dir)
+	if err != nil {
+		return res, fmt.Errorf("recovery store: %w", err)
+	}
+	now := s.now()
+	for _, e := range entries {
+		if name := e.Name(); strings.HasSuffix(name, ".tmp") {
+			if info, err := e.Info(); err == nil && now.Sub(info.ModTime()) > time.Hour {
+				os.RemoveAll(filepath.Join(s.dir, name))
+			}
+		}
+	}
+	all, err := s.all()
+	if err != nil {
+		return res, err
+	}
+	var total int64
+	for _, snap := range all {
+		total += snap.Bytes
+	}
+	drop := func(snap Snapshot) {
+		if err := os.RemoveAll(filepath.Join(s.dir, snap.ID)); err != nil {
+			return
+		}
+		res.Dropped++
+		res.Freed += snap.Bytes
+		total -= snap.Bytes
+	}
+	kept := all[:0:0]
+	for _, snap := range all {
+		if now.Sub(snap.Taken) > s.lim.MaxAge {
+			drop(snap)
+			continue
+		}
+		kept = append(kept, snap)
+	}
+	for len(kept) > 0 && (len(kept) > s.lim.MaxCount || total > s.lim.MaxBytes) {
+		drop(kept[0])
+		kept = kept[1:]
+	}
+	res.Kept, res.Bytes = len(kept), total
+	return res, nil
+}
+
+// Run prunes every DefaultPruneEvery until ctx ends.
+func (s *Store) Run(ctx context.Context) {
+	t := time.NewTicker(DefaultPruneEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			_, _ = s.Prune(ctx)
+		}
+	}
+}
