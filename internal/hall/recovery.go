@@ -55,13 +55,6 @@ const (
 	maxSceneFiles = shellguard.MaxOthers * shellguard.MaxFilesPerOther
 )
 
-// RecoveryStats are the recovery book's counters, for /metrics.
-type RecoveryStats struct {
-	Saved    int64 // snapshots taken before a command
-	NotSaved int64 // snapshots that failed or ran past SnapshotBudget
-	Losses   int64 // commands found, after they ran, to have changed files at stake
-}
-
 // recoveryBook is what the Hall keeps between a destructive command's
 // hook and its aftermath: the commands awaiting their check, the losses
 // found, and the losses each victim has yet to be told. The zero value is
@@ -100,12 +93,13 @@ type stake struct {
 }
 
 // Stats reads the counters.
-func (b *recoveryBook) Stats() RecoveryStats {
-	return RecoveryStats{Saved: b.saved.Load(), NotSaved: b.notSaved.Load(), Losses: b.lost.Load()}
+func (b *recoveryBook) Stats() recovery.HookStats {
+	return recovery.HookStats{Saved: b.saved.Load(), NotSaved: b.notSaved.Load(), Losses: b.lost.Load()}
 }
 
-// RecoveryStats are the Hall's recovery counters (/metrics).
-func (h *Hall) RecoveryStats() RecoveryStats { return h.kept.Stats() }
+// RecoveryStats are the Hall's counters of snapshots taken on the hook
+// path and losses found (/metrics).
+func (h *Hall) RecoveryStats() recovery.HookStats { return h.kept.Stats() }
 
 // Losses are the losses the Hall found lately, newest first: the page and
 // GET /api/snapshots mark them recoverable.
