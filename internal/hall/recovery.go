@@ -73,8 +73,8 @@ type pendingLoss struct {
 	at         time.Time
 	by         string // the running agent's id
 	byPresence string // and its presence id: its own losses are not told back to it
-	command string
-	snaps   []savedSnap
+	command    string
+	snaps      []savedSnap
 }
 
 // savedSnap is one snapshot taken for a command: the worktree, and whose

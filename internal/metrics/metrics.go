@@ -123,7 +123,7 @@ type Sources struct {
 	Roster    Roster
 	GitScan   GitScanStats  // nil while the Hall runs no scanner
 	Recovery  RecoveryStats // nil while the Hall keeps no snapshots
-	StoreKind string       // "dir" or "nats"
+	StoreKind string        // "dir" or "nats"
 }
 
 // Watch registers the families read from src at scrape time.
