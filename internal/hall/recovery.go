@@ -47,6 +47,9 @@ const (
 	maxUntold = 4
 	// lossFilesShown is how many files a loss line names.
 	lossFilesShown = 3
+	// maxRestoreShown bounds the restore command a loss line shows with
+	// its paths; a longer one is shown as the snapshot's id alone.
+	maxRestoreShown = 240
 	// pendingFor is how long a command's check waits for its agent's
 	// next hook beat (which says the command ran); past it the check is
 	// dropped.
@@ -490,6 +493,10 @@ func LossLine(l contract.Loss) string {
 	if more := len(l.Files) + l.FilesLeftOut - len(names); more > 0 {
 		names = append(names, fmt.Sprintf("+%d more", more))
 	}
+	restore := l.Restore
+	if len(restore) > maxRestoreShown {
+		restore = "hall restore " + l.Snapshot // every file it lists; --diff first
+	}
 	return fmt.Sprintf("The Hall: %s ran %s and your uncommitted changes to %s changed or vanished. Saved before it ran: `%s` brings them back (`hall restore %s --diff` shows them).",
-		quoteText(contract.Clip(l.By, 40)), quoteText(contract.Clip(l.Command, 80)), strings.Join(names, ", "), l.Restore, l.Snapshot)
+		quoteText(contract.Clip(l.By, 40)), quoteText(contract.Clip(l.Command, 80)), strings.Join(names, ", "), restore, l.Snapshot)
 }
