@@ -106,8 +106,10 @@ func TestSnapshotsBudget(t *testing.T) {
 	loss.Restore = "hall restore " + snap.ID + " " + strings.Join(lost, " ")
 	list := hall.SnapshotList{Kept: true, LeftOut: 1999, Snapshots: []recovery.Snapshot{snap, snap, snap, snap, snap, snap}, Losses: []contract.Loss{loss, loss, loss, loss}}
 	for name, render := range map[string]func() (SnapshotsOut, string, error){
-		"list":         func() (SnapshotsOut, string, error) { return renderSnapshots(list) },
-		"one snapshot": func() (SnapshotsOut, string, error) { return renderSnapshotFiles(hall.SnapshotDiff{Snapshot: snap, Files: diffs}) },
+		"list": func() (SnapshotsOut, string, error) { return renderSnapshots(list) },
+		"one snapshot": func() (SnapshotsOut, string, error) {
+			return renderSnapshotFiles(hall.SnapshotDiff{Snapshot: snap, Files: diffs})
+		},
 	} {
 		out, txt, err := render()
 		if err != nil {
