@@ -12,6 +12,7 @@ const MaxLossFiles = 32
 type Loss struct {
 	Snapshot string `json:"snapshot"` // the snapshot that holds the files as they were
 	Worktree string `json:"worktree"`
+	Brain    string `json:"brain,omitempty"` // the brain the running session beat on
 	// By is the agent id of the session whose command it was; Command
 	// the command line (clipped), or the files a write named.
 	By      string `json:"by"`

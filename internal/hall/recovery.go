@@ -76,6 +76,7 @@ type pendingLoss struct {
 	at         time.Time
 	by         string // the running agent's id
 	byPresence string // and its presence id: its own losses are not told back to it
+	brain      string
 	command    string
 	snaps      []savedSnap
 }
@@ -285,7 +286,7 @@ func (h *Hall) save(ctx context.Context, presenceID string, req contract.BeatReq
 		})
 	}
 	wg.Wait()
-	p := pendingLoss{at: h.Service.Now(), by: req.AgentID, byPresence: presenceID, command: command}
+	p := pendingLoss{at: h.Service.Now(), by: req.AgentID, byPresence: presenceID, brain: req.Brain, command: command}
 	for _, r := range results {
 		if r.err != nil {
 			h.kept.notSaved.Add(1)
@@ -410,7 +411,7 @@ func (h *Hall) checkSnapshot(ctx context.Context, p pendingLoss, s savedSnap) {
 			continue
 		}
 		l := contract.Loss{
-			Snapshot: s.id, Worktree: s.worktree, By: p.by, Command: contract.Clip(p.command, 200),
+			Snapshot: s.id, Worktree: s.worktree, Brain: p.brain, By: p.by, Command: contract.Clip(p.command, 200),
 			Owner: st.agentID, Files: files[:min(len(files), contract.MaxLossFiles)],
 			FilesLeftOut: max(0, len(files)-contract.MaxLossFiles), At: now.UTC(),
 		}
