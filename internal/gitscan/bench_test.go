@@ -3,6 +3,7 @@ package gitscan_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -49,6 +50,7 @@ func benchPair(b *testing.B) (r *repo, a, c string) {
 // update-index of the listed files, write-tree, commit-tree) and git
 // merge-tree. The scans themselves are the scanner's anyway, taken once.
 func BenchmarkPredictMerge(b *testing.B) {
+	scr := newScratch(b)
 	_, a, c := benchPair(b)
 	g := newRunner(b, gitscan.RunnerConfig{})
 	ctx := context.Background()
@@ -62,8 +64,8 @@ func BenchmarkPredictMerge(b *testing.B) {
 	}
 	b.ResetTimer()
 	for b.Loop() {
-		predictPair(b, g, a, func() (gitscan.Snapshot, error) { return g.SnapshotListed(ctx, ca) },
-			func() (gitscan.Snapshot, error) { return g.SnapshotListed(ctx, cc) })
+		predictPair(b, g, scr, func() (gitscan.Snapshot, error) { return g.SnapshotListed(ctx, ca, scr) },
+			func() (gitscan.Snapshot, error) { return g.SnapshotListed(ctx, cc, scr) })
 	}
 }
 
@@ -71,19 +73,20 @@ func BenchmarkPredictMerge(b *testing.B) {
 // of the whole working tree (git add -A through the copied index), as a
 // snapshot is taken where no scan's list stands for the tree.
 func BenchmarkPredictMergeWholeTree(b *testing.B) {
+	scr := newScratch(b)
 	_, a, c := benchPair(b)
 	g := newRunner(b, gitscan.RunnerConfig{})
 	ctx := context.Background()
 	b.ResetTimer()
 	for b.Loop() {
-		predictPair(b, g, a, func() (gitscan.Snapshot, error) { return g.Snapshot(ctx, a) },
-			func() (gitscan.Snapshot, error) { return g.Snapshot(ctx, c) })
+		predictPair(b, g, scr, func() (gitscan.Snapshot, error) { return g.Snapshot(ctx, a, scr) },
+			func() (gitscan.Snapshot, error) { return g.Snapshot(ctx, c, scr) })
 	}
 }
 
 // predictPair snapshots both sides and merges them, as the scanner does
 // on a cache miss; the pair must conflict.
-func predictPair(b *testing.B, g *gitscan.Runner, dir string, snapA, snapC func() (gitscan.Snapshot, error)) {
+func predictPair(b *testing.B, g *gitscan.Runner, scr *gitscan.Scratch, snapA, snapC func() (gitscan.Snapshot, error)) {
 	sa, err := snapA()
 	if err != nil {
 		b.Fatal(err)
@@ -92,7 +95,7 @@ func predictPair(b *testing.B, g *gitscan.Runner, dir string, snapA, snapC func(
 	if err != nil {
 		b.Fatal(err)
 	}
-	m, err := g.PredictMerge(context.Background(), dir, sa.Commit, sc.Commit)
+	m, err := g.PredictMerge(context.Background(), scr, sa, sc)
 	if err != nil || !m.Conflict {
 		b.Fatalf("merge %+v, %v: want a conflict", m, err)
 	}
@@ -101,20 +104,26 @@ func predictPair(b *testing.B, g *gitscan.Runner, dir string, snapA, snapC func(
 // BenchmarkMergeTreeByHand is git merge-tree alone on the same pair's
 // snapshots, run by hand: the floor under BenchmarkPredictMerge.
 func BenchmarkMergeTreeByHand(b *testing.B) {
+	scr := newScratch(b)
 	_, a, c := benchPair(b)
 	g := newRunner(b, gitscan.RunnerConfig{})
 	ctx := context.Background()
-	sa, err := g.Snapshot(ctx, a)
+	sa, err := g.Snapshot(ctx, a, scr)
 	if err != nil {
 		b.Fatal(err)
 	}
-	sc, err := g.Snapshot(ctx, c)
+	sc, err := g.Snapshot(ctx, c, scr)
+	if err != nil {
+		b.Fatal(err)
+	}
+	env, err := scr.Env(sa.GitDir)
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.ResetTimer()
 	for b.Loop() {
 		cmd := exec.Command("git", "-C", a, "merge-tree", "--write-tree", "--name-only", sa.Commit, sc.Commit)
+		cmd.Env = append(os.Environ(), env...)
 		if err := cmd.Run(); err == nil {
 			b.Fatal("merge-tree answered a clean merge, want a conflict (exit 1)")
 		}

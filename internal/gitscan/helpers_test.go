@@ -102,7 +102,9 @@ func (r *repo) fingerprint(worktrees ...string) string {
 			r.tb.Fatalf("fingerprint %s: %v", root, err)
 		}
 	}
-	walk(filepath.Join(r.main, ".git"), func(rel string, d fs.DirEntry) bool { return rel == "objects" })
+	// The objects too: the scanner writes its snapshots and merges into
+	// a scratch of its own (Scratch), never into the repository.
+	walk(filepath.Join(r.main, ".git"), func(rel string, d fs.DirEntry) bool { return false })
 	for _, wt := range append([]string{r.main}, worktrees...) {
 		walk(wt, func(rel string, d fs.DirEntry) bool { return rel == ".git" && d.IsDir() })
 	}
@@ -132,4 +134,31 @@ func fakeGit(tb testing.TB, body string) string {
 		tb.Fatal(err)
 	}
 	return p
+}
+
+// newScratch is a scratch object store in a temp directory of the test's.
+func newScratch(tb testing.TB) *gitscan.Scratch {
+	tb.Helper()
+	s, err := gitscan.NewScratch(filepath.Join(tb.TempDir(), "scratch"), 0)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s
+}
+
+// sgit runs git in dir reading the scratch's objects beside the
+// repository's, as the scanner does: where a snapshot's objects are.
+func sgit(tb testing.TB, sc *gitscan.Scratch, dir string, args ...string) string {
+	tb.Helper()
+	env, err := sc.Env(gittest.Git(tb, dir, "rev-parse", "--path-format=absolute", "--git-common-dir"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	cmd := gittest.Command(context.Background(), dir, args...)
+	cmd.Env = append(cmd.Env, env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		tb.Fatalf("git %s in %s: %v\n%s", strings.Join(args, " "), dir, err, out)
+	}
+	return strings.TrimSpace(string(out))
 }

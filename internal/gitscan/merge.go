@@ -18,14 +18,19 @@ type Merge struct {
 	ConflictsTotal int
 }
 
-// PredictMerge merges two commits of one repository the way git merge
+// PredictMerge merges two snapshots of one repository the way git merge
 // would, without a worktree or an index: git merge-tree --write-tree
 // --name-only, against their merge base (for snapshots, where their HEADs
 // part; git 2.39 has no --merge-base option, which is why a snapshot's
-// parent is its HEAD). dir is any worktree of the repository. The result
-// tree it writes is an unreachable loose object; no ref moves.
-func (r *Runner) PredictMerge(ctx context.Context, dir, a, b string) (Merge, error) {
-	out, err := r.Run(ctx, Cmd{Dir: dir, Args: []string{"merge-tree", "--write-tree", "--name-only", "--no-messages", "-z", a, b}, OK: []int{1}})
+// parent is its HEAD). The snapshots' objects are read from the scratch
+// in, where the result tree is written too: no object, index or ref of
+// the repository is touched.
+func (r *Runner) PredictMerge(ctx context.Context, in *Scratch, a, b Snapshot) (Merge, error) {
+	env, _, err := in.env(a.GitDir)
+	if err != nil {
+		return Merge{}, &Error{Code: Failed, Op: "object directory", Err: err}
+	}
+	out, err := r.Run(ctx, Cmd{Dir: a.Top, Env: env, Args: []string{"merge-tree", "--write-tree", "--name-only", "--no-messages", "-z", a.Commit, b.Commit}, OK: []int{1}})
 	if err != nil {
 		return Merge{}, err
 	}

@@ -43,6 +43,7 @@ func TestNewRunnerFallbacks(t *testing.T) {
 }
 
 func TestChangesFallbacks(t *testing.T) {
+	sc := newScratch(t)
 	ctx := context.Background()
 	g := newRunner(t, gitscan.RunnerConfig{})
 	notRepo := t.TempDir()
@@ -61,7 +62,7 @@ func TestChangesFallbacks(t *testing.T) {
 			if got := gitscan.CodeOf(err); got != tc.want {
 				t.Fatalf("Changes: code %q, want %q (%v)", got, tc.want, err)
 			}
-			_, err = g.Snapshot(ctx, tc.wt)
+			_, err = g.Snapshot(ctx, tc.wt, sc)
 			if got := gitscan.CodeOf(err); got != tc.want {
 				t.Fatalf("Snapshot: code %q, want %q (%v)", got, tc.want, err)
 			}
@@ -226,6 +227,7 @@ func TestChangesStates(t *testing.T) {
 // GIT_OPTIONAL_LOCKS=0, rewrites an index whose stat data went stale; the
 // runner's does not.
 func TestFingerprintSeesAnIndexRefresh(t *testing.T) {
+	sc := newScratch(t)
 	g := newRunner(t, gitscan.RunnerConfig{})
 	r := newRepo(t)
 	a := r.worktree("a")
@@ -237,7 +239,7 @@ func TestFingerprintSeesAnIndexRefresh(t *testing.T) {
 	if _, err := g.Changes(context.Background(), a, gitscan.ChangesOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := g.Snapshot(context.Background(), a); err != nil {
+	if _, err := g.Snapshot(context.Background(), a, sc); err != nil {
 		t.Fatal(err)
 	}
 	if r.fingerprint(a) != before {
@@ -274,6 +276,7 @@ func TestOutputIsBounded(t *testing.T) {
 // inherits GIT_DIR and GIT_INDEX_FILE; the runner's git must still read
 // the worktree it was pointed at, and never write that index.
 func TestRunnerIgnoresAnInheritedRepository(t *testing.T) {
+	sc := newScratch(t)
 	other := newRepo(t)
 	index := filepath.Join(other.main, ".git", "index")
 	before, err := os.ReadFile(index)
@@ -294,7 +297,7 @@ func TestRunnerIgnoresAnInheritedRepository(t *testing.T) {
 	if c.Root != a || strings.Join(c.Files, " ") != "mine.go" {
 		t.Fatalf("root %s, files %v: want %s, [mine.go]", c.Root, c.Files, a)
 	}
-	if _, err := g.Snapshot(context.Background(), a); err != nil {
+	if _, err := g.Snapshot(context.Background(), a, sc); err != nil {
 		t.Fatal(err)
 	}
 	if after, _ := os.ReadFile(index); string(after) != string(before) {

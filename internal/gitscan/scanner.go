@@ -4,6 +4,7 @@ import (
 	"context"
 	"maps"
 	"path"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -69,6 +70,10 @@ type ScannerConfig struct {
 	Notify func(worktree string)
 	// Cache keeps merge predictions; nil makes one of the default size.
 	Cache *MergeCache
+	// Scratch is where snapshots and merge predictions write their
+	// objects, never the repository; nil: one in a temporary directory
+	// of the scanner's own, removed when Run returns.
+	Scratch *Scratch
 	// Clock times the interval between two scans of a worktree (its
 	// timers) and the slow rescan (its ticks, and when each worktree was
 	// last scanned whole); the real clock when nil. Tests drive a fake
@@ -127,8 +132,10 @@ type Stats struct {
 // MaxScans (the rest queue, urgent first); one scan runs per worktree at
 // a time.
 type Scanner struct {
-	cfg   ScannerConfig
-	cache *MergeCache
+	cfg     ScannerConfig
+	cache   *MergeCache
+	scratch *Scratch
+	ownDir  string // the scratch's directory when the scanner made it; "" otherwise
 
 	mu      sync.Mutex
 	ctx     context.Context // set by Run; nil before and after
@@ -184,6 +191,7 @@ type tracked struct {
 	seq     uint64 // counts results
 	snap    Snapshot
 	snapSeq uint64 // the result seq the snapshot was taken at; 0: none
+	snapGen int    // the scratch generation its objects are in
 }
 
 // NewScanner returns a scanner; Run starts it.
@@ -205,7 +213,21 @@ func NewScanner(cfg ScannerConfig) *Scanner {
 	if cache == nil {
 		cache = NewMergeCache(0)
 	}
-	return &Scanner{cfg: cfg, cache: cache, trees: map[string]*tracked{}, preds: map[[2]string]Prediction{}}
+	s := &Scanner{cfg: cfg, cache: cache, scratch: cfg.Scratch, trees: map[string]*tracked{}, preds: map[[2]string]Prediction{}}
+	if s.scratch == nil {
+		// Made now, removed when Run returns. A temporary directory that
+		// cannot be made leaves one that fails each snapshot: the scanner
+		// then predicts no merge, and never writes into a repository.
+		dir, err := os.MkdirTemp("", "hall-scratch-*")
+		if err == nil {
+			s.scratch, err = NewScratch(dir, 0)
+		}
+		if err != nil {
+			s.scratch = &Scratch{root: filepath.Join(os.DevNull, "hall-scratch")}
+		}
+		s.ownDir = dir
+	}
+	return s
 }
 
 // Run scans until ctx ends, then waits for the scans under way (each
@@ -240,6 +262,9 @@ func (s *Scanner) Run(ctx context.Context) error {
 			s.queue = nil
 			s.mu.Unlock()
 			s.wg.Wait()
+			if s.ownDir != "" {
+				_ = os.RemoveAll(s.ownDir)
+			}
 			return nil
 		case now := <-tick.Chan():
 			s.mu.Lock()
@@ -801,7 +826,7 @@ func (s *Scanner) merge(ctx context.Context, a, b string) (Merge, Snapshot, Snap
 		return m, sa, sb, true
 	}
 	start := time.Now()
-	m, err := s.cfg.Runner.PredictMerge(ctx, a, sa.Commit, sb.Commit)
+	m, err := s.cfg.Runner.PredictMerge(ctx, s.scratch, sa, sb)
 	s.mergeNanos.Add(int64(time.Since(start)))
 	s.merges.Add(1)
 	if err != nil {
@@ -824,7 +849,7 @@ func (s *Scanner) snapshot(ctx context.Context, wt string) (Snapshot, bool) {
 		s.mu.Unlock()
 		return Snapshot{}, false
 	}
-	if t.snapSeq == t.seq {
+	if t.snapSeq == t.seq && s.scratch.live(t.snapGen) {
 		snap := t.snap
 		s.mu.Unlock()
 		return snap, true
@@ -833,11 +858,19 @@ func (s *Scanner) snapshot(ctx context.Context, wt string) (Snapshot, bool) {
 	s.mu.Unlock()
 	var snap Snapshot
 	var err error
+	gen := 0
+	// Into the Hall's scratch, never the repository's objects.
+	env := func(gitDir string) ([]string, error) {
+		e, g, err := s.scratch.env(gitDir)
+		gen = g
+		return e, err
+	}
+	defer s.scratch.took()
 	if res.Err == nil && res.Changes.Worktree == wt {
 		// From the scan's list: the files it names, not a walk of the tree.
-		snap, err = s.cfg.Runner.SnapshotListed(ctx, res.Changes)
+		snap, err = s.cfg.Runner.snapshotListed(ctx, res.Changes, env)
 	} else {
-		snap, err = s.cfg.Runner.Snapshot(ctx, wt)
+		snap, err = s.cfg.Runner.snapshot(ctx, filepath.Clean(wt), nil, env)
 	}
 	s.snaps.Add(1)
 	if err != nil {
@@ -849,7 +882,7 @@ func (s *Scanner) snapshot(ctx context.Context, wt string) (Snapshot, bool) {
 	}
 	s.mu.Lock()
 	if s.trees[wt] == t && t.seq == seq {
-		t.snap, t.snapSeq = snap, seq
+		t.snap, t.snapSeq, t.snapGen = snap, seq, gen
 	}
 	s.mu.Unlock()
 	return snap, true

@@ -17,6 +17,7 @@ import (
 // changes, and where they overlap by path, both snapshots merged. It
 // returns the overlap as the derivation sees it.
 func predict(t *testing.T, g *gitscan.Runner, r *repo, a, b string, opts [2][]pt.Option) (overlap.Found, bool) {
+	sc := newScratch(t)
 	t.Helper()
 	ctx := context.Background()
 	before := r.fingerprint(a, b)
@@ -30,18 +31,18 @@ func predict(t *testing.T, g *gitscan.Runner, r *repo, a, b string, opts [2][]pt
 	}
 	merges := overlap.MergeMap{}
 	if gitscan.FilesOverlap(ca.Files, cb.Files) {
-		sa, err := g.Snapshot(ctx, a)
+		sa, err := g.Snapshot(ctx, a, sc)
 		if err != nil {
 			t.Fatalf("Snapshot(a): %v", err)
 		}
-		sb, err := g.Snapshot(ctx, b)
+		sb, err := g.Snapshot(ctx, b, sc)
 		if err != nil {
 			t.Fatalf("Snapshot(b): %v", err)
 		}
 		if sa.Head != ca.Head || sb.Head != cb.Head {
 			t.Fatalf("snapshot HEADs %s, %s; changes' %s, %s", sa.Head, sb.Head, ca.Head, cb.Head)
 		}
-		m, err := g.PredictMerge(ctx, a, sa.Commit, sb.Commit)
+		m, err := g.PredictMerge(ctx, sc, sa, sb)
 		if err != nil {
 			t.Fatalf("PredictMerge: %v", err)
 		}

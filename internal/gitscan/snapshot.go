@@ -43,11 +43,11 @@ var snapshotEnv = []string{
 // add refreshes from, so only changed files are hashed: ~80 ms on 11,500
 // files where an empty index takes ~600 ms), git add -A and git
 // write-tree run on the copy (GIT_INDEX_FILE), and git commit-tree makes
-// a commit of that tree on HEAD. The worktree, its index, its refs and
-// its stash are left as they were; the new objects are unreachable and
-// loose, for git's gc to prune.
-func (r *Runner) Snapshot(ctx context.Context, worktree string) (Snapshot, error) {
-	return r.snapshot(ctx, filepath.Clean(worktree), nil, "")
+// a commit of that tree on HEAD. The worktree, its index, its refs, its
+// stash and its objects are left as they were: the new objects go into
+// the scratch (into), the repository's read as alternates.
+func (r *Runner) Snapshot(ctx context.Context, worktree string, into *Scratch) (Snapshot, error) {
+	return r.snapshot(ctx, filepath.Clean(worktree), nil, into.envFor)
 }
 
 // SnapshotInto is Snapshot writing every new object into objects, an
@@ -56,8 +56,12 @@ func (r *Runner) Snapshot(ctx context.Context, worktree string) (Snapshot, error
 // nothing at all is written into the repository. Reading the snapshot
 // back needs the same pair (ObjectsEnv).
 func (r *Runner) SnapshotInto(ctx context.Context, worktree, objects string) (Snapshot, error) {
-	return r.snapshot(ctx, filepath.Clean(worktree), nil, objects)
+	return r.snapshot(ctx, filepath.Clean(worktree), nil, func(gitDir string) ([]string, error) { return ObjectsEnv(objects, gitDir), nil })
 }
+
+// envFor is the environment that says where a snapshot of the
+// repository at gitDir writes its objects.
+type envFor func(gitDir string) ([]string, error)
 
 // ObjectsEnv is the environment that makes git read and write objects in
 // objects, the repository's (gitDir's) own read as alternates.
@@ -75,7 +79,12 @@ func ObjectsEnv(objects, gitDir string) []string {
 // the index has it, for the next scan (which a mutation asks for) to
 // catch. Where the list cannot stand for the working tree (cut at its
 // bound, HEAD moved since), the whole tree is snapshot as Snapshot does.
-func (r *Runner) SnapshotListed(ctx context.Context, c Changes) (Snapshot, error) {
+func (r *Runner) SnapshotListed(ctx context.Context, c Changes, into *Scratch) (Snapshot, error) {
+	return r.snapshotListed(ctx, c, into.envFor)
+}
+
+// snapshotListed is SnapshotListed, its objects written as env says.
+func (r *Runner) snapshotListed(ctx context.Context, c Changes, env envFor) (Snapshot, error) {
 	l := &listed{head: c.Head}
 	if !c.Complete() || c.Head == "" || len(c.States) != len(c.Files) {
 		l = nil
@@ -89,7 +98,7 @@ func (r *Runner) SnapshotListed(ctx context.Context, c Changes) (Snapshot, error
 			}
 		}
 	}
-	return r.snapshot(ctx, filepath.Clean(c.Worktree), l, "")
+	return r.snapshot(ctx, filepath.Clean(c.Worktree), l, env)
 }
 
 // listed is what a scan listed of a worktree, for a snapshot: the HEAD
@@ -101,8 +110,8 @@ type listed struct {
 }
 
 // snapshot is Snapshot, from a scan's list where l is not nil, its
-// objects written into objects where that is not "".
-func (r *Runner) snapshot(ctx context.Context, wt string, l *listed, objects string) (Snapshot, error) {
+// objects written as objects says.
+func (r *Runner) snapshot(ctx context.Context, wt string, l *listed, objects envFor) (Snapshot, error) {
 	if err := isDir(wt); err != nil {
 		return Snapshot{}, err
 	}
@@ -128,9 +137,11 @@ func (r *Runner) snapshot(ctx context.Context, wt string, l *listed, objects str
 		return Snapshot{}, &Error{Code: Failed, Op: "copy index", Err: err}
 	}
 	env := append([]string{"GIT_INDEX_FILE=" + index}, snapshotEnv...)
-	if objects != "" {
-		env = append(env, ObjectsEnv(objects, gitDir)...)
+	oe, err := objects(gitDir)
+	if err != nil {
+		return Snapshot{}, &Error{Code: Failed, Op: "object directory", Err: err}
 	}
+	env = append(env, oe...)
 	if err := r.stage(ctx, wt, env, head, l); err != nil {
 		return Snapshot{}, err
 	}

@@ -21,6 +21,7 @@ import (
 // staged file; not an ignored one. And a second snapshot of an unchanged
 // worktree is the same commit: the merge cache's key.
 func TestSnapshotIsTheWorkingTree(t *testing.T) {
+	sc := newScratch(t)
 	ctx := context.Background()
 	g := newRunner(t, gitscan.RunnerConfig{})
 	r := newRepo(t)
@@ -34,26 +35,26 @@ func TestSnapshotIsTheWorkingTree(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := r.fingerprint(a)
-	s, err := g.Snapshot(ctx, a)
+	s, err := g.Snapshot(ctx, a, sc)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if r.fingerprint(a) != before {
 		t.Fatal("the snapshot changed the worktree, its index, a ref or the stash")
 	}
-	if head := gittest.Git(t, a, "rev-parse", "HEAD"); s.Head != head || gittest.Git(t, a, "rev-parse", s.Commit+"^") != head {
-		t.Errorf("snapshot head %s, parent of its commit %s; want HEAD %s", s.Head, gittest.Git(t, a, "rev-parse", s.Commit+"^"), head)
+	if head := gittest.Git(t, a, "rev-parse", "HEAD"); s.Head != head || sgit(t, sc, a, "rev-parse", s.Commit+"^") != head {
+		t.Errorf("snapshot head %s, parent of its commit %s; want HEAD %s", s.Head, sgit(t, sc, a, "rev-parse", s.Commit+"^"), head)
 	}
 	for _, f := range []string{"lib/a.go", "new.go", "staged.go"} {
-		if got, want := gittest.Git(t, a, "rev-parse", s.Commit+":"+f), gittest.Git(t, a, "hash-object", f); got != want {
+		if got, want := sgit(t, sc, a, "rev-parse", s.Commit+":"+f), gittest.Git(t, a, "hash-object", f); got != want {
 			t.Errorf("%s in the snapshot is %s, on disk %s", f, got, want)
 		}
 	}
-	files := gittest.Git(t, a, "ls-tree", "-r", "--name-only", s.Tree)
+	files := sgit(t, sc, a, "ls-tree", "-r", "--name-only", s.Tree)
 	if want := ".gitignore\nlib/a.go\nnew.go\nstaged.go"; files != want {
 		t.Errorf("snapshot tree holds\n%s\nwant\n%s", files, want)
 	}
-	again, err := g.Snapshot(ctx, a)
+	again, err := g.Snapshot(ctx, a, sc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,6 +73,7 @@ func TestSnapshotIsTheWorkingTree(t *testing.T) {
 // must keep the real one's time: a copy stamped a second later hides the
 // edit from the snapshot.
 func TestSnapshotSeesARacyEdit(t *testing.T) {
+	sc := newScratch(t)
 	g := newRunner(t, gitscan.RunnerConfig{})
 	r := newRepo(t)
 	wt := r.worktree("a")
@@ -83,11 +85,11 @@ func TestSnapshotSeesARacyEdit(t *testing.T) {
 	// Not a measure of speed: the copy must be made in a later second
 	// than the index was written, as a scan a moment later makes it.
 	time.Sleep(time.Until(idx.ModTime().Truncate(time.Second).Add(time.Second + 10*time.Millisecond)))
-	s, err := g.Snapshot(context.Background(), wt)
+	s, err := g.Snapshot(context.Background(), wt, sc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := gittest.Git(t, wt, "rev-parse", s.Commit+":lib/a.go"), gittest.Git(t, wt, "hash-object", "lib/a.go"); got != want {
+	if got, want := sgit(t, sc, wt, "rev-parse", s.Commit+":lib/a.go"), gittest.Git(t, wt, "hash-object", "lib/a.go"); got != want {
 		t.Fatalf("lib/a.go in the snapshot is %s, on disk %s", got, want)
 	}
 }
@@ -97,6 +99,7 @@ func TestSnapshotSeesARacyEdit(t *testing.T) {
 // (git's rev-parse resolves the link, so the FIFO is what is opened), is
 // refused at once by the safe open, never waited on.
 func TestSnapshotRefusesAHostileIndex(t *testing.T) {
+	sc := newScratch(t)
 	ctx := context.Background()
 	g := newRunner(t, gitscan.RunnerConfig{})
 	for _, kind := range []string{"fifo", "symlink to a fifo"} {
@@ -121,7 +124,7 @@ func TestSnapshotRefusesAHostileIndex(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if _, err := g.Snapshot(ctx, a); err == nil || !errors.Is(err, safefile.ErrNotRegular) {
+			if _, err := g.Snapshot(ctx, a, sc); err == nil || !errors.Is(err, safefile.ErrNotRegular) {
 				t.Errorf("snapshot over a %s index: %v, want refused as not a regular file", kind, err)
 			}
 		})
@@ -135,6 +138,7 @@ func TestSnapshotRefusesAHostileIndex(t *testing.T) {
 // nothing is uncommitted), as many as the whole tree's. Where the list is
 // cut at its bound the whole tree is taken: the same commit again.
 func TestSnapshotListedIsSnapshot(t *testing.T) {
+	sc := newScratch(t)
 	ctx := context.Background()
 	cases := []struct {
 		name     string
@@ -207,14 +211,14 @@ func TestSnapshotListedIsSnapshot(t *testing.T) {
 			}
 			before := r.fingerprint(wt)
 			n := g.Processes()
-			listed, err := g.SnapshotListed(ctx, ch)
+			listed, err := g.SnapshotListed(ctx, ch, sc)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if got, want := g.Processes()-n, int64(4); got != want && (got != 3 || tc.name != "nothing changed") {
 				t.Errorf("the listed snapshot ran %d git processes, want %d", got, want)
 			}
-			whole, err := g.Snapshot(ctx, wt)
+			whole, err := g.Snapshot(ctx, wt, sc)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -223,7 +227,7 @@ func TestSnapshotListedIsSnapshot(t *testing.T) {
 			}
 			if listed != whole {
 				t.Errorf("from the list %+v (tree %s), of the whole tree %+v (tree %s)", listed,
-					gittest.Git(t, wt, "ls-tree", "-r", listed.Tree), whole, gittest.Git(t, wt, "ls-tree", "-r", whole.Tree))
+					sgit(t, sc, wt, "ls-tree", "-r", listed.Tree), whole, sgit(t, sc, wt, "ls-tree", "-r", whole.Tree))
 			}
 		})
 	}
@@ -234,6 +238,7 @@ func TestSnapshotListedIsSnapshot(t *testing.T) {
 // next scan; and where HEAD moved since the scan, the list is not the
 // working tree's any more and the whole tree is taken.
 func TestSnapshotListedReadsTheList(t *testing.T) {
+	sc := newScratch(t)
 	ctx := context.Background()
 	g := newRunner(t, gitscan.RunnerConfig{})
 	r := newRepo(t)
@@ -244,24 +249,24 @@ func TestSnapshotListedReadsTheList(t *testing.T) {
 		t.Fatal(err)
 	}
 	gittest.WriteFile(t, filepath.Join(wt, "later.txt"), "after the scan\n")
-	s, err := g.SnapshotListed(ctx, ch)
+	s, err := g.SnapshotListed(ctx, ch, sc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := gittest.Git(t, wt, "ls-tree", "-r", "--name-only", s.Tree), ".gitignore\nf.txt\nlib/a.go"; got != want {
+	if got, want := sgit(t, sc, wt, "ls-tree", "-r", "--name-only", s.Tree), ".gitignore\nf.txt\nlib/a.go"; got != want {
 		t.Errorf("the listed snapshot holds\n%s\nwant the scan's files only\n%s", got, want)
 	}
-	if got, want := gittest.Git(t, wt, "rev-parse", s.Commit+":f.txt"), gittest.Git(t, wt, "hash-object", "f.txt"); got != want {
+	if got, want := sgit(t, sc, wt, "rev-parse", s.Commit+":f.txt"), gittest.Git(t, wt, "hash-object", "f.txt"); got != want {
 		t.Errorf("f.txt in the snapshot is %s, on disk %s", got, want)
 	}
 
 	gittest.Git(t, wt, "add", "later.txt")
 	gittest.Git(t, wt, "commit", "-q", "-m", "HEAD moves after the scan")
-	s, err = g.SnapshotListed(ctx, ch)
+	s, err = g.SnapshotListed(ctx, ch, sc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	whole, err := g.Snapshot(ctx, wt)
+	whole, err := g.Snapshot(ctx, wt, sc)
 	if err != nil {
 		t.Fatal(err)
 	}
