@@ -3,8 +3,8 @@ package gitscan
 import (
 	"context"
 	"maps"
-	"path"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
