@@ -467,7 +467,15 @@ func (m *Main) openRecovery(ctx context.Context) *recovery.Store {
 	if !m.Config.Snapshots || m.runner == nil {
 		return nil
 	}
-	store, err := recovery.Open(ctx, filepath.Join(m.Config.RegistryRoot, recoveryDir), m.runner, m.Config.SnapshotLimits, m.Config.Now)
+	// A runner of its own, at the Hall's own priority: a snapshot holds
+	// a hook answer, so it neither waits behind the scanner's processes
+	// nor yields its core as the scanner's git does (nice, SCHED_IDLE).
+	run, err := gitscan.NewRunner(ctx, gitscan.RunnerConfig{Path: m.Config.Git, Nice: -1})
+	if err != nil {
+		m.Log.Warn("no snapshots kept: git cannot run", "err", err)
+		return nil
+	}
+	store, err := recovery.Open(ctx, filepath.Join(m.Config.RegistryRoot, recoveryDir), run, m.Config.SnapshotLimits, m.Config.Now)
 	if err != nil {
 		m.Log.Warn("no snapshots kept: the recovery store cannot be opened", "err", err)
 		return nil

@@ -1,8 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -64,5 +68,85 @@ func (b *bench) snapshot(ctx context.Context) error {
 	b.add(fmt.Sprintf("snapshot before a destructive command, %d files, 3 edited + new untracked each round: Save p50 / p99 of %d", snapshotFiles, snapshotRounds),
 		fmt.Sprintf("%.1f / %.1f ms", at(0.5), p99), "p99 ≤ 150 ms (with the hook)", pass(p99 <= 150))
 	b.add("snapshot: the store's growth per snapshot (mean)", fmt.Sprintf("%.1f KiB", float64(bytes)/snapshotRounds/1024), "", nil)
+	return b.snapshotHook(ctx, repo)
+}
+
+// snapshotHook measures the whole hook answer of a destructive command
+// on the real Hall (POST /api/hooks/claude, one kept-alive connection),
+// its snapshot included, on the same repository: another session (Codex)
+// edited a file the Hall's scanner lists, and this one posts Claude
+// Code's PreToolUse of `git checkout .` (the guard warns, the Hall saves
+// the worktree first) by turns with one of `go test ./...` (no snapshot):
+// p50 / p99 of each, side by side in one run.
+func (b *bench) snapshotHook(ctx context.Context, repo string) error {
+	h, err := b.startHall(ctx, b.newRoot("snapshot-hall"))
+	if err != nil {
+		return err
+	}
+	defer h.stop()
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
+	post := func(body []byte) (time.Duration, []byte, error) {
+		t0 := time.Now()
+		resp, err := client.Post(h.url+"/api/hooks/claude", "application/json", bytes.NewReader(body))
+		if err != nil {
+			return 0, nil, err
+		}
+		out, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode >= 300 {
+			return 0, out, fmt.Errorf("status %d: %s", resp.StatusCode, out)
+		}
+		return time.Since(t0), out, err
+	}
+	edited := filepath.Join(repo, repoFileRel(1))
+	if err := os.WriteFile(edited, fileContent(1, map[int]string{3: "// codex's edit"}), 0o644); err != nil {
+		return err
+	}
+	other, _ := json.Marshal(map[string]any{"session_id": "0c0dex00-0000-4000-8000-000000000001", "cwd": repo, "hook_event_name": "PostToolUse",
+		"tool_name": "Edit", "tool_input": map[string]string{"file_path": edited}, "tool_response": map[string]any{}})
+	if _, _, err := post(other); err != nil {
+		return err
+	}
+	destroy, harmless := guardBash(repo, "git checkout ."), guardBash(repo, "go test ./...")
+	deadline := time.Now().Add(time.Minute)
+	for {
+		_, out, err := post(destroy)
+		if err != nil {
+			return err
+		}
+		if bytes.Contains(out, []byte("The Hall saved snapshot ")) {
+			break
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("no snapshot before `git checkout .` after a minute: %s", out)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	rounds := snapshotRounds
+	var withSnap, without []time.Duration
+	for range rounds {
+		d, out, err := post(destroy)
+		if err != nil {
+			return err
+		}
+		if !bytes.Contains(out, []byte("The Hall saved snapshot ")) {
+			return fmt.Errorf("a round's answer saved nothing: %s", out)
+		}
+		withSnap = append(withSnap, d)
+		if d, _, err = post(harmless); err != nil {
+			return err
+		}
+		without = append(without, d)
+	}
+	p := func(ds []time.Duration, q float64) float64 {
+		ds = slices.Clone(ds)
+		slices.Sort(ds)
+		return float64(ds[min(len(ds)-1, int(q*float64(len(ds))))].Microseconds()) / 1000
+	}
+	p99 := p(withSnap, 0.99)
+	b.add(fmt.Sprintf("the destructive command's hook answer with its snapshot (POST /api/hooks/claude, `git checkout .`), %d files: p50 / p99 of %d", snapshotFiles, rounds),
+		fmt.Sprintf("%.1f / %.1f ms", p(withSnap, 0.5), p99), "p99 ≤ 150 ms", pass(p99 <= 150))
+	b.add("a harmless shell command's hook answer beside it (`go test ./...`, no snapshot): p50 / p99",
+		fmt.Sprintf("%.1f / %.1f ms", p(without, 0.5), p(without, 0.99)), "", nil)
 	return nil
 }
