@@ -50,6 +50,7 @@ func (g gitCache) Result(wt string) (gitscan.Result, bool) {
 
 // The scanner's steering and merge answers, which the guard never uses.
 func (gitCache) Mutated(string, ...string)                  {}
+func (gitCache) ShellRan(string)                            {}
 func (gitCache) Track([]string)                             {}
 func (gitCache) Merge(string, string) (overlap.Merge, bool) { return overlap.Merge{}, false }
 
