@@ -2,6 +2,7 @@ package gitscan_test
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -122,5 +123,35 @@ func TestOmitted(t *testing.T) {
 	}
 	if c.Files[0] != ".codex/hooks.json" || c.Total != 3 {
 		t.Errorf("Omitted changed its input: %+v", c)
+	}
+}
+
+// TestScannerShellRanDuringAScan: a shell's run reported while a scan of
+// its worktree is under way (that scan may have read the worktree before
+// the command ended) is followed by one more scan as soon as it ends, not
+// at the end of the interval: the clock never moves, the interval is an
+// hour. The git standing in holds the scan under way until the test lets
+// it go.
+func TestScannerShellRanDuringAScan(t *testing.T) {
+	r := newRepo(t)
+	a := r.worktree("a")
+	marks := t.TempDir()
+	hold, held, release := filepath.Join(marks, "hold"), filepath.Join(marks, "held"), filepath.Join(marks, "release")
+	git := fakeGit(t, `if [ -e `+hold+` ] && [ ! -e `+release+` ]; then : > `+held+`; while [ ! -e `+release+` ]; do sleep 0.01; done; fi`)
+	s := startScanner(t, gitscan.ScannerConfig{Runner: newRunner(t, gitscan.RunnerConfig{Path: git}), Interval: time.Hour, Clock: clockwork.NewFakeClock()})
+	s.ShellRan(a)
+	eventually.True(t, within, "a scanned", func() bool { _, ok := s.Result(a); return ok })
+
+	gittest.WriteFile(t, hold, "")
+	s.ShellRan(a) // inside the interval: at once all the same
+	eventually.True(t, within, "the second scan's git under way", func() bool { _, err := os.Stat(held); return err == nil })
+	gittest.WriteFile(t, filepath.Join(a, "late.go"), "package late\n")
+	s.ShellRan(a) // while it runs: one more after it
+	s.ShellRan(a) // … and only one
+	gittest.WriteFile(t, release, "")
+	eventually.True(t, within, "the third scan", func() bool { return s.Stats().Scans == 3 })
+	res, _ := s.Result(a)
+	if !slices.Contains(res.Changes.Files, "late.go") {
+		t.Errorf("files %v after the scan that followed, want late.go", res.Changes.Files)
 	}
 }
