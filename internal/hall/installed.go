@@ -19,23 +19,26 @@ func installerFile(root, abs string) bool {
 }
 
 // withoutInstallerFiles is the record as the overlap derivation reads it:
-// the installer's files out of what its hooks saw change (Touched) and of
-// the git answer it carries (Changed, another Hall's). The record itself
-// is not written: a changed list is a new slice.
+// the installer's files out of what its hooks saw change (Touched, at
+// most presence.MaxTouched). The record itself is not written: a changed
+// list is a new slice.
 func withoutInstallerFiles(r *presence.Record) *presence.Record {
-	touched := slices.ContainsFunc(r.Touched, func(t presence.Touch) bool { return installerFile(r.Worktree, t.Path) })
-	changed := slices.ContainsFunc(r.Changed, hookinstall.Installed)
-	if !touched && !changed {
+	installer := func(t presence.Touch) bool { return installerFile(r.Worktree, t.Path) }
+	if !slices.ContainsFunc(r.Touched, installer) {
 		return r
 	}
 	out := *r
-	if touched {
-		out.Touched = slices.DeleteFunc(slices.Clone(r.Touched), func(t presence.Touch) bool { return installerFile(r.Worktree, t.Path) })
-	}
-	if changed {
-		n := len(r.Changed)
-		out.Changed = slices.DeleteFunc(slices.Clone(r.Changed), hookinstall.Installed)
-		out.ChangedTotal -= n - len(out.Changed)
-	}
+	out.Touched = slices.DeleteFunc(slices.Clone(r.Touched), installer)
 	return &out
+}
+
+// withoutInstallerPaths drops the installer's files from a git answer's
+// repository-relative files (another host's, carried by a record), total
+// counting them out. The list given is not written.
+func withoutInstallerPaths(files []string, total int) ([]string, int) {
+	if !slices.ContainsFunc(files, hookinstall.Installed) {
+		return files, total
+	}
+	out := slices.DeleteFunc(slices.Clone(files), hookinstall.Installed)
+	return out, total - (len(files) - len(out))
 }

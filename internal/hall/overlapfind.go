@@ -67,6 +67,7 @@ func (f *OverlapFinder) Overlaps(_ context.Context, live []presence.Record) ([]p
 		if !g.Available && cannotSee(g.Reason) {
 			if rg, ok := overlap.RecordGit(r); ok {
 				g = rg
+				g.Files, g.Total = withoutInstallerPaths(g.Files, g.Total)
 			}
 		}
 		byBrain[r.Brain] = append(byBrain[r.Brain], len(parties))
