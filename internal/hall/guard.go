@@ -70,7 +70,7 @@ func withHookSay(p hook.Policy, ev hook.Event, say hook.Say, hs *contract.HookSa
 	if hs == nil {
 		return say
 	}
-	say.Guard, say.Others = hs.Guard, hs.Others
+	say.Guard, say.Others, say.Recovery = hs.Guard, hs.Others, hs.Recovery
 	if p == hook.Ask && ev.Gate && len(hs.Guard) > 0 {
 		say.Ask = true
 	}
@@ -277,6 +277,7 @@ func quoteText(s string) string { return strconv.Quote(s) }
 func (h *Hall) hookSay(ctx context.Context, req contract.BeatRequest, res presence.BeatResult, north []string) *contract.HookSay {
 	hb := req.Hook
 	out := &contract.HookSay{Collisions: contract.TellFull}
+	defer func() { out.Recovery = append(out.Recovery, h.kept.tellLosses(res.PresenceID)...) }()
 	contested := false
 	switch src := sceneSourceOf(hb, req, north); {
 	case src == noScene:
@@ -288,6 +289,7 @@ func (h *Hall) hookSay(ctx context.Context, req contract.BeatRequest, res presen
 		}
 		out.Guard = g.lines
 		contested = g.warn || touchesContested(req.Touched, g.scene, res.Collisions)
+		out.Recovery, out.Snapshots = h.saveBefore(ctx, res.PresenceID, req, g.scene, beatSelf(res.PresenceID, req))
 	case src == sceneOfRoster:
 		sc, err := h.rosterScene(ctx, res.PresenceID, req)
 		if err != nil {
@@ -299,6 +301,9 @@ func (h *Hall) hookSay(ctx context.Context, req contract.BeatRequest, res presen
 		// work is in contention is its partners'.
 		sc := h.sceneFor(beatSelf(res.PresenceID, req), partners(res.PresenceID, res.Collisions), req.CallerRoot)
 		contested = touchesContested(req.Touched, sc, res.Collisions)
+		if contested {
+			out.Recovery, out.Snapshots = h.saveBeforeWrite(ctx, res.PresenceID, req, sc)
+		}
 	}
 	out.Contested = contested
 	out.Collisions = h.sayOnce.tell(res.PresenceID, north, contested, h.Service.Now())

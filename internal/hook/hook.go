@@ -61,6 +61,10 @@ type Say struct {
 	// Guard and Others are the shell guard's and the ownership lines.
 	Reminder      bool
 	Guard, Others []string
+	// Recovery are the lines of what the Hall kept: the snapshot saved
+	// before a destructive command, or the work another session's
+	// command lost and how to get it back (docs/recovery.md).
+	Recovery []string
 	// Overlaps are the overlaps to tell the agent now (the Hall decides
 	// when: once as one opens or escalates, once per file as the tool is
 	// about to change it), told from PresenceID's side, after everything
