@@ -102,7 +102,7 @@ func TestBeatCommandClaudeHookDirect(t *testing.T) {
 		}
 	}
 	store := dirstore.New(root)
-	id := presence.ID("claude-7d0c5e2a", "/home/ana/shop-wt2")
+	id := presence.ID(hooktest.AgentID(hooktest.ClaudeCode, ""), "/home/ana/shop-wt2")
 
 	hook("session-start.json")
 	r, err := store.Get(t.Context(), id)
@@ -133,8 +133,8 @@ func TestBeatCommandClaudeHookDirect(t *testing.T) {
 		t.Fatalf("second session: exit %d, stdout %q (%v), stderr %q", code, stdout, err, stderr)
 	}
 	if ctx := out.HookSpecificOutput.AdditionalContext; out.HookSpecificOutput.HookEventName != "PreToolUse" ||
-		!strings.Contains(ctx, "collision: claude-7d0c5e2a") || !strings.Contains(ctx, "same_caller_root") {
-		t.Errorf("second session: got %+v, want PreToolUse context naming claude-7d0c5e2a and the clause", out)
+		!strings.Contains(ctx, "collision: "+hooktest.AgentID(hooktest.ClaudeCode, "")) || !strings.Contains(ctx, "same_caller_root") {
+		t.Errorf("second session: got %+v, want PreToolUse context naming the first session and the clause", out)
 	}
 
 	hook("session-end.json")

@@ -40,16 +40,16 @@ func TestHooksShellGuard(t *testing.T) {
 	for _, s := range []struct {
 		agent, folder, start, edit, aID string
 	}{
-		{"claude", hooktest.ClaudeCode, "session-start.json", "post-tool-use-edit.json", "claude-7d0c5e2a"},
-		{"codex", hooktest.Codex, "session-start.json", "pre-tool-use-apply-patch.json", "codex-0199a1f2"},
-		{"cursor", hooktest.Cursor, "session-start.json", "after-file-edit.json", "cursor-c5b1e0d2"},
-		{"gemini", hooktest.GeminiCLI, "session-start.json", "before-tool-replace.json", "gemini-5f2c9e1a"},
+		{"claude", hooktest.ClaudeCode, "session-start.json", "post-tool-use-edit.json", hooktest.AgentID(hooktest.ClaudeCode, "")},
+		{"codex", hooktest.Codex, "session-start.json", "pre-tool-use-apply-patch.json", hooktest.AgentID(hooktest.Codex, "")},
+		{"cursor", hooktest.Cursor, "session-start.json", "after-file-edit.json", hooktest.AgentID(hooktest.Cursor, "")},
+		{"gemini", hooktest.GeminiCLI, "session-start.json", "before-tool-replace.json", hooktest.AgentID(hooktest.GeminiCLI, "")},
 	} {
 		for _, path := range hookPaths {
 			t.Run(s.agent+"/"+path.name, func(t *testing.T) {
 				m := MustOpenHall(t, Config{})
 				repo := hooktest.GitRepo(t)
-				const bSession = "b1b2b3b4-0000-4000-8000-000000000000"
+				bSession := hooktest.SessionB
 				// A's edit really happens, before the hook that reports it
 				// (whose beat has the Hall's scanner look): git, once it
 				// answers, decides whether the file still holds A's work.
@@ -88,7 +88,7 @@ func TestHooksShellGuardCommittedWork(t *testing.T) {
 	m := MustOpenHall(t, Config{})
 	repo := hooktest.GitRepo(t)
 	call := hookPaths[0].call
-	const bSession = "b1b2b3b4-0000-4000-8000-000000000000"
+	bSession := hooktest.SessionB
 	cart := filepath.Join(repo.Worktree, "src", "checkout", "cart.go")
 	if err := os.WriteFile(cart, []byte("package checkout\n\n// A's edit\n"), 0o644); err != nil {
 		t.Fatal(err)

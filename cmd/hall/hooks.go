@@ -17,7 +17,7 @@ import (
 	"github.com/hall-dev/hall/internal/hookinstall"
 )
 
-const hooksUsage = `usage: hall hooks install|uninstall claude|codex|cursor|gemini [--project DIR [--shared] | --user] [--http] [--dry-run]
+const hooksUsage = `usage: hall hooks install|uninstall claude|codex|cursor|gemini [--project DIR [--shared] [--git-exclude] | --user] [--http] [--dry-run]
 
 Writes the Hall's hooks into the agent's own hook configuration, in the
 project (the root of the git worktree you are in, or --project DIR) or,
@@ -42,6 +42,12 @@ scope (user or project) has the Hall's hooks too (every event would beat
 twice), which agents never ask (Codex, Gemini CLI: --on-collision ask
 warns there) and how to trust the hooks (Codex's /hooks, Gemini CLI's
 prompt).
+
+A project's file that git neither tracks nor ignores would be committed by
+the next git add -A (the Hall itself keeps it out of overlaps and the shell
+guard): the summary says so, and --git-exclude lists it, and its backups,
+in the repository's .git/info/exclude (read by every worktree of the
+repository, never committed). Nothing is written there without the flag.
 `
 
 // maxWriteTries bounds the reads and writes of a file another program
@@ -59,6 +65,7 @@ func runHooks(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		dryRun      = fs.Bool("dry-run", false, "print what would change and the resulting file; write nothing")
 		hall        = fs.String("hall", cli.DefaultURL, "the Hall the hooks talk to (kept from the installed hooks when not given)")
 		onCollision = fs.String("on-collision", "warn", `"warn", or "ask" to ask the person before a mutating tool runs while in a collision, where the agent honours it (kept from the installed hooks when not given)`)
+		gitExclude  = fs.Bool("git-exclude", false, "install in a project: list the file (and its backups) in the repository's .git/info/exclude when git neither tracks nor ignores it")
 		command     = fs.String("command", "", `what a command hook runs: "hall-hook" (the lean hook) or "hall", by name on PATH or by path (default: the installed one, else hall-hook when it is on PATH, else hall)`)
 	)
 	// Help anywhere before the agent's flags is help, not an agent named -h.
@@ -81,8 +88,8 @@ func runHooks(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
-	if *user && (given["project"] || given["shared"]) {
-		return &exitError{code: 2, err: errors.New("--user edits your home's file: --project and --shared are for a project's")}
+	if *user && (given["project"] || given["shared"] || given["git-exclude"]) {
+		return &exitError{code: 2, err: errors.New("--user edits your home's file: --project, --shared and --git-exclude are for a project's")}
 	}
 	home, err := os.UserHomeDir()
 	if err != nil && *user {
@@ -146,9 +153,10 @@ func runHooks(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 				fmt.Fprintf(stdout, "  warning: %s has the Hall's hooks too: with both, every event beats twice; keep one (hall hooks uninstall %s with the other scope)\n", other, agent)
 			}
 		}
-		if capa, _ := hook.CapabilityOf(agent); !*user && !*shared && capa.SharedProjectFile != "" &&
-			hookinstall.InRepository(ctx, root) && !hookinstall.Ignored(ctx, root, file) {
-			fmt.Fprintf(stdout, "  note: %s is your personal file, but git does not ignore it: add it to .gitignore so it is not committed\n", file)
+		if capa, _ := hook.CapabilityOf(agent); !*user && (!*shared || capa.SharedProjectFile == "") {
+			if err := sayUntracked(ctx, stdout, root, file, *gitExclude, *dryRun); err != nil {
+				return &exitError{code: 1, err: err}
+			}
 		}
 		lean, http := res.Options.Command, res.Options.HTTP
 		if !strings.Contains(lean, "/") && !http {
@@ -193,6 +201,45 @@ func runHooks(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 			fmt.Fprintln(stdout, "  removed: the file held only the Hall's hooks")
 		} else {
 			fmt.Fprintln(stdout, "  written")
+		}
+	}
+	return nil
+}
+
+// sayUntracked tells of a project's hook file that git neither tracks nor
+// ignores (its next `git add -A` would commit it) and, with exclude, lists
+// it in the repository's info/exclude (hookinstall.Exclude; dryRun: says
+// what it would add). Outside a repository, or for a file git tracks or
+// ignores already, it says nothing.
+func sayUntracked(ctx context.Context, stdout io.Writer, root, file string, exclude, dryRun bool) error {
+	if !hookinstall.InRepository(ctx, root) || hookinstall.Tracked(ctx, root, file) || hookinstall.Ignored(ctx, root, file) {
+		return nil
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return fmt.Errorf("project folder: %w", err)
+	}
+	rel, err := filepath.Rel(abs, file)
+	if err != nil {
+		return fmt.Errorf("project file: %w", err)
+	}
+	rel = filepath.ToSlash(rel)
+	switch {
+	case !exclude:
+		fmt.Fprintf(stdout, "  note: git neither tracks nor ignores %s, so git add -A would commit it: run again with --git-exclude to list it in the repository's .git/info/exclude (every worktree, never committed), or add it to .gitignore\n", rel)
+	case dryRun:
+		ex, err := hookinstall.ExcludeFile(ctx, root)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "  dry run: would add to %s: %s\n", ex, strings.Join(hookinstall.ExcludePatterns(rel), " "))
+	default:
+		ex, added, err := hookinstall.Exclude(ctx, root, rel)
+		if err != nil {
+			return err
+		}
+		if len(added) > 0 {
+			fmt.Fprintf(stdout, "  git: added to %s: %s\n", ex, strings.Join(added, " "))
 		}
 	}
 	return nil

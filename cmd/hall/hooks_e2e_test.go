@@ -106,10 +106,10 @@ func TestHooksEndToEnd(t *testing.T) {
 		aID, bID                string
 	}
 	for _, s := range []script{
-		{"claude", hooktest.ClaudeCode, "session-start.json", "post-tool-use-edit.json", "pre-tool-use-write.json", "post-tool-use-read.json", "claude-7d0c5e2a", "claude-b1b2b3b4"},
-		{"codex", hooktest.Codex, "session-start.json", "pre-tool-use-apply-patch.json", "pre-tool-use-apply-patch.json", "user-prompt-submit.json", "codex-0199a1f2", "codex-b1b2b3b4"},
-		{"cursor", hooktest.Cursor, "session-start.json", "after-file-edit.json", "pre-tool-use-write.json", "post-tool-use-write.json", "cursor-c5b1e0d2", "cursor-b1b2b3b4"},
-		{"gemini", hooktest.GeminiCLI, "session-start.json", "before-tool-replace.json", "before-tool-replace.json", "after-tool-write-file.json", "gemini-5f2c9e1a", "gemini-b1b2b3b4"},
+		{"claude", hooktest.ClaudeCode, "session-start.json", "post-tool-use-edit.json", "pre-tool-use-write.json", "post-tool-use-read.json", hooktest.AgentID(hooktest.ClaudeCode, ""), hooktest.AgentID(hooktest.ClaudeCode, hooktest.SessionB)},
+		{"codex", hooktest.Codex, "session-start.json", "pre-tool-use-apply-patch.json", "pre-tool-use-apply-patch.json", "user-prompt-submit.json", hooktest.AgentID(hooktest.Codex, ""), hooktest.AgentID(hooktest.Codex, hooktest.SessionB)},
+		{"cursor", hooktest.Cursor, "session-start.json", "after-file-edit.json", "pre-tool-use-write.json", "post-tool-use-write.json", hooktest.AgentID(hooktest.Cursor, ""), hooktest.AgentID(hooktest.Cursor, hooktest.SessionB)},
+		{"gemini", hooktest.GeminiCLI, "session-start.json", "before-tool-replace.json", "before-tool-replace.json", "after-tool-write-file.json", hooktest.AgentID(hooktest.GeminiCLI, ""), hooktest.AgentID(hooktest.GeminiCLI, hooktest.SessionB)},
 	} {
 		for _, path := range hookPaths {
 			t.Run(s.agent+"/"+path.name, func(t *testing.T) {
@@ -117,7 +117,7 @@ func TestHooksEndToEnd(t *testing.T) {
 				repo := hooktest.GitRepo(t)
 				a := func(name string) string { return hooktest.Moved(t, s.folder, name, repo.Worktree, "") }
 				b := func(name string) string {
-					return hooktest.Moved(t, s.folder, name, repo.Worktree, "b1b2b3b4-0000-4000-8000-000000000000")
+					return hooktest.Moved(t, s.folder, name, repo.Worktree, hooktest.SessionB)
 				}
 				cart := repo.Worktree + "/src/checkout/cart.go"
 
@@ -206,20 +206,20 @@ func TestHooksSubagentsAreOneTeam(t *testing.T) {
 					parent = x
 				}
 			}
-			if sub.AgentID != "claude-7d0c5e2a/a3f9c1d2e4b5" || sub.ParentPresenceID != parent.PresenceID {
+			if sub.AgentID != hooktest.AgentID(hooktest.ClaudeCode, "")+"/a3f9c1d2e4b5" || sub.ParentPresenceID != parent.PresenceID {
 				t.Errorf("subagent %q with parent %q; session is %q", sub.AgentID, sub.ParentPresenceID, parent.PresenceID)
 			}
 
 			// Another session edits the same file: it collides with both, and
 			// both hear it.
-			other := hooktest.Moved(t, hooktest.ClaudeCode, "pre-tool-use-write.json", repo.Worktree, "b1b2b3b4-0000-4000-8000-000000000000")
+			other := hooktest.Moved(t, hooktest.ClaudeCode, "pre-tool-use-write.json", repo.Worktree, hooktest.SessionB)
 			text, _ := told(t, "claude", path.call(t, m, "claude", other, "warn"))
 			// One partner, one line: the team is named once and its other
 			// member counted, not read as a second partner.
-			if strings.Count(text, "> collision: claude-7d0c5e2a") != 1 || !strings.Contains(text, "(and 1 more of its team") {
+			if strings.Count(text, "> collision: "+hooktest.AgentID(hooktest.ClaudeCode, "")) != 1 || !strings.Contains(text, "(and 1 more of its team") {
 				t.Errorf("a third session's answer: %q, want one line for the session and its subagent", text)
 			}
-			path.call(t, m, "claude", other[:0]+hooktest.Moved(t, hooktest.ClaudeCode, "session-end.json", repo.Worktree, "b1b2b3b4-0000-4000-8000-000000000000"), "warn")
+			path.call(t, m, "claude", other[:0]+hooktest.Moved(t, hooktest.ClaudeCode, "session-end.json", repo.Worktree, hooktest.SessionB), "warn")
 
 			path.call(t, m, "claude", p("session-end.json"), "ask")
 			getJSON(t, m.URL()+"/api/presences", &roster)

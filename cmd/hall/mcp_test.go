@@ -20,6 +20,7 @@ import (
 	"github.com/hall-dev/hall/internal/dirstore"
 	"github.com/hall-dev/hall/internal/eventually"
 	"github.com/hall-dev/hall/internal/gittest"
+	"github.com/hall-dev/hall/internal/hooktest"
 	"github.com/hall-dev/hall/internal/mcp/mcptest"
 	"github.com/hall-dev/hall/internal/presence"
 )
@@ -385,8 +386,8 @@ func TestMCPRegistryDirect(t *testing.T) {
 
 // TestMCPLinesUpWithClaudeHooks: Claude Code starts its stdio MCP servers
 // with CLAUDECODE=1 and CLAUDE_CODE_SESSION_ID, the session_id its hooks
-// get; `hall mcp` then beats as the hooks do, claude-<first 8 of the
-// session>, on the brain both measure from the same directory: one
+// get; `hall mcp` then beats as the hooks do, claude-<8 hex of the
+// session id's SHA-256>, on the brain both measure from the same directory: one
 // presence, declared through MCP and observed through the hook.
 func TestMCPLinesUpWithClaudeHooks(t *testing.T) {
 	m := MustOpenHall(t, Config{})
@@ -401,8 +402,8 @@ func TestMCPLinesUpWithClaudeHooks(t *testing.T) {
 	cs := stdioMCP(t, mcptest.Client{Name: "claude-code", Roots: []string{wt}}, "--hall", m.URL())
 	res, _ := callTool(t, cs, "handshake", map[string]any{"theme": "checkout refactor", "declared_intent": "edit the cart"})
 	h := structuredAs[handshakeOut](t, res)
-	if want := presence.ID("claude-7d0c5e2a", repo); h.PresenceID != want || h.AgentID != "claude-7d0c5e2a" {
-		t.Errorf("handshake: %+v, want claude-7d0c5e2a's presence %s", h, want)
+	if want := presence.ID(hooktest.AgentID(hooktest.ClaudeCode, ""), repo); h.PresenceID != want || h.AgentID != hooktest.AgentID(hooktest.ClaudeCode, "") {
+		t.Errorf("handshake: %+v, want the hooks' presence %s", h, want)
 	}
 	var roster contract.PresencesResponse
 	getJSON(t, m.URL()+"/api/presences", &roster)

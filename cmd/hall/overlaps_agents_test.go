@@ -35,11 +35,11 @@ func TestOverlapsHeardByEveryAgent(t *testing.T) {
 		agent, folder, edit, next, end string
 		aID, bID                       string
 	}{
-		{"claude", hooktest.ClaudeCode, "post-tool-use-edit.json", "post-tool-use-read.json", "session-end.json", "claude-7d0c5e2a", "claude-b1b2b3b4"},
+		{"claude", hooktest.ClaudeCode, "post-tool-use-edit.json", "post-tool-use-read.json", "session-end.json", hooktest.AgentID(hooktest.ClaudeCode, ""), hooktest.AgentID(hooktest.ClaudeCode, hooktest.SessionB)},
 		// Codex has no session end: its presences lapse.
-		{"codex", hooktest.Codex, "pre-tool-use-apply-patch.json", "user-prompt-submit.json", "", "codex-0199a1f2", "codex-b1b2b3b4"},
-		{"cursor", hooktest.Cursor, "after-file-edit.json", "post-tool-use-write.json", "session-end.json", "cursor-c5b1e0d2", "cursor-b1b2b3b4"},
-		{"gemini", hooktest.GeminiCLI, "before-tool-replace.json", "after-tool-write-file.json", "session-end.json", "gemini-5f2c9e1a", "gemini-b1b2b3b4"},
+		{"codex", hooktest.Codex, "pre-tool-use-apply-patch.json", "user-prompt-submit.json", "", hooktest.AgentID(hooktest.Codex, ""), hooktest.AgentID(hooktest.Codex, hooktest.SessionB)},
+		{"cursor", hooktest.Cursor, "after-file-edit.json", "post-tool-use-write.json", "session-end.json", hooktest.AgentID(hooktest.Cursor, ""), hooktest.AgentID(hooktest.Cursor, hooktest.SessionB)},
+		{"gemini", hooktest.GeminiCLI, "before-tool-replace.json", "after-tool-write-file.json", "session-end.json", hooktest.AgentID(hooktest.GeminiCLI, ""), hooktest.AgentID(hooktest.GeminiCLI, hooktest.SessionB)},
 	} {
 		for _, path := range hookPaths {
 			t.Run(s.agent+"/"+path.name, func(t *testing.T) {
@@ -52,7 +52,7 @@ func TestOverlapsHeardByEveryAgent(t *testing.T) {
 				gittest.WriteFile(t, filepath.Join(repo.Main, "src", "checkout", "cart.go"), strings.Replace(cartBase, "// one", "// one, by A", 1))
 				gittest.WriteFile(t, filepath.Join(repo.Worktree, "src", "checkout", "cart.go"), strings.Replace(cartBase, "// eight", "// eight, by B", 1))
 
-				const sessionB = "b1b2b3b4-0000-4000-8000-000000000000"
+				sessionB := hooktest.SessionB
 				a := func(name string) string { return hooktest.Moved(t, s.folder, name, repo.Main, "") }
 				b := func(name string) string { return hooktest.Moved(t, s.folder, name, repo.Worktree, sessionB) }
 				heard := map[string]string{}

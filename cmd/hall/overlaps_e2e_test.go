@@ -47,7 +47,7 @@ func TestOverlapsEndToEnd(t *testing.T) {
 			m := MustOpenHall(t, Config{GitInterval: 10 * time.Millisecond})
 			set := schematest.FromHall(t, m.URL(), schematest.Strict)
 			repo := hooktest.GitRepo(t)
-			const sessionB = "b1b2b3b4-0000-4000-8000-000000000000"
+			sessionB := hooktest.SessionB
 			a := func(name string) string { return hooktest.Moved(t, hooktest.ClaudeCode, name, repo.Main, "") }
 			b := func(name string) string { return hooktest.Moved(t, hooktest.ClaudeCode, name, repo.Worktree, sessionB) }
 			cartA := filepath.Join(repo.Main, "src", "checkout", "cart.go")
@@ -79,7 +79,7 @@ func TestOverlapsEndToEnd(t *testing.T) {
 				t.Errorf("merge %q basis %q conflicts %v", o.Merge, o.Basis, o.Conflicts)
 			}
 			sides := map[string]contract.OverlapSide{o.A.AgentID: o.A, o.B.AgentID: o.B}
-			sa, sb := sides["claude-7d0c5e2a"], sides["claude-b1b2b3b4"]
+			sa, sb := sides[hooktest.AgentID(hooktest.ClaudeCode, "")], sides[hooktest.AgentID(hooktest.ClaudeCode, hooktest.SessionB)]
 			if sa.Worktree != repo.Main || sb.Worktree != repo.Worktree || sb.Branch != "wt2" || sa.Branch != "main" || sa.Git != "ok" || sb.Git != "ok" {
 				t.Errorf("sides %+v, want A in %s on main, B in %s on wt2, git ok", sides, repo.Main, repo.Worktree)
 			}
@@ -115,8 +115,8 @@ func TestOverlapsEndToEnd(t *testing.T) {
 			heardA += string(path.call(t, m, "claude", a("post-tool-use-read.json"), "warn"))
 			heardB += string(path.call(t, m, "claude", b("post-tool-use-read.json"), "warn"))
 			for _, h := range []struct{ who, heard, other, where string }{
-				{"A", heardA, "claude-b1b2b3b4", "shop-wt2 on branch wt2"},
-				{"B", heardB, "claude-7d0c5e2a", "on branch main"},
+				{"A", heardA, hooktest.AgentID(hooktest.ClaudeCode, hooktest.SessionB), "shop-wt2 on branch wt2"},
+				{"B", heardB, hooktest.AgentID(hooktest.ClaudeCode, ""), "on branch main"},
 			} {
 				for _, want := range []string{h.other, h.where, "src/checkout/cart.go", "conflict", "merge it first"} {
 					if !strings.Contains(h.heard, want) {
@@ -131,7 +131,7 @@ func TestOverlapsEndToEnd(t *testing.T) {
 			// Again as A is about to write the file, once.
 			moved := a("pre-tool-use-write.json")
 			text, ask := told(t, "claude", path.call(t, m, "claude", moved, "warn"))
-			if !strings.Contains(text, "claude-b1b2b3b4") || ask {
+			if !strings.Contains(text, hooktest.AgentID(hooktest.ClaudeCode, hooktest.SessionB)) || ask {
 				t.Errorf("A about to write the file: %q (ask %v), want B named and no ask", text, ask)
 			}
 			if out := path.call(t, m, "claude", moved, "warn"); len(out) != 0 {
@@ -183,7 +183,7 @@ func TestOverlapsWithoutGit(t *testing.T) {
 	}
 	repo := hooktest.GitRepo(t)
 	a := hooktest.Moved(t, hooktest.ClaudeCode, "post-tool-use-edit.json", repo.Main, "")
-	b := hooktest.Moved(t, hooktest.ClaudeCode, "post-tool-use-edit.json", repo.Worktree, "b1b2b3b4-0000-4000-8000-000000000000")
+	b := hooktest.Moved(t, hooktest.ClaudeCode, "post-tool-use-edit.json", repo.Worktree, hooktest.SessionB)
 	hookPaths[2].call(t, m, "claude", a, "warn")
 	hookPaths[2].call(t, m, "claude", b, "warn")
 	var o contract.Overlap

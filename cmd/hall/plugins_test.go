@@ -133,7 +133,7 @@ func TestClaudeCodePlugin(t *testing.T) {
 			session = s.ev.Beat.AgentID
 		}
 		if s.ev.Leave && !warned {
-			out := runHookCommands(t, hooks, "PreToolUse", hooktest.Moved(t, hooktest.ClaudeCode, "pre-tool-use-write.json", repo.Worktree, "b1b2b3b4-0000-4000-8000-000000000000"))
+			out := runHookCommands(t, hooks, "PreToolUse", hooktest.Moved(t, hooktest.ClaudeCode, "pre-tool-use-write.json", repo.Worktree, hooktest.SessionB))
 			if session == "" || !bytes.Contains(out, []byte(`"additionalContext"`)) || !bytes.Contains(out, []byte(session)) {
 				t.Errorf("a second session's PreToolUse in the same worktree: got %q, want a warning naming the first (%s)", out, session)
 			}
@@ -258,7 +258,7 @@ func TestGeminiExtension(t *testing.T) {
 			t.Errorf("%s: no recorded Gemini payload ran its command (add one to internal/hooktest)", ev)
 		}
 	}
-	out := runHookCommands(t, hooks, "AfterTool", hooktest.Moved(t, hooktest.GeminiCLI, "after-tool-write-file.json", repo.Worktree, "b1b2b3b4-0000-4000-8000-000000000000"))
+	out := runHookCommands(t, hooks, "AfterTool", hooktest.Moved(t, hooktest.GeminiCLI, "after-tool-write-file.json", repo.Worktree, hooktest.SessionB))
 	if !bytes.Contains(out, []byte(`"additionalContext"`)) {
 		t.Errorf("a second Gemini session's AfterTool in the same worktree: got %q, want the warning in its model's context", out)
 	}

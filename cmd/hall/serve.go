@@ -21,6 +21,7 @@ import (
 	"github.com/hall-dev/hall/internal/gcfloor"
 	"github.com/hall-dev/hall/internal/gitscan"
 	"github.com/hall-dev/hall/internal/hall"
+	"github.com/hall-dev/hall/internal/hookinstall"
 	"github.com/hall-dev/hall/internal/mcp"
 	"github.com/hall-dev/hall/internal/metrics"
 	"github.com/hall-dev/hall/internal/presence"
@@ -506,6 +507,8 @@ func (m *Main) newGitScan(ctx context.Context) *hall.OverlapFinder {
 	m.GitScan = gitscan.NewScanner(gitscan.ScannerConfig{
 		Runner: runner, Unavailable: err, Interval: m.Config.GitInterval,
 		Changes: gitscan.ChangesOptions{Base: m.Config.GitBase},
+		// The installer's files are nobody's work (hookinstall.Installed).
+		Omit: hookinstall.Installed,
 		// Scans start with the scanner's Run, after the service is made.
 		Notify: func(string) { m.Service.Nudge() },
 	})

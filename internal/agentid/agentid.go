@@ -3,39 +3,37 @@
 // presence is its agent_id on its brain).
 package agentid
 
-// sessionPrefix is how much of a session id an agent_id keeps: enough to
-// tell sessions apart, short enough to read.
-const sessionPrefix = 8
+import (
+	"crypto/sha256"
+	"encoding/hex"
+)
 
-// Claude is the agent_id of a Claude Code session: "claude-" and the first
-// 8 characters of its session_id (the id its hooks receive). A subagent
-// appends "/" and its own id. "" without a session id.
+// hashHex is how many hex digits of the session id's SHA-256 an agent_id
+// keeps: enough to tell sessions apart, short enough to read.
+const hashHex = 8
+
+// Claude is the agent_id of a Claude Code session: Session("claude", …)
+// of its session_id (the id its hooks receive). "" without a session id.
 func Claude(sessionID, subagent string) string { return Session("claude", sessionID, subagent) }
 
 // Session is the agent_id of one agent's session, the same shape for every
-// agent the Hall adapts to (claude, codex, cursor): the agent's prefix, "-",
-// the first 8 characters of the session id, and "/<subagent id>" inside a
-// subagent. "" without a session id.
+// agent the Hall adapts to (claude, codex, cursor, gemini): the agent's
+// prefix, "-", the first 8 hex digits of SHA-256 of the whole session id,
+// and "/<subagent id>" inside a subagent. "" without a session id.
+//
+// The whole id is hashed because no part of it can be trusted to tell
+// sessions apart: Codex's ids are UUIDv7, whose first 8 hex digits are a
+// timestamp shared by every session started within about 65 seconds.
 func Session(prefix, sessionID, subagent string) string {
 	if sessionID == "" {
 		return ""
 	}
-	id := prefix + "-" + firstRunes(sessionID, sessionPrefix)
+	sum := sha256.Sum256([]byte(sessionID))
+	id := prefix + "-" + hex.EncodeToString(sum[:])[:hashHex]
 	if subagent != "" {
 		id += "/" + subagent
 	}
 	return id
-}
-
-// firstRunes returns the first n characters of s.
-func firstRunes(s string, n int) string {
-	for i := range s {
-		if n == 0 {
-			return s[:i]
-		}
-		n--
-	}
-	return s
 }
 
 // FromEnv is the agent_id a process started by an agent can tell from its

@@ -449,3 +449,28 @@ func splitNUL(b []byte, cut bool) []string {
 	}
 	return out
 }
+
+// Omitted is c without the files omit names (nil: c itself): Files and
+// States lose them, Total counts them out. A list left unchanged is
+// shared, not copied. Files past the listed ones (Total counts them, the
+// list does not) cannot be told apart: Total keeps them, and the list
+// stays incomplete, as it was.
+func Omitted(c Changes, omit func(rel string) bool) Changes {
+	if omit == nil || !slices.ContainsFunc(c.Files, omit) {
+		return c
+	}
+	files := make([]string, 0, len(c.Files))
+	states := make([]FileState, 0, len(c.States))
+	for i, f := range c.Files {
+		if omit(f) {
+			c.Total--
+			continue
+		}
+		files = append(files, f)
+		if i < len(c.States) {
+			states = append(states, c.States[i])
+		}
+	}
+	c.Files, c.States = files, states
+	return c
+}

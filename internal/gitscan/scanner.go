@@ -65,6 +65,12 @@ type ScannerConfig struct {
 	// Changes tunes each scan's Changes (the base branch override, the
 	// files listed).
 	Changes ChangesOptions
+	// Omit, when set, names the repository-relative paths left out of
+	// every result (Omitted): files that are nobody's work, such as the
+	// hook configuration the Hall's installer writes into each worktree
+	// (hookinstall.Installed). Left out, they are in no overlap, no merge
+	// prediction and no shell guard's scene.
+	Omit func(rel string) bool
 	// Notify, when set, is called (on the scanner's goroutine, no lock
 	// held) with a worktree whose result or merge predictions changed.
 	Notify func(worktree string)
@@ -166,6 +172,7 @@ type tracked struct {
 	running bool // a scan is under way
 	pending bool // a scan was asked while one ran
 	urgent  bool // … and it meets a peer's change (Mutated): no interval
+	now     bool // … and a shell ran (ShellRan): no interval, in the queue's order
 	// deferred: a mutation since the last scan started was left to the
 	// slow rescan (Mutated: it changed only files git lists already).
 	deferred bool
@@ -362,6 +369,51 @@ func (s *Scanner) Mutated(worktree string, touched ...string) {
 		s.trees[wt].deferred = true
 	default:
 		s.scheduleLocked(wt, false)
+	}
+}
+
+// ShellRan says a shell command ran in the worktree (the after-tool hook
+// of an agent's shell tool): it may have written, discarded (`git
+// checkout .`), committed or checked out anything, named by no file. The
+// worktree is tracked from now on and scanned whole at once, not at the
+// end of the interval since its last scan: a guard read a moment later
+// (the agent's next command) sees what the command left, not what was
+// there before. A scan under way may have read the worktree before the
+// command ended: one more follows it. It never waits on git, and one
+// worktree never runs two scans at once, so a burst of commands costs a
+// scan under way and one after it. The scan waits its turn in the queue
+// behind the urgent ones (a change that meets another worktree's).
+func (s *Scanner) ShellRan(worktree string) {
+	if worktree == "" {
+		return
+	}
+	wt := filepath.Clean(worktree)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.trackLocked(wt) {
+		return
+	}
+	t := s.trees[wt]
+	t.full = true
+	s.scanNowLocked(wt, t)
+}
+
+// scanNowLocked starts a scan of wt without waiting for its interval:
+// queued now, in the queue's order, or after the scan under way.
+func (s *Scanner) scanNowLocked(wt string, t *tracked) {
+	switch {
+	case s.ctx == nil:
+		s.scheduleLocked(wt, false) // it waits for Run, which scans at once
+	case t.running:
+		t.pending, t.now = true, true
+	case t.queued:
+		// The scan waiting will see the command's work.
+	default:
+		if t.timer != nil {
+			t.timer.Stop()
+			t.timer = nil
+		}
+		s.enqueueLocked(wt, t, false)
 	}
 }
 
@@ -697,9 +749,13 @@ func (s *Scanner) scan(ctx context.Context, wt string, t *tracked, prev Changes,
 	s.active--
 	s.startLocked()
 	if t.pending && s.trees[wt] == t {
-		urgent := t.urgent
-		t.pending, t.urgent = false, false
-		s.scheduleLocked(wt, urgent)
+		urgent, now := t.urgent, t.now
+		t.pending, t.urgent, t.now = false, false, false
+		if now && !urgent {
+			s.scanNowLocked(wt, t)
+		} else {
+			s.scheduleLocked(wt, urgent)
+		}
 	}
 	s.mu.Unlock()
 	if s.cfg.Notify != nil {
@@ -734,7 +790,7 @@ func (s *Scanner) changes(ctx context.Context, wt string, prev Changes, scope []
 	switch CodeOf(err) {
 	case "":
 		s.scans.Add(1)
-		res.Changes = ch
+		res.Changes = Omitted(ch, s.cfg.Omit)
 	case NotOnMachine:
 		s.skipped.Add(1)
 		res.Err = err

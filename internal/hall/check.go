@@ -90,7 +90,7 @@ func (h *Hall) Check(ctx context.Context, req contract.CheckRequest) (contract.C
 			}
 			continue
 		}
-		f, ok := overlap.Between(selfParty, overlap.PartyOf(r, h.gitOf(r.Worktree)), overlap.MergeMap{}, 0)
+		f, ok := overlap.Between(selfParty, overlap.PartyOf(withoutInstallerFiles(r), h.gitOf(r.Worktree)), overlap.MergeMap{}, 0)
 		if !ok || len(out.Overlaps) == maxCheckHits {
 			continue
 		}

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/hall-dev/hall/internal/agentid"
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/hall"
 )
@@ -54,8 +55,8 @@ func TestCheck(t *testing.T) {
 	}
 	hook("codex", "c0dex-5e55", s.wt2, filepath.Join(s.wt2, "src", "cart.go"))
 	hook("claude", "c1aude-5e55", s.main, filepath.Join(s.main, "src", "search.go"))
-	codex := "codex-c0dex-5e"
-	claude := "claude-c1aude-5"
+	codex := agentid.Session("codex", "c0dex-5e55", "")
+	claude := agentid.Claude("c1aude-5e55", "")
 	ro := false
 
 	for drained := false; !drained; { // the edits' own signals

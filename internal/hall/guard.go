@@ -96,8 +96,9 @@ type scene struct {
 // beaten, or as the roster holds it) from the live roster and git's last
 // answer: the other live presences of its brain in its worktree with the
 // files they were seen changing, each in the state git gives it
-// (stateOf), the worktrees of the others, and its own files. Never runs
-// git.
+// (stateOf), the worktrees of the others, and its own files; the
+// installer's files (installerFile) are nobody's work and never in it.
+// Never runs git.
 func (h *Hall) sceneFor(self presence.Record, live []presence.Record, cwd string) scene {
 	root := self.Worktree
 	if root == "" {
@@ -133,7 +134,7 @@ func (h *Hall) sceneFor(self presence.Record, live []presence.Record, cwd string
 		}
 		w := shellguard.Work{AgentID: r.AgentID, Theme: r.Theme}
 		for _, abs := range r.TouchedPaths() {
-			if rel, ok := presence.RelFile(root, abs); ok {
+			if rel, ok := presence.RelFile(root, abs); ok && !installerFile(root, abs) {
 				w.Files = append(w.Files, shellguard.File{Path: rel, State: stateOf(changes, rel)})
 			}
 		}
@@ -142,7 +143,7 @@ func (h *Hall) sceneFor(self presence.Record, live []presence.Record, cwd string
 		}
 	}
 	for _, abs := range self.TouchedPaths() {
-		if rel, ok := presence.RelFile(root, abs); ok {
+		if rel, ok := presence.RelFile(root, abs); ok && !installerFile(root, abs) {
 			sc.Own = append(sc.Own, rel)
 		}
 	}

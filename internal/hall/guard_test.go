@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hall-dev/hall/internal/agentid"
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/gitscan"
 	"github.com/hall-dev/hall/internal/gittest"
@@ -49,6 +50,7 @@ func (g gitCache) Result(wt string) (gitscan.Result, bool) {
 
 // The scanner's steering and merge answers, which the guard never uses.
 func (gitCache) Mutated(string, ...string)                  {}
+func (gitCache) ShellRan(string)                            {}
 func (gitCache) Track([]string)                             {}
 func (gitCache) Merge(string, string) (overlap.Merge, bool) { return overlap.Merge{}, false }
 
@@ -221,7 +223,7 @@ func TestHookGuardAndOwnership(t *testing.T) {
 				tr.hook(t, h, other, editPayload(other, "0ther-5e55-1on", s.wt2, cart))
 				gittest.WriteFile(t, cart, "package src\n\nfunc Total() int { return 2 }\n")
 				git.scan(t, s.main, s.wt2)
-				otherID := other + "-0ther-5e"
+				otherID := agentid.Session(other, "0ther-5e55-1on", "")
 
 				me := "5e1f-5e55-1on"
 				start := modelText(t, agent, tr.hook(t, h, agent, payload(agent, me, s.wt2, ev.start, "", nil)))
@@ -279,7 +281,7 @@ func TestGuardFollowsGit(t *testing.T) {
 	start := func() string {
 		return hook("claude", payload("claude", "5e1f-5e55-1on", s.wt2, "SessionStart", "", nil))
 	}
-	if got := start(); !strings.Contains(got, `(seen changing them, git unknown): "codex-0ther-5e": "src/cart.go"`) {
+	if got := start(); !strings.Contains(got, `(seen changing them, git unknown): "`+agentid.Session("codex", "0ther-5e55-1on", "")+`": "src/cart.go"`) {
 		t.Errorf("no git answer: at a start the model reads %q; want the file owned, git unknown", got)
 	}
 	gittest.Git(t, s.wt2, "add", "-A")
@@ -377,7 +379,7 @@ func TestGuardSceneVariants(t *testing.T) {
 				tr.hook(t, h, "codex", editPayload("codex", "0ther-5e55-1on", otherCwd, file))
 				git.scan(t, s.main, s.wt2)
 				const me = "5e1f-5e55-1on"
-				otherID := strconv.Quote("codex-0ther-5e")
+				otherID := strconv.Quote(agentid.Session("codex", "0ther-5e55-1on", ""))
 
 				start := modelText(t, "claude", tr.hook(t, h, "claude", payload("claude", me, s.wt2, "SessionStart", "", nil)))
 				rel, _ := filepath.Rel(otherCwd, file)
@@ -461,7 +463,7 @@ func TestGuardAlone(t *testing.T) {
 		t.Fatal(err)
 	}
 	brain := hall.CompletePlace(ctx, contract.BeatRequest{CallerRoot: s.wt2})
-	req := contract.BeatRequest{AgentID: "claude-5e1f-5e5", Brain: brain.Brain, Worktree: brain.Worktree, CallerRoot: s.wt2,
+	req := contract.BeatRequest{AgentID: agentid.Claude("5e1f-5e55-1on", ""), Brain: brain.Brain, Worktree: brain.Worktree, CallerRoot: s.wt2,
 		Hook: &contract.HookBeat{Moment: contract.MomentBefore, Command: "git stash"}}
 	id := presence.ID(req.AgentID, req.Brain)
 	guardLines := func() []string {

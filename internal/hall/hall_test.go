@@ -181,7 +181,7 @@ func TestHookAnswersAlikeInProcessAndOverHTTP(t *testing.T) {
 				t.Fatalf("alone: got %s %q, want nothing to say", ans.Output, ans.Warning)
 			}
 			ans := hook("22222222-2222-4222-8222-222222222222")
-			if !strings.Contains(string(ans.Output), "additionalContext") || !strings.Contains(string(ans.Output), "claude-11111111") {
+			if !strings.Contains(string(ans.Output), "additionalContext") || !strings.Contains(string(ans.Output), hooktest.AgentID(hooktest.ClaudeCode, "11111111-1111-4111-8111-111111111111")) {
 				t.Errorf("second session: got %s, want the collision with the first in the model's context", ans.Output)
 			}
 			live, err := h.Presences(t.Context(), repo.Main)

@@ -101,10 +101,17 @@ func overlapCovers(o presence.Overlap, rel string) bool {
 // last snapshot derived them (a beat derives nothing and never waits on
 // git), and what it tells the scanner: a beat that reports a mutation
 // has its worktree scanned soon, at once when a file it touched meets
-// another worktree's change (Mutated never waits).
+// another worktree's change (Mutated), and one that follows a shell's
+// run has it scanned whole at once (ShellRan): neither waits.
 func (h *Hall) overlapsToTell(id string, req contract.BeatRequest) []contract.Overlap {
-	if h.Git != nil && req.Worktree != "" && (len(req.Touched) > 0 || (req.Tool != "" && h.Service.Mutating(req.Tool)) || shellRan(req)) {
-		h.Git.Mutated(req.Worktree, req.Touched...)
+	if h.Git != nil && req.Worktree != "" {
+		ran := shellRan(req)
+		if len(req.Touched) > 0 || (!ran && req.Tool != "" && h.Service.Mutating(req.Tool)) {
+			h.Git.Mutated(req.Worktree, req.Touched...)
+		}
+		if ran {
+			h.Git.ShellRan(req.Worktree)
+		}
 	}
 	if req.Listening != nil && !*req.Listening {
 		return nil // told at a beat whose answer is read

@@ -13,11 +13,13 @@ import (
 
 // Git is what the Hall reads of the git scanner (*gitscan.Scanner): the
 // latest answer for a worktree and the merges it predicted, never waiting
-// on git; Mutated and Track steer what it scans next, off the hot path.
+// on git; Mutated, ShellRan and Track steer what it scans next, off the
+// hot path.
 type Git interface {
 	GitView
 	overlap.Merges
 	Mutated(worktree string, touched ...string)
+	ShellRan(worktree string)
 	Track(worktrees []string)
 }
 
@@ -56,6 +58,7 @@ func (f *OverlapFinder) Overlaps(_ context.Context, live []presence.Record) ([]p
 		if r.Worktree == "" || !r.Mutating() {
 			continue // never a side: no git asked for it either
 		}
+		r = withoutInstallerFiles(r)
 		g := overlap.Git{Reason: f.NoGit}
 		if f.Git != nil {
 			g = gitscan.GitOf(f.Git.Result(r.Worktree))
@@ -64,6 +67,7 @@ func (f *OverlapFinder) Overlaps(_ context.Context, live []presence.Record) ([]p
 		if !g.Available && cannotSee(g.Reason) {
 			if rg, ok := overlap.RecordGit(r); ok {
 				g = rg
+				g.Files, g.Total = withoutInstallerPaths(g.Files, g.Total)
 			}
 		}
 		byBrain[r.Brain] = append(byBrain[r.Brain], len(parties))

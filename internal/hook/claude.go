@@ -45,8 +45,8 @@ type claudePayload struct {
 func (a claudeLike) Agent() string { return a.agent }
 func (a claudeLike) Kind() string  { return a.kind }
 
-// Parse maps a payload to its Event. The agent id is the prefix and the
-// session's first 8 characters, with "/<agent_id>" inside a subagent,
+// Parse maps a payload to its Event. The agent id is the prefix and 8 hex
+// digits of the session id's SHA-256 (package agentid), with "/<agent_id>" inside a subagent,
 // whose parent is the session itself. The caller root is the payload's
 // cwd; the tool (on PreToolUse as on PostToolUse) is classified by the
 // Hall. SessionEnd leaves (and the Hall leaves the session's subagents

@@ -28,8 +28,8 @@ type cursorPayload struct {
 func (cursor) Agent() string { return "cursor" }
 func (cursor) Kind() string  { return "cursor" }
 
-// Parse maps a payload to its Event: agent "cursor-" and the first 8
-// characters of the conversation id. sessionEnd leaves; stop ends a turn,
+// Parse maps a payload to its Event: agent "cursor-" and 8 hex digits of
+// the conversation id's SHA-256. sessionEnd leaves; stop ends a turn,
 // not a session, and beats. A shell command runs as the tool "Shell" and a
 // read as "Read" (neither a mutation); an edit Cursor reports (afterFileEdit,
 // or a Write's file_path) names the file it touched.

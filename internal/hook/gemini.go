@@ -25,8 +25,8 @@ type geminiPayload struct {
 func (gemini) Agent() string { return "gemini" }
 func (gemini) Kind() string  { return "gemini-cli" }
 
-// Parse maps a payload to its Event: agent "gemini-" and the session's
-// first 8 characters, caller root the payload's cwd. SessionEnd leaves;
+// Parse maps a payload to its Event: agent "gemini-" and 8 hex digits of
+// the session id's SHA-256, caller root the payload's cwd. SessionEnd leaves;
 // AfterAgent ends a turn and beats. No event gates: Gemini CLI's reference
 // documents no "ask" (see the capability table).
 func (gemini) Parse(payload []byte) (Event, error) {

@@ -11,13 +11,17 @@ import (
 	"github.com/hall-dev/hall/internal/hooktest"
 )
 
+// The agent ids of the recorded sessions.
+var (
+	claudeID = hooktest.AgentID(hooktest.ClaudeCode, "")
+	codexID  = hooktest.AgentID(hooktest.Codex, "")
+	cursorID = hooktest.AgentID(hooktest.Cursor, "")
+	geminiID = hooktest.AgentID(hooktest.GeminiCLI, "")
+)
+
 const (
-	claudeID = "claude-7d0c5e2a"
-	codexID  = "codex-0199a1f2"
-	cursorID = "cursor-c5b1e0d2"
-	geminiID = "gemini-5f2c9e1a"
-	wt       = "/home/ana/shop-wt2"
-	cart     = wt + "/src/checkout/cart.go"
+	wt   = "/home/ana/shop-wt2"
+	cart = wt + "/src/checkout/cart.go"
 	// Gemini CLI's payloads were recorded in another worktree.
 	gwt = "/home/ana/shop-wt3"
 )

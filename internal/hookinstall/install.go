@@ -21,6 +21,12 @@
 // What each agent can carry (which events reach the model, the ask, the
 // trust step) is internal/hook's capability table; this package follows
 // it.
+//
+// The files it writes into a project (ProjectFiles, and the backups
+// beside them) are the Hall's configuration, nobody's work: Installed is
+// the one list the overlaps, the scanner and the shell guard leave out,
+// and Exclude lists them in the repository's .git/info/exclude when the
+// person asks (--git-exclude).
 package hookinstall
 
 import (

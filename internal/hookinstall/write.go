@@ -169,7 +169,7 @@ const maxBackups = 1000
 // <file>.hall-backup-<time>[-n]: created exclusively (O_EXCL), so it never
 // overwrites another backup nor follows a link planted at its name.
 func writeBackup(res Result, mode os.FileMode, now time.Time) (string, error) {
-	base := res.File + ".hall-backup-" + now.UTC().Format("20060102T150405Z")
+	base := res.File + backupInfix + now.UTC().Format("20060102T150405Z")
 	for n := 1; n <= maxBackups; n++ {
 		name := base
 		if n > 1 {

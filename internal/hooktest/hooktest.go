@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hall-dev/hall/internal/agentid"
 	"github.com/hall-dev/hall/internal/gittest"
 )
 
@@ -80,6 +81,27 @@ var recordedSessions = map[string]string{
 	Codex:      "0199a1f2-6c3e-7d21-9b4a-5e8f7c2d1a03",
 	Cursor:     "c5b1e0d2-3f4a-4c8e-9a71-2d6b8e0f4a19",
 	GeminiCLI:  "5f2c9e1a-8b7d-4c3e-a1f0-2d6b9e4c7a18",
+}
+
+// SessionB is a second session id for tests that play two sessions of one
+// agent with Moved.
+const SessionB = "b1b2b3b4-0000-4000-8000-000000000000"
+
+// agentPrefixes is the agent_id prefix each agent's adapter uses.
+var agentPrefixes = map[string]string{
+	ClaudeCode: "claude",
+	Codex:      "codex",
+	Cursor:     "cursor",
+	GeminiCLI:  "gemini",
+}
+
+// AgentID is the agent_id the adapter of agent gives a session (Cursor: a
+// conversation); session "" means the recorded payloads' own session.
+func AgentID(agent, session string) string {
+	if session == "" {
+		session = recordedSessions[agent]
+	}
+	return agentid.Session(agentPrefixes[agent], session, "")
 }
 
 // Moved returns a recorded payload moved to another worktree and, when

@@ -36,7 +36,7 @@ func TestHookEndpointTwoClaudeSessions(t *testing.T) {
 		return hooktest.Moved(t, hooktest.ClaudeCode, name, repo.Worktree, "")
 	}
 	b := func(name string) string {
-		return hooktest.Moved(t, hooktest.ClaudeCode, name, repo.Worktree, "b1b2b3b4-0000-4000-8000-000000000000")
+		return hooktest.Moved(t, hooktest.ClaudeCode, name, repo.Worktree, hooktest.SessionB)
 	}
 	post := func(body, query string) claudeAnswer {
 		t.Helper()
@@ -58,7 +58,7 @@ func TestHookEndpointTwoClaudeSessions(t *testing.T) {
 		t.Fatalf("after A's edit: %d live, %v", len(snap.Live), err)
 	}
 	rec := snap.Live[0]
-	if rec.Brain != repo.Main || rec.Worktree != repo.Worktree || rec.CallerRoot != repo.Worktree || rec.Kind != "claude-code" || rec.AgentID != "claude-7d0c5e2a" {
+	if rec.Brain != repo.Main || rec.Worktree != repo.Worktree || rec.CallerRoot != repo.Worktree || rec.Kind != "claude-code" || rec.AgentID != hooktest.AgentID(hooktest.ClaudeCode, "") {
 		t.Errorf("A's record: brain %q worktree %q caller_root %q kind %q agent %q; want brain %q (the main worktree)", rec.Brain, rec.Worktree, rec.CallerRoot, rec.Kind, rec.AgentID, repo.Main)
 	}
 
@@ -66,18 +66,18 @@ func TestHookEndpointTwoClaudeSessions(t *testing.T) {
 	// the clause, in the model's context; no permission decision under warn.
 	out := post(b("pre-tool-use-write.json"), "")
 	h := out.HookSpecificOutput
-	if h.HookEventName != "PreToolUse" || !strings.Contains(h.AdditionalContext, "claude-7d0c5e2a") ||
+	if h.HookEventName != "PreToolUse" || !strings.Contains(h.AdditionalContext, hooktest.AgentID(hooktest.ClaudeCode, "")) ||
 		!strings.Contains(h.AdditionalContext, repo.Worktree) || !strings.Contains(h.AdditionalContext, "same_worktree") || h.PermissionDecision != "" {
 		t.Errorf("B's PreToolUse: got %+v", h)
 	}
 	// A's next hook hears of B.
 	out = post(a("post-tool-use-read.json"), "")
-	if h := out.HookSpecificOutput; h.HookEventName != "PostToolUse" || !strings.Contains(h.AdditionalContext, "claude-b1b2b3b4") {
+	if h := out.HookSpecificOutput; h.HookEventName != "PostToolUse" || !strings.Contains(h.AdditionalContext, hooktest.AgentID(hooktest.ClaudeCode, hooktest.SessionB)) {
 		t.Errorf("A's next PostToolUse: got %+v, want B named", h)
 	}
 	// Under ask, B's next mutating PreToolUse asks the person, naming A.
 	out = post(b("pre-tool-use-write.json"), "?on_collision=ask")
-	if h := out.HookSpecificOutput; h.PermissionDecision != "ask" || !strings.Contains(h.PermissionDecisionReason, "claude-7d0c5e2a") {
+	if h := out.HookSpecificOutput; h.PermissionDecision != "ask" || !strings.Contains(h.PermissionDecisionReason, hooktest.AgentID(hooktest.ClaudeCode, "")) {
 		t.Errorf("B's PreToolUse under ask: got %+v", h)
 	}
 	// A non-mutating tool never asks, even under ask.
@@ -89,7 +89,7 @@ func TestHookEndpointTwoClaudeSessions(t *testing.T) {
 	// SessionEnd leaves: B's presence is gone, and the collision with it.
 	post(b("session-end.json"), "")
 	snap, _ = th.svc.Snapshot(t.Context())
-	if len(snap.Live) != 1 || len(snap.Collisions) != 0 || snap.Live[0].AgentID != "claude-7d0c5e2a" {
+	if len(snap.Live) != 1 || len(snap.Collisions) != 0 || snap.Live[0].AgentID != hooktest.AgentID(hooktest.ClaudeCode, "") {
 		t.Errorf("after B's SessionEnd: %d live, %d collisions", len(snap.Live), len(snap.Collisions))
 	}
 	// Leaving again is no error.
@@ -128,7 +128,7 @@ func TestHookEndpointCursorNeverAllows(t *testing.T) {
 		AgentMessage string `json:"agent_message"`
 	}
 	r.decode(t, &a)
-	if a.Permission != "ask" || !strings.Contains(a.AgentMessage, "cursor-d0d1d2d3") {
+	if a.Permission != "ask" || !strings.Contains(a.AgentMessage, hooktest.AgentID(hooktest.Cursor, "d0d1d2d3-0000-4000-8000-000000000000")) {
 		t.Errorf("preToolUse under ask: got %s", r.body)
 	}
 }
@@ -176,7 +176,7 @@ func TestHookEndpointRequiresToken(t *testing.T) {
 	if r := th.do(t, "POST", "/api/hooks/codex", body, h); r.status != http.StatusOK || string(r.body) != "{}\n" {
 		t.Errorf("with token: status %d body %q", r.status, r.body)
 	}
-	id := presence.ID("codex-0199a1f2", repo.Main)
+	id := presence.ID(hooktest.AgentID(hooktest.Codex, ""), repo.Main)
 	if _, err := th.store.Get(t.Context(), id); err != nil {
 		t.Errorf("the codex presence on brain %s: %v", repo.Main, err)
 	}
