@@ -148,7 +148,7 @@ func TestMCPAgainstHall(t *testing.T) {
 				}
 			}
 			slices.Sort(names)
-			if want := []string{"check", "cockpit", "handshake", "leave", "north", "presences"}; !slices.Equal(names, want) {
+			if want := []string{"check", "cockpit", "handshake", "leave", "north", "presences", "snapshots"}; !slices.Equal(names, want) {
 				t.Errorf("tools/list: got %v, want %v", names, want)
 			}
 
