@@ -36,9 +36,15 @@ func (m HookMoment) Valid() bool {
 const MaxCommand = 32 << 10
 
 // HookBeat is what a hook adds to its beat, sent only on the events whose
-// answer reaches the model.
+// answer someone reads: the model, or the person alone (PersonOnly).
 type HookBeat struct {
 	Moment HookMoment `json:"moment"`
+	// PersonOnly: only the person reads this event's answer, never the
+	// model (Gemini CLI's BeforeTool, whose systemMessage is shown in the
+	// terminal). The Hall answers as usual but counts nothing as told:
+	// the collisions stay untold, and the guard's lines and a contested
+	// edit are kept for the presence's next beat the model hears.
+	PersonOnly bool `json:"person_only,omitempty"`
 	// Command is the shell command line the agent is about to run (a
 	// Before moment of a shell tool). Only the shell guard reads it; it
 	// is never stored nor shown on any roster.

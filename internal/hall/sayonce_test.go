@@ -1,6 +1,7 @@
 package hall
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -51,5 +52,62 @@ func TestToldBookBound(t *testing.T) {
 		if n := len(b.m); n > maxTold {
 			t.Fatalf("after %d presences the book holds %d, bound %d", i+1, n, maxTold)
 		}
+	}
+}
+
+// TestOwnersOnce holds the ownership lines to their rule: told when the
+// owners or their files change, again OwnersEvery after, never where only
+// the person reads them.
+func TestOwnersOnce(t *testing.T) {
+	t0 := time.Unix(1_800_000_000, 0)
+	var none [32]byte
+	a, b := [32]byte{1}, [32]byte{2}
+	var book toldBook
+	for i, step := range []struct {
+		at    time.Duration
+		sig   [32]byte
+		heard bool
+		want  bool
+	}{
+		{0, a, false, true},                          // person only: said, not recorded
+		{time.Second, a, true, true},                 // the start: told
+		{2 * time.Second, a, true, false},            // the first prompt: the same owners
+		{time.Minute, b, true, true},                 // another file: told
+		{2 * time.Minute, b, true, false},            // the same
+		{2*time.Minute + OwnersEvery, b, true, true}, // long after: told again
+		{3*time.Minute + OwnersEvery, none, true, false},
+		{4*time.Minute + OwnersEvery, b, true, true}, // gone and back: told
+	} {
+		if got := book.owners("prs_000000000001", step.sig, t0.Add(step.at), step.heard); got != step.want {
+			t.Errorf("step %d: told %v, want %v", i, got, step.want)
+		}
+	}
+}
+
+// TestHeldForTheModel: what a person-only answer said waits for the
+// model's next heard answer, once, the last maxHeldCommands commands.
+func TestHeldForTheModel(t *testing.T) {
+	t0 := time.Unix(1_800_000_000, 0)
+	one := []string{"collision: codex-2 (prs_000000000002) also mutating at /shop [worktree]"}
+	var b toldBook
+	const id = "prs_000000000001"
+	if got := b.peek(id, one, false, t0); got != contract.TellFull {
+		t.Fatalf("peek of a new collision: %s, want full", got)
+	}
+	if got := b.peek(id, one, false, t0); got != contract.TellFull {
+		t.Errorf("peek again: %s; want full still (nothing was told)", got)
+	}
+	for i := range maxHeldCommands + 1 {
+		b.hold(id, []string{"shell guard: line " + string(rune('a'+i))}, i == 0, t0)
+	}
+	lines, contested := b.takeHeld(id, t0)
+	if want := []string{heldHeader, "shell guard: line b", "shell guard: line c", "shell guard: line d"}; !slices.Equal(lines, want) || !contested {
+		t.Errorf("held %q contested %v; want %q and contested", lines, contested, want)
+	}
+	if lines, contested := b.takeHeld(id, t0); lines != nil || contested {
+		t.Errorf("taken twice: %q %v; want nothing", lines, contested)
+	}
+	if got := b.tell(id, one, false, t0); got != contract.TellFull {
+		t.Errorf("tell after peeks: %s, want full", got)
 	}
 }

@@ -99,6 +99,16 @@ func For(agent string) (Adapter, bool) {
 	return a, ok
 }
 
+// ModelHears reports whether the model reads ad's answer to ev: the
+// capability table's ContextEvents. Where it does not (Gemini CLI's
+// BeforeTool, whose systemMessage only the person reads), what the Hall
+// says reaches the person at most, and counts as told nowhere: the model
+// hears it at its next event that reaches it.
+func ModelHears(ad Adapter, ev Event) bool {
+	c, ok := CapabilityOf(ad.Agent())
+	return ok && !ev.Leave && c.Reaches(ev.Name)
+}
+
 // Agents lists the adapters' names, sorted.
 func Agents() []string {
 	out := make([]string, 0, len(adapters))
