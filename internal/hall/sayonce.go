@@ -78,20 +78,42 @@ func signature(north []string) [sha256.Size]byte {
 // reminder when it was last told RemindEvery ago or more; else nothing.
 // No collisions: nothing (and the next one is told in full).
 func (b *toldBook) tell(id string, north []string, contested bool, now time.Time) contract.Tell {
-	return b.tellHeard(id, north, contested, now, true)
+	out, _ := b.answer(id, north, contested, nil, true, now)
+	return out
 }
 
-// peek is what tell would answer, for an answer the model does not read:
-// nothing is recorded as told.
-func (b *toldBook) peek(id string, north []string, contested bool, now time.Time) contract.Tell {
-	return b.tellHeard(id, north, contested, now, false)
-}
-
-func (b *toldBook) tellHeard(id string, north []string, contested bool, now time.Time, heard bool) contract.Tell {
+// answer is tell for one hook answer, in one step under the lock. Where
+// the model reads it (heard), what earlier answers only the person read
+// kept for it comes out first: their guard's lines under heldHeader,
+// and a contested edit, which tells north in full. Where only the person
+// reads it, nothing is recorded as told (the answer is what tell would
+// say, the state unchanged) and the guard's lines of the command about
+// to run (the last maxHeldCommands commands) and whether a contested file
+// was about to change are kept for the model's next heard answer.
+func (b *toldBook) answer(id string, north []string, contested bool, guard []string, heard bool, now time.Time) (contract.Tell, []string) {
 	sig := signature(north)
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	t, known := b.entryLocked(id, now)
+	var held []string
+	if heard {
+		if len(t.held) > 0 {
+			held = append(held, heldHeader)
+			for _, g := range t.held {
+				held = append(held, g...)
+			}
+		}
+		contested = contested || t.heldContested
+		t.held, t.heldContested = nil, false
+	} else {
+		if len(guard) > 0 {
+			t.held = append(t.held, slices.Clone(guard))
+			if n := len(t.held) - maxHeldCommands; n > 0 {
+				t.held = slices.Delete(t.held, 0, n)
+			}
+		}
+		t.heldContested = t.heldContested || contested
+	}
 	var out contract.Tell
 	next := t
 	switch {
@@ -108,7 +130,7 @@ func (b *toldBook) tellHeard(id string, north []string, contested bool, now time
 		t = next
 	}
 	b.m[id] = t
-	return out
+	return out, held
 }
 
 // entryLocked is the state of id, seen now, making room for it: whether
@@ -143,44 +165,6 @@ func (b *toldBook) owners(id string, sig [sha256.Size]byte, now time.Time, heard
 	return say
 }
 
-// hold keeps what an answer only the person read said for the model's
-// next heard answer: the guard's lines of the command about to run (the
-// last maxHeldCommands commands), and whether a contested file was about
-// to change.
-func (b *toldBook) hold(id string, guard []string, contested bool, now time.Time) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	t, _ := b.entryLocked(id, now)
-	if len(guard) > 0 {
-		t.held = append(t.held, slices.Clone(guard))
-		if n := len(t.held) - maxHeldCommands; n > 0 {
-			t.held = slices.Delete(t.held, 0, n)
-		}
-	}
-	t.heldContested = t.heldContested || contested
-	b.m[id] = t
-}
-
-// takeHeld returns what hold kept for id and forgets it: the guard's
-// lines under heldHeader (none when nothing was held), and whether a
-// contested file was about to change.
-func (b *toldBook) takeHeld(id string, now time.Time) ([]string, bool) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	t, _ := b.entryLocked(id, now)
-	var lines []string
-	if len(t.held) > 0 {
-		lines = append(lines, heldHeader)
-		for _, g := range t.held {
-			lines = append(lines, g...)
-		}
-	}
-	contested := t.heldContested
-	t.held, t.heldContested = nil, false
-	b.m[id] = t
-	return lines, contested
-}
-
 // evictLocked drops the entries seen in the oldest quarter of the span
 // between the oldest and the newest: at least the oldest one.
 func (b *toldBook) evictLocked() {
@@ -203,25 +187,17 @@ func (b *toldBook) evictLocked() {
 	}
 }
 
-// settle finishes a hook beat's answer out for the presence id: how much
-// of north to tell, and, where the model reads the answer (heard), what
-// earlier answers only the person read said (the guard's lines first,
-// under heldHeader, and a contested edit that asks for the full text).
-// Where only the person reads it, nothing is counted as told, and the
-// guard's lines and a contested edit are held for the model.
+// settle finishes a hook beat's answer out for the presence id
+// (toldBook.answer): how much of north to tell and, where the model reads
+// the answer (heard), the guard's lines earlier answers only the person
+// read said, before this answer's own.
 func (h *Hall) settle(id string, out *contract.HookSay, north []string, contested, heard bool) *contract.HookSay {
-	now := h.Service.Now()
 	out.Contested = contested
-	if !heard {
-		h.sayOnce.hold(id, out.Guard, contested, now)
-		out.Collisions = h.sayOnce.peek(id, north, contested, now)
-		return out
-	}
-	held, heldContested := h.sayOnce.takeHeld(id, now)
+	var held []string
+	out.Collisions, held = h.sayOnce.answer(id, north, contested, out.Guard, heard, h.Service.Now())
 	if len(held) > 0 {
 		out.Guard = append(held, out.Guard...)
 	}
-	out.Collisions = h.sayOnce.tell(id, north, contested || heldContested, now)
 	return out
 }
 

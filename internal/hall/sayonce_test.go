@@ -85,29 +85,31 @@ func TestOwnersOnce(t *testing.T) {
 }
 
 // TestHeldForTheModel: what a person-only answer said waits for the
-// model's next heard answer, once, the last maxHeldCommands commands.
+// model's next heard answer, once, the last maxHeldCommands commands; it
+// records nothing as told.
 func TestHeldForTheModel(t *testing.T) {
 	t0 := time.Unix(1_800_000_000, 0)
 	one := []string{"collision: codex-2 (prs_000000000002) also mutating at /shop [worktree]"}
 	var b toldBook
 	const id = "prs_000000000001"
-	if got := b.peek(id, one, false, t0); got != contract.TellFull {
-		t.Fatalf("peek of a new collision: %s, want full", got)
-	}
-	if got := b.peek(id, one, false, t0); got != contract.TellFull {
-		t.Errorf("peek again: %s; want full still (nothing was told)", got)
-	}
 	for i := range maxHeldCommands + 1 {
-		b.hold(id, []string{"shell guard: line " + string(rune('a'+i))}, i == 0, t0)
+		got, held := b.answer(id, one, i == 0, []string{"shell guard: line " + string(rune('a'+i))}, false, t0)
+		if got != contract.TellFull || held != nil {
+			t.Errorf("person-only answer %d: %s %q; want full (nothing was told) and nothing held out", i, got, held)
+		}
 	}
-	lines, contested := b.takeHeld(id, t0)
-	if want := []string{heldHeader, "shell guard: line b", "shell guard: line c", "shell guard: line d"}; !slices.Equal(lines, want) || !contested {
-		t.Errorf("held %q contested %v; want %q and contested", lines, contested, want)
+	got, held := b.answer(id, one, false, []string{"shell guard: now"}, true, t0)
+	if want := []string{heldHeader, "shell guard: line b", "shell guard: line c", "shell guard: line d"}; !slices.Equal(held, want) || got != contract.TellFull {
+		t.Errorf("heard: %s, held %q; want full and %q", got, held, want)
 	}
-	if lines, contested := b.takeHeld(id, t0); lines != nil || contested {
-		t.Errorf("taken twice: %q %v; want nothing", lines, contested)
+	// Told now: the same collision, not contested, says nothing; nothing
+	// is held any more.
+	if got, held := b.answer(id, one, false, nil, true, t0); got != contract.TellNothing || held != nil {
+		t.Errorf("heard again: %s %q; want nothing", got, held)
 	}
-	if got := b.tell(id, one, false, t0); got != contract.TellFull {
-		t.Errorf("tell after peeks: %s, want full", got)
+	// A contested edit only the person heard tells the model in full next.
+	b.answer(id, one, true, nil, false, t0)
+	if got, _ := b.answer(id, one, false, nil, true, t0); got != contract.TellFull {
+		t.Errorf("after a contested edit told to the person: %s, want full", got)
 	}
 }
