@@ -30,6 +30,10 @@ func (m HookMoment) Valid() bool {
 	return false
 }
 
+// MaxHeld bounds HookSay.Held: a heading and the guard's lines (at most
+// 6 a command) of the last 2 commands.
+const MaxHeld = 13
+
 // MaxCommand bounds the command line a hook beat carries: well under the
 // beat's 64 KiB body. A longer line is not sent; CommandCut says so, and
 // the guard reads it as one it cannot tell about.
@@ -73,6 +77,10 @@ type HookSay struct {
 	Collisions Tell     `json:"collisions"`
 	Guard      []string `json:"guard,omitempty"`
 	Others     []string `json:"others,omitempty"`
+	// Held are the guard's lines earlier answers only the person read
+	// (person_only beats) said, which the model hears now, under one line
+	// saying they came before the command ran: at most MaxHeld lines.
+	Held []string `json:"held,omitempty"`
 	// Contested: the tool about to run would change a file another
 	// live presence changed (an edit of it, or a guarded command).
 	Contested bool `json:"contested,omitempty"`

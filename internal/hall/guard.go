@@ -72,7 +72,7 @@ func withHookSay(p hook.Policy, ev hook.Event, say hook.Say, hs *contract.HookSa
 	if hs == nil {
 		return say
 	}
-	say.Guard, say.Others = hs.Guard, hs.Others
+	say.Guard, say.Others, say.Held = hs.Guard, hs.Others, hs.Held
 	if p == hook.Ask && ev.Gate && len(hs.Guard) > 0 {
 		say.Ask = true
 	}

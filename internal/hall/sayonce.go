@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/shellguard"
 )
 
 // RemindEvery is how often, at most, a hook answer reminds a presence of
@@ -23,8 +24,9 @@ const RemindEvery = 5 * time.Minute
 const OwnersEvery = 30 * time.Minute
 
 // maxHeldCommands bounds the guarded commands whose lines wait for the
-// model (a person-only answer told them): the oldest go first.
-const maxHeldCommands = 3
+// model (a person-only answer told them): the oldest go first. Their
+// lines and the heading fit contract.MaxHeld.
+const maxHeldCommands = (contract.MaxHeld - 1) / shellguard.MaxLines
 
 // heldHeader introduces, at the next event the model hears, the guard's
 // lines a person-only answer told before the command ran.
@@ -190,14 +192,10 @@ func (b *toldBook) evictLocked() {
 // settle finishes a hook beat's answer out for the presence id
 // (toldBook.answer): how much of north to tell and, where the model reads
 // the answer (heard), the guard's lines earlier answers only the person
-// read said, before this answer's own.
+// read said (Held).
 func (h *Hall) settle(id string, out *contract.HookSay, north []string, contested, heard bool) *contract.HookSay {
 	out.Contested = contested
-	var held []string
-	out.Collisions, held = h.sayOnce.answer(id, north, contested, out.Guard, heard, h.Service.Now())
-	if len(held) > 0 {
-		out.Guard = append(held, out.Guard...)
-	}
+	out.Collisions, out.Held = h.sayOnce.answer(id, north, contested, out.Guard, heard, h.Service.Now())
 	return out
 }
 

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/shellguard"
 )
 
 // TestTell holds say-it-once to its rule, step by step on one presence.
@@ -99,7 +100,11 @@ func TestHeldForTheModel(t *testing.T) {
 		}
 	}
 	got, held := b.answer(id, one, false, []string{"shell guard: now"}, true, t0)
-	if want := []string{heldHeader, "shell guard: line b", "shell guard: line c", "shell guard: line d"}; !slices.Equal(held, want) || got != contract.TellFull {
+	want := []string{heldHeader}
+	for i := 1; i <= maxHeldCommands; i++ {
+		want = append(want, "shell guard: line "+string(rune('a'+i)))
+	}
+	if !slices.Equal(held, want) || got != contract.TellFull {
 		t.Errorf("heard: %s, held %q; want full and %q", got, held, want)
 	}
 	// Told now: the same collision, not contested, says nothing; nothing
@@ -111,5 +116,13 @@ func TestHeldForTheModel(t *testing.T) {
 	b.answer(id, one, true, nil, false, t0)
 	if got, _ := b.answer(id, one, false, nil, true, t0); got != contract.TellFull {
 		t.Errorf("after a contested edit told to the person: %s, want full", got)
+	}
+}
+
+// TestHeldFitsItsBound: the held lines, a heading and the guard's lines
+// of maxHeldCommands commands, fit the wire's bound.
+func TestHeldFitsItsBound(t *testing.T) {
+	if maxHeldCommands < 1 || 1+maxHeldCommands*shellguard.MaxLines > contract.MaxHeld {
+		t.Errorf("%d commands of %d lines and a heading; bound %d", maxHeldCommands, shellguard.MaxLines, contract.MaxHeld)
 	}
 }

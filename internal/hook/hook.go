@@ -58,9 +58,11 @@ type Say struct {
 	North []string
 	Ask   bool
 	// Reminder tells North as one line (said in full before: say.go);
-	// Guard and Others are the shell guard's and the ownership lines.
-	Reminder      bool
-	Guard, Others []string
+	// Guard and Others are the shell guard's and the ownership lines;
+	// Held the guard's lines of earlier answers only the person read,
+	// told to the model now (before Guard).
+	Reminder            bool
+	Guard, Others, Held []string
 	// Overlaps are the overlaps to tell the agent now (the Hall decides
 	// when: once as one opens or escalates, once per file as the tool is
 	// about to change it), told from PresenceID's side, after everything

@@ -8,12 +8,13 @@ import (
 
 // Empty reports whether the Hall has nothing for the model this time.
 func (s Say) Empty() bool {
-	return len(s.North) == 0 && len(s.Guard) == 0 && len(s.Others) == 0 && len(s.Overlaps) == 0
+	return len(s.North) == 0 && len(s.Guard) == 0 && len(s.Others) == 0 && len(s.Held) == 0 && len(s.Overlaps) == 0
 }
 
 // Text is everything the model reads for one event: whose changes are in
 // this worktree (Others), the collisions (in full, or one reminder line),
-// then the shell guard's lines for the command about to run. "" when Empty.
+// the guard's lines told to the person only before (Held), then the shell
+// guard's lines for the command about to run. "" when Empty.
 func (s Say) Text(agentID string) string {
 	var parts []string
 	parts = append(parts, s.Others...)
@@ -24,6 +25,7 @@ func (s Say) Text(agentID string) string {
 	default:
 		parts = append(parts, ContextText(agentID, s.North))
 	}
+	parts = append(parts, s.Held...)
 	parts = append(parts, s.Guard...)
 	if len(s.Overlaps) > 0 {
 		parts = append(parts, OverlapText(s.PresenceID, s.Overlaps))
