@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/hook"
 	"github.com/hall-dev/hall/internal/shellguard"
 )
 
@@ -30,7 +31,7 @@ const maxHeldCommands = (contract.MaxHeld - 1) / shellguard.MaxLines
 
 // heldHeader introduces, at the next event the model hears, the guard's
 // lines a person-only answer told before the command ran.
-const heldHeader = "The Hall, before the command ran (the person was told):"
+const heldHeader = hook.BeforeRunHeading
 
 // maxTold bounds the say-once book; past it, the entries untouched for
 // longest are dropped (a dropped presence is told in full once more).

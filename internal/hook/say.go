@@ -33,6 +33,12 @@ func (s Say) Text(agentID string) string {
 	return strings.Join(parts, "\n")
 }
 
+// BeforeRunHeading heads the shell guard's lines where the model reads
+// them only after the command ran: held from an answer only the person
+// read (Gemini CLI's BeforeTool), or an event the model hears after the
+// run (Codex's PreToolUse: the capability table's AfterRun).
+const BeforeRunHeading = "The Hall, before the command ran (the person was told):"
+
 // ReminderText is the one line that stands for collisions already told in
 // full: the first partner, how many more, and what to do.
 func ReminderText(north []string) string {
