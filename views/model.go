@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -75,6 +76,32 @@ type Hall struct {
 	// once by the page's model; OverlapPictures fills them when nil.
 	Pictures     []Picture
 	PicturesMore int
+	// Losses are the losses found lately in scope, newest first
+	// (hall.Hall.Losses), at most LossesShown.
+	Losses []contract.Loss
+}
+
+// LossesShown bounds the losses the page lists.
+const LossesShown = 10
+
+// LossText is one loss in words: whose work, which files, lost to whose
+// command.
+func LossText(l contract.Loss) string {
+	owner := l.Owner
+	if owner == "" {
+		owner = "Work no live session held"
+	}
+	files := l.Files
+	more := l.FilesLeftOut
+	if len(files) > 3 {
+		more += len(files) - 3
+		files = files[:3]
+	}
+	s := owner + ": " + JoinComma(files)
+	if more > 0 {
+		s += " +" + itoa(more) + " more"
+	}
+	return s + " — lost to " + l.By + "'s " + strconv.Quote(contract.Clip(l.Command, 80))
 }
 
 // CollidingSet is the presence ids that are a side of a live collision.

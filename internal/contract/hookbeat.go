@@ -84,4 +84,13 @@ type HookSay struct {
 	// Contested: the tool about to run would change a file another
 	// live presence changed (an edit of it, or a guarded command).
 	Contested bool `json:"contested,omitempty"`
+	// Recovery are the lines of what the Hall kept (issue 31,
+	// docs/recovery.md): before a command that can lose uncommitted work,
+	// the snapshot it saved first (or that it could not); after another
+	// session's command lost this one's work, which files and the command
+	// that brings them back, told once.
+	Recovery []string `json:"recovery,omitempty"`
+	// Snapshots are the ids of the snapshots saved before the command
+	// about to run (hall restore ID).
+	Snapshots []string `json:"snapshots,omitempty"`
 }

@@ -33,6 +33,9 @@ func (h *Hall) Beat(ctx context.Context, req contract.BeatRequest) (contract.Bea
 		return contract.BeatResponse{}, contract.BeatError(err)
 	}
 	resp := contract.FromBeatResult(res)
+	// A beat after a destructive command's own says it ran: check what
+	// it lost (recovery.go). A map lookup when none awaits.
+	h.checkAfter(res.PresenceID)
 	if req.Hook != nil {
 		resp.Hook = h.hookSay(ctx, req, res, resp.North)
 	}

@@ -72,7 +72,7 @@ func withHookSay(p hook.Policy, ev hook.Event, say hook.Say, hs *contract.HookSa
 	if hs == nil {
 		return say
 	}
-	say.Guard, say.Others, say.Held = hs.Guard, hs.Others, hs.Held
+	say.Guard, say.Others, say.Held, say.Recovery = hs.Guard, hs.Others, hs.Held, hs.Recovery
 	if p == hook.Ask && ev.Gate && len(hs.Guard) > 0 {
 		say.Ask = true
 	}
@@ -273,12 +273,18 @@ func quoteText(s string) string { return strconv.Quote(s) }
 // hookSay answers a hook beat: how much of its collisions to tell (say
 // it once, sayonce.go), the guard's lines on a Before moment, and the
 // ownership lines on a Start, counted as told only where the model
-// reads them (a PersonOnly beat's wait for the next one it hears). It reads the roster and git's cache only;
-// a roster that cannot be read tells the collisions in full and nothing
-// else (fail-open: the warning still goes out).
+// reads them (a PersonOnly beat's wait for the next one it hears). It
+// reads the roster and git's cache only; a roster that cannot be read
+// tells the collisions in full and nothing else (fail-open: the warning
+// still goes out).
 func (h *Hall) hookSay(ctx context.Context, req contract.BeatRequest, res presence.BeatResult, north []string) *contract.HookSay {
 	hb := req.Hook
 	out := &contract.HookSay{Collisions: contract.TellFull}
+	defer func() {
+		if !hb.PersonOnly { // a loss is told once, where the model reads it
+			out.Recovery = append(out.Recovery, h.kept.tellLosses(res.PresenceID)...)
+		}
+	}()
 	contested := false
 	switch src := sceneSourceOf(hb, req, north); {
 	case src == noScene:
@@ -290,6 +296,7 @@ func (h *Hall) hookSay(ctx context.Context, req contract.BeatRequest, res presen
 		}
 		out.Guard = g.lines
 		contested = g.warn || touchesContested(req.Touched, g.scene, res.Collisions)
+		out.Recovery, out.Snapshots = h.saveBefore(ctx, res.PresenceID, req, g.scene, beatSelf(res.PresenceID, req))
 	case src == sceneOfRoster:
 		sc, err := h.rosterScene(ctx, res.PresenceID, req)
 		if err != nil {
@@ -301,6 +308,9 @@ func (h *Hall) hookSay(ctx context.Context, req contract.BeatRequest, res presen
 		// work is in contention is its partners'.
 		sc := h.sceneFor(beatSelf(res.PresenceID, req), partners(res.PresenceID, res.Collisions), req.CallerRoot)
 		contested = touchesContested(req.Touched, sc, res.Collisions)
+		if contested {
+			out.Recovery, out.Snapshots = h.saveBeforeWrite(ctx, res.PresenceID, req, sc)
+		}
 	}
 	return h.settle(res.PresenceID, out, north, contested, !hb.PersonOnly) // sayonce.go
 }

@@ -55,6 +55,7 @@ type Hall struct {
 
 	sayOnce toldBook     // what each presence was told of its collisions (sayonce.go)
 	told    toldOverlaps // what each presence was told of its overlaps (overlap.go)
+	kept    recoveryBook // snapshots awaiting their check, losses to tell (recovery.go)
 }
 
 func (h *Hall) roster() Roster {

@@ -86,6 +86,31 @@ func (h *HTTP) Cockpit(ctx context.Context, brain string) (string, error) {
 	return string(out), err
 }
 
+// Snapshots gets the snapshots the Hall kept, and the losses found.
+func (h *HTTP) Snapshots(ctx context.Context, worktree, agent string, limit int) (hall.SnapshotList, error) {
+	q := url.Values{}
+	if worktree != "" {
+		q.Set("worktree", worktree)
+	}
+	if agent != "" {
+		q.Set("agent", agent)
+	}
+	if limit > 0 {
+		q.Set("limit", strconv.Itoa(limit))
+	}
+	var out hall.SnapshotList
+	err := h.do(ctx, http.MethodGet, "/api/snapshots?"+q.Encode(), nil, &out)
+	return out, err
+}
+
+// SnapshotFiles gets one snapshot and how its files compare with the
+// worktree now.
+func (h *HTTP) SnapshotFiles(ctx context.Context, id string, paths []string) (hall.SnapshotDiff, error) {
+	var out hall.SnapshotDiff
+	err := h.do(ctx, http.MethodGet, "/api/snapshots/"+url.PathEscape(id)+"?"+url.Values{"path": paths}.Encode(), nil, &out)
+	return out, err
+}
+
 // Watch follows the Hall's live stream, collisions only, and calls changed
 // on each event (the snapshot of every connection included), reconnecting
 // by itself, until ctx ends or the Hall refuses the stream.

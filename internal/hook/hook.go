@@ -63,6 +63,10 @@ type Say struct {
 	// told to the model now (before Guard).
 	Reminder            bool
 	Guard, Others, Held []string
+	// Recovery are the lines of what the Hall kept: the snapshot saved
+	// before a destructive command, or the work another session's
+	// command lost and how to get it back (docs/recovery.md).
+	Recovery []string
 	// Overlaps are the overlaps to tell the agent now (the Hall decides
 	// when: once as one opens or escalates, once per file as the tool is
 	// about to change it), told from PresenceID's side, after everything

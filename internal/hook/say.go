@@ -8,13 +8,14 @@ import (
 
 // Empty reports whether the Hall has nothing for the model this time.
 func (s Say) Empty() bool {
-	return len(s.North) == 0 && len(s.Guard) == 0 && len(s.Others) == 0 && len(s.Held) == 0 && len(s.Overlaps) == 0
+	return len(s.North) == 0 && len(s.Guard) == 0 && len(s.Others) == 0 && len(s.Held) == 0 && len(s.Overlaps) == 0 && len(s.Recovery) == 0
 }
 
 // Text is everything the model reads for one event: whose changes are in
 // this worktree (Others), the collisions (in full, or one reminder line),
 // the guard's lines told to the person only before (Held), then the shell
-// guard's lines for the command about to run. "" when Empty.
+// guard's lines for the command about to run, then what the Hall kept (a
+// snapshot saved first, work lost and how to restore it). "" when Empty.
 func (s Say) Text(agentID string) string {
 	var parts []string
 	parts = append(parts, s.Others...)
@@ -27,6 +28,7 @@ func (s Say) Text(agentID string) string {
 	}
 	parts = append(parts, s.Held...)
 	parts = append(parts, s.Guard...)
+	parts = append(parts, s.Recovery...)
 	if len(s.Overlaps) > 0 {
 		parts = append(parts, OverlapText(s.PresenceID, s.Overlaps))
 	}
@@ -51,7 +53,18 @@ func ReminderText(north []string) string {
 
 // Reason is the sentence the person reads when asked: the shell guard's
 // first line when it spoke, else the collision's.
+//
+// What the Hall kept (Recovery) follows it: a person deciding whether a
+// command may run reads whether its losses are saved.
 func (s Say) Reason() string {
+	r := s.reason()
+	if len(s.Recovery) > 0 {
+		r = strings.TrimSpace(r + " " + strings.Join(s.Recovery, " "))
+	}
+	return r
+}
+
+func (s Say) reason() string {
 	if len(s.Guard) > 0 {
 		return "The Hall: " + s.Guard[0] + ". Go ahead only if that is fine."
 	}

@@ -95,6 +95,7 @@ func TestBudget(t *testing.T) {
 		{"cockpit of the brain", "cockpit", map[string]any{"brain": brain}},
 		{"unknown brain", "presences", map[string]any{"brain": "/" + strings.Repeat("x", 1<<20)}},
 		{"leave", "leave", map[string]any{"presence_id": out.PresenceID}},
+		{"snapshots", "snapshots", nil},
 	} {
 		results[tc.name] = mcptest.Call(t, cs, tc.tool, tc.args)
 	}

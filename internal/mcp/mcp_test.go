@@ -47,7 +47,7 @@ func TestToolsList(t *testing.T) {
 		}
 	}
 	slices.Sort(names)
-	if want := []string{"check", "cockpit", "handshake", "leave", "north", "presences"}; !slices.Equal(names, want) {
+	if want := []string{"check", "cockpit", "handshake", "leave", "north", "presences", "snapshots"}; !slices.Equal(names, want) {
 		t.Errorf("tools: got %v, want %v", names, want)
 	}
 	props := res.Tools[slices.IndexFunc(res.Tools, func(t *sdk.Tool) bool { return t.Name == "handshake" })].InputSchema.(map[string]any)["properties"].(map[string]any)

@@ -118,6 +118,7 @@ func (s *server) addTools(srv *sdk.Server) {
 		Description: "End a presence at once (this session's by default) instead of letting it lapse after its ttl.",
 		Annotations: &sdk.ToolAnnotations{IdempotentHint: true, DestructiveHint: &no, OpenWorldHint: &no},
 	}, s.leave)
+	s.addSnapshotsTool(srv)
 }
 
 func (s *server) handshake(ctx context.Context, req *sdk.CallToolRequest, in HandshakeIn) (HandshakeOut, string, error) {

@@ -29,6 +29,7 @@ import (
 
 	"github.com/hall-dev/hall/internal/gitscan"
 	"github.com/hall-dev/hall/internal/presence"
+	"github.com/hall-dev/hall/internal/recovery"
 	"github.com/hall-dev/hall/internal/stream"
 )
 
@@ -108,14 +109,21 @@ type GitScanStats interface {
 	Stats() gitscan.Stats
 }
 
+// RecoveryStats is what the Hall counts of its snapshots on the hook
+// path (*hall.Hall).
+type RecoveryStats interface {
+	RecoveryStats() recovery.HookStats
+}
+
 // Sources are what Watch reads at each scrape. A nil source leaves its
 // families out.
 type Sources struct {
 	Service   ServiceStats
 	Stream    StreamStats
 	Roster    Roster
-	GitScan   GitScanStats // nil while the Hall runs no scanner
-	StoreKind string       // "dir" or "nats"
+	GitScan   GitScanStats  // nil while the Hall runs no scanner
+	Recovery  RecoveryStats // nil while the Hall keeps no snapshots
+	StoreKind string        // "dir" or "nats"
 }
 
 // Watch registers the families read from src at scrape time.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/gitscan"
+	"github.com/hall-dev/hall/internal/recovery"
 )
 
 // family is one metric read from the sources at scrape time.
@@ -31,6 +32,8 @@ type scrape struct {
 	rosErr   bool
 	git      gitscan.Stats
 	hasGit   bool
+	rec      recovery.HookStats
+	hasRec   bool
 }
 
 type presenceStats struct{ beats, writes, writeErrors, throttled, listingErrors, busyReads int64 }
@@ -70,6 +73,9 @@ func newStatsCollector(src Sources) *statsCollector {
 	}
 	onGit := func(f func(*scrape) float64) func(*scrape) (float64, bool) {
 		return func(s *scrape) (float64, bool) { return f(s), s.hasGit }
+	}
+	onRecovery := func(f func(*scrape) float64) func(*scrape) (float64, bool) {
+		return func(s *scrape) (float64, bool) { return f(s), s.hasRec }
 	}
 	counter, gauge := prometheus.CounterValue, prometheus.GaugeValue
 
@@ -146,6 +152,12 @@ func newStatsCollector(src Sources) *statsCollector {
 		onGit(func(s *scrape) float64 { return s.git.MergeTime.Seconds() }))
 	add("gitscan", "processes_total", "Git processes started by the scanner (scans, snapshots, merge predictions).", counter,
 		onGit(func(s *scrape) float64 { return float64(s.git.Processes) }))
+	add("recovery", "hook_snapshots_total", "Snapshots a hook answer saved before a command that can lose uncommitted work (docs/recovery.md).", counter,
+		onRecovery(func(s *scrape) float64 { return float64(s.rec.Saved) }))
+	add("recovery", "hook_snapshots_not_saved_total", "Snapshots a hook answer could not save before such a command (git failed, or past the budget): the answer said \"not saved\".", counter,
+		onRecovery(func(s *scrape) float64 { return float64(s.rec.NotSaved) }))
+	add("recovery", "losses_total", "Uncommitted work found changed or gone after a command the Hall snapshot first, one per owner and snapshot.", counter,
+		onRecovery(func(s *scrape) float64 { return float64(s.rec.Losses) }))
 	c.store = prometheus.NewDesc(prometheus.BuildFQName(Namespace, "store", "info"), "The store this Hall reads and writes: kind is dir or nats. Always 1.", []string{"kind"}, nil)
 	return c
 }
@@ -186,6 +198,9 @@ func (c *statsCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	if c.src.GitScan != nil {
 		s.git, s.hasGit = c.src.GitScan.Stats(), true
+	}
+	if c.src.Recovery != nil {
+		s.rec, s.hasRec = c.src.Recovery.RecoveryStats(), true
 	}
 	for _, f := range c.families {
 		if v, ok := f.value(s); ok {

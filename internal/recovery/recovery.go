@@ -158,6 +158,14 @@ type PruneResult struct {
 	Bytes   int64 `json:"bytes"` // the store's size after
 }
 
+// HookStats count the snapshots the Hall's hook answers took before
+// destructive commands, and the losses found after them, for /metrics.
+type HookStats struct {
+	Saved    int64 // snapshots taken before a command
+	NotSaved int64 // snapshots that failed or ran past their budget: "not saved"
+	Losses   int64 // losses found after a command ran: one per owner and snapshot
+}
+
 // ErrNotFound: no snapshot has that id.
 var ErrNotFound = errors.New("no such snapshot")
 

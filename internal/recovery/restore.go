@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"hash"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -18,6 +19,7 @@ import (
 	"strings"
 
 	"github.com/hall-dev/hall/internal/gitscan"
+	"github.com/hall-dev/hall/internal/safefile"
 )
 
 // entry is one file of a tree: its mode and blob.
@@ -72,13 +74,20 @@ func (s *Store) blob(ctx context.Context, snap Snapshot, id string) ([]byte, err
 // blobID is git's id of content as a blob, in the hash the id beside it
 // uses (40 hex digits SHA-1, 64 SHA-256).
 func blobID(content []byte, like string) string {
+	h := newBlobHash(like, int64(len(content)))
+	h.Write(content)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// newBlobHash is git's blob hash for size bytes of content to come,
+// its header written.
+func newBlobHash(like string, size int64) hash.Hash {
 	var h hash.Hash = sha1.New()
 	if len(like) == 64 {
 		h = sha256.New()
 	}
-	h.Write([]byte("blob " + strconv.Itoa(len(content)) + "\x00"))
-	h.Write(content)
-	return hex.EncodeToString(h.Sum(nil))
+	h.Write([]byte("blob " + strconv.FormatInt(size, 10) + "\x00"))
+	return h
 }
 
 // onDisk is a file as it is now: its blob id and whether it is a link;
@@ -103,11 +112,26 @@ func onDisk(name, like string) (id string, link bool, err error) {
 		}
 		return blobID([]byte(t), like), true, nil
 	case info.Mode().IsRegular():
-		b, err := os.ReadFile(name)
+		// Opened without blocking and checked regular once open (package
+		// safefile): the file may be swapped for a FIFO since the Lstat.
+		// Hashed as it streams: a file of any size costs no memory.
+		f, err := safefile.Open(name, safefile.NoFollow)
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, safefile.ErrNotRegular) {
+			return "", false, nil
+		}
 		if err != nil {
 			return "", false, err
 		}
-		return blobID(b, like), false, nil
+		defer f.Close()
+		st, err := f.Stat()
+		if err != nil {
+			return "", false, err
+		}
+		h := newBlobHash(like, st.Size())
+		if _, err := io.Copy(h, io.LimitReader(f, st.Size())); err != nil {
+			return "", false, fmt.Errorf("read %s: %w", name, err)
+		}
+		return hex.EncodeToString(h.Sum(nil)), false, nil
 	default:
 		return "", false, nil
 	}

@@ -43,6 +43,24 @@ func (a Action) String() string {
 	return "touch"
 }
 
+// Loses reports whether the action can lose uncommitted content for
+// good (package recovery snapshots the worktree first): all but a
+// commit, which keeps what it takes. Staging counts (a later commit or
+// reset of the index takes it from its owner), and so does an action the
+// guard cannot read. The one rule of which actions a snapshot guards.
+func (a Action) Loses() bool { return a != Commit }
+
+// Loses reports whether any finding of the verdict can lose uncommitted
+// content (Action.Loses).
+func (v Verdict) Loses() bool {
+	for _, f := range v.Findings {
+		if f.Action.Loses() {
+			return true
+		}
+	}
+	return false
+}
+
 // Reason says why a finding is "cannot tell" rather than certain. The zero
 // Reason is a certain finding.
 type Reason uint8

@@ -21,6 +21,7 @@ var fragments = map[string]func(views.Hall) templ.Component{
 	"strip":      views.Strip,
 	"drill":      func(h views.Hall) templ.Component { return views.Drill(h.Data, h.CollidingSet()) },
 	"recent":     func(h views.Hall) templ.Component { return views.Recent(h.Recent, h.Data.ServedAtMs) },
+	"losses":     views.Losses,
 	"collisions": views.CollisionList,
 	"overlaps":   views.OverlapPicture,
 	"roster":     views.Roster,
@@ -29,10 +30,10 @@ var fragments = map[string]func(views.Hall) templ.Component{
 
 // hallRegions is the fragment "hall": every region the live page swaps, in
 // one response.
-var hallRegions = []string{"banner", "strip", "recent", "collisions", "overlaps", "roster", "picker"}
+var hallRegions = []string{"banner", "strip", "recent", "losses", "collisions", "overlaps", "roster", "picker"}
 
 // HandleFragment serves GET /fragments/{name}[?brain=][&roster=all]: one
-// region of the Hall page as HTML (banner, strip, drill, recent,
+// region of the Hall page as HTML (banner, strip, drill, recent, losses,
 // collisions, overlaps, roster, picker), rendered by the same templates as the page,
 // or "hall", every region the live page swaps. Each region's root carries
 // data-region and data-hash, a hash of its bytes; a request whose

@@ -70,11 +70,12 @@ func TestFragmentsServedAlone(t *testing.T) {
 		regions string
 		has     string // a data-testid the fragment holds
 	}{
-		{"hall", "banner strip recent collisions overlaps roster picker", "collision"},
+		{"hall", "banner strip recent losses collisions overlaps roster picker", "collision"},
 		{"banner", "banner", "banner-text"},
 		{"strip", "strip", "drill-row"},
 		{"drill", "drill", "drill-row"},
 		{"recent", "recent", "recent-item"},
+		{"losses", "losses", "losses"},
 		{"collisions", "collisions", "collision-open"},
 		{"overlaps", "overlaps", "overlaps"},
 		{"roster", "roster", "roster-row"},

@@ -119,6 +119,14 @@ func (h *Handler) hallModel(v hall.View, rosterAll bool) views.Hall {
 		Cards:     views.PlaceCards(data.Collisions, data.Presences),
 	}
 	model.Pictures, model.PicturesMore = views.Pictures(data.Overlaps)
+	for _, l := range h.App.Losses() {
+		if len(model.Losses) == views.LossesShown {
+			break
+		}
+		if brain == "" || l.Brain == brain {
+			model.Losses = append(model.Losses, l)
+		}
+	}
 	if len(data.Collisions) > 0 {
 		model.Page.Icon = model.AlertIconURL
 	}

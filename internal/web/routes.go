@@ -42,6 +42,8 @@ func (h *Handler) Routes() []Route {
 		{Method: http.MethodGet, Path: "/api/health", Handler: h.serve(h.HandleHealth)},
 		{Method: http.MethodGet, Path: "/api/north", Handler: h.serve(h.HandleNorth)},
 		{Method: http.MethodGet, Path: "/api/cockpit", Handler: h.serve(h.HandleCockpit)},
+		{Method: http.MethodGet, Path: "/api/snapshots", Handler: h.serve(h.HandleSnapshots)},
+		{Method: http.MethodGet, Path: "/api/snapshots/{id}", Handler: h.serve(h.HandleSnapshot)},
 		// The contract's schemas are the same for every Hall and say
 		// nothing of its roster: public, as the page's assets.
 		{Method: http.MethodGet, Path: "/api/schema", Handler: h.serve(h.HandleSchemaIndex), Public: true},

@@ -6,11 +6,14 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/contract/schema"
 	"github.com/hall-dev/hall/internal/contract/schema/schematest"
+	"github.com/hall-dev/hall/internal/hall"
 	"github.com/hall-dev/hall/internal/presence"
+	"github.com/hall-dev/hall/internal/recovery"
 )
 
 // TestIndexListsEveryFile: every embedded file is in the index, its $id
@@ -119,6 +122,10 @@ func TestSchemasAcceptTheWireTypes(t *testing.T) {
 	f := newFixture()
 	ws := []string{"a.go", "/abs/b.go"}
 	lasted := int64(5)
+	snap := recovery.Snapshot{ID: "0mxcna8dy8769", Worktree: "/b/w", GitDir: "/b/.git", Head: strings.Repeat("a", 40), Tree: strings.Repeat("b", 40), Commit: strings.Repeat("c", 40),
+		Taken: time.Unix(5, 0).UTC(), Trigger: recovery.Trigger{Kind: recovery.TriggerShell, Tool: "Bash", Command: "git checkout ."}, Presence: "claude-1", Agent: "claude-code", Brain: "/b",
+		Files: []recovery.File{{Path: "a.go", Mode: 0o644, State: recovery.StateModified}, {Path: "l", Mode: 0o777, State: recovery.StateAdded, Symlink: true}}, FilesLeftOut: 0, Bytes: 4096}
+	loss := contract.Loss{Snapshot: snap.ID, Worktree: "/b/w", By: "claude-1", Command: "git checkout .", Owner: "codex-2", Files: []string{"a.go"}, At: time.Unix(6, 0).UTC(), Restore: "hall restore 0mxcna8dy8769 a.go"}
 	idx, err := schema.List()
 	if err != nil {
 		t.Fatal(err)
@@ -170,6 +177,11 @@ func TestSchemasAcceptTheWireTypes(t *testing.T) {
 		{"event", "the registry unreadable", contract.Line{Type: contract.LineRegistryUnreadable, EventID: "13", Seq: 13, AtMs: 9, Detail: "gone"}},
 		{"events", "recent events", contract.EventsResponse{Events: []contract.Line{{Type: contract.LineJoin, EventID: "3", Seq: 3, AtMs: 1, Presence: &f.bare}, {Type: contract.LineRegistryReadable, EventID: "2", Seq: 2, AtMs: 1}}, LeftOut: 4, Kept: 1000}},
 		{"index", "the index", idx},
+		{"beat-response", "a hook's answer before a destructive command", contract.BeatResponse{PresenceID: f.full.PresenceID, Stored: true, North: []string{}, Hook: &contract.HookSay{Collisions: contract.TellNothing, Guard: []string{"shell guard: …"}, Recovery: []string{"The Hall saved snapshot 0mxcna8dy8769 of this worktree first: …"}, Snapshots: []string{"0mxcna8dy8769"}}}},
+		{"snapshots", "snapshots and a loss", hall.SnapshotList{Kept: true, Snapshots: []recovery.Snapshot{snap}, LeftOut: 3, Losses: []contract.Loss{loss}}},
+		{"snapshots", "a Hall that keeps none", hall.SnapshotList{Snapshots: []recovery.Snapshot{}, Losses: []contract.Loss{}}},
+		{"snapshot-files", "a snapshot's files now", hall.SnapshotDiff{Snapshot: snap, Files: []recovery.FileDiff{{Path: "a.go", State: recovery.DiffChanged}, {Path: "b.go", State: recovery.DiffMissing}}}},
+		{"loss", "a person's loss", contract.Loss{Snapshot: "0mxcna8dy8769", Worktree: "/b/w", By: "claude-1", Command: "git clean -fd", Files: []string{"notes.txt"}, At: time.Unix(5, 0).UTC(), Restore: "hall restore 0mxcna8dy8769 notes.txt"}},
 	} {
 		set.Check(t, tc.schema, tc.what, encode(t, tc.v))
 	}

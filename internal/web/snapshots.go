@@ -1,0 +1,39 @@
+package web
+
+import (
+	"net/http"
+
+	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/hall"
+)
+
+// HandleSnapshots serves GET /api/snapshots[?worktree=][&agent=][&limit=]:
+// the snapshots the Hall kept before destructive commands, newest first,
+// with how many more matched past the limit, and the losses found lately
+// (docs/recovery.md). Read-only: restoring is `hall restore`'s, on the
+// machine that holds the worktree.
+func (h *Handler) HandleSnapshots(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	limit, err := hall.SnapshotsLimit(q.Get("limit"))
+	if err != nil {
+		return err
+	}
+	list, err := h.App.Snapshots(r.Context(), q.Get("worktree"), q.Get("agent"), limit)
+	if err != nil {
+		return err
+	}
+	contract.WriteJSON(w, http.StatusOK, list)
+	return nil
+}
+
+// HandleSnapshot serves GET /api/snapshots/{id}[?path=…]: one snapshot,
+// and how each of its files (or those named, up to hall.MaxDiffPaths)
+// compares with the worktree now: same, changed or missing.
+func (h *Handler) HandleSnapshot(w http.ResponseWriter, r *http.Request) error {
+	d, err := h.App.SnapshotFiles(r.Context(), r.PathValue("id"), r.URL.Query()["path"])
+	if err != nil {
+		return err
+	}
+	contract.WriteJSON(w, http.StatusOK, d)
+	return nil
+}
