@@ -1,7 +1,11 @@
 package main
 
 import (
+	"bytes"
+	"net"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -30,6 +34,68 @@ func TestStaysLean(t *testing.T) {
 			t.Errorf("hall-hook links %s", d)
 		case strings.Contains(strings.SplitN(d, "/", 2)[0], ".") && !allowed[d] && !strings.HasPrefix(d, "vendor/"):
 			t.Errorf("hall-hook links %s, outside the standard library", d)
+		}
+	}
+}
+
+// TestHallDownWarnsOncePerSession builds the real hall-hook and runs it,
+// as Gemini CLI does, on every hook of two sessions against a Hall that
+// is down (a closed port): each session's stderr, which Gemini CLI shows,
+// says "reach the Hall" once, on its first call; every call exits 0 and
+// prints nothing on stdout.
+func TestHallDownWarnsOncePerSession(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "hall-hook")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	closed, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	down := "http://" + closed.Addr().String()
+	closed.Close()
+	cache := filepath.Join(dir, "cache")
+
+	run := func(payload string) (stdout, stderr string) {
+		t.Helper()
+		cmd := exec.Command(bin, "gemini", "--hall", down)
+		cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+cache)
+		cmd.Stdin = strings.NewReader(payload)
+		var out, errOut bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errOut
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("hall-hook: %v (it always exits 0)\n%s", err, errOut.String())
+		}
+		return out.String(), errOut.String()
+	}
+	for _, session := range []string{"5f2c9e1a-8b7d-4c3e-a1f0-2d6b9e4c7a18", "b1b2b3b4-0000-4000-8000-000000000000"} {
+		warned := 0
+		for i, event := range []string{"SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "BeforeTool", "AfterTool", "SessionEnd"} {
+			payload := `{"session_id":"` + session + `","cwd":"` + dir + `","hook_event_name":"` + event + `","tool_name":"write_file","tool_input":{"file_path":"a.go"}}`
+			stdout, stderr := run(payload)
+			if stdout != "" {
+				t.Errorf("%s call %d: stdout %q, want nothing", session, i, stdout)
+			}
+			if n := strings.Count(stderr, "hall-hook: warning: reach the Hall"); n > 0 {
+				warned += n
+				if i != 0 {
+					t.Errorf("%s: warned at call %d, want the first call only: %q", session, i, stderr)
+				}
+			} else if stderr != "" {
+				t.Errorf("%s call %d: stderr %q, want nothing after the first warning", session, i, stderr)
+			}
+		}
+		if warned != 1 {
+			t.Errorf("session %s: %d warnings over its calls, want 1", session, warned)
+		}
+	}
+	// A payload naming no session cannot be told apart: it warns each time.
+	for range 2 {
+		if _, stderr := run(`{"hook_event_name":"BeforeTool"}`); !strings.Contains(stderr, "reach the Hall") {
+			t.Errorf("no session: stderr %q, want the warning", stderr)
 		}
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/hall-dev/hall/internal/dirstore"
 	"github.com/hall-dev/hall/internal/hall"
 	"github.com/hall-dev/hall/internal/hallclient"
+	"github.com/hall-dev/hall/internal/hookforward"
 	"github.com/hall-dev/hall/internal/presence"
 )
 
@@ -219,6 +220,15 @@ func (f *beatFlags) runHook(ctx context.Context, stdin io.Reader, stdout, stderr
 		DefaultCallerRoot: wd, Leave: leave, Mutating: classifier.Mutating,
 	})
 	if err != nil {
+		// A Hall that cannot be reached is said once per session, as
+		// hall-hook says it (hookforward/warnonce.go): some agents show
+		// every line of a hook's stderr.
+		if kind := hookforward.WarningKind(err); kind == "reach" {
+			if !hookforward.FirstWarning(f.hook, payload, kind) {
+				return nil
+			}
+			return fmt.Errorf("%w; said once per session", err)
+		}
 		return err
 	}
 	if ans.Warning != "" {

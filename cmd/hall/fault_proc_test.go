@@ -52,7 +52,7 @@ const faultHelperEnv = "HALL_FAULT_HELPER"
 func TestMain(m *testing.M) {
 	role := os.Getenv(faultHelperEnv)
 	if role == "" {
-		os.Exit(m.Run())
+		os.Exit(runTests(m))
 	}
 	go func() { // the parent test is gone: so is the helper
 		_, _ = io.Copy(io.Discard, os.Stdin)
@@ -70,6 +70,20 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "unknown %s %q\n", faultHelperEnv, role)
 		os.Exit(2)
 	}
+}
+
+// runTests runs the tests with a cache folder of their own: the hooks'
+// once-per-session warning markers (hookforward.WarnedDir) go there, never
+// into the user's.
+func runTests(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "hall-test-cache-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	defer os.RemoveAll(dir)
+	os.Setenv("XDG_CACHE_HOME", dir)
+	return m.Run()
 }
 
 // helperProc is a re-executed test binary in a helper role.

@@ -70,6 +70,18 @@ func TestHooksShellGuard(t *testing.T) {
 						t.Errorf("B's guarded command: %q; want %q", guarded, want)
 					}
 				}
+				if s.agent == "gemini" {
+					// The person read that (systemMessage); the model
+					// reads the guard's lines at the AfterTool, once.
+					after := strings.Replace(shellHook(s.agent, bSession, repo.Worktree, "git add -A && git commit -m wip"), `"BeforeTool"`, `"AfterTool"`, 1)
+					for i, want := range []bool{true, false} {
+						out := path.call(t, m, s.agent, after, "warn")
+						model, _ := told(t, s.agent, out)
+						if got := strings.Contains(model, "shell guard: `git add -A` would stage") && strings.Contains(string(out), "additionalContext"); got != want {
+							t.Errorf("AfterTool %d: the model reads %q; want the guard's lines %v", i+1, model, want)
+						}
+					}
+				}
 				harmless, _ := told(t, s.agent, path.call(t, m, s.agent, shellHook(s.agent, bSession, repo.Worktree, "go test ./..."), "warn"))
 				if strings.Contains(harmless, "shell guard") {
 					t.Errorf("B's harmless command: %q; want no guard line", harmless)

@@ -13,9 +13,12 @@ import (
 )
 
 // hallHook runs the lean command hook in-process, as the hall-hook binary
-// does, and returns what it wrote.
+// does, and returns what it wrote. Each call has a cache folder of its
+// own: a warning is said once per session (hookforward.FirstWarning), and
+// each call here is a session's first.
 func hallHook(t *testing.T, payload string, args ...string) (stdout, stderr string) {
 	t.Helper()
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	var out, errOut bytes.Buffer
 	hookforward.Main(t.Context(), args, strings.NewReader(payload), &out, &errOut)
 	return out.String(), errOut.String()

@@ -30,15 +30,25 @@ func (m HookMoment) Valid() bool {
 	return false
 }
 
+// MaxHeld bounds HookSay.Held: a heading and the guard's lines (at most
+// 6 a command) of the last 2 commands.
+const MaxHeld = 13
+
 // MaxCommand bounds the command line a hook beat carries: well under the
 // beat's 64 KiB body. A longer line is not sent; CommandCut says so, and
 // the guard reads it as one it cannot tell about.
 const MaxCommand = 32 << 10
 
 // HookBeat is what a hook adds to its beat, sent only on the events whose
-// answer reaches the model.
+// answer someone reads: the model, or the person alone (PersonOnly).
 type HookBeat struct {
 	Moment HookMoment `json:"moment"`
+	// PersonOnly: only the person reads this event's answer, never the
+	// model (Gemini CLI's BeforeTool, whose systemMessage is shown in the
+	// terminal). The Hall answers as usual but counts nothing as told:
+	// the collisions stay untold, and the guard's lines and a contested
+	// edit are kept for the presence's next beat the model hears.
+	PersonOnly bool `json:"person_only,omitempty"`
 	// Command is the shell command line the agent is about to run (a
 	// Before moment of a shell tool). Only the shell guard reads it; it
 	// is never stored nor shown on any roster.
@@ -67,6 +77,10 @@ type HookSay struct {
 	Collisions Tell     `json:"collisions"`
 	Guard      []string `json:"guard,omitempty"`
 	Others     []string `json:"others,omitempty"`
+	// Held are the guard's lines earlier answers only the person read
+	// (person_only beats) said, which the model hears now, under one line
+	// saying they came before the command ran: at most MaxHeld lines.
+	Held []string `json:"held,omitempty"`
 	// Contested: the tool about to run would change a file another
 	// live presence changed (an edit of it, or a guarded command).
 	Contested bool `json:"contested,omitempty"`

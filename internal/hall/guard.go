@@ -37,15 +37,17 @@ func checkHookBeat(hb *contract.HookBeat) error {
 	return nil
 }
 
-// hookBeat is what a hook adds to its beat for ev: nil when the adapter's
-// answer for ev never reaches the model (nothing said there is heard, so
-// nothing is marked told either). The adapter is the one table of where
-// an agent listens: it is asked, not copied.
+// hookBeat is what a hook adds to its beat for ev: nil when the adapter
+// answers nothing for ev (nothing said there is read, so nothing is
+// marked told either); PersonOnly when only the person reads the answer
+// (hook.ModelHears: the capability table), so that what it says is told
+// to the model later. The adapter is the one table of where an agent
+// listens: it is asked, not copied.
 func hookBeat(ad hook.Adapter, ev hook.Event) *contract.HookBeat {
 	if ev.Leave || ad.Answer(ev, hook.Say{North: []string{"collision: probe"}}) == nil {
 		return nil
 	}
-	hb := &contract.HookBeat{Moment: contract.MomentOther}
+	hb := &contract.HookBeat{Moment: contract.MomentOther, PersonOnly: !hook.ModelHears(ad, ev)}
 	switch {
 	case ev.Start:
 		hb.Moment = contract.MomentStart
@@ -70,7 +72,7 @@ func withHookSay(p hook.Policy, ev hook.Event, say hook.Say, hs *contract.HookSa
 	if hs == nil {
 		return say
 	}
-	say.Guard, say.Others, say.Recovery = hs.Guard, hs.Others, hs.Recovery
+	say.Guard, say.Others, say.Held, say.Recovery = hs.Guard, hs.Others, hs.Held, hs.Recovery
 	if p == hook.Ask && ev.Gate && len(hs.Guard) > 0 {
 		say.Ask = true
 	}
@@ -271,13 +273,19 @@ func quoteText(s string) string { return strconv.Quote(s) }
 
 // hookSay answers a hook beat: how much of its collisions to tell (say
 // it once, sayonce.go), the guard's lines on a Before moment, and the
-// ownership lines on a Start. It reads the roster and git's cache only;
-// a roster that cannot be read tells the collisions in full and nothing
-// else (fail-open: the warning still goes out).
+// ownership lines on a Start, counted as told only where the model
+// reads them (a PersonOnly beat's wait for the next one it hears). It
+// reads the roster and git's cache only; a roster that cannot be read
+// tells the collisions in full and nothing else (fail-open: the warning
+// still goes out).
 func (h *Hall) hookSay(ctx context.Context, req contract.BeatRequest, res presence.BeatResult, north []string) *contract.HookSay {
 	hb := req.Hook
 	out := &contract.HookSay{Collisions: contract.TellFull}
-	defer func() { out.Recovery = append(out.Recovery, h.kept.tellLosses(res.PresenceID)...) }()
+	defer func() {
+		if !hb.PersonOnly { // a loss is told once, where the model reads it
+			out.Recovery = append(out.Recovery, h.kept.tellLosses(res.PresenceID)...)
+		}
+	}()
 	contested := false
 	switch src := sceneSourceOf(hb, req, north); {
 	case src == noScene:
@@ -295,7 +303,7 @@ func (h *Hall) hookSay(ctx context.Context, req contract.BeatRequest, res presen
 		if err != nil {
 			return out
 		}
-		out.Others = ownershipLines(sc)
+		out.Others = h.ownersToTell(res.PresenceID, sc, !hb.PersonOnly) // sayonce.go
 	default:
 		// A tool about to change files while the presence collides: whose
 		// work is in contention is its partners'.
@@ -305,9 +313,7 @@ func (h *Hall) hookSay(ctx context.Context, req contract.BeatRequest, res presen
 			out.Recovery, out.Snapshots = h.saveBeforeWrite(ctx, res.PresenceID, req, sc)
 		}
 	}
-	out.Contested = contested
-	out.Collisions = h.sayOnce.tell(res.PresenceID, north, contested, h.Service.Now())
-	return out
+	return h.settle(res.PresenceID, out, north, contested, !hb.PersonOnly) // sayonce.go
 }
 
 // Guard is the shell guard's answer to the command line of req's hook

@@ -96,14 +96,23 @@ func payload(agent, session, cwd, event, tool string, input any) []byte {
 	return b
 }
 
-// events names each agent's hook events for the moments a test plays.
-type events struct{ start, prompt, shell, shellTool, edit string }
+// events names each agent's hook events for the moments a test plays;
+// after is the post-tool event the model hears when it does not hear the
+// pre-tool one (Gemini CLI's AfterTool after its BeforeTool).
+type events struct{ start, prompt, shell, shellTool, edit, after string }
 
 var agentEvents = map[string]events{
 	"claude": {start: "SessionStart", prompt: "UserPromptSubmit", shell: "PreToolUse", shellTool: "Bash", edit: "PreToolUse"},
 	"codex":  {start: "SessionStart", prompt: "UserPromptSubmit", shell: "PreToolUse", shellTool: "Bash", edit: "PreToolUse"},
 	"cursor": {start: "sessionStart", shell: "beforeShellExecution", edit: "preToolUse"},
-	"gemini": {start: "SessionStart", prompt: "BeforeAgent", shell: "BeforeTool", shellTool: "run_shell_command", edit: "BeforeTool"},
+	"gemini": {start: "SessionStart", prompt: "BeforeAgent", shell: "BeforeTool", shellTool: "run_shell_command", edit: "BeforeTool", after: "AfterTool"},
+}
+
+// afterShellPayload is the agent's post-event of its shell tool having
+// run line (Gemini CLI's AfterTool).
+func afterShellPayload(agent, session, cwd, line string) []byte {
+	ev := agentEvents[agent]
+	return payload(agent, session, cwd, ev.after, ev.shellTool, map[string]any{"command": line})
 }
 
 // shellPayload is the agent's pre-event of its shell tool running line.
@@ -131,7 +140,7 @@ func editPayload(agent, session, cwd, file string) []byte {
 
 // modelText is what the model reads of a hook answer: the field each
 // agent puts in its context (Gemini CLI's BeforeTool takes none: there
-// the person reads systemMessage, and it is that).
+// the person reads systemMessage, personText, and the model nothing).
 func modelText(t *testing.T, agent string, out []byte) string {
 	t.Helper()
 	if len(out) == 0 {
@@ -152,9 +161,25 @@ func modelText(t *testing.T, agent string, out []byte) string {
 	case "cursor":
 		return v.AgentMessage + v.AdditionalContext
 	case "gemini":
-		return v.HookSpecificOutput.AdditionalContext + v.SystemMessage
+		return v.HookSpecificOutput.AdditionalContext
 	}
 	return v.HookSpecificOutput.AdditionalContext
+}
+
+// personText is what only the person reads of a Gemini CLI answer: its
+// systemMessage.
+func personText(t *testing.T, out []byte) string {
+	t.Helper()
+	if len(out) == 0 {
+		return ""
+	}
+	var v struct {
+		SystemMessage string `json:"systemMessage"`
+	}
+	if err := json.Unmarshal(out, &v); err != nil {
+		t.Fatalf("answer %s: %v", out, err)
+	}
+	return v.SystemMessage
 }
 
 // transport answers one hook payload on a Hall, as one surface does.
@@ -233,19 +258,44 @@ func TestHookGuardAndOwnership(t *testing.T) {
 					}
 				}
 				if ev.prompt != "" {
+					// The prompt right after the start: the same owners,
+					// told once per start.
 					prompt := modelText(t, agent, tr.hook(t, h, agent, payload(agent, me, s.wt2, ev.prompt, "", nil)))
-					if !strings.Contains(prompt, "src/cart.go") || !strings.Contains(prompt, otherID) {
-						t.Errorf("%s: the model reads %q; want the ownership lines", ev.prompt, prompt)
+					if strings.Contains(prompt, "not yours to revert") {
+						t.Errorf("%s: the model reads %q again; want the ownership lines once per start", ev.prompt, prompt)
 					}
 				}
 
-				guarded := modelText(t, agent, tr.hook(t, h, agent, shellPayload(agent, me, s.wt2, "git add -A && git commit -m wip")))
+				const line = "git add -A && git commit -m wip"
+				out := tr.hook(t, h, agent, shellPayload(agent, me, s.wt2, line))
+				guarded := modelText(t, agent, out)
+				if ev.after != "" {
+					// The model does not hear the pre-tool answer: the
+					// person reads the guard's first line there, and the
+					// model all of it at the post-tool event, once.
+					if guarded != "" {
+						t.Errorf("%s: the model reads %q; want nothing there", ev.shell, guarded)
+					}
+					if person := personText(t, out); !strings.Contains(person, "shell guard: `git add -A`") {
+						t.Errorf("%s: the person reads %q; want the guard's first line", ev.shell, person)
+					}
+					guarded = modelText(t, agent, tr.hook(t, h, agent, afterShellPayload(agent, me, s.wt2, line)))
+					if !strings.Contains(guarded, "before the command ran") {
+						t.Errorf("%s: the model reads %q; want the guard's lines said before the command ran", ev.after, guarded)
+					}
+					if again := modelText(t, agent, tr.hook(t, h, agent, afterShellPayload(agent, me, s.wt2, line))); strings.Contains(again, "shell guard") {
+						t.Errorf("a second %s: the model reads %q; want the guard told once", ev.after, again)
+					}
+				}
 				for _, want := range []string{"shell guard: `git add -A`", "stage", `"src/cart.go"`, otherID} {
 					if !strings.Contains(guarded, want) {
 						t.Errorf("guarded command: the model reads %q; want %q", guarded, want)
 					}
 				}
 				harmless := modelText(t, agent, tr.hook(t, h, agent, shellPayload(agent, me, s.wt2, "go test ./...")))
+				if ev.after != "" {
+					harmless += modelText(t, agent, tr.hook(t, h, agent, afterShellPayload(agent, me, s.wt2, "go test ./...")))
+				}
 				if strings.Contains(harmless, "shell guard") {
 					t.Errorf("harmless command: the model reads %q; want no guard line", harmless)
 				}

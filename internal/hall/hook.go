@@ -12,7 +12,7 @@ import (
 // HookRequest is one agent hook call: the agent's raw payload and how to
 // answer it.
 type HookRequest struct {
-	Agent   string // "claude", "codex", "cursor": the adapter (unknown_agent otherwise)
+	Agent   string // "claude", "codex", "cursor", "gemini": the adapter (unknown_agent otherwise)
 	Payload []byte // as the agent wrote it (body_too_large past hook.MaxPayload)
 	Policy  string // "warn" (also ""), or "ask" (invalid_on_collision otherwise)
 	// Override is what a command line said over the payload (`hall beat

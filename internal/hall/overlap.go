@@ -148,11 +148,12 @@ func sayOverlaps(say *hook.Say, resp contract.BeatResponse) {
 	say.Overlaps, say.PresenceID = resp.Overlaps, resp.PresenceID
 }
 
-// listening says, on a hook's beat, whether the agent reads this event's
+// listening says, on a hook's beat, whether the model reads this event's
 // answer: nil (yes) or false, so an overlap is told at an event it hears.
-// A hook beat carries its HookBeat exactly on those events (hookBeat).
+// A hook beat carries its HookBeat on the events someone reads, marked
+// PersonOnly where the model does not (hookBeat).
 func listening(hb *contract.HookBeat) *bool {
-	if hb != nil {
+	if hb != nil && !hb.PersonOnly {
 		return nil
 	}
 	no := false

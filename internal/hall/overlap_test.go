@@ -176,3 +176,22 @@ func TestShellRan(t *testing.T) {
 		}
 	}
 }
+
+// TestListening: an overlap waits for a beat whose answer the model
+// reads: not one with no hook part (nobody reads it), nor a person-only
+// one (Gemini CLI's BeforeTool).
+func TestListening(t *testing.T) {
+	for _, tc := range []struct {
+		hb   *contract.HookBeat
+		want bool
+	}{
+		{nil, false},
+		{&contract.HookBeat{Moment: contract.MomentBefore, PersonOnly: true}, false},
+		{&contract.HookBeat{Moment: contract.MomentAfter}, true},
+	} {
+		l := listening(tc.hb)
+		if got := l == nil || *l; got != tc.want {
+			t.Errorf("listening(%+v) = %v, want %v", tc.hb, got, tc.want)
+		}
+	}
+}

@@ -96,13 +96,14 @@ func TestNothingLostThroughTheHook(t *testing.T) {
 				git := gitCache{}
 				h.Git = git
 				store := withStore(t, h)
-				hook := func(agent string, body []byte) string {
+				hookOut := func(agent string, body []byte) []byte {
 					ans, err := h.Hook(context.Background(), hall.HookRequest{Agent: agent, Payload: body})
 					if err != nil {
 						t.Fatalf("hook: %v", err)
 					}
-					return modelText(t, agent, ans.Output)
+					return ans.Output
 				}
+				hook := func(agent string, body []byte) string { return modelText(t, agent, hookOut(agent, body)) }
 				victim := "codex"
 				if agent == "codex" {
 					victim = "claude"
@@ -119,7 +120,10 @@ func TestNothingLostThroughTheHook(t *testing.T) {
 
 				me := "5e1f-5e55-1on"
 				hook(agent, payload(agent, me, s.wt2, ev.start, "", nil))
-				pre := hook(agent, shellPayload(agent, me, s.wt2, d.line))
+				// What is read before the command runs: the model's context,
+				// or for Gemini CLI's BeforeTool the person's systemMessage.
+				out := hookOut(agent, shellPayload(agent, me, s.wt2, d.line))
+				pre := modelText(t, agent, out) + personText(t, out)
 				if !strings.Contains(pre, "The Hall saved snapshot ") {
 					t.Fatalf("before %q the model reads %q; want the snapshot named", d.line, pre)
 				}

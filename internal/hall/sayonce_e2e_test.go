@@ -178,3 +178,134 @@ func TestSayOnceRacingHooks(t *testing.T) {
 		t.Errorf("%d racing hooks told the new collision in full; want exactly 1", full)
 	}
 }
+
+// TestGeminiHearsEachWarningOnce: Gemini CLI's model reads nothing of a
+// BeforeTool answer (its systemMessage is the person's), so a collision
+// that opens there is shown to the person, stays untold, and reaches the
+// model in the AfterTool answer that follows, exactly once over the
+// session; an edit of the contested file is told again, at its AfterTool.
+// The text Gemini CLI's context gets holds no <, > or & (it would read
+// HTML entities).
+func TestGeminiHearsEachWarningOnce(t *testing.T) {
+	h, clock, _ := newHall(t)
+	s := newShop(t)
+	cart := filepath.Join(s.wt2, "src", "cart.go")
+	search := filepath.Join(s.wt2, "src", "search.go")
+	hook := func(agent string, body []byte) []byte {
+		t.Helper()
+		ans, err := h.Hook(context.Background(), hall.HookRequest{Agent: agent, Payload: body})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ans.Output
+	}
+	hook("codex", editPayload("codex", "0ther-5e55-1on", s.wt2, cart))
+	const me = "9e1e-5e55-1on"
+	replace := func(event, file string) []byte {
+		return payload("gemini", me, s.wt2, event, "replace", map[string]any{"file_path": file, "old_string": "x", "new_string": "y"})
+	}
+	const full = "another agent is changing the same place"
+	type step struct {
+		name  string
+		body  []byte
+		model bool // the model reads the collision in full here
+	}
+	var fulls []string
+	play := func(steps []step) {
+		for _, st := range steps {
+			clock.Advance(5 * time.Second)
+			out := hook("gemini", st.body)
+			model := modelText(t, "gemini", out)
+			if strings.ContainsAny(model, "<>&") {
+				t.Errorf("%s: Gemini's context holds <, > or &: %q", st.name, model)
+			}
+			if got := strings.Contains(model, full); got != st.model {
+				t.Errorf("%s: the model reads the collision in full: %v, want %v (%q)", st.name, got, st.model, model)
+			}
+			if strings.Contains(model, full) {
+				fulls = append(fulls, st.name)
+			}
+			if strings.Contains(model, "reminder") {
+				t.Errorf("%s: a reminder %q within %v", st.name, model, hall.RemindEvery)
+			}
+		}
+	}
+	// The collision opens at the first BeforeTool: the person reads it.
+	clock.Advance(5 * time.Second)
+	before := hook("gemini", replace("BeforeTool", search))
+	if modelText(t, "gemini", before) != "" || !strings.Contains(personText(t, before), "codex-0ther-5e") {
+		t.Fatalf("the first BeforeTool answered %s; want the collision in systemMessage only", before)
+	}
+	play([]step{
+		{"AfterTool of the first edit", replace("AfterTool", search), true},
+		{"a second BeforeTool", replace("BeforeTool", search), false},
+		{"its AfterTool", replace("AfterTool", search), false},
+		{"a prompt", payload("gemini", me, s.wt2, "BeforeAgent", "", nil), false},
+		{"a read", payload("gemini", me, s.wt2, "AfterTool", "read_file", map[string]any{"file_path": cart}), false},
+	})
+	if len(fulls) != 1 || fulls[0] != "AfterTool of the first edit" {
+		t.Errorf("the collision reached the model at %v; want once, at the first AfterTool", fulls)
+	}
+	// About to edit the contested file: the person hears it before, the
+	// model at the AfterTool, once.
+	play([]step{
+		{"BeforeTool of the contested file", replace("BeforeTool", cart), false},
+		{"AfterTool of the contested file", replace("AfterTool", cart), true},
+		{"the AfterTool after it", replace("AfterTool", search), false},
+	})
+	if len(fulls) != 2 {
+		t.Errorf("the collision reached the model at %v; want the first AfterTool and the contested edit's", fulls)
+	}
+}
+
+// TestOwnershipOncePerStart: a session's start and its first prompt
+// (Codex's SessionStart and UserPromptSubmit, Gemini CLI's SessionStart
+// and BeforeAgent, Claude Code's alike) tell whose uncommitted changes are
+// in the worktree once; a new owner or file tells them again, and so does
+// a prompt OwnersEvery later, or another session's start.
+func TestOwnershipOncePerStart(t *testing.T) {
+	for _, agent := range []string{"codex", "gemini", "claude"} {
+		t.Run(agent, func(t *testing.T) {
+			h, clock, _ := newHall(t)
+			s := newShop(t)
+			ev := agentEvents[agent]
+			other := "cursor"
+			hook := func(a string, body []byte) string {
+				t.Helper()
+				ans, err := h.Hook(context.Background(), hall.HookRequest{Agent: a, Payload: body})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return modelText(t, a, ans.Output)
+			}
+			hook(other, editPayload(other, "0ther-5e55-1on", s.wt2, filepath.Join(s.wt2, "src", "cart.go")))
+			const owned = "not yours to revert"
+			count := func(session string, events ...string) (n int) {
+				t.Helper()
+				for _, e := range events {
+					clock.Advance(time.Second)
+					if strings.Contains(hook(agent, payload(agent, session, s.wt2, e, "", nil)), owned) {
+						n++
+					}
+				}
+				return n
+			}
+			const me = "5e1f-5e55-1on"
+			if n := count(me, ev.start, ev.prompt, ev.prompt); n != 1 {
+				t.Errorf("start and two prompts: the ownership lines told %d times, want once", n)
+			}
+			hook(other, editPayload(other, "0ther-5e55-1on", s.wt2, filepath.Join(s.wt2, "src", "search.go")))
+			if n := count(me, ev.prompt, ev.prompt); n != 1 {
+				t.Errorf("another file owned: told %d times over two prompts, want once", n)
+			}
+			clock.Advance(hall.OwnersEvery)
+			hook(other, payload(other, "0ther-5e55-1on", s.wt2, "postToolUse", "Read", nil)) // the owner stays live
+			if n := count(me, ev.prompt, ev.prompt); n != 1 {
+				t.Errorf("%v later: told %d times over two prompts, want once", hall.OwnersEvery, n)
+			}
+			if n := count("an0ther-5e55-1on", ev.start, ev.prompt); n != 1 {
+				t.Errorf("another session's start: told %d times, want once", n)
+			}
+		})
+	}
+}

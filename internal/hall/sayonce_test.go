@@ -1,10 +1,12 @@
 package hall
 
 import (
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/shellguard"
 )
 
 // TestTell holds say-it-once to its rule, step by step on one presence.
@@ -51,5 +53,76 @@ func TestToldBookBound(t *testing.T) {
 		if n := len(b.m); n > maxTold {
 			t.Fatalf("after %d presences the book holds %d, bound %d", i+1, n, maxTold)
 		}
+	}
+}
+
+// TestOwnersOnce holds the ownership lines to their rule: told when the
+// owners or their files change, again OwnersEvery after, never where only
+// the person reads them.
+func TestOwnersOnce(t *testing.T) {
+	t0 := time.Unix(1_800_000_000, 0)
+	var none [32]byte
+	a, b := [32]byte{1}, [32]byte{2}
+	var book toldBook
+	for i, step := range []struct {
+		at    time.Duration
+		sig   [32]byte
+		heard bool
+		want  bool
+	}{
+		{0, a, false, true},                          // person only: said, not recorded
+		{time.Second, a, true, true},                 // the start: told
+		{2 * time.Second, a, true, false},            // the first prompt: the same owners
+		{time.Minute, b, true, true},                 // another file: told
+		{2 * time.Minute, b, true, false},            // the same
+		{2*time.Minute + OwnersEvery, b, true, true}, // long after: told again
+		{3*time.Minute + OwnersEvery, none, true, false},
+		{4*time.Minute + OwnersEvery, b, true, true}, // gone and back: told
+	} {
+		if got := book.owners("prs_000000000001", step.sig, t0.Add(step.at), step.heard); got != step.want {
+			t.Errorf("step %d: told %v, want %v", i, got, step.want)
+		}
+	}
+}
+
+// TestHeldForTheModel: what a person-only answer said waits for the
+// model's next heard answer, once, the last maxHeldCommands commands; it
+// records nothing as told.
+func TestHeldForTheModel(t *testing.T) {
+	t0 := time.Unix(1_800_000_000, 0)
+	one := []string{"collision: codex-2 (prs_000000000002) also mutating at /shop [worktree]"}
+	var b toldBook
+	const id = "prs_000000000001"
+	for i := range maxHeldCommands + 1 {
+		got, held := b.answer(id, one, i == 0, []string{"shell guard: line " + string(rune('a'+i))}, false, t0)
+		if got != contract.TellFull || held != nil {
+			t.Errorf("person-only answer %d: %s %q; want full (nothing was told) and nothing held out", i, got, held)
+		}
+	}
+	got, held := b.answer(id, one, false, []string{"shell guard: now"}, true, t0)
+	want := []string{heldHeader}
+	for i := 1; i <= maxHeldCommands; i++ {
+		want = append(want, "shell guard: line "+string(rune('a'+i)))
+	}
+	if !slices.Equal(held, want) || got != contract.TellFull {
+		t.Errorf("heard: %s, held %q; want full and %q", got, held, want)
+	}
+	// Told now: the same collision, not contested, says nothing; nothing
+	// is held any more.
+	if got, held := b.answer(id, one, false, nil, true, t0); got != contract.TellNothing || held != nil {
+		t.Errorf("heard again: %s %q; want nothing", got, held)
+	}
+	// A contested edit only the person heard tells the model in full next.
+	b.answer(id, one, true, nil, false, t0)
+	if got, _ := b.answer(id, one, false, nil, true, t0); got != contract.TellFull {
+		t.Errorf("after a contested edit told to the person: %s, want full", got)
+	}
+}
+
+// TestHeldFitsItsBound: the held lines, a heading and the guard's lines
+// of maxHeldCommands commands, fit the wire's bound.
+func TestHeldFitsItsBound(t *testing.T) {
+	if maxHeldCommands < 1 || 1+maxHeldCommands*shellguard.MaxLines > contract.MaxHeld {
+		t.Errorf("%d commands of %d lines and a heading; bound %d", maxHeldCommands, shellguard.MaxLines, contract.MaxHeld)
 	}
 }

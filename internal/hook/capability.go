@@ -21,6 +21,12 @@ type Capability struct {
 	// order the agent fires them; ContextField is the answer's field there.
 	ContextEvents []string
 	ContextField  string
+	// AfterRun are the ContextEvents fired before a tool whose context the
+	// model reads only after the tool ran (Codex's PreToolUse: a developer
+	// message in the next request, beside the tool's result). What is said
+	// there counts as told (it is the one time the model hears it), but it
+	// warns after the fact.
+	AfterRun []string
 	// PersonField is where the person reads the Hall where the model
 	// cannot be reached ("" when there is no such place).
 	PersonField string
@@ -46,6 +52,10 @@ func (c Capability) Asks(event string) bool { return slices.Contains(c.AskEvents
 // Reaches reports whether the answer to event reaches the model.
 func (c Capability) Reaches(event string) bool { return slices.Contains(c.ContextEvents, event) }
 
+// HeardAfterRun reports whether the model reads the answer to event, a
+// pre-tool event, only once the tool ran.
+func (c Capability) HeardAfterRun(event string) bool { return slices.Contains(c.AfterRun, event) }
+
 // capabilities is the table, one row an agent, in the order of Agents().
 var capabilities = []Capability{
 	{
@@ -65,12 +75,20 @@ var capabilities = []Capability{
 		Product:       "Codex CLI",
 		ContextEvents: []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "SubagentStart"},
 		ContextField:  "`hookSpecificOutput.additionalContext`",
+		// Codex records a PreToolUse additionalContext as a developer
+		// message (codex-rs hook_runtime.rs, record_additional_contexts):
+		// the model reads it in its next request, which carries the
+		// tool's result. Only a deny, which the Hall never sends, stops
+		// the tool. The TUI prints the hook's entries as the hook ends,
+		// before the tool runs: "hook context: …" for additionalContext.
+		AfterRun:    []string{"PreToolUse"},
+		PersonField: "the TUI's hook cell (`hook context:`), before the tool runs",
 		// Codex takes a permissionDecision "ask" for a failed hook: the
 		// warning in the same answer is lost and the tool runs anyway.
 		ProjectFile: ".codex/hooks.json",
 		UserFile:    "~/.codex/hooks.json",
 		Format:      "JSON; hooks.<event>: [{matcher?, hooks: [command]}]; timeout in seconds; hooks on by default",
-		Trust:       "Codex skips new or changed hooks until you trust them in /hooks.",
+		Trust:       "Codex runs hooks only in a trusted project, and skips new or changed hooks until you trust them in /hooks (docs/hooks.md#codex-cli).",
 	},
 	{
 		Agent:         "cursor",
@@ -90,12 +108,13 @@ var capabilities = []Capability{
 		ContextField:  "`hookSpecificOutput.additionalContext`",
 		// BeforeTool takes no additionalContext; its decision "ask" is in
 		// Gemini's code but not in its reference, so the Hall does not rely
-		// on it.
-		PersonField: "`systemMessage` (BeforeTool)",
+		// on it. Its systemMessage reaches the person only: what the Hall
+		// says there is told to the model at the next event it hears.
+		PersonField: "`systemMessage` (BeforeTool; told to the model at the next event it hears)",
 		ProjectFile: ".gemini/settings.json",
 		UserFile:    "~/.gemini/settings.json",
 		Format:      "JSON; hooks.<event>: [{matcher (regex), hooks: [command]}]; timeout in milliseconds",
-		Trust:       "Gemini CLI treats new or changed project hooks as untrusted until you accept them when it starts.",
+		Trust:       "Gemini CLI treats new or changed project hooks as untrusted until you accept them when it starts (docs/hooks.md#gemini-cli).",
 	},
 }
 
@@ -134,8 +153,15 @@ func CapabilityTable() string {
 		if c.SharedProjectFile != "" {
 			project += " (`--shared`: `" + c.SharedProjectFile + "`)"
 		}
+		events := make([]string, len(c.ContextEvents))
+		for i, ev := range c.ContextEvents {
+			events[i] = ev
+			if c.HeardAfterRun(ev) {
+				events[i] += " (read after the tool ran)"
+			}
+		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | `%s` | %s | %s |\n",
-			c.Product, strings.Join(c.ContextEvents, ", "), c.ContextField,
+			c.Product, strings.Join(events, ", "), c.ContextField,
 			or(c.PersonField, "—"), or(strings.Join(c.AskEvents, ", "), "never (the ask policy warns only)"),
 			project, c.UserFile, "`"+strings.ReplaceAll(c.Format, "|", `\|`)+"`", or(c.Trust, "none"))
 	}

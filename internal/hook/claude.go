@@ -107,6 +107,11 @@ func (a claudeLike) Answer(ev Event, say Say) []byte {
 	if say.Empty() || ev.Leave || !a.capa.Reaches(ev.Name) {
 		return nil
 	}
+	if a.capa.HeardAfterRun(ev.Name) && len(say.Guard) > 0 {
+		// The model reads this beside the command's result: the guard
+		// says so.
+		say.Guard = append([]string{BeforeRunHeading}, say.Guard...)
+	}
 	out := claudeSpecific{HookEventName: ev.Name, AdditionalContext: say.Text(ev.Beat.AgentID)}
 	if say.Ask && a.capa.Asks(ev.Name) {
 		out.PermissionDecision = "ask"

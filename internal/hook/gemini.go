@@ -2,6 +2,7 @@ package hook
 
 import (
 	"encoding/json"
+	"strings"
 )
 
 // gemini reads Gemini CLI's hooks (settings.json, "hooks"): SessionStart,
@@ -79,17 +80,28 @@ type geminiSpecific struct {
 // Answer puts the north lines into the model's context where Gemini CLI
 // lets it (SessionStart, BeforeAgent, AfterTool), and on BeforeTool, which
 // takes no context, tells the person in the terminal (systemMessage) before
-// the tool runs; the model hears it on the AfterTool that follows. Under
-// the ask policy the answer is the same: nothing is asked.
+// the tool runs; the Hall counts nothing said there as told
+// (ModelHears), so the model hears it on the next event that reaches it,
+// the AfterTool that follows. Under the ask policy the answer is the
+// same: nothing is asked.
 func (gemini) Answer(ev Event, say Say) []byte {
 	if say.Empty() || ev.Leave {
 		return nil
 	}
 	switch {
 	case geminiCapability.Reaches(ev.Name):
-		return marshal(geminiAnswer{HookSpecificOutput: &geminiSpecific{HookEventName: ev.Name, AdditionalContext: say.Text(ev.Beat.AgentID)}})
+		return marshal(geminiAnswer{HookSpecificOutput: &geminiSpecific{HookEventName: ev.Name, AdditionalContext: geminiContext(say.Text(ev.Beat.AgentID))}})
 	case ev.Name == "BeforeTool":
 		return marshal(geminiAnswer{SystemMessage: say.Reason()})
 	}
 	return nil
 }
+
+// geminiEntities stands in for the characters Gemini CLI escapes as HTML
+// entities in a hook's additionalContext (the model would read "&gt;"
+// where the Hall wrote ">"): the fullwidth forms read the same and pass
+// through as they are.
+var geminiEntities = strings.NewReplacer("<", "＜", ">", "＞", "&", "＆")
+
+// geminiContext is text as it goes into Gemini CLI's context.
+func geminiContext(s string) string { return geminiEntities.Replace(s) }

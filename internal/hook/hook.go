@@ -58,9 +58,11 @@ type Say struct {
 	North []string
 	Ask   bool
 	// Reminder tells North as one line (said in full before: say.go);
-	// Guard and Others are the shell guard's and the ownership lines.
-	Reminder      bool
-	Guard, Others []string
+	// Guard and Others are the shell guard's and the ownership lines;
+	// Held the guard's lines of earlier answers only the person read,
+	// told to the model now (before Guard).
+	Reminder            bool
+	Guard, Others, Held []string
 	// Recovery are the lines of what the Hall kept: the snapshot saved
 	// before a destructive command, or the work another session's
 	// command lost and how to get it back (docs/recovery.md).
@@ -101,6 +103,16 @@ var adapters = map[string]Adapter{
 func For(agent string) (Adapter, bool) {
 	a, ok := adapters[agent]
 	return a, ok
+}
+
+// ModelHears reports whether the model reads ad's answer to ev: the
+// capability table's ContextEvents. Where it does not (Gemini CLI's
+// BeforeTool, whose systemMessage only the person reads), what the Hall
+// says reaches the person at most, and counts as told nowhere: the model
+// hears it at its next event that reaches it.
+func ModelHears(ad Adapter, ev Event) bool {
+	c, ok := CapabilityOf(ad.Agent())
+	return ok && !ev.Leave && c.Reaches(ev.Name)
 }
 
 // Agents lists the adapters' names, sorted.

@@ -418,3 +418,88 @@ func TestContextTextNamesNoFilesItDoesNotShow(t *testing.T) {
 		t.Errorf("got %q, want the advice about the place, not about files it never named", text)
 	}
 }
+
+// TestModelHears: for each adapter and recorded event, whether the model
+// reads the answer (the capability table), and that an event the model
+// does not hear but the adapter answers (Gemini CLI's BeforeTool) answers
+// the person only.
+func TestModelHears(t *testing.T) {
+	for _, tc := range []struct {
+		ad     Adapter
+		folder string
+		name   string
+		hears  bool
+		late   bool // heard only after the tool ran
+	}{
+		{claude, hooktest.ClaudeCode, "session-start.json", true, false},
+		{claude, hooktest.ClaudeCode, "pre-tool-use-write.json", true, false},
+		{claude, hooktest.ClaudeCode, "stop.json", false, false},
+		{claude, hooktest.ClaudeCode, "session-end.json", false, false},
+		{codex, hooktest.Codex, "session-start.json", true, false},
+		{codex, hooktest.Codex, "user-prompt-submit.json", true, false},
+		{codex, hooktest.Codex, "pre-tool-use-apply-patch.json", true, true},
+		{codex, hooktest.Codex, "post-tool-use-bash.json", true, false},
+		{codex, hooktest.Codex, "stop.json", false, false},
+		{cursor{}, hooktest.Cursor, "session-start.json", true, false},
+		{cursor{}, hooktest.Cursor, "before-shell-execution.json", true, false},
+		{cursor{}, hooktest.Cursor, "after-file-edit.json", false, false},
+		{gemini{}, hooktest.GeminiCLI, "session-start.json", true, false},
+		{gemini{}, hooktest.GeminiCLI, "before-agent.json", true, false},
+		{gemini{}, hooktest.GeminiCLI, "before-tool-replace.json", false, false},
+		{gemini{}, hooktest.GeminiCLI, "before-tool-shell-git-add.json", false, false},
+		{gemini{}, hooktest.GeminiCLI, "after-tool-write-file.json", true, false},
+		{gemini{}, hooktest.GeminiCLI, "session-end.json", false, false},
+	} {
+		ev, err := tc.ad.Parse([]byte(hooktest.Payload(t, tc.folder, tc.name)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ModelHears(tc.ad, ev); got != tc.hears {
+			t.Errorf("%s/%s: ModelHears %v, want %v", tc.ad.Agent(), tc.name, got, tc.hears)
+		}
+		if got := mustCapability(tc.ad.Agent()).HeardAfterRun(ev.Name); got != tc.late {
+			t.Errorf("%s/%s: heard after the run %v, want %v", tc.ad.Agent(), tc.name, got, tc.late)
+		}
+		out := tc.ad.Answer(ev, Say{North: north, Guard: []string{"shell guard: `git add -A` would stage"}})
+		if tc.hears && out == nil {
+			t.Errorf("%s/%s: heard, but nothing answered", tc.ad.Agent(), tc.name)
+		}
+		if !tc.hears && out != nil && !strings.Contains(string(out), `"systemMessage"`) {
+			t.Errorf("%s/%s: not heard, but answered %s; want nothing, or the person's systemMessage", tc.ad.Agent(), tc.name, out)
+		}
+	}
+}
+
+// TestGeminiContextHasNoEntities: Gemini CLI escapes <, > and & in a
+// hook's context as HTML entities, so the text going there carries their
+// fullwidth forms; the person's systemMessage and the other agents' text
+// are as written.
+func TestGeminiContextHasNoEntities(t *testing.T) {
+	say := Say{North: []string{"collision: codex-1 (prs_000000000001) also mutating at /srv/a&b [same_worktree]"},
+		Guard: []string{"shell guard: `go test > out.txt && git add -A` would stage the uncommitted work of \"codex-1\": \"<x>.go\" (modified)"}}
+	for _, name := range []string{"after-tool-write-file.json", "before-agent.json", "session-start.json"} {
+		ev, err := gemini{}.Parse([]byte(hooktest.Payload(t, hooktest.GeminiCLI, name)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var a geminiAnswer
+		if err := json.Unmarshal(gemini{}.Answer(ev, say), &a); err != nil || a.HookSpecificOutput == nil {
+			t.Fatalf("%s: %v %+v", name, err, a)
+		}
+		text := a.HookSpecificOutput.AdditionalContext
+		if strings.ContainsAny(text, "<>&") {
+			t.Errorf("%s: the context holds <, > or &: %q", name, text)
+		}
+		for _, want := range []string{"go test ＞ out.txt ＆＆ git add -A", "＜x＞.go", "/srv/a＆b"} {
+			if !strings.Contains(text, want) {
+				t.Errorf("%s: the context %q; want %q", name, text, want)
+			}
+		}
+	}
+	for _, ad := range []Adapter{claude, codex} {
+		ev, _ := ad.Parse([]byte(`{"session_id":"s1","cwd":"/w","hook_event_name":"PostToolUse","tool_name":"Bash"}`))
+		if out := string(ad.Answer(ev, say)); !strings.Contains(out, `go test \u003e out.txt`) {
+			t.Errorf("%s: %s; want the text as written (JSON escapes > itself)", ad.Agent(), out)
+		}
+	}
+}

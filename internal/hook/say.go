@@ -8,14 +8,14 @@ import (
 
 // Empty reports whether the Hall has nothing for the model this time.
 func (s Say) Empty() bool {
-	return len(s.North) == 0 && len(s.Guard) == 0 && len(s.Others) == 0 && len(s.Overlaps) == 0 && len(s.Recovery) == 0
+	return len(s.North) == 0 && len(s.Guard) == 0 && len(s.Others) == 0 && len(s.Held) == 0 && len(s.Overlaps) == 0 && len(s.Recovery) == 0
 }
 
 // Text is everything the model reads for one event: whose changes are in
 // this worktree (Others), the collisions (in full, or one reminder line),
-// then the shell guard's lines for the command about to run, then what the
-// Hall kept (a snapshot saved first, work lost and how to restore it). ""
-// when Empty.
+// the guard's lines told to the person only before (Held), then the shell
+// guard's lines for the command about to run, then what the Hall kept (a
+// snapshot saved first, work lost and how to restore it). "" when Empty.
 func (s Say) Text(agentID string) string {
 	var parts []string
 	parts = append(parts, s.Others...)
@@ -26,6 +26,7 @@ func (s Say) Text(agentID string) string {
 	default:
 		parts = append(parts, ContextText(agentID, s.North))
 	}
+	parts = append(parts, s.Held...)
 	parts = append(parts, s.Guard...)
 	parts = append(parts, s.Recovery...)
 	if len(s.Overlaps) > 0 {
@@ -33,6 +34,12 @@ func (s Say) Text(agentID string) string {
 	}
 	return strings.Join(parts, "\n")
 }
+
+// BeforeRunHeading heads the shell guard's lines where the model reads
+// them only after the command ran: held from an answer only the person
+// read (Gemini CLI's BeforeTool), or an event the model hears after the
+// run (Codex's PreToolUse: the capability table's AfterRun).
+const BeforeRunHeading = "The Hall, before the command ran (the person was told):"
 
 // ReminderText is the one line that stands for collisions already told in
 // full: the first partner, how many more, and what to do.

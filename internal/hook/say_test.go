@@ -125,3 +125,31 @@ func TestSayText(t *testing.T) {
 		}
 	}
 }
+
+// TestGuardHeardAfterTheRun: where the model reads a pre-tool answer only
+// once the tool ran (Codex's PreToolUse), the guard's lines say they came
+// before the run; Claude Code reads them before it, as they are.
+func TestGuardHeardAfterTheRun(t *testing.T) {
+	say := Say{Guard: []string{"shell guard: `git stash` would stash the uncommitted work of \"claude-1\": \"a.go\" (modified)"}}
+	payload := []byte(`{"session_id":"s1","cwd":"/w","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"git stash"}}`)
+	for _, tc := range []struct {
+		ad   Adapter
+		want bool
+	}{{codex, true}, {claude, false}} {
+		ev, err := tc.ad.Parse(payload)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var a claudeAnswer
+		if err := json.Unmarshal(tc.ad.Answer(ev, say), &a); err != nil {
+			t.Fatal(err)
+		}
+		text := a.HookSpecificOutput.AdditionalContext
+		if got := strings.HasPrefix(text, BeforeRunHeading+"\n"+say.Guard[0]); got != tc.want {
+			t.Errorf("%s: %q; want the heading %v", tc.ad.Agent(), text, tc.want)
+		}
+		if !strings.Contains(text, say.Guard[0]) {
+			t.Errorf("%s: %q; want the guard's line", tc.ad.Agent(), text)
+		}
+	}
+}

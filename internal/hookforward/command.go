@@ -23,7 +23,9 @@ process that starts in a fraction of the time. The Hall completes the place
 from the payload's cwd, so it must run on this machine; for a Hall
 elsewhere, or a registry written directly, run "hall beat --hook". Whatever
 happens it exits 0: a Hall that cannot be reached, or a payload the Hall
-refuses, is a warning on stderr and the agent carries on. Every flag can
+refuses, is a warning on stderr, once per session and kind of failure
+(a marker under the user's cache folder, hall/hook-warned), and the agent
+carries on. Every flag can
 also be set with its HALL_* variable (--hall is HALL_HALL).
 `
 
@@ -96,7 +98,11 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	defer cancel()
 	out, err := Forward(ctx, r)
 	if err != nil {
-		warn(err)
+		// Once per session and kind of failure (warnonce.go): a Hall that
+		// is down must not print a line at every tool call.
+		if FirstWarning(r.Agent, r.Payload, WarningKind(err)) {
+			warn(fmt.Errorf("%w; said once per session", err))
+		}
 		return
 	}
 	if out != nil {

@@ -93,7 +93,7 @@ func Forward(ctx context.Context, r Request) ([]byte, error) {
 	}
 	body = bytes.TrimSpace(body)
 	if status != 200 {
-		return nil, fmt.Errorf("the Hall answered %d: %s", status, clip(body, 300))
+		return nil, &statusError{code: status, body: clip(body, 300)}
 	}
 	if string(body) == "{}" || len(body) == 0 {
 		return nil, nil
