@@ -233,7 +233,7 @@ func TestGeminiHearsEachWarningOnce(t *testing.T) {
 	// The collision opens at the first BeforeTool: the person reads it.
 	clock.Advance(5 * time.Second)
 	before := hook("gemini", replace("BeforeTool", search))
-	if modelText(t, "gemini", before) != "" || !strings.Contains(personText(t, before), "codex-0ther-5e") {
+	if modelText(t, "gemini", before) != "" || !strings.Contains(personText(t, before), agentIDOf(t, "codex", editPayload("codex", "0ther-5e55-1on", s.wt2, cart))) {
 		t.Fatalf("the first BeforeTool answered %s; want the collision in systemMessage only", before)
 	}
 	play([]step{

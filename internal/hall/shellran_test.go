@@ -43,6 +43,9 @@ func TestShellRunRescansTheWorktree(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				if agent == "gemini" && !strings.Contains(string(ans.Output), "additionalContext") {
+					return personText(t, ans.Output) // BeforeTool: the person reads it first
+				}
 				return modelText(t, agent, ans.Output)
 			}
 			listed := func(want bool) func() bool {
