@@ -21,7 +21,7 @@ const MaxIndexBytes = 64 << 20
 // everything added: tracked changes staged or not, and new files not
 // ignored.
 type Snapshot struct {
-	Head   string // the worktree's HEAD when taken; the commit's parent
+	Head   string // the worktree's HEAD when taken, the commit's parent; "" on a branch with no commit yet
 	Tree   string // the working tree's tree id
 	Commit string // a commit of Tree whose parent is Head: what merge-tree merges
 	// Top and GitDir are the worktree's top directory and the
@@ -115,14 +115,27 @@ func (r *Runner) snapshot(ctx context.Context, wt string, l *listed, objects env
 	if err := isDir(wt); err != nil {
 		return Snapshot{}, err
 	}
-	out, err := r.Run(ctx, Cmd{Dir: wt, Args: []string{"rev-parse", "--path-format=absolute", "--git-path", "index", "--show-toplevel", "--git-common-dir", "HEAD"}})
-	if err != nil {
-		if CodeOf(err) == Failed {
-			return Snapshot{}, &Error{Code: NotWorktree, Op: "git rev-parse", Err: err}
+	where := []string{"rev-parse", "--path-format=absolute", "--git-path", "index", "--show-toplevel", "--git-common-dir"}
+	out, err := r.Run(ctx, Cmd{Dir: wt, Args: append(where, "HEAD")})
+	unborn := false
+	if CodeOf(err) == Failed {
+		// HEAD names no commit yet (a branch with no commit), or this is
+		// no worktree: asked again without HEAD, git tells which.
+		if out, err = r.Run(ctx, Cmd{Dir: wt, Args: where}); err != nil {
+			if CodeOf(err) == Failed {
+				return Snapshot{}, &Error{Code: NotWorktree, Op: "git rev-parse", Err: err}
+			}
+			return Snapshot{}, err
 		}
+		unborn = true
+	}
+	if err != nil {
 		return Snapshot{}, err
 	}
 	lines := strings.Split(strings.TrimRight(string(out.Stdout), "\n"), "\n")
+	if unborn {
+		lines = append(lines, "")
+	}
 	if len(lines) != 4 {
 		return Snapshot{}, &Error{Code: Failed, Op: "git rev-parse", Err: errorf("%d lines, want 4", len(lines))}
 	}
@@ -150,7 +163,11 @@ func (r *Runner) snapshot(ctx context.Context, wt string, l *listed, objects env
 		return Snapshot{}, err
 	}
 	s := Snapshot{Head: head, Tree: strings.TrimSpace(string(out.Stdout)), Top: top, GitDir: gitDir}
-	out, err = r.Run(ctx, Cmd{Dir: wt, Args: []string{"-c", "commit.gpgSign=false", "commit-tree", s.Tree, "-p", head, "-m", "hall: working tree snapshot"}, Env: env})
+	commit := []string{"-c", "commit.gpgSign=false", "commit-tree", s.Tree, "-m", "hall: working tree snapshot"}
+	if head != "" {
+		commit = append(commit, "-p", head) // on an unborn branch, a root commit
+	}
+	out, err = r.Run(ctx, Cmd{Dir: wt, Args: commit, Env: env})
 	if err != nil {
 		return Snapshot{}, err
 	}

@@ -57,14 +57,14 @@ func SnapshotsLimit(raw string) (int, error) {
 // in the same worktree and by the same agent where the filter names them.
 func (h *Hall) Snapshots(ctx context.Context, worktree, agent string, limit int) (SnapshotList, error) {
 	out := SnapshotList{Snapshots: []recovery.Snapshot{}, Losses: []contract.Loss{}}
-	if h.Recovery == nil {
-		return out, nil
-	}
-	if worktree != "" && !path.IsAbs(worktree) {
-		return out, contract.Refuse(contract.KindInvalid, "invalid_worktree", "worktree %q: want an absolute path", worktree)
-	}
 	if len(worktree) > presence.MaxPathLen || len(agent) > presence.MaxIDLen {
 		return out, contract.Refuse(contract.KindInvalid, "field_too_large", "worktree is at most %d bytes, agent %d", presence.MaxPathLen, presence.MaxIDLen)
+	}
+	if worktree != "" && !path.IsAbs(worktree) {
+		return out, contract.Refuse(contract.KindInvalid, "invalid_worktree", "worktree %q: want an absolute path", contract.Clip(worktree, 80))
+	}
+	if h.Recovery == nil {
+		return out, nil
 	}
 	snaps, left, err := h.Recovery.List(ctx, recovery.Filter{Worktree: worktree, Agent: agent, Limit: limit})
 	if err != nil {

@@ -303,3 +303,41 @@ func TestSaveTimesOut(t *testing.T) {
 		t.Errorf("%d entries left in the store", len(entries))
 	}
 }
+
+// TestUnbornBranch: a repository with no commit yet is snapshot too
+// (every file new, the snapshot a root commit), and rm -rf brings nothing
+// lost: the files come back byte-identical, the repository untouched.
+func TestUnbornBranch(t *testing.T) {
+	ctx := context.Background()
+	wt := filepath.Join(t.TempDir(), "fresh")
+	git(t, t.TempDir(), "init", "-q", "-b", "main", wt)
+	write(t, filepath.Join(wt, "main.go"), "package main\n", 0o644)
+	write(t, filepath.Join(wt, "run.sh"), "#!/bin/sh\n", 0o755)
+	write(t, filepath.Join(wt, "staged.txt"), "staged\n", 0o644)
+	git(t, wt, "add", "staged.txt")
+	want := map[string]string{}
+	for _, p := range []string{"main.go", "run.sh", "staged.txt"} {
+		want[p] = state(t, filepath.Join(wt, p))
+	}
+	before := fingerprint(t, wt)
+	store := openStore(t, recovery.Limits{}, nil)
+	snap, err := store.Save(ctx, recovery.SaveRequest{Worktree: wt, Trigger: recovery.Trigger{Kind: recovery.TriggerShell, Command: "rm -rf ."}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snap.Head != "" || len(snap.Files) != 3 || snap.Files[0].State != recovery.StateAdded {
+		t.Fatalf("snapshot %+v: want no HEAD and three added files", snap)
+	}
+	if after := fingerprint(t, wt); after != before {
+		t.Fatalf("the snapshot changed the repository:\n%s\n%s", before, after)
+	}
+	sh(t, wt, "rm -f main.go run.sh staged.txt")
+	if _, err := store.Restore(ctx, snap.ID, recovery.RestoreOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for p, w := range want {
+		if got := state(t, filepath.Join(wt, p)); got != w {
+			t.Errorf("%s restored as %s, want %s", p, got, w)
+		}
+	}
+}

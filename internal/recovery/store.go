@@ -170,8 +170,12 @@ type changed struct {
 
 // changedFiles lists what the snapshot's tree changes against its HEAD.
 func (s *Store) changedFiles(ctx context.Context, g gitscan.Snapshot, objects string) ([]changed, error) {
+	base := g.Head
+	if base == "" {
+		base = emptyTree(g.Tree) // a branch with no commit yet: every file is new
+	}
 	out, err := s.run.Run(ctx, gitscan.Cmd{Dir: g.Top, Env: gitscan.ObjectsEnv(objects, g.GitDir),
-		Args: []string{"diff-tree", "-r", "-z", "--raw", "--no-renames", g.Head, g.Tree}})
+		Args: []string{"diff-tree", "-r", "-z", "--raw", "--no-renames", base, g.Tree}})
 	if err != nil {
 		return nil, err
 	}
@@ -185,6 +189,15 @@ func (s *Store) changedFiles(ctx context.Context, g gitscan.Snapshot, objects st
 		list = append(list, changed{path: string(f[i+1]), status: meta[4][0], newMode: meta[1], newBlob: meta[3]})
 	}
 	return list, nil
+}
+
+// emptyTree is git's id of the empty tree in the hash the tree id like
+// uses (SHA-1, or SHA-256's 64 digits).
+func emptyTree(like string) string {
+	if len(like) == 64 {
+		return "6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321"
+	}
+	return "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 }
 
 // keepBlobs copies into the snapshot's objects each changed blob the
