@@ -163,3 +163,53 @@ func repoState(t *testing.T, wt string) string {
 	b.WriteString(gittest.Git(t, wt, "stash", "list"))
 	return b.String()
 }
+
+// TestScanSnapshotsKept: two worktrees change the same file; the real
+// Hall's scanner snapshots both for the merge prediction, and its
+// snapshot store keeps them as recovery points (trigger scan), readable
+// after the worktree lost the work, the repository's objects untouched.
+func TestScanSnapshotsKept(t *testing.T) {
+	m := MustOpenHall(t, Config{GitInterval: 10 * time.Millisecond, Snapshots: true})
+	repo := hooktest.GitRepo(t)
+	before := repoState(t, repo.Main)
+	cartA := filepath.Join(repo.Main, "src", "checkout", "cart.go")
+	cartB := filepath.Join(repo.Worktree, "src", "checkout", "cart.go")
+	gittest.WriteFile(t, cartA, "package checkout\n\n// A's total\n")
+	gittest.WriteFile(t, cartB, "package checkout\n\n// B's total\n")
+	call := hookPaths[2].call
+	call(t, m, "claude", hooktest.Moved(t, hooktest.ClaudeCode, "post-tool-use-edit.json", repo.Main, ""), "warn")
+	call(t, m, "claude", hooktest.Moved(t, hooktest.ClaudeCode, "post-tool-use-edit.json", repo.Worktree, hooktest.SessionB), "warn")
+	var list hall.SnapshotList
+	eventually.True(t, 30*time.Second, "both worktrees' scan snapshots kept", func() bool {
+		var err error
+		list, err = m.App.Snapshots(t.Context(), "", "", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wts := map[string]bool{}
+		for _, s := range list.Snapshots {
+			if s.Trigger.Kind == "scan" {
+				wts[s.Worktree] = true
+			}
+		}
+		return wts[repo.Main] && wts[repo.Worktree]
+	})
+	if after := repoState(t, repo.Main); after != before {
+		t.Fatalf("the scanner's snapshots changed the repository:\n%s\nthen\n%s", before, after)
+	}
+	var id string
+	for _, s := range list.Snapshots {
+		if s.Worktree == repo.Worktree {
+			id = s.ID
+			break
+		}
+	}
+	gittest.Git(t, repo.Worktree, "checkout", ".")
+	var out, errb bytes.Buffer
+	if code := run(t.Context(), []string{"restore", "--registry-root", m.Config.RegistryRoot, id, "src/checkout/cart.go"}, nil, &out, &errb); code != 0 {
+		t.Fatalf("hall restore %s: exit %d\n%s%s", id, code, out.String(), errb.String())
+	}
+	if got, _ := os.ReadFile(cartB); string(got) != "package checkout\n\n// B's total\n" {
+		t.Errorf("cart.go restored as %q", got)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/hall-dev/hall/internal/cli"
@@ -264,6 +265,9 @@ type Main struct {
 	registryLock *dirstore.Lock // nil unless this Hall holds the folder's lock
 	pprof        *http.Server
 	runner       *gitscan.Runner // nil without a usable git
+	// kept is the snapshot store, once open: the scanner hands it the
+	// snapshots it takes for merge prediction (recovery points).
+	kept atomic.Pointer[recovery.Store]
 }
 
 // NewMain returns a Main for the config.
@@ -482,6 +486,7 @@ func (m *Main) openRecovery(ctx context.Context) *recovery.Store {
 		return nil
 	}
 	go store.Run(ctx)
+	m.kept.Store(store)
 	return store
 }
 
@@ -511,6 +516,14 @@ func (m *Main) newGitScan(ctx context.Context) *hall.OverlapFinder {
 		Omit: hookinstall.Installed,
 		// Scans start with the scanner's Run, after the service is made.
 		Notify: func(string) { m.Service.Nudge() },
+		// Its merge snapshots are recovery points too (docs/recovery.md).
+		Kept: func(ctx context.Context, snap gitscan.Snapshot, env []string) {
+			if store := m.kept.Load(); store != nil {
+				if _, _, err := store.Adopt(ctx, snap, env); err != nil {
+					m.Log.Debug("recovery: a scan snapshot not kept", "worktree", snap.Top, "err", err)
+				}
+			}
+		},
 	})
 	return &hall.OverlapFinder{Git: m.GitScan}
 }

@@ -80,6 +80,11 @@ type ScannerConfig struct {
 	// objects, never the repository; nil: one in a temporary directory
 	// of the scanner's own, removed when Run returns.
 	Scratch *Scratch
+	// Kept, when set, is called (on the scanning goroutine, no lock held)
+	// with each snapshot taken for a merge prediction and the
+	// environment that reads its objects: the Hall keeps them as
+	// recovery points (recovery.Store.Adopt).
+	Kept func(ctx context.Context, snap Snapshot, env []string)
 	// Clock times the interval between two scans of a worktree (its
 	// timers) and the slow rescan (its ticks, and when each worktree was
 	// last scanned whole); the real clock when nil. Tests drive a fake
@@ -941,6 +946,11 @@ func (s *Scanner) snapshot(ctx context.Context, wt string) (Snapshot, bool) {
 		t.snap, t.snapSeq, t.snapGen = snap, seq, gen
 	}
 	s.mu.Unlock()
+	if s.cfg.Kept != nil {
+		if env, err := s.scratch.Env(snap.GitDir); err == nil {
+			s.cfg.Kept(ctx, snap, env)
+		}
+	}
 	return snap, true
 }
 

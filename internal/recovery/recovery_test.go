@@ -3,6 +3,7 @@ package recovery_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -339,5 +340,76 @@ func TestUnbornBranch(t *testing.T) {
 		if got := state(t, filepath.Join(wt, p)); got != w {
 			t.Errorf("%s restored as %s, want %s", p, got, w)
 		}
+	}
+}
+
+// TestAdoptScanSnapshot: a snapshot the scanner took into its scratch is
+// kept as a recovery point (trigger scan) holding what it adds, so it
+// restores after the scratch is gone; the same tree again is not kept
+// twice; past MaxScanKept of one worktree the oldest goes; the
+// repository is untouched.
+func TestAdoptScanSnapshot(t *testing.T) {
+	ctx := context.Background()
+	main, wt := newRepo(t, true)
+	write(t, filepath.Join(wt, "a.txt"), "scan saw this\n", 0o644)
+	write(t, filepath.Join(wt, "fresh.txt"), "untracked\n", 0o600)
+	want := map[string]string{"a.txt": state(t, filepath.Join(wt, "a.txt")), "fresh.txt": state(t, filepath.Join(wt, "fresh.txt"))}
+	before := fingerprint(t, main)
+	run := newRunner(t)
+	scratchDir := filepath.Join(t.TempDir(), "scratch")
+	scratch, err := gitscan.NewScratch(scratchDir, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := run.Snapshot(ctx, wt, scratch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, err := scratch.Env(g.GitDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := openStore(t, recovery.Limits{}, nil)
+	snap, ok, err := store.Adopt(ctx, g, env)
+	if err != nil || !ok {
+		t.Fatalf("adopt: %v, %v", ok, err)
+	}
+	if snap.Trigger.Kind != recovery.TriggerScan || len(snap.Files) < 2 {
+		t.Errorf("adopted %+v", snap)
+	}
+	if _, ok, err := store.Adopt(ctx, g, env); ok || err != nil {
+		t.Errorf("the same tree adopted again: %v, %v", ok, err)
+	}
+	if after := fingerprint(t, main); after != before {
+		t.Fatalf("adopting changed the repository")
+	}
+	if err := os.RemoveAll(scratchDir); err != nil {
+		t.Fatal(err)
+	}
+	sh(t, wt, "git checkout -q . && git clean -q -fd")
+	if _, err := store.Restore(ctx, snap.ID, recovery.RestoreOptions{Paths: []string{"a.txt", "fresh.txt"}}); err != nil {
+		t.Fatal(err)
+	}
+	for p, w := range want {
+		if got := state(t, filepath.Join(wt, p)); got != w {
+			t.Errorf("%s restored as %s, want %s", p, got, w)
+		}
+	}
+
+	scratch, _ = gitscan.NewScratch(scratchDir, 0)
+	env, _ = scratch.Env(g.GitDir)
+	for i := range recovery.MaxScanKept + 2 {
+		write(t, filepath.Join(wt, "a.txt"), fmt.Sprintf("round %d\n", i), 0o644)
+		g, err := run.Snapshot(ctx, wt, scratch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok, err := store.Adopt(ctx, g, env); !ok || err != nil {
+			t.Fatalf("round %d: %v, %v", i, ok, err)
+		}
+	}
+	list, _, err := store.List(ctx, recovery.Filter{})
+	if err != nil || len(list) != recovery.MaxScanKept {
+		t.Fatalf("%d scan snapshots kept (%v), want %d", len(list), err, recovery.MaxScanKept)
 	}
 }

@@ -33,7 +33,8 @@ type Store struct {
 	now func() time.Time
 
 	mu     sync.Mutex
-	lastID string // the last id handed out, for ids that never repeat
+	lastID string                // the last id handed out, for ids that never repeat
+	scans  map[string][]scanKept // the scan snapshots kept of each worktree, oldest first
 }
 
 // recordName is a snapshot's record in its directory.
@@ -61,9 +62,18 @@ func Open(ctx context.Context, dir string, run *gitscan.Runner, lim Limits, now 
 	if err := os.Chmod(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("recovery store %s: %w", dir, err)
 	}
-	s := &Store{dir: dir, run: run, lim: lim, now: now}
+	s := &Store{dir: dir, run: run, lim: lim, now: now, scans: map[string][]scanKept{}}
 	if _, err := s.Prune(ctx); err != nil {
 		return nil, err
+	}
+	all, err := s.all()
+	if err != nil {
+		return nil, err
+	}
+	for _, snap := range all {
+		if snap.Trigger.Kind == TriggerScan {
+			s.scans[snap.Worktree] = append(s.scans[snap.Worktree], scanKept{id: snap.ID, tree: snap.Tree})
+		}
 	}
 	return s, nil
 }
@@ -116,6 +126,76 @@ func (s *Store) Save(ctx context.Context, req SaveRequest) (Snapshot, error) {
 	if s.run == nil {
 		return Snapshot{}, errors.New("recovery: no git to snapshot with")
 	}
+	return s.keep(ctx, req, func(objects string) (gitscan.Snapshot, error) {
+		return s.run.SnapshotInto(ctx, req.Worktree, objects)
+	})
+}
+
+// MaxScanKept is how many of the scanner's snapshots the store keeps of
+// one worktree, the newest: recovery points between destructive
+// commands, which never crowd the others out.
+const MaxScanKept = 10
+
+// Adopt keeps a snapshot the worktree scanner took for merge prediction
+// (its objects in the scanner's scratch, which env reads: see
+// gitscan.Scratch.Env) as a recovery point, trigger "scan": git
+// pack-objects copies into the store what the snapshot adds to its HEAD,
+// and nothing else. A snapshot of the same tree as the worktree's last
+// adopted one is not kept again (ok false); past MaxScanKept of one
+// worktree, its oldest scan snapshot is dropped.
+func (s *Store) Adopt(ctx context.Context, g gitscan.Snapshot, env []string) (snap Snapshot, ok bool, err error) {
+	if s.run == nil {
+		return Snapshot{}, false, errors.New("recovery: no git to snapshot with")
+	}
+	s.mu.Lock()
+	if s.scans == nil {
+		s.scans = map[string][]scanKept{}
+	}
+	kept := s.scans[g.Top]
+	same := len(kept) > 0 && kept[len(kept)-1].tree == g.Tree
+	s.mu.Unlock()
+	if same {
+		return Snapshot{}, false, nil
+	}
+	req := SaveRequest{Worktree: g.Top, Trigger: Trigger{Kind: TriggerScan}}
+	snap, err = s.keep(ctx, req, func(objects string) (gitscan.Snapshot, error) {
+		pack := filepath.Join(objects, "pack")
+		if err := os.MkdirAll(pack, 0o700); err != nil {
+			return gitscan.Snapshot{}, err
+		}
+		revs := g.Commit + "\n"
+		if g.Head != "" {
+			revs += "^" + g.Head + "\n"
+		}
+		_, err := s.run.Run(ctx, gitscan.Cmd{Dir: g.Top, Env: env, Stdin: []byte(revs),
+			Args: []string{"pack-objects", "--revs", "-q", filepath.Join(pack, "pack")}})
+		return g, err
+	})
+	if err != nil {
+		return Snapshot{}, false, err
+	}
+	s.mu.Lock()
+	kept = append(s.scans[g.Top], scanKept{id: snap.ID, tree: g.Tree})
+	var drop []string
+	for len(kept) > MaxScanKept {
+		drop = append(drop, kept[0].id)
+		kept = kept[1:]
+	}
+	s.scans[g.Top] = kept
+	s.mu.Unlock()
+	for _, id := range drop {
+		os.RemoveAll(filepath.Join(s.dir, id))
+	}
+	return snap, true, nil
+}
+
+// scanKept is one scan snapshot the store holds of a worktree.
+type scanKept struct{ id, tree string }
+
+// keep takes a snapshot through take, which writes its objects into the
+// snapshot's own object directory, and records it: the files it changes
+// against HEAD, its size; a snapshot that fails leaves nothing behind.
+func (s *Store) keep(ctx context.Context, req SaveRequest, take func(objects string) (gitscan.Snapshot, error)) (Snapshot, error) {
 	taken := s.now()
 	id := s.newID(taken)
 	tmp := filepath.Join(s.dir, id+".tmp")
@@ -129,7 +209,7 @@ func (s *Store) Save(ctx context.Context, req SaveRequest) (Snapshot, error) {
 			os.RemoveAll(tmp)
 		}
 	}()
-	g, err := s.run.SnapshotInto(ctx, req.Worktree, objects)
+	g, err := take(objects)
 	if err != nil {
 		return Snapshot{}, fmt.Errorf("recovery: snapshot %s: %w", req.Worktree, err)
 	}
