@@ -15,6 +15,7 @@ import (
 	"github.com/hall-dev/hall/internal/eventually"
 	"github.com/hall-dev/hall/internal/gitscan"
 	"github.com/hall-dev/hall/internal/gittest"
+	"github.com/hall-dev/hall/internal/hall"
 	"github.com/hall-dev/hall/internal/hooktest"
 )
 
@@ -24,7 +25,7 @@ import (
 // shows, with no reload, A's file lost to B's command and the command
 // that restores it.
 func TestBrowserLossMarkedRecoverable(t *testing.T) {
-	m := MustOpenHall(t, Config{Snapshots: true, GitInterval: 10 * time.Millisecond})
+	m := MustOpenHall(t, Config{Snapshots: true, SnapshotBudget: hall.HookDeadline, GitInterval: 10 * time.Millisecond})
 	repo := hooktest.GitRepo(t)
 	b := openBrowser(t)
 	b.do(t, "open the page", chromedp.Navigate(m.URL()+"/"))

@@ -59,7 +59,7 @@ func TestHooksNothingLost(t *testing.T) {
 		for _, path := range hookPaths {
 			t.Run(s.agent+"/"+path.name, func(t *testing.T) {
 				root := t.TempDir()
-				m := MustOpenHall(t, Config{RegistryRoot: root, Snapshots: true})
+				m := MustOpenHall(t, Config{RegistryRoot: root, Snapshots: true, SnapshotBudget: hall.HookDeadline})
 				repo := hooktest.GitRepo(t)
 				const bSession = "b1b2b3b4-0000-4000-8000-000000000000"
 				cart := filepath.Join(repo.Worktree, "src", "checkout", "cart.go")

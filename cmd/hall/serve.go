@@ -97,6 +97,8 @@ type Config struct {
 	// recovery), within SnapshotLimits (--snapshot-max-*).
 	Snapshots      bool
 	SnapshotLimits recovery.Limits
+	// SnapshotBudget bounds a hook's snapshot (--snapshot-budget).
+	SnapshotBudget time.Duration
 
 	// Now is the Hall's clock, time.Now when nil. No flag sets it: the
 	// fault suite steps it (cmd/hall/fault_test.go).
@@ -156,11 +158,15 @@ func parseServeConfig(args []string, stdout, stderr io.Writer) (Config, error) {
 	fs.DurationVar(&cfg.SnapshotLimits.MaxAge, "snapshot-max-age", recovery.DefaultMaxAge, "drop snapshots older than this")
 	fs.Int64Var(&cfg.SnapshotLimits.MaxBytes, "snapshot-max-bytes", recovery.DefaultMaxBytes, "the most bytes the snapshots take on disk; past it the oldest are dropped")
 	fs.IntVar(&cfg.SnapshotLimits.MaxCount, "snapshot-max-count", recovery.DefaultMaxCount, "the most snapshots kept; past it the oldest are dropped")
+	fs.DurationVar(&cfg.SnapshotBudget, "snapshot-budget", hall.DefaultSnapshotBudget, "the most a hook answer waits for its snapshot before a destructive command; past it the answer says \"not saved\" (at most the hook deadline, 2s)")
 	if err := parseFlags(fs, serveAbout(), args, stdout, stderr); err != nil {
 		return cfg, err
 	}
 	if cfg.SnapshotLimits.MaxAge < 0 || cfg.SnapshotLimits.MaxBytes < 0 || cfg.SnapshotLimits.MaxCount < 0 {
 		return cfg, &exitError{code: 2, err: fmt.Errorf("--snapshot-max-age, --snapshot-max-bytes and --snapshot-max-count must be positive (0: the default)")}
+	}
+	if cfg.SnapshotBudget < 0 || cfg.SnapshotBudget > hall.HookDeadline {
+		return cfg, &exitError{code: 2, err: fmt.Errorf("--snapshot-budget %s: want 0 (the default, %s) up to the hook deadline, %s", cfg.SnapshotBudget, hall.DefaultSnapshotBudget, hall.HookDeadline)}
 	}
 	if fs.NArg() > 0 {
 		return cfg, &exitError{code: 2, err: fmt.Errorf("serve takes no arguments, got %q", fs.Args())}
@@ -334,7 +340,7 @@ func (m *Main) Run(ctx context.Context) error {
 	// The Hall's operations, once: every surface below calls them.
 	m.App = &hall.Hall{Service: m.Service, Roster: m.Hub, History: m.Hub, Changes: m.Hub.Changed(), Log: m.Log, Git: m.GitScan,
 		CheckLimit: hall.NewLimiter(m.Config.CheckRate, checkBurst(m.Config.CheckRate), 0),
-		Recovery:   m.openRecovery(runCtx)}
+		Recovery:   m.openRecovery(runCtx), SnapshotBudget: m.Config.SnapshotBudget}
 	app := m.App
 	src := metrics.Sources{Service: m.Service, Stream: m.Hub, Roster: m.Hub, GitScan: m.GitScan, StoreKind: m.StoreKind}
 	if app.Recovery != nil {

@@ -3,6 +3,7 @@ package hall
 import (
 	"context"
 	"log/slog"
+	"time"
 
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/presence"
@@ -52,6 +53,9 @@ type Hall struct {
 	// Recovery keeps snapshots of worktrees before destructive commands
 	// and gives them back (package recovery). Nil: no snapshots kept.
 	Recovery *recovery.Store
+	// SnapshotBudget bounds a snapshot on a hook's path (0:
+	// DefaultSnapshotBudget); past it the answer says "not saved".
+	SnapshotBudget time.Duration
 
 	sayOnce toldBook     // what each presence was told of its collisions (sayonce.go)
 	told    toldOverlaps // what each presence was told of its overlaps (overlap.go)

@@ -24,11 +24,20 @@ import (
 // vanished, and tells each live session whose work they held, once, how
 // to get them back.
 
-// SnapshotBudget bounds the snapshot a hook answer waits for before a
-// destructive command: well inside the Hall's answer deadline
+// DefaultSnapshotBudget bounds the snapshot a hook answer waits for
+// before a destructive command (Hall.SnapshotBudget, hall serve
+// --snapshot-budget): well inside the Hall's answer deadline
 // (HookDeadline) and the agents' hook timeouts. A snapshot past it is
 // abandoned and the answer says the work is not saved.
-const SnapshotBudget = 750 * time.Millisecond
+const DefaultSnapshotBudget = 750 * time.Millisecond
+
+// snapshotBudget is the Hall's budget for a snapshot on a hook's path.
+func (h *Hall) snapshotBudget() time.Duration {
+	if h.SnapshotBudget > 0 {
+		return h.SnapshotBudget
+	}
+	return DefaultSnapshotBudget
+}
 
 // LossCheckBudget bounds the background check, after the command ran, of
 // which files at stake it changed.
@@ -192,7 +201,7 @@ func atStake(v shellguard.Verdict, brain string) map[string]map[string]stake {
 
 // saveBefore snapshots what the command of req.Hook can lose, before the
 // hook answer lets it run: each worktree it reaches where uncommitted
-// work is at stake, within SnapshotBudget, at once. It answers the lines
+// work is at stake, within the snapshot budget, at once. It answers the lines
 // the agent is told (a snapshot taken, or "not saved" and why) and the
 // snapshot ids; none when nothing is at stake or the Hall keeps no
 // snapshots. Whatever it saved awaits its check at the presence's next
@@ -253,9 +262,9 @@ func (h *Hall) saveBeforeWrite(ctx context.Context, presenceID string, req contr
 }
 
 // save takes the snapshots of the worktrees at stake at once, within
-// SnapshotBudget, and books them for their check.
+// the snapshot budget, and books them for their check.
 func (h *Hall) save(ctx context.Context, presenceID string, req contract.BeatRequest, kind, command, root string, stakes map[string]map[string]stake) (lines, ids []string) {
-	ctx, cancel := context.WithTimeout(ctx, SnapshotBudget)
+	ctx, cancel := context.WithTimeout(ctx, h.snapshotBudget())
 	defer cancel()
 	type result struct {
 		wt   string
@@ -292,7 +301,7 @@ func (h *Hall) save(ctx context.Context, presenceID string, req contract.BeatReq
 			h.kept.notSaved.Add(1)
 			why := "git could not take it"
 			if gitscan.CodeOf(r.err) == gitscan.Timeout || errors.Is(r.err, context.DeadlineExceeded) {
-				why = fmt.Sprintf("it took over %s", SnapshotBudget)
+				why = fmt.Sprintf("it took over %s", h.snapshotBudget())
 			}
 			if h.Log != nil {
 				h.Log.Warn("recovery: no snapshot before a destructive command", "worktree", r.wt, "err", r.err)

@@ -38,6 +38,9 @@ func withStore(t *testing.T, h *hall.Hall) *recovery.Store {
 		t.Fatal(err)
 	}
 	h.Recovery = store
+	// Behaviour, not speed: a loaded machine must not turn "saved" into
+	// "not saved" (the budget's own path is TestSnapshotNotSaved's).
+	h.SnapshotBudget = time.Minute
 	return store
 }
 
