@@ -101,7 +101,7 @@ func runHooks(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		if err != nil {
 			return fmt.Errorf("this folder: %w", err)
 		}
-		if root, err = hookinstall.ProjectRoot(ctx, wd); err != nil {
+		if root, err = hookinstall.NewGit(ctx).ProjectRoot(ctx, wd); err != nil {
 			return fmt.Errorf("project folder: %w", err)
 		}
 	}
@@ -212,7 +212,8 @@ func runHooks(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 // what it would add). Outside a repository, or for a file git tracks or
 // ignores already, it says nothing.
 func sayUntracked(ctx context.Context, stdout io.Writer, root, file string, exclude, dryRun bool) error {
-	if !hookinstall.InRepository(ctx, root) || hookinstall.Tracked(ctx, root, file) || hookinstall.Ignored(ctx, root, file) {
+	g := hookinstall.NewGit(ctx)
+	if !g.InRepository(ctx, root) || g.Tracked(ctx, root, file) || g.Ignored(ctx, root, file) {
 		return nil
 	}
 	abs, err := filepath.Abs(root)
@@ -228,13 +229,13 @@ func sayUntracked(ctx context.Context, stdout io.Writer, root, file string, excl
 	case !exclude:
 		fmt.Fprintf(stdout, "  note: git neither tracks nor ignores %s, so git add -A would commit it: run again with --git-exclude to list it in the repository's .git/info/exclude (every worktree, never committed), or add it to .gitignore\n", rel)
 	case dryRun:
-		ex, err := hookinstall.ExcludeFile(ctx, root)
+		ex, err := g.ExcludeFile(ctx, root)
 		if err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "  dry run: would add to %s: %s\n", ex, strings.Join(hookinstall.ExcludePatterns(rel), " "))
 	default:
-		ex, added, err := hookinstall.Exclude(ctx, root, rel)
+		ex, added, err := g.Exclude(ctx, root, rel)
 		if err != nil {
 			return err
 		}

@@ -56,84 +56,20 @@ func (c Capability) Reaches(event string) bool { return slices.Contains(c.Contex
 // pre-tool event, only once the tool ran.
 func (c Capability) HeardAfterRun(event string) bool { return slices.Contains(c.AfterRun, event) }
 
-// capabilities is the table, one row an agent, in the order of Agents().
-var capabilities = []Capability{
-	{
-		Agent:             "claude",
-		Product:           "Claude Code",
-		ContextEvents:     []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "SubagentStart"},
-		ContextField:      "`hookSpecificOutput.additionalContext`",
-		PersonField:       "`permissionDecisionReason` (with an ask)",
-		AskEvents:         []string{"PreToolUse"},
-		ProjectFile:       ".claude/settings.local.json",
-		SharedProjectFile: ".claude/settings.json",
-		UserFile:          "~/.claude/settings.json",
-		Format:            "JSON; hooks.<event>: [{matcher?, hooks: [command | http]}]; timeout in seconds",
-	},
-	{
-		Agent:         "codex",
-		Product:       "Codex CLI",
-		ContextEvents: []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "SubagentStart"},
-		ContextField:  "`hookSpecificOutput.additionalContext`",
-		// Codex records a PreToolUse additionalContext as a developer
-		// message (codex-rs hook_runtime.rs, record_additional_contexts):
-		// the model reads it in its next request, which carries the
-		// tool's result. Only a deny, which the Hall never sends, stops
-		// the tool. The TUI prints the hook's entries as the hook ends,
-		// before the tool runs: "hook context: …" for additionalContext.
-		AfterRun:    []string{"PreToolUse"},
-		PersonField: "the TUI's hook cell (`hook context:`), before the tool runs",
-		// Codex takes a permissionDecision "ask" for a failed hook: the
-		// warning in the same answer is lost and the tool runs anyway.
-		ProjectFile: ".codex/hooks.json",
-		UserFile:    "~/.codex/hooks.json",
-		Format:      "JSON; hooks.<event>: [{matcher?, hooks: [command]}]; timeout in seconds; hooks on by default",
-		Trust:       "Codex runs hooks only in a trusted project, and skips new or changed hooks until you trust them in /hooks (docs/hooks.md#codex-cli).",
-	},
-	{
-		Agent:         "cursor",
-		Product:       "Cursor",
-		ContextEvents: []string{"sessionStart", "preToolUse", "postToolUse", "beforeShellExecution", "beforeMCPExecution"},
-		ContextField:  "`agent_message` (permission events), `additional_context` (sessionStart, postToolUse)",
-		PersonField:   "`user_message`",
-		AskEvents:     []string{"preToolUse", "beforeShellExecution", "beforeMCPExecution"},
-		ProjectFile:   ".cursor/hooks.json",
-		UserFile:      "~/.cursor/hooks.json",
-		Format:        `JSON; {"version": 1, hooks.<event>: [{command}]}; no published schema`,
-	},
-	{
-		Agent:         "gemini",
-		Product:       "Gemini CLI",
-		ContextEvents: []string{"SessionStart", "BeforeAgent", "AfterTool"},
-		ContextField:  "`hookSpecificOutput.additionalContext`",
-		// BeforeTool takes no additionalContext; its decision "ask" is in
-		// Gemini's code but not in its reference, so the Hall does not rely
-		// on it. Its systemMessage reaches the person only: what the Hall
-		// says there is told to the model at the next event it hears.
-		PersonField: "`systemMessage` (BeforeTool; told to the model at the next event it hears)",
-		ProjectFile: ".gemini/settings.json",
-		UserFile:    "~/.gemini/settings.json",
-		Format:      "JSON; hooks.<event>: [{matcher (regex), hooks: [command]}]; timeout in milliseconds",
-		Trust:       "Gemini CLI treats new or changed project hooks as untrusted until you accept them when it starts (docs/hooks.md#gemini-cli).",
-	},
+// capabilities is the table, one row an agent, in the order of Agents():
+// each row is its agent's, in the agent's own file (registry.go).
+func capabilities() []Capability {
+	out := make([]Capability, len(registry))
+	for i, s := range registry {
+		out[i] = s.Capability
+	}
+	return out
 }
 
 // CapabilityOf returns the row of agent.
 func CapabilityOf(agent string) (Capability, bool) {
-	i := slices.IndexFunc(capabilities, func(c Capability) bool { return c.Agent == agent })
-	if i < 0 {
-		return Capability{}, false
-	}
-	return capabilities[i], true
-}
-
-// mustCapability is the row of an adapter defined in this package.
-func mustCapability(agent string) Capability {
-	c, ok := CapabilityOf(agent)
-	if !ok {
-		panic(fmt.Sprintf("hook: no capability row for %q", agent))
-	}
-	return c
+	s, ok := specOf(agent)
+	return s.Capability, ok
 }
 
 // CapabilityTable renders the table as the Markdown docs/hooks.md holds
@@ -148,7 +84,7 @@ func CapabilityTable() string {
 		}
 		return s
 	}
-	for _, c := range capabilities {
+	for _, c := range capabilities() {
 		project := "`" + c.ProjectFile + "`"
 		if c.SharedProjectFile != "" {
 			project += " (`--shared`: `" + c.SharedProjectFile + "`)"

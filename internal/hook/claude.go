@@ -2,8 +2,7 @@ package hook
 
 import (
 	"encoding/json"
-	"slices"
-	"strings"
+	"time"
 )
 
 // claudeLike reads the hooks of agents whose payloads and output follow
@@ -20,16 +19,35 @@ type claudeLike struct {
 	touched func(tool string, input json.RawMessage, cwd string) []string
 }
 
-var (
-	// claude reads Claude Code: SessionStart, UserPromptSubmit, PreToolUse,
-	// PostToolUse, Stop, SubagentStart, SubagentStop, SessionEnd.
-	claude = claudeLike{agent: "claude", kind: "claude-code", prefix: "claude", capa: mustCapability("claude"), touched: claudeTouched}
-	// codex reads Codex CLI: SessionStart, UserPromptSubmit, PreToolUse,
-	// PostToolUse, Stop, SubagentStart, SubagentStop (it sends no
-	// SessionEnd: its presences leave by ttl). It does not honour an
-	// "ask" (it takes the answer for a failed hook), so nothing gates.
-	codex = claudeLike{agent: "codex", kind: "codex", prefix: "codex", capa: mustCapability("codex"), touched: codexTouched}
-)
+// claude reads Claude Code: SessionStart, UserPromptSubmit, PreToolUse,
+// PostToolUse, Stop, SubagentStart, SubagentStop, SessionEnd.
+var claude = claudeLike{agent: "claude", kind: "claude-code", prefix: "claude", capa: claudeCapability, touched: claudeTouched}
+
+// claudeSpec is Claude Code in the registry.
+var claudeSpec = Spec{Adapter: claude, Capability: claudeCapability, Install: claudeInstall}
+
+// claudeCapability is Claude Code's row of the capability table.
+var claudeCapability = Capability{
+	Agent:             "claude",
+	Product:           "Claude Code",
+	ContextEvents:     []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "SubagentStart"},
+	ContextField:      "`hookSpecificOutput.additionalContext`",
+	PersonField:       "`permissionDecisionReason` (with an ask)",
+	AskEvents:         []string{"PreToolUse"},
+	ProjectFile:       ".claude/settings.local.json",
+	SharedProjectFile: ".claude/settings.json",
+	UserFile:          "~/.claude/settings.json",
+	Format:            "JSON; hooks.<event>: [{matcher?, hooks: [command | http]}]; timeout in seconds",
+}
+
+// claudeInstall is how .claude/settings*.json holds the Hall's hooks.
+var claudeInstall = Install{
+	Events:  []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "SubagentStart", "SubagentStop", "SessionEnd"},
+	Grouped: true,
+	HTTP:    func(ev string) bool { return ev != "SessionStart" }, // SessionStart runs command hooks only
+	Unit:    time.Second,
+	Empty:   "{}",
+}
 
 // claudePayload is the part of a payload the Hall reads; the rest is
 // ignored and absent fields are empty.
@@ -124,75 +142,4 @@ func (a claudeLike) Answer(ev Event, say Say) []byte {
 // MultiEdit, Write, NotebookEdit). Other tools name none.
 func claudeTouched(tool string, input json.RawMessage, cwd string) []string {
 	return namedFileTouched([]string{"Edit", "MultiEdit", "Write", "NotebookEdit"}, tool, input, cwd)
-}
-
-// codexTouched names the files of a Codex patch: the lines "*** Add
-// File:", "*** Update File:", "*** Delete File:" and "*** Move to:" of
-// the text starting "*** Begin Patch", found in any string of the tool's
-// input (the field has changed across versions, and a shell call may
-// carry the patch too), relative to cwd.
-func codexTouched(tool string, input json.RawMessage, cwd string) []string {
-	var v any
-	if json.Unmarshal(input, &v) != nil {
-		return nil
-	}
-	var names []string
-	walkStrings(v, 0, func(s string) {
-		names = append(names, PatchFiles(s)...)
-	})
-	return touchedFiles(cwd, names)
-}
-
-// maxWalkDepth bounds how deep a tool input is searched for a patch.
-const maxWalkDepth = 8
-
-// walkStrings calls f on every string in v, down to maxWalkDepth.
-func walkStrings(v any, depth int, f func(string)) {
-	if depth > maxWalkDepth {
-		return
-	}
-	switch x := v.(type) {
-	case string:
-		f(x)
-	case []any:
-		for _, e := range x {
-			walkStrings(e, depth+1, f)
-		}
-	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys) // one order, so one patch names its files alike every time
-		for _, k := range keys {
-			walkStrings(x[k], depth+1, f)
-		}
-	}
-}
-
-// patchMarkers are the patch lines that name a file the patch changes.
-var patchMarkers = []string{"*** Add File:", "*** Update File:", "*** Delete File:", "*** Move to:"}
-
-// PatchFiles returns the paths a Codex patch names, in order, as written
-// (relative paths stay relative); none when s holds no "*** Begin Patch".
-func PatchFiles(s string) []string {
-	i := strings.Index(s, "*** Begin Patch")
-	if i < 0 {
-		return nil
-	}
-	var out []string
-	for _, line := range strings.Split(s[i:], "\n") {
-		line = strings.TrimRight(line, "\r")
-		if line == "*** End Patch" {
-			break
-		}
-		for _, m := range patchMarkers {
-			if p, ok := strings.CutPrefix(line, m); ok {
-				if p = strings.TrimSpace(p); p != "" {
-					out = append(out, p)
-				}
-			}
-		}
-	}
-	return out
 }

@@ -11,7 +11,27 @@ import (
 // most events: the caller root is workspace_roots[0].
 type cursor struct{}
 
-var cursorCapability = mustCapability("cursor")
+// cursorSpec is Cursor in the registry.
+var cursorSpec = Spec{Adapter: cursor{}, Capability: cursorCapability, Install: cursorInstall}
+
+// cursorCapability is Cursor's row of the capability table.
+var cursorCapability = Capability{
+	Agent:         "cursor",
+	Product:       "Cursor",
+	ContextEvents: []string{"sessionStart", "preToolUse", "postToolUse", "beforeShellExecution", "beforeMCPExecution"},
+	ContextField:  "`agent_message` (permission events), `additional_context` (sessionStart, postToolUse)",
+	PersonField:   "`user_message`",
+	AskEvents:     []string{"preToolUse", "beforeShellExecution", "beforeMCPExecution"},
+	ProjectFile:   ".cursor/hooks.json",
+	UserFile:      "~/.cursor/hooks.json",
+	Format:        `JSON; {"version": 1, hooks.<event>: [{command}]}; no published schema`,
+}
+
+// cursorInstall is how .cursor/hooks.json holds the Hall's hooks.
+var cursorInstall = Install{
+	Events: []string{"sessionStart", "sessionEnd", "beforeSubmitPrompt", "preToolUse", "postToolUse", "afterFileEdit", "stop"},
+	Empty:  `{"version":1}`,
+}
 
 type cursorPayload struct {
 	HookEventName  string          `json:"hook_event_name"`

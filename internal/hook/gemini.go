@@ -3,6 +3,7 @@ package hook
 import (
 	"encoding/json"
 	"strings"
+	"time"
 )
 
 // gemini reads Gemini CLI's hooks (settings.json, "hooks"): SessionStart,
@@ -13,7 +14,48 @@ import (
 // tools (mcp_<server>_<tool>) name none.
 type gemini struct{}
 
-var geminiCapability = mustCapability("gemini")
+// geminiSpec is Gemini CLI in the registry.
+var geminiSpec = Spec{Adapter: gemini{}, Capability: geminiCapability, Install: geminiInstall}
+
+// geminiCapability is Gemini CLI's row of the capability table.
+var geminiCapability = Capability{
+	Agent:         "gemini",
+	Product:       "Gemini CLI",
+	ContextEvents: []string{"SessionStart", "BeforeAgent", "AfterTool"},
+	ContextField:  "`hookSpecificOutput.additionalContext`",
+	// BeforeTool takes no additionalContext; its decision "ask" is in
+	// Gemini's code but not in its reference, so the Hall does not rely
+	// on it. Its systemMessage reaches the person only: what the Hall
+	// says there is told to the model at the next event it hears.
+	PersonField: "`systemMessage` (BeforeTool; told to the model at the next event it hears)",
+	ProjectFile: ".gemini/settings.json",
+	UserFile:    "~/.gemini/settings.json",
+	Format:      "JSON; hooks.<event>: [{matcher (regex), hooks: [command]}]; timeout in milliseconds",
+	Trust:       "Gemini CLI treats new or changed project hooks as untrusted until you accept them when it starts (docs/hooks.md#gemini-cli).",
+}
+
+// geminiToolMatcher: BeforeTool only speaks to the person, so it runs on
+// the tools that change files; AfterTool reaches the model after any
+// tool. Gemini CLI reads a matcher as a regular expression.
+const geminiToolMatcher = "write_file|replace|run_shell_command"
+
+// geminiInstall is how .gemini/settings.json holds the Hall's hooks.
+var geminiInstall = Install{
+	Events:  []string{"SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "SessionEnd"},
+	Grouped: true,
+	Matcher: func(ev string) string {
+		switch ev {
+		case "BeforeTool":
+			return geminiToolMatcher
+		case "AfterTool":
+			return ".*"
+		}
+		return ""
+	},
+	Unit:  time.Millisecond,
+	Name:  "hall",
+	Empty: "{}",
+}
 
 type geminiPayload struct {
 	SessionID     string          `json:"session_id"`

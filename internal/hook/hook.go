@@ -91,18 +91,11 @@ type Adapter interface {
 	Answer(ev Event, say Say) []byte
 }
 
-var adapters = map[string]Adapter{
-	"claude": claude,
-	"codex":  codex,
-	"cursor": cursor{},
-	"gemini": gemini{},
-}
-
 // For returns the adapter named agent ("claude", "codex", "cursor" or
 // "gemini").
 func For(agent string) (Adapter, bool) {
-	a, ok := adapters[agent]
-	return a, ok
+	s, ok := specOf(agent)
+	return s.Adapter, ok
 }
 
 // ModelHears reports whether the model reads ad's answer to ev: the
@@ -115,11 +108,11 @@ func ModelHears(ad Adapter, ev Event) bool {
 	return ok && !ev.Leave && c.Reaches(ev.Name)
 }
 
-// Agents lists the adapters' names, sorted.
+// Agents lists the registered agents' names, sorted.
 func Agents() []string {
-	out := make([]string, 0, len(adapters))
-	for name := range adapters {
-		out = append(out, name)
+	out := make([]string, 0, len(registry))
+	for _, s := range registry {
+		out = append(out, s.Adapter.Agent())
 	}
 	slices.Sort(out)
 	return out

@@ -2,7 +2,6 @@ package hookinstall
 
 import (
 	"context"
-	"os/exec"
 	"slices"
 	"strings"
 	"sync"
@@ -53,6 +52,7 @@ func Installed(rel string) bool {
 
 // Tracked reports whether git tracks file in the worktree at root (it
 // is in the index). False outside a repository or without git.
-func Tracked(ctx context.Context, root, file string) bool {
-	return exec.CommandContext(ctx, "git", "-C", root, "ls-files", "--error-unmatch", "--", file).Run() == nil
+func (g Git) Tracked(ctx context.Context, root, file string) bool {
+	out, ok := g.git(ctx, root, []string{"ls-files", "--error-unmatch", "--", file}, 1)
+	return ok && out.Exit == 0
 }

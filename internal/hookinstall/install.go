@@ -37,6 +37,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/hall-dev/hall/internal/cli"
 	"github.com/hall-dev/hall/internal/hook"
@@ -107,73 +108,23 @@ type Result struct {
 	Options Options
 }
 
-// agentSpec is how one agent's configuration holds hooks.
-type agentSpec struct {
-	events []string // the events the Hall hooks, in order
-	// grouped: hooks.<event> is a list of {matcher?, hooks: [handler…]}
-	// (Claude Code, Codex, Gemini CLI); else a flat list of handlers
-	// (Cursor).
-	grouped bool
-	http    func(event string) bool // the agent runs HTTP hooks for event
-	// matcher is the group's matcher for event ("" for none).
-	matcher func(event string) string
-	// timeout is the handler's timeout, in the agent's unit.
-	timeout int
-	// name is the handler's name, where the agent names hooks.
-	name string
-	// empty is the file an uninstall may leave and remove.
-	empty string
+// spec is how agent's configuration holds the Hall's hooks: its entry in
+// the hook package's registry, the one list of agents (hook.SpecOf).
+func spec(agent string) (hook.Install, bool) {
+	s, ok := hook.SpecOf(agent)
+	return s.Install, ok
 }
 
-// geminiToolMatcher: BeforeTool only speaks to the person, so it runs on
-// the tools that change files; AfterTool reaches the model after any
-// tool. Gemini CLI reads a matcher as a regular expression.
-const geminiToolMatcher = "write_file|replace|run_shell_command"
-
-var specs = map[string]agentSpec{
-	"claude": {
-		events:  []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "SubagentStart", "SubagentStop", "SessionEnd"},
-		grouped: true,
-		http:    func(ev string) bool { return ev != "SessionStart" }, // SessionStart runs command hooks only
-		matcher: func(string) string { return "" },
-		timeout: hookTimeout,
-		empty:   "{}",
-	},
-	"codex": {
-		events:  []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "SubagentStart", "SubagentStop"},
-		grouped: true,
-		http:    func(string) bool { return false },
-		matcher: func(string) string { return "" },
-		timeout: hookTimeout,
-		empty:   "{}",
-	},
-	"cursor": {
-		events:  []string{"sessionStart", "sessionEnd", "beforeSubmitPrompt", "preToolUse", "postToolUse", "afterFileEdit", "stop"},
-		http:    func(string) bool { return false },
-		matcher: func(string) string { return "" },
-		empty:   `{"version":1}`,
-	},
-	"gemini": {
-		events:  []string{"SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "SessionEnd"},
-		grouped: true,
-		http:    func(string) bool { return false },
-		matcher: func(ev string) string {
-			switch ev {
-			case "BeforeTool":
-				return geminiToolMatcher
-			case "AfterTool":
-				return ".*"
-			}
-			return ""
-		},
-		timeout: hookTimeout * 1000, // milliseconds
-		name:    "hall",
-		empty:   "{}",
-	},
+// timeoutOf is hookTimeout in the agent's unit (0: it takes none).
+func timeoutOf(i hook.Install) int {
+	if i.Unit <= 0 {
+		return 0
+	}
+	return int(hookTimeout * time.Second / i.Unit)
 }
 
-// Agents lists the agents this package configures.
-func Agents() []string { return []string{"claude", "codex", "cursor", "gemini"} }
+// Agents lists the agents this package configures: every registered one.
+func Agents() []string { return hook.Agents() }
 
 func unknownAgent(agent string) error {
 	return fmt.Errorf("unknown agent %q: want one of %s", agent, strings.Join(Agents(), ", "))
@@ -185,7 +136,7 @@ func unknownAgent(agent string) error {
 // .claude/settings.json.
 func ConfigFile(agent, root string, user bool, home string, shared bool) (string, error) {
 	capa, ok := hook.CapabilityOf(agent)
-	if _, known := specs[agent]; !ok || !known {
+	if _, known := spec(agent); !ok || !known {
 		return "", unknownAgent(agent)
 	}
 	base, rel := root, capa.ProjectFile
@@ -225,7 +176,7 @@ func Uninstall(o Options) (Result, error) { return edit(o, false) }
 
 // HasHall reports whether file holds any of the Hall's hooks for agent.
 func HasHall(agent, file string) (bool, error) {
-	if _, ok := specs[agent]; !ok {
+	if _, ok := spec(agent); !ok {
 		return false, unknownAgent(agent)
 	}
 	_, b, existed, err := read(file)
@@ -235,9 +186,9 @@ func HasHall(agent, file string) (bool, error) {
 	if err := checkDoc(b); err != nil {
 		return false, nil // not the Hall's to judge here: install names it
 	}
-	spec := specs[agent]
+	spec, _ := spec(agent)
 	for _, ev := range hallEvents(b, spec) {
-		if _, ok := findHall(b, agent, spec.grouped, ev); ok {
+		if _, ok := findHall(b, agent, spec.Grouped, ev); ok {
 			return true, nil
 		}
 	}
@@ -249,8 +200,8 @@ func HasHall(agent, file string) (bool, error) {
 // "hooks" (an event the Hall no longer hooks keeps none of its entries).
 // Uninstall takes the Hall's entries out of all of them, and HasHall
 // looks in all of them.
-func hallEvents(doc []byte, spec agentSpec) []string {
-	events := slices.Clone(spec.events)
+func hallEvents(doc []byte, spec hook.Install) []string {
+	events := slices.Clone(spec.Events)
 	if _, hs, ok := hooksMembers(doc); ok {
 		for _, m := range hs {
 			if !slices.Contains(events, m.key) {
@@ -262,7 +213,7 @@ func hallEvents(doc []byte, spec agentSpec) []string {
 }
 
 func edit(o Options, install bool) (Result, error) {
-	spec, ok := specs[o.Agent]
+	spec, ok := spec(o.Agent)
 	if !ok {
 		return Result{}, unknownAgent(o.Agent)
 	}
@@ -277,7 +228,7 @@ func edit(o Options, install bool) (Result, error) {
 	res := Result{File: o.File, Target: target, Existed: existed, Before: before}
 	doc := before
 	if len(strings.TrimSpace(string(doc))) == 0 {
-		doc = []byte(spec.empty + "\n")
+		doc = []byte(spec.Empty + "\n")
 		if o.Agent == "cursor" {
 			doc = []byte("{\n  \"version\": 1\n}\n")
 		}
@@ -305,10 +256,10 @@ func edit(o Options, install bool) (Result, error) {
 
 	for _, ev := range hallEvents(doc, spec) {
 		var want any // the Hall's entry for ev; nil to remove only
-		if install && slices.Contains(spec.events, ev) {
+		if install && slices.Contains(spec.Events, ev) {
 			want = entry(o, spec, ev)
 		}
-		doc = editEvent(doc, o.Agent, spec.grouped, ev, want, &res.Changes)
+		doc = editEvent(doc, o.Agent, spec.Grouped, ev, want, &res.Changes)
 	}
 	// An uninstall that emptied "hooks" takes the key out too.
 	if _, hs, ok := hooksMembers(doc); ok && !install && len(res.Changes) > 0 && len(hs) == 0 {
@@ -326,7 +277,7 @@ func edit(o Options, install bool) (Result, error) {
 	switch {
 	case !install && !existed:
 		res.Changed = false
-	case !install && len(res.Changes) > 0 && sameJSON(doc, []byte(spec.empty)) && target == o.File:
+	case !install && len(res.Changes) > 0 && sameJSON(doc, []byte(spec.Empty)) && target == o.File:
 		// A file that held only the Hall's hooks goes; one behind a link
 		// (kept in a dotfiles repository) stays, emptied.
 		res.Changed, res.Remove = true, true
@@ -338,7 +289,7 @@ func edit(o Options, install bool) (Result, error) {
 
 // checkShape refuses a file whose "hooks" or whose list of an event the
 // Hall edits is not what the agent reads: editing it would guess.
-func checkShape(doc []byte, spec agentSpec) error {
+func checkShape(doc []byte, spec hook.Install) error {
 	_, ms := topMembers(doc)
 	m, _, ok := find(ms, "hooks")
 	if !ok {
@@ -350,7 +301,7 @@ func checkShape(doc []byte, spec agentSpec) error {
 	_, _, hs := members(doc, m.valStart)
 	for _, h := range hs {
 		if doc[h.valStart] != '[' {
-			if slices.Contains(spec.events, h.key) {
+			if slices.Contains(spec.Events, h.key) {
 				return fmt.Errorf("hooks.%s is not a list", h.key)
 			}
 		}
@@ -562,9 +513,9 @@ func commandArgs(cmd string) []string {
 
 // installed reads back the options of the first Hall handler in doc.
 func installed(doc []byte, agent string) (Options, bool) {
-	spec := specs[agent]
-	for _, ev := range spec.events {
-		at, ok := findHall(doc, agent, spec.grouped, ev)
+	spec, _ := spec(agent)
+	for _, ev := range spec.Events {
+		at, ok := findHall(doc, agent, spec.Grouped, ev)
 		if !ok {
 			continue
 		}
@@ -603,12 +554,12 @@ func installed(doc []byte, agent string) (Options, bool) {
 // installedHTTP reads back an HTTP handler's options, where the agent has
 // HTTP hooks.
 func installedHTTP(doc []byte, agent string) (Options, bool) {
-	spec := specs[agent]
-	for _, ev := range spec.events {
-		if !spec.http(ev) {
+	spec, _ := spec(agent)
+	for _, ev := range spec.Events {
+		if !spec.HTTPEvent(ev) {
 			continue
 		}
-		at, ok := findHall(doc, agent, spec.grouped, ev)
+		at, ok := findHall(doc, agent, spec.Grouped, ev)
 		if !ok || fields(at.raw).URL == "" {
 			return Options{}, false
 		}
@@ -654,12 +605,12 @@ func keep(o Options, doc []byte) (Options, []string) {
 
 // entry is the Hall's entry for ev: a group holding one handler (grouped
 // agents) or the handler itself.
-func entry(o Options, spec agentSpec, ev string) any {
+func entry(o Options, spec hook.Install, ev string) any {
 	h := handler(o, spec, ev)
-	if !spec.grouped {
+	if !spec.Grouped {
 		return h
 	}
-	return group{Matcher: spec.matcher(ev), Hooks: []any{h}}
+	return group{Matcher: spec.MatcherOf(ev), Hooks: []any{h}}
 }
 
 // group is a grouped agent's matcher group, fields in the order a person
@@ -670,9 +621,9 @@ type group struct {
 }
 
 // handler is the Hall's handler for ev.
-func handler(o Options, spec agentSpec, ev string) any {
+func handler(o Options, spec hook.Install, ev string) any {
 	hall := strings.TrimRight(o.HallURL, "/")
-	if o.HTTP && spec.http(ev) {
+	if o.HTTP && spec.HTTPEvent(ev) {
 		if hall == "" {
 			hall = cli.DefaultURL
 		}
@@ -681,7 +632,7 @@ func handler(o Options, spec agentSpec, ev string) any {
 			u += "?on_collision=ask"
 		}
 		return httpHandler{
-			Type: "http", URL: u, Timeout: spec.timeout,
+			Type: "http", URL: u, Timeout: timeoutOf(spec),
 			Headers:        map[string]string{"Authorization": "Bearer $HALL_TOKEN"},
 			AllowedEnvVars: []string{"HALL_TOKEN"},
 		}
@@ -702,10 +653,10 @@ func handler(o Options, spec agentSpec, ev string) any {
 	if o.OnCollision == "ask" {
 		cmd += " --on-collision ask"
 	}
-	if !spec.grouped {
+	if !spec.Grouped {
 		return commandHandler{Command: cmd}
 	}
-	return commandHandler{Type: "command", Name: spec.name, Command: cmd, Timeout: spec.timeout}
+	return commandHandler{Type: "command", Name: spec.Name, Command: cmd, Timeout: timeoutOf(spec)}
 }
 
 // Lean is the lean command hook's name (cmd/hall-hook).

@@ -2,6 +2,7 @@ package hookinstall
 
 import (
 	"encoding/json"
+	"github.com/hall-dev/hall/internal/hook"
 	"os"
 	"path/filepath"
 	"strings"
@@ -57,7 +58,7 @@ func TestInstallKeepsForeignSettingsAndIsIdempotent(t *testing.T) {
 	o := Options{Agent: "claude", File: file}
 
 	res := install(t, o)
-	if !res.Changed || len(res.Changes) != len(specs["claude"].events) {
+	if !res.Changed || len(res.Changes) != len(mustSpec(t, "claude").Events) {
 		t.Fatalf("first install: changed %v, %d changes: %v", res.Changed, len(res.Changes), res.Changes)
 	}
 	backups, _ := filepath.Glob(file + ".hall-backup-*")
@@ -115,7 +116,7 @@ func TestInstallKeepsForeignSettingsAndIsIdempotent(t *testing.T) {
 	o.OnCollision = "ask"
 	install(t, o)
 	got, _ = os.ReadFile(file)
-	if n := strings.Count(string(got), "beat --hook claude"); n != len(specs["claude"].events) {
+	if n := strings.Count(string(got), "beat --hook claude"); n != len(mustSpec(t, "claude").Events) {
 		t.Errorf("after switching to ask: %d Hall hooks, want one per event", n)
 	}
 	if !strings.Contains(string(got), "--on-collision ask") {
@@ -313,4 +314,14 @@ func TestWritePreservesMode(t *testing.T) {
 	if err := json.Unmarshal(b, &v); err != nil {
 		t.Errorf("written file is not JSON: %v", err)
 	}
+}
+
+// mustSpec is agent's install spec from the registry.
+func mustSpec(t *testing.T, agent string) hook.Install {
+	t.Helper()
+	s, ok := spec(agent)
+	if !ok {
+		t.Fatalf("no spec for %q", agent)
+	}
+	return s
 }

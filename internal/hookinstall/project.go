@@ -6,25 +6,55 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/hall-dev/hall/internal/gitscan"
 )
+
+// Git is git as the installer asks it (the repository a folder is in,
+// what it tracks and ignores): through the Hall's one git runner
+// (package gitscan: bounded, timed out, GIT_OPTIONAL_LOCKS=0), at the
+// caller's priority. The zero value, or one made where git cannot run,
+// answers as outside any repository.
+type Git struct {
+	run *gitscan.Runner
+}
+
+// NewGit finds git on PATH; without a usable one the Git answers as
+// outside any repository.
+func NewGit(ctx context.Context) Git {
+	run, err := gitscan.NewRunner(ctx, gitscan.RunnerConfig{Nice: -1})
+	if err != nil {
+		return Git{}
+	}
+	return Git{run: run}
+}
+
+// git runs one git command in dir; ok is false when git cannot run or
+// exits with a code other than 0 and those in also.
+func (g Git) git(ctx context.Context, dir string, args []string, also ...int) (gitscan.Output, bool) {
+	if g.run == nil {
+		return gitscan.Output{}, false
+	}
+	out, err := g.run.Run(ctx, gitscan.Cmd{Dir: dir, Args: args, OK: also})
+	return out, err == nil
+}
 
 // ProjectRoot is the project a folder belongs to: the root of the git
 // worktree holding dir (its top level, as git answers it), or dir itself
 // outside one. A project install from a subfolder thus lands where the
 // agent, started at the root, reads it.
-func ProjectRoot(ctx context.Context, dir string) (string, error) {
+func (g Git) ProjectRoot(ctx context.Context, dir string) (string, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return "", err
 	}
-	out, err := exec.CommandContext(ctx, "git", "-C", abs, "rev-parse", "--show-toplevel").Output()
-	if err != nil {
+	out, ok := g.git(ctx, abs, []string{"rev-parse", "--show-toplevel"})
+	if !ok {
 		return abs, nil // not in a git worktree (or no git): the folder itself
 	}
-	if root := strings.TrimSpace(string(out)); root != "" {
+	if root := strings.TrimSpace(string(out.Stdout)); root != "" {
 		return filepath.FromSlash(root), nil
 	}
 	return abs, nil
@@ -33,25 +63,27 @@ func ProjectRoot(ctx context.Context, dir string) (string, error) {
 // Ignored reports whether git ignores file in the worktree at root: a
 // personal settings file the person would otherwise commit by mistake is
 // worth a note. False outside a repository or without git.
-func Ignored(ctx context.Context, root, file string) bool {
-	return exec.CommandContext(ctx, "git", "-C", root, "check-ignore", "-q", "--", file).Run() == nil
+func (g Git) Ignored(ctx context.Context, root, file string) bool {
+	out, ok := g.git(ctx, root, []string{"check-ignore", "-q", "--", file}, 1)
+	return ok && out.Exit == 0
 }
 
 // InRepository reports whether root is in a git worktree.
-func InRepository(ctx context.Context, root string) bool {
-	return exec.CommandContext(ctx, "git", "-C", root, "rev-parse", "--is-inside-work-tree").Run() == nil
+func (g Git) InRepository(ctx context.Context, root string) bool {
+	_, ok := g.git(ctx, root, []string{"rev-parse", "--is-inside-work-tree"})
+	return ok
 }
 
 // ExcludeFile is the repository's own ignore list, info/exclude in its
 // git directory (as git names it from root: in a linked worktree, the
 // main one's, which every worktree of the repository reads). It is never
 // committed.
-func ExcludeFile(ctx context.Context, root string) (string, error) {
-	out, err := exec.CommandContext(ctx, "git", "-C", root, "rev-parse", "--git-path", "info/exclude").Output()
-	if err != nil {
-		return "", fmt.Errorf("find info/exclude from %s: %w", root, err)
+func (g Git) ExcludeFile(ctx context.Context, root string) (string, error) {
+	out, ok := g.git(ctx, root, []string{"rev-parse", "--git-path", "info/exclude"})
+	if !ok {
+		return "", fmt.Errorf("find info/exclude from %s: git cannot answer there", root)
 	}
-	p := filepath.FromSlash(strings.TrimSpace(string(out)))
+	p := filepath.FromSlash(strings.TrimSpace(string(out.Stdout)))
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(root, p)
 	}
@@ -70,8 +102,8 @@ func ExcludePatterns(rel string) []string {
 // creating it if need be; it returns the file and the lines added (none
 // when all were there). It is the only write `hall hooks install` makes
 // outside the agent's file, and only when asked (--git-exclude).
-func Exclude(ctx context.Context, root, rel string) (string, []string, error) {
-	file, err := ExcludeFile(ctx, root)
+func (g Git) Exclude(ctx context.Context, root, rel string) (string, []string, error) {
+	file, err := g.ExcludeFile(ctx, root)
 	if err != nil {
 		return "", nil, err
 	}
