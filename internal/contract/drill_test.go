@@ -67,7 +67,7 @@ func TestDrillOrder(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			snap := presence.Snapshot{AtMs: 100, Live: tt.live, Collisions: presence.CollisionsIn("", tt.live)}
+			snap := presence.Snapshot{AtMs: 100, Live: tt.live, Collisions: presencetest.CollisionsIn("", tt.live)}
 			resp := FromSnapshot(snap, "")
 			page, more := DrillRows(resp, Colliding(resp.Collisions))
 			got := []string{}
@@ -156,7 +156,7 @@ func TestDrillRecordsEqualsDrillRows(t *testing.T) {
 	for _, n := range []int{0, 1, 5, 7, 60, 300, 2000} {
 		for name, live := range map[string][]presence.Record{"spread": presencetest.BenchRoster(n), "dense": presencetest.DenseRoster(n)} {
 			presence.SortRoster(live)
-			snap := presence.Snapshot{AtMs: presencetest.T0, Live: live, Collisions: presence.CollisionsIn("", live)}
+			snap := presence.Snapshot{AtMs: presencetest.T0, Live: live, Collisions: presencetest.CollisionsIn("", live)}
 			resp := FromSnapshot(snap, "")
 			page, more := DrillRows(resp, Colliding(resp.Collisions))
 			cockpit, cmore := drillRecords(snap)

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/hall-dev/hall/internal/presence"
+	"github.com/hall-dev/hall/internal/presence/presencetest"
 )
 
 // tokens is the budget's measure: characters / 4, rounded up.
@@ -68,7 +69,7 @@ func TestCockpitBudget(t *testing.T) {
 				live = append(live, r)
 			}
 			presence.SortRoster(live)
-			snap := presence.Snapshot{AtMs: 365 * 24 * 3600 * 1000, Live: live, Collisions: presence.CollisionsIn("", live)}
+			snap := presence.Snapshot{AtMs: 365 * 24 * 3600 * 1000, Live: live, Collisions: presencetest.CollisionsIn("", live)}
 			c := CockpitFor(snap, brain)
 			drill := strings.Join(c.Drill, "\n")
 			if got := tokens(c.Root); got > CockpitBudgetTokens {
@@ -164,7 +165,7 @@ func TestNorthLinesOnlyForSides(t *testing.T) {
 	a := presence.Record{PresenceID: "prs_aaaaaaaaaaaa", AgentID: "claude-7", Brain: "/b", Worktree: "/b/wt", Mutation: presence.Mutation{ObservedAtMs: 1}}
 	b := presence.Record{PresenceID: "prs_bbbbbbbbbbbb", AgentID: "codex-2", Brain: "/b", Worktree: "/b/wt", WorkingSet: []string{"src"}, Mutation: presence.Mutation{DeclaredIntent: "x"}}
 	a.WorkingSet = []string{"src/auth"}
-	cs := presence.CollisionsIn("", []presence.Record{a, b})
+	cs := presencetest.CollisionsIn("", []presence.Record{a, b})
 	if got := NorthLines(a.PresenceID, cs, 1); len(got) != 1 || got[0] != "collision: codex-2 (prs_bbbbbbbbbbbb) also mutating at /b/wt [same_worktree, working_set_overlap] paths /b/wt/src/auth" {
 		t.Errorf("a's north: got %q", got)
 	}
@@ -226,7 +227,7 @@ func TestNorthLinesOneLinePerTeam(t *testing.T) {
 	me := presence.Record{PresenceID: "prs_aaaaaaaaaaaa", AgentID: "codex-2", Brain: "/b", Worktree: "/b/wt", Mutation: presence.Mutation{ObservedAtMs: 1}}
 	lead := presence.Record{PresenceID: "prs_bbbbbbbbbbbb", AgentID: "claude-7", Brain: "/b", Worktree: "/b/wt", Mutation: presence.Mutation{ObservedAtMs: 1}}
 	sub := presence.Record{PresenceID: "prs_cccccccccccc", AgentID: "claude-7/explore", Brain: "/b", Worktree: "/b/wt", ParentPresenceID: lead.PresenceID, Mutation: presence.Mutation{ObservedAtMs: 1}}
-	cs := presence.CollisionsIn("", []presence.Record{me, lead, sub})
+	cs := presencetest.CollisionsIn("", []presence.Record{me, lead, sub})
 	if len(cs) != 2 {
 		t.Fatalf("the domain lists %d collisions, want 2 (me~lead, me~sub; the team itself never collides)", len(cs))
 	}

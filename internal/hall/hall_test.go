@@ -37,7 +37,7 @@ func overHTTP(t *testing.T, h *hall.Hall) *hallclient.HTTP {
 	wh := &web.Handler{App: h, StoreKind: "dir", Log: slog.New(slog.DiscardHandler)}
 	mux := http.NewServeMux()
 	for _, rt := range wh.Routes() {
-		mux.HandleFunc(rt.Pattern(), rt.Handler)
+		mux.HandleFunc(rt.Method+" "+rt.Path, rt.Handler)
 	}
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)

@@ -72,9 +72,9 @@ func CapabilityOf(agent string) (Capability, bool) {
 	return s.Capability, ok
 }
 
-// CapabilityTable renders the table as the Markdown docs/hooks.md holds
+// capabilityTable renders the table as the Markdown docs/hooks.md holds
 // (a test keeps the two alike).
-func CapabilityTable() string {
+func capabilityTable() string {
 	var b strings.Builder
 	b.WriteString("| agent | reaches the model on | in | the person reads | `ask` honoured on | project file | user file | format | trust step |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|---|\n")

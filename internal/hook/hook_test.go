@@ -385,7 +385,7 @@ func TestContextText(t *testing.T) {
 	}
 }
 
-// TestCapabilityTable: every adapter has its row, and docs/hooks.md holds
+// TestcapabilityTable: every adapter has its row, and docs/hooks.md holds
 // the table as the code renders it.
 func TestCapabilityTable(t *testing.T) {
 	for _, agent := range Agents() {
@@ -404,8 +404,8 @@ func TestCapabilityTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(doc), CapabilityTable()) {
-		t.Errorf("docs/hooks.md does not hold the capability table as the code renders it:\n%s", CapabilityTable())
+	if !strings.Contains(string(doc), capabilityTable()) {
+		t.Errorf("docs/hooks.md does not hold the capability table as the code renders it:\n%s", capabilityTable())
 	}
 }
 

@@ -18,7 +18,7 @@ func BenchmarkCollisionsIn(b *testing.B) {
 			var found int
 			b.ReportAllocs()
 			for b.Loop() {
-				found = len(presence.CollisionsIn("", live))
+				found = len(presencetest.CollisionsIn("", live))
 			}
 			b.ReportMetric(float64(found), "collisions")
 		})
@@ -32,7 +32,7 @@ func BenchmarkCollisionsInDense(b *testing.B) {
 			var found int
 			b.ReportAllocs()
 			for b.Loop() {
-				found = len(presence.CollisionsIn("", live))
+				found = len(presencetest.CollisionsIn("", live))
 			}
 			b.ReportMetric(float64(found), "collisions")
 		})

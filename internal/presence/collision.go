@@ -82,15 +82,6 @@ type CollisionBound = collision.Bound
 // scope, listed or not, and by request each record's pairs.
 type CollisionTally = collision.Tally
 
-// CollisionsIn returns every collision among the live records on brain, or
-// on every brain when brain is "": CollisionsWithin with no bound, which
-// a caller facing a roster it does not control must not use (a brain of n
-// records in one worktree has n·(n-1)/2).
-func CollisionsIn(brain string, live []Record) []Collision {
-	out, _ := CollisionsWithin(brain, live, CollisionBound{})
-	return out
-}
-
 // CollisionsWithin counts the collisions among the live records on brain,
 // or on every brain when brain is "", and returns the ones the bound
 // lists. The pairs are found by classing each brain's records by

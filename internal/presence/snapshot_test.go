@@ -59,7 +59,7 @@ func TestSnapshotCollisionsEqualAWholeDerivation(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := presence.CollisionsIn("", snap.Live)
+		want := presencetest.CollisionsIn("", snap.Live)
 		if !reflect.DeepEqual(snap.Collisions, want) {
 			t.Fatalf("step %d: Snapshot's collisions (%d) differ from CollisionsIn over its live roster (%d)", step, len(snap.Collisions), len(want))
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/presence"
+	"github.com/hall-dev/hall/internal/presence/presencetest"
 )
 
 func pres(id, brain string, beat int64) contract.Presence {
@@ -193,7 +194,7 @@ func TestFilterResponse(t *testing.T) {
 		{PresenceID: "prs_bbbbbbbbbbbb", AgentID: "b", Brain: "/shop", Worktree: "/wt", LastBeatMs: 2, Mutation: presence.Mutation{DeclaredIntent: "x"}},
 		{PresenceID: "prs_cccccccccccc", AgentID: "c", Brain: "/docs", LastBeatMs: 1},
 	}
-	snap := presence.Snapshot{AtMs: 99, Live: recs, Collisions: presence.CollisionsIn("", recs)}
+	snap := presence.Snapshot{AtMs: 99, Live: recs, Collisions: presencetest.CollisionsIn("", recs)}
 	for _, tc := range []struct {
 		name        string
 		f           Filter
@@ -410,7 +411,7 @@ func TestDiffRosters(t *testing.T) {
 			Mutation: presence.Mutation{DeclaredIntent: "edit"}}
 	}
 	snap := func(rs ...presence.Record) presence.Snapshot {
-		return presence.Snapshot{Live: rs, Collisions: presence.CollisionsIn("", rs)}
+		return presence.Snapshot{Live: rs, Collisions: presencetest.CollisionsIn("", rs)}
 	}
 	a1, a2, b1, b2 := rec("a", "/wt", 1), rec("a", "/wt", 2), rec("b", "/wt", 1), rec("b", "/wt", 2)
 	aID, bID := presence.ID("a", "/s"), presence.ID("b", "/s")

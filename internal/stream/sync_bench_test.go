@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hall-dev/hall/internal/presence"
+	"github.com/hall-dev/hall/internal/presence/presencetest"
 )
 
 // flipSource answers two rosters by turns: every sync is one diff.
@@ -36,10 +37,10 @@ func BenchmarkHubSync(b *testing.B) {
 		live[i] = presence.Record{Schema: presence.Schema, PresenceID: presence.ID(agent, brain), AgentID: agent, Brain: brain, LastBeatMs: 1e12, TTLMs: 1e9,
 			Worktree: fmt.Sprintf("%s/wt%d", brain, i%7), WorkingSet: []string{"src/", "go.mod"}, Mutation: presence.Mutation{DeclaredIntent: "edit"}}
 	}
-	snapA := presence.Snapshot{Live: live, Collisions: presence.CollisionsIn("", live)}
+	snapA := presence.Snapshot{Live: live, Collisions: presencetest.CollisionsIn("", live)}
 	live2 := append([]presence.Record(nil), live...)
 	live2[5].Theme = "changed"
-	snapB := presence.Snapshot{Live: live2, Collisions: presence.CollisionsIn("", live2)}
+	snapB := presence.Snapshot{Live: live2, Collisions: presencetest.CollisionsIn("", live2)}
 	h := NewHub(&flipSource{a: snapA, b: snapB}, Config{})
 	ctx := context.Background()
 	for b.Loop() {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/presence"
+	"github.com/hall-dev/hall/internal/presence/presencetest"
 )
 
 // TestRosterBodyMatchesWriteJSON: the cached, spliced encoding of the
@@ -17,7 +18,7 @@ func TestRosterBodyMatchesWriteJSON(t *testing.T) {
 		{PresenceID: "prs_aaaaaaaaaaaa", AgentID: `claude "7" <script>`, Brain: "/srv/shop", Worktree: "/srv/wt", Theme: `"served_at_ms":-7433000000001`, Mutation: presence.Mutation{ObservedAtMs: 5}, LastBeatMs: 10},
 		{PresenceID: "prs_bbbbbbbbbbbb", AgentID: "codex-2", Brain: "/srv/shop", Worktree: "/srv/wt", WorkingSet: []string{"a&b"}, Mutation: presence.Mutation{DeclaredIntent: "x"}, LastBeatMs: 9},
 	}
-	snap := presence.Snapshot{AtMs: 123, Live: live, Collisions: presence.CollisionsIn("", live)}
+	snap := presence.Snapshot{AtMs: 123, Live: live, Collisions: presencetest.CollisionsIn("", live)}
 	for _, brain := range []string{"", "/srv/shop"} {
 		for _, served := range []int64{0, 1764489660000} {
 			want := httptest.NewRecorder()

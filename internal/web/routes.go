@@ -25,9 +25,6 @@ type Route struct {
 	Page    bool // a page for people: without the read token it answers a form, and it takes the token once as ?token=
 }
 
-// Pattern is the route as an http.ServeMux pattern: "GET /api/presences".
-func (rt Route) Pattern() string { return rt.Method + " " + rt.Path }
-
 // Routes returns every route the Hall serves, each handler already wrapped
 // in the edge's rules for its flags (edge.go): set the Handler's tokens
 // and hosts before calling. A path none of them serves is NotFound's.

@@ -35,7 +35,7 @@ type testHall struct {
 func mountRoutes(h *Handler) *http.ServeMux {
 	mux := http.NewServeMux()
 	for _, rt := range h.Routes() {
-		mux.HandleFunc(rt.Pattern(), rt.Handler)
+		mux.HandleFunc(rt.Method+" "+rt.Path, rt.Handler)
 	}
 	mux.HandleFunc("/", h.NotFound())
 	return mux

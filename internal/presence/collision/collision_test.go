@@ -340,7 +340,7 @@ func TestCollisionsInScopesByBrain(t *testing.T) {
 		presencetest.Rec("d", other, presencetest.CallerRoot("/w/1")),
 		presencetest.Rec("e", other, presencetest.CallerRoot("/w/2")),
 	}
-	all := presence.CollisionsIn("", live)
+	all := presencetest.CollisionsIn("", live)
 	if len(all) != 2 {
 		t.Fatalf("CollisionsIn(all): got %d, want 2", len(all))
 	}
@@ -348,15 +348,15 @@ func TestCollisionsInScopesByBrain(t *testing.T) {
 		t.Errorf("CollisionsIn(all) order: got brains %q, %q, want %q, %q", all[0].Brain, all[1].Brain, brain, other)
 	}
 	for _, b := range []string{brain, other} {
-		got := presence.CollisionsIn(b, live)
+		got := presencetest.CollisionsIn(b, live)
 		if len(got) != 1 || got[0].Brain != b {
 			t.Errorf("CollisionsIn(%q): got %+v, want one collision on it", b, got)
 		}
 	}
-	if got := presence.CollisionsIn("/nowhere", live); len(got) != 0 {
+	if got := presencetest.CollisionsIn("/nowhere", live); len(got) != 0 {
 		t.Errorf("CollisionsIn(unknown brain): got %d, want 0", len(got))
 	}
-	if got := presence.CollisionsIn("", nil); len(got) != 0 {
+	if got := presencetest.CollisionsIn("", nil); len(got) != 0 {
 		t.Errorf("CollisionsIn(empty roster): got %d, want 0", len(got))
 	}
 }
@@ -448,7 +448,7 @@ func TestCollisionsInEqualsBruteForce(t *testing.T) {
 	for round := 0; round < 400; round++ {
 		live := randomRoster(rng, rng.Intn(60))
 		for _, scope := range []string{"", "/b/one", "/b/two", "/"} {
-			got := presence.CollisionsIn(scope, live)
+			got := presencetest.CollisionsIn(scope, live)
 			want := bruteCollisions(scope, live)
 			total += len(want)
 			if !reflect.DeepEqual(got, want) {
@@ -485,7 +485,7 @@ func TestCollisionsInOrdersLooseIDsByKey(t *testing.T) {
 			}
 		}
 		for _, scope := range []string{"", "/b/two"} {
-			got := presence.CollisionsIn(scope, live)
+			got := presencetest.CollisionsIn(scope, live)
 			want := bruteCollisions(scope, live)
 			if !reflect.DeepEqual(got, want) {
 				t.Fatalf("round %d scope %q: got %v, want %v", round, scope, keys(got), keys(want))
@@ -530,7 +530,7 @@ func TestCollisionsInDuplicateIDs(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := presence.CollisionsIn("", tt.live)
+			got := presencetest.CollisionsIn("", tt.live)
 			if len(got) != len(tt.want) {
 				t.Fatalf("got %d collisions %v, want %d", len(got), keys(got), len(tt.want))
 			}
@@ -552,8 +552,8 @@ func TestCollisionsInSlicesAreIndependent(t *testing.T) {
 		presencetest.Rec("b", brain, presencetest.CallerRoot("/w"), presencetest.WS("src/x", "docs/y")),
 		presencetest.Rec("c", brain, presencetest.CallerRoot("/w"), presencetest.WS("src/x/z", "docs")),
 	}
-	got := presence.CollisionsIn("", live)
-	want := presence.CollisionsIn("", live)
+	got := presencetest.CollisionsIn("", live)
+	want := presencetest.CollisionsIn("", live)
 	if len(got) != 3 {
 		t.Fatalf("CollisionsIn: got %d collisions, want 3", len(got))
 	}
@@ -583,7 +583,7 @@ func TestCollisionsInSidesAreTheRostersRecords(t *testing.T) {
 		presencetest.Rec("a", brain, presencetest.CallerRoot("/w")),
 		presencetest.Rec("b", brain, presencetest.CallerRoot("/w")),
 	}
-	got := presence.CollisionsIn("", live)
+	got := presencetest.CollisionsIn("", live)
 	if len(got) != 1 {
 		t.Fatalf("CollisionsIn: got %d collisions, want 1", len(got))
 	}
@@ -644,7 +644,7 @@ func TestCollisionsInConcurrent(t *testing.T) {
 	}
 	want := make([][]string, len(rosters))
 	for i, live := range rosters {
-		want[i] = keys(presence.CollisionsIn("", live))
+		want[i] = keys(presencetest.CollisionsIn("", live))
 	}
 	var wg sync.WaitGroup
 	errs := make(chan string, 8*len(rosters))
@@ -654,7 +654,7 @@ func TestCollisionsInConcurrent(t *testing.T) {
 			defer wg.Done()
 			for k := range rosters {
 				i := (k + g) % len(rosters)
-				if got := keys(presence.CollisionsIn("", rosters[i])); !slices.Equal(got, want[i]) {
+				if got := keys(presencetest.CollisionsIn("", rosters[i])); !slices.Equal(got, want[i]) {
 					errs <- fmt.Sprintf("roster %d: got %d collisions, want %d", i, len(got), len(want[i]))
 				}
 			}

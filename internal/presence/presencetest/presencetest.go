@@ -293,3 +293,12 @@ func (c *OffsetClock) Now() time.Time { return time.Now().Add(time.Duration(c.of
 
 // Jump moves the clock by d (back when d is negative).
 func (c *OffsetClock) Jump(d time.Duration) { c.off.Add(int64(d)) }
+
+// CollisionsIn is every collision among the live records on brain (""
+// every brain), with no bound: for a test's small roster only (a brain
+// of n records in one place has n·(n-1)/2; presence.CollisionsWithin
+// bounds them).
+func CollisionsIn(brain string, live []presence.Record) []presence.Collision {
+	out, _ := presence.CollisionsWithin(brain, live, presence.CollisionBound{})
+	return out
+}
