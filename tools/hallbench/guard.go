@@ -54,7 +54,10 @@ func (b *bench) guard(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	h, err := b.startHall(ctx, root)
+	// Without snapshots: this is the guard's cost alone. A destructive
+	// line's snapshot is the snapshot scenario's (-only snapshot), on a
+	// repository of 10,000 files.
+	h, err := b.startHall(ctx, root, "--snapshots=false")
 	if err != nil {
 		return err
 	}
