@@ -293,6 +293,10 @@ func (h *Hall) hookSay(ctx context.Context, req contract.BeatRequest, res presen
 	case src == sceneOfRoster && hb.Moment == contract.MomentBefore:
 		g, err := h.guardShell(ctx, res.PresenceID, req)
 		if err != nil {
+			// The roster cannot be read: no guard lines, but what the
+			// command can lose is still saved, from git's answer alone.
+			self := beatSelf(res.PresenceID, req)
+			out.Recovery, out.Snapshots = h.saveBefore(ctx, res.PresenceID, req, h.sceneFor(self, nil, req.CallerRoot), self)
 			return out
 		}
 		out.Guard = g.lines

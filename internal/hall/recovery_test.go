@@ -279,3 +279,29 @@ func TestSnapshotNotSaved(t *testing.T) {
 		t.Errorf("stats %+v, want one not saved", st)
 	}
 }
+
+// TestSnapshotWhenTheRosterIsUnreadable: with the store unreadable the
+// guard has no roster to read, but what the command can lose is still
+// saved, from git's answer alone (fail-open).
+func TestSnapshotWhenTheRosterIsUnreadable(t *testing.T) {
+	h, _, dir := newHall(t)
+	s := newShop(t)
+	git := gitCache{}
+	h.Git = git
+	withStore(t, h)
+	gittest.WriteFile(t, filepath.Join(s.wt2, "src", "cart.go"), "package src\n\nfunc Total() int { return 2 }\n")
+	git.scan(t, s.wt2)
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dir, []byte("not a directory"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ans, err := h.Hook(context.Background(), hall.HookRequest{Agent: "claude", Payload: shellPayload("claude", "5e1f-5e55-1on", s.wt2, "git checkout .")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if said := modelText(t, "claude", ans.Output); !strings.Contains(said, "The Hall saved snapshot ") {
+		t.Errorf("the model reads %q; want the snapshot named", said)
+	}
+}
