@@ -305,3 +305,54 @@ func TestSnapshotWhenTheRosterIsUnreadable(t *testing.T) {
 		t.Errorf("the model reads %q; want the snapshot named", said)
 	}
 }
+
+// TestSnapshotBeforeAWriteOverAnothersEdit: an edit of a file another
+// live session has uncommitted changes to is snapshot first (trigger
+// write); once it was written, the other session is told, once.
+func TestSnapshotBeforeAWriteOverAnothersEdit(t *testing.T) {
+	for _, agent := range []string{"claude", "codex", "cursor"} {
+		t.Run(agent, func(t *testing.T) {
+			h, _, _ := newHall(t)
+			s := newShop(t)
+			git := gitCache{}
+			h.Git = git
+			store := withStore(t, h)
+			hook := func(agent string, body []byte) string {
+				ans, err := h.Hook(context.Background(), hall.HookRequest{Agent: agent, Payload: body})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return modelText(t, agent, ans.Output)
+			}
+			victim := "gemini"
+			cart := filepath.Join(s.wt2, "src", "cart.go")
+			hook(victim, editPayload(victim, "0ther-5e55-1on", s.wt2, cart))
+			theirs := "package src\n\nfunc Total() int { return 2 }\n"
+			gittest.WriteFile(t, cart, theirs)
+			git.scan(t, s.wt2)
+
+			me := "5e1f-5e55-1on"
+			if said := hook(agent, editPayload(agent, me, s.wt2, cart)); !strings.Contains(said, "The Hall saved snapshot ") {
+				t.Fatalf("before the edit the model reads %q; want the snapshot named", said)
+			}
+			snaps, _, _ := store.List(context.Background(), recovery.Filter{})
+			if len(snaps) != 1 || snaps[0].Trigger.Kind != recovery.TriggerWrite || snaps[0].Trigger.Command != "src/cart.go" {
+				t.Fatalf("snapshots %+v, want one of trigger write naming src/cart.go", snaps)
+			}
+			gittest.WriteFile(t, cart, "package src\n\n// mine now\n")
+			hook(agent, shellPayload(agent, me, s.wt2, "go build ./..."))
+			var told string
+			eventually.True(t, 10*time.Second, "the other session is told", func() bool {
+				told = hook(victim, payload(victim, "0ther-5e55-1on", s.wt2, "AfterTool", "read_file", map[string]any{"file_path": cart}))
+				return strings.Contains(told, "changed or vanished")
+			})
+			args := strings.Fields(strings.TrimPrefix(h.Losses()[0].Restore, "hall restore "))
+			if _, err := store.Restore(context.Background(), args[0], recovery.RestoreOptions{Paths: args[1:], Force: true}); err != nil {
+				t.Fatal(err)
+			}
+			if got := readFile(t, cart); got != theirs {
+				t.Errorf("cart.go restored as %q, want %q", got, theirs)
+			}
+		})
+	}
+}
