@@ -65,21 +65,7 @@ func (b *bench) guard(ctx context.Context) error {
 
 	payload := func(tool string, input map[string]string) []byte { return guardPayload(repo, tool, input) }
 	bash := func(line string) []byte { return guardBash(repo, line) }
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
-	post := func(body []byte) (time.Duration, []byte, error) {
-		t0 := time.Now()
-		resp, err := client.Post(h.url+"/api/hooks/claude", "application/json", bytes.NewReader(body))
-		if err != nil {
-			return 0, nil, err
-		}
-		out, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		d := time.Since(t0)
-		if resp.StatusCode >= 300 || !json.Valid(out) {
-			return d, out, fmt.Errorf("status %d: %s", resp.StatusCode, out)
-		}
-		return d, out, err
-	}
+	post := hookPoster(h.url)
 	// The guard must be reading this scene, or the figures measure
 	// nothing: a line that stages everyone's work warns.
 	if _, out, err := post(bash("git add -A")); err != nil || !bytes.Contains(out, []byte("shell guard")) {
@@ -345,4 +331,25 @@ func commitLine(n int) string {
 func chainLine(n int) string {
 	const link = "cd src/search && gofmt -l index.go && go vet ./... 2>&1 | tee -a /tmp/log; cd ..; "
 	return strings.Repeat(link, max(1, n/len(link)))
+}
+
+// hookPoster posts Claude Code payloads to a Hall's HTTP hook over one
+// kept-alive connection, timing each answer; an answer that is not a 2xx
+// JSON body is an error.
+func hookPoster(hall string) func(body []byte) (time.Duration, []byte, error) {
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
+	return func(body []byte) (time.Duration, []byte, error) {
+		t0 := time.Now()
+		resp, err := client.Post(hall+"/api/hooks/claude", "application/json", bytes.NewReader(body))
+		if err != nil {
+			return 0, nil, err
+		}
+		out, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		d := time.Since(t0)
+		if resp.StatusCode >= 300 || !json.Valid(out) {
+			return d, out, fmt.Errorf("status %d: %s", resp.StatusCode, out)
+		}
+		return d, out, err
+	}
 }

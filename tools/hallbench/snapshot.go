@@ -5,8 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -84,20 +82,7 @@ func (b *bench) snapshotHook(ctx context.Context, repo string) error {
 		return err
 	}
 	defer h.stop()
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
-	post := func(body []byte) (time.Duration, []byte, error) {
-		t0 := time.Now()
-		resp, err := client.Post(h.url+"/api/hooks/claude", "application/json", bytes.NewReader(body))
-		if err != nil {
-			return 0, nil, err
-		}
-		out, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode >= 300 {
-			return 0, out, fmt.Errorf("status %d: %s", resp.StatusCode, out)
-		}
-		return time.Since(t0), out, err
-	}
+	post := hookPoster(h.url)
 	edited := filepath.Join(repo, repoFileRel(1))
 	if err := os.WriteFile(edited, fileContent(1, map[int]string{3: "// codex's edit"}), 0o644); err != nil {
 		return err
