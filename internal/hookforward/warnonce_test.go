@@ -80,7 +80,7 @@ func TestFirstWarning(t *testing.T) {
 	if err := os.Chmod(dir, 0o777); err != nil {
 		t.Fatal(err)
 	}
-	if !FirstWarning("gemini", p, "reach") || !FirstWarning("gemini", p, "reach") {
+	if first, second := FirstWarning("gemini", p, "reach"), FirstWarning("gemini", p, "reach"); !first || !second {
 		t.Error("a marker folder writable by others: a warning was held back")
 	}
 	// A link in its place: the same.
@@ -92,7 +92,7 @@ func TestFirstWarning(t *testing.T) {
 	if err := os.Symlink(t.TempDir(), filepath.Join(other, "hall", "hook-warned")); err != nil {
 		t.Fatal(err)
 	}
-	if !FirstWarning("gemini", p, "reach") || !FirstWarning("gemini", p, "reach") {
+	if first, second := FirstWarning("gemini", p, "reach"), FirstWarning("gemini", p, "reach"); !first || !second {
 		t.Error("a marker folder that is a link: a warning was held back")
 	}
 	// Cannot be made (a file where the folder goes): every call warns.
@@ -101,7 +101,7 @@ func TestFirstWarning(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(blocked, "hall"), nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if !FirstWarning("gemini", p, "reach") || !FirstWarning("gemini", p, "reach") {
+	if first, second := FirstWarning("gemini", p, "reach"), FirstWarning("gemini", p, "reach"); !first || !second {
 		t.Error("no marker folder: a warning was held back")
 	}
 }
