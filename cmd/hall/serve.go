@@ -439,6 +439,12 @@ func (m *Main) Close() error {
 		m.cancel()
 		<-m.done
 	}
+	if kept := m.kept.Load(); kept != nil {
+		// The snapshots answered for before the server stopped, recorded.
+		if kerr := kept.Close(grace); kerr != nil {
+			m.Log.Warn("snapshots left to the next start to record", "err", kerr)
+		}
+	}
 	if m.closeStore != nil {
 		// After the live loop: its last act flushes held beats to the store.
 		err = errors.Join(err, m.closeStore())

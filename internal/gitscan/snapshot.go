@@ -59,6 +59,23 @@ func (r *Runner) SnapshotInto(ctx context.Context, worktree, objects string) (Sn
 	return r.snapshot(ctx, filepath.Clean(worktree), nil, func(gitDir string) ([]string, error) { return ObjectsEnv(objects, gitDir), nil })
 }
 
+// SnapshotTreeInto is the first half of SnapshotInto, what must happen
+// before the working tree may change: every file's content and the tree
+// written into objects, HEAD read. The snapshot it answers has no Commit
+// yet; CommitSnapshot makes it, from objects alone, whatever the working
+// tree has become since.
+func (r *Runner) SnapshotTreeInto(ctx context.Context, worktree, objects string) (Snapshot, error) {
+	s, _, err := r.snapshotTree(ctx, filepath.Clean(worktree), nil, func(gitDir string) ([]string, error) { return ObjectsEnv(objects, gitDir), nil })
+	return s, err
+}
+
+// CommitSnapshot is the second half of SnapshotInto: the commit of the
+// snapshot's tree on its HEAD, written into objects (ObjectsEnv), the
+// same commit SnapshotInto would have made.
+func (r *Runner) CommitSnapshot(ctx context.Context, s Snapshot, objects string) (Snapshot, error) {
+	return r.commitSnapshot(ctx, s, append(ObjectsEnv(objects, s.GitDir), snapshotEnv...))
+}
+
 // envFor is the environment that says where a snapshot of the
 // repository at gitDir writes its objects.
 type envFor func(gitDir string) ([]string, error)
@@ -112,8 +129,34 @@ type listed struct {
 // snapshot is Snapshot, from a scan's list where l is not nil, its
 // objects written as objects says.
 func (r *Runner) snapshot(ctx context.Context, wt string, l *listed, objects envFor) (Snapshot, error) {
-	if err := isDir(wt); err != nil {
+	s, oe, err := r.snapshotTree(ctx, wt, l, objects)
+	if err != nil {
 		return Snapshot{}, err
+	}
+	return r.commitSnapshot(ctx, s, append(oe, snapshotEnv...))
+}
+
+// commitSnapshot makes the commit of s's tree on its HEAD (none: a
+// root commit, on a branch with no commit yet) in the objects env names.
+func (r *Runner) commitSnapshot(ctx context.Context, s Snapshot, env []string) (Snapshot, error) {
+	commit := []string{"-c", "commit.gpgSign=false", "commit-tree", s.Tree, "-m", "hall: working tree snapshot"}
+	if s.Head != "" {
+		commit = append(commit, "-p", s.Head)
+	}
+	out, err := r.Run(ctx, Cmd{Dir: s.Top, Args: commit, Env: env})
+	if err != nil {
+		return Snapshot{}, err
+	}
+	s.Commit = strings.TrimSpace(string(out.Stdout))
+	return s, nil
+}
+
+// snapshotTree is the part of snapshot before its commit: the copied
+// index brought to the working tree, its tree written, HEAD read. It
+// answers as well the environment that names the objects it wrote into.
+func (r *Runner) snapshotTree(ctx context.Context, wt string, l *listed, objects envFor) (Snapshot, []string, error) {
+	if err := isDir(wt); err != nil {
+		return Snapshot{}, nil, err
 	}
 	where := []string{"rev-parse", "--path-format=absolute", "--git-path", "index", "--show-toplevel", "--git-common-dir"}
 	out, err := r.Run(ctx, Cmd{Dir: wt, Args: append(where, "HEAD")})
@@ -123,56 +166,46 @@ func (r *Runner) snapshot(ctx context.Context, wt string, l *listed, objects env
 		// no worktree: asked again without HEAD, git tells which.
 		if out, err = r.Run(ctx, Cmd{Dir: wt, Args: where}); err != nil {
 			if CodeOf(err) == Failed {
-				return Snapshot{}, &Error{Code: NotWorktree, Op: "git rev-parse", Err: err}
+				return Snapshot{}, nil, &Error{Code: NotWorktree, Op: "git rev-parse", Err: err}
 			}
-			return Snapshot{}, err
+			return Snapshot{}, nil, err
 		}
 		unborn = true
 	}
 	if err != nil {
-		return Snapshot{}, err
+		return Snapshot{}, nil, err
 	}
 	lines := strings.Split(strings.TrimRight(string(out.Stdout), "\n"), "\n")
 	if unborn {
 		lines = append(lines, "")
 	}
 	if len(lines) != 4 {
-		return Snapshot{}, &Error{Code: Failed, Op: "git rev-parse", Err: errorf("%d lines, want 4", len(lines))}
+		return Snapshot{}, nil, &Error{Code: Failed, Op: "git rev-parse", Err: errorf("%d lines, want 4", len(lines))}
 	}
 	realIndex, top, gitDir, head := lines[0], lines[1], lines[2], lines[3]
 	dir, err := os.MkdirTemp("", "hall-gitscan-*")
 	if err != nil {
-		return Snapshot{}, &Error{Code: Failed, Op: "temporary index", Err: err}
+		return Snapshot{}, nil, &Error{Code: Failed, Op: "temporary index", Err: err}
 	}
 	defer os.RemoveAll(dir)
 	index := filepath.Join(dir, "index")
 	if err := copyIndex(realIndex, index); err != nil {
-		return Snapshot{}, &Error{Code: Failed, Op: "copy index", Err: err}
+		return Snapshot{}, nil, &Error{Code: Failed, Op: "copy index", Err: err}
 	}
 	env := append([]string{"GIT_INDEX_FILE=" + index}, snapshotEnv...)
 	oe, err := objects(gitDir)
 	if err != nil {
-		return Snapshot{}, &Error{Code: Failed, Op: "object directory", Err: err}
+		return Snapshot{}, nil, &Error{Code: Failed, Op: "object directory", Err: err}
 	}
 	env = append(env, oe...)
 	if err := r.stage(ctx, wt, env, head, l); err != nil {
-		return Snapshot{}, err
+		return Snapshot{}, nil, err
 	}
 	out, err = r.Run(ctx, Cmd{Dir: wt, Args: []string{"write-tree"}, Env: env})
 	if err != nil {
-		return Snapshot{}, err
+		return Snapshot{}, nil, err
 	}
-	s := Snapshot{Head: head, Tree: strings.TrimSpace(string(out.Stdout)), Top: top, GitDir: gitDir}
-	commit := []string{"-c", "commit.gpgSign=false", "commit-tree", s.Tree, "-m", "hall: working tree snapshot"}
-	if head != "" {
-		commit = append(commit, "-p", head) // on an unborn branch, a root commit
-	}
-	out, err = r.Run(ctx, Cmd{Dir: wt, Args: commit, Env: env})
-	if err != nil {
-		return Snapshot{}, err
-	}
-	s.Commit = strings.TrimSpace(string(out.Stdout))
-	return s, nil
+	return Snapshot{Head: head, Tree: strings.TrimSpace(string(out.Stdout)), Top: top, GitDir: gitDir}, oe, nil
 }
 
 // stage brings the copied index to the working tree: the listed paths

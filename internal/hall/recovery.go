@@ -287,7 +287,7 @@ func (h *Hall) save(ctx context.Context, presenceID string, req contract.BeatReq
 			hint = append(hint, s.files...)
 		}
 		wg.Go(func() {
-			r.snap, r.err = h.Recovery.Save(ctx, recovery.SaveRequest{
+			r.snap, r.err = h.Recovery.Take(ctx, recovery.SaveRequest{
 				Worktree: r.wt, Presence: req.AgentID, Agent: req.Kind, Brain: req.Brain,
 				Trigger: recovery.Trigger{Kind: kind, Tool: req.Tool, Command: contract.Clip(command, contract.MaxCommand)},
 				Paths:   hint,

@@ -37,6 +37,9 @@ func withStore(t *testing.T, h *hall.Hall) *recovery.Store {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Registered after t.TempDir's removal, so run before it: the
+	// records the hooks' snapshots left to finish are in place first.
+	t.Cleanup(func() { _ = store.Close(context.Background()) })
 	h.Recovery = store
 	// Behaviour, not speed: a loaded machine must not turn "saved" into
 	// "not saved" (the budget's own path is TestSnapshotNotSaved's).

@@ -32,9 +32,20 @@ type Store struct {
 	lim Limits
 	now func() time.Time
 
-	mu     sync.Mutex
-	lastID string                // the last id handed out, for ids that never repeat
-	scans  map[string][]scanKept // the scan snapshots kept of each worktree, oldest first
+	mu      sync.Mutex
+	lastID  string                // the last id handed out, for ids that never repeat
+	scans   map[string][]scanKept // the scan snapshots kept of each worktree, oldest first
+	pending map[string]*finishing // snapshots taken whose record is being finished (Take)
+	wg      sync.WaitGroup        // the finishing goroutines
+	newest  map[string]string     // the newest finished snapshot of each worktree, which the next one borrows from
+	lent    map[string]int        // snapshots being finished that borrow from each snapshot, never dropped meanwhile
+}
+
+// finishing is a snapshot Take answered for whose record is still being
+// written: done closes when it is, err then says whether it failed.
+type finishing struct {
+	done chan struct{}
+	err  error
 }
 
 // recordName is a snapshot's record in its directory.
@@ -62,7 +73,7 @@ func Open(ctx context.Context, dir string, run *gitscan.Runner, lim Limits, now 
 	if err := os.Chmod(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("recovery store %s: %w", dir, err)
 	}
-	s := &Store{dir: dir, run: run, lim: lim, now: now, scans: map[string][]scanKept{}}
+	s := &Store{dir: dir, run: run, lim: lim, now: now, scans: map[string][]scanKept{}, newest: map[string]string{}, lent: map[string]int{}}
 	if _, err := s.Prune(ctx); err != nil {
 		return nil, err
 	}
@@ -71,6 +82,7 @@ func Open(ctx context.Context, dir string, run *gitscan.Runner, lim Limits, now 
 		return nil, err
 	}
 	for _, snap := range all {
+		s.newest[snap.Worktree] = snap.ID
 		if snap.Trigger.Kind == TriggerScan {
 			s.scans[snap.Worktree] = append(s.scans[snap.Worktree], scanKept{id: snap.ID, tree: snap.Tree})
 		}
@@ -121,14 +133,191 @@ func validID(id string) bool {
 // Save snapshots the request's worktree within ctx's deadline: the
 // working tree as git add -A would stage it, into the snapshot's own
 // object directory. A snapshot past the deadline fails with a gitscan
-// Timeout and leaves nothing behind.
+// Timeout and leaves nothing behind. It answers the whole record (Take
+// answers sooner).
 func (s *Store) Save(ctx context.Context, req SaveRequest) (Snapshot, error) {
 	if s.run == nil {
 		return Snapshot{}, errors.New("recovery: no git to snapshot with")
 	}
-	return s.keep(ctx, req, func(objects string) (gitscan.Snapshot, error) {
+	var lender string
+	defer func() { s.giveBack(lender) }()
+	return s.keep(ctx, req, true, func(objects string) (gitscan.Snapshot, error) {
+		var err error
+		if lender, err = s.borrow(objects, req.Worktree); err != nil {
+			return gitscan.Snapshot{}, err
+		}
 		return s.run.SnapshotInto(ctx, req.Worktree, objects)
 	})
+}
+
+// borrow makes the newest snapshot of the worktree a lender of objects
+// to the one being taken into objects (its objects/info/alternates):
+// every file and directory unchanged since that snapshot is then found
+// there, not written again (on 10,000 files with a hundred edited, git
+// write-tree's 40 ms of new tree objects become 10). The borrowed
+// snapshot is not dropped until the new one, packed, needs it no more
+// (giveBack). It answers the lender's id, "" for none.
+func (s *Store) borrow(objects, worktree string) (string, error) {
+	s.mu.Lock()
+	lender := s.newest[filepath.Clean(worktree)]
+	if lender != "" {
+		s.lent[lender]++
+	}
+	s.mu.Unlock()
+	if lender == "" {
+		return "", nil
+	}
+	info := filepath.Join(objects, "info")
+	if err := os.MkdirAll(info, 0o700); err != nil {
+		s.giveBack(lender)
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(info, "alternates"), []byte(filepath.Join(s.dir, lender, "objects")+"\n"), 0o600); err != nil {
+		s.giveBack(lender)
+		return "", err
+	}
+	return lender, nil
+}
+
+// giveBack ends a loan borrow made.
+func (s *Store) giveBack(lender string) {
+	if lender == "" {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.lent[lender]--; s.lent[lender] <= 0 {
+		delete(s.lent, lender)
+	}
+}
+
+// droppable tells whether a snapshot may be removed: none being
+// finished borrows from it.
+func (s *Store) droppable(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lent[id] == 0
+}
+
+// dropped forgets a removed snapshot as its worktree's newest.
+func (s *Store) dropped(snap Snapshot) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.newest[snap.Worktree] == snap.ID {
+		delete(s.newest, snap.Worktree)
+	}
+}
+
+// FinishBudget bounds the background half of a snapshot Take answered
+// for (its commit, its list of files, its record).
+const FinishBudget = 30 * time.Second
+
+// Take snapshots the request's worktree as Save does, but answers as
+// soon as the working tree may change: every file's content and the tree
+// are in the store (git add -A and git write-tree over a copy of the
+// index), HEAD read. The rest (the commit, the list of files, the size,
+// the record in place) is finished in the background, where nothing of
+// the worktree is read again; until then the snapshot's record holds its
+// id, time, trigger, HEAD and tree, and Get, List, Diff and Restore wait
+// for it in this process. A Hall that stops before the record is
+// finished leaves it to the next Open to finish. A hook answer's
+// snapshot is taken so: the commit-tree and diff-tree it spares are a
+// fifth of a Save (docs/performance.md).
+func (s *Store) Take(ctx context.Context, req SaveRequest) (Snapshot, error) {
+	if s.run == nil {
+		return Snapshot{}, errors.New("recovery: no git to snapshot with")
+	}
+	taken := s.now()
+	id := s.newID(taken)
+	tmp := filepath.Join(s.dir, id+".tmp")
+	objects := filepath.Join(tmp, "objects")
+	if err := os.MkdirAll(objects, 0o700); err != nil {
+		return Snapshot{}, fmt.Errorf("recovery: %w", err)
+	}
+	lender, err := s.borrow(objects, req.Worktree)
+	if err != nil {
+		os.RemoveAll(tmp)
+		return Snapshot{}, fmt.Errorf("recovery: %w", err)
+	}
+	g, err := s.run.SnapshotTreeInto(ctx, req.Worktree, objects)
+	if err == nil {
+		// What the next Open needs to finish it, should this Hall stop first.
+		err = writeRecord(filepath.Join(tmp, recordName), s.record(id, taken, req, g))
+	}
+	if err != nil {
+		s.giveBack(lender)
+		os.RemoveAll(tmp)
+		return Snapshot{}, fmt.Errorf("recovery: snapshot %s: %w", req.Worktree, err)
+	}
+	f := &finishing{done: make(chan struct{})}
+	s.mu.Lock()
+	if s.pending == nil {
+		s.pending = map[string]*finishing{}
+	}
+	s.pending[id] = f
+	s.mu.Unlock()
+	s.wg.Go(func() {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), FinishBudget)
+		defer cancel()
+		_, f.err = s.finish(ctx, tmp, s.record(id, taken, req, g), req.Paths, true)
+		s.giveBack(lender)
+		s.mu.Lock()
+		delete(s.pending, id)
+		s.mu.Unlock()
+		close(f.done)
+	})
+	return s.record(id, taken, req, g), nil
+}
+
+// Wait waits until the snapshot id Take answered for has its whole
+// record (at once for any other id), within ctx; it answers why the
+// record could not be finished, if it could not.
+func (s *Store) Wait(ctx context.Context, id string) error {
+	s.mu.Lock()
+	f := s.pending[id]
+	s.mu.Unlock()
+	if f == nil {
+		return nil
+	}
+	select {
+	case <-f.done:
+		return f.err
+	case <-ctx.Done():
+		return fmt.Errorf("recovery: snapshot %s still being recorded: %w", id, ctx.Err())
+	}
+}
+
+// waitAll waits for every record being finished, within ctx.
+func (s *Store) waitAll(ctx context.Context) {
+	s.mu.Lock()
+	ids := make([]string, 0, len(s.pending))
+	for id := range s.pending {
+		ids = append(ids, id)
+	}
+	s.mu.Unlock()
+	for _, id := range ids {
+		_ = s.Wait(ctx, id)
+	}
+}
+
+// Close waits for the records Take left to finish, within ctx.
+func (s *Store) Close(ctx context.Context) error {
+	done := make(chan struct{})
+	go func() { s.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("recovery: snapshots still being recorded: %w", ctx.Err())
+	}
+}
+
+// record is a snapshot's record as its taking knows it.
+func (s *Store) record(id string, taken time.Time, req SaveRequest, g gitscan.Snapshot) Snapshot {
+	return Snapshot{
+		ID: id, Worktree: g.Top, GitDir: g.GitDir, Head: g.Head, Tree: g.Tree, Commit: g.Commit,
+		Taken: taken, Trigger: req.Trigger, Presence: req.Presence, Agent: req.Agent, Brain: req.Brain,
+	}
 }
 
 // MaxScanKept is how many of the scanner's snapshots the store keeps of
@@ -158,7 +347,7 @@ func (s *Store) Adopt(ctx context.Context, g gitscan.Snapshot, env []string) (sn
 		return Snapshot{}, false, nil
 	}
 	req := SaveRequest{Worktree: g.Top, Trigger: Trigger{Kind: TriggerScan}}
-	snap, err = s.keep(ctx, req, func(objects string) (gitscan.Snapshot, error) {
+	snap, err = s.keep(ctx, req, false, func(objects string) (gitscan.Snapshot, error) {
 		pack := filepath.Join(objects, "pack")
 		if err := os.MkdirAll(pack, 0o700); err != nil {
 			return gitscan.Snapshot{}, err
@@ -177,7 +366,10 @@ func (s *Store) Adopt(ctx context.Context, g gitscan.Snapshot, env []string) (sn
 	s.mu.Lock()
 	kept = append(s.scans[g.Top], scanKept{id: snap.ID, tree: g.Tree})
 	var drop []string
-	for len(kept) > MaxScanKept {
+	for len(kept) > MaxScanKept && s.lent[kept[0].id] == 0 {
+		if s.newest[g.Top] == kept[0].id {
+			delete(s.newest, g.Top)
+		}
 		drop = append(drop, kept[0].id)
 		kept = kept[1:]
 	}
@@ -195,7 +387,7 @@ type scanKept struct{ id, tree string }
 // keep takes a snapshot through take, which writes its objects into the
 // snapshot's own object directory, and records it: the files it changes
 // against HEAD, its size; a snapshot that fails leaves nothing behind.
-func (s *Store) keep(ctx context.Context, req SaveRequest, take func(objects string) (gitscan.Snapshot, error)) (Snapshot, error) {
+func (s *Store) keep(ctx context.Context, req SaveRequest, pack bool, take func(objects string) (gitscan.Snapshot, error)) (Snapshot, error) {
 	taken := s.now()
 	id := s.newID(taken)
 	tmp := filepath.Join(s.dir, id+".tmp")
@@ -203,28 +395,48 @@ func (s *Store) keep(ctx context.Context, req SaveRequest, take func(objects str
 	if err := os.MkdirAll(objects, 0o700); err != nil {
 		return Snapshot{}, fmt.Errorf("recovery: %w", err)
 	}
+	g, err := take(objects)
+	if err != nil {
+		os.RemoveAll(tmp)
+		return Snapshot{}, fmt.Errorf("recovery: snapshot %s: %w", req.Worktree, err)
+	}
+	return s.finish(ctx, tmp, s.record(id, taken, req, g), req.Paths, pack)
+}
+
+// finish completes a snapshot whose objects (its tree at least) are in
+// tmp/objects: its commit where it has none yet; where pack, what it
+// adds to its HEAD packed into tmp/objects alone (so that it needs
+// nothing of a snapshot it borrowed from, nor of the repository's loose
+// objects, which git's gc prunes once unreachable: a staged file's
+// content); the files it changes against HEAD (the hinted paths first),
+// its size, its record, and the rename of tmp into place. A snapshot
+// that cannot be finished leaves nothing behind.
+func (s *Store) finish(ctx context.Context, tmp string, snap Snapshot, hint []string, pack bool) (Snapshot, error) {
 	done := false
 	defer func() {
 		if !done {
 			os.RemoveAll(tmp)
 		}
 	}()
-	g, err := take(objects)
-	if err != nil {
-		return Snapshot{}, fmt.Errorf("recovery: snapshot %s: %w", req.Worktree, err)
-	}
-	snap := Snapshot{
-		ID: id, Worktree: g.Top, GitDir: g.GitDir, Head: g.Head, Tree: g.Tree, Commit: g.Commit,
-		Taken: taken, Trigger: req.Trigger, Presence: req.Presence, Agent: req.Agent, Brain: req.Brain,
+	objects := filepath.Join(tmp, "objects")
+	g := gitscan.Snapshot{Head: snap.Head, Tree: snap.Tree, Commit: snap.Commit, Top: snap.Worktree, GitDir: snap.GitDir}
+	if g.Commit == "" {
+		var err error
+		if g, err = s.run.CommitSnapshot(ctx, g, objects); err != nil {
+			return Snapshot{}, fmt.Errorf("recovery: snapshot %s: %w", snap.Worktree, err)
+		}
+		snap.Commit = g.Commit
 	}
 	changed, err := s.changedFiles(ctx, g, objects)
 	if err != nil {
-		return Snapshot{}, fmt.Errorf("recovery: snapshot %s: %w", req.Worktree, err)
+		return Snapshot{}, fmt.Errorf("recovery: snapshot %s: %w", snap.Worktree, err)
 	}
-	if err := keepBlobs(changed, g.GitDir, objects); err != nil {
-		return Snapshot{}, fmt.Errorf("recovery: snapshot %s: %w", req.Worktree, err)
+	if pack {
+		if err := s.pack(ctx, g, objects); err != nil {
+			return Snapshot{}, fmt.Errorf("recovery: snapshot %s: %w", snap.Worktree, err)
+		}
 	}
-	snap.Files, snap.FilesLeftOut = fileList(g.Top, changed, req.Paths)
+	snap.Files, snap.FilesLeftOut = fileList(g.Top, changed, hint)
 	size, err := dirSize(tmp)
 	if err != nil {
 		return Snapshot{}, fmt.Errorf("recovery: %w", err)
@@ -233,11 +445,42 @@ func (s *Store) keep(ctx context.Context, req SaveRequest, take func(objects str
 	if err := writeRecord(filepath.Join(tmp, recordName), snap); err != nil {
 		return Snapshot{}, err
 	}
-	if err := os.Rename(tmp, filepath.Join(s.dir, id)); err != nil {
+	if err := os.Rename(tmp, filepath.Join(s.dir, snap.ID)); err != nil {
 		return Snapshot{}, fmt.Errorf("recovery: %w", err)
 	}
 	done = true
+	s.mu.Lock()
+	if prev := s.newest[snap.Worktree]; prev < snap.ID {
+		s.newest[snap.Worktree] = snap.ID
+	}
+	s.mu.Unlock()
 	return snap, nil
+}
+
+// pack writes what the snapshot g adds to its HEAD as one pack into
+// objects (git pack-objects, reading the repository's objects and any
+// borrowed snapshot's), then drops the loose objects the pack holds (git
+// prune-packed) and the loan (objects/info/alternates).
+func (s *Store) pack(ctx context.Context, g gitscan.Snapshot, objects string) error {
+	if err := os.MkdirAll(filepath.Join(objects, "pack"), 0o700); err != nil {
+		return err
+	}
+	revs := g.Commit + "\n"
+	if g.Head != "" {
+		revs += "^" + g.Head + "\n"
+	}
+	env := gitscan.ObjectsEnv(objects, g.GitDir)
+	if _, err := s.run.Run(ctx, gitscan.Cmd{Dir: g.Top, Env: env, Stdin: []byte(revs),
+		Args: []string{"pack-objects", "--revs", "-q", filepath.Join(objects, "pack", "pack")}}); err != nil {
+		return err
+	}
+	if _, err := s.run.Run(ctx, gitscan.Cmd{Dir: g.Top, Env: env, Args: []string{"prune-packed", "-q"}}); err != nil {
+		return err
+	}
+	if err := os.Remove(filepath.Join(objects, "info", "alternates")); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
 }
 
 // changed is one path git diff-tree reports between HEAD and a snapshot.
@@ -278,34 +521,6 @@ func emptyTree(like string) string {
 		return "6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321"
 	}
 	return "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
-}
-
-// keepBlobs copies into the snapshot's objects each changed blob the
-// repository holds only as a loose object (a staged file's content,
-// which git's gc would prune once unreachable): the snapshot then needs
-// of the repository only what its commits reach.
-func keepBlobs(list []changed, gitDir, objects string) error {
-	for _, c := range list {
-		if c.status == 'D' || len(c.newBlob) < 3 {
-			continue
-		}
-		rel := filepath.Join(c.newBlob[:2], c.newBlob[2:])
-		dst := filepath.Join(objects, rel)
-		if _, err := os.Lstat(dst); err == nil {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join(gitDir, "objects", rel))
-		if err != nil {
-			continue // packed, or not there: the repository's packs keep it
-		}
-		if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
-			return err
-		}
-		if err := os.WriteFile(dst, b, 0o400); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // fileList is a snapshot's record of its files: the hinted paths first,
@@ -439,6 +654,7 @@ func (s *Store) read(id string) (Snapshot, error) {
 // List returns the snapshots the filter chooses, newest first, and how
 // many more it chose past its limit.
 func (s *Store) List(ctx context.Context, f Filter) ([]Snapshot, int, error) {
+	s.waitAll(ctx)
 	all, err := s.all()
 	if err != nil {
 		return nil, 0, err
@@ -470,10 +686,14 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Snapshot, int, error) {
 	return out, left, nil
 }
 
-// Get returns one snapshot's record (ErrNotFound when none has that id).
+// Get returns one snapshot's record (ErrNotFound when none has that
+// id), once finished where Take is still finishing it.
 func (s *Store) Get(ctx context.Context, id string) (Snapshot, error) {
 	if !validID(id) {
 		return Snapshot{}, fmt.Errorf("%w: %q", ErrNotFound, id)
+	}
+	if err := s.Wait(ctx, id); err != nil {
+		return Snapshot{}, err
 	}
 	snap, err := s.read(id)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -497,10 +717,18 @@ func (s *Store) Prune(ctx context.Context) (PruneResult, error) {
 	}
 	now := s.now()
 	for _, e := range entries {
-		if name := e.Name(); strings.HasSuffix(name, ".tmp") {
-			if info, err := e.Info(); err == nil && now.Sub(info.ModTime()) > time.Hour {
-				os.RemoveAll(filepath.Join(s.dir, name))
-			}
+		name := e.Name()
+		if !strings.HasSuffix(name, ".tmp") {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil {
+			continue
+		}
+		switch age := now.Sub(info.ModTime()); {
+		case age > orphanAfter && s.finishOrphan(ctx, name):
+		case age > time.Hour:
+			os.RemoveAll(filepath.Join(s.dir, name))
 		}
 	}
 	all, err := s.all()
@@ -512,9 +740,13 @@ func (s *Store) Prune(ctx context.Context) (PruneResult, error) {
 		total += snap.Bytes
 	}
 	drop := func(snap Snapshot) {
+		if !s.droppable(snap.ID) {
+			return
+		}
 		if err := os.RemoveAll(filepath.Join(s.dir, snap.ID)); err != nil {
 			return
 		}
+		s.dropped(snap)
 		res.Dropped++
 		res.Freed += snap.Bytes
 		total -= snap.Bytes
@@ -533,6 +765,42 @@ func (s *Store) Prune(ctx context.Context) (PruneResult, error) {
 	}
 	res.Kept, res.Bytes = len(kept), total
 	return res, nil
+}
+
+// orphanAfter is how long a snapshot Take answered for may stay
+// unfinished before another store finishes it: its Hall stopped first.
+const orphanAfter = 2 * FinishBudget
+
+// finishOrphan finishes a snapshot a Hall took and stopped before
+// recording (name, a directory <id>.tmp holding the record Take wrote
+// first): it is claimed by a rename, so that two stores never finish it
+// both, then finished as Take would have. It tells whether name was
+// such a snapshot, finished or not.
+func (s *Store) finishOrphan(ctx context.Context, name string) bool {
+	id, ok := strings.CutSuffix(name, ".tmp")
+	if !ok || !validID(id) || s.run == nil {
+		return false
+	}
+	s.mu.Lock()
+	_, mine := s.pending[id]
+	s.mu.Unlock()
+	if mine {
+		return false
+	}
+	b, err := os.ReadFile(filepath.Join(s.dir, name, recordName))
+	if err != nil {
+		return false
+	}
+	var snap Snapshot
+	if err := json.Unmarshal(b, &snap); err != nil || snap.ID != id || snap.Tree == "" {
+		return false
+	}
+	claimed := filepath.Join(s.dir, id+"."+strings.ToLower(rand.Text()[:8])+".tmp")
+	if err := os.Rename(filepath.Join(s.dir, name), claimed); err != nil {
+		return true // another store claimed it first
+	}
+	_, _ = s.finish(ctx, claimed, snap, nil, true)
+	return true
 }
 
 // Run prunes every DefaultPruneEvery until ctx ends.

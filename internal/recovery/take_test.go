@@ -1,0 +1,156 @@
+package recovery_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/hall-dev/hall/internal/recovery"
+)
+
+// TestTakeThenChange: Take answers once the working tree may change;
+// what it saved is the tree as it was, whatever happens to it next, and
+// the record Get answers is whole (files, commit, size).
+func TestTakeThenChange(t *testing.T) {
+	ctx := context.Background()
+	_, wt := newRepo(t, true)
+	write(t, filepath.Join(wt, "a.txt"), "mine, uncommitted\n", 0o644)
+	write(t, filepath.Join(wt, "new.txt"), "new, untracked\n", 0o644)
+	want := map[string]string{"a.txt": state(t, filepath.Join(wt, "a.txt")), "new.txt": state(t, filepath.Join(wt, "new.txt"))}
+	store := openStore(t, recovery.Limits{}, nil)
+	taken, err := store.Take(ctx, recovery.SaveRequest{Worktree: wt, Trigger: recovery.Trigger{Kind: recovery.TriggerShell, Command: "git checkout . && git clean -fd"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The command runs at once, while the record may still be finishing.
+	git(t, wt, "checkout", "-q", ".")
+	git(t, wt, "clean", "-fdq")
+	snap, err := store.Get(ctx, taken.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snap.Commit == "" || snap.Tree != taken.Tree || snap.Bytes == 0 || len(snap.Files) != 2 {
+		t.Fatalf("record %+v: want its commit, the taken tree %s, a size and two files", snap, taken.Tree)
+	}
+	if _, err := store.Restore(ctx, taken.ID, recovery.RestoreOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for p, w := range want {
+		if got := state(t, filepath.Join(wt, p)); got != w {
+			t.Errorf("%s: %s, want %s", p, got, w)
+		}
+	}
+}
+
+// TestBorrowedThenSelfContained: a snapshot borrows the objects of the
+// worktree's snapshot before it while it is taken, and once recorded
+// needs nothing of it: the first dropped, the second still restores
+// every file, and no loan is left in its objects.
+func TestBorrowedThenSelfContained(t *testing.T) {
+	ctx := context.Background()
+	_, wt := newRepo(t, false)
+	store := openStore(t, recovery.Limits{}, nil)
+	write(t, filepath.Join(wt, "dir", "x.txt"), "x, first edit\n", 0o644)
+	first, err := store.Save(ctx, recovery.SaveRequest{Worktree: wt, Trigger: recovery.Trigger{Kind: recovery.TriggerCLI}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(wt, "b.txt"), "b, second edit\n", 0o644)
+	second, err := store.Take(ctx, recovery.SaveRequest{Worktree: wt, Trigger: recovery.Trigger{Kind: recovery.TriggerShell, Command: "git reset --hard"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Wait(ctx, second.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(store.Dir(), second.ID, "objects", "info", "alternates")); !os.IsNotExist(err) {
+		t.Fatalf("a loan left in the recorded snapshot: %v", err)
+	}
+	if err := os.RemoveAll(filepath.Join(store.Dir(), first.ID)); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"dir/x.txt": state(t, filepath.Join(wt, "dir", "x.txt")), "b.txt": state(t, filepath.Join(wt, "b.txt"))}
+	git(t, wt, "reset", "-q", "--hard")
+	if _, err := store.Restore(ctx, second.ID, recovery.RestoreOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for p, w := range want {
+		if got := state(t, filepath.Join(wt, filepath.FromSlash(p))); got != w {
+			t.Errorf("%s: %s, want %s", p, got, w)
+		}
+	}
+}
+
+// TestUnfinishedRecordFinishedByNextOpen: a Hall that stopped after its
+// hook answer and before the snapshot's record was finished leaves the
+// snapshot as Take first wrote it (<id>.tmp, its record without commit
+// or files, its loan); the next store opened over the directory finishes
+// it, and it restores.
+func TestUnfinishedRecordFinishedByNextOpen(t *testing.T) {
+	ctx := context.Background()
+	_, wt := newRepo(t, false)
+	dir := filepath.Join(t.TempDir(), "recovery")
+	clk := &clock{t: time.Now()}
+	store, err := recovery.Open(ctx, dir, newRunner(t), recovery.Limits{}, clk.now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(wt, "a.txt"), "first\n", 0o644)
+	lender, err := store.Save(ctx, recovery.SaveRequest{Worktree: wt, Trigger: recovery.Trigger{Kind: recovery.TriggerCLI}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(wt, "a.txt"), "second, lost at the crash\n", 0o644)
+	want := state(t, filepath.Join(wt, "a.txt"))
+	snap, err := store.Save(ctx, recovery.SaveRequest{Worktree: wt, Trigger: recovery.Trigger{Kind: recovery.TriggerShell, Command: "rm a.txt"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Back to what Take leaves before its record is finished.
+	tmp := filepath.Join(dir, snap.ID+".tmp")
+	if err := os.Rename(filepath.Join(dir, snap.ID), tmp); err != nil {
+		t.Fatal(err)
+	}
+	half := snap
+	half.Commit, half.Files, half.Bytes = "", nil, 0
+	b, _ := json.Marshal(half)
+	if err := os.WriteFile(filepath.Join(tmp, "snapshot.json"), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(tmp, "objects", "info", "alternates"), []byte(filepath.Join(dir, lender.ID, "objects")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.Get(ctx, snap.ID); err == nil {
+		t.Fatal("an unfinished snapshot is listed")
+	}
+	// Too young: its own Hall may still be finishing it.
+	store2, err := recovery.Open(ctx, dir, newRunner(t), recovery.Limits{}, clk.now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store2.Get(ctx, snap.ID); err == nil {
+		t.Fatal("a snapshot another Hall may be finishing was finished")
+	}
+	clk.t = clk.t.Add(3 * recovery.FinishBudget)
+	store3, err := recovery.Open(ctx, dir, newRunner(t), recovery.Limits{}, clk.now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := store3.Get(ctx, snap.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Commit != snap.Commit || len(got.Files) != len(snap.Files) {
+		t.Fatalf("finished record %+v, want %+v", got, snap)
+	}
+	os.Remove(filepath.Join(wt, "a.txt"))
+	if _, err := store3.Restore(ctx, snap.ID, recovery.RestoreOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if s := state(t, filepath.Join(wt, "a.txt")); s != want {
+		t.Errorf("a.txt: %s, want %s", s, want)
+	}
+}
