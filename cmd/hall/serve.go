@@ -486,8 +486,10 @@ func (m *Main) openRecovery(ctx context.Context) *recovery.Store {
 	}
 	// A runner of its own, at the Hall's own priority: a snapshot holds
 	// a hook answer, so it neither waits behind the scanner's processes
-	// nor yields its core as the scanner's git does (nice, SCHED_IDLE).
-	run, err := gitscan.NewRunner(ctx, gitscan.RunnerConfig{Path: m.Config.Git, Nice: -1})
+	// nor yields its core as the scanner's git does (nice, SCHED_IDLE);
+	// two processes at once, so that the one an answer waits for never
+	// waits behind the last snapshot's background half (Store.Take).
+	run, err := gitscan.NewRunner(ctx, gitscan.RunnerConfig{Path: m.Config.Git, Nice: -1, MaxProcs: 2})
 	if err != nil {
 		m.Log.Warn("no snapshots kept: git cannot run", "err", err)
 		return nil
