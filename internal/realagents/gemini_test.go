@@ -1,0 +1,71 @@
+package realagents
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/hall-dev/hall/internal/modelstub"
+)
+
+// gemini drives Gemini CLI: `gemini -p` in YOLO mode (every tool call
+// approved), the workspace trusted by GEMINI_CLI_TRUST_WORKSPACE (so the
+// project's hooks run, docs/hooks.md#gemini-cli), against the stub as
+// its Gemini API (GOOGLE_GEMINI_BASE_URL, an API key). The model is
+// named, so no router asks the stub which one to use.
+var gemini = driver{
+	cli:   "gemini",
+	agent: "gemini",
+	write: func(_, abs, content string, _ bool) modelstub.Script {
+		return modelstub.Script{modelstub.Call("write_file", map[string]any{"file_path": abs, "content": content})}
+	},
+	shell: func(command string) modelstub.Turn {
+		return modelstub.Call("run_shell_command", map[string]any{"command": command, "description": "run " + command})
+	},
+	run: func(w *world, cli, dir string) session {
+		settings := filepath.Join(w.home, ".gemini", "settings.json")
+		if err := os.MkdirAll(filepath.Dir(settings), 0o755); err != nil {
+			w.t.Fatal(err)
+		}
+		if err := os.WriteFile(settings, []byte(`{"security":{"auth":{"selectedType":"gemini-api-key"}},"general":{"disableAutoUpdate":true},"privacy":{"usageStatisticsEnabled":false}}`), 0o644); err != nil {
+			w.t.Fatal(err)
+		}
+		return w.runCLI(dir, []string{
+			"GEMINI_API_KEY=stub-key",
+			"GOOGLE_GEMINI_BASE_URL=" + w.stub.URL,
+			"GEMINI_CLI_TRUST_WORKSPACE=true",
+		}, cli, "-p", prompt, "--yolo", "-m", "gemini-2.5-flash")
+	},
+}
+
+func TestGeminiCollision(t *testing.T) {
+	t.Parallel()
+	w := collision(t, gemini)
+	expect(t, w, collisionText, 1, 1)
+}
+
+func TestGeminiConflict(t *testing.T) {
+	t.Parallel()
+	w := conflict(t, gemini)
+	expectConflict(t, w)
+}
+
+func TestGeminiShellGuard(t *testing.T) {
+	t.Parallel()
+	w := guard(t, gemini)
+	expect(t, w, "shell guard: `git checkout .` would discard the uncommitted work of \""+otherID+"\"", 1, 1)
+}
+
+func TestGeminiOwnersAtStart(t *testing.T) {
+	t.Parallel()
+	w := owners(t, gemini)
+	expect(t, w, ownersText, 1, 0)
+}
+
+func TestGeminiHallDown(t *testing.T) {
+	t.Parallel()
+	w, s := hallDown(t, gemini)
+	// Gemini CLI shows the one warning twice: the hook's stderr as it
+	// runs, and again as "Hook system message: …".
+	expectDown(t, w, s, 2)
+}

@@ -1,0 +1,173 @@
+package realagents
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hall-dev/hall/internal/modelstub"
+)
+
+// driver is what differs between the agent CLIs: their tools, as the
+// model calls them, and how a session runs.
+type driver struct {
+	// cli is the program's name (node_modules/.bin or PATH).
+	cli string
+	// agent is the Hall's name for it (hall hooks install <agent>).
+	agent string
+	// write is the model's calls of the CLI's tools that create or
+	// overwrite the file at abs (in worktree wt) with content (Claude
+	// Code reads a file before it lets the model overwrite it).
+	write func(wt, abs, content string, exists bool) modelstub.Script
+	// shell is the model's call of the CLI's shell tool.
+	shell func(command string) modelstub.Turn
+	// hooksIn is the folders whose project file the hooks go in, for a
+	// session in the world's linked worktree; nil: that worktree.
+	hooksIn func(w *world) []string
+	// run runs one non-interactive session in dir, prompt given, against
+	// the world's stub and with the hooks the world installed.
+	run func(w *world, cli, dir string) session
+}
+
+// cart is the file every scenario's sessions contend for.
+func cart(wt string) string { return filepath.Join(wt, "src", "checkout", "cart.go") }
+
+// prompt is the person's request in every session.
+const prompt = "Work on the checkout."
+
+// play installs the hooks in the worktree, starts the stub with script
+// and runs one session of the agent there.
+func play(t *testing.T, d driver, w *world, script modelstub.Script) session {
+	t.Helper()
+	cli := agentCLI(t, d.cli)
+	dirs := []string{w.repo.Worktree}
+	if d.hooksIn != nil {
+		dirs = d.hooksIn(w)
+	}
+	for _, dir := range dirs {
+		w.install(d.agent, dir)
+	}
+	w.startStub(script)
+	w.dump()
+	return d.run(w, cli, w.repo.Worktree)
+}
+
+// collision: another session is editing in the same worktree (its edit
+// of cart.go real, reported through the Hall's hook endpoint); the agent
+// writes another file there, then runs a harmless command, then ends.
+func collision(t *testing.T, d driver) *world {
+	w := newWorld(t, false)
+	w.otherEdits(w.repo.Worktree, "package checkout\n\n// the other session's edit\n")
+	wt := w.repo.Worktree
+	play(t, d, w, append(d.write(wt, filepath.Join(wt, "src", "checkout", "tax.go"), "package checkout\n\n// tax\n", false),
+		d.shell("git status --short"),
+		modelstub.Say("Done."),
+	))
+	return w
+}
+
+// conflict: a session in the repository's main worktree changed cart.go
+// (uncommitted); the agent, in the linked worktree, writes cart.go
+// otherwise. The model's next turn waits until the Hall's scanner has
+// predicted the merge (the roster's overlap is a conflict), then runs a
+// harmless command, then ends.
+func conflict(t *testing.T, d driver) *world {
+	w := newWorld(t, false)
+	w.otherEdits(w.repo.Main, "package checkout\n\n// main's total\nfunc Total() int { return 1 }\n")
+	wt := w.repo.Worktree
+	status := d.shell("git status --short")
+	status.Wait = w.waitFor("the Hall to predict the merge conflict", func() bool {
+		r, err := w.roster()
+		return err == nil && len(r.Overlaps) == 1 && r.Overlaps[0].Verdict == "conflict"
+	})
+	play(t, d, w, append(d.write(wt, cart(wt), "package checkout\n\n// wt2's total\nfunc Total() int { return 2 }\n", true),
+		status,
+		modelstub.Say("Done."),
+	))
+	return w
+}
+
+// guard: another session has uncommitted work on cart.go in the
+// worktree; the agent runs `git checkout .`, then ends.
+func guard(t *testing.T, d driver) *world {
+	w := newWorld(t, false)
+	w.otherEdits(w.repo.Worktree, "package checkout\n\n// the other session's edit\n")
+	play(t, d, w, modelstub.Script{
+		d.shell("git checkout ."),
+		modelstub.Say("Done."),
+	})
+	return w
+}
+
+// owners: another session has uncommitted work on cart.go in the
+// worktree as the agent starts; the agent runs two harmless commands,
+// then ends.
+func owners(t *testing.T, d driver) *world {
+	w := newWorld(t, false)
+	w.otherEdits(w.repo.Worktree, "package checkout\n\n// the other session's edit\n")
+	play(t, d, w, modelstub.Script{
+		d.shell("git status --short"),
+		d.shell("git diff --stat"),
+		modelstub.Say("Done."),
+	})
+	return w
+}
+
+// hallDown: the hooks point at a port nobody listens on; the agent
+// writes a file, runs a command, and ends.
+func hallDown(t *testing.T, d driver) (*world, session) {
+	w := newWorld(t, true)
+	wt := w.repo.Worktree
+	s := play(t, d, w, append(d.write(wt, filepath.Join(wt, "src", "checkout", "tax.go"), "package checkout\n\n// tax\n", false),
+		d.shell("git status --short"),
+		modelstub.Say("Done."),
+	))
+	return w, s
+}
+
+// expectConflict checks what the model of a conflict scenario was told
+// of the overlap: the conflict once, in the request after the command
+// the model waited to run until git had predicted it; and the overlap as
+// it opened, before git's prediction, at most once, in an earlier
+// request. Whether the overlap was told before git predicted the merge
+// depends on which came first, the Hall's derivation of the overlap from
+// the hooks' observed files or git's scan; so the test counts the lines
+// apart and holds the heading to their sum: said once as it opens, once
+// more as it becomes a conflict, never more.
+func expectConflict(t *testing.T, w *world) {
+	t.Helper()
+	conflicts, firstConflict := w.counts("conflict: " + otherID + " in ")
+	opened, firstOpened := w.counts("overlap: " + otherID + " in ")
+	headings, _ := w.counts(overlapText)
+	last := len(w.stub.Main()) - 1
+	if conflicts != 1 || firstConflict != last {
+		t.Errorf("the model was told the conflict %d times, first in request %d; want once, in request %d (the last, after the command)", conflicts, firstConflict, last)
+	}
+	if n, _ := w.counts(conflictText); n != 1 {
+		t.Errorf("the model was given %q %d times; want once", conflictText, n)
+	}
+	if opened > 1 || (opened == 1 && firstOpened >= firstConflict) {
+		t.Errorf("the model was told the overlap opening %d times, first in request %d; want at most once, before the conflict", opened, firstOpened)
+	}
+	if headings != opened+conflicts {
+		t.Errorf("the overlap's heading came %d times; want %d (once for each line)", headings, opened+conflicts)
+	}
+}
+
+// expectDown checks a session whose hooks could not reach the Hall: it
+// completed (runCLI saw it exit 0), the model was never given the hook's
+// warning, the hook warned once in the session (one marker in
+// hall-hook's cache folder: docs/hooks.md, "Said once per session"),
+// and the CLI's own output shows that warning shown times.
+func expectDown(t *testing.T, w *world, s session, shown int) {
+	t.Helper()
+	expect(t, w, reachText, 0, -1)
+	markers, err := os.ReadDir(filepath.Join(w.cache, "hall", "hook-warned"))
+	if err != nil || len(markers) != 1 {
+		t.Errorf("hall-hook's warning markers: %d (%v); want 1: warned once in the session", len(markers), err)
+	}
+	if n := strings.Count(s.stdout+s.stderr, reachText); n != shown {
+		t.Errorf("the session's output shows %q %d times; want %d", reachText, n, shown)
+	}
+}
