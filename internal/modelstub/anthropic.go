@@ -37,11 +37,7 @@ func (s *Server) anthropic(w http.ResponseWriter, path string, body []byte) {
 		}
 	}
 	main := len(req.Tools) > 0
-	i := s.record(Anthropic, path, body, main, results)
-	t := Say("ok")
-	if main {
-		t = s.turn(i)
-	}
+	i, t := s.answer(Anthropic, path, body, main, results)
 	id := fmt.Sprintf("msg_stub_%d", len(s.Requests()))
 	var block map[string]any
 	stop := "end_turn"

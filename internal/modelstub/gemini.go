@@ -40,13 +40,9 @@ func (s *Server) gemini(w http.ResponseWriter, path string, body []byte, stream 
 		decls += len(t.FunctionDeclarations)
 	}
 	main := decls > 0
-	i := s.record(Gemini, path, body, main, results)
-	t := Say("ok")
-	switch {
-	case main:
-		t = s.turn(i)
-	case req.GenerationConfig.ResponseMimeType == "application/json":
-		t = Say("{}")
+	_, t := s.answer(Gemini, path, body, main, results)
+	if !main && req.GenerationConfig.ResponseMimeType == "application/json" {
+		t = Say("{}") // a side request that wants JSON (the model router)
 	}
 	part := map[string]any{"text": t.Text}
 	if t.Tool != "" {

@@ -190,9 +190,20 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// record keeps a request and returns the turn to play: the script's turn
-// at the number of tool results the request carries, or -1 for a side
-// request.
+// answer keeps a request and returns the turn to play, with its index:
+// the script's turn at the number of tool results the request carries,
+// or for a side request (one that offers no tools: a title, a route)
+// a harmless "ok" at index -1, which uses up no turn.
+func (s *Server) answer(api API, path string, body []byte, main bool, results int) (int, Turn) {
+	i := s.record(api, path, body, main, results)
+	if !main {
+		return i, Say("ok")
+	}
+	return i, s.turn(i)
+}
+
+// record keeps a request and returns its turn's index: the number of
+// tool results it carries, or -1 for a side request.
 func (s *Server) record(api API, path string, body []byte, main bool, results int) int {
 	turn := -1
 	if main {

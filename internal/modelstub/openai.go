@@ -36,11 +36,7 @@ func (s *Server) openai(w http.ResponseWriter, path string, body []byte) {
 		}
 	}
 	main := len(req.Tools) > 0
-	i := s.record(OpenAI, path, body, main, results)
-	t := Say("ok")
-	if main {
-		t = s.turn(i)
-	}
+	i, t := s.answer(OpenAI, path, body, main, results)
 	custom := false
 	for _, tool := range req.Tools {
 		if tool.Name == t.Tool && tool.Type == "custom" {
