@@ -50,28 +50,23 @@ func (r *Runner) Snapshot(ctx context.Context, worktree string, into *Scratch) (
 	return r.snapshot(ctx, filepath.Clean(worktree), nil, into.envFor)
 }
 
-// SnapshotInto is Snapshot writing every new object into objects, an
-// object directory the caller owns, with the repository's own objects as
-// alternates (GIT_OBJECT_DIRECTORY, GIT_ALTERNATE_OBJECT_DIRECTORIES):
-// nothing at all is written into the repository. Reading the snapshot
-// back needs the same pair (ObjectsEnv).
-func (r *Runner) SnapshotInto(ctx context.Context, worktree, objects string) (Snapshot, error) {
-	return r.snapshot(ctx, filepath.Clean(worktree), nil, func(gitDir string) ([]string, error) { return ObjectsEnv(objects, gitDir), nil })
-}
-
-// SnapshotTreeInto is the first half of SnapshotInto, what must happen
-// before the working tree may change: every file's content and the tree
-// written into objects, HEAD read. The snapshot it answers has no Commit
-// yet; CommitSnapshot makes it, from objects alone, whatever the working
-// tree has become since.
+// SnapshotTreeInto is the first half of Snapshot, what must happen
+// before the working tree may change, writing every new object into
+// objects, an object directory the caller owns, with the repository's own
+// objects as alternates (GIT_OBJECT_DIRECTORY,
+// GIT_ALTERNATE_OBJECT_DIRECTORIES): nothing at all is written into the
+// repository. Every file's content and the tree are written, HEAD read;
+// the snapshot it answers has no Commit yet. Reading it back needs the
+// same pair (ObjectsEnv).
 func (r *Runner) SnapshotTreeInto(ctx context.Context, worktree, objects string) (Snapshot, error) {
 	s, _, err := r.snapshotTree(ctx, filepath.Clean(worktree), nil, func(gitDir string) ([]string, error) { return ObjectsEnv(objects, gitDir), nil })
 	return s, err
 }
 
-// CommitSnapshot is the second half of SnapshotInto: the commit of the
-// snapshot's tree on its HEAD, written into objects (ObjectsEnv), the
-// same commit SnapshotInto would have made.
+// CommitSnapshot is the second half: the commit of the snapshot's tree
+// on its HEAD, written into objects (ObjectsEnv), the same commit
+// Snapshot makes, from objects alone, whatever the working tree has
+// become since.
 func (r *Runner) CommitSnapshot(ctx context.Context, s Snapshot, objects string) (Snapshot, error) {
 	return r.commitSnapshot(ctx, s, append(ObjectsEnv(objects, s.GitDir), snapshotEnv...))
 }

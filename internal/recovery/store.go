@@ -73,7 +73,7 @@ func Open(ctx context.Context, dir string, run *gitscan.Runner, lim Limits, now 
 	if err := os.Chmod(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("recovery store %s: %w", dir, err)
 	}
-	s := &Store{dir: dir, run: run, lim: lim, now: now, scans: map[string][]scanKept{}, newest: map[string]string{}, lent: map[string]int{}}
+	s := &Store{dir: dir, run: run, lim: lim, now: now, scans: map[string][]scanKept{}, pending: map[string]*finishing{}, newest: map[string]string{}, lent: map[string]int{}}
 	if _, err := s.Prune(ctx); err != nil {
 		return nil, err
 	}
@@ -139,15 +139,51 @@ func (s *Store) Save(ctx context.Context, req SaveRequest) (Snapshot, error) {
 	if s.run == nil {
 		return Snapshot{}, errors.New("recovery: no git to snapshot with")
 	}
-	var lender string
-	defer func() { s.giveBack(lender) }()
-	return s.keep(ctx, req, true, func(objects string) (gitscan.Snapshot, error) {
-		var err error
-		if lender, err = s.borrow(objects, req.Worktree); err != nil {
-			return gitscan.Snapshot{}, err
-		}
-		return s.run.SnapshotInto(ctx, req.Worktree, objects)
+	b, err := s.begin(ctx, req, true, func(objects string) (gitscan.Snapshot, error) {
+		return s.run.SnapshotTreeInto(ctx, req.Worktree, objects)
 	})
+	if err != nil {
+		return Snapshot{}, err
+	}
+	defer s.giveBack(b.lender)
+	return s.finish(ctx, b.tmp, b.snap, req.Paths, true)
+}
+
+// begun is a snapshot begun: its directory (<id>.tmp), its record as its
+// taking knows it, and the snapshot it borrows from ("" for none).
+type begun struct {
+	tmp, lender string
+	snap        Snapshot
+}
+
+// begin begins a snapshot of req's worktree: an id, its directory, the
+// worktree's newest snapshot lent to it where borrow, and take, which
+// writes its objects into the directory's object directory. A snapshot
+// that fails to begin leaves nothing behind and borrows nothing.
+func (s *Store) begin(ctx context.Context, req SaveRequest, borrow bool, take func(objects string) (gitscan.Snapshot, error)) (begun, error) {
+	taken := s.now()
+	id := s.newID(taken)
+	b := begun{tmp: filepath.Join(s.dir, id+".tmp")}
+	objects := filepath.Join(b.tmp, "objects")
+	err := os.MkdirAll(objects, 0o700)
+	if err == nil && borrow {
+		b.lender, err = s.borrow(objects, req.Worktree)
+	}
+	if err != nil {
+		os.RemoveAll(b.tmp)
+		return begun{}, fmt.Errorf("recovery: %w", err)
+	}
+	g, err := take(objects)
+	if err != nil {
+		s.giveBack(b.lender)
+		os.RemoveAll(b.tmp)
+		return begun{}, fmt.Errorf("recovery: snapshot %s: %w", req.Worktree, err)
+	}
+	b.snap = Snapshot{
+		ID: id, Worktree: g.Top, GitDir: g.GitDir, Head: g.Head, Tree: g.Tree, Commit: g.Commit,
+		Taken: taken, Trigger: req.Trigger, Presence: req.Presence, Agent: req.Agent, Brain: req.Brain,
+	}
+	return b, nil
 }
 
 // borrow makes the newest snapshot of the worktree a lender of objects
@@ -221,52 +257,39 @@ const FinishBudget = 30 * time.Second
 // id, time, trigger, HEAD and tree, and Get, List, Diff and Restore wait
 // for it in this process. A Hall that stops before the record is
 // finished leaves it to the next Open to finish. A hook answer's
-// snapshot is taken so: the commit-tree and diff-tree it spares are a
-// fifth of a Save (docs/performance.md).
+// snapshot is taken so: it waits for no commit-tree, diff-tree or
+// record (docs/performance.md).
 func (s *Store) Take(ctx context.Context, req SaveRequest) (Snapshot, error) {
 	if s.run == nil {
 		return Snapshot{}, errors.New("recovery: no git to snapshot with")
 	}
-	taken := s.now()
-	id := s.newID(taken)
-	tmp := filepath.Join(s.dir, id+".tmp")
-	objects := filepath.Join(tmp, "objects")
-	if err := os.MkdirAll(objects, 0o700); err != nil {
-		return Snapshot{}, fmt.Errorf("recovery: %w", err)
-	}
-	lender, err := s.borrow(objects, req.Worktree)
+	b, err := s.begin(ctx, req, true, func(objects string) (gitscan.Snapshot, error) {
+		return s.run.SnapshotTreeInto(ctx, req.Worktree, objects)
+	})
 	if err != nil {
-		os.RemoveAll(tmp)
-		return Snapshot{}, fmt.Errorf("recovery: %w", err)
+		return Snapshot{}, err
 	}
-	g, err := s.run.SnapshotTreeInto(ctx, req.Worktree, objects)
-	if err == nil {
-		// What the next Open needs to finish it, should this Hall stop first.
-		err = writeRecord(filepath.Join(tmp, recordName), s.record(id, taken, req, g))
-	}
-	if err != nil {
-		s.giveBack(lender)
-		os.RemoveAll(tmp)
-		return Snapshot{}, fmt.Errorf("recovery: snapshot %s: %w", req.Worktree, err)
+	// What the next Open needs to finish it, should this Hall stop first.
+	if err := writeRecord(filepath.Join(b.tmp, recordName), b.snap); err != nil {
+		s.giveBack(b.lender)
+		os.RemoveAll(b.tmp)
+		return Snapshot{}, err
 	}
 	f := &finishing{done: make(chan struct{})}
 	s.mu.Lock()
-	if s.pending == nil {
-		s.pending = map[string]*finishing{}
-	}
-	s.pending[id] = f
+	s.pending[b.snap.ID] = f
 	s.mu.Unlock()
 	s.wg.Go(func() {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), FinishBudget)
 		defer cancel()
-		_, f.err = s.finish(ctx, tmp, s.record(id, taken, req, g), req.Paths, true)
-		s.giveBack(lender)
+		_, f.err = s.finish(ctx, b.tmp, b.snap, req.Paths, true)
+		s.giveBack(b.lender)
 		s.mu.Lock()
-		delete(s.pending, id)
+		delete(s.pending, b.snap.ID)
 		s.mu.Unlock()
 		close(f.done)
 	})
-	return s.record(id, taken, req, g), nil
+	return b.snap, nil
 }
 
 // Wait waits until the snapshot id Take answered for has its whole
@@ -312,14 +335,6 @@ func (s *Store) Close(ctx context.Context) error {
 	}
 }
 
-// record is a snapshot's record as its taking knows it.
-func (s *Store) record(id string, taken time.Time, req SaveRequest, g gitscan.Snapshot) Snapshot {
-	return Snapshot{
-		ID: id, Worktree: g.Top, GitDir: g.GitDir, Head: g.Head, Tree: g.Tree, Commit: g.Commit,
-		Taken: taken, Trigger: req.Trigger, Presence: req.Presence, Agent: req.Agent, Brain: req.Brain,
-	}
-}
-
 // MaxScanKept is how many of the scanner's snapshots the store keeps of
 // one worktree, the newest: recovery points between destructive
 // commands, which never crowd the others out.
@@ -337,9 +352,6 @@ func (s *Store) Adopt(ctx context.Context, g gitscan.Snapshot, env []string) (sn
 		return Snapshot{}, false, errors.New("recovery: no git to snapshot with")
 	}
 	s.mu.Lock()
-	if s.scans == nil {
-		s.scans = map[string][]scanKept{}
-	}
 	kept := s.scans[g.Top]
 	same := len(kept) > 0 && kept[len(kept)-1].tree == g.Tree
 	s.mu.Unlock()
@@ -347,19 +359,12 @@ func (s *Store) Adopt(ctx context.Context, g gitscan.Snapshot, env []string) (sn
 		return Snapshot{}, false, nil
 	}
 	req := SaveRequest{Worktree: g.Top, Trigger: Trigger{Kind: TriggerScan}}
-	snap, err = s.keep(ctx, req, false, func(objects string) (gitscan.Snapshot, error) {
-		pack := filepath.Join(objects, "pack")
-		if err := os.MkdirAll(pack, 0o700); err != nil {
-			return gitscan.Snapshot{}, err
-		}
-		revs := g.Commit + "\n"
-		if g.Head != "" {
-			revs += "^" + g.Head + "\n"
-		}
-		_, err := s.run.Run(ctx, gitscan.Cmd{Dir: g.Top, Env: env, Stdin: []byte(revs),
-			Args: []string{"pack-objects", "--revs", "-q", filepath.Join(pack, "pack")}})
-		return g, err
+	b, err := s.begin(ctx, req, false, func(objects string) (gitscan.Snapshot, error) {
+		return g, s.packObjects(ctx, g, env, objects)
 	})
+	if err == nil {
+		snap, err = s.finish(ctx, b.tmp, b.snap, nil, false)
+	}
 	if err != nil {
 		return Snapshot{}, false, err
 	}
@@ -383,25 +388,6 @@ func (s *Store) Adopt(ctx context.Context, g gitscan.Snapshot, env []string) (sn
 
 // scanKept is one scan snapshot the store holds of a worktree.
 type scanKept struct{ id, tree string }
-
-// keep takes a snapshot through take, which writes its objects into the
-// snapshot's own object directory, and records it: the files it changes
-// against HEAD, its size; a snapshot that fails leaves nothing behind.
-func (s *Store) keep(ctx context.Context, req SaveRequest, pack bool, take func(objects string) (gitscan.Snapshot, error)) (Snapshot, error) {
-	taken := s.now()
-	id := s.newID(taken)
-	tmp := filepath.Join(s.dir, id+".tmp")
-	objects := filepath.Join(tmp, "objects")
-	if err := os.MkdirAll(objects, 0o700); err != nil {
-		return Snapshot{}, fmt.Errorf("recovery: %w", err)
-	}
-	g, err := take(objects)
-	if err != nil {
-		os.RemoveAll(tmp)
-		return Snapshot{}, fmt.Errorf("recovery: snapshot %s: %w", req.Worktree, err)
-	}
-	return s.finish(ctx, tmp, s.record(id, taken, req, g), req.Paths, pack)
-}
 
 // finish completes a snapshot whose objects (its tree at least) are in
 // tmp/objects: its commit where it has none yet; where pack, what it
@@ -462,16 +448,8 @@ func (s *Store) finish(ctx context.Context, tmp string, snap Snapshot, hint []st
 // borrowed snapshot's), then drops the loose objects the pack holds (git
 // prune-packed) and the loan (objects/info/alternates).
 func (s *Store) pack(ctx context.Context, g gitscan.Snapshot, objects string) error {
-	if err := os.MkdirAll(filepath.Join(objects, "pack"), 0o700); err != nil {
-		return err
-	}
-	revs := g.Commit + "\n"
-	if g.Head != "" {
-		revs += "^" + g.Head + "\n"
-	}
 	env := gitscan.ObjectsEnv(objects, g.GitDir)
-	if _, err := s.run.Run(ctx, gitscan.Cmd{Dir: g.Top, Env: env, Stdin: []byte(revs),
-		Args: []string{"pack-objects", "--revs", "-q", filepath.Join(objects, "pack", "pack")}}); err != nil {
+	if err := s.packObjects(ctx, g, env, objects); err != nil {
 		return err
 	}
 	if _, err := s.run.Run(ctx, gitscan.Cmd{Dir: g.Top, Env: env, Args: []string{"prune-packed", "-q"}}); err != nil {
@@ -481,6 +459,22 @@ func (s *Store) pack(ctx context.Context, g gitscan.Snapshot, objects string) er
 		return err
 	}
 	return nil
+}
+
+// packObjects writes what the snapshot g adds to its HEAD as one pack
+// into the object directory into (git pack-objects --revs), its objects
+// read where env says.
+func (s *Store) packObjects(ctx context.Context, g gitscan.Snapshot, env []string, into string) error {
+	if err := os.MkdirAll(filepath.Join(into, "pack"), 0o700); err != nil {
+		return err
+	}
+	revs := g.Commit + "\n"
+	if g.Head != "" {
+		revs += "^" + g.Head + "\n"
+	}
+	_, err := s.run.Run(ctx, gitscan.Cmd{Dir: g.Top, Env: env, Stdin: []byte(revs),
+		Args: []string{"pack-objects", "--revs", "-q", filepath.Join(into, "pack", "pack")}})
+	return err
 }
 
 // changed is one path git diff-tree reports between HEAD and a snapshot.
