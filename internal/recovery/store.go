@@ -39,13 +39,16 @@ type Store struct {
 	wg      sync.WaitGroup        // the finishing goroutines
 	newest  map[string]string     // the newest finished snapshot of each worktree, which the next one borrows from
 	lent    map[string]int        // snapshots being finished that borrow from each snapshot, never dropped meanwhile
+
+	hold func(id string) // tests only: called as a begun snapshot's finishing starts
 }
 
 // finishing is a snapshot Take answered for whose record is still being
 // written: done closes when it is, err then says whether it failed.
 type finishing struct {
-	done chan struct{}
-	err  error
+	worktree string // the worktree's top, as its record has it
+	done     chan struct{}
+	err      error
 }
 
 // recordName is a snapshot's record in its directory.
@@ -145,14 +148,15 @@ func (s *Store) Save(ctx context.Context, req SaveRequest) (Snapshot, error) {
 	if err != nil {
 		return Snapshot{}, err
 	}
-	defer s.giveBack(b.lender)
-	return s.finish(ctx, b.tmp, b.snap, req.Paths, true)
+	return s.finishBegun(ctx, b, req.Paths)
 }
 
 // begun is a snapshot begun: its directory (<id>.tmp), its record as its
-// taking knows it, and the snapshot it borrows from ("" for none).
+// taking knows it, the snapshot it borrows from ("" for none) and, when
+// that one is still being finished, its finishing.
 type begun struct {
 	tmp, lender string
+	loan        *finishing
 	snap        Snapshot
 }
 
@@ -167,7 +171,7 @@ func (s *Store) begin(ctx context.Context, req SaveRequest, borrow bool, take fu
 	objects := filepath.Join(b.tmp, "objects")
 	err := os.MkdirAll(objects, 0o700)
 	if err == nil && borrow {
-		b.lender, err = s.borrow(objects, req.Worktree)
+		b.lender, b.loan, err = s.borrow(objects, req.Worktree)
 	}
 	if err != nil {
 		os.RemoveAll(b.tmp)
@@ -190,29 +194,84 @@ func (s *Store) begin(ctx context.Context, req SaveRequest, borrow bool, take fu
 // to the one being taken into objects (its objects/info/alternates):
 // every file and directory unchanged since that snapshot is then found
 // there, not written again (on 10,000 files with a hundred edited, git
-// write-tree's 40 ms of new tree objects become 10). The borrowed
-// snapshot is not dropped until the new one, packed, needs it no more
-// (giveBack). It answers the lender's id, "" for none.
-func (s *Store) borrow(objects, worktree string) (string, error) {
+// add's and write-tree's ~100 ms of new objects become ~10). The newest
+// may still be being finished (Take answered for it a moment ago): the
+// loan then names its directory both where it is (<id>.tmp) and where
+// its finishing moves it, and the borrower's own finishing waits for it
+// first (settle). The borrowed snapshot is not dropped until the new
+// one, packed, needs it no more (giveBack). It answers the lender's id,
+// "" for none, and its finishing while it has one.
+func (s *Store) borrow(objects, worktree string) (string, *finishing, error) {
+	wt := filepath.Clean(worktree)
 	s.mu.Lock()
-	lender := s.newest[filepath.Clean(worktree)]
+	lender := s.newest[wt]
+	var loan *finishing
+	for id, f := range s.pending {
+		if f.worktree == wt && id > lender {
+			lender, loan = id, f
+		}
+	}
 	if lender != "" {
 		s.lent[lender]++
 	}
 	s.mu.Unlock()
 	if lender == "" {
-		return "", nil
+		return "", nil, nil
 	}
+	lines := filepath.Join(s.dir, lender, "objects") + "\n"
+	if loan != nil {
+		lines = filepath.Join(s.dir, lender+".tmp", "objects") + "\n" + lines
+	}
+	if err := writeLoan(objects, lines); err != nil {
+		s.giveBack(lender)
+		return "", nil, err
+	}
+	return lender, loan, nil
+}
+
+// writeLoan writes the object directory's alternates.
+func writeLoan(objects, lines string) error {
 	info := filepath.Join(objects, "info")
 	if err := os.MkdirAll(info, 0o700); err != nil {
-		s.giveBack(lender)
-		return "", err
+		return err
 	}
-	if err := os.WriteFile(filepath.Join(info, "alternates"), []byte(filepath.Join(s.dir, lender, "objects")+"\n"), 0o600); err != nil {
-		s.giveBack(lender)
-		return "", err
+	return os.WriteFile(filepath.Join(info, "alternates"), []byte(lines), 0o600)
+}
+
+// finishBegun finishes a snapshot Save or Take began (finish), its loan
+// settled first, and ends the loan.
+func (s *Store) finishBegun(ctx context.Context, b begun, hint []string) (Snapshot, error) {
+	defer s.giveBack(b.lender)
+	if s.hold != nil {
+		s.hold(b.snap.ID)
 	}
-	return lender, nil
+	if err := s.settle(ctx, b); err != nil {
+		os.RemoveAll(b.tmp)
+		return Snapshot{}, err
+	}
+	return s.finish(ctx, b.tmp, b.snap, hint, true)
+}
+
+// settle waits until the snapshot b borrows from, if it was still being
+// finished, is recorded: its objects are then in its own directory, which
+// the loan names alone from now on. A lender that could not be recorded
+// fails the borrower too: objects it lent may be gone with it.
+func (s *Store) settle(ctx context.Context, b begun) error {
+	if b.loan == nil {
+		return nil
+	}
+	select {
+	case <-b.loan.done:
+	case <-ctx.Done():
+		return fmt.Errorf("recovery: snapshot %s waits for %s, still being recorded: %w", b.snap.ID, b.lender, ctx.Err())
+	}
+	if b.loan.err != nil {
+		return fmt.Errorf("recovery: snapshot %s borrowed from %s, which could not be recorded: %w", b.snap.ID, b.lender, b.loan.err)
+	}
+	if err := writeLoan(filepath.Join(b.tmp, "objects"), filepath.Join(s.dir, b.lender, "objects")+"\n"); err != nil {
+		return fmt.Errorf("recovery: %w", err)
+	}
+	return nil
 }
 
 // giveBack ends a loan borrow made.
@@ -275,15 +334,14 @@ func (s *Store) Take(ctx context.Context, req SaveRequest) (Snapshot, error) {
 		os.RemoveAll(b.tmp)
 		return Snapshot{}, err
 	}
-	f := &finishing{done: make(chan struct{})}
+	f := &finishing{worktree: b.snap.Worktree, done: make(chan struct{})}
 	s.mu.Lock()
 	s.pending[b.snap.ID] = f
 	s.mu.Unlock()
 	s.wg.Go(func() {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), FinishBudget)
 		defer cancel()
-		_, f.err = s.finish(ctx, b.tmp, b.snap, req.Paths, true)
-		s.giveBack(b.lender)
+		_, f.err = s.finishBegun(ctx, b, req.Paths)
 		s.mu.Lock()
 		delete(s.pending, b.snap.ID)
 		s.mu.Unlock()

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -152,5 +154,174 @@ func TestUnfinishedRecordFinishedByNextOpen(t *testing.T) {
 	}
 	if s := state(t, filepath.Join(wt, "a.txt")); s != want {
 		t.Errorf("a.txt: %s, want %s", s, want)
+	}
+}
+
+// gate holds the finishing of the snapshots a test names until it
+// opens them.
+type gate struct {
+	mu   sync.Mutex
+	held map[string]chan struct{}
+}
+
+// hold makes the finishing of the store's next snapshot wait until
+// the returned open is called.
+func (g *gate) hold(store *recovery.Store) (open func()) {
+	ch := make(chan struct{})
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.held == nil {
+		g.held = map[string]chan struct{}{}
+		recovery.HoldFinishing(store, func(id string) {
+			g.mu.Lock()
+			c := g.held[""]
+			if c != nil {
+				delete(g.held, "")
+				g.held[id] = c
+			}
+			g.mu.Unlock()
+			if c != nil {
+				<-c
+			}
+		})
+	}
+	g.held[""] = ch
+	return sync.OnceFunc(func() { close(ch) })
+}
+
+// TestBorrowsWhileLenderFinishing: a snapshot taken while the one before
+// it is still being finished borrows its objects all the same (a file
+// unchanged since is not written again), waits for its record before
+// finishing its own, and once recorded needs nothing of it.
+func TestBorrowsWhileLenderFinishing(t *testing.T) {
+	ctx := context.Background()
+	_, wt := newRepo(t, false)
+	store := openStore(t, recovery.Limits{}, nil)
+	var g gate
+	open := g.hold(store)
+	defer open()
+	write(t, filepath.Join(wt, "dir", "x.txt"), "x, first edit\n", 0o644)
+	first, err := store.Take(ctx, recovery.SaveRequest{Worktree: wt, Trigger: recovery.Trigger{Kind: recovery.TriggerShell, Command: "git stash"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(wt, "b.txt"), "b, second edit\n", 0o644)
+	second, err := store.Take(ctx, recovery.SaveRequest{Worktree: wt, Trigger: recovery.Trigger{Kind: recovery.TriggerShell, Command: "git reset --hard"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	loose := func(id, file string) bool {
+		oid := strings.TrimSpace(git(t, wt, "hash-object", file))
+		_, err := os.Stat(filepath.Join(store.Dir(), id+".tmp", "objects", oid[:2], oid[2:]))
+		return err == nil
+	}
+	if !loose(first.ID, "dir/x.txt") || loose(second.ID, "dir/x.txt") || !loose(second.ID, "b.txt") {
+		t.Fatalf("x.txt's content in the first (%v) and the second (%v), b.txt's in the second (%v): want in the first alone, and b.txt's in the second",
+			loose(first.ID, "dir/x.txt"), loose(second.ID, "dir/x.txt"), loose(second.ID, "b.txt"))
+	}
+	waited := make(chan error, 1)
+	go func() { waited <- store.Wait(ctx, second.ID) }()
+	select {
+	case err := <-waited:
+		t.Fatalf("the second recorded (%v) before the snapshot it borrows from", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	open()
+	if err := <-waited; err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(store.Dir(), second.ID, "objects", "info", "alternates")); !os.IsNotExist(err) {
+		t.Fatalf("a loan left in the recorded snapshot: %v", err)
+	}
+	if err := os.RemoveAll(filepath.Join(store.Dir(), first.ID)); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"dir/x.txt": state(t, filepath.Join(wt, "dir", "x.txt")), "b.txt": state(t, filepath.Join(wt, "b.txt"))}
+	git(t, wt, "reset", "-q", "--hard")
+	if _, err := store.Restore(ctx, second.ID, recovery.RestoreOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for p, w := range want {
+		if got := state(t, filepath.Join(wt, filepath.FromSlash(p))); got != w {
+			t.Errorf("%s: %s, want %s", p, got, w)
+		}
+	}
+}
+
+// TestLenderNotPrunedWhileLent: the snapshot a snapshot being finished
+// borrows from is kept past the store's limits until the borrower is
+// recorded, and pruned after.
+func TestLenderNotPrunedWhileLent(t *testing.T) {
+	ctx := context.Background()
+	_, wt := newRepo(t, false)
+	store := openStore(t, recovery.Limits{MaxCount: 1}, nil)
+	write(t, filepath.Join(wt, "a.txt"), "first\n", 0o644)
+	first, err := store.Save(ctx, recovery.SaveRequest{Worktree: wt, Trigger: recovery.Trigger{Kind: recovery.TriggerCLI}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var g gate
+	open := g.hold(store)
+	defer open()
+	write(t, filepath.Join(wt, "a.txt"), "second\n", 0o644)
+	second, err := store.Take(ctx, recovery.SaveRequest{Worktree: wt, Trigger: recovery.Trigger{Kind: recovery.TriggerShell, Command: "rm a.txt"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.Prune(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(store.Dir(), first.ID)); err != nil {
+		t.Fatalf("the lender pruned while lent: %v", err)
+	}
+	open()
+	if err := store.Wait(ctx, second.ID); err != nil {
+		t.Fatal(err)
+	}
+	res, err := store.Prune(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(store.Dir(), first.ID)); !os.IsNotExist(err) || res.Kept != 1 {
+		t.Fatalf("after the borrower was recorded: the lender %v, %d kept; want it pruned, one kept", err, res.Kept)
+	}
+}
+
+// TestLenderFailsBorrowerToo: a snapshot whose lender could not be
+// recorded (its objects gone with it) is not recorded either, says why,
+// and leaves nothing behind.
+func TestLenderFailsBorrowerToo(t *testing.T) {
+	ctx := context.Background()
+	_, wt := newRepo(t, false)
+	store := openStore(t, recovery.Limits{}, nil)
+	var g gate
+	open := g.hold(store)
+	defer open()
+	write(t, filepath.Join(wt, "a.txt"), "first\n", 0o644)
+	first, err := store.Take(ctx, recovery.SaveRequest{Worktree: wt, Trigger: recovery.Trigger{Kind: recovery.TriggerShell, Command: "git stash"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(wt, "b.txt"), "second\n", 0o644)
+	second, err := store.Take(ctx, recovery.SaveRequest{Worktree: wt, Trigger: recovery.Trigger{Kind: recovery.TriggerShell, Command: "git reset --hard"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(store.Dir(), first.ID+".tmp")); err != nil {
+		t.Fatal(err)
+	}
+	open()
+	if err := store.Wait(ctx, first.ID); err == nil {
+		t.Fatal("the lender recorded without its directory")
+	}
+	if err := store.Wait(ctx, second.ID); err == nil || !strings.Contains(err.Error(), first.ID) {
+		t.Fatalf("the borrower: %v, want an error naming %s", err, first.ID)
+	}
+	entries, err := os.ReadDir(store.Dir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 0 {
+		t.Fatalf("left behind: %v", entries)
 	}
 }

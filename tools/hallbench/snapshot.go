@@ -7,18 +7,20 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"time"
 
 	"github.com/hall-dev/hall/internal/gitscan"
 	"github.com/hall-dev/hall/internal/recovery"
 )
 
-// snapshotFiles and snapshotRounds size the snapshot scenario: issue 31's
-// ~10,000-file repository, a snapshot a round.
+// snapshotFiles, snapshotRounds and snapshotHookRounds size the snapshot
+// scenario: issue 31's ~10,000-file repository, a snapshot a round, 40
+// with edits accumulating, then 100 hook answers (a p99 of fewer is the
+// slowest one alone).
 const (
-	snapshotFiles  = 10000
-	snapshotRounds = 40
+	snapshotFiles      = 10000
+	snapshotRounds     = 40
+	snapshotHookRounds = 100
 )
 
 // snapshot measures recovery.Store.Take, the snapshot a destructive
@@ -63,13 +65,9 @@ func (b *bench) snapshot(ctx context.Context) error {
 		}
 		bytes += snap.Bytes
 	}
-	slices.Sort(took)
-	at := func(q float64) float64 {
-		return float64(took[min(len(took)-1, int(q*float64(len(took))))].Microseconds()) / 1000
-	}
-	p99 := at(0.99)
+	p99 := pct(took, 0.99)
 	b.add(fmt.Sprintf("snapshot before a destructive command, %d files, 3 edited + new untracked each round: Take p50 / p99 of %d", snapshotFiles, snapshotRounds),
-		fmt.Sprintf("%.1f / %.1f ms", at(0.5), p99), "p99 ≤ 150 ms (with the hook)", pass(p99 <= 150))
+		fmt.Sprintf("%.1f / %.1f ms", pct(took, 0.5), p99), "p99 ≤ 150 ms (with the hook)", pass(p99 <= 150))
 	b.add("snapshot: the store's growth per snapshot (mean)", fmt.Sprintf("%.1f KiB", float64(bytes)/snapshotRounds/1024), "", nil)
 	return b.snapshotHook(ctx, repo)
 }
@@ -99,12 +97,14 @@ func (b *bench) snapshotHook(ctx context.Context, repo string) error {
 	}
 	destroy, harmless := guardBash(repo, "git checkout ."), guardBash(repo, "go test ./...")
 	deadline := time.Now().Add(time.Minute)
+	var first time.Duration
 	for {
-		_, out, err := post(destroy)
+		d, out, err := post(destroy)
 		if err != nil {
 			return err
 		}
 		if bytes.Contains(out, []byte("The Hall saved snapshot ")) {
+			first = d
 			break
 		}
 		if time.Now().After(deadline) {
@@ -112,7 +112,7 @@ func (b *bench) snapshotHook(ctx context.Context, repo string) error {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	rounds := snapshotRounds
+	rounds := snapshotHookRounds
 	var withSnap, without []time.Duration
 	for range rounds {
 		d, out, err := post(destroy)
@@ -128,15 +128,12 @@ func (b *bench) snapshotHook(ctx context.Context, repo string) error {
 		}
 		without = append(without, d)
 	}
-	p := func(ds []time.Duration, q float64) float64 {
-		ds = slices.Clone(ds)
-		slices.Sort(ds)
-		return float64(ds[min(len(ds)-1, int(q*float64(len(ds))))].Microseconds()) / 1000
-	}
-	p99 := p(withSnap, 0.99)
+	p99 := pct(withSnap, 0.99)
 	b.add(fmt.Sprintf("the destructive command's hook answer with its snapshot (POST /api/hooks/claude, `git checkout .`), %d files: p50 / p99 of %d", snapshotFiles, rounds),
-		fmt.Sprintf("%.1f / %.1f ms", p(withSnap, 0.5), p99), "p99 ≤ 150 ms", pass(p99 <= 150))
+		fmt.Sprintf("%.1f / %.1f ms", pct(withSnap, 0.5), p99), "p99 ≤ 150 ms", pass(p99 <= 150))
+	b.add("the worktree's first such answer since the Hall started (its snapshot has none before it to borrow from: every uncommitted file written), one answer",
+		fmt.Sprintf("%.1f ms", float64(first.Microseconds())/1000), "", nil)
 	b.add("a harmless shell command's hook answer beside it (`go test ./...`, no snapshot): p50 / p99",
-		fmt.Sprintf("%.1f / %.1f ms", p(without, 0.5), p(without, 0.99)), "", nil)
+		fmt.Sprintf("%.1f / %.1f ms", pct(without, 0.5), pct(without, 0.99)), "", nil)
 	return nil
 }
