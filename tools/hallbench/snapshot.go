@@ -129,9 +129,9 @@ func (b *bench) snapshotHook(ctx context.Context, repo string) error {
 		without = append(without, d)
 	}
 	p99 := pct(withSnap, 0.99)
-	b.add(fmt.Sprintf("the destructive command's hook answer with its snapshot (POST /api/hooks/claude, `git checkout .`), %d files: p50 / p99 of %d", snapshotFiles, rounds),
-		fmt.Sprintf("%.1f / %.1f ms", pct(withSnap, 0.5), p99), "p99 ≤ 150 ms", pass(p99 <= 150))
-	b.add("the worktree's first such answer since the Hall started (its snapshot has none before it to borrow from: every uncommitted file written), one answer",
+	b.add(fmt.Sprintf("the destructive command's hook answer with its snapshot (POST /api/hooks/claude, `git checkout .`), %d files: p50 / p99 / max of %d", snapshotFiles, rounds),
+		fmt.Sprintf("%.1f / %.1f / %.1f ms", pct(withSnap, 0.5), p99, pct(withSnap, 1)), "p99 ≤ 150 ms", pass(p99 <= 150))
+	b.add("the worktree's first such answer (the store holds no snapshot of it yet to borrow from: every uncommitted file written), one answer",
 		fmt.Sprintf("%.1f ms", float64(first.Microseconds())/1000), "", nil)
 	b.add("a harmless shell command's hook answer beside it (`go test ./...`, no snapshot): p50 / p99",
 		fmt.Sprintf("%.1f / %.1f ms", pct(without, 0.5), pct(without, 0.99)), "", nil)
