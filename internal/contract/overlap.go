@@ -1,6 +1,9 @@
 package contract
 
-import "github.com/hall-dev/hall/internal/presence"
+import (
+	"github.com/hall-dev/hall/internal/presence"
+	"github.com/hall-dev/hall/internal/presence/overlap"
+)
 
 // The verdicts, merges and bases of an overlap, as Overlap carries them.
 const (
@@ -27,6 +30,9 @@ const (
 	// answer on the host that took its beats, carried by its record
 	// (Presence.Changed): git evidence, but no merge predicted.
 	GitRecord = "record"
+	// GitNotScanned is an overlap side's git state while this Hall's git
+	// has not answered for its worktree yet.
+	GitNotScanned = overlap.NotScanned
 )
 
 // OverlapSide names one presence of an overlap and what git said of its

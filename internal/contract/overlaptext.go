@@ -25,12 +25,23 @@ func OverlapLine(id string, o Overlap) string {
 	switch {
 	case o.Verdict == VerdictConflict:
 		fmt.Fprintf(&b, "; git predicts the merge conflicts in %s", filesText(o.Conflicts, o.ConflictsTotal))
+	case o.Basis == BasisPaths && o.gitPending():
+		b.WriteString("; git has not answered for both worktrees yet: no merge prediction so far")
 	case o.Basis == BasisPaths:
 		b.WriteString("; git cannot see both worktrees here: no merge prediction")
 	case o.Merge == MergeClean:
 		b.WriteString("; git predicts a clean merge for now")
 	}
 	return b.String()
+}
+
+// gitPending tells an overlap whose merge git has not predicted only
+// because it has not answered for a side yet: every side's git state is
+// ok or not scanned.
+func (o Overlap) gitPending() bool {
+	pending := func(s OverlapSide) bool { return s.Git == GitNotScanned }
+	seen := func(s OverlapSide) bool { return s.Git == GitOK || pending(s) }
+	return seen(o.A) && seen(o.B) && (pending(o.A) || pending(o.B))
 }
 
 func writeSide(b *strings.Builder, s OverlapSide) {

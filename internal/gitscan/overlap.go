@@ -9,7 +9,7 @@ import (
 func GitOf(r Result, ok bool) overlap.Git {
 	switch {
 	case !ok:
-		return overlap.Git{Reason: "not_scanned"}
+		return overlap.Git{Reason: overlap.NotScanned}
 	case r.Err != nil:
 		return overlap.Git{Reason: string(CodeOf(r.Err))}
 	}

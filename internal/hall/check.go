@@ -117,7 +117,7 @@ func (h *Hall) gitOf(worktree string) overlap.Git {
 	}
 	res, ok := h.Git.Result(worktree)
 	if !ok {
-		return overlap.Git{Reason: "not_scanned"}
+		return overlap.Git{Reason: overlap.NotScanned}
 	}
 	if res.Err != nil {
 		return overlap.Git{Reason: "unavailable"}

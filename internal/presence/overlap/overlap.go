@@ -44,6 +44,10 @@ const (
 )
 
 // Git is one side's git answer, as plain data.
+// NotScanned is Git.Reason when git has not answered for the worktree
+// yet (the Hall's scanner has not scanned it since it first saw it).
+const NotScanned = "not_scanned"
+
 type Git struct {
 	// Available is false when git could not answer for the worktree:
 	// git missing or too old, the worktree not on this machine, a

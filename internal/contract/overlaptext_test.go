@@ -1,0 +1,44 @@
+package contract
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestOverlapLineSaysWhatGitSaid: the line's last clause is git's
+// answer as it stands: a conflict predicted, a clean merge, no answer
+// yet (a side not scanned), or no answer possible here (a side git
+// cannot see) — never one said for another.
+func TestOverlapLineSaysWhatGitSaid(t *testing.T) {
+	side := func(id, git string) OverlapSide {
+		return OverlapSide{PresenceID: id, AgentID: "agent-" + id, Worktree: "/repo/wt-" + id, Git: git}
+	}
+	files := []OverlapFile{{Path: "a.go"}}
+	cases := []struct {
+		name string
+		o    Overlap
+		want string
+	}{
+		{"conflict predicted", Overlap{Verdict: VerdictConflict, Merge: MergeConflict, Basis: BasisGit, A: side("p1", GitOK), B: side("p2", GitOK), Files: files, Conflicts: []string{"a.go"}},
+			"; git predicts the merge conflicts in a.go"},
+		{"clean merge", Overlap{Verdict: VerdictOverlap, Merge: MergeClean, Basis: BasisGit, A: side("p1", GitOK), B: side("p2", GitOK), Files: files},
+			"; git predicts a clean merge for now"},
+		{"not predicted yet", Overlap{Verdict: VerdictOverlap, Merge: MergeUnknown, Basis: BasisGit, A: side("p1", GitOK), B: side("p2", GitOK), Files: files},
+			"changed a.go"},
+		{"a side not scanned yet", Overlap{Verdict: VerdictOverlap, Merge: MergeUnknown, Basis: BasisPaths, A: side("p1", GitOK), B: side("p2", GitNotScanned), Files: files},
+			"; git has not answered for both worktrees yet: no merge prediction so far"},
+		{"both not scanned yet", Overlap{Verdict: VerdictOverlap, Merge: MergeUnknown, Basis: BasisPaths, A: side("p1", GitNotScanned), B: side("p2", GitNotScanned), Files: files},
+			"; git has not answered for both worktrees yet: no merge prediction so far"},
+		{"another host's worktree", Overlap{Verdict: VerdictOverlap, Merge: MergeUnknown, Basis: BasisPaths, A: side("p1", GitNotScanned), B: side("p2", "worktree_not_here"), Files: files},
+			"; git cannot see both worktrees here: no merge prediction"},
+		{"git's answer from the record", Overlap{Verdict: VerdictOverlap, Merge: MergeUnknown, Basis: BasisPaths, A: side("p1", GitOK), B: side("p2", GitRecord), Files: files},
+			"; git cannot see both worktrees here: no merge prediction"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := OverlapLine("p1", c.o); !strings.HasSuffix(got, c.want) {
+				t.Errorf("%q\nwant it to end %q", got, c.want)
+			}
+		})
+	}
+}
