@@ -48,6 +48,10 @@ the next git add -A (the Hall itself keeps it out of overlaps and the shell
 guard): the summary says so, and --git-exclude lists it, and its backups,
 in the repository's .git/info/exclude (read by every worktree of the
 repository, never committed). Nothing is written there without the flag.
+
+Codex runs a linked worktree's hooks from the main worktree's
+.codex/hooks.json, and only with the linked one's beside it: an install in
+a linked worktree writes both and says so.
 `
 
 // maxWriteTries bounds the reads and writes of a file another program
@@ -119,6 +123,51 @@ func runHooks(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		Agent: agent, File: file, Command: *command, HTTP: *httpHooks, HallURL: *hall, OnCollision: *onCollision,
 		Given: hookinstall.Given{Command: given["command"], HTTP: given["http"], HallURL: given["hall"], OnCollision: given["on-collision"]},
 	}
+	e := hooksEdit{verb: verb, agent: agent, root: root, home: home, o: o, user: *user, shared: *shared, gitExclude: *gitExclude, dryRun: *dryRun}
+	if err := e.run(ctx, stdout); err != nil {
+		return err
+	}
+	// An agent that runs a linked worktree's hooks from the main
+	// worktree's file (Codex) needs both: the main one's is installed
+	// too, and an uninstall says the main one's stays.
+	capa, _ := hook.CapabilityOf(agent)
+	if *user || !capa.MainWorktreeHooks {
+		return nil
+	}
+	main, linked := hookinstall.NewGit(ctx).MainWorktree(ctx, root)
+	if !linked {
+		return nil
+	}
+	mainFile, err := hookinstall.ConfigFile(agent, main, false, home, *shared)
+	if err != nil {
+		return &exitError{code: 2, err: err}
+	}
+	if verb == "uninstall" {
+		if has, _ := hookinstall.HasHall(agent, mainFile); has {
+			fmt.Fprintf(stdout, "  note: the main worktree's %s keeps the Hall's hooks (its own sessions run them); %s runs no hook here without this worktree's file\n", mainFile, capa.Product)
+		}
+		return nil
+	}
+	e.root, e.o.File = main, mainFile
+	e.why = fmt.Sprintf("the main worktree's: %s runs its hooks for a session in this linked worktree, and only with this worktree's file beside it", capa.Product)
+	return e.run(ctx, stdout)
+}
+
+// hooksEdit is one file's edit by `hall hooks install|uninstall`: the
+// agent, the project's root (or the home, --user), the options and
+// flags; why, when set, says why this file is edited too.
+type hooksEdit struct {
+	verb, agent, root, home string
+	o                       hookinstall.Options
+	user, shared            bool
+	gitExclude, dryRun      bool
+	why                     string
+}
+
+// run edits the file, says what changed and what to know, and writes it
+// (or, with --dry-run, shows it).
+func (e hooksEdit) run(ctx context.Context, stdout io.Writer) error {
+	o, verb, agent, file := e.o, e.verb, e.agent, e.o.File
 	edit := hookinstall.Install
 	if verb == "uninstall" {
 		edit = hookinstall.Uninstall
@@ -129,6 +178,9 @@ func runHooks(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 
 	fmt.Fprintf(stdout, "hall hooks %s %s: %s\n", verb, agent, file)
+	if e.why != "" {
+		fmt.Fprintf(stdout, "  (%s)\n", e.why)
+	}
 	if res.Target != file {
 		fmt.Fprintf(stdout, "  (a link to %s, edited there)\n", res.Target)
 	}
@@ -145,7 +197,7 @@ func runHooks(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		fmt.Fprintf(stdout, "  note: %s\n", n)
 	}
 	if verb == "install" {
-		for _, other := range hookinstall.ConfigFiles(agent, root, home) {
+		for _, other := range hookinstall.ConfigFiles(agent, e.root, e.home) {
 			if other == file {
 				continue
 			}
@@ -153,8 +205,8 @@ func runHooks(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 				fmt.Fprintf(stdout, "  warning: %s has the Hall's hooks too: with both, every event beats twice; keep one (hall hooks uninstall %s with the other scope)\n", other, agent)
 			}
 		}
-		if capa, _ := hook.CapabilityOf(agent); !*user && (!*shared || capa.SharedProjectFile == "") {
-			if err := sayUntracked(ctx, stdout, root, file, *gitExclude, *dryRun); err != nil {
+		if capa, _ := hook.CapabilityOf(agent); !e.user && (!e.shared || capa.SharedProjectFile == "") {
+			if err := sayUntracked(ctx, stdout, e.root, file, e.gitExclude, e.dryRun); err != nil {
 				return &exitError{code: 1, err: err}
 			}
 		}
@@ -171,7 +223,7 @@ func runHooks(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	switch {
 	case !res.Changed:
 		fmt.Fprintln(stdout, "  unchanged: nothing to write")
-	case *dryRun:
+	case e.dryRun:
 		fmt.Fprintln(stdout, "  dry run: nothing written; the file would read:")
 		if res.Remove {
 			fmt.Fprintln(stdout, "  (removed: nothing of it would be left)")

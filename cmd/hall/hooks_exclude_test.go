@@ -2,10 +2,12 @@ package main
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/hall-dev/hall/internal/gittest"
+	"github.com/hall-dev/hall/internal/hookinstall"
 	"github.com/hall-dev/hall/internal/hooktest"
 )
 
@@ -78,5 +80,58 @@ func TestHooksInstallGitExclude(t *testing.T) {
 	}
 	if code, _, stderr := runCLI(t, "", "hooks", "install", "codex", "--user", "--git-exclude"); code != 2 || !strings.Contains(stderr, "--git-exclude") {
 		t.Errorf("--user --git-exclude: exit %d, stderr %q; want a usage error", code, stderr)
+	}
+}
+
+// TestHooksInstallCodexLinkedWorktree: Codex runs a linked worktree's
+// hooks from the main worktree's .codex/hooks.json, and only with the
+// linked one's beside it (docs/hooks.md): a project install in a linked
+// worktree writes both and says why; in the main worktree, or for an
+// agent that reads its own worktree's file, one; a dry run writes
+// neither; an uninstall in the linked worktree takes its file out and
+// says the main one's stays.
+func TestHooksInstallCodexLinkedWorktree(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	repo := hooktest.GitRepo(t)
+	linked, mainFile := filepath.Join(repo.Worktree, ".codex", "hooks.json"), filepath.Join(repo.Main, ".codex", "hooks.json")
+	has := func(file string) bool {
+		ok, err := hookinstall.HasHall("codex", file)
+		if err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+		return ok
+	}
+	run := func(args ...string) string {
+		t.Helper()
+		code, stdout, stderr := runCLI(t, "", args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d\n%s%s", args, code, stdout, stderr)
+		}
+		return stdout
+	}
+
+	out := run("hooks", "install", "codex", "--project", repo.Worktree, "--dry-run")
+	if !strings.Contains(out, "hall hooks install codex: "+mainFile) || has(linked) || has(mainFile) {
+		t.Fatalf("dry run: %s; want both files shown, neither written", out)
+	}
+	out = run("hooks", "install", "codex", "--project", repo.Worktree)
+	if !has(linked) || !has(mainFile) {
+		t.Fatalf("install in the linked worktree: linked %v, main %v; want both\n%s", has(linked), has(mainFile), out)
+	}
+	if !strings.Contains(out, "hall hooks install codex: "+mainFile+"\n  (the main worktree's: Codex CLI runs its hooks for a session in this linked worktree") {
+		t.Errorf("the summary does not say why the main worktree's file: %s", out)
+	}
+	if out := run("hooks", "install", "codex", "--project", repo.Worktree); strings.Count(out, "unchanged: nothing to write") != 2 {
+		t.Errorf("a second install: %s; want both unchanged", out)
+	}
+	if out := run("hooks", "install", "codex", "--project", repo.Main); strings.Count(out, "hall hooks install codex: ") != 1 {
+		t.Errorf("install in the main worktree: %s; want its file alone", out)
+	}
+	if out := run("hooks", "install", "cursor", "--project", repo.Worktree); strings.Count(out, "hall hooks install cursor: ") != 1 {
+		t.Errorf("Cursor in the linked worktree: %s; want its file alone", out)
+	}
+	out = run("hooks", "uninstall", "codex", "--project", repo.Worktree)
+	if has(linked) || !has(mainFile) || !strings.Contains(out, "note: the main worktree's "+mainFile+" keeps the Hall's hooks") {
+		t.Errorf("uninstall in the linked worktree: linked %v, main %v; want the linked one's out, the main one's kept and said\n%s", has(linked), has(mainFile), out)
 	}
 }

@@ -39,6 +39,11 @@ type Capability struct {
 	// agent has one, is the project file meant to be committed: the
 	// installer writes ProjectFile (personal) unless asked for the shared.
 	ProjectFile, SharedProjectFile, UserFile string
+	// MainWorktreeHooks: a session in a linked git worktree runs the
+	// hooks of the main worktree's ProjectFile, and only when the linked
+	// worktree has a ProjectFile too (Codex, measured on 0.169.0): a
+	// project install in a linked worktree writes both.
+	MainWorktreeHooks bool
 	// Format says how that file holds hooks.
 	Format string
 	// Trust is the step the person takes before the agent runs new or

@@ -35,8 +35,11 @@ var codexCapability = Capability{
 	// warning in the same answer is lost and the tool runs anyway.
 	ProjectFile: ".codex/hooks.json",
 	UserFile:    "~/.codex/hooks.json",
-	Format:      "JSON; hooks.<event>: [{matcher?, hooks: [command]}]; timeout in seconds; hooks on by default",
-	Trust:       "Codex runs hooks only in a trusted project, and skips new or changed hooks until you trust them in /hooks (docs/hooks.md#codex-cli).",
+	// A linked worktree's session runs the main worktree's
+	// .codex/hooks.json, only with its own beside it (docs/hooks.md).
+	MainWorktreeHooks: true,
+	Format:            "JSON; hooks.<event>: [{matcher?, hooks: [command]}]; timeout in seconds; hooks on by default",
+	Trust:             "Codex runs hooks only in a trusted project, and skips new or changed hooks until you trust them in /hooks (docs/hooks.md#codex-cli).",
 }
 
 // codexInstall is how .codex/hooks.json holds the Hall's hooks.

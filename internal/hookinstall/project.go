@@ -60,6 +60,40 @@ func (g Git) ProjectRoot(ctx context.Context, dir string) (string, error) {
 	return abs, nil
 }
 
+// MainWorktree is the main worktree of the repository whose linked
+// worktree root is; ok is false when root is the main worktree itself,
+// in no repository, or the repository has no main worktree (a bare one).
+func (g Git) MainWorktree(ctx context.Context, root string) (main string, ok bool) {
+	out, ok := g.git(ctx, root, []string{"rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir"})
+	if !ok {
+		return "", false
+	}
+	dirs := strings.Split(strings.TrimSpace(string(out.Stdout)), "\n")
+	if len(dirs) != 2 || filepath.Clean(dirs[0]) == filepath.Clean(dirs[1]) {
+		return "", false // the main worktree (or git said something else)
+	}
+	// The main worktree is listed first; a bare repository's first entry
+	// says "bare".
+	out, ok = g.git(ctx, root, []string{"worktree", "list", "--porcelain", "-z"})
+	if !ok {
+		return "", false
+	}
+	fields := strings.Split(string(out.Stdout), "\x00")
+	first, isWorktree := strings.CutPrefix(fields[0], "worktree ")
+	if !isWorktree || first == "" {
+		return "", false
+	}
+	for _, f := range fields[1:] {
+		if f == "" {
+			break // the end of the first entry
+		}
+		if f == "bare" {
+			return "", false
+		}
+	}
+	return filepath.FromSlash(first), true
+}
+
 // Ignored reports whether git ignores file in the worktree at root: a
 // personal settings file the person would otherwise commit by mistake is
 // worth a note. False outside a repository or without git.
