@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"net"
 	"os"
 	"os/exec"
@@ -38,11 +39,12 @@ func TestStaysLean(t *testing.T) {
 	}
 }
 
-// TestHallDownWarnsOncePerSession builds the real hall-hook and runs it,
-// as Gemini CLI does, on every hook of two sessions against a Hall that
-// is down (a closed port): each session's stderr, which Gemini CLI shows,
-// says "reach the Hall" once, on its first call; every call exits 0 and
-// prints nothing on stdout.
+// TestHallDownWarnsOncePerSession builds the real hall-hook and runs it
+// on every hook of two sessions against a Hall that is down (a closed
+// port): each session is told "reach the Hall" once, on its first call,
+// where its agent shows it once — Claude Code's on stderr, Gemini CLI's
+// as the answer's systemMessage on stdout (from stderr it would show it
+// twice) — and nothing else is printed; every call exits 0.
 func TestHallDownWarnsOncePerSession(t *testing.T) {
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "hall-hook")
@@ -59,9 +61,9 @@ func TestHallDownWarnsOncePerSession(t *testing.T) {
 	closed.Close()
 	cache := filepath.Join(dir, "cache")
 
-	run := func(payload string) (stdout, stderr string) {
+	run := func(agent, payload string) (stdout, stderr string) {
 		t.Helper()
-		cmd := exec.Command(bin, "gemini", "--hall", down)
+		cmd := exec.Command(bin, agent, "--hall", down)
 		cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+cache)
 		cmd.Stdin = strings.NewReader(payload)
 		var out, errOut bytes.Buffer
@@ -71,31 +73,57 @@ func TestHallDownWarnsOncePerSession(t *testing.T) {
 		}
 		return out.String(), errOut.String()
 	}
-	for _, session := range []string{"5f2c9e1a-8b7d-4c3e-a1f0-2d6b9e4c7a18", "b1b2b3b4-0000-4000-8000-000000000000"} {
-		warned := 0
-		for i, event := range []string{"SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "BeforeTool", "AfterTool", "SessionEnd"} {
-			payload := `{"session_id":"` + session + `","cwd":"` + dir + `","hook_event_name":"` + event + `","tool_name":"write_file","tool_input":{"file_path":"a.go"}}`
-			stdout, stderr := run(payload)
+	// warning is what a call told, where its agent shows it.
+	warning := func(agent, stdout, stderr string) string {
+		if agent != "gemini" {
 			if stdout != "" {
-				t.Errorf("%s call %d: stdout %q, want nothing", session, i, stdout)
+				t.Errorf("%s: stdout %q, want nothing", agent, stdout)
 			}
-			if n := strings.Count(stderr, "hall-hook: warning: reach the Hall"); n > 0 {
-				warned += n
-				if i != 0 {
-					t.Errorf("%s: warned at call %d, want the first call only: %q", session, i, stderr)
-				}
-			} else if stderr != "" {
-				t.Errorf("%s call %d: stderr %q, want nothing after the first warning", session, i, stderr)
-			}
+			return stderr
 		}
-		if warned != 1 {
-			t.Errorf("session %s: %d warnings over its calls, want 1", session, warned)
+		if stderr != "" {
+			t.Errorf("gemini: stderr %q, want nothing (Gemini CLI would show it twice)", stderr)
+		}
+		if stdout == "" {
+			return ""
+		}
+		var answer map[string]any
+		if err := json.Unmarshal([]byte(stdout), &answer); err != nil || len(answer) != 2 || answer["suppressOutput"] != true {
+			t.Errorf("gemini: stdout %q, want one JSON object with systemMessage and suppressOutput alone (%v)", stdout, err)
+		}
+		msg, _ := answer["systemMessage"].(string)
+		return msg
+	}
+	events := map[string][]string{
+		"gemini": {"SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "BeforeTool", "AfterTool", "SessionEnd"},
+		"claude": {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PreToolUse", "PostToolUse", "SessionEnd"},
+	}
+	for agent, evs := range events {
+		for _, session := range []string{"5f2c9e1a-8b7d-4c3e-a1f0-2d6b9e4c7a18", "b1b2b3b4-0000-4000-8000-000000000000"} {
+			warned := 0
+			for i, event := range evs {
+				payload := `{"session_id":"` + session + `","cwd":"` + dir + `","hook_event_name":"` + event + `","tool_name":"write_file","tool_input":{"file_path":"a.go"}}`
+				stdout, stderr := run(agent, payload)
+				text := warning(agent, stdout, stderr)
+				if n := strings.Count(text, "hall-hook: warning: reach the Hall"); n > 0 {
+					warned += n
+					if i != 0 {
+						t.Errorf("%s %s: warned at call %d, want the first call only: %q", agent, session, i, text)
+					}
+				} else if text != "" {
+					t.Errorf("%s %s call %d: told %q, want nothing after the first warning", agent, session, i, text)
+				}
+			}
+			if warned != 1 {
+				t.Errorf("%s session %s: %d warnings over its calls, want 1", agent, session, warned)
+			}
 		}
 	}
 	// A payload naming no session cannot be told apart: it warns each time.
 	for range 2 {
-		if _, stderr := run(`{"hook_event_name":"BeforeTool"}`); !strings.Contains(stderr, "reach the Hall") {
-			t.Errorf("no session: stderr %q, want the warning", stderr)
+		stdout, stderr := run("gemini", `{"hook_event_name":"BeforeTool"}`)
+		if text := warning("gemini", stdout, stderr); !strings.Contains(text, "reach the Hall") {
+			t.Errorf("no session: told %q, want the warning", text)
 		}
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/hall-dev/hall/internal/dirstore"
 	"github.com/hall-dev/hall/internal/hall"
 	"github.com/hall-dev/hall/internal/hallclient"
+	"github.com/hall-dev/hall/internal/hook"
 	"github.com/hall-dev/hall/internal/hookforward"
 	"github.com/hall-dev/hall/internal/presence"
 )
@@ -116,13 +117,20 @@ func beatCommand(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	if beat {
 		name, about = "hall beat", beatAbout
 	}
+	var f beatFlags
+	// A warning goes to stderr, or where the hook's agent shows it once
+	// (hook.WarningAnswer: Gemini CLI's answer).
 	warn := func(err error) error {
-		fmt.Fprintf(stderr, "hall: warning: %v (the agent carries on)\n", err)
+		msg := fmt.Sprintf("hall: warning: %v (the agent carries on)", err)
+		if out := hook.WarningAnswer(f.hook, msg); out != nil {
+			fmt.Fprintf(stdout, "%s\n", out)
+			return nil
+		}
+		fmt.Fprintln(stderr, msg)
 		return nil
 	}
 	asHook := hookMode(args)
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	var f beatFlags
 	f.register(fs, beat)
 	// A usage mistake is exit 2, or in hook mode a warning and exit 0.
 	usage := func(err error) error {
@@ -232,7 +240,12 @@ func (f *beatFlags) runHook(ctx context.Context, stdin io.Reader, stdout, stderr
 		return err
 	}
 	if ans.Warning != "" {
-		fmt.Fprintf(stderr, "hall: warning: %s (the agent carries on)\n", ans.Warning)
+		msg := fmt.Sprintf("hall: warning: %s (the agent carries on)", ans.Warning)
+		if out := hook.WarningAnswer(f.hook, msg); out != nil && ans.Output == nil {
+			ans.Output = out
+		} else {
+			fmt.Fprintln(stderr, msg)
+		}
 	}
 	if ans.Output != nil {
 		if _, err := fmt.Fprintf(stdout, "%s\n", ans.Output); err != nil {

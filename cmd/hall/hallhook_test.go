@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"net"
 	"os"
 	"path/filepath"
@@ -128,5 +129,56 @@ func TestHallHookFailsOpen(t *testing.T) {
 	// Help is for a person: the usage on stdout.
 	if out, _ := hallHook(t, "", "-h"); !strings.HasPrefix(out, "usage: hall-hook") || !strings.Contains(out, "-on-collision") {
 		t.Errorf("-h: %q", out)
+	}
+}
+
+// TestHookWarningWhereTheAgentShowsIt: a Hall that cannot be reached is
+// told once, where the agent shows it once, by the lean hook and by hall
+// beat --hook alike: Gemini CLI's as its answer's systemMessage on stdout
+// (it would show stderr twice: as the hook runs and as its answer),
+// Claude Code's on stderr with nothing on stdout.
+func TestHookWarningWhereTheAgentShowsIt(t *testing.T) {
+	closed, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	down := "http://" + closed.Addr().String()
+	closed.Close()
+	repo := hooktest.GitRepo(t)
+	for _, tc := range []struct {
+		agent, file string
+		set         string
+		onStdout    bool
+	}{
+		{"gemini", "before-tool-replace.json", hooktest.GeminiCLI, true},
+		{"claude", "pre-tool-use-write.json", hooktest.ClaudeCode, false},
+	} {
+		payload := hooktest.Moved(t, tc.set, tc.file, repo.Worktree, "")
+		lean := func() (string, string) { return hallHook(t, payload, tc.agent, "--hall", down) }
+		beat := func() (string, string) {
+			t.Setenv("XDG_CACHE_HOME", t.TempDir())
+			code, stdout, stderr := runCLI(t, payload, "beat", "--hook", tc.agent, "--hall", down)
+			if code != 0 {
+				t.Errorf("hall beat --hook %s: exit %d", tc.agent, code)
+			}
+			return stdout, stderr
+		}
+		for name, hookRun := range map[string]func() (string, string){"hall-hook": lean, "hall beat --hook": beat} {
+			stdout, stderr := hookRun()
+			told, silent := stderr, stdout
+			if tc.onStdout {
+				told, silent = stdout, stderr
+				var answer struct {
+					SystemMessage string `json:"systemMessage"`
+				}
+				if err := json.Unmarshal([]byte(stdout), &answer); err != nil {
+					t.Errorf("%s %s: stdout %q is not the agent's JSON answer: %v", name, tc.agent, stdout, err)
+				}
+				told = answer.SystemMessage
+			}
+			if !strings.Contains(told, down) || !strings.Contains(told, "said once per session") || silent != "" {
+				t.Errorf("%s %s: stdout %q, stderr %q; want the warning once, on %s alone", name, tc.agent, stdout, stderr, map[bool]string{true: "stdout", false: "stderr"}[tc.onStdout])
+			}
+		}
 	}
 }

@@ -112,11 +112,27 @@ func geminiTouched(tool string, input json.RawMessage, cwd string) []string {
 type geminiAnswer struct {
 	HookSpecificOutput *geminiSpecific `json:"hookSpecificOutput,omitempty"`
 	SystemMessage      string          `json:"systemMessage,omitempty"`
+	// SuppressOutput goes with every systemMessage: Gemini CLI shows a
+	// systemMessage to the person, and without it logs it a second time
+	// ("Hook system message: …", measured on 0.61.0).
+	SuppressOutput bool `json:"suppressOutput,omitempty"`
+}
+
+// geminiMessage is an answer telling the person text alone, shown once.
+func geminiMessage(text string) geminiAnswer {
+	return geminiAnswer{SystemMessage: text, SuppressOutput: true}
 }
 
 type geminiSpecific struct {
 	HookEventName     string `json:"hookEventName"`
 	AdditionalContext string `json:"additionalContext"`
+}
+
+// WarningAnswer tells the person a hook's own warning (systemMessage,
+// which the model never reads), once: from stderr, Gemini CLI would take
+// it for a systemMessage and show it twice.
+func (gemini) WarningAnswer(text string) []byte {
+	return marshal(geminiMessage(text))
 }
 
 // Answer puts the north lines into the model's context where Gemini CLI
@@ -134,7 +150,7 @@ func (gemini) Answer(ev Event, say Say) []byte {
 	case geminiCapability.Reaches(ev.Name):
 		return marshal(geminiAnswer{HookSpecificOutput: &geminiSpecific{HookEventName: ev.Name, AdditionalContext: geminiContext(say.Text(ev.Beat.AgentID))}})
 	case ev.Name == "BeforeTool":
-		return marshal(geminiAnswer{SystemMessage: say.Reason()})
+		return marshal(geminiMessage(say.Reason()))
 	}
 	return nil
 }

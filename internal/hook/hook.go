@@ -91,6 +91,30 @@ type Adapter interface {
 	Answer(ev Event, say Say) []byte
 }
 
+// warningAnswerer is an adapter whose agent takes a hook's stderr, when
+// its stdout holds nothing, for the hook's answer and shows it twice
+// (Gemini CLI: a systemMessage, shown, then logged as "Hook system
+// message"): the hook's own warning is then its answer, to the person
+// alone, shown once.
+type warningAnswerer interface {
+	WarningAnswer(text string) []byte
+}
+
+// WarningAnswer is a hook's own warning (the Hall cannot be reached, a
+// payload it refused) as agent's hook output, on stdout, where the agent
+// would show it twice from stderr; nil where stderr is the place (the
+// warning is written there). It never reaches the model.
+func WarningAnswer(agent, text string) []byte {
+	s, ok := specOf(agent)
+	if !ok {
+		return nil
+	}
+	if w, ok := s.Adapter.(warningAnswerer); ok {
+		return w.WarningAnswer(text)
+	}
+	return nil
+}
+
 // For returns the adapter named agent ("claude", "codex", "cursor" or
 // "gemini").
 func For(agent string) (Adapter, bool) {

@@ -187,10 +187,11 @@ func TestAnswers(t *testing.T) {
 				t.Errorf("got %v", a)
 			}
 		}},
-		// BeforeTool takes no context: the person reads it, and nothing is
-		// decided, under ask as under warn.
+		// BeforeTool takes no context: the person reads it, once (the
+		// message suppressed from Gemini CLI's log, which would repeat
+		// it), and nothing is decided, under ask as under warn.
 		{gemini{}, hooktest.GeminiCLI, "before-tool-replace.json", true, func(t *testing.T, a answer) {
-			if len(a) != 1 || !strings.Contains(a["systemMessage"].(string), "codex-0199a1f2") {
+			if len(a) != 2 || !strings.Contains(a["systemMessage"].(string), "codex-0199a1f2") || a["suppressOutput"] != true {
 				t.Errorf("got %v", a)
 			}
 		}},

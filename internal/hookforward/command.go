@@ -33,14 +33,19 @@ also be set with its HALL_* variable (--hall is HALL_HALL).
 // ends well: a hook must never break the agent it reports on, so every
 // mistake, the command line's included, is a warning on stderr.
 func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) {
+	var r Request
 	warn := func(err error) {
-		fmt.Fprintf(stderr, "hall-hook: warning: %v (the agent carries on)\n", err)
+		msg := fmt.Sprintf("hall-hook: warning: %v (the agent carries on)", err)
+		if out := warningAnswer(r.Agent, msg); out != nil {
+			fmt.Fprintf(stdout, "%s\n", out)
+			return
+		}
+		fmt.Fprintln(stderr, msg)
 	}
 	fs := flag.NewFlagSet("hall-hook", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	var (
 		token, readToken cli.Secret
-		r                Request
 		timeout          time.Duration
 	)
 	fs.StringVar(&r.Hall, "hall", cli.DefaultURL, "the Hall's base URL (plain http, on this machine)")

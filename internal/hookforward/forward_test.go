@@ -1,6 +1,8 @@
 package hookforward
 
 import (
+	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -99,4 +101,40 @@ func FuzzParseResponse(f *testing.F) {
 			t.Fatalf("status %d, body of %d bytes from %d read", status, len(body), len(raw))
 		}
 	})
+}
+
+// TestWarningAnswerIsTheHooks: the lean hook's own warning answer is the
+// hook package's, agent by agent (it is written again there, without the
+// JSON codec): the same agents answer on stdout, with the same JSON
+// value, for any text.
+func TestWarningAnswerIsTheHooks(t *testing.T) {
+	texts := []string{
+		"hall-hook: warning: reach the Hall at http://127.0.0.1:7433: connection refused (the agent carries on)",
+		"quotes \" and \\ backslashes, a tab\t, a newline\n, a bell\a, <html> & unicode é ✓ 😀",
+		"invalid UTF-8 \xff\xfe here",
+	}
+	for _, agent := range append(hook.Agents(), "nobody") {
+		for _, text := range texts {
+			want, got := hook.WarningAnswer(agent, text), warningAnswer(agent, text)
+			if (want == nil) != (got == nil) {
+				t.Fatalf("%s: hook %q, hall-hook %q", agent, want, got)
+			}
+			if want == nil {
+				continue
+			}
+			var w, g any
+			if err := json.Unmarshal(want, &w); err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal(got, &g); err != nil {
+				t.Fatalf("%s: hall-hook's answer %q is not JSON: %v", agent, got, err)
+			}
+			if !reflect.DeepEqual(w, g) {
+				t.Errorf("%s, %q: hook %s, hall-hook %s", agent, text, want, got)
+			}
+		}
+	}
+	if hook.WarningAnswer("gemini", "x") == nil || hook.WarningAnswer("claude", "x") != nil {
+		t.Error("Gemini CLI's warning belongs on stdout, Claude Code's on stderr")
+	}
 }

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"time"
+	"unicode/utf8"
 )
 
 // A hook's warning goes to the agent's stderr, and some agents show every
@@ -167,4 +168,36 @@ type statusError struct {
 
 func (e *statusError) Error() string {
 	return fmt.Sprintf("the Hall answered %d: %s", e.code, e.body)
+}
+
+// warningAnswer is hook.WarningAnswer, written again here (this package
+// imports nothing of the Hall's but package cli, nor the JSON codec; a
+// test holds the two to the same answer): Gemini CLI would take a hook's
+// stderr for a systemMessage and show it twice, so its warning is its
+// answer, a systemMessage shown once; every other agent's goes to stderr
+// (nil).
+func warningAnswer(agent, text string) []byte {
+	if agent != "gemini" {
+		return nil
+	}
+	return append(append([]byte(`{"systemMessage":`), jsonString(text)...), `,"suppressOutput":true}`...)
+}
+
+// jsonString is s as a JSON string: quotes, backslashes and control
+// characters escaped, each invalid UTF-8 byte as U+FFFD.
+func jsonString(s string) []byte {
+	const hex = "0123456789abcdef"
+	b := make([]byte, 0, len(s)+2)
+	b = append(b, '"')
+	for _, r := range s { // an invalid byte is utf8.RuneError, U+FFFD
+		switch {
+		case r == '"' || r == '\\':
+			b = append(b, '\\', byte(r))
+		case r < 0x20:
+			b = append(b, '\\', 'u', '0', '0', hex[r>>4], hex[r&0xf])
+		default:
+			b = utf8.AppendRune(b, r)
+		}
+	}
+	return append(b, '"')
 }
