@@ -68,15 +68,26 @@ func TestBorrowedThenSelfContained(t *testing.T) {
 	if err := store.Wait(ctx, second.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(store.Dir(), second.ID, "objects", "info", "alternates")); !os.IsNotExist(err) {
+	selfContained(t, store, wt, second.ID, first.ID, "dir/x.txt", "b.txt")
+}
+
+// selfContained checks a recorded snapshot that borrowed from lender:
+// no loan is left in its objects, and with the lender gone it still
+// brings back files, as they are now, after a reset --hard.
+func selfContained(t *testing.T, store *recovery.Store, wt, id, lender string, files ...string) {
+	t.Helper()
+	if _, err := os.Stat(filepath.Join(store.Dir(), id, "objects", "info", "alternates")); !os.IsNotExist(err) {
 		t.Fatalf("a loan left in the recorded snapshot: %v", err)
 	}
-	if err := os.RemoveAll(filepath.Join(store.Dir(), first.ID)); err != nil {
+	if err := os.RemoveAll(filepath.Join(store.Dir(), lender)); err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]string{"dir/x.txt": state(t, filepath.Join(wt, "dir", "x.txt")), "b.txt": state(t, filepath.Join(wt, "b.txt"))}
+	want := map[string]string{}
+	for _, p := range files {
+		want[p] = state(t, filepath.Join(wt, filepath.FromSlash(p)))
+	}
 	git(t, wt, "reset", "-q", "--hard")
-	if _, err := store.Restore(ctx, second.ID, recovery.RestoreOptions{}); err != nil {
+	if _, err := store.Restore(context.Background(), id, recovery.RestoreOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	for p, w := range want {
@@ -230,22 +241,7 @@ func TestBorrowsWhileLenderFinishing(t *testing.T) {
 	if err := <-waited; err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(store.Dir(), second.ID, "objects", "info", "alternates")); !os.IsNotExist(err) {
-		t.Fatalf("a loan left in the recorded snapshot: %v", err)
-	}
-	if err := os.RemoveAll(filepath.Join(store.Dir(), first.ID)); err != nil {
-		t.Fatal(err)
-	}
-	want := map[string]string{"dir/x.txt": state(t, filepath.Join(wt, "dir", "x.txt")), "b.txt": state(t, filepath.Join(wt, "b.txt"))}
-	git(t, wt, "reset", "-q", "--hard")
-	if _, err := store.Restore(ctx, second.ID, recovery.RestoreOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	for p, w := range want {
-		if got := state(t, filepath.Join(wt, filepath.FromSlash(p))); got != w {
-			t.Errorf("%s: %s, want %s", p, got, w)
-		}
-	}
+	selfContained(t, store, wt, second.ID, first.ID, "dir/x.txt", "b.txt")
 }
 
 // TestLenderNotPrunedWhileLent: the snapshot a snapshot being finished
