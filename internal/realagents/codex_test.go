@@ -50,9 +50,8 @@ var codex = driver{
 	// has a .codex/hooks.json too (measured: the linked worktree's file
 	// alone runs nothing; the main one's alone runs nothing; both run the
 	// main one's, once an event, the payloads' cwd the linked worktree).
-	// So the hooks are installed in both, as `hall hooks install codex`
-	// in each worktree does.
-	hooksIn: func(w *world) []string { return []string{w.repo.Worktree, w.repo.Main} },
+	// `hall hooks install codex` in the linked worktree writes both: the
+	// install there alone is what the sessions run.
 	shell: func(command string) modelstub.Turn {
 		return modelstub.Call("exec_command", map[string]any{"cmd": command})
 	},

@@ -22,9 +22,6 @@ type driver struct {
 	write func(wt, abs, content string, exists bool) modelstub.Script
 	// shell is the model's call of the CLI's shell tool.
 	shell func(command string) modelstub.Turn
-	// hooksIn is the folders whose project file the hooks go in, for a
-	// session in the world's linked worktree; nil: that worktree.
-	hooksIn func(w *world) []string
 	// run runs one non-interactive session in dir, prompt given, against
 	// the world's stub and with the hooks the world installed.
 	run func(w *world, cli, dir string) session
@@ -36,18 +33,13 @@ func cart(wt string) string { return filepath.Join(wt, "src", "checkout", "cart.
 // prompt is the person's request in every session.
 const prompt = "Work on the checkout."
 
-// play installs the hooks in the worktree, starts the stub with script
-// and runs one session of the agent there.
+// play installs the hooks in the worktree (`hall hooks install` there,
+// as a person would), starts the stub with script and runs one session
+// of the agent there.
 func play(t *testing.T, d driver, w *world, script modelstub.Script) session {
 	t.Helper()
 	cli := agentCLI(t, d.cli)
-	dirs := []string{w.repo.Worktree}
-	if d.hooksIn != nil {
-		dirs = d.hooksIn(w)
-	}
-	for _, dir := range dirs {
-		w.install(d.agent, dir)
-	}
+	w.install(d.agent, w.repo.Worktree)
 	w.startStub(script)
 	w.dump()
 	return d.run(w, cli, w.repo.Worktree)
