@@ -39,6 +39,7 @@ import (
 	"github.com/hall-dev/hall/internal/dirstore"
 	"github.com/hall-dev/hall/internal/dirstore/dirstoretest"
 	"github.com/hall-dev/hall/internal/eventually"
+	"github.com/hall-dev/hall/internal/lockedbuf"
 	"github.com/hall-dev/hall/internal/lograte"
 	"github.com/hall-dev/hall/internal/presence"
 	"github.com/hall-dev/hall/internal/presence/presencetest"
@@ -90,27 +91,9 @@ func runTests(m *testing.M) int {
 type helperProc struct {
 	cmd    *exec.Cmd
 	lines  chan string
-	stderr *syncBuffer
+	stderr *lockedbuf.Buffer
 	exited chan struct{} // closed once Wait returned
 	err    error         // Wait's answer, once exited
-}
-
-// syncBuffer is a bytes.Buffer safe for the exec copier and the test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // startHelper starts this test binary in role with args and env, and kills
@@ -126,7 +109,7 @@ func startHelper(tb testing.TB, role string, env []string, args ...string) *help
 	// atexit_sleep_ms): not the Hall's time to measure.
 	gorace := strings.TrimSpace(os.Getenv("GORACE") + " atexit_sleep_ms=0")
 	cmd.Env = append(append(os.Environ(), faultHelperEnv+"="+role, "GORACE="+gorace), env...)
-	p := &helperProc{cmd: cmd, lines: make(chan string, 64), stderr: &syncBuffer{}, exited: make(chan struct{})}
+	p := &helperProc{cmd: cmd, lines: make(chan string, 64), stderr: &lockedbuf.Buffer{}, exited: make(chan struct{})}
 	cmd.Stderr = p.stderr
 	if _, err := cmd.StdinPipe(); err != nil { // held open: its close ends the helper
 		tb.Fatal(err)

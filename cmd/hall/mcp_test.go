@@ -21,6 +21,7 @@ import (
 	"github.com/hall-dev/hall/internal/eventually"
 	"github.com/hall-dev/hall/internal/gittest"
 	"github.com/hall-dev/hall/internal/hooktest"
+	"github.com/hall-dev/hall/internal/lockedbuf"
 	"github.com/hall-dev/hall/internal/mcp/mcptest"
 	"github.com/hall-dev/hall/internal/presence"
 )
@@ -32,7 +33,7 @@ func stdioMCP(t *testing.T, c mcptest.Client, args ...string) *sdk.ClientSession
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	stderr := &syncBuffer{}
+	stderr := &lockedbuf.Buffer{}
 	done := make(chan int, 1)
 	go func() {
 		code := run(context.WithoutCancel(t.Context()), append([]string{"mcp"}, args...), inR, outW, stderr)

@@ -1,7 +1,6 @@
 package presence_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
@@ -15,40 +14,23 @@ import (
 
 	"github.com/hall-dev/hall/internal/dirstore"
 	"github.com/hall-dev/hall/internal/dirstore/dirstoretest"
+	"github.com/hall-dev/hall/internal/lockedbuf"
 	"github.com/hall-dev/hall/internal/presence"
 	"github.com/hall-dev/hall/internal/presence/presencetest"
 )
 
 // newTestService returns a service over a fresh sidecar store with a settable
 // clock at presencetest.T0 and a logger writing into the returned buffer.
-func newTestService(tb testing.TB, cfg presence.Config) (*presence.Service, *dirstore.Store, *presencetest.Clock, *syncBuffer) {
+func newTestService(tb testing.TB, cfg presence.Config) (*presence.Service, *dirstore.Store, *presencetest.Clock, *lockedbuf.Buffer) {
 	tb.Helper()
 	store := dirstoretest.Open(tb)
 	clk := presencetest.NewClock(presencetest.T0)
-	logs := &syncBuffer{}
+	logs := &lockedbuf.Buffer{}
 	if cfg.Now == nil {
 		cfg.Now = clk.Now
 	}
 	cfg.Logger = slog.New(slog.NewTextHandler(logs, nil))
 	return presence.NewService(store, cfg), store, clk, logs
-}
-
-// syncBuffer is a bytes.Buffer safe for a logger used by many goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }
 
 func mustBeat(tb testing.TB, svc *presence.Service, b presence.Beat) presence.BeatResult {

@@ -14,12 +14,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/hall-dev/hall/internal/gittest"
 	"github.com/hall-dev/hall/internal/hooktest"
+	"github.com/hall-dev/hall/internal/lockedbuf"
 	"github.com/hall-dev/hall/internal/modelstub"
 )
 
@@ -125,7 +125,7 @@ func startHall(t *testing.T) string {
 	root := t.TempDir()
 	cmd := exec.Command(hallPath("hall"), "serve", "--addr", "127.0.0.1:0", "--registry-root", filepath.Join(root, "registry"), "--log-level", "warn")
 	cmd.Env = append(gittest.Env(), "HOME="+root, "XDG_CACHE_HOME="+filepath.Join(root, "cache"))
-	var errOut syncBuffer
+	var errOut lockedbuf.Buffer
 	cmd.Stderr = &errOut
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -167,25 +167,6 @@ func startHall(t *testing.T) string {
 		t.Fatalf("hall printed no URL in 60s\n%s", errOut.String())
 	}
 	return ""
-}
-
-// syncBuffer is a bytes.Buffer safe for a process's writes and a test's
-// read.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // otherSession is the Claude Code session that plays the other agent in
