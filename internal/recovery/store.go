@@ -40,7 +40,7 @@ type Store struct {
 	newest  map[string]string     // the newest finished snapshot of each worktree, which the next one borrows from
 	lent    map[string]int        // snapshots being finished that borrow from each snapshot, never dropped meanwhile
 
-	hold func(id string) // tests only: called as a begun snapshot's finishing starts
+	hold func() // tests only: called as a begun snapshot's finishing starts
 }
 
 // finishing is a snapshot Take answered for whose record is still being
@@ -139,16 +139,23 @@ func validID(id string) bool {
 // Timeout and leaves nothing behind. It answers the whole record (Take
 // answers sooner).
 func (s *Store) Save(ctx context.Context, req SaveRequest) (Snapshot, error) {
-	if s.run == nil {
-		return Snapshot{}, errors.New("recovery: no git to snapshot with")
-	}
-	b, err := s.begin(ctx, req, true, func(objects string) (gitscan.Snapshot, error) {
-		return s.run.SnapshotTreeInto(ctx, req.Worktree, objects)
-	})
+	b, err := s.beginWorktree(ctx, req)
 	if err != nil {
 		return Snapshot{}, err
 	}
 	return s.finishBegun(ctx, b, req.Paths)
+}
+
+// beginWorktree begins a snapshot of req's working tree as Save and Take
+// take it: its files' contents and its tree written (gitscan's
+// SnapshotTreeInto), the worktree's newest snapshot borrowed.
+func (s *Store) beginWorktree(ctx context.Context, req SaveRequest) (begun, error) {
+	if s.run == nil {
+		return begun{}, errors.New("recovery: no git to snapshot with")
+	}
+	return s.begin(ctx, req, true, func(objects string) (gitscan.Snapshot, error) {
+		return s.run.SnapshotTreeInto(ctx, req.Worktree, objects)
+	})
 }
 
 // begun is a snapshot begun: its directory (<id>.tmp), its record as its
@@ -243,7 +250,7 @@ func writeLoan(objects, lines string) error {
 func (s *Store) finishBegun(ctx context.Context, b begun, hint []string) (Snapshot, error) {
 	defer s.giveBack(b.lender)
 	if s.hold != nil {
-		s.hold(b.snap.ID)
+		s.hold()
 	}
 	if err := s.settle(ctx, b); err != nil {
 		os.RemoveAll(b.tmp)
@@ -319,12 +326,7 @@ const FinishBudget = 30 * time.Second
 // snapshot is taken so: it waits for no commit-tree, diff-tree or
 // record (docs/performance.md).
 func (s *Store) Take(ctx context.Context, req SaveRequest) (Snapshot, error) {
-	if s.run == nil {
-		return Snapshot{}, errors.New("recovery: no git to snapshot with")
-	}
-	b, err := s.begin(ctx, req, true, func(objects string) (gitscan.Snapshot, error) {
-		return s.run.SnapshotTreeInto(ctx, req.Worktree, objects)
-	})
+	b, err := s.beginWorktree(ctx, req)
 	if err != nil {
 		return Snapshot{}, err
 	}

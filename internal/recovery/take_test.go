@@ -23,10 +23,7 @@ func TestTakeThenChange(t *testing.T) {
 	write(t, filepath.Join(wt, "new.txt"), "new, untracked\n", 0o644)
 	want := map[string]string{"a.txt": state(t, filepath.Join(wt, "a.txt")), "new.txt": state(t, filepath.Join(wt, "new.txt"))}
 	store := openStore(t, recovery.Limits{}, nil)
-	taken, err := store.Take(ctx, recovery.SaveRequest{Worktree: wt, Trigger: recovery.Trigger{Kind: recovery.TriggerShell, Command: "git checkout . && git clean -fd"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	taken := takeShell(t, store, wt, "git checkout . && git clean -fd")
 	// The command runs at once, while the record may still be finishing.
 	git(t, wt, "checkout", "-q", ".")
 	git(t, wt, "clean", "-fdq")
@@ -61,10 +58,7 @@ func TestBorrowedThenSelfContained(t *testing.T) {
 		t.Fatal(err)
 	}
 	write(t, filepath.Join(wt, "b.txt"), "b, second edit\n", 0o644)
-	second, err := store.Take(ctx, recovery.SaveRequest{Worktree: wt, Trigger: recovery.Trigger{Kind: recovery.TriggerShell, Command: "git reset --hard"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	second := takeShell(t, store, wt, "git reset --hard")
 	if err := store.Wait(ctx, second.ID); err != nil {
 		t.Fatal(err)
 	}
@@ -168,36 +162,30 @@ func TestUnfinishedRecordFinishedByNextOpen(t *testing.T) {
 	}
 }
 
-// gate holds the finishing of the snapshots a test names until it
-// opens them.
-type gate struct {
-	mu   sync.Mutex
-	held map[string]chan struct{}
+// holdNext makes the finishing of the store's next snapshot (the first
+// to start finishing from now on) wait until the returned open is
+// called; every later one finishes as usual.
+func holdNext(store *recovery.Store) (open func()) {
+	ch := make(chan struct{})
+	var next sync.Once
+	recovery.HoldFinishing(store, func() {
+		held := false
+		next.Do(func() { held = true })
+		if held {
+			<-ch
+		}
+	})
+	return sync.OnceFunc(func() { close(ch) })
 }
 
-// hold makes the finishing of the store's next snapshot wait until
-// the returned open is called.
-func (g *gate) hold(store *recovery.Store) (open func()) {
-	ch := make(chan struct{})
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.held == nil {
-		g.held = map[string]chan struct{}{}
-		recovery.HoldFinishing(store, func(id string) {
-			g.mu.Lock()
-			c := g.held[""]
-			if c != nil {
-				delete(g.held, "")
-				g.held[id] = c
-			}
-			g.mu.Unlock()
-			if c != nil {
-				<-c
-			}
-		})
+// takeShell takes a snapshot of wt as a hook answer does before command.
+func takeShell(t *testing.T, store *recovery.Store, wt, command string) recovery.Snapshot {
+	t.Helper()
+	snap, err := store.Take(context.Background(), recovery.SaveRequest{Worktree: wt, Trigger: recovery.Trigger{Kind: recovery.TriggerShell, Command: command}})
+	if err != nil {
+		t.Fatal(err)
 	}
-	g.held[""] = ch
-	return sync.OnceFunc(func() { close(ch) })
+	return snap
 }
 
 // TestBorrowsWhileLenderFinishing: a snapshot taken while the one before
@@ -208,19 +196,12 @@ func TestBorrowsWhileLenderFinishing(t *testing.T) {
 	ctx := context.Background()
 	_, wt := newRepo(t, false)
 	store := openStore(t, recovery.Limits{}, nil)
-	var g gate
-	open := g.hold(store)
+	open := holdNext(store)
 	defer open()
 	write(t, filepath.Join(wt, "dir", "x.txt"), "x, first edit\n", 0o644)
-	first, err := store.Take(ctx, recovery.SaveRequest{Worktree: wt, Trigger: recovery.Trigger{Kind: recovery.TriggerShell, Command: "git stash"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	first := takeShell(t, store, wt, "git stash")
 	write(t, filepath.Join(wt, "b.txt"), "b, second edit\n", 0o644)
-	second, err := store.Take(ctx, recovery.SaveRequest{Worktree: wt, Trigger: recovery.Trigger{Kind: recovery.TriggerShell, Command: "git reset --hard"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	second := takeShell(t, store, wt, "git reset --hard")
 	loose := func(id, file string) bool {
 		oid := strings.TrimSpace(git(t, wt, "hash-object", file))
 		_, err := os.Stat(filepath.Join(store.Dir(), id+".tmp", "objects", oid[:2], oid[2:]))
@@ -256,14 +237,10 @@ func TestLenderNotPrunedWhileLent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var g gate
-	open := g.hold(store)
+	open := holdNext(store)
 	defer open()
 	write(t, filepath.Join(wt, "a.txt"), "second\n", 0o644)
-	second, err := store.Take(ctx, recovery.SaveRequest{Worktree: wt, Trigger: recovery.Trigger{Kind: recovery.TriggerShell, Command: "rm a.txt"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	second := takeShell(t, store, wt, "rm a.txt")
 	if _, err := store.Prune(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -290,19 +267,12 @@ func TestLenderFailsBorrowerToo(t *testing.T) {
 	ctx := context.Background()
 	_, wt := newRepo(t, false)
 	store := openStore(t, recovery.Limits{}, nil)
-	var g gate
-	open := g.hold(store)
+	open := holdNext(store)
 	defer open()
 	write(t, filepath.Join(wt, "a.txt"), "first\n", 0o644)
-	first, err := store.Take(ctx, recovery.SaveRequest{Worktree: wt, Trigger: recovery.Trigger{Kind: recovery.TriggerShell, Command: "git stash"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	first := takeShell(t, store, wt, "git stash")
 	write(t, filepath.Join(wt, "b.txt"), "second\n", 0o644)
-	second, err := store.Take(ctx, recovery.SaveRequest{Worktree: wt, Trigger: recovery.Trigger{Kind: recovery.TriggerShell, Command: "git reset --hard"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	second := takeShell(t, store, wt, "git reset --hard")
 	if err := os.RemoveAll(filepath.Join(store.Dir(), first.ID+".tmp")); err != nil {
 		t.Fatal(err)
 	}
