@@ -105,11 +105,12 @@ type Snapshot struct {
 	// at most MaxFiles; FilesLeftOut counts the rest.
 	Files        []File `json:"files"`
 	FilesLeftOut int    `json:"files_left_out"`
+	Bytes        int64  `json:"bytes"` // the snapshot's size in the store
+
 	// Refused are the entries of the snapshot's tree whose path is not a
 	// clean relative path (../x, .git/x: a hand-made index): kept in its
 	// tree, never restored, at most MaxFiles.
 	Refused []Refusal `json:"refused,omitempty"`
-	Bytes        int64  `json:"bytes"` // the snapshot's size in the store
 }
 
 // Filter chooses snapshots for List.
