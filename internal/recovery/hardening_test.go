@@ -2,11 +2,15 @@ package recovery_test
 
 import (
 	"context"
+	"crypto/sha1"
+	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -173,5 +177,87 @@ func TestDeadHallsSnapshotFinishedByRestore(t *testing.T) {
 	}
 	if _, err := other.Get(ctx, snap.ID); err == nil {
 		t.Error("a snapshot its live Hall is finishing was finished by another store")
+	}
+}
+
+// writeIndex writes dir's index by hand (version 2, stat data zero), as
+// git's own tools would refuse to: entries are "mode sha path" lines.
+func writeIndex(t *testing.T, dir string, entries []string) {
+	t.Helper()
+	slices.SortFunc(entries, func(a, b string) int {
+		return strings.Compare(strings.SplitN(a, " ", 3)[2], strings.SplitN(b, " ", 3)[2])
+	})
+	var b []byte
+	b = append(b, "DIRC"...)
+	b = binary.BigEndian.AppendUint32(b, 2)
+	b = binary.BigEndian.AppendUint32(b, uint32(len(entries)))
+	for _, e := range entries {
+		f := strings.SplitN(e, " ", 3)
+		mode, _ := strconv.ParseUint(f[0], 8, 32)
+		sha, _ := hex.DecodeString(f[1])
+		start := len(b)
+		b = append(b, make([]byte, 24)...) // ctime, mtime, dev, ino
+		b = binary.BigEndian.AppendUint32(b, uint32(mode))
+		b = append(b, make([]byte, 12)...) // uid, gid, size
+		b = append(b, sha...)
+		b = binary.BigEndian.AppendUint16(b, uint16(len(f[2])))
+		b = append(b, f[2]...)
+		b = append(b, 0)
+		for (len(b)-start)%8 != 0 {
+			b = append(b, 0)
+		}
+	}
+	sum := sha1.Sum(b)
+	b = append(b, sum[:]...)
+	if err := os.WriteFile(filepath.Join(dir, ".git", "index"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSnapshotRefusesEntriesOutside: a hand-made index entry
+// ../outside.txt (git's write-tree takes it) is hashed into the
+// snapshot's tree; the snapshot's record lists it as refused, not among
+// its files, and a restore writes it nowhere (issue 40, item 5).
+func TestSnapshotRefusesEntriesOutside(t *testing.T) {
+	ctx := context.Background()
+	_, wt := newRepo(t, false)
+	blob := strings.Fields(git(t, wt, "ls-tree", "HEAD", "a.txt"))[2]
+	var entries []string
+	for _, l := range strings.Split(strings.TrimSpace(git(t, wt, "ls-files", "-s")), "\n") {
+		f := strings.Fields(l) // mode sha stage\tpath
+		entries = append(entries, f[0]+" "+f[1]+" "+strings.SplitN(l, "\t", 2)[1])
+	}
+	entries = append(entries, "100644 "+blob+" ../outside.txt")
+	writeIndex(t, wt, entries)
+	// Present, or the snapshot's git add takes the entry for deleted.
+	outside := filepath.Join(filepath.Dir(wt), "outside.txt")
+	write(t, outside, "outside the worktree\n", 0o644)
+	store := openStore(t, recovery.Limits{}, nil)
+	snap, err := store.Save(ctx, recovery.SaveRequest{Worktree: wt, Trigger: recovery.Trigger{Kind: recovery.TriggerCLI}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range snap.Files {
+		if strings.Contains(f.Path, "..") {
+			t.Errorf("the record lists %q among its files", f.Path)
+		}
+	}
+	if len(snap.Refused) != 1 || snap.Refused[0].Path != "../outside.txt" {
+		t.Errorf("the record refuses %+v, want ../outside.txt", snap.Refused)
+	}
+	if err := os.Remove(outside); err != nil {
+		t.Fatal(err)
+	}
+	for _, opt := range []recovery.RestoreOptions{{Force: true}, {Paths: []string{"."}, Force: true}} {
+		res, err := store.Restore(ctx, snap.ID, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Refused) != 1 {
+			t.Errorf("%+v: refused %+v, want ../outside.txt", opt, res.Refused)
+		}
+		if _, err := os.Lstat(outside); !os.IsNotExist(err) {
+			t.Fatalf("%+v wrote ../outside.txt", opt)
+		}
 	}
 }
