@@ -276,3 +276,36 @@ func TestRestoreKeepsAFIFO(t *testing.T) {
 		t.Errorf("--force: %q %v", b, err)
 	}
 }
+
+// TestRestoreListFinishesADeadHallsSnapshot: a Hall killed after a hook
+// answered "saved" leaves <id>.tmp (its first record, its objects) and
+// its lock file, free; hall restore --list finishes and lists it at
+// once, and hall restore ID brings its file back (issue 40, item 10).
+func TestRestoreListFinishesADeadHallsSnapshot(t *testing.T) {
+	r := newRestoreRig(t)
+	r.write("work.txt", "lost at the crash\n")
+	snap := r.save()
+	// Back to what Take leaves before its record is finished.
+	dir := filepath.Join(r.root, recoveryDir)
+	tmp := filepath.Join(dir, snap.ID+".tmp")
+	if err := os.Rename(filepath.Join(dir, snap.ID), tmp); err != nil {
+		t.Fatal(err)
+	}
+	half := snap
+	half.Commit, half.Files, half.Bytes = "", nil, 0
+	b, _ := json.Marshal(half)
+	if err := os.WriteFile(filepath.Join(tmp, "snapshot.json"), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, snap.ID+".taking"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r.git("clean", "-q", "-fd")
+	if out := r.hall(0, "--list"); !strings.Contains(out, snap.ID) || !strings.Contains(out, "work.txt") {
+		t.Fatalf("--list: %q, want the dead Hall's snapshot %s and its file", out, snap.ID)
+	}
+	r.hall(0, snap.ID)
+	if b, err := os.ReadFile(filepath.Join(r.wt, "work.txt")); string(b) != "lost at the crash\n" {
+		t.Errorf("work.txt: %q %v", b, err)
+	}
+}
