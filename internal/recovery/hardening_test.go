@@ -178,6 +178,10 @@ func TestDeadHallsSnapshotFinishedByRestore(t *testing.T) {
 	if _, err := other.Get(ctx, snap.ID); err == nil {
 		t.Error("a snapshot its live Hall is finishing was finished by another store")
 	}
+	open()
+	if err := store.Wait(ctx, snap.ID); err != nil {
+		t.Errorf("the live Hall's own finishing: %v", err)
+	}
 }
 
 // writeIndex writes dir's index by hand (version 2, stat data zero), as
