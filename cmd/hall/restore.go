@@ -8,8 +8,11 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/hall-dev/hall/internal/gitscan"
 	"github.com/hall-dev/hall/internal/recovery"
@@ -27,14 +30,36 @@ Hall kept before it (in <registry-root>/recovery; docs/recovery.md).
 --list lists them, newest first; --diff compares a snapshot's files with
 the worktree now; otherwise the files (PATHs, or every file the snapshot
 lists) are written back into the snapshot's worktree, byte-identical with
-their modes and link targets. A file written since the snapshot is refused
-(exit 1, nothing written) unless --force; --to DIR writes the files there
-instead. The index, refs and stash are never touched.
+their modes and link targets, nothing outside the worktree (or DIR) and
+nothing through a symbolic link. A file written since the snapshot, or a
+FIFO, socket or directory where it was, is refused (exit 1, nothing
+written) unless --force; a file under a symbolic link is refused even then;
+--to DIR writes the files there instead. An entry of the snapshot that is
+not a clean relative path (../x, .git/x) is never written: listed as
+refused. The index, refs and stash are never touched.
 `
 
 // runRestore is `hall restore`: package recovery over the store under
-// --registry-root, with no Hall running.
-func runRestore(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
+// --registry-root, with no Hall running. Everything it prints that a
+// snapshot or a worktree holds (names, commands, errors) goes through
+// terminalText.
+func runRestore(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	err := restoreCommand(ctx, args, stdin, stdout, stderr)
+	var ee *exitError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &ee) && ee.err != nil:
+		return &exitError{code: ee.code, err: errors.New(terminalText(ee.err.Error()))}
+	case errors.As(err, &ee):
+		return err
+	default:
+		return errors.New(terminalText(err.Error()))
+	}
+}
+
+// restoreCommand is runRestore before its error is made printable.
+func restoreCommand(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("hall restore", flag.ContinueOnError)
 	var (
 		root, worktree, agent, to string
@@ -57,12 +82,14 @@ func runRestore(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	var run *gitscan.Runner
-	if !list {
-		var err error
-		if run, err = gitscan.NewRunner(ctx, gitscan.RunnerConfig{Timeout: timeout, Nice: -1}); err != nil {
-			return err
-		}
+	// --list runs git only to finish a snapshot a dead Hall left
+	// (recovery's orphans): without git it lists what is finished.
+	run, err := gitscan.NewRunner(ctx, gitscan.RunnerConfig{Timeout: timeout, Nice: -1})
+	if err != nil && !list {
+		return err
+	}
+	if err != nil {
+		run = nil
 	}
 	store, err := recovery.Open(ctx, filepath.Join(root, recoveryDir), run, recovery.Limits{NoPrune: true}, nil)
 	if err != nil {
@@ -113,24 +140,47 @@ func runRestore(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 			}{diffs})
 		}
 		for _, d := range diffs {
-			fmt.Fprintf(stdout, "%-8s %s\n", d.State, d.Path)
+			line := fmt.Sprintf("%-8s %s", d.State, terminalText(d.Path))
+			if d.Why != "" {
+				line += "  (" + terminalText(d.Why) + ")"
+			}
+			fmt.Fprintln(stdout, line)
 		}
 		return nil
 	}
 	res, err := store.Restore(ctx, id, recovery.RestoreOptions{Paths: paths, Force: force, To: to})
-	if err != nil {
-		return err
-	}
-	if asJSON {
+	if asJSON && err == nil {
 		return json.NewEncoder(stdout).Encode(res)
 	}
+	// A write that failed midway (a full disk) says which files it wrote
+	// first, and the error after them.
 	for _, p := range res.Restored {
-		fmt.Fprintf(stdout, "restored  %s\n", filepath.Join(res.Dir, p))
+		fmt.Fprintf(stdout, "restored  %s\n", terminalText(filepath.Join(res.Dir, p)))
 	}
 	for _, p := range res.Unchanged {
-		fmt.Fprintf(stdout, "unchanged %s\n", filepath.Join(res.Dir, p))
+		fmt.Fprintf(stdout, "unchanged %s\n", terminalText(filepath.Join(res.Dir, p)))
 	}
-	return nil
+	if err == nil {
+		for _, r := range res.Refused {
+			fmt.Fprintf(stdout, "refused   %s  (%s)\n", terminalText(r.Path), terminalText(r.Why))
+		}
+	}
+	return err
+}
+
+// terminalText is text from a snapshot, a worktree or another agent as
+// hall restore prints it: as it is when every character is printable,
+// else Go-quoted ("x\x1b]0;title\a.txt"), so no control character (C0,
+// C1, DEL: an escape sequence that retitles or clears the terminal), no
+// invisible format character and no byte that is not UTF-8 reaches the
+// terminal raw, and a quoted name reads as one.
+func terminalText(s string) string {
+	for _, r := range s {
+		if r == utf8.RuneError || (!unicode.IsPrint(r) && r != ' ') {
+			return strconv.Quote(s)
+		}
+	}
+	return s
 }
 
 // interspersed moves the flags after the snapshot id and paths to the
@@ -176,11 +226,14 @@ func printSnapshot(w io.Writer, s recovery.Snapshot) {
 	if s.Trigger.Command != "" {
 		trigger += ": " + s.Trigger.Command
 	}
-	fmt.Fprintf(w, "%s  %s  %s  %s  (%s)\n", s.ID, s.Taken.Local().Format(time.DateTime), s.Worktree, trigger, who)
+	fmt.Fprintf(w, "%s  %s  %s  %s  (%s)\n", s.ID, s.Taken.Local().Format(time.DateTime), terminalText(s.Worktree), terminalText(trigger), terminalText(who))
 	for _, f := range s.Files {
-		fmt.Fprintf(w, "    %-12s %s\n", f.State, f.Path)
+		fmt.Fprintf(w, "    %-12s %s\n", f.State, terminalText(f.Path))
 	}
 	if s.FilesLeftOut > 0 {
 		fmt.Fprintf(w, "    (%d more files)\n", s.FilesLeftOut)
+	}
+	for _, r := range s.Refused {
+		fmt.Fprintf(w, "    %-12s %s  (%s)\n", "refused", terminalText(r.Path), terminalText(r.Why))
 	}
 }

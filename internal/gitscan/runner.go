@@ -157,6 +157,10 @@ type Cmd struct {
 	// OK lists exit codes, besides 0, that are answers rather than
 	// failures (merge-tree's 1: the merge conflicts).
 	OK []int
+	// Stdout, when set, takes git's standard output as it comes instead
+	// of the runner's bounded buffer (Output.Stdout is then empty): a
+	// blob streamed to its file, of any size. A write error stops git.
+	Stdout io.Writer
 }
 
 // Output is what a git process answered.
@@ -220,6 +224,9 @@ func (r *Runner) Run(ctx context.Context, c Cmd) (Output, error) {
 	var stderr boundedBuffer
 	stderr.max = 4 << 10
 	cmd.Stdout, cmd.Stderr = out, &stderr
+	if c.Stdout != nil {
+		cmd.Stdout = c.Stdout
+	}
 	if c.Stdin != nil {
 		cmd.Stdin = bytes.NewReader(c.Stdin)
 	}

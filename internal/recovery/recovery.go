@@ -79,6 +79,8 @@ const (
 )
 
 // File is one file a snapshot kept that differs from the worktree's HEAD.
+// On the wire a name that is not UTF-8 carries its bytes beside it
+// (names.go).
 type File struct {
 	Path    string `json:"path"`              // repository-relative, slash-separated
 	Mode    uint32 `json:"mode"`              // permission bits on disk when taken (0 when deleted)
@@ -104,6 +106,11 @@ type Snapshot struct {
 	Files        []File `json:"files"`
 	FilesLeftOut int    `json:"files_left_out"`
 	Bytes        int64  `json:"bytes"` // the snapshot's size in the store
+
+	// Refused are the entries of the snapshot's tree whose path is not a
+	// clean relative path (../x, .git/x: a hand-made index): kept in its
+	// tree, never restored, at most MaxFiles.
+	Refused []Refusal `json:"refused,omitempty"`
 }
 
 // Filter chooses snapshots for List.
@@ -134,20 +141,27 @@ type RestoreResult struct {
 	Dir       string   `json:"dir"`       // where the files were written
 	Restored  []string `json:"restored"`  // written
 	Unchanged []string `json:"unchanged"` // already as in the snapshot
+	// Refused are the snapshot's entries whose path is not a clean
+	// relative path (../x, .git/x): never written, the rest restored.
+	Refused []Refusal `json:"refused,omitempty"`
 }
 
-// FileDiff is one file's difference between a snapshot and the worktree now.
+// FileDiff is one file's difference between a snapshot and the worktree
+// now. On the wire a name that is not UTF-8 carries its bytes beside it
+// (names.go).
 type FileDiff struct {
 	Path  string `json:"path"`
-	State string `json:"state"`           // DiffSame, DiffChanged, DiffMissing
+	State string `json:"state"`           // DiffSame, DiffChanged, DiffMissing, DiffRefused
 	Patch string `json:"patch,omitempty"` // a unified diff, snapshot → now, bounded
+	Why   string `json:"why,omitempty"`   // DiffRefused: why
 }
 
 // The states of a FileDiff.
 const (
 	DiffSame    = "same"
-	DiffChanged = "changed"
+	DiffChanged = "changed" // other content, or not a file (a FIFO, a directory) now
 	DiffMissing = "missing" // in the snapshot, not in the worktree now
+	DiffRefused = "refused" // an entry a restore never writes: not a clean relative path
 )
 
 // PruneResult is what Prune dropped.

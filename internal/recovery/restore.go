@@ -3,6 +3,7 @@ package recovery
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"crypto/sha1"
 	"crypto/sha256"
 	"encoding/hex"
@@ -22,19 +23,34 @@ import (
 	"github.com/hall-dev/hall/internal/safefile"
 )
 
-// entry is one file of a tree: its mode and blob.
+// Every write a restore makes goes through an os.Root opened on the
+// worktree (or --to DIR): no component of a path, however the directory
+// changed since the snapshot, leads a write out of it. Beyond that, no
+// write goes through a symbolic link at all, even one that stays inside
+// (src -> lib would put src/app.go's bytes in lib/app.go): a file whose
+// directory is a link, or not a directory, is refused by name, and the
+// whole restore with it, before anything is written (issue 40).
+
+// entry is one file of a snapshot's tree: its path (bytes, as git keeps
+// it), mode, blob and, once asked for (sizes), the blob's size.
 type entry struct {
+	path string
 	mode string // 100644, 100755, 120000
 	blob string
+	size int64
 }
 
-// tree lists the files of a tree at the paths (all of the tree's files
-// under them).
-func (s *Store) tree(ctx context.Context, snap Snapshot, tree string, paths []string) (map[string]entry, error) {
+// link tells a symbolic link, whose blob is its target.
+func (e entry) link() bool { return e.mode == "120000" }
+
+// listTree lists the files of a tree at the paths (all of the tree's
+// files under them), the paths taken literally (a name may begin with
+// ':').
+func (s *Store) listTree(ctx context.Context, snap Snapshot, tree string, paths []string) ([]entry, error) {
 	if tree == "" {
-		return map[string]entry{}, nil
+		return nil, nil
 	}
-	args := append([]string{"ls-tree", "-r", "-z", "--full-tree", tree, "--"}, paths...)
+	args := append([]string{"--literal-pathspecs", "ls-tree", "-r", "-z", "--full-tree", tree, "--"}, paths...)
 	out, err := s.run.Run(ctx, gitscan.Cmd{Dir: snap.GitDir, Env: s.env(snap), Args: args})
 	if err != nil {
 		return nil, err
@@ -42,16 +58,85 @@ func (s *Store) tree(ctx context.Context, snap Snapshot, tree string, paths []st
 	if out.Cut {
 		return nil, errors.New("recovery: the tree's listing was cut at git's output bound; name fewer paths")
 	}
-	m := map[string]entry{}
-	for _, line := range bytes.Split(out.Stdout, []byte{0}) {
-		meta, p, ok := strings.Cut(string(line), "\t")
-		f := strings.Fields(meta)
+	var list []entry
+	for line := range bytes.SplitSeq(out.Stdout, []byte{0}) {
+		meta, p, ok := bytes.Cut(line, []byte{'\t'})
+		f := strings.Fields(string(meta))
 		if !ok || len(f) != 3 || f[1] != "blob" {
 			continue // a submodule's commit: not a file to restore
 		}
-		m[p] = entry{mode: f[0], blob: f[2]}
+		list = append(list, entry{path: string(p), mode: f[0], blob: f[2]})
 	}
-	return m, nil
+	return list, nil
+}
+
+// listChanged lists the files of the snapshot's tree that differ from its
+// HEAD and are not deleted: what a restore without paths writes, every
+// one, whatever its record lists (at most MaxFiles, and names as JSON
+// can hold them).
+func (s *Store) listChanged(ctx context.Context, snap Snapshot) ([]entry, error) {
+	base := snap.Head
+	if base == "" {
+		base = emptyTree(snap.Tree)
+	}
+	out, err := s.run.Run(ctx, gitscan.Cmd{Dir: snap.GitDir, Env: s.env(snap),
+		Args: []string{"diff-tree", "-r", "-z", "--raw", "--no-renames", base, snap.Tree}})
+	if err != nil {
+		return nil, err
+	}
+	if out.Cut {
+		return nil, errors.New("recovery: the snapshot's list of files was cut at git's output bound; name the paths to restore")
+	}
+	f := bytes.Split(out.Stdout, []byte{0})
+	var list []entry
+	for i := 0; i+1 < len(f); i += 2 {
+		meta := strings.Fields(strings.TrimPrefix(string(f[i]), ":"))
+		if len(meta) < 5 || meta[4] == "" {
+			break
+		}
+		if meta[4][0] == 'D' || meta[1] == "160000" {
+			continue // gone in the snapshot, or a submodule's commit
+		}
+		list = append(list, entry{path: string(f[i+1]), mode: meta[1], blob: meta[3]})
+	}
+	return list, nil
+}
+
+// sizes fills in each entry's blob size (one git cat-file --batch-check):
+// a blob is streamed to its file, and never more than its size.
+func (s *Store) sizes(ctx context.Context, snap Snapshot, list []plan) error {
+	if len(list) == 0 {
+		return nil
+	}
+	var in bytes.Buffer
+	for _, p := range list {
+		in.WriteString(p.blob + "\n")
+	}
+	out, err := s.run.Run(ctx, gitscan.Cmd{Dir: snap.GitDir, Env: s.env(snap), Stdin: in.Bytes(),
+		Args: []string{"cat-file", "--batch-check"}})
+	if err != nil {
+		return err
+	}
+	if out.Cut {
+		return errors.New("recovery: the blobs' sizes were cut at git's output bound; name fewer paths")
+	}
+	size := map[string]int64{}
+	for line := range strings.SplitSeq(string(out.Stdout), "\n") {
+		if f := strings.Fields(line); len(f) == 3 && f[1] == "blob" {
+			n, err := strconv.ParseInt(f[2], 10, 64)
+			if err == nil {
+				size[f[0]] = n
+			}
+		}
+	}
+	for i := range list {
+		n, ok := size[list[i].blob]
+		if !ok {
+			return fmt.Errorf("recovery: %s: blob %s is not in the store", list[i].path, list[i].blob)
+		}
+		list[i].size = n
+	}
+	return nil
 }
 
 // env reads a snapshot's objects beside its repository's.
@@ -59,16 +144,48 @@ func (s *Store) env(snap Snapshot) []string {
 	return gitscan.ObjectsEnv(filepath.Join(s.dir, snap.ID, "objects"), snap.GitDir)
 }
 
-// blob reads one blob's content.
-func (s *Store) blob(ctx context.Context, snap Snapshot, id string) ([]byte, error) {
-	out, err := s.run.Run(ctx, gitscan.Cmd{Dir: snap.GitDir, Env: s.env(snap), Args: []string{"cat-file", "blob", id}})
+// maxLinkTarget bounds a symbolic link's target read from the store
+// (Linux's PATH_MAX).
+const maxLinkTarget = 4096
+
+// linkTarget reads a symbolic link's target, its blob.
+func (s *Store) linkTarget(ctx context.Context, snap Snapshot, p plan) (string, error) {
+	if p.size > maxLinkTarget {
+		return "", fmt.Errorf("a link target of %d bytes", p.size)
+	}
+	out, err := s.run.Run(ctx, gitscan.Cmd{Dir: snap.GitDir, Env: s.env(snap), Args: []string{"cat-file", "blob", p.blob}})
 	if err != nil {
-		return nil, err
+		return "", err
 	}
-	if out.Cut {
-		return nil, fmt.Errorf("recovery: blob %s is over git's output bound", id)
+	return string(out.Stdout), nil
+}
+
+// streamBlob writes a blob's content to w as git reads it, never more
+// than its size, never held in memory whole.
+func (s *Store) streamBlob(ctx context.Context, snap Snapshot, p plan, w io.Writer) error {
+	bw := &boundedWriter{w: w, left: p.size}
+	if _, err := s.run.Run(ctx, gitscan.Cmd{Dir: snap.GitDir, Env: s.env(snap), Args: []string{"cat-file", "blob", p.blob}, Stdout: bw}); err != nil {
+		return err
 	}
-	return out.Stdout, nil
+	if bw.left != 0 {
+		return fmt.Errorf("blob %s: %d bytes short of its size %d", p.blob, bw.left, p.size)
+	}
+	return nil
+}
+
+// boundedWriter passes at most left bytes on to w.
+type boundedWriter struct {
+	w    io.Writer
+	left int64
+}
+
+func (b *boundedWriter) Write(p []byte) (int, error) {
+	if int64(len(p)) > b.left {
+		return 0, errors.New("a blob longer than its size")
+	}
+	n, err := b.w.Write(p)
+	b.left -= int64(n)
+	return n, err
 }
 
 // blobID is git's id of content as a blob, in the hash the id beside it
@@ -90,225 +207,412 @@ func newBlobHash(like string, size int64) hash.Hash {
 	return h
 }
 
-// onDisk is a file as it is now: its blob id and whether it is a link;
-// "" when it is not there (or is a directory).
-func onDisk(name, like string) (id string, link bool, err error) {
-	info, err := os.Lstat(name)
-	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrInvalid) {
-		return "", false, nil
+// The kinds of thing a file's path holds now.
+type diskKind uint8
+
+const (
+	diskAbsent  diskKind = iota // nothing (or its directory is not there)
+	diskRegular                 // a regular file
+	diskLink                    // a symbolic link
+	diskOther                   // a directory, a FIFO, a socket, a device
+)
+
+// onDisk is what a file's path beneath a root holds now.
+type onDisk struct {
+	kind diskKind
+	id   string      // diskRegular, diskLink: its content's blob id
+	perm fs.FileMode // diskRegular: its permission bits
+	what string      // diskOther: what it is ("a FIFO")
+	dir  bool        // diskOther: a directory
+	// blocked says why no write reaches the path: a directory above it
+	// is a symbolic link, or not a directory.
+	blocked string
+}
+
+// look reads what the path p (a clean relative path) holds beneath root,
+// hashing a regular file's or link's content as a blob like the id like.
+// A nil root (the directory is gone) holds nothing.
+func look(root *os.Root, p, like string) (onDisk, error) {
+	if root == nil {
+		return onDisk{}, nil
 	}
-	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) && strings.Contains(pe.Err.Error(), "not a directory") {
-			return "", false, nil
+	comps := strings.Split(p, "/")
+	for i := 1; i < len(comps); i++ {
+		dir := strings.Join(comps[:i], "/")
+		info, err := root.Lstat(dir)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return onDisk{}, nil
+		case err != nil:
+			return onDisk{}, err
+		case info.Mode()&fs.ModeSymlink != 0:
+			return onDisk{blocked: dir + " is a symbolic link, and a restore never writes through one"}, nil
+		case !info.IsDir():
+			return onDisk{blocked: dir + " is " + kindOf(info.Mode()) + ", not a directory"}, nil
 		}
-		return "", false, err
 	}
+	info, err := root.Lstat(p)
 	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return onDisk{}, nil
+	case err != nil:
+		return onDisk{}, err
 	case info.Mode()&fs.ModeSymlink != 0:
-		t, err := os.Readlink(name)
+		t, err := root.Readlink(p)
 		if err != nil {
-			return "", false, err
+			return onDisk{}, err
 		}
-		return blobID([]byte(t), like), true, nil
+		return onDisk{kind: diskLink, id: blobID([]byte(t), like)}, nil
 	case info.Mode().IsRegular():
 		// Opened without blocking and checked regular once open (package
 		// safefile): the file may be swapped for a FIFO since the Lstat.
 		// Hashed as it streams: a file of any size costs no memory.
-		f, err := safefile.Open(name, safefile.NoFollow)
-		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, safefile.ErrNotRegular) {
-			return "", false, nil
+		f, err := safefile.OpenIn(root, p)
+		if errors.Is(err, fs.ErrNotExist) {
+			return onDisk{}, nil
+		}
+		if errors.Is(err, safefile.ErrNotRegular) {
+			return onDisk{kind: diskOther, what: "not a regular file"}, nil
 		}
 		if err != nil {
-			return "", false, err
+			return onDisk{}, err
 		}
 		defer f.Close()
 		st, err := f.Stat()
 		if err != nil {
-			return "", false, err
+			return onDisk{}, err
 		}
 		h := newBlobHash(like, st.Size())
 		if _, err := io.Copy(h, io.LimitReader(f, st.Size())); err != nil {
-			return "", false, fmt.Errorf("read %s: %w", name, err)
+			return onDisk{}, fmt.Errorf("read %s: %w", p, err)
 		}
-		return hex.EncodeToString(h.Sum(nil)), false, nil
+		return onDisk{kind: diskRegular, id: hex.EncodeToString(h.Sum(nil)), perm: st.Mode().Perm()}, nil
 	default:
-		return "", false, nil
+		return onDisk{kind: diskOther, what: kindOf(info.Mode()), dir: info.IsDir()}, nil
 	}
 }
 
-// plan is one file Restore would write.
+// same tells whether the path holds the entry's content, as a file or a
+// link as the entry is.
+func (d onDisk) same(e entry) bool {
+	return d.id == e.blob && (d.kind == diskLink) == e.link() && d.kind != diskOther
+}
+
+// kindOf names what a mode is, for a refusal.
+func kindOf(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0, m&fs.ModeCharDevice != 0:
+		return "a device"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	case m.IsRegular():
+		return "a file"
+	}
+	return "not a regular file"
+}
+
+// plan is one file Restore would write, and what its path holds now.
 type plan struct {
-	path string
-	e    entry
+	entry
 	mode fs.FileMode
+	now  onDisk
+}
+
+// openRoot opens dir as the root every read and write of a restore
+// stays beneath; nil when dir is not there and create is false.
+func openRoot(dir string, create bool) (*os.Root, error) {
+	if create {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("recovery: %w", err)
+		}
+	}
+	root, err := os.OpenRoot(dir)
+	if errors.Is(err, fs.ErrNotExist) && !create {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("recovery: %w", err)
+	}
+	return root, nil
 }
 
 // Restore writes a snapshot's files back: byte-identical, with their
 // mode (as on disk when taken) and symlink targets, each through a
-// temporary file and a rename in its directory. The user's index, refs
-// and stash are never touched. Into the worktree, a file that is now
-// neither the snapshot's content nor its HEAD's (someone wrote to it
-// since) is refused, all of them together before anything is written
-// (*ChangedError), unless opt.Force.
+// temporary file and a rename in its directory, every write beneath the
+// worktree (or opt.To) and none through a symbolic link. The user's
+// index, refs and stash are never touched. All or nothing: every file's
+// path is looked at before anything is written, and the restore is
+// refused, nothing written, when one is blocked (*BlockedError: a
+// directory above it is a link or not a directory) or, into the
+// worktree, changed (*ChangedError: neither the snapshot's content nor
+// its HEAD's; a FIFO, a socket or a directory in its place) unless
+// opt.Force. An entry of the snapshot's tree whose path is not a clean
+// relative path is never written: listed in Refused, the rest restored.
+// Should a write fail (a full disk), the files written before it are in
+// the result beside the error.
 func (s *Store) Restore(ctx context.Context, id string, opt RestoreOptions) (RestoreResult, error) {
 	snap, err := s.Get(ctx, id)
 	if err != nil {
 		return RestoreResult{}, err
 	}
-	plans, err := s.plan(ctx, snap, opt.Paths)
+	plans, refused, err := s.plan(ctx, snap, opt.Paths)
 	if err != nil {
 		return RestoreResult{}, err
 	}
-	res := RestoreResult{Dir: snap.Worktree}
+	res := RestoreResult{Dir: snap.Worktree, Refused: refused}
 	if opt.To != "" {
 		res.Dir = filepath.Clean(opt.To)
 	}
-	var head map[string]entry
+	if len(plans) == 0 {
+		return res, nil
+	}
+	root, err := openRoot(res.Dir, true)
+	if err != nil {
+		return RestoreResult{}, err
+	}
+	defer root.Close()
+	head := map[string]string{}
 	if opt.To == "" && !opt.Force && snap.Head != "" {
 		ps := make([]string, len(plans))
 		for i, p := range plans {
 			ps[i] = p.path
 		}
-		if head, err = s.tree(ctx, snap, snap.Head, ps); err != nil {
+		list, err := s.listTree(ctx, snap, snap.Head, ps)
+		if err != nil {
 			return RestoreResult{}, err
+		}
+		for _, e := range list {
+			head[e.path] = e.blob
 		}
 	}
 	var write []plan
-	var refused []string
+	var changed []string
+	var blocked []Refusal
 	for _, p := range plans {
-		name := filepath.Join(res.Dir, filepath.FromSlash(p.path))
-		now, link, err := onDisk(name, p.e.blob)
+		now, err := look(root, p.path, p.blob)
 		if err != nil {
 			return RestoreResult{}, fmt.Errorf("recovery: %w", err)
 		}
-		if now == p.e.blob && link == (p.e.mode == "120000") {
-			if info, err := os.Lstat(name); err == nil && (link || info.Mode().Perm() == p.mode) {
-				res.Unchanged = append(res.Unchanged, p.path)
+		p.now = now
+		switch {
+		case now.blocked != "":
+			blocked = append(blocked, Refusal{Path: p.path, Why: now.blocked})
+			continue
+		case now.same(p.entry) && (now.kind == diskLink || now.perm == p.mode):
+			res.Unchanged = append(res.Unchanged, p.path)
+			continue
+		case now.kind == diskOther && !opt.Force:
+			changed = append(changed, p.path)
+			continue
+		case now.kind == diskOther && now.dir:
+			if empty, err := emptyDir(root, p.path); err != nil || !empty {
+				blocked = append(blocked, Refusal{Path: p.path, Why: "a directory with files in it is there"})
 				continue
 			}
-		}
-		if now != "" && opt.To == "" && !opt.Force {
-			if h, ok := head[p.path]; !ok || h.blob != now {
-				refused = append(refused, p.path)
-				continue
-			}
+		case now.kind != diskAbsent && opt.To == "" && !opt.Force && head[p.path] != now.id && !now.same(p.entry):
+			changed = append(changed, p.path)
+			continue
 		}
 		write = append(write, p)
 	}
-	if len(refused) > 0 {
-		return RestoreResult{Dir: res.Dir}, &ChangedError{Paths: refused}
+	if len(blocked) > 0 {
+		return RestoreResult{Dir: res.Dir, Refused: refused}, &BlockedError{Files: blocked}
+	}
+	if len(changed) > 0 {
+		return RestoreResult{Dir: res.Dir, Refused: refused}, &ChangedError{Paths: changed}
+	}
+	if err := s.sizes(ctx, snap, write); err != nil {
+		return RestoreResult{Dir: res.Dir, Refused: refused}, err
 	}
 	for _, p := range write {
-		if err := s.write(ctx, snap, res.Dir, p); err != nil {
-			return res, err
+		if err := s.write(ctx, snap, root, p); err != nil {
+			return res, fmt.Errorf("recovery: %s: %w", p.path, err)
 		}
 		res.Restored = append(res.Restored, p.path)
 	}
 	return res, nil
 }
 
-// plan lists the files a restore of paths writes: the snapshot's tree's
-// files at those paths, or every file it lists as not deleted.
-func (s *Store) plan(ctx context.Context, snap Snapshot, paths []string) ([]plan, error) {
-	mode := map[string]fs.FileMode{}
-	for _, f := range snap.Files {
-		mode[f.Path] = fs.FileMode(f.Mode)
+// emptyDir tells whether the directory p beneath root holds nothing.
+func emptyDir(root *os.Root, p string) (bool, error) {
+	d, err := root.Open(p)
+	if err != nil {
+		return false, err
 	}
+	defer d.Close()
+	names, err := d.Readdirnames(1)
+	if errors.Is(err, io.EOF) {
+		return true, nil
+	}
+	return len(names) == 0, err
+}
+
+// plan lists the files a restore of paths writes: the snapshot's tree's
+// files at those paths, or every file that differs from its HEAD and is
+// not deleted; and, apart, the entries no restore writes (checkName).
+func (s *Store) plan(ctx context.Context, snap Snapshot, paths []string) ([]plan, []Refusal, error) {
 	var want []string
 	for _, p := range paths {
 		p = path.Clean(filepath.ToSlash(p))
 		if p == ".." || strings.HasPrefix(p, "../") || path.IsAbs(p) {
-			return nil, fmt.Errorf("recovery: %q is outside the worktree", p)
+			return nil, nil, fmt.Errorf("recovery: %q is outside the worktree", p)
 		}
 		want = append(want, p)
 	}
-	if len(paths) == 0 {
-		for _, f := range snap.Files {
-			if f.State != StateDeleted {
-				want = append(want, f.Path)
-			}
-		}
-		if len(want) == 0 {
-			return nil, nil
+	var list []entry
+	var err error
+	if len(want) == 0 {
+		list, err = s.listChanged(ctx, snap)
+	} else {
+		list, err = s.listTree(ctx, snap, snap.Tree, want)
+		if err == nil && len(list) == 0 {
+			err = fmt.Errorf("recovery: snapshot %s holds no file at %s", snap.ID, joinBounded(want, 10))
 		}
 	}
-	tree, err := s.tree(ctx, snap, snap.Tree, want)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if len(tree) == 0 {
-		return nil, fmt.Errorf("recovery: snapshot %s holds no file at %s", snap.ID, joinBounded(want, 10))
+	mode := map[string]fs.FileMode{}
+	for _, f := range snap.Files {
+		mode[f.Path] = fs.FileMode(f.Mode)
 	}
 	var plans []plan
-	for p, e := range tree {
-		m, ok := mode[p]
+	var refused []Refusal
+	for _, e := range list {
+		if err := checkName(e.path); err != nil {
+			refused = append(refused, Refusal{Path: e.path, Why: err.Error()})
+			continue
+		}
+		m, ok := mode[e.path]
 		if !ok || m == 0 {
 			m = 0o644
 			if e.mode == "100755" {
 				m = 0o755
 			}
 		}
-		plans = append(plans, plan{path: p, e: e, mode: m})
+		plans = append(plans, plan{entry: e, mode: m})
 	}
-	slicesSortPlans(plans)
-	return plans, nil
+	slices.SortFunc(plans, func(a, b plan) int { return strings.Compare(a.path, b.path) })
+	return plans, refused, nil
 }
 
-// write writes one file of the snapshot under dir.
-func (s *Store) write(ctx context.Context, snap Snapshot, dir string, p plan) error {
-	b, err := s.blob(ctx, snap, p.e.blob)
-	if err != nil {
-		return fmt.Errorf("recovery: %s: %w", p.path, err)
+// write writes one file of the snapshot beneath root: into a temporary
+// file (or link) beside it, then renamed over whatever is there (an
+// empty directory removed first).
+func (s *Store) write(ctx context.Context, snap Snapshot, root *os.Root, p plan) error {
+	dir := path.Dir(p.path)
+	if dir != "." {
+		if err := root.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
 	}
-	name := filepath.Join(dir, filepath.FromSlash(p.path))
-	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
-		return fmt.Errorf("recovery: %w", err)
+	tmp := path.Join(dir, ".hall-restore-"+strings.ToLower(rand.Text()[:12]))
+	if p.link() {
+		target, err := s.linkTarget(ctx, snap, p)
+		if err != nil {
+			return err
+		}
+		if err := root.Symlink(target, tmp); err != nil {
+			return err
+		}
+	} else {
+		f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if err != nil {
+			return err
+		}
+		err = s.streamBlob(ctx, snap, p, f)
+		if err == nil {
+			err = f.Chmod(p.mode)
+		}
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			root.Remove(tmp)
+			return err
+		}
 	}
-	if p.e.mode != "120000" {
-		return writeAtomic(name, b, p.mode)
+	if p.now.kind == diskOther && p.now.dir {
+		if err := root.Remove(p.path); err != nil {
+			root.Remove(tmp)
+			return err
+		}
 	}
-	tmp := filepath.Join(filepath.Dir(name), ".hall-restore-"+p.e.blob[:12])
-	os.Remove(tmp)
-	if err := os.Symlink(string(b), tmp); err != nil {
-		return fmt.Errorf("recovery: %s: %w", p.path, err)
-	}
-	if err := os.Rename(tmp, name); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("recovery: %s: %w", p.path, err)
+	if err := root.Rename(tmp, p.path); err != nil {
+		root.Remove(tmp)
+		return err
 	}
 	return nil
 }
 
-// Diff compares a snapshot's files (those at paths, or those it lists
-// as not deleted) with the worktree now.
+// Diff compares a snapshot's files (those at paths, or every one that
+// differs from its HEAD and is not deleted) with the worktree now. A
+// path that is not a file now (a FIFO, a directory) or that no write
+// reaches (under a symbolic link) is changed; an entry no restore writes
+// is refused.
 func (s *Store) Diff(ctx context.Context, id string, paths []string) ([]FileDiff, error) {
 	snap, err := s.Get(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	plans, err := s.plan(ctx, snap, paths)
+	plans, refused, err := s.plan(ctx, snap, paths)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]FileDiff, 0, len(plans))
+	root, err := openRoot(snap.Worktree, false)
+	if err != nil {
+		return nil, err
+	}
+	if root != nil {
+		defer root.Close()
+	}
+	out := make([]FileDiff, 0, len(plans)+len(refused))
 	for _, p := range plans {
-		now, link, err := onDisk(filepath.Join(snap.Worktree, filepath.FromSlash(p.path)), p.e.blob)
+		now, err := look(root, p.path, p.blob)
 		if err != nil {
 			return nil, fmt.Errorf("recovery: %w", err)
 		}
 		d := FileDiff{Path: p.path, State: DiffChanged}
 		switch {
-		case now == "":
+		case now.blocked != "":
+			d.Why = now.blocked
+		case now.kind == diskOther:
+			d.Why = now.what + " is there"
+		case now.kind == diskAbsent:
 			d.State = DiffMissing
-		case now == p.e.blob && link == (p.e.mode == "120000"):
+		case now.same(p.entry):
 			d.State = DiffSame
 		}
 		out = append(out, d)
 	}
+	for _, r := range refused {
+		out = append(out, FileDiff{Path: r.Path, State: DiffRefused, Why: r.Why})
+	}
 	return out, nil
 }
 
-func slicesSortPlans(p []plan) {
-	slices.SortFunc(p, func(a, b plan) int { return strings.Compare(a.path, b.path) })
+// BlockedError is Restore's refusal of files no write may reach: a
+// directory above one is a symbolic link (which may lead out of the
+// worktree) or not a directory. Nothing was written; --force does not
+// change it, --to DIR writes elsewhere.
+type BlockedError struct {
+	Files []Refusal
+}
+
+func (e *BlockedError) Error() string {
+	parts := make([]string, 0, min(len(e.Files), 10)+1)
+	for i, f := range e.Files {
+		if i == 10 {
+			parts = append(parts, fmt.Sprintf("and %d more", len(e.Files)-10))
+			break
+		}
+		parts = append(parts, f.Path+" ("+f.Why+")")
+	}
+	return "nothing restored: " + strings.Join(parts, ", ") + "; --to DIR writes the files elsewhere"
 }

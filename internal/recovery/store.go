@@ -77,6 +77,7 @@ func Open(ctx context.Context, dir string, run *gitscan.Runner, lim Limits, now 
 		return nil, fmt.Errorf("recovery store %s: %w", dir, err)
 	}
 	s := &Store{dir: dir, run: run, lim: lim, now: now, scans: map[string][]scanKept{}, pending: map[string]*finishing{}, newest: map[string]string{}, lent: map[string]int{}}
+	s.finishOrphans(ctx)
 	if _, err := s.Prune(ctx); err != nil {
 		return nil, err
 	}
@@ -322,19 +323,26 @@ const FinishBudget = 30 * time.Second
 // the worktree is read again; until then the snapshot's record holds its
 // id, time, trigger, HEAD and tree, and Get, List, Diff and Restore wait
 // for it in this process. A Hall that stops before the record is
-// finished leaves it to the next Open to finish. A hook answer's
-// snapshot is taken so: it waits for no commit-tree, diff-tree or
-// record (docs/performance.md).
+// finished leaves it to the next Open to finish, at once (orphans.go).
+// A hook answer's snapshot is taken so: it waits for no commit-tree,
+// diff-tree or record (docs/performance.md).
 func (s *Store) Take(ctx context.Context, req SaveRequest) (Snapshot, error) {
 	b, err := s.beginWorktree(ctx, req)
 	if err != nil {
 		return Snapshot{}, err
 	}
-	// What the next Open needs to finish it, should this Hall stop first.
-	if err := writeRecord(filepath.Join(b.tmp, recordName), b.snap); err != nil {
+	// What the next Open needs to finish it, should this Hall stop first,
+	// and the lock that tells it whether this Hall did (orphans.go).
+	release, err := s.holdTaking(b.snap.ID)
+	if err == nil {
+		if err = writeRecord(filepath.Join(b.tmp, recordName), b.snap); err != nil {
+			release()
+		}
+	}
+	if err != nil {
 		s.giveBack(b.lender)
 		os.RemoveAll(b.tmp)
-		return Snapshot{}, err
+		return Snapshot{}, fmt.Errorf("recovery: %w", err)
 	}
 	f := &finishing{worktree: b.snap.Worktree, done: make(chan struct{})}
 	s.mu.Lock()
@@ -344,6 +352,7 @@ func (s *Store) Take(ctx context.Context, req SaveRequest) (Snapshot, error) {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), FinishBudget)
 		defer cancel()
 		_, f.err = s.finishBegun(ctx, b, req.Paths)
+		release()
 		s.mu.Lock()
 		delete(s.pending, b.snap.ID)
 		s.mu.Unlock()
@@ -482,6 +491,7 @@ func (s *Store) finish(ctx context.Context, tmp string, snap Snapshot, hint []st
 			return Snapshot{}, fmt.Errorf("recovery: snapshot %s: %w", snap.Worktree, err)
 		}
 	}
+	changed, snap.Refused = refuseNames(changed)
 	snap.Files, snap.FilesLeftOut = fileList(g.Top, changed, hint)
 	size, err := dirSize(tmp)
 	if err != nil {
@@ -819,42 +829,6 @@ func (s *Store) Prune(ctx context.Context) (PruneResult, error) {
 	}
 	res.Kept, res.Bytes = len(kept), total
 	return res, nil
-}
-
-// orphanAfter is how long a snapshot Take answered for may stay
-// unfinished before another store finishes it: its Hall stopped first.
-const orphanAfter = 2 * FinishBudget
-
-// finishOrphan finishes a snapshot a Hall took and stopped before
-// recording (name, a directory <id>.tmp holding the record Take wrote
-// first): it is claimed by a rename, so that two stores never finish it
-// both, then finished as Take would have. It tells whether name was
-// such a snapshot, finished or not.
-func (s *Store) finishOrphan(ctx context.Context, name string) bool {
-	id, ok := strings.CutSuffix(name, ".tmp")
-	if !ok || !validID(id) || s.run == nil {
-		return false
-	}
-	s.mu.Lock()
-	_, mine := s.pending[id]
-	s.mu.Unlock()
-	if mine {
-		return false
-	}
-	b, err := os.ReadFile(filepath.Join(s.dir, name, recordName))
-	if err != nil {
-		return false
-	}
-	var snap Snapshot
-	if err := json.Unmarshal(b, &snap); err != nil || snap.ID != id || snap.Tree == "" {
-		return false
-	}
-	claimed := filepath.Join(s.dir, id+"."+strings.ToLower(rand.Text()[:8])+".tmp")
-	if err := os.Rename(filepath.Join(s.dir, name), claimed); err != nil {
-		return true // another store claimed it first
-	}
-	_, _ = s.finish(ctx, claimed, snap, nil, true)
-	return true
 }
 
 // Run prunes every DefaultPruneEvery until ctx ends.

@@ -65,11 +65,24 @@ func ReadFile(name string, max int64, links Links) ([]byte, error) {
 // Open opens the regular file name for reading, as ReadFile does, and
 // returns it; the caller bounds what it reads.
 func Open(name string, links Links) (*os.File, error) {
+	return opened(name, links, func(flags int) (*os.File, error) { return os.OpenFile(name, flags, 0) })
+}
+
+// OpenIn opens the regular file name beneath root for reading, as Open
+// does, except that no component of name leads out of root: os.Root
+// follows a link (the last component's too) only while it stays
+// beneath it.
+func OpenIn(root *os.Root, name string) (*os.File, error) {
+	return opened(name, NoFollow, func(flags int) (*os.File, error) { return root.OpenFile(name, flags, 0) })
+}
+
+// opened opens name through open, as Open describes.
+func opened(name string, links Links, open func(flags int) (*os.File, error)) (*os.File, error) {
 	flags := os.O_RDONLY | syscall.O_NONBLOCK | syscall.O_CLOEXEC
 	if links == NoFollow {
 		flags |= syscall.O_NOFOLLOW
 	}
-	f, err := os.OpenFile(name, flags, 0)
+	f, err := open(flags)
 	if errors.Is(err, syscall.ELOOP) && links == NoFollow {
 		return nil, fmt.Errorf("%s: a symlink: %w", name, ErrNotRegular)
 	}
