@@ -139,7 +139,7 @@ func TestSchemasAcceptTheWireTypes(t *testing.T) {
 		{"collision", "a collision on every clause", f.collision},
 		{"overlap", "a conflict git predicts", f.overlap},
 		{"overlap", "an overlap of paths only", f.pathsOnly},
-		{"presences", "a roster", contract.PresencesResponse{Presences: []contract.Presence{f.full, f.bare}, Collisions: []contract.Collision{f.collision}, Overlaps: []contract.Overlap{f.overlap, f.pathsOnly}, OverlapsTotal: 2, ServedBrain: "/srv/shop", ServedAtMs: 5, Cursor: "17960219050000000012"}},
+		{"presences", "a roster", contract.PresencesResponse{Presences: []contract.Presence{f.full, f.bare}, Collisions: []contract.Collision{f.collision}, Overlaps: []contract.Overlap{f.overlap, f.pathsOnly}, OverlapsTotal: 2, ServedBrain: contract.Served("/srv/shop"), ServedAtMs: 5, Cursor: "17960219050000000012"}},
 		{"presences", "an empty roster", contract.PresencesResponse{Presences: []contract.Presence{}, Collisions: []contract.Collision{}, Overlaps: []contract.Overlap{}, ServedAtMs: 5}},
 		{"presences", "registry unreadable", contract.PresencesResponse{Presences: []contract.Presence{}, Collisions: []contract.Collision{}, Overlaps: []contract.Overlap{}, ServedAtMs: 5, Error: "registry_unreadable", Detail: "gone"}},
 		{"snapshot", "a snapshot", contract.PresencesResponse{Presences: []contract.Presence{f.full}, Collisions: []contract.Collision{}, Overlaps: []contract.Overlap{}, ServedAtMs: 5, Cursor: "1"}},
