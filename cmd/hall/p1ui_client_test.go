@@ -204,11 +204,16 @@ func uiGet(t *testing.T, u string) (int, []byte) {
 // working sets) and a pair that meets only at a file both were seen
 // changing, and an unknown brain, with no field missing or mistyped, and
 // renders what m1nd's presence strip would say.
-func TestP1UIClientRendersTheHall(t *testing.T) {
-	m := MustOpenHall(t, Config{TTL: time.Minute})
+// p1uiHall runs a Hall whose roster holds, on brain shop, pairs that
+// share a caller_root, a worktree, a declared working-set path and a file
+// both were seen changing (each pair mutating), and on brain docs one
+// reader with a task whose caller_root is the brain.
+func p1uiHall(t *testing.T) (m *Main, shop, docs string) {
+	t.Helper()
+	m = MustOpenHall(t, Config{TTL: time.Minute})
 	root := m.Config.RegistryRoot
 	base := t.TempDir()
-	shop, docs := filepath.Join(base, "shop"), filepath.Join(base, "docs")
+	shop, docs = filepath.Join(base, "shop"), filepath.Join(base, "docs")
 	for _, d := range []string{shop, docs} {
 		if err := os.Mkdir(d, 0o755); err != nil {
 			t.Fatal(err)
@@ -240,7 +245,43 @@ func TestP1UIClientRendersTheHall(t *testing.T) {
 	eventually.True(t, wait, "the whole roster to be served", func() bool {
 		return len(contractNow(t, m.URL()+"/api/presences").Presences) == len(records)
 	})
+	return m, shop, docs
+}
 
+// p1uiCollisions is what m1nd's strip says of p1uiHall's collisions,
+// sorted, each pair's agents sorted (agent_ids come a's then b's, by
+// presence id).
+var p1uiCollisions = []string{
+	"2 agents have overlapping declared work — hand-e, hand-f · shop",
+	"2 agents writing in the same worktree — hand-a, hand-b · wt-a",
+	"2 agents writing in the same worktree — hand-c, hand-d · wt-c",
+	"2 agents writing in the same worktree — hand-g, hand-h · shop", // touched only: no caller_root or worktree shared
+}
+
+// p1uiLines parts rendered lines into collision lines (prefix true) or
+// rows, sorted, each collision's pair of agents sorted.
+func p1uiLines(lines []string, prefix bool) []string {
+	var out []string
+	for _, l := range lines {
+		if strings.HasPrefix(l, "2 agents") == prefix {
+			out = append(out, l)
+		}
+	}
+	for i, l := range out {
+		if head, rest, ok := strings.Cut(l, " — "); ok && prefix {
+			ids, place, _ := strings.Cut(rest, " · ")
+			pair := strings.Split(ids, ", ")
+			slices.Sort(pair)
+			out[i] = head + " — " + strings.Join(pair, ", ") + " · " + place
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func TestP1UIClientRendersTheHall(t *testing.T) {
+	m, shop, docs := p1uiHall(t)
+	base := filepath.Dir(shop)
 	read := func(q string) (uiResponse, []string) {
 		t.Helper()
 		status, body := uiGet(t, m.URL()+"/api/presences"+q)
@@ -257,41 +298,14 @@ func TestP1UIClientRendersTheHall(t *testing.T) {
 		return r, uiRender(r)
 	}
 
-	wantCollisions := []string{
-		"2 agents writing in the same worktree — hand-a, hand-b · wt-a",
-		"2 agents writing in the same worktree — hand-c, hand-d · wt-c",
-		"2 agents have overlapping declared work — hand-e, hand-f · shop",
-		"2 agents writing in the same worktree — hand-g, hand-h · shop", // touched only: no caller_root or worktree shared
-	}
-	sortedLines := func(lines []string, prefix bool) []string {
-		var out []string
-		for _, l := range lines {
-			if strings.HasPrefix(l, "2 agents") == prefix {
-				out = append(out, l)
-			}
-		}
-		// agent_ids come a's then b's (by presence id): sort each line's pair.
-		for i, l := range out {
-			if head, rest, ok := strings.Cut(l, " — "); ok && prefix {
-				ids, place, _ := strings.Cut(rest, " · ")
-				pair := strings.Split(ids, ", ")
-				slices.Sort(pair)
-				out[i] = head + " — " + strings.Join(pair, ", ") + " · " + place
-			}
-		}
-		slices.Sort(out)
-		return out
-	}
-
-	slices.Sort(wantCollisions)
 	all, lines := read("")
 	if all.ServedBrain != nil {
 		t.Errorf("owner-wide: served_brain %+v, want absent", all.ServedBrain)
 	}
-	if got := sortedLines(lines, true); !slices.Equal(got, wantCollisions) {
-		t.Errorf("owner-wide collisions:\ngot  %q\nwant %q", got, wantCollisions)
+	if got := p1uiLines(lines, true); !slices.Equal(got, p1uiCollisions) {
+		t.Errorf("owner-wide collisions:\ngot  %q\nwant %q", got, p1uiCollisions)
 	}
-	rows := sortedLines(lines, false)
+	rows := p1uiLines(lines, false)
 	for _, want := range []string{
 		"hand-a shop · wt-a [observed]",
 		"hand-c shop · x [observed]",
