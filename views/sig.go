@@ -161,6 +161,6 @@ func (s *sig) collision(c contract.Collision) {
 	s.strs(c.Paths)
 	s.str(c.BrainRoot)
 	s.str(c.CallerRoot)
-	s.strs(c.AgentIDs)
+	s.strs(c.AgentIDs[:])
 	s.str(c.Reason)
 }

@@ -87,17 +87,17 @@ type Side struct {
 // m1nd's P1-UI PresenceCollision beside them (brain_root, caller_root,
 // agent_ids, reason; see ReasonOf).
 type Collision struct {
-	CollisionID string   `json:"collision_id"` // "<a presence_id>~<b presence_id>"
-	Brain       string   `json:"brain"`
-	A           Side     `json:"a"`
-	B           Side     `json:"b"`
-	Clauses     []string `json:"clauses"`               // same_caller_root, same_worktree, working_set_overlap, touched_overlap
-	Place       string   `json:"place"`                 // the shared worktree, caller_root or path
-	Paths       []string `json:"paths"`                 // overlapping working-set and touched paths
-	BrainRoot   string   `json:"brain_root"`            // the brain again, under m1nd's name
-	CallerRoot  string   `json:"caller_root,omitempty"` // with ReasonSameWorktree: the shared caller_root, else the shared worktree; absent otherwise
-	AgentIDs    []string `json:"agent_ids"`             // a's agent_id, then b's
-	Reason      string   `json:"reason"`                // ReasonSameWorktree or ReasonDeclaredOverlap
+	CollisionID string    `json:"collision_id"` // "<a presence_id>~<b presence_id>"
+	Brain       string    `json:"brain"`
+	A           Side      `json:"a"`
+	B           Side      `json:"b"`
+	Clauses     []string  `json:"clauses"`               // same_caller_root, same_worktree, working_set_overlap, touched_overlap
+	Place       string    `json:"place"`                 // the shared worktree, caller_root or path
+	Paths       []string  `json:"paths"`                 // overlapping working-set and touched paths
+	BrainRoot   string    `json:"brain_root"`            // the brain again, under m1nd's name
+	CallerRoot  string    `json:"caller_root,omitempty"` // with ReasonSameWorktree: the shared caller_root, else the shared worktree; absent otherwise
+	AgentIDs    [2]string `json:"agent_ids"`             // a's agent_id, then b's (an array: no allocation a collision)
+	Reason      string    `json:"reason"`                // ReasonSameWorktree or ReasonDeclaredOverlap
 }
 
 // The reasons of a collision, m1nd's two arms, as Collision.Reason
@@ -380,7 +380,7 @@ func FromCollision(c presence.Collision) Collision {
 		Paths:       append([]string{}, paths...),
 		BrainRoot:   c.Brain,
 		CallerRoot:  root,
-		AgentIDs:    []string{c.A.AgentID, c.B.AgentID},
+		AgentIDs:    [2]string{c.A.AgentID, c.B.AgentID},
 		Reason:      reason,
 	}
 }

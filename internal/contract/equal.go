@@ -22,5 +22,5 @@ func (p Presence) Equal(q Presence) bool {
 func (c Collision) Equal(d Collision) bool {
 	return c.CollisionID == d.CollisionID && c.Brain == d.Brain && c.A == d.A && c.B == d.B && c.Place == d.Place &&
 		slices.Equal(c.Clauses, d.Clauses) && slices.Equal(c.Paths, d.Paths) &&
-		c.BrainRoot == d.BrainRoot && c.CallerRoot == d.CallerRoot && slices.Equal(c.AgentIDs, d.AgentIDs) && c.Reason == d.Reason
+		c.BrainRoot == d.BrainRoot && c.CallerRoot == d.CallerRoot && c.AgentIDs == d.AgentIDs && c.Reason == d.Reason
 }

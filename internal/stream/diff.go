@@ -69,7 +69,7 @@ func wireOf(c presence.Collision, w contract.Collision) bool {
 	// change while the clauses stay.
 	reason, root := contract.ReasonOf(c)
 	return c.Brain == w.BrainRoot && reason == w.Reason && root == w.CallerRoot &&
-		len(w.AgentIDs) == 2 && w.AgentIDs[0] == c.A.AgentID && w.AgentIDs[1] == c.B.AgentID
+		w.AgentIDs == [2]string{c.A.AgentID, c.B.AgentID}
 }
 
 // diffRosters returns what turns prev into next, in wire form, every list

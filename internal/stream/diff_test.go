@@ -127,7 +127,7 @@ func TestWireOfSeesEveryField(t *testing.T) {
 		"Paths":       func(c *contract.Collision) { c.Paths = []string{"/b/wt/docs"} },
 		"BrainRoot":   func(c *contract.Collision) { c.BrainRoot = "/c" },
 		"CallerRoot":  func(c *contract.Collision) { c.CallerRoot = "/b/other" },
-		"AgentIDs":    func(c *contract.Collision) { c.AgentIDs = []string{"b", "a"} },
+		"AgentIDs":    func(c *contract.Collision) { c.AgentIDs = [2]string{"b", "a"} },
 		"Reason":      func(c *contract.Collision) { c.Reason = contract.ReasonDeclaredOverlap },
 	}
 	typ := reflect.TypeOf(contract.Collision{})
