@@ -1,6 +1,10 @@
 package contract
 
-import "github.com/hall-dev/hall/internal/presence"
+import (
+	"encoding/json"
+
+	"github.com/hall-dev/hall/internal/presence"
+)
 
 // Presence is one live presence on the wire: m1nd's P1-UI PresenceEntry
 // (agent_id, root, caller_root, first_seen_ms, last_seen_ms, query_count,
@@ -172,6 +176,19 @@ type ServedBrain struct {
 	// DisplayName is always null: the Hall names no brain beyond its
 	// path (m1nd's type allows null).
 	DisplayName *string `json:"display_name"`
+}
+
+// UnmarshalJSON reads m1nd's object, and the string a Hall sent before
+// issue 41 (the canonical brain), so a client of this Hall (hall watch)
+// still reads an older one.
+func (s *ServedBrain) UnmarshalJSON(b []byte) error {
+	var old string
+	if err := json.Unmarshal(b, &old); err == nil {
+		*s = ServedBrain{ProjectRoot: old}
+		return nil
+	}
+	type plain ServedBrain // without this method
+	return json.Unmarshal(b, (*plain)(s))
 }
 
 // Served is the served_brain echo for a scope: nil for owner-wide ("").
