@@ -391,13 +391,16 @@ func ClauseLabel(c string) string {
 
 // MutationText is how the drill and roster show a presence's mutation
 // level: what the Hall observed reads as a fact ("editing"), what the
-// agent declared reads as an intention ("intends: …").
+// agent declared says so ("declared: …"), and an intent that declares no
+// mutation (m1nd's rule: only "mutate" does) is shown as said, apart.
 func MutationText(p contract.Presence) string {
-	switch p.MutationLevel {
-	case contract.LevelObserved:
+	switch {
+	case p.MutationLevel == contract.LevelObserved:
 		return "editing"
-	case contract.LevelDeclared:
-		return "intends: " + p.Mutation.DeclaredIntent
+	case p.MutationLevel == contract.LevelDeclared:
+		return "declared: " + p.Mutation.DeclaredIntent
+	case p.Mutation.DeclaredIntent != "":
+		return "— (declared: " + p.Mutation.DeclaredIntent + ")"
 	default:
 		return "—"
 	}
@@ -415,6 +418,9 @@ func MutationTitle(p contract.Presence) string {
 	case contract.LevelDeclared:
 		return "declared by the agent, not observed"
 	default:
+		if p.Mutation.DeclaredIntent != "" {
+			return "no mutation signal: the declared intent is not a mutation"
+		}
 		return "no mutation signal"
 	}
 }

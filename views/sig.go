@@ -15,7 +15,8 @@ import (
 // writePresence to it, so a field added to the contract is either written
 // here or named here.
 var rowNotShown = map[string]bool{"QueryCount": true, "TTLMs": true, "ExpiresAtMs": true, "Mutation.ObservedAtMs": true,
-	"Changed+": true, "Changed[0]": true, "ChangedTotal": true, "ChangedAtMs": true}
+	"Changed+": true, "Changed[0]": true, "ChangedTotal": true, "ChangedAtMs": true,
+	"Root": true, "LastSeenMs": true} // m1nd's names for brain and last_beat_ms, which the row shows
 
 // PresenceSig is a short signature of everything a presence's row shows:
 // rows carry it (data-h), and the page's script leaves a row whose
@@ -158,4 +159,8 @@ func (s *sig) collision(c contract.Collision) {
 	s.strs(c.Clauses)
 	s.str(c.Place)
 	s.strs(c.Paths)
+	s.str(c.BrainRoot)
+	s.str(c.CallerRoot)
+	s.strs(c.AgentIDs[:])
+	s.str(c.Reason)
 }

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/contract/schema/schematest"
 	"github.com/hall-dev/hall/internal/presence"
 	"github.com/hall-dev/hall/internal/stream/streamtest"
 	"github.com/hall-dev/hall/views"
@@ -215,6 +216,7 @@ func getBody(t *testing.T, u string, max int) string {
 	if resp.StatusCode != http.StatusOK || len(b) > max {
 		t.Fatalf("GET %s: status %d, %d bytes (at most %d wanted)", u, resp.StatusCode, len(b), max)
 	}
+	schematest.CheckAnswer(t, u, resp.StatusCode, b)
 	return string(b)
 }
 

@@ -45,6 +45,9 @@ func get(tb testing.TB, u string, header map[string]string) (int, http.Header, s
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
+	if _, ok := header["Host"]; !ok {
+		schematest.CheckAnswer(tb, u, resp.StatusCode, b)
+	}
 	return resp.StatusCode, resp.Header, string(b)
 }
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/contract/schema/schematest"
 	"github.com/hall-dev/hall/internal/presence"
 	"github.com/hall-dev/hall/internal/presence/presencetest"
 )
@@ -61,8 +62,13 @@ func getJSON(tb testing.TB, url string, out any) int {
 		tb.Fatalf("GET %s: %v", url, err)
 	}
 	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		tb.Fatalf("GET %s: %v", url, err)
+	}
+	schematest.CheckAnswer(tb, url, resp.StatusCode, body) // every roster held to m1nd's P1-UI contract
 	if out != nil {
-		if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+		if err := json.Unmarshal(body, out); err != nil {
 			tb.Fatalf("GET %s: decode: %v", url, err)
 		}
 	}

@@ -64,8 +64,8 @@ func TestServeContract(t *testing.T) {
 	if got, want := fmt.Sprint(agents), "[reader-1 claude-7 codex-2]"; got != want {
 		t.Errorf("owner-wide roster (newest beat first): got %s, want %s", got, want)
 	}
-	if all.ServedBrain != "" || all.ServedAtMs == 0 || all.Error != "" {
-		t.Errorf("owner-wide: got served_brain %q served_at_ms %d error %q", all.ServedBrain, all.ServedAtMs, all.Error)
+	if all.ServedBrain != nil || all.ServedAtMs == 0 || all.Error != "" {
+		t.Errorf("owner-wide: got served_brain %+v served_at_ms %d error %q", all.ServedBrain, all.ServedAtMs, all.Error)
 	}
 	if len(all.Collisions) != 1 || all.Collisions[0].Place != wt || all.Collisions[0].Clauses[0] != "same_worktree" {
 		t.Fatalf("collisions: got %+v, want one same_worktree collision at %s", all.Collisions, wt)
@@ -81,8 +81,8 @@ func TestServeContract(t *testing.T) {
 	if got := getJSON(t, m.URL()+"/api/presences?brain="+url.QueryEscape(link+"/"), &one); got != http.StatusOK {
 		t.Fatalf("known brain status: got %d, want 200", got)
 	}
-	if one.ServedBrain != shop || len(one.Presences) != 2 || len(one.Collisions) != 1 {
-		t.Errorf("brain roster: got served_brain %q, %d presences, %d collisions; want %q, 2, 1", one.ServedBrain, len(one.Presences), len(one.Collisions), shop)
+	if one.ServedBrain.Root() != shop || one.ServedBrain.DisplayName != nil || len(one.Presences) != 2 || len(one.Collisions) != 1 {
+		t.Errorf("brain roster: got served_brain %+v, %d presences, %d collisions; want {%q null}, 2, 1", one.ServedBrain, len(one.Presences), len(one.Collisions), shop)
 	}
 
 	cases := []struct {

@@ -214,8 +214,8 @@ func (p *watchPrinter) sentence(l contract.Line) string {
 		switch {
 		case p.cfg.PresenceID != "":
 			scope = "presence " + p.cfg.PresenceID
-		case s.ServedBrain != "":
-			scope = clean(s.ServedBrain)
+		case s.ServedBrain != nil:
+			scope = clean(s.ServedBrain.Root())
 		}
 		if s.Error != "" {
 			return fmt.Sprintf("watching %s (%s): %s: %s", clean(p.cfg.Hall), scope, contract.RosterErrorLabel(s.Error), clean(s.Detail))

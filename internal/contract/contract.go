@@ -1,12 +1,23 @@
 package contract
 
-import "github.com/hall-dev/hall/internal/presence"
+import (
+	"encoding/json"
 
-// Presence is one live presence on the wire.
+	"github.com/hall-dev/hall/internal/presence"
+)
+
+// Presence is one live presence on the wire: m1nd's P1-UI PresenceEntry
+// (agent_id, root, caller_root, first_seen_ms, last_seen_ms, query_count,
+// mutation, task_ref, with m1nd's names and rules) and the Hall's own
+// fields beside it (docs/api.md).
 type Presence struct {
-	PresenceID    string   `json:"presence_id"`
-	AgentID       string   `json:"agent_id"`
-	Brain         string   `json:"brain"`
+	PresenceID string `json:"presence_id"`
+	AgentID    string `json:"agent_id"`
+	Brain      string `json:"brain"`
+	// Root is the brain again, under m1nd's name for it.
+	Root string `json:"root"`
+	// CallerRoot is absent when unknown or equal to the brain, as m1nd's
+	// wire_entry omits it: Where reads the same either way.
 	CallerRoot    string   `json:"caller_root,omitempty"`
 	Kind          string   `json:"kind,omitempty"`
 	Theme         string   `json:"theme,omitempty"`
@@ -31,6 +42,7 @@ type Presence struct {
 	ChangedAtMs  int64    `json:"changed_at_ms,omitempty"`
 	FirstSeenMs  int64    `json:"first_seen_ms"`
 	LastBeatMs   int64    `json:"last_beat_ms"`
+	LastSeenMs   int64    `json:"last_seen_ms"` // the last beat again, under m1nd's name
 	QueryCount   int64    `json:"query_count"`
 	TTLMs        int64    `json:"ttl_ms"`
 	ExpiresAtMs  int64    `json:"expires_at_ms"`
@@ -74,15 +86,63 @@ type Side struct {
 	Theme      string `json:"theme,omitempty"`
 }
 
-// Collision is two mutating presences sharing a place on one brain.
+// Collision is two mutating presences sharing a place on one brain: the
+// Hall's own fields (collision_id, brain, a, b, clauses, place, paths) and
+// m1nd's P1-UI PresenceCollision beside them (brain_root, caller_root,
+// agent_ids, reason; see ReasonOf).
 type Collision struct {
-	CollisionID string   `json:"collision_id"` // "<a presence_id>~<b presence_id>"
-	Brain       string   `json:"brain"`
-	A           Side     `json:"a"`
-	B           Side     `json:"b"`
-	Clauses     []string `json:"clauses"` // same_caller_root, same_worktree, working_set_overlap, touched_overlap
-	Place       string   `json:"place"`   // the shared worktree, caller_root or path
-	Paths       []string `json:"paths"`   // overlapping working-set and touched paths
+	CollisionID string    `json:"collision_id"` // "<a presence_id>~<b presence_id>"
+	Brain       string    `json:"brain"`
+	A           Side      `json:"a"`
+	B           Side      `json:"b"`
+	Clauses     []string  `json:"clauses"`               // same_caller_root, same_worktree, working_set_overlap, touched_overlap
+	Place       string    `json:"place"`                 // the shared worktree, caller_root or path
+	Paths       []string  `json:"paths"`                 // overlapping working-set and touched paths
+	BrainRoot   string    `json:"brain_root"`            // the brain again, under m1nd's name
+	CallerRoot  string    `json:"caller_root,omitempty"` // with ReasonSameWorktree: the shared caller_root, else the shared worktree; absent otherwise
+	AgentIDs    [2]string `json:"agent_ids"`             // a's agent_id, then b's (an array: no allocation a collision)
+	Reason      string    `json:"reason"`                // ReasonSameWorktree or ReasonDeclaredOverlap
+}
+
+// The reasons of a collision, m1nd's two arms, as Collision.Reason
+// carries them.
+const (
+	ReasonSameWorktree    = "same_worktree"
+	ReasonDeclaredOverlap = "declared_overlap"
+)
+
+// ReasonOf maps a collision's clauses onto m1nd's two arms, once for every
+// surface. A shared caller_root or worktree is "same_worktree", with the
+// place in callerRoot (the caller_root preferred, as m1nd's wire_collision
+// does); declared working sets that meet, and no shared place, are
+// "declared_overlap", with no place. A pair that meets only at a file a
+// side was observed changing (touched_overlap alone) is neither of m1nd's
+// arms: it is "same_worktree", the arm m1nd calls measured, with no
+// caller_root (no caller_root or worktree is shared; the file is in place
+// and paths); never "declared_overlap", which would call an observation a
+// declaration. On m1nd's own fields (no touched files) the reason is
+// m1nd's.
+func ReasonOf(c presence.Collision) (reason, callerRoot string) {
+	var sameRoot, sameTree, declared bool
+	for _, cl := range c.Clauses {
+		switch cl {
+		case presence.ClauseCallerRoot:
+			sameRoot = true
+		case presence.ClauseWorktree:
+			sameTree = true
+		case presence.ClauseWorkingSet:
+			declared = true
+		}
+	}
+	switch {
+	case sameRoot:
+		return ReasonSameWorktree, c.A.CallerRoot
+	case sameTree:
+		return ReasonSameWorktree, c.A.Worktree
+	case declared:
+		return ReasonDeclaredOverlap, ""
+	}
+	return ReasonSameWorktree, ""
 }
 
 // PresencesResponse is GET /api/presences: THE contract for UI clients and
@@ -101,11 +161,50 @@ type PresencesResponse struct {
 	// counts every overlapping pair in scope. Additive: issue #20.
 	Overlaps      []Overlap `json:"overlaps"`
 	OverlapsTotal int       `json:"overlaps_total"`
-	ServedBrain   string    `json:"served_brain,omitempty"`
-	ServedAtMs    int64     `json:"served_at_ms"`
-	Cursor        string    `json:"cursor,omitempty"` // the stream event id this state matches
-	Error         string    `json:"error,omitempty"`  // RegistryUnreadable or StoreUnreachable
-	Detail        string    `json:"detail,omitempty"` // why, when Error is set
+	// ServedBrain echoes the brain asked for, as m1nd's P1-UI ServedBrain;
+	// nil (absent) when owner-wide.
+	ServedBrain *ServedBrain `json:"served_brain,omitempty"`
+	ServedAtMs  int64        `json:"served_at_ms"`
+	Cursor      string       `json:"cursor,omitempty"` // the stream event id this state matches
+	Error       string       `json:"error,omitempty"`  // RegistryUnreadable or StoreUnreachable
+	Detail      string       `json:"detail,omitempty"` // why, when Error is set
+}
+
+// ServedBrain is which brain answered: m1nd's P1-UI ServedBrain.
+type ServedBrain struct {
+	ProjectRoot string `json:"project_root"` // the canonical brain
+	// DisplayName is always null: the Hall names no brain beyond its
+	// path (m1nd's type allows null).
+	DisplayName *string `json:"display_name"`
+}
+
+// UnmarshalJSON reads m1nd's object, and the string a Hall sent before
+// issue 41 (the canonical brain), so a client of this Hall (hall watch)
+// still reads an older one.
+func (s *ServedBrain) UnmarshalJSON(b []byte) error {
+	var old string
+	if err := json.Unmarshal(b, &old); err == nil {
+		*s = ServedBrain{ProjectRoot: old}
+		return nil
+	}
+	type plain ServedBrain // without this method
+	return json.Unmarshal(b, (*plain)(s))
+}
+
+// Served is the served_brain echo for a scope: nil for owner-wide ("").
+func Served(brain string) *ServedBrain {
+	if brain == "" {
+		return nil
+	}
+	return &ServedBrain{ProjectRoot: brain}
+}
+
+// Root is the brain the echo names, "" for nil.
+func (s *ServedBrain) Root() string {
+	if s == nil {
+		return ""
+	}
+	return s.ProjectRoot
 }
 
 // Why a roster was dropped whole: the Error of the contract, of health, of
@@ -236,7 +335,8 @@ func FromRecord(r presence.Record) Presence {
 		PresenceID:       r.PresenceID,
 		AgentID:          r.AgentID,
 		Brain:            r.Brain,
-		CallerRoot:       r.CallerRoot,
+		Root:             r.Brain,
+		CallerRoot:       callerRoot(r),
 		Kind:             r.Kind,
 		Theme:            r.Theme,
 		Worktree:         r.Worktree,
@@ -252,10 +352,20 @@ func FromRecord(r presence.Record) Presence {
 		ChangedAtMs:      r.ChangedAtMs,
 		FirstSeenMs:      r.FirstSeen(),
 		LastBeatMs:       r.LastBeatMs,
+		LastSeenMs:       r.LastBeatMs,
 		QueryCount:       r.QueryCount,
 		TTLMs:            r.TTL().Milliseconds(),
 		ExpiresAtMs:      r.ExpiresAtMs(),
 	}
+}
+
+// callerRoot is the record's caller_root as m1nd's wire_entry shows it:
+// "" when it equals the brain.
+func callerRoot(r presence.Record) string {
+	if r.CallerRoot == r.Brain {
+		return ""
+	}
+	return r.CallerRoot
 }
 
 func touches(ts []presence.Touch) []Touch {
@@ -276,6 +386,7 @@ func FromCollision(c presence.Collision) Collision {
 	if paths == nil {
 		paths = []string{}
 	}
+	reason, root := ReasonOf(c)
 	return Collision{
 		CollisionID: c.Key(),
 		Brain:       c.Brain,
@@ -284,6 +395,10 @@ func FromCollision(c presence.Collision) Collision {
 		Clauses:     clauses,
 		Place:       c.Place,
 		Paths:       append([]string{}, paths...),
+		BrainRoot:   c.Brain,
+		CallerRoot:  root,
+		AgentIDs:    [2]string{c.A.AgentID, c.B.AgentID},
+		Reason:      reason,
 	}
 }
 
@@ -314,7 +429,7 @@ func FromSnapshot(s presence.Snapshot, servedBrain string) PresencesResponse {
 		CollisionsTotal: s.CollisionsTotal,
 		Overlaps:        Overlaps(s.Overlaps),
 		OverlapsTotal:   s.OverlapsTotal,
-		ServedBrain:     servedBrain,
+		ServedBrain:     Served(servedBrain),
 		ServedAtMs:      s.AtMs,
 	}
 }

@@ -162,7 +162,7 @@ func capLines(lines []string, n int) ([]string, int) {
 }
 
 func renderPresences(resp contract.PresencesResponse) (PresencesOut, string) {
-	brain := resp.ServedBrain
+	brain := resp.ServedBrain.Root()
 	out := PresencesOut{
 		Scope:          contract.ScopeLabel(brain),
 		Live:           len(resp.Presences),

@@ -65,7 +65,11 @@ func wireOf(c presence.Collision, w contract.Collision) bool {
 			return false
 		}
 	}
-	return true
+	// m1nd's fields: the caller_root is a side's own, which a beat may
+	// change while the clauses stay.
+	reason, root := contract.ReasonOf(c)
+	return c.Brain == w.BrainRoot && reason == w.Reason && root == w.CallerRoot &&
+		w.AgentIDs == [2]string{c.A.AgentID, c.B.AgentID}
 }
 
 // diffRosters returns what turns prev into next, in wire form, every list

@@ -125,6 +125,10 @@ func TestWireOfSeesEveryField(t *testing.T) {
 		"Clauses":     func(c *contract.Collision) { c.Clauses = []string{"same_worktree", "same_caller_root"} },
 		"Place":       func(c *contract.Collision) { c.Place = "/elsewhere" },
 		"Paths":       func(c *contract.Collision) { c.Paths = []string{"/b/wt/docs"} },
+		"BrainRoot":   func(c *contract.Collision) { c.BrainRoot = "/c" },
+		"CallerRoot":  func(c *contract.Collision) { c.CallerRoot = "/b/other" },
+		"AgentIDs":    func(c *contract.Collision) { c.AgentIDs = [2]string{"b", "a"} },
+		"Reason":      func(c *contract.Collision) { c.Reason = contract.ReasonDeclaredOverlap },
 	}
 	typ := reflect.TypeOf(contract.Collision{})
 	for i := 0; i < typ.NumField(); i++ {
@@ -211,13 +215,13 @@ func TestFilterResponse(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			r := tc.f.response(snap, nil, "123")
 			if got := ids(r.Presences); !reflect.DeepEqual(got, tc.presences) || len(r.Collisions) != tc.collisions ||
-				r.ServedBrain != tc.servedBrain || r.Cursor != "123" || r.ServedAtMs != 99 {
-				t.Errorf("got %v, %d collisions, served %q, cursor %q; want %v, %d, %q", got, len(r.Collisions), r.ServedBrain, r.Cursor, tc.presences, tc.collisions, tc.servedBrain)
+				r.ServedBrain.Root() != tc.servedBrain || r.Cursor != "123" || r.ServedAtMs != 99 {
+				t.Errorf("got %v, %d collisions, served %q, cursor %q; want %v, %d, %q", got, len(r.Collisions), r.ServedBrain.Root(), r.Cursor, tc.presences, tc.collisions, tc.servedBrain)
 			}
 		})
 	}
 	r := Filter{Brain: "/shop"}.response(presence.Snapshot{AtMs: 5}, presence.Errorf(presence.EUNAVAILABLE, "folder gone"), "9")
-	if r.Error != "registry_unreadable" || r.Detail != "folder gone" || r.Presences == nil || r.Collisions == nil || r.ServedBrain != "" {
+	if r.Error != "registry_unreadable" || r.Detail != "folder gone" || r.Presences == nil || r.Collisions == nil || r.ServedBrain != nil {
 		t.Errorf("unreadable registry: got %+v, want the contract's error answer", r)
 	}
 }

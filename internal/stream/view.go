@@ -11,7 +11,7 @@ import (
 // in. After any event it equals what GET /api/presences (with the same
 // brain) served at that event's id.
 type View struct {
-	ServedBrain string
+	ServedBrain *contract.ServedBrain
 	Cursor      string // the id of the last event applied
 	cur         state
 	seen        bool // a snapshot was applied
@@ -181,7 +181,7 @@ func (v *View) Response() contract.PresencesResponse {
 		Detail:          v.cur.errDetail,
 	}
 	if resp.Error != "" {
-		resp.ServedBrain = ""
+		resp.ServedBrain = nil
 	}
 	for _, p := range v.cur.presences {
 		resp.Presences = append(resp.Presences, p)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/contract/schema/schematest"
 	"github.com/hall-dev/hall/internal/presence"
 )
 
@@ -31,6 +32,9 @@ func (th *testHall) send(t *testing.T, method, path, host, body string, header m
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
+	if method == http.MethodGet {
+		schematest.CheckAnswer(t, th.srv.URL+path, resp.StatusCode, b)
+	}
 	return reply{resp.StatusCode, resp.Header, b}
 }
 

@@ -84,7 +84,7 @@ func (h *Handler) hallModel(v hall.View, rosterAll bool) views.Hall {
 	snap, brain := v.Snap, v.Brain
 	data := v.Response() // a dropped roster is logged by View
 	if v.Err != nil {
-		data.ServedBrain = brain
+		data.ServedBrain = contract.Served(brain)
 	}
 	cfg := h.Page.withDefaults()
 	a := h.assets()

@@ -276,7 +276,7 @@ func TestPageDrillRow(t *testing.T) {
 		})
 	}
 	decl := byID(byAgent("cursor-1"), "drill-mutating")
-	if got := text(decl); got != "intends: fix the cart" {
+	if got := text(decl); got != "declared: fix the cart" {
 		t.Errorf("declared: got %q", got)
 	}
 	if lvl, _ := decl.Attr("data-level"); lvl != "declared" {
@@ -339,7 +339,7 @@ func TestPageRosterAndCollisionList(t *testing.T) {
 		t.Errorf("brain title: got %q", got)
 	}
 	rowB := doc.Find(`[data-testid="roster-row"][data-presence-id="` + b + `"]`)
-	for k, w := range map[string]string{"roster-theme": "(no theme)", "roster-task": "—", "roster-mutation": "intends: edit the cart"} {
+	for k, w := range map[string]string{"roster-theme": "(no theme)", "roster-task": "—", "roster-mutation": "declared: edit the cart"} {
 		if got := text(byID(rowB, k)); got != w {
 			t.Errorf("codex-2 %s: got %q, want %q", k, got, w)
 		}
@@ -461,7 +461,7 @@ func TestPageEscapesAgentStrings(t *testing.T) {
 		if !found {
 			t.Errorf("theme %q not shown as text; drill themes: %q", h, themes)
 		}
-		if !strings.Contains(text(byID(doc.Selection, "roster")), "intends: "+h) {
+		if !strings.Contains(text(byID(doc.Selection, "roster")), "declared: "+h) {
 			t.Errorf("declared intent %q not shown as text", h)
 		}
 	}

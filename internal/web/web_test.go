@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hall-dev/hall/internal/contract/schema/schematest"
 	"github.com/hall-dev/hall/internal/dirstore"
 	"github.com/hall-dev/hall/internal/dirstore/dirstoretest"
 	"github.com/hall-dev/hall/internal/hall"
@@ -85,6 +86,7 @@ func (th *testHall) do(t *testing.T, method, path, body string, header map[strin
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
+	schematest.CheckAnswer(t, th.srv.URL+path, resp.StatusCode, b) // every roster held to m1nd's P1-UI contract
 	return reply{resp.StatusCode, resp.Header, b}
 }
 

@@ -17,9 +17,10 @@ type Changed[T any] struct {
 }
 
 // EachFieldChanged returns, for every field of base down to strings,
-// numbers and booleans (into nested structs and each slice's first
-// element), a copy of base with that field alone changed; a slice of
-// strings also gets a copy with one more element. base is never altered.
+// numbers and booleans (into nested structs, each slice's first element
+// and every element of an array), a copy of base with that field alone
+// changed; a slice of strings also gets a copy with one more element.
+// base is never altered.
 // A field of a kind it cannot change fails with the field's name, so a
 // new kind is taught here, not skipped.
 func EachFieldChanged[T any](base T) ([]Changed[T], error) {
@@ -46,6 +47,10 @@ func EachFieldChanged[T any](base T) ([]Changed[T], error) {
 				out = append(out, Changed[T]{name + "+", change(base, path, grow)})
 			}
 			walk(t.Elem(), elem, name+"[0]")
+		case reflect.Array: // a value: each element changed alone
+			for i := range t.Len() {
+				walk(t.Elem(), append(path[:len(path):len(path)], step{index: i, array: true}), fmt.Sprintf("%s[%d]", name, i))
+			}
 		case reflect.String, reflect.Bool, reflect.Int, reflect.Int64, reflect.Uint64:
 			out = append(out, Changed[T]{name, change(base, path, leaf)})
 		default:
@@ -58,11 +63,13 @@ func EachFieldChanged[T any](base T) ([]Changed[T], error) {
 	return out, err
 }
 
-// step is one step down a value: a struct's field, or a slice's first
-// element.
+// step is one step down a value: a struct's field, a slice's first
+// element, or an array's element at index.
 type step struct {
 	field int
 	elem  bool
+	index int
+	array bool
 }
 
 func grow(v reflect.Value) {
@@ -98,6 +105,10 @@ func change[T any](base T, path []step, f func(reflect.Value)) T {
 			}
 			v.Set(fresh)
 			v = v.Index(0)
+			continue
+		}
+		if s.array {
+			v = v.Index(s.index)
 			continue
 		}
 		v = v.Field(s.field)

@@ -139,7 +139,7 @@ func TestSchemasAcceptTheWireTypes(t *testing.T) {
 		{"collision", "a collision on every clause", f.collision},
 		{"overlap", "a conflict git predicts", f.overlap},
 		{"overlap", "an overlap of paths only", f.pathsOnly},
-		{"presences", "a roster", contract.PresencesResponse{Presences: []contract.Presence{f.full, f.bare}, Collisions: []contract.Collision{f.collision}, Overlaps: []contract.Overlap{f.overlap, f.pathsOnly}, OverlapsTotal: 2, ServedBrain: "/srv/shop", ServedAtMs: 5, Cursor: "17960219050000000012"}},
+		{"presences", "a roster", contract.PresencesResponse{Presences: []contract.Presence{f.full, f.bare}, Collisions: []contract.Collision{f.collision}, Overlaps: []contract.Overlap{f.overlap, f.pathsOnly}, OverlapsTotal: 2, ServedBrain: contract.Served("/srv/shop"), ServedAtMs: 5, Cursor: "17960219050000000012"}},
 		{"presences", "an empty roster", contract.PresencesResponse{Presences: []contract.Presence{}, Collisions: []contract.Collision{}, Overlaps: []contract.Overlap{}, ServedAtMs: 5}},
 		{"presences", "registry unreadable", contract.PresencesResponse{Presences: []contract.Presence{}, Collisions: []contract.Collision{}, Overlaps: []contract.Overlap{}, ServedAtMs: 5, Error: "registry_unreadable", Detail: "gone"}},
 		{"snapshot", "a snapshot", contract.PresencesResponse{Presences: []contract.Presence{f.full}, Collisions: []contract.Collision{}, Overlaps: []contract.Overlap{}, ServedAtMs: 5, Cursor: "1"}},
@@ -201,6 +201,7 @@ func TestSchemasRejectWrongBodies(t *testing.T) {
 	roster := func(p string) string {
 		return `{"presences":[` + p + `],"collisions":[],"served_at_ms":1}`
 	}
+	const P1UI = schematest.P1UI
 	for _, tc := range []struct{ schema, why, body, at string }{
 		{"presences", "no collisions list", `{"presences":[],"served_at_ms":1}`, ""},
 		{"presences", "collisions null", `{"presences":[],"collisions":null,"served_at_ms":1}`, "/collisions"},
@@ -209,10 +210,22 @@ func TestSchemasRejectWrongBodies(t *testing.T) {
 		{"presences", "a malformed presence_id", roster(presenceWith(func(m map[string]any) { m["presence_id"] = "prs_XYZ" })), "/presences/0/presence_id"},
 		{"presences", "an unknown mutation_level", roster(presenceWith(func(m map[string]any) { m["mutation_level"] = "maybe" })), "/presences/0/mutation_level"},
 		{"presences", "observed without observed_at_ms", roster(presenceWith(func(m map[string]any) { m["mutation"] = map[string]any{"declared_intent": "x"} })), "/presences/0/mutation"},
-		{"presences", "none with a declared intent", roster(presenceWith(func(m map[string]any) {
+		{"presences", "none with a declared mutate", roster(presenceWith(func(m map[string]any) {
 			m["mutation_level"] = "none"
-			m["mutation"] = map[string]any{"declared_intent": "x"}
-		})), "/presences/0/mutation"},
+			m["mutation"] = map[string]any{"declared_intent": "Mutate"}
+		})), "/presences/0/mutation/declared_intent"},
+		{"presences", "a reason not m1nd's", `{"presences":[],"collisions":[{"collision_id":"prs_000000000000~prs_111111111111","brain":"/b","a":{"presence_id":"prs_000000000000","agent_id":"a"},"b":{"presence_id":"prs_111111111111","agent_id":"b"},"clauses":["touched_overlap"],"place":"/b/x","paths":["/b/x"],"brain_root":"/b","agent_ids":["a","b"],"reason":"touched_overlap"}],"served_at_ms":1}`, "/collisions/0/reason"},
+		{"presences", "declared_overlap claiming a place", `{"presences":[],"collisions":[{"collision_id":"prs_000000000000~prs_111111111111","brain":"/b","a":{"presence_id":"prs_000000000000","agent_id":"a"},"b":{"presence_id":"prs_111111111111","agent_id":"b"},"clauses":["working_set_overlap"],"place":"/b/x","paths":["/b/x"],"brain_root":"/b","caller_root":"/b/wt","agent_ids":["a","b"],"reason":"declared_overlap"}],"served_at_ms":1}`, "/collisions/0/reason"},
+		{"presences", "one agent_id", `{"presences":[],"collisions":[{"collision_id":"prs_000000000000~prs_111111111111","brain":"/b","a":{"presence_id":"prs_000000000000","agent_id":"a"},"b":{"presence_id":"prs_111111111111","agent_id":"b"},"clauses":["working_set_overlap"],"place":"/b/x","paths":["/b/x"],"brain_root":"/b","agent_ids":["a"],"reason":"declared_overlap"}],"served_at_ms":1}`, "/collisions/0/agent_ids"},
+		{"presences", "served_brain a string", `{"presences":[],"collisions":[],"collisions_total":0,"served_at_ms":1,"served_brain":"/b"}`, "/served_brain"},
+		{"presences", "a presence without root", roster(presenceWith(func(m map[string]any) { delete(m, "root") })), "/presences/0"},
+		{"presences", "last_seen_ms a string", roster(presenceWith(func(m map[string]any) { m["last_seen_ms"] = "1" })), "/presences/0/last_seen_ms"},
+		{P1UI, "no presences", `{"collisions":[]}`, ""},
+		{P1UI, "an entry without root", `{"presences":[{"agent_id":"a","first_seen_ms":1,"last_seen_ms":1,"query_count":1,"mutation":{}}]}`, "/presences/0"},
+		{P1UI, "last_seen_ms a string", `{"presences":[{"agent_id":"a","root":"/b","first_seen_ms":1,"last_seen_ms":"1","query_count":1,"mutation":{}}]}`, "/presences/0/last_seen_ms"},
+		{P1UI, "a third reason", `{"presences":[],"collisions":[{"brain_root":"/b","agent_ids":["a","b"],"reason":"touched_overlap"}]}`, "/collisions/0/reason"},
+		{P1UI, "served_brain a string", `{"presences":[],"served_brain":"/b"}`, "/served_brain"},
+		{P1UI, "served_brain without display_name", `{"presences":[],"served_brain":{"project_root":"/b"}}`, "/served_brain"},
 		{"presences", "working_set null", roster(presenceWith(func(m map[string]any) { m["working_set"] = nil })), "/presences/0/working_set"},
 		{"presences", "an empty optional field", roster(presenceWith(func(m map[string]any) { m["theme"] = "" })), "/presences/0/theme"},
 		{"presences", "a zero ttl", roster(presenceWith(func(m map[string]any) { m["ttl_ms"] = 0 })), "/presences/0/ttl_ms"},

@@ -20,6 +20,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -127,12 +128,69 @@ func (s *Set) Validate(name string, body []byte) error {
 }
 
 // Check fails the test unless body conforms to the named schema; what
-// names the body in the message.
+// names the body in the message. A roster (presences, or a stream's
+// snapshot, which is one) is checked against m1nd's P1-UI schema too.
 func (s *Set) Check(tb testing.TB, name, what string, body []byte) {
 	tb.Helper()
 	if err := s.Validate(name, body); err != nil {
 		tb.Errorf("%s does not conform to %s%s: %v\nbody: %s", what, name, schema.Suffix, err, clip(body))
 	}
+	if name == "presences" || name == "snapshot" {
+		CheckP1UI(tb, what, body)
+	}
+}
+
+// P1UI names the schema of m1nd's P1-UI contract (PresenceResponse, from
+// m1nd-ui's types): every answer of GET /api/presences conforms to it as
+// well as to presences.schema.json.
+const P1UI = "p1-ui-presences"
+
+// p1ui is the P1-UI schema compiled once, as embedded. It is open by
+// design (TypeScript's object types are), so it is compiled as published.
+var p1ui = sync.OnceValues(func() (*jsonschema.Schema, error) {
+	b, ok := schema.Lookup(P1UI + schema.Suffix)
+	if !ok {
+		return nil, fmt.Errorf("no %s schema", P1UI)
+	}
+	doc, err := decode(b, Published)
+	if err != nil {
+		return nil, err
+	}
+	c := jsonschema.NewCompiler()
+	u := EmbeddedBase + schema.URLPrefix + P1UI + schema.Suffix
+	if err := c.AddResource(u, doc); err != nil {
+		return nil, err
+	}
+	return c.Compile(u)
+})
+
+// CheckP1UI fails the test unless body, a roster, conforms to m1nd's
+// P1-UI schema.
+func CheckP1UI(tb testing.TB, what string, body []byte) {
+	tb.Helper()
+	sch, err := p1ui()
+	if err == nil {
+		var v any
+		if v, err = jsonschema.UnmarshalJSON(bytes.NewReader(body)); err == nil {
+			err = sch.Validate(v)
+		}
+	}
+	if err != nil {
+		tb.Errorf("%s does not conform to m1nd's P1-UI contract (%s%s): %v\nbody: %s", what, P1UI, schema.Suffix, err, clip(body))
+	}
+}
+
+// CheckAnswer checks a GET's answer wherever the test got it: a 200 of
+// GET /api/presences (any query) against m1nd's P1-UI schema; anything
+// else is left alone. Test helpers that fetch JSON call it, so every
+// roster a test reads is held to the P1-UI contract.
+func CheckAnswer(tb testing.TB, rawURL string, status int, body []byte) {
+	tb.Helper()
+	u, err := url.Parse(rawURL)
+	if err != nil || status != http.StatusOK || u.Path != "/api/presences" {
+		return
+	}
+	CheckP1UI(tb, "GET "+u.RequestURI(), body)
 }
 
 func clip(b []byte) string {
