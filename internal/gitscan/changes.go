@@ -195,7 +195,11 @@ type entry struct {
 // which they are relative to): each changed path's uncommitted state;
 // cut says git's output was cut at the runner's bound.
 func (r *Runner) status(ctx context.Context, wt string, paths []string) ([]entry, bool, error) {
-	args := []string{"status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames"}
+	// --ignore-submodules=dirty: a submodule is listed when its commit
+	// moved, not for edits in its own working tree, which only a git
+	// status run inside it (with its own configuration's drivers, which
+	// this runner has not read) would tell.
+	args := []string{"status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--ignore-submodules=dirty"}
 	if len(paths) > 0 {
 		args = append(append(args, "--"), paths...)
 	}

@@ -126,3 +126,30 @@ func TestDriversReadAgainWhenConfigChanges(t *testing.T) {
 	}
 	gittest.NoneRan(t, s, "a snapshot after an included file appeared")
 }
+
+// TestHostileSubmoduleScanned: a scan of a repository with a checked-out
+// submodule whose own configuration names a filter runs no git inside
+// the submodule (git status --ignore-submodules=dirty), so not the
+// submodule's filter either; the submodule is listed when its commit
+// moves.
+func TestHostileSubmoduleScanned(t *testing.T) {
+	ctx := context.Background()
+	g := newRunner(t, gitscan.RunnerConfig{})
+	lib := gittest.TempDir(t)
+	gittest.Init(t, lib)
+	gittest.WriteFile(t, filepath.Join(lib, "l.txt"), "l\n")
+	gittest.CommitAll(t, lib, "lib")
+	top := gittest.TempDir(t)
+	gittest.Init(t, top)
+	gittest.Git(t, top, "submodule", "add", "-q", lib, "sub")
+	gittest.CommitAll(t, top, "top")
+	sub := filepath.Join(top, "sub")
+	gittest.CommitAll(t, sub, "a new commit in the submodule")
+	s := gittest.Hostile(t, sub)
+	gittest.WriteFile(t, filepath.Join(sub, "l.txt"), "m\n") // same size: only its content tells
+	c, err := g.Changes(ctx, top, gitscan.ChangesOptions{})
+	if err != nil || !slices.Equal(c.Files, []string{"sub"}) {
+		t.Errorf("changes %v, %v; want [sub]", c.Files, err)
+	}
+	gittest.NoneRan(t, s, "a scan over a submodule")
+}

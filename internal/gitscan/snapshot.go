@@ -30,7 +30,8 @@ type Snapshot struct {
 }
 
 // snapshotEnv makes the snapshot commit's id depend on its tree and
-// parent alone: a fixed author, committer and date, no signature. The
+// parent alone: a fixed author, committer and date, no signature
+// (commit.gpgSign=false, gitenv.go). The
 // same working tree on the same HEAD is the same commit, which is what the
 // merge cache is keyed by.
 var snapshotEnv = []string{
@@ -134,7 +135,7 @@ func (r *Runner) snapshot(ctx context.Context, wt string, l *listed, objects env
 // commitSnapshot makes the commit of s's tree on its HEAD (none: a
 // root commit, on a branch with no commit yet) in the objects env names.
 func (r *Runner) commitSnapshot(ctx context.Context, s Snapshot, env []string) (Snapshot, error) {
-	commit := []string{"-c", "commit.gpgSign=false", "commit-tree", s.Tree, "-m", "hall: working tree snapshot"}
+	commit := []string{"commit-tree", s.Tree, "-m", "hall: working tree snapshot"}
 	if s.Head != "" {
 		commit = append(commit, "-p", s.Head)
 	}
