@@ -179,7 +179,7 @@ func (r *Runner) snapshotTree(ctx context.Context, wt string, l *listed, objects
 		return Snapshot{}, nil, &Error{Code: Failed, Op: "git rev-parse", Err: errorf("%d lines, want 4", len(lines))}
 	}
 	realIndex, top, gitDir, head := lines[0], lines[1], lines[2], lines[3]
-	dir, err := os.MkdirTemp("", "hall-gitscan-*")
+	dir, err := os.MkdirTemp("", indexPrefix+"*")
 	if err != nil {
 		return Snapshot{}, nil, &Error{Code: Failed, Op: "temporary index", Err: err}
 	}
