@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/hall-dev/hall/internal/gitscan"
@@ -127,11 +128,12 @@ func TestDriversReadAgainWhenConfigChanges(t *testing.T) {
 	gittest.NoneRan(t, s, "a snapshot after an included file appeared")
 }
 
-// TestHostileSubmoduleScanned: a scan of a repository with a checked-out
-// submodule whose own configuration names a filter runs no git inside
-// the submodule (git status --ignore-submodules=dirty), so not the
-// submodule's filter either; the submodule is listed when its commit
-// moves.
+// TestHostileSubmoduleScanned: a scan and a snapshot of a repository
+// with a checked-out submodule whose own configuration names a filter run
+// no git inside the submodule (git status --ignore-submodules=dirty; a
+// snapshot stages the paths its own git status lists where git add -A
+// would run git status in the submodule), so not the submodule's filter
+// either. The snapshot holds the submodule at its commit.
 func TestHostileSubmoduleScanned(t *testing.T) {
 	ctx := context.Background()
 	g := newRunner(t, gitscan.RunnerConfig{})
@@ -144,12 +146,36 @@ func TestHostileSubmoduleScanned(t *testing.T) {
 	gittest.Git(t, top, "submodule", "add", "-q", lib, "sub")
 	gittest.CommitAll(t, top, "top")
 	sub := filepath.Join(top, "sub")
-	gittest.CommitAll(t, sub, "a new commit in the submodule")
+	subHead := gittest.Git(t, sub, "rev-parse", "HEAD")
 	s := gittest.Hostile(t, sub)
 	gittest.WriteFile(t, filepath.Join(sub, "l.txt"), "m\n") // same size: only its content tells
+	gittest.WriteFile(t, filepath.Join(top, "top.txt"), "top\n")
 	c, err := g.Changes(ctx, top, gitscan.ChangesOptions{})
-	if err != nil || !slices.Equal(c.Files, []string{"sub"}) {
-		t.Errorf("changes %v, %v; want [sub]", c.Files, err)
+	if err != nil || !slices.Equal(c.Files, []string{"top.txt"}) {
+		t.Errorf("changes %v, %v; want [top.txt]", c.Files, err)
 	}
 	gittest.NoneRan(t, s, "a scan over a submodule")
+
+	for _, name := range []string{"Snapshot", "SnapshotTreeInto"} {
+		var snap gitscan.Snapshot
+		var env []string
+		if name == "Snapshot" {
+			sc := newScratch(t)
+			if snap, err = g.Snapshot(ctx, top, sc); err == nil {
+				env, err = sc.Env(snap.GitDir)
+			}
+		} else {
+			objects := t.TempDir()
+			snap, err = g.SnapshotTreeInto(ctx, top, objects)
+			env = gitscan.ObjectsEnv(objects, snap.GitDir)
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		gittest.NoneRan(t, s, name+" over a submodule")
+		out, err := g.Run(ctx, gitscan.Cmd{Dir: top, Env: env, Args: []string{"ls-tree", snap.Tree}})
+		if err != nil || !strings.Contains(string(out.Stdout), "top.txt") || !strings.Contains(string(out.Stdout), "160000 commit "+subHead+"\tsub") {
+			t.Errorf("%s: tree %s, %v; want top.txt and sub at %s", name, out.Stdout, err, subHead)
+		}
+	}
 }
