@@ -24,8 +24,8 @@ import (
 //     read first with git config, which runs nothing (and kept while the
 //     files it read stay as they were: driverCache), for the commands
 //     that can run them (driverFree lists the ones that cannot);
-//   - fixedEnv limits the transports, stops a proxy command and reads
-//     every path given to git literally.
+//   - fixedEnv limits the transports and stops a proxy command, and
+//     every path given to git is read literally (GIT_LITERAL_PATHSPECS).
 //
 // Diffs are taken with --no-ext-diff --no-textconv where they are taken
 // (a diff driver's command and textconv, diff.external), and only by
@@ -78,7 +78,6 @@ var fixedEnv = []string{
 	"GIT_EDITOR=:",
 	"GIT_SEQUENCE_EDITOR=:",
 	"GIT_ALLOW_PROTOCOL=" + allowedProtocols,
-	"GIT_LITERAL_PATHSPECS=1", // a path is a path: ":x" or "*.go" is a file's name, never magic
 	"GIT_NO_REPLACE_OBJECTS=1",
 	"LC_ALL=C",
 }
@@ -130,8 +129,17 @@ func (r *Runner) neutralEnv(ctx context.Context, c Cmd) ([]string, error) {
 		}
 		config = append(config[:len(config):len(config)], drivers...)
 	}
-	return append(configEnv(config), c.Env...), nil
+	env := configEnv(config)
+	if !refusesMagic[subcommand(c.Args)] {
+		env = append(env, "GIT_LITERAL_PATHSPECS=1") // a path is a path: ":x" or "*.go" is a file's name, never magic
+	}
+	return append(env, c.Env...), nil
 }
+
+// refusesMagic are the commands that take paths, never pathspecs: they
+// refuse every pathspec magic, the global literal one too (git
+// check-ignore: "pathspec magic not supported by this command").
+var refusesMagic = map[string]bool{"check-ignore": true}
 
 // configEnv is environ, fixedEnv and config as GIT_CONFIG_COUNT entries.
 func configEnv(config [][2]string) []string {
