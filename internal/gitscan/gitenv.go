@@ -78,7 +78,6 @@ var fixedEnv = []string{
 	"GIT_EDITOR=:",
 	"GIT_SEQUENCE_EDITOR=:",
 	"GIT_ALLOW_PROTOCOL=" + allowedProtocols,
-	"GIT_NO_REPLACE_OBJECTS=1",
 	"LC_ALL=C",
 }
 
