@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hall-dev/hall/internal/gitscan"
 	"github.com/hall-dev/hall/internal/gittest"
@@ -178,4 +179,24 @@ func TestHostileSubmoduleScanned(t *testing.T) {
 			t.Errorf("%s: tree %s, %v; want top.txt and sub at %s", name, out.Stdout, err, subHead)
 		}
 	}
+}
+
+// TestHostileRemote: a git that talks to a remote (the Hall runs none
+// today; anything later that fetches) uses only the transports the Hall
+// chose and none of the repository's helpers: ext:: (which runs a
+// command, and which the repository allowed) is refused; the remote's
+// ssh command and upload-pack are not the repository's.
+func TestHostileRemote(t *testing.T) {
+	ctx := context.Background()
+	g := newRunner(t, gitscan.RunnerConfig{Timeout: 20 * time.Second})
+	r := newRepo(t)
+	s := gittest.Hostile(t, r.main)
+	ext := "ext::sh -c touch% " + filepath.Join(s, "ext")
+	if _, err := g.Run(ctx, gitscan.Cmd{Dir: r.main, Args: []string{"ls-remote", ext}}); err == nil {
+		t.Error("ls-remote over ext:: answered")
+	}
+	if _, err := g.Run(ctx, gitscan.Cmd{Dir: r.main, Args: []string{"ls-remote", "origin"}}); err == nil {
+		t.Error("ls-remote origin (example.invalid) answered")
+	}
+	gittest.NoneRan(t, s, "ls-remote")
 }
