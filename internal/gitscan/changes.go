@@ -190,15 +190,18 @@ type entry struct {
 }
 
 // status runs git status over the worktree, or only over the given
-// repository-relative paths (each taken literally): each changed path's
-// uncommitted state; cut says git's output was cut at the runner's bound.
+// repository-relative paths (each taken literally, as every path the
+// runner passes: GIT_LITERAL_PATHSPECS; wt is then the worktree's top,
+// which they are relative to): each changed path's uncommitted state;
+// cut says git's output was cut at the runner's bound.
 func (r *Runner) status(ctx context.Context, wt string, paths []string) ([]entry, bool, error) {
-	args := []string{"status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames"}
+	// --ignore-submodules=dirty: a submodule is listed when its commit
+	// moved, not for edits in its own working tree, which only a git
+	// status run inside it (with its own configuration's drivers, which
+	// this runner has not read) would tell.
+	args := []string{"status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--ignore-submodules=dirty"}
 	if len(paths) > 0 {
-		args = append(args, "--")
-		for _, p := range paths {
-			args = append(args, ":(top,literal)"+p)
-		}
+		args = append(append(args, "--"), paths...)
 	}
 	out, err := r.Run(ctx, Cmd{Dir: wt, Args: args})
 	if err != nil {
@@ -286,7 +289,7 @@ func (r *Runner) ChangesOf(ctx context.Context, prev Changes, paths []string, o 
 	if cut {
 		return r.Changes(ctx, wt, o)
 	}
-	scoped, cut, err := r.status(ctx, wt, paths)
+	scoped, cut, err := r.status(ctx, c.Root, paths)
 	if err != nil {
 		return Changes{}, err
 	}

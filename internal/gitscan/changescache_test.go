@@ -105,7 +105,9 @@ func TestChangesSteadyScanRunsTwoProcesses(t *testing.T) {
 // repository's, not a worktree's: once one worktree's scan asked it, the
 // first scan of another worktree of the same repository asks no more
 // (symbolic-ref and worktree list), and answers as a runner that keeps
-// nothing; a worktree of another repository asks its own.
+// nothing; a worktree of another repository asks its own. The first git
+// in each directory is a git config (the drivers to turn off, kept
+// while the configuration stays: gitenv.go).
 func TestChangesAsksTheBaseOncePerRepository(t *testing.T) {
 	ctx := context.Background()
 	r := newRepo(t)
@@ -128,14 +130,14 @@ func TestChangesAsksTheBaseOncePerRepository(t *testing.T) {
 		}
 		return c, g.Processes() - before
 	}
-	if _, procs := first(a); procs != 5 {
-		t.Errorf("the repository's first scan ran %d git processes, want 5 (rev-parse, symbolic-ref, worktree list, merge-base, status)", procs)
+	if _, procs := first(a); procs != 6 {
+		t.Errorf("the repository's first scan ran %d git processes, want 6 (rev-parse, symbolic-ref, config, worktree list, merge-base, status)", procs)
 	}
-	// b committed on its branch: rev-parse, merge-base, diff, status.
-	if c, procs := first(b); procs != 4 || c.Base != "refs/heads/main" || len(c.Files) != 1 {
-		t.Errorf("another worktree's first scan: %d git processes, base %q, files %v; want 4, refs/heads/main, [b.txt]", procs, c.Base, c.Files)
+	// b committed on its branch: rev-parse, merge-base, config, diff, status.
+	if c, procs := first(b); procs != 5 || c.Base != "refs/heads/main" || len(c.Files) != 1 {
+		t.Errorf("another worktree's first scan: %d git processes, base %q, files %v; want 5, refs/heads/main, [b.txt]", procs, c.Base, c.Files)
 	}
-	if _, procs := first(other.main); procs != 5 {
-		t.Errorf("another repository's first scan ran %d git processes, want 5: its base is its own", procs)
+	if _, procs := first(other.main); procs != 6 {
+		t.Errorf("another repository's first scan ran %d git processes, want 6: its base is its own", procs)
 	}
 }

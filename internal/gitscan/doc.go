@@ -3,7 +3,10 @@
 // that runs the git program.
 //
 // It holds the runner (which git, its version, a timeout and a bounded
-// output per process, a cap on processes at once: runner.go), a
+// output per process, a cap on processes at once: runner.go), the one
+// environment every git runs with, which turns off every command a
+// repository's configuration can name and reads paths literally
+// (gitenv.go), a
 // worktree's changes against the point its branch left the base branch,
 // each file with how it differs (committed on the branch, staged,
 // modified, untracked: changes.go), a commit of a worktree's working tree built through a

@@ -33,17 +33,11 @@ const (
 
 // DefaultMaxProcs is how many git processes a runner runs at once unless
 // told: half the machine's cores, one at least, each held to one thread
-// (oneThread). Git's work then never takes more than half the machine
+// (fixedConfig). Git's work then never takes more than half the machine
 // from the Hall's answers and the agents: on 2 cores, two processes at once
 // (and git status's own threads) made a hook answer's p99 3.5× its figure
 // without git, one process on one thread 1.5× (docs/performance.md).
 func DefaultMaxProcs() int { return max(1, runtime.NumCPU()/2) }
-
-// oneThread holds git to one thread: no parallel lstat of the index's
-// entries (core.preloadIndex, up to 20 threads for 10,000 files) nor
-// parallel reading of the index (index.threads). Measured beside them on
-// 10,000 files, a burst's overlaps were listed sooner, not later.
-var oneThread = []string{"-c", "core.preloadIndex=false", "-c", "index.threads=1"}
 
 // RunnerConfig chooses the git program and bounds each process.
 type RunnerConfig struct {
@@ -83,6 +77,7 @@ type Runner struct {
 	idle      bool
 	slots     chan struct{}
 	cache     *changesCache // what Changes keeps between scans
+	drivers   driverCache   // each directory's drivers to turn off (gitenv.go)
 	started   atomic.Int64  // git processes started
 }
 
@@ -161,6 +156,8 @@ type Cmd struct {
 	// of the runner's bounded buffer (Output.Stdout is then empty): a
 	// blob streamed to its file, of any size. A write error stops git.
 	Stdout io.Writer
+	// maxOutput replaces the runner's MaxOutput when set.
+	maxOutput int
 }
 
 // Output is what a git process answered.
@@ -188,19 +185,24 @@ func parseVersion(b []byte) ([3]int, bool) {
 }
 
 // Run runs one git process and waits for it, holding one of the runner's
-// slots while it runs. Every process gets GIT_OPTIONAL_LOCKS=0 (so git
-// status never rewrites the index), no terminal prompt, no pager, and no
-// system or global config file's hooks into the environment beyond what
-// git itself reads; the context and the runner's timeout both bound it.
+// slots while it runs. Every process gets the environment neutralEnv
+// builds (gitenv.go): the repository's configuration names no command
+// git runs, paths are literal, git status never rewrites the index; the
+// context and the runner's timeout both bound it, and past them the
+// process is killed with every process it started.
 func (r *Runner) Run(ctx context.Context, c Cmd) (Output, error) {
+	env, err := r.neutralEnv(ctx, c)
+	if err != nil {
+		return Output{}, err
+	}
+	return r.exec(ctx, c, env)
+}
+
+// exec runs c with exactly the environment env.
+func (r *Runner) exec(ctx context.Context, c Cmd, env []string) (Output, error) {
 	op := "git"
-	for i := 0; i < len(c.Args); i++ {
-		if c.Args[i] == "-c" {
-			i++ // a config setting, not the command
-			continue
-		}
-		op += " " + c.Args[i]
-		break
+	if sub := subcommand(c.Args); sub != "" {
+		op += " " + sub
 	}
 	select {
 	case r.slots <- struct{}{}:
@@ -210,17 +212,19 @@ func (r *Runner) Run(ctx context.Context, c Cmd) (Output, error) {
 	defer func() { <-r.slots }()
 	ctx, cancel := context.WithTimeout(ctx, r.timeout)
 	defer cancel()
-	args := make([]string, 0, len(oneThread)+2+len(c.Args))
-	args = append(args, oneThread...)
+	args := make([]string, 0, 2+len(c.Args))
 	if c.Dir != "" {
 		args = append(args, "-C", c.Dir)
 	}
 	args = append(args, c.Args...)
 	cmd := exec.CommandContext(ctx, r.path, args...)
-	cmd.Env = append(environ(), "GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "LC_ALL=C")
-	cmd.Env = append(cmd.Env, c.Env...)
-	cmd.WaitDelay = time.Second // a child holding the pipes open cannot outlive the kill by more
-	out := &boundedBuffer{max: r.maxOutput}
+	cmd.Env = env
+	// git runs in a process group of its own, killed whole: a command it
+	// started (a hook, a filter, an fsmonitor that never answers) would
+	// otherwise outlive it, holding its pipes and a core.
+	ownGroup(cmd)
+	cmd.WaitDelay = time.Second // a child that left the group and holds the pipes cannot hold Wait up longer
+	out := &boundedBuffer{max: orDefault(c.maxOutput, r.maxOutput)}
 	var stderr boundedBuffer
 	stderr.max = 4 << 10
 	cmd.Stdout, cmd.Stderr = out, &stderr
@@ -233,7 +237,7 @@ func (r *Runner) Run(ctx context.Context, c Cmd) (Output, error) {
 	r.started.Add(1)
 	err := startLowered(cmd, r.nice, r.idle)
 	if err == nil {
-		err = cmd.Wait()
+		err = waitGroup(cmd)
 	}
 	res := Output{Stdout: out.buf.Bytes(), Cut: out.cut}
 	if ctx.Err() != nil {
@@ -267,6 +271,9 @@ var repoEnv = map[string]bool{
 	"GIT_IMPLICIT_WORK_TREE": true, "GIT_GRAFT_FILE": true, "GIT_INDEX_FILE": true,
 	"GIT_NO_REPLACE_OBJECTS": true, "GIT_REPLACE_REF_BASE": true, "GIT_PREFIX": true,
 	"GIT_INTERNAL_SUPER_PREFIX": true, "GIT_SHALLOW_FILE": true, "GIT_COMMON_DIR": true,
+	// Global pathspec settings: any of them beside GIT_LITERAL_PATHSPECS
+	// makes git refuse every path.
+	"GIT_GLOB_PATHSPECS": true, "GIT_NOGLOB_PATHSPECS": true, "GIT_ICASE_PATHSPECS": true, "GIT_LITERAL_PATHSPECS": true,
 }
 
 // environ is the process's environment without repoEnv.

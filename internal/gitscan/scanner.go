@@ -2,6 +2,7 @@ package gitscan
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"os"
 	"path"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/jonboulle/clockwork"
 
+	"github.com/hall-dev/hall/internal/dirstore"
 	"github.com/hall-dev/hall/internal/presence"
 )
 
@@ -146,7 +148,8 @@ type Scanner struct {
 	cfg     ScannerConfig
 	cache   *MergeCache
 	scratch *Scratch
-	ownDir  string // the scratch's directory when the scanner made it; "" otherwise
+	ownDir  string         // the scratch's directory when the scanner made it; "" otherwise
+	ownLock *dirstore.Lock // held on ownDir while the scanner lives (SweepTemp)
 
 	mu      sync.Mutex
 	ctx     context.Context // set by Run; nil before and after
@@ -230,7 +233,13 @@ func NewScanner(cfg ScannerConfig) *Scanner {
 		// Made now, removed when Run returns. A temporary directory that
 		// cannot be made leaves one that fails each snapshot: the scanner
 		// then predicts no merge, and never writes into a repository.
-		dir, err := os.MkdirTemp("", "hall-scratch-*")
+		// What a Hall killed without warning left goes first (SweepTemp);
+		// this scratch is held by its lock while the scanner lives.
+		SweepTemp(os.TempDir(), time.Now())
+		dir, err := os.MkdirTemp("", scratchPrefix+"*")
+		if err == nil {
+			s.ownLock, _, err = dirstore.TryLock(dir, fmt.Sprintf("pid %d", os.Getpid()))
+		}
 		if err == nil {
 			s.scratch, err = NewScratch(dir, 0)
 		}
@@ -276,6 +285,7 @@ func (s *Scanner) Run(ctx context.Context) error {
 			s.wg.Wait()
 			if s.ownDir != "" {
 				_ = os.RemoveAll(s.ownDir)
+				_ = s.ownLock.Close()
 			}
 			return nil
 		case now := <-tick.Chan():

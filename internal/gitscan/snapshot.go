@@ -30,7 +30,8 @@ type Snapshot struct {
 }
 
 // snapshotEnv makes the snapshot commit's id depend on its tree and
-// parent alone: a fixed author, committer and date, no signature. The
+// parent alone: a fixed author, committer and date, no signature
+// (commit.gpgSign=false, gitenv.go). The
 // same working tree on the same HEAD is the same commit, which is what the
 // merge cache is keyed by.
 var snapshotEnv = []string{
@@ -134,7 +135,7 @@ func (r *Runner) snapshot(ctx context.Context, wt string, l *listed, objects env
 // commitSnapshot makes the commit of s's tree on its HEAD (none: a
 // root commit, on a branch with no commit yet) in the objects env names.
 func (r *Runner) commitSnapshot(ctx context.Context, s Snapshot, env []string) (Snapshot, error) {
-	commit := []string{"-c", "commit.gpgSign=false", "commit-tree", s.Tree, "-m", "hall: working tree snapshot"}
+	commit := []string{"commit-tree", s.Tree, "-m", "hall: working tree snapshot"}
 	if s.Head != "" {
 		commit = append(commit, "-p", s.Head)
 	}
@@ -153,7 +154,7 @@ func (r *Runner) snapshotTree(ctx context.Context, wt string, l *listed, objects
 	if err := isDir(wt); err != nil {
 		return Snapshot{}, nil, err
 	}
-	where := []string{"rev-parse", "--path-format=absolute", "--git-path", "index", "--show-toplevel", "--git-common-dir"}
+	where := []string{"rev-parse", "--path-format=absolute", "--git-path", "index", "--show-toplevel", "--git-common-dir", "--show-object-format"}
 	out, err := r.Run(ctx, Cmd{Dir: wt, Args: append(where, "HEAD")})
 	unborn := false
 	if CodeOf(err) == Failed {
@@ -174,11 +175,15 @@ func (r *Runner) snapshotTree(ctx context.Context, wt string, l *listed, objects
 	if unborn {
 		lines = append(lines, "")
 	}
-	if len(lines) != 4 {
-		return Snapshot{}, nil, &Error{Code: Failed, Op: "git rev-parse", Err: errorf("%d lines, want 4", len(lines))}
+	if len(lines) != 5 {
+		return Snapshot{}, nil, &Error{Code: Failed, Op: "git rev-parse", Err: errorf("%d lines, want 5", len(lines))}
 	}
-	realIndex, top, gitDir, head := lines[0], lines[1], lines[2], lines[3]
-	dir, err := os.MkdirTemp("", "hall-gitscan-*")
+	realIndex, top, gitDir, format, head := lines[0], lines[1], lines[2], lines[3], lines[4]
+	hashSize := 20
+	if format == "sha256" {
+		hashSize = 32
+	}
+	dir, err := os.MkdirTemp("", indexPrefix+"*")
 	if err != nil {
 		return Snapshot{}, nil, &Error{Code: Failed, Op: "temporary index", Err: err}
 	}
@@ -193,6 +198,16 @@ func (r *Runner) snapshotTree(ctx context.Context, wt string, l *listed, objects
 		return Snapshot{}, nil, &Error{Code: Failed, Op: "object directory", Err: err}
 	}
 	env = append(env, oe...)
+	if l == nil || l.head != head {
+		if hasGitlinks(index, hashSize) {
+			// git add -A would run git status inside each submodule
+			// (hasGitlinks): the paths to stage come from this runner's
+			// own git status, which does not.
+			if l, err = r.listUncommitted(ctx, wt, head); err != nil {
+				return Snapshot{}, nil, err
+			}
+		}
+	}
 	if err := r.stage(ctx, wt, env, head, l); err != nil {
 		return Snapshot{}, nil, err
 	}
@@ -219,6 +234,25 @@ func (r *Runner) stage(ctx context.Context, wt string, env []string, head string
 	}
 	_, err := r.Run(ctx, Cmd{Dir: wt, Args: []string{"add", "-A"}, Env: env})
 	return err
+}
+
+// listUncommitted lists the worktree's uncommitted paths as a scan would
+// (git status), for stage: what git add -A would stage, taken path by
+// path. A list cut at git's output bound cannot stand for the worktree.
+func (r *Runner) listUncommitted(ctx context.Context, wt, head string) (*listed, error) {
+	entries, cut, err := r.status(ctx, wt, nil)
+	if err != nil {
+		return nil, err
+	}
+	if cut {
+		return nil, &Error{Code: Failed, Op: "git status", Err: errorf("the worktree's changes are over git's output bound; with submodules, git add -A is not run")}
+	}
+	l := &listed{head: head}
+	for _, e := range entries {
+		l.paths = append(l.paths, strings.TrimSuffix(e.path, "/")...)
+		l.paths = append(l.paths, 0)
+	}
+	return l, nil
 }
 
 // copyIndex copies the worktree's index, a regular file of at most
