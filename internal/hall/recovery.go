@@ -300,8 +300,11 @@ func (h *Hall) save(ctx context.Context, presenceID string, req contract.BeatReq
 		if r.err != nil {
 			h.kept.notSaved.Add(1)
 			why := "git could not take it"
-			if gitscan.CodeOf(r.err) == gitscan.Timeout || errors.Is(r.err, context.DeadlineExceeded) {
+			switch {
+			case gitscan.CodeOf(r.err) == gitscan.Timeout || errors.Is(r.err, context.DeadlineExceeded):
 				why = fmt.Sprintf("it took over %s", h.snapshotBudget())
+			case gitscan.CodeOf(r.err) == gitscan.NotOwned:
+				why = "another user owns it: the Hall runs git only in its own user's worktrees"
 			}
 			if h.Log != nil {
 				h.Log.Warn("recovery: no snapshot before a destructive command", "worktree", r.wt, "err", r.err)
