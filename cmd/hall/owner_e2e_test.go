@@ -16,6 +16,7 @@ import (
 	"github.com/hall-dev/hall/internal/gittest"
 	"github.com/hall-dev/hall/internal/hall"
 	"github.com/hall-dev/hall/internal/hooktest"
+	"github.com/hall-dev/hall/internal/recovery"
 )
 
 // nobody is the uid (and gid) the foreign repository is given to.
@@ -50,17 +51,7 @@ func TestGitRunsOnlyInItsOwnUsersWorktrees(t *testing.T) {
 	foreign := hooktest.GitRepo(t)
 	top := filepath.Dir(foreign.Main)
 	gittest.WriteFile(t, filepath.Join(foreign.Worktree, "src", "secret-plan.go"), "package secret\n")
-	if err := filepath.WalkDir(top, func(p string, _ fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		return os.Lchown(p, nobody, nobody)
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chmod(top, 0o700); err != nil {
-		t.Fatal(err)
-	}
+	giveAway(t, top)
 	own := hooktest.GitRepo(t)
 	gittest.WriteFile(t, filepath.Join(own.Worktree, "src", "mine.go"), "package mine\n")
 
@@ -115,6 +106,19 @@ func TestGitRunsOnlyInItsOwnUsersWorktrees(t *testing.T) {
 		t.Errorf("the answer does not say why nothing was saved: %s", answer)
 	}
 
+	// A snapshot taken while the worktree was the Hall's user's, then
+	// given to another user: its comparison with the worktree is refused.
+	given := hooktest.GitRepo(t)
+	snap, err := m.App.Recovery.Save(t.Context(), recovery.SaveRequest{Worktree: given.Worktree, Trigger: recovery.Trigger{Kind: recovery.TriggerShell, Command: "git checkout ."}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	giveAway(t, filepath.Dir(given.Main))
+	var refused struct{ Error string }
+	if code := getJSON(t, m.URL()+"/api/snapshots/"+snap.ID+"?path=src/checkout/cart.go", &refused); code != http.StatusForbidden || refused.Error != "worktree_not_owned" {
+		t.Errorf("compare another user's worktree: %d %q; want 403 worktree_not_owned", code, refused.Error)
+	}
+
 	// Every git the Hall runs names its directory (-C DIR): none names
 	// the foreign repository.
 	log, _ := os.ReadFile(where)
@@ -125,6 +129,22 @@ func TestGitRunsOnlyInItsOwnUsersWorktrees(t *testing.T) {
 	}
 	if !strings.Contains(string(log), own.Worktree) {
 		t.Errorf("git never ran in the Hall's own worktree:\n%s", log)
+	}
+}
+
+// giveAway gives the tree at top to nobody, private (0700).
+func giveAway(t *testing.T, top string) {
+	t.Helper()
+	if err := filepath.WalkDir(top, func(p string, _ fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Lchown(p, nobody, nobody)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(top, 0o700); err != nil {
+		t.Fatal(err)
 	}
 }
 
