@@ -17,7 +17,7 @@ import (
 	"github.com/hall-dev/hall/internal/hookinstall"
 )
 
-const hooksUsage = `usage: hall hooks install|uninstall claude|codex|cursor|gemini [--project DIR [--shared] [--git-exclude] | --user] [--http] [--dry-run]
+const hooksUsage = `usage: hall hooks install|uninstall claude|codex|cursor|gemini [--project DIR [--shared] [--git-exclude] | --user] [--http] [--dry-run] [--force]
 
 Writes the Hall's hooks into the agent's own hook configuration, in the
 project (the root of the git worktree you are in, or --project DIR) or,
@@ -30,15 +30,19 @@ with --user, in your home:
   Gemini CLI   .gemini/settings.json, ~/.gemini/settings.json
 
 Only the Hall's entries are added, replaced or removed: every other byte of
-the file stays as it was. A file with a comment, a trailing comma or a
-repeated key is refused (line and column named) and left alone; a symlink
-is followed to its target. A second run changes nothing and keeps the
-flags installed before (--hall, --on-collision, --http, --command) unless
-they are given again. The file it replaces is kept beside it as
-<file>.hall-backup-<time>, never over another backup; the write is atomic
-and is dropped if another program wrote the file meanwhile. An uninstall
-that leaves the file empty removes it. The summary says when the other
-scope (user or project) has the Hall's hooks too (every event would beat
+the file stays as it was, and a hook is the Hall's only when it is exactly
+what the Hall writes (anybody else's stays, whatever its URL or command).
+A file with a comment, a trailing comma or a repeated key is refused (line
+and column named) and left alone; so is a file that is a symbolic link or
+read-only, unless --force (a link is then replaced by a regular file, the
+link kept as the backup; a read-only file keeps its mode). A second run
+changes nothing and keeps the flags installed before (--hall,
+--on-collision, --http, --command) unless they are given again. The file
+it replaces is kept beside it as <file>.hall-backup-<time>, never over
+another backup; the write is atomic and is dropped if another program
+wrote the file meanwhile. An uninstall that leaves the file as an install
+starts one (the Hall wrote all of it) removes it. The summary says when
+the other scope (user or project) has the Hall's hooks too (every event would beat
 twice), which agents never ask (Codex, Gemini CLI: --on-collision ask
 warns there) and how to trust the hooks (Codex's /hooks, Gemini CLI's
 prompt).
@@ -71,6 +75,7 @@ func runHooks(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		onCollision = fs.String("on-collision", "warn", `"warn", or "ask" to ask the person before a mutating tool runs while in a collision, where the agent honours it (kept from the installed hooks when not given)`)
 		gitExclude  = fs.Bool("git-exclude", false, "install in a project: list the file (and its backups) in the repository's .git/info/exclude when git neither tracks nor ignores it")
 		command     = fs.String("command", "", `what a command hook runs: "hall-hook" (the lean hook) or "hall", by name on PATH or by path (default: the installed one, else hall-hook when it is on PATH, else hall)`)
+		force       = fs.Bool("force", false, "write a file that is a symbolic link (replaced by a regular file, the link kept as the backup) or read-only (its mode kept); refused without it")
 	)
 	// Help anywhere before the agent's flags is help, not an agent named -h.
 	for _, a := range args[:min(len(args), 2)] {
@@ -113,6 +118,11 @@ func runHooks(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if err != nil {
 		return &exitError{code: 2, err: err}
 	}
+	if given["command"] {
+		if err := hookinstall.CheckCommand(*command); err != nil {
+			return &exitError{code: 2, err: err}
+		}
+	}
 	if *command == "" {
 		*command = "hall"
 		if _, err := exec.LookPath(hookinstall.Lean); err == nil {
@@ -122,6 +132,7 @@ func runHooks(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	o := hookinstall.Options{
 		Agent: agent, File: file, Command: *command, HTTP: *httpHooks, HallURL: *hall, OnCollision: *onCollision,
 		Given: hookinstall.Given{Command: given["command"], HTTP: given["http"], HallURL: given["hall"], OnCollision: given["on-collision"]},
+		Force: *force,
 	}
 	e := hooksEdit{verb: verb, agent: agent, root: root, home: home, o: o, user: *user, shared: *shared, gitExclude: *gitExclude, dryRun: *dryRun}
 	if err := e.run(ctx, stdout); err != nil {
@@ -181,8 +192,8 @@ func (e hooksEdit) run(ctx context.Context, stdout io.Writer) error {
 	if e.why != "" {
 		fmt.Fprintf(stdout, "  (%s)\n", e.why)
 	}
-	if res.Target != file {
-		fmt.Fprintf(stdout, "  (a link to %s, edited there)\n", res.Target)
+	if res.Link != "" && res.Changed && res.Refused == "" {
+		fmt.Fprintf(stdout, "  (a link to %s: --force replaces the link with a regular file; the link is kept as the backup, and %s is left as it is)\n", res.Link, res.Link)
 	}
 	for _, c := range res.Changes {
 		fmt.Fprintf(stdout, "  %s\n", c)
@@ -224,6 +235,9 @@ func (e hooksEdit) run(ctx context.Context, stdout io.Writer) error {
 	case !res.Changed:
 		fmt.Fprintln(stdout, "  unchanged: nothing to write")
 	case e.dryRun:
+		if res.Refused != "" {
+			fmt.Fprintf(stdout, "  dry run: refused without --force: %s\n", res.Refused)
+		}
 		fmt.Fprintln(stdout, "  dry run: nothing written; the file would read:")
 		if res.Remove {
 			fmt.Fprintln(stdout, "  (removed: nothing of it would be left)")

@@ -225,3 +225,49 @@ func TestHooksInstallThenUninstallLeavesNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestHooksInstallRefusesALinkWithoutForce: a committed .codex/hooks.json
+// that is a symbolic link to another program's JSON is refused (exit 1,
+// the link and its target as they were, the reason and --force named);
+// --dry-run says it would be refused; --force writes a regular file in
+// its place and names the link's backup. A --command other than hall or
+// hall-hook is a usage error (exit 2).
+func TestHooksInstallRefusesALinkWithoutForce(t *testing.T) {
+	dir := t.TempDir()
+	other := filepath.Join(dir, "other.json")
+	if err := os.WriteFile(other, []byte("{\"theme\":\"dark\"}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	project := filepath.Join(dir, "repo")
+	if err := os.MkdirAll(filepath.Join(project, ".codex"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(project, ".codex", "hooks.json")
+	if err := os.Symlink(other, link); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCLI(t, "", "hooks", "install", "codex", "--project", project, "--command", "hall")
+	if code != 1 || !strings.Contains(stderr, "symbolic link") || !strings.Contains(stderr, "--force") {
+		t.Errorf("install over a link: exit %d, stderr %q; want 1 naming the link and --force", code, stderr)
+	}
+	code, stdout, _ := runCLI(t, "", "hooks", "install", "codex", "--project", project, "--command", "hall", "--dry-run")
+	if code != 0 || !strings.Contains(stdout, "refused without --force") {
+		t.Errorf("--dry-run over a link: exit %d\n%s", code, stdout)
+	}
+	if b, _ := os.ReadFile(other); string(b) != "{\"theme\":\"dark\"}\n" {
+		t.Fatalf("the link's target was written: %s", b)
+	}
+	code, stdout, stderr = runCLI(t, "", "hooks", "install", "codex", "--project", project, "--command", "hall", "--force")
+	if code != 0 || !strings.Contains(stdout, "backup: "+link+".hall-backup-") {
+		t.Fatalf("install --force: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if fi, err := os.Lstat(link); err != nil || !fi.Mode().IsRegular() {
+		t.Errorf("after --force %s is no regular file: %v", link, err)
+	}
+	if b, _ := os.ReadFile(other); string(b) != "{\"theme\":\"dark\"}\n" {
+		t.Errorf("--force wrote the link's target: %s", b)
+	}
+	if code, _, stderr := runCLI(t, "", "hooks", "install", "codex", "--project", project, "--command", "/usr/bin/audit-tool"); code != 2 || !strings.Contains(stderr, "want hall or hall-hook") {
+		t.Errorf("--command audit-tool: exit %d, %q; want 2", code, stderr)
+	}
+}

@@ -95,7 +95,7 @@ func TestOverlapsEndToEnd(t *testing.T) {
 			if len(north.Overlaps) != 1 || north.OverlapsTotal != 1 || north.Overlaps[0].OverlapID != o.OverlapID {
 				t.Errorf("north of A: overlaps %+v (total %d), want %s", north.Overlaps, north.OverlapsTotal, o.OverlapID)
 			}
-			if cockpit := getBody(t, m.URL()+"/api/cockpit", 16<<10); !strings.Contains(cockpit, "· 1 overlap (") || !strings.Contains(cockpit, ": conflict)") {
+			if cockpit := getBody(t, m.URL()+"/api/cockpit", 16<<10); !strings.Contains(cockpit, "· 1 overlap\n") || !strings.Contains(cockpit, "\n> overlap: ") || !strings.Contains(cockpit, ": conflict\n") {
 				t.Errorf("cockpit %q does not carry the conflict", cockpit)
 			}
 

@@ -31,8 +31,8 @@ func (m HookMoment) Valid() bool {
 }
 
 // MaxHeld bounds HookSay.Held: a heading and the guard's lines (at most
-// 6 a command) of the last 2 commands.
-const MaxHeld = 13
+// 9 a command: shellguard.MaxLines) of the last 2 commands.
+const MaxHeld = 19
 
 // MaxCommand bounds the command line a hook beat carries: well under the
 // beat's 64 KiB body. A longer line is not sent; CommandCut says so, and

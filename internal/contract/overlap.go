@@ -47,7 +47,7 @@ type OverlapSide struct {
 	// worktree and the side's git evidence is the answer its record
 	// carries from the host that took its beats; or why git could not
 	// answer for the worktree on this Hall (worktree_not_here,
-	// git_missing, git_too_old, not_a_worktree, git_timeout, git_failed,
+	// worktree_not_owned: another user's, git_missing, git_too_old, not_a_worktree, git_timeout, git_failed,
 	// not_scanned): the side then counts its observed files only.
 	Git string `json:"git"`
 }

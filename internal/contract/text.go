@@ -3,6 +3,7 @@ package contract
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -155,23 +156,31 @@ func Age(d time.Duration) string {
 // AgeMs is Age of a duration in milliseconds, as the wire carries them.
 func AgeMs(ms int64) string { return Age(time.Duration(ms) * time.Millisecond) }
 
-// Cockpit is the strip as plain text for agents: the root line and the
-// drill (its rows in the page's order, DrillRows), each within CockpitBudgetTokens at characters/4 whatever the
-// roster holds. The snapshot must already be narrowed to brain.
+// Cockpit is the strip as plain text for agents: the root line (counts,
+// in the Hall's words), the first collision and overlap named, and the
+// drill (its rows in the page's order, DrillRows), each within
+// CockpitBudgetTokens at characters/4 whatever the roster holds. The
+// snapshot must already be narrowed to brain.
 type Cockpit struct {
-	Root  string
+	Root string
+	// Named are the first collision's and the first overlap's lines:
+	// their agents and place.
+	Named []string
 	Drill []string
+	// More counts the drill's rows left out.
+	More int
 }
 
-// String joins the root line and the indented drill rows.
+// String is the root line, then the named lines and the drill rows (what
+// agents wrote: ids, themes, places) inside the reported block
+// (ReportedLines), then how many rows were left out.
 func (c Cockpit) String() string {
 	var b strings.Builder
 	b.WriteString(c.Root)
 	b.WriteByte('\n')
-	for _, row := range c.Drill {
-		b.WriteString("  ")
-		b.WriteString(row)
-		b.WriteByte('\n')
+	WriteReported(&b, append(slices.Clone(c.Named), c.Drill...))
+	if c.More > 0 {
+		fmt.Fprintf(&b, "… +%d more\n", c.More)
 	}
 	return b.String()
 }
@@ -189,13 +198,14 @@ func UnreadableCockpit(err error, brain string) string {
 func CockpitFor(s presence.Snapshot, brain string) Cockpit {
 	total := max(s.CollisionsTotal, len(s.Collisions)) // a snapshot built by hand may count none
 	root := "presences: " + RootLine(len(s.Live), total, brain)
+	var named []string
 	if len(s.Collisions) > 0 {
 		c := s.Collisions[0]
-		root += fmt.Sprintf(" (%s × %s at %s", ClipID(c.A.AgentID), ClipID(c.B.AgentID), clipPath(c.Place, textPlaceWidth))
+		line := fmt.Sprintf("collision: %s × %s at %s", ClipID(c.A.AgentID), ClipID(c.B.AgentID), clipPath(c.Place, textPlaceWidth))
 		if more := total - 1; more > 0 {
-			root += fmt.Sprintf("; +%d more", more)
+			line += fmt.Sprintf(" (+%d more)", more)
 		}
-		root += ")"
+		named = append(named, line)
 	}
 	// Overlaps after collisions: a collision is now, an overlap at the merge.
 	if n := max(s.OverlapsTotal, len(s.Overlaps)); n > 0 {
@@ -206,11 +216,11 @@ func CockpitFor(s presence.Snapshot, brain string) Cockpit {
 		root += fmt.Sprintf(" · %d %s", n, w)
 		if len(s.Overlaps) > 0 {
 			o := s.Overlaps[0]
-			root += fmt.Sprintf(" (%s × %s: %s", clip(o.A.AgentID, textAgentWidth), clip(o.B.AgentID, textAgentWidth), o.Verdict)
+			line := fmt.Sprintf("overlap: %s × %s: %s", ClipID(o.A.AgentID), ClipID(o.B.AgentID), o.Verdict)
 			if n > 1 {
-				root += fmt.Sprintf("; +%d more", n-1)
+				line += fmt.Sprintf(" (+%d more)", n-1)
 			}
-			root += ")"
+			named = append(named, line)
 		}
 	}
 	now := time.UnixMilli(s.AtMs)
@@ -233,10 +243,7 @@ func CockpitFor(s presence.Snapshot, brain string) Cockpit {
 		}
 		drill = append(drill, strings.Join(fields, " · "))
 	}
-	if more > 0 {
-		drill = append(drill, fmt.Sprintf("… +%d more", more))
-	}
-	return Cockpit{Root: root, Drill: drill}
+	return Cockpit{Root: root, Named: named, Drill: drill, More: more}
 }
 
 // touchedText names the newest file the Hall saw the presence change, and

@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/hall-dev/hall/internal/contract/contracttest"
 	"github.com/hall-dev/hall/internal/presence"
 	"github.com/hall-dev/hall/internal/presence/presencetest"
 )
@@ -71,17 +72,17 @@ func TestCockpitBudget(t *testing.T) {
 			presence.SortRoster(live)
 			snap := presence.Snapshot{AtMs: 365 * 24 * 3600 * 1000, Live: live, Collisions: presencetest.CollisionsIn("", live)}
 			c := CockpitFor(snap, brain)
-			drill := strings.Join(c.Drill, "\n")
+			drill := strings.Join(ReportedLines(append(append([]string{}, c.Named...), c.Drill...)), "\n")
 			if got := tokens(c.Root); got > CockpitBudgetTokens {
 				t.Errorf("n=%d scoped=%v: root line is %d tokens, budget %d", n, brain != "", got, CockpitBudgetTokens)
 			}
 			if got := tokens(drill); got > CockpitBudgetTokens {
 				t.Errorf("n=%d scoped=%v: drill is %d tokens, budget %d", n, brain != "", got, CockpitBudgetTokens)
 			}
-			if want := min(n, DrillCap) + boolInt(n > DrillCap); len(c.Drill) != want {
-				t.Errorf("n=%d: drill has %d rows, want %d", n, len(c.Drill), want)
+			if want := min(n, DrillCap); len(c.Drill) != want || c.More != max(0, n-DrillCap) {
+				t.Errorf("n=%d: drill has %d rows and %d more, want %d and %d", n, len(c.Drill), c.More, want, max(0, n-DrillCap))
 			}
-			if strings.ContainsAny(c.String(), "\r\t") || strings.Count(c.String(), "\n") != 1+len(c.Drill) {
+			if strings.ContainsAny(c.String(), "\r\t") || strings.Count(c.String(), "\n") != 1+len(c.Named)+len(c.Drill)+2+boolInt(c.More > 0) {
 				t.Errorf("n=%d: the cockpit is not one line per row:\n%s", n, c)
 			}
 			t.Logf("n=%d scoped=%v: root %d tokens, drill %d tokens", n, brain != "", tokens(c.Root), tokens(drill))
@@ -239,4 +240,21 @@ func TestNorthLinesOneLinePerTeam(t *testing.T) {
 	if got := NorthLines(lead.PresenceID, cs, 1); len(got) != 1 || strings.Contains(got[0], "more of its team") {
 		t.Errorf("lead's north: %q", got)
 	}
+}
+
+// TestCockpitReportsOthersText: ids, themes and places carrying an order
+// reach the cockpit's reader only inside the reported block (issue 40
+// item 12: the root line named the first collision's agents, the rows
+// their themes, outside any block).
+func TestCockpitReportsOthersText(t *testing.T) {
+	evil := contracttest.Injection
+	var live []presence.Record
+	for i := range 2 {
+		r := worstRecord(i, "/b")
+		r.AgentID, r.Theme, r.Worktree = fmt.Sprintf("codex-%d-%s", i, evil), evil, "/b/"+evil
+		live = append(live, r)
+	}
+	presence.SortRoster(live)
+	snap := presence.Snapshot{AtMs: 1000, Live: live, Collisions: presencetest.CollisionsIn("", live)}
+	contracttest.OnlyReported(t, "cockpit", CockpitFor(snap, "/b").String(), contracttest.InjectionMark)
 }

@@ -422,8 +422,10 @@ func (r *Runner) defaultBase(ctx context.Context, wt string) (string, error) {
 	return "", nil
 }
 
-// isDir checks the worktree is a directory here: a presence can name a
-// worktree on another machine, or one deleted since.
+// isDir checks the worktree is a directory here (a presence can name a
+// worktree on another machine, or one deleted since) owned by the user
+// the Hall runs as (OwnedByUs): every scan and snapshot passes here
+// before a git runs.
 func isDir(p string) error {
 	fi, err := os.Stat(p)
 	if err != nil {
@@ -432,7 +434,7 @@ func isDir(p string) error {
 	if !fi.IsDir() {
 		return &Error{Code: NotOnMachine, Op: "stat worktree", Err: errorf("%s is not a directory", p)}
 	}
-	return nil
+	return ownedByUs(p, fi)
 }
 
 // splitNUL splits git's -z output; when the output was cut, the last

@@ -17,6 +17,11 @@ const (
 	GitTooOld Code = "git_too_old"
 	// NotOnMachine: the worktree is not a directory on this machine.
 	NotOnMachine Code = "worktree_not_here"
+	// NotOwned: the worktree is owned by another user than the one the
+	// Hall runs as. The Hall runs no git there for whoever names it: a
+	// beat over loopback comes from any local user, who could not read
+	// that user's repository themselves (OwnedByUs).
+	NotOwned Code = "worktree_not_owned"
 	// NotWorktree: the directory is not inside a git worktree.
 	NotWorktree Code = "not_a_worktree"
 	// Timeout: a git process ran past its timeout and was killed.

@@ -806,7 +806,7 @@ func (s *Scanner) changes(ctx context.Context, wt string, prev Changes, scope []
 	case "":
 		s.scans.Add(1)
 		res.Changes = Omitted(ch, s.cfg.Omit)
-	case NotOnMachine:
+	case NotOnMachine, NotOwned:
 		s.skipped.Add(1)
 		res.Err = err
 	case Timeout:

@@ -248,7 +248,7 @@ func ownershipLines(sc scene) []string {
 			names = append(names, quoteText(contract.ClipPath(f.Path, 72)))
 			gitKnown = gitKnown && f.State != shellguard.Seen
 		}
-		who := quoteText(contract.Clip(w.AgentID, 40))
+		who := quoteText(contract.ClipID(w.AgentID))
 		if w.Theme != "" {
 			who += " (theme " + quoteText(contract.Clip(w.Theme, 60)) + ")"
 		}
@@ -261,11 +261,14 @@ func ownershipLines(sc scene) []string {
 	if gitKnown {
 		label = "git lists them uncommitted"
 	}
-	head := fmt.Sprintf("The Hall: other live sessions have uncommitted changes in this worktree (%s): %s", label, strings.Join(owners, "; "))
+	// Whose and which files are the other sessions' text: the reported
+	// block holds them, the Hall's sentences around it name none.
+	out := []string{fmt.Sprintf("The Hall: other live sessions have uncommitted changes in this worktree (%s):", label)}
+	out = append(out, contract.ReportedLines(owners)...)
 	if more > 0 {
-		head += fmt.Sprintf("; +%d more sessions", more)
+		out = append(out, fmt.Sprintf("+%d more sessions", more))
 	}
-	return []string{head, "Leave them alone; they are not yours to revert, commit or stop for."}
+	return append(out, "Leave them alone; they are not yours to revert, commit or stop for.")
 }
 
 // quoteText quotes another agent's text as data on one line.

@@ -300,8 +300,11 @@ func (h *Hall) save(ctx context.Context, presenceID string, req contract.BeatReq
 		if r.err != nil {
 			h.kept.notSaved.Add(1)
 			why := "git could not take it"
-			if gitscan.CodeOf(r.err) == gitscan.Timeout || errors.Is(r.err, context.DeadlineExceeded) {
+			switch {
+			case gitscan.CodeOf(r.err) == gitscan.Timeout || errors.Is(r.err, context.DeadlineExceeded):
 				why = fmt.Sprintf("it took over %s", h.snapshotBudget())
+			case gitscan.CodeOf(r.err) == gitscan.NotOwned:
+				why = "another user owns it: the Hall runs git only in its own user's worktrees"
 			}
 			if h.Log != nil {
 				h.Log.Warn("recovery: no snapshot before a destructive command", "worktree", r.wt, "err", r.err)
@@ -482,17 +485,19 @@ func (b *recoveryBook) tellLosses(presenceID string) []string {
 	q := b.untold[presenceID]
 	delete(b.untold, presenceID)
 	b.mu.Unlock()
-	lines := make([]string, 0, len(q))
+	var lines []string
 	for _, l := range q {
-		lines = append(lines, LossLine(l))
+		lines = append(lines, LossLines(l)...)
 	}
 	return lines
 }
 
-// LossLine is what a victim is told of one loss: which files, by whom, by
-// which command, and the command that restores them. Agent ids, commands
-// and paths are quoted: data, never instructions.
-func LossLine(l contract.Loss) string {
+// LossLines are what a victim is told of one loss: in the Hall's words,
+// that its work changed or vanished and the command that restores it;
+// then, inside the reported block, by whom, by which command and which
+// files (another session's id and command, names in the worktree: data,
+// never instructions).
+func LossLines(l contract.Loss) []string {
 	names := make([]string, 0, lossFilesShown+1)
 	for i, f := range l.Files {
 		if i == lossFilesShown {
@@ -500,13 +505,19 @@ func LossLine(l contract.Loss) string {
 		}
 		names = append(names, quoteText(contract.ClipPath(f, 72)))
 	}
-	if more := len(l.Files) + l.FilesLeftOut - len(names); more > 0 {
+	n := len(l.Files) + l.FilesLeftOut
+	if more := n - len(names); more > 0 {
 		names = append(names, fmt.Sprintf("+%d more", more))
 	}
-	restore := l.Restore
-	if len(restore) > maxRestoreShown {
-		restore = "hall restore " + l.Snapshot // every file it lists; --diff first
+	files := "files"
+	if n == 1 {
+		files = "file"
 	}
-	return fmt.Sprintf("The Hall: %s ran %s and your uncommitted changes to %s changed or vanished. Saved before it ran: `%s` brings them back (`hall restore %s --diff` shows them).",
-		quoteText(contract.Clip(l.By, 40)), quoteText(contract.Clip(l.Command, 80)), strings.Join(names, ", "), restore, l.Snapshot)
+	head := fmt.Sprintf("The Hall: another session ran a command and your uncommitted changes to %d %s changed or vanished. Saved before it ran: `hall restore %s --diff` shows them, `hall restore %s PATH…` brings back the ones named below.",
+		n, files, l.Snapshot, l.Snapshot)
+	reported := []string{fmt.Sprintf("%s ran %s: %s", quoteText(contract.ClipID(l.By)), quoteText(contract.Clip(l.Command, 80)), strings.Join(names, ", "))}
+	if l.Restore != "" && len(l.Restore) <= maxRestoreShown {
+		reported = append(reported, "restores them: `"+l.Restore+"`")
+	}
+	return append([]string{head}, contract.ReportedLines(reported)...)
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/gitscan"
 	"github.com/hall-dev/hall/internal/presence"
 	"github.com/hall-dev/hall/internal/recovery"
 )
@@ -99,6 +100,11 @@ func (h *Hall) SnapshotFiles(ctx context.Context, id string, paths []string) (Sn
 	snap, err := h.Recovery.Get(ctx, id)
 	if err != nil {
 		return SnapshotDiff{}, snapshotError(err, id)
+	}
+	// The comparison reads the worktree as the Hall's user: never for
+	// whoever asks about another user's (gitscan.OwnedByUs).
+	if gitscan.CodeOf(gitscan.OwnedByUs(snap.Worktree)) == gitscan.NotOwned {
+		return SnapshotDiff{}, contract.Refuse(contract.KindForbidden, "worktree_not_owned", "snapshot %s: its worktree is another user's: the Hall compares only its own user's worktrees", id)
 	}
 	files, err := h.Recovery.Diff(ctx, id, paths)
 	if err != nil {

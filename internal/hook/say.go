@@ -41,14 +41,18 @@ func (s Say) Text(agentID string) string {
 // run (Codex's PreToolUse: the capability table's AfterRun).
 const BeforeRunHeading = "The Hall, before the command ran (the person was told):"
 
-// ReminderText is the one line that stands for collisions already told in
-// full: the first partner, how many more, and what to do.
+// ReminderText stands for collisions already told in full: a line in the
+// Hall's words, the first partner inside the reported block (its id and
+// paths are its own record's text), how many more, and what to do.
 func ReminderText(north []string) string {
-	s := "The Hall (reminder, told in full before): " + north[0]
+	var b strings.Builder
+	b.WriteString("The Hall (reminder): the collision goes on.\n")
+	contract.WriteReported(&b, north[:1])
 	if len(north) > 1 {
-		s += fmt.Sprintf(" (+%d more)", len(north)-1)
+		fmt.Fprintf(&b, "(+%d more)\n", len(north)-1)
 	}
-	return s + ". Leave the other agent's changes alone."
+	b.WriteString("Leave the other agent's changes alone.")
+	return b.String()
 }
 
 // Reason is the sentence the person reads when asked: the shell guard's
@@ -66,7 +70,13 @@ func (s Say) Reason() string {
 
 func (s Say) reason() string {
 	if len(s.Guard) > 0 {
-		return "The Hall: " + s.Guard[0] + ". Go ahead only if that is fine."
+		// The person reads the first finding, quoted: it names the other
+		// session and its files.
+		r := "The Hall: " + strings.TrimSuffix(s.Guard[0], ":")
+		if first, ok := contract.FirstReported(s.Guard); ok {
+			r += ": " + contract.Quoted(first)
+		}
+		return r + ". Go ahead only if that is fine."
 	}
 	if len(s.North) > 0 {
 		return AskReason(s.North)

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hall-dev/hall/internal/contract/contracttest"
 	"github.com/hall-dev/hall/internal/hooktest"
 )
 
@@ -151,5 +152,15 @@ func TestGuardHeardAfterTheRun(t *testing.T) {
 		if !strings.Contains(text, say.Guard[0]) {
 			t.Errorf("%s: %q; want the guard's line", tc.ad.Agent(), text)
 		}
+	}
+}
+
+// TestSayReportsOthersTextOnlyInTheBlock: a collision line carrying an
+// order reaches the model only inside the reported block, told in full
+// and as a reminder (issue 40 item 12: the reminder quoted it outside).
+func TestSayReportsOthersTextOnlyInTheBlock(t *testing.T) {
+	north := []string{"collision: codex-2 (prs_7b1f00a2c9e3) also mutating at /shop [same_worktree] paths " + contracttest.Injection}
+	for name, say := range map[string]Say{"full": {North: north}, "reminder": {North: append(north, north[0]), Reminder: true}} {
+		contracttest.OnlyReported(t, name, say.Text("claude-1"), contracttest.InjectionMark)
 	}
 }

@@ -4,9 +4,9 @@
 // Gemini CLI's .gemini/settings.json) and takes them out again.
 //
 // It merges without losing anything: the file is edited as bytes, and only
-// the Hall's own entries (a command running `beat --hook <agent>` or
-// `hall-hook <agent>`, or an HTTP hook to /api/hooks/<agent>) are spliced
-// in or out; every other key, value, order and space stays as it was. A
+// the Hall's own entries (exactly what an install writes: hallOptions)
+// are spliced in or out; every other key, value, order and space stays
+// as it was, and a hook that only looks like the Hall's is left alone. A
 // key is data, compared by its decoded name, never a path expression. A
 // file that is not strict JSON (a comment, a trailing comma) or that
 // repeats a key is refused with the place of the fault and left alone. A
@@ -14,9 +14,11 @@
 // carry unless they are given again.
 //
 // Write replaces the file atomically (a temporary file beside it, then a
-// rename), through a symlink to its target, after a backup created
-// exclusively under a fresh name, and only if the file is still what was
-// read: a concurrent writer's change is never overwritten (ErrChanged).
+// rename), after a backup created exclusively under a fresh name, and
+// only if the file is still what was read: a concurrent writer's change
+// is never overwritten (ErrChanged). A file that is a symbolic link or
+// read-only is written only when forced (ErrForce); a link is then
+// replaced, never written through.
 //
 // What each agent can carry (which events reach the model, the ask, the
 // trust step) is internal/hook's capability table; this package follows
@@ -34,7 +36,9 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -68,6 +72,9 @@ type Options struct {
 	// Given says which of the flags above the person gave; an install
 	// keeps the installed hooks' value of every other one.
 	Given Given
+	// Force writes a file that is a symbolic link (replaced by a regular
+	// file) or read-only (its mode kept); without it Write refuses them.
+	Force bool
 }
 
 // Given marks the flags given on the command line.
@@ -89,15 +96,21 @@ func (c Change) String() string {
 
 // Result is what an install or uninstall would do to one file.
 type Result struct {
-	File string // the file as named
-	// Target is the file written: File, or the end of its symlinks.
-	Target  string
-	Existed bool
-	Before  []byte // the file as it is (nil when absent)
-	After   []byte // the file as it would be
-	Changed bool   // a write is due
-	// Remove: the uninstall left nothing of the file but an empty object
-	// (the file held only the Hall's hooks): Write removes it.
+	File string // the file as named, and written
+	// Link is where File points when it is a symbolic link ("" when it
+	// is none): Before is what the link leads to, and a forced write
+	// replaces the link with a regular file.
+	Link    string
+	Mode    os.FileMode // the permissions File has, and keeps
+	Existed bool        // there is a file (through a link: at its end)
+	Before  []byte      // the file as it is (nil when absent)
+	After   []byte      // the file as it would be
+	Changed bool        // a write is due
+	// Refused says why Write will not write without Options.Force (the
+	// file is a link, or read-only); "" when it will.
+	Refused string
+	// Remove: the uninstall left the file as the installer starts one
+	// (the Hall wrote all of it): Write removes it.
 	Remove  bool
 	Changes []Change
 	Notes   []string // what the person should know (the trust step, a policy that degrades…)
@@ -179,7 +192,7 @@ func HasHall(agent, file string) (bool, error) {
 	if _, ok := spec(agent); !ok {
 		return false, unknownAgent(agent)
 	}
-	_, b, existed, err := read(file)
+	_, b, existed, _, err := read(file)
 	if err != nil || !existed {
 		return false, err
 	}
@@ -220,18 +233,20 @@ func edit(o Options, install bool) (Result, error) {
 	if o.OnCollision != "" && o.OnCollision != "warn" && o.OnCollision != "ask" {
 		return Result{}, fmt.Errorf("on-collision %q: want warn or ask", o.OnCollision)
 	}
+	if o.Command != "" {
+		if err := CheckCommand(o.Command); err != nil {
+			return Result{}, err
+		}
+	}
 	capa, _ := hook.CapabilityOf(o.Agent)
-	target, before, existed, err := read(o.File)
+	link, before, existed, perm, err := read(o.File)
 	if err != nil {
 		return Result{}, err
 	}
-	res := Result{File: o.File, Target: target, Existed: existed, Before: before}
+	res := Result{File: o.File, Link: link, Mode: perm, Existed: existed, Before: before}
 	doc := before
 	if len(strings.TrimSpace(string(doc))) == 0 {
-		doc = []byte(spec.Empty + "\n")
-		if o.Agent == "cursor" {
-			doc = []byte("{\n  \"version\": 1\n}\n")
-		}
+		doc = fresh(o.Agent, spec)
 	}
 	if err := checkDoc(doc); err != nil {
 		return Result{}, fmt.Errorf("%s: %w: fix it by hand; nothing was changed", o.File, err)
@@ -277,14 +292,41 @@ func edit(o Options, install bool) (Result, error) {
 	switch {
 	case !install && !existed:
 		res.Changed = false
-	case !install && len(res.Changes) > 0 && sameJSON(doc, []byte(spec.Empty)) && target == o.File:
-		// A file that held only the Hall's hooks goes; one behind a link
-		// (kept in a dotfiles repository) stays, emptied.
+	case !install && len(res.Changes) > 0 && string(doc) == string(fresh(o.Agent, spec)) && link == "":
+		// The uninstall gave back the installer's empty file, byte for
+		// byte: the Hall wrote all of it, and it goes. A file anybody
+		// else wrote in (a key, a space) stays, emptied, after a backup.
 		res.Changed, res.Remove = true, true
 	default:
 		res.Changed = !existed || !sameJSON(before, doc)
 	}
+	if res.Changed && !o.Force {
+		res.Refused = refusal(res)
+	}
 	return res, nil
+}
+
+// fresh is the file the installer starts from where there is none: the
+// agent's empty configuration.
+func fresh(agent string, spec hook.Install) []byte {
+	if agent == "cursor" {
+		return []byte("{\n  \"version\": 1\n}\n")
+	}
+	return []byte(spec.Empty + "\n")
+}
+
+// refusal says why a write of res needs --force: a symbolic link (an
+// edit through it would write wherever it leads, maybe another
+// program's file: a repository can commit such a link) or a read-only
+// file (somebody made it so); "" when it needs none.
+func refusal(res Result) string {
+	switch {
+	case res.Link != "":
+		return fmt.Sprintf("it is a symbolic link to %s, and the Hall edits no file through a link (it may be another program's); --force replaces the link with a regular file holding what it leads to and the Hall's change (the link kept as the backup), or make the change in %s yourself (--dry-run shows it)", res.Link, res.Link)
+	case res.Existed && res.Mode&0o200 == 0:
+		return fmt.Sprintf("it is read-only (mode %#o); --force writes it, keeping the mode", res.Mode)
+	}
+	return ""
 }
 
 // checkShape refuses a file whose "hooks" or whose list of an event the
@@ -480,22 +522,111 @@ func fields(raw []byte) handlerFields {
 	return h
 }
 
-// isHall reports whether a handler is one of the Hall's for agent.
+// isHall reports whether a handler is one the Hall wrote for agent.
 func isHall(raw []byte, agent string) bool {
+	_, ok := hallOptions(raw, agent)
+	return ok
+}
+
+// hallOptions reads back the options a handler of the Hall's was written
+// with. A handler is the Hall's only when it is, value for value, what
+// the Hall writes for the options its command or URL names: a command
+// running hall or hall-hook (by name or path) with exactly the arguments
+// the Hall gives, or an HTTP hook to <hall>/api/hooks/<agent> with the
+// Hall's timeout, header and variable. A hook that only looks like one (a
+// URL ending /api/hooks/<agent> with headers of its own, a command that
+// merely contains beat --hook <agent>) is somebody else's: never
+// replaced, removed or read. The agents' schemas allow no marker key on a
+// handler (Claude Code's and Gemini CLI's refuse any extra property), so
+// the exact match is the mark.
+//
+// Every earlier version wrote the same values (the command was not
+// shell-quoted before 9566df4, which is the same text for any command
+// without a space or a quote, the only ones that ran), so old installs
+// are recognised as they are.
+func hallOptions(raw []byte, agent string) (Options, bool) {
+	s, ok := spec(agent)
+	if !ok {
+		return Options{}, false
+	}
+	var have any
+	if json.Unmarshal(raw, &have) != nil {
+		return Options{}, false
+	}
 	h := fields(raw)
-	if args := commandArgs(h.Command); len(args) >= 2 {
-		if IsLean(args[0]) && args[1] == agent {
-			return true
+	var o Options
+	switch {
+	case h.URL != "" && h.Command == "":
+		if o, ok = urlOptions(h.URL, agent); !ok {
+			return Options{}, false
 		}
-		if i := slices.Index(args, "--hook"); i > 0 && i+1 < len(args) && args[i-1] == "beat" && args[i+1] == agent {
-			return true
+	case h.Command != "" && h.URL == "":
+		if o, ok = commandOptions(h.Command, agent); !ok {
+			return Options{}, false
 		}
+	default:
+		return Options{}, false
 	}
-	if h.URL == "" {
-		return false
+	var want any
+	_ = json.Unmarshal(renderValue(render(o, s, o.HTTP), "", ""), &want)
+	if !reflect.DeepEqual(have, want) {
+		return Options{}, false
 	}
-	u, err := url.Parse(h.URL)
-	return err == nil && strings.HasSuffix(strings.TrimRight(u.Path, "/"), "/api/hooks/"+agent)
+	return o, true
+}
+
+// urlOptions reads the options of an HTTP hook's URL the Hall writes:
+// <hall>/api/hooks/<agent>, with ?on_collision=ask or no query.
+func urlOptions(raw, agent string) (Options, bool) {
+	u, err := url.Parse(raw)
+	if err != nil || u.Fragment != "" || u.User != nil {
+		return Options{}, false
+	}
+	o := Options{Agent: agent, HTTP: true}
+	switch u.RawQuery {
+	case "":
+	case "on_collision=ask":
+		o.OnCollision = "ask"
+	default:
+		return Options{}, false
+	}
+	base, ok := strings.CutSuffix(u.Path, "/api/hooks/"+agent)
+	if !ok {
+		return Options{}, false
+	}
+	u.RawQuery, u.Path, u.RawPath = "", base, ""
+	o.HallURL = u.String()
+	return o, true
+}
+
+// commandOptions reads the options of a command hook's command line the
+// Hall writes: hall beat --hook <agent> or hall-hook <agent>, then
+// --hall URL and --on-collision ask when given, and nothing else.
+func commandOptions(cmd, agent string) (Options, bool) {
+	args := commandArgs(cmd)
+	if len(args) < 2 || CheckCommand(args[0]) != nil {
+		return Options{}, false
+	}
+	o := Options{Agent: agent, Command: args[0]}
+	rest := args[1:]
+	if IsLean(args[0]) {
+		if rest[0] != agent {
+			return Options{}, false
+		}
+		rest = rest[1:]
+	} else {
+		if len(rest) < 3 || rest[0] != "beat" || rest[1] != "--hook" || rest[2] != agent {
+			return Options{}, false
+		}
+		rest = rest[3:]
+	}
+	if len(rest) >= 2 && rest[0] == "--hall" {
+		o.HallURL, rest = rest[1], rest[2:]
+	}
+	if len(rest) >= 2 && rest[0] == "--on-collision" && rest[1] == "ask" {
+		o.OnCollision, rest = "ask", rest[2:]
+	}
+	return o, len(rest) == 0
 }
 
 // commandArgs splits a command hook's command line as a shell would
@@ -511,69 +642,31 @@ func commandArgs(cmd string) []string {
 	return args
 }
 
-// installed reads back the options of the first Hall handler in doc.
+// installed reads back the options of the Hall's handlers in doc: the
+// first one's and, where the agent has HTTP hooks beside a command hook
+// (Claude Code's SessionStart runs commands only), the HTTP hooks'.
 func installed(doc []byte, agent string) (Options, bool) {
 	spec, _ := spec(agent)
+	var first Options
+	found := false
 	for _, ev := range spec.Events {
 		at, ok := findHall(doc, agent, spec.Grouped, ev)
 		if !ok {
 			continue
 		}
-		h := fields(at.raw)
-		var o Options
-		if h.URL != "" {
-			u, err := url.Parse(h.URL)
-			if err != nil {
-				continue
-			}
-			o.HTTP = true
-			o.OnCollision = u.Query().Get("on_collision")
-			u.RawQuery = ""
-			u.Path = strings.TrimSuffix(strings.TrimRight(u.Path, "/"), "/api/hooks/"+agent)
-			o.HallURL = u.String()
-			return o, true
+		o, _ := hallOptions(at.raw, agent)
+		if !found {
+			first, found = o, true
 		}
-		args := commandArgs(h.Command)
-		o.Command = args[0]
-		for i := 1; i+1 < len(args); i++ {
-			switch args[i] {
-			case "--hall":
-				o.HallURL = args[i+1]
-			case "--on-collision":
-				o.OnCollision = args[i+1]
-			}
+		if o.HTTP {
+			first.HTTP, first.HallURL, first.OnCollision = true, o.HallURL, o.OnCollision
+			return first, true
 		}
-		if ho, ok := installedHTTP(doc, agent); ok {
-			o.HTTP, o.HallURL, o.OnCollision = true, ho.HallURL, ho.OnCollision
+		if spec.HTTPEvent(ev) {
+			return first, true // a command hook where an HTTP one could be
 		}
-		return o, true
 	}
-	return Options{}, false
-}
-
-// installedHTTP reads back an HTTP handler's options, where the agent has
-// HTTP hooks.
-func installedHTTP(doc []byte, agent string) (Options, bool) {
-	spec, _ := spec(agent)
-	for _, ev := range spec.Events {
-		if !spec.HTTPEvent(ev) {
-			continue
-		}
-		at, ok := findHall(doc, agent, spec.Grouped, ev)
-		if !ok || fields(at.raw).URL == "" {
-			return Options{}, false
-		}
-		u, err := url.Parse(fields(at.raw).URL)
-		if err != nil {
-			return Options{}, false
-		}
-		o := Options{HTTP: true, OnCollision: u.Query().Get("on_collision")}
-		u.RawQuery = ""
-		u.Path = strings.TrimSuffix(strings.TrimRight(u.Path, "/"), "/api/hooks/"+agent)
-		o.HallURL = u.String()
-		return o, true
-	}
-	return Options{}, false
+	return first, found
 }
 
 // keep fills every flag the person did not give from the installed hooks,
@@ -622,8 +715,15 @@ type group struct {
 
 // handler is the Hall's handler for ev.
 func handler(o Options, spec hook.Install, ev string) any {
+	return render(o, spec, o.HTTP && spec.HTTPEvent(ev))
+}
+
+// render is the Hall's handler: an HTTP hook when http, else a command
+// hook. It is the one shape the Hall writes, and the one it recognises
+// as its own (hallOptions).
+func render(o Options, spec hook.Install, http bool) any {
 	hall := strings.TrimRight(o.HallURL, "/")
-	if o.HTTP && spec.HTTPEvent(ev) {
+	if http {
 		if hall == "" {
 			hall = cli.DefaultURL
 		}
@@ -666,6 +766,17 @@ const Lean = "hall-hook"
 // name.
 func IsLean(command string) bool {
 	return command != "" && filepath.Base(command) == Lean
+}
+
+// CheckCommand refuses a command hook's program other than hall or
+// hall-hook, by name or by path: the base name is how the Hall knows the
+// hooks it wrote from anybody else's.
+func CheckCommand(command string) error {
+	switch filepath.Base(command) {
+	case "hall", Lean:
+		return nil
+	}
+	return fmt.Errorf("--command %q: want hall or %s, by name or by path (the Hall knows its hooks by these names)", command, Lean)
 }
 
 // The handlers, fields in the order a person reads them.

@@ -17,35 +17,30 @@ import (
 // again and redoing the edit is safe.
 var ErrChanged = errors.New("the file changed since it was read")
 
-// read returns the file's target (the end of its symlinks; the file
-// itself when it is none or does not exist), its content and whether it
-// exists. Anything but a regular file is refused, as is a file over
-// MaxFile.
-func read(file string) (target string, b []byte, existed bool, err error) {
-	target = file
+// ErrForce: the file is a symbolic link or read-only, and the edit was
+// not forced (Options.Force). Nothing was written.
+var ErrForce = errors.New("refused without --force")
+
+// read returns the file's content, whether it exists, its permissions
+// and, when the file is a symbolic link, where the link points (as
+// written in it): its content is then what the link leads to (nothing,
+// when it leads nowhere). Anything else but a regular file is refused, as
+// is a file over MaxFile.
+func read(file string) (link string, b []byte, existed bool, perm os.FileMode, err error) {
 	if fi, err := os.Lstat(file); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-		t, err := filepath.EvalSymlinks(file)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			// A dangling link: the file is made where it points.
-			dest, rerr := os.Readlink(file)
-			if rerr != nil {
-				return "", nil, false, fmt.Errorf("read %s: %w", file, rerr)
-			}
-			if !filepath.IsAbs(dest) {
-				dest = filepath.Join(filepath.Dir(file), dest)
-			}
-			return dest, nil, false, nil
-		case err != nil:
-			return "", nil, false, fmt.Errorf("read %s: %w", file, err)
+		if link, err = os.Readlink(file); err != nil {
+			return "", nil, false, 0, fmt.Errorf("read %s: %w", file, err)
 		}
-		target = t
 	}
-	b, existed, err = readRegular(target)
+	b, existed, err = readRegular(file)
 	if err != nil {
-		return "", nil, false, fmt.Errorf("read %s: %w", file, err)
+		return "", nil, false, 0, fmt.Errorf("read %s: %w", file, err)
 	}
-	return target, b, existed, nil
+	perm = 0o644
+	if fi, err := os.Stat(file); err == nil && existed {
+		perm = fi.Mode().Perm()
+	}
+	return link, b, existed, perm, nil
 }
 
 // readRegular reads a regular file of at most MaxFile bytes, through
@@ -64,26 +59,40 @@ func readRegular(path string) ([]byte, bool, error) {
 	return b, true, nil
 }
 
-// unchanged fails with ErrChanged unless res.Target still holds what was
-// read.
+// unchanged fails with ErrChanged unless res.File still holds what was
+// read: the same content, and the same link (or none).
 func unchanged(res Result) error {
-	b, existed, err := readRegular(res.Target)
+	link := ""
+	if fi, err := os.Lstat(res.File); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		link, _ = os.Readlink(res.File)
+		if link == "" {
+			link = "?"
+		}
+	}
+	b, existed, err := readRegular(res.File)
 	if err != nil {
 		return fmt.Errorf("read %s again: %w", res.File, err)
 	}
-	if existed != res.Existed || !bytes.Equal(b, res.Before) {
+	if link != res.Link || existed != res.Existed || !bytes.Equal(b, res.Before) {
 		return fmt.Errorf("%s: %w", res.File, ErrChanged)
 	}
 	return nil
 }
 
-// Write puts res.After in place of res.File (through a symlink, at its
-// target), after copying the file it replaces to a backup beside it; it
-// returns the backup's path ("" when there was no file, or none was
-// needed). An uninstall that left the file holding nothing removes it,
-// and its folder when that is left empty, with no backup. Nothing is
-// written when nothing changed, and nothing at all when the file is no
-// longer what was read (ErrChanged): run the edit again.
+// Write puts res.After in place of res.File, after copying the file it
+// replaces to a backup beside it; it returns the backup's path ("" when
+// there was no file). An uninstall that left the file as the installer
+// starts one (the Hall wrote all of it) removes it, and its folder when
+// that is left empty, with no backup: nothing of anyone else's was in
+// it. Nothing is written when nothing changed; nothing at all when the
+// file is no longer what was read (ErrChanged: run the edit again), nor
+// when it is a symbolic link or read-only and the edit was not forced
+// (ErrForce).
+//
+// A forced write over a symbolic link replaces the link with a regular
+// file (what the link led to, edited) and keeps the link itself as the
+// backup: the file it led to, maybe another program's, is never written.
+// A forced write over a read-only file keeps its mode.
 //
 // The write is a rename of a temporary file in the same folder, so a
 // reader sees the old file or the new, never half of one. Two installs
@@ -94,7 +103,10 @@ func Write(res Result, now time.Time) (backup string, err error) {
 	if !res.Changed {
 		return "", nil
 	}
-	dir := filepath.Dir(res.Target)
+	if res.Refused != "" {
+		return "", fmt.Errorf("%s: %w: %s; nothing was changed", res.File, ErrForce, res.Refused)
+	}
+	dir := filepath.Dir(res.File)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("create %s: %w", dir, err)
 	}
@@ -108,27 +120,23 @@ func Write(res Result, now time.Time) (backup string, err error) {
 	}
 
 	if res.Remove {
-		if err := os.Remove(res.Target); err != nil {
+		if err := os.Remove(res.File); err != nil {
 			return "", fmt.Errorf("remove %s: %w", res.File, err)
 		}
-		if res.Target != res.File {
-			// The file was a link to the one removed: the link goes too.
-			_ = os.Remove(res.File)
-		}
-		_ = os.Remove(filepath.Dir(res.File)) // only when empty
+		_ = os.Remove(dir) // only when empty
 		return "", nil
 	}
 
-	mode := os.FileMode(0o644)
-	if res.Existed {
-		if fi, err := os.Stat(res.Target); err == nil {
-			mode = fi.Mode().Perm()
-		}
+	mode := res.Mode
+	if mode == 0 {
+		mode = 0o644
+	}
+	if res.Existed || res.Link != "" {
 		if backup, err = writeBackup(res, mode, now); err != nil {
 			return "", err
 		}
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(res.Target)+".tmp-*")
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(res.File)+".tmp-*")
 	if err != nil {
 		return backup, fmt.Errorf("write %s: %w", res.File, err)
 	}
@@ -156,7 +164,9 @@ func Write(res Result, now time.Time) (backup string, err error) {
 		}
 		return "", err
 	}
-	if err := os.Rename(tmp.Name(), res.Target); err != nil {
+	// The rename replaces the name itself: a link there is replaced, and
+	// what it led to is left as it was.
+	if err := os.Rename(tmp.Name(), res.File); err != nil {
 		return backup, fmt.Errorf("write %s: %w", res.File, err)
 	}
 	return backup, nil
@@ -167,13 +177,24 @@ const maxBackups = 1000
 
 // writeBackup copies res.Before to a new file beside res.File, named
 // <file>.hall-backup-<time>[-n]: created exclusively (O_EXCL), so it never
-// overwrites another backup nor follows a link planted at its name.
+// overwrites another backup nor follows a link planted at its name. A
+// link's backup is the link itself (made anew, pointing where it did).
 func writeBackup(res Result, mode os.FileMode, now time.Time) (string, error) {
 	base := res.File + backupInfix + now.UTC().Format("20060102T150405Z")
 	for n := 1; n <= maxBackups; n++ {
 		name := base
 		if n > 1 {
 			name = fmt.Sprintf("%s-%d", base, n)
+		}
+		if res.Link != "" {
+			err := os.Symlink(res.Link, name)
+			if errors.Is(err, fs.ErrExist) {
+				continue
+			}
+			if err != nil {
+				return "", fmt.Errorf("back up %s: %w", res.File, err)
+			}
+			return name, nil
 		}
 		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
 		if errors.Is(err, fs.ErrExist) {

@@ -85,19 +85,28 @@ func CheckText(resp contract.CheckResponse, shown int) string {
 		t.WriteString("no collision, no overlap: no other live session is changing that place\n")
 		return t.String()
 	}
+	// Whom, their themes and paths are what other agents wrote: the
+	// reported block holds them, the counts follow it.
+	fmt.Fprintf(&t, "check: %d would collide, %d would overlap:\n", len(resp.Collisions), len(resp.Overlaps))
+	var reported []string
 	for i, h := range resp.Collisions {
 		if i == shown {
-			fmt.Fprintf(&t, "… +%d more collisions\n", len(resp.Collisions)-shown)
 			break
 		}
-		fmt.Fprintf(&t, "would collide: %q (%s)%s [%s]%s\n", contract.Clip(h.AgentID, 40), h.PresenceID, themeText(h.Theme), strings.Join(h.Clauses, ", "), pathsText(h.Paths))
+		reported = append(reported, fmt.Sprintf("would collide: %q (%s)%s [%s]%s", contract.ClipID(h.AgentID), h.PresenceID, themeText(h.Theme), strings.Join(h.Clauses, ", "), pathsText(h.Paths)))
 	}
 	for i, h := range resp.Overlaps {
 		if i == shown {
-			fmt.Fprintf(&t, "… +%d more overlaps\n", len(resp.Overlaps)-shown)
 			break
 		}
-		fmt.Fprintf(&t, "would overlap: %q (%s)%s in %q, merge %s%s\n", contract.Clip(h.AgentID, 40), h.PresenceID, themeText(h.Theme), contract.ClipPath(h.Worktree, 72), h.Merge, pathsText(h.Paths))
+		reported = append(reported, fmt.Sprintf("would overlap: %q (%s)%s in %q, merge %s%s", contract.ClipID(h.AgentID), h.PresenceID, themeText(h.Theme), contract.ClipPath(h.Worktree, 72), h.Merge, pathsText(h.Paths)))
+	}
+	contract.WriteReported(&t, reported)
+	if more := len(resp.Collisions) - shown; more > 0 {
+		fmt.Fprintf(&t, "… +%d more collisions\n", more)
+	}
+	if more := len(resp.Overlaps) - shown; more > 0 {
+		fmt.Fprintf(&t, "… +%d more overlaps\n", more)
 	}
 	return t.String()
 }

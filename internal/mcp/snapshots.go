@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -87,6 +88,7 @@ func renderSnapshots(list hall.SnapshotList) (SnapshotsOut, string, error) {
 		return out, "This Hall keeps no snapshots (hall serve --snapshots=false).", nil
 	}
 	var b strings.Builder
+	var reported []string
 	for i, snap := range list.Snapshots {
 		if i == snapshotsShown {
 			out.SnapshotsMore += len(list.Snapshots) - i
@@ -103,32 +105,48 @@ func renderSnapshots(list hall.SnapshotList) (SnapshotsOut, string, error) {
 			br.Files = append(br.Files, contract.ClipPath(f.Path, 48))
 		}
 		out.Snapshots = append(out.Snapshots, br)
-		fmt.Fprintf(&b, "%s %s %s %q by %q in %s: %s", br.ID, br.Taken, br.Trigger, br.Command, br.By, br.Worktree, strings.Join(br.Files, ", "))
-		if br.FilesMore > 0 {
-			fmt.Fprintf(&b, " +%d more", br.FilesMore)
+		quoted := make([]string, len(br.Files))
+		for j, f := range br.Files {
+			quoted[j] = strconv.Quote(f)
 		}
-		b.WriteString("\n")
+		line := fmt.Sprintf("%s %s %s %q by %q in %q: %s", br.ID, br.Taken, br.Trigger, br.Command, br.By, br.Worktree, strings.Join(quoted, ", "))
+		if br.FilesMore > 0 {
+			line += fmt.Sprintf(" +%d more", br.FilesMore)
+		}
+		reported = append(reported, line)
 	}
+	// Commands, agents, worktrees and file names are what sessions wrote:
+	// the reported block holds them.
 	if len(list.Snapshots) == 0 {
 		b.WriteString("No snapshots kept.\n")
+	} else {
+		b.WriteString("Snapshots kept, newest first (id, taken, trigger, command, by, worktree: files):\n")
+		contract.WriteReported(&b, reported)
 	}
 	if out.SnapshotsMore > 0 {
 		fmt.Fprintf(&b, "… +%d more snapshots\n", out.SnapshotsMore)
 	}
+	var losses []string
 	for i, l := range list.Losses {
 		if i == lossesShown {
 			out.LossesMore = len(list.Losses) - i
-			fmt.Fprintf(&b, "… +%d more losses\n", out.LossesMore)
 			break
 		}
-		owner := l.Owner
-		if owner == "" {
+		owner := contract.ClipID(l.Owner)
+		if l.Owner == "" {
 			owner = "no live session"
 		}
 		line := fmt.Sprintf("%s: %d files of %q lost to %q by %q: hall restore %s", l.Snapshot, len(l.Files)+l.FilesLeftOut,
-			contract.Clip(owner, 40), contract.Clip(l.Command, 40), contract.Clip(l.By, 40), l.Snapshot)
+			owner, contract.Clip(l.Command, 40), contract.ClipID(l.By), l.Snapshot)
 		out.Losses = append(out.Losses, line)
-		b.WriteString(line + "\n")
+		losses = append(losses, line)
+	}
+	if len(losses) > 0 {
+		b.WriteString("Work lost since, newest first:\n")
+		contract.WriteReported(&b, losses)
+	}
+	if out.LossesMore > 0 {
+		fmt.Fprintf(&b, "… +%d more losses\n", out.LossesMore)
 	}
 	return out, strings.TrimRight(b.String(), "\n"), nil
 }
@@ -136,21 +154,26 @@ func renderSnapshots(list hall.SnapshotList) (SnapshotsOut, string, error) {
 func renderSnapshotFiles(d hall.SnapshotDiff) (SnapshotsOut, string, error) {
 	out := SnapshotsOut{Kept: true, Restore: "hall restore " + d.Snapshot.ID}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Snapshot %s of %s, taken %s before %q:\n", d.Snapshot.ID, contract.ClipPath(d.Snapshot.Worktree, 72),
-		d.Snapshot.Taken.UTC().Format("2006-01-02T15:04:05Z"), contract.Clip(d.Snapshot.Trigger.Command, 80))
+	// The worktree, the command and the file names are what sessions
+	// wrote: the reported block holds them.
+	fmt.Fprintf(&b, "Snapshot %s, taken %s: its worktree, the command it was taken before, and each file against now:\n", d.Snapshot.ID,
+		d.Snapshot.Taken.UTC().Format("2006-01-02T15:04:05Z"))
+	reported := []string{fmt.Sprintf("of %q before %q", contract.ClipPath(d.Snapshot.Worktree, 72), contract.Clip(d.Snapshot.Trigger.Command, 80))}
 	for i, f := range d.Files {
 		if i == diffFilesShown {
 			out.FilesMore = len(d.Files) - i
-			fmt.Fprintf(&b, "… +%d more files\n", out.FilesMore)
 			break
 		}
 		state := f.State
 		if state == recovery.DiffSame {
 			state = "same as now"
 		}
-		line := contract.ClipPath(f.Path, 72) + ": " + state
-		out.Files = append(out.Files, line)
-		b.WriteString(line + "\n")
+		out.Files = append(out.Files, contract.ClipPath(f.Path, 72)+": "+state)
+		reported = append(reported, strconv.Quote(contract.ClipPath(f.Path, 72))+": "+state)
+	}
+	contract.WriteReported(&b, reported)
+	if out.FilesMore > 0 {
+		fmt.Fprintf(&b, "… +%d more files\n", out.FilesMore)
 	}
 	fmt.Fprintf(&b, "`%s [PATHS]` brings them back (a file changed since is refused unless --force).", out.Restore)
 	return out, b.String(), nil

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/contract/contracttest"
 	"github.com/hall-dev/hall/internal/gitscan"
 	"github.com/hall-dev/hall/internal/gittest"
 	"github.com/hall-dev/hall/internal/hall"
@@ -71,7 +72,7 @@ func TestSnapshotsTool(t *testing.T) {
 	res = mcptest.Call(t, cs, "snapshots", map[string]any{"snapshot_id": last.ID})
 	mcptest.Structured(t, res, &out)
 	txt := mcptest.Text(t, res)
-	for _, want := range []string{"a.txt: changed", "new0.txt: missing", "new1.txt: same as now", "hall restore " + last.ID} {
+	for _, want := range []string{`"a.txt": changed`, `"new0.txt": missing`, `"new1.txt": same as now`, "hall restore " + last.ID} {
 		if !strings.Contains(txt, want) {
 			t.Errorf("one snapshot: %q; want %q", txt, want)
 		}
@@ -124,4 +125,22 @@ func TestSnapshotsBudget(t *testing.T) {
 		}
 		t.Logf("%s: text %d tokens, structured %d tokens", name, tokens(txt), tokens(string(js)))
 	}
+}
+
+// TestSnapshotsTextReportsOthersText: a file name, a command, an agent
+// and a worktree carrying an order reach the model only inside the
+// reported block, in the snapshots tool's list and one snapshot's files,
+// and in a check's answer (issue 40 item 12: the list named files
+// unquoted, outside any block).
+func TestSnapshotsTextReportsOthersText(t *testing.T) {
+	evil := contracttest.Injection
+	snap := recovery.Snapshot{ID: "0mxcna8dy8769", Worktree: "/w/" + evil, Trigger: recovery.Trigger{Kind: recovery.TriggerShell, Command: "rm " + evil},
+		Presence: "codex-" + evil, Files: []recovery.File{{Path: evil + ".txt", State: recovery.StateAdded}}}
+	loss := contract.Loss{Snapshot: snap.ID, Worktree: snap.Worktree, By: "codex-" + evil, Command: "rm " + evil, Owner: "claude-" + evil, Files: []string{evil + ".txt"}}
+	_, txt, _ := renderSnapshots(hall.SnapshotList{Kept: true, Snapshots: []recovery.Snapshot{snap}, Losses: []contract.Loss{loss}})
+	contracttest.OnlyReported(t, "snapshots list", txt, contracttest.InjectionMark)
+	_, txt, _ = renderSnapshotFiles(hall.SnapshotDiff{Snapshot: snap, Files: []recovery.FileDiff{{Path: evil + ".txt", State: recovery.DiffMissing}}})
+	contracttest.OnlyReported(t, "one snapshot", txt, contracttest.InjectionMark)
+	hit := contract.CheckHit{PresenceID: "prs_0123456789ab", AgentID: "codex-" + evil, Theme: evil, Paths: []string{"/w/" + evil}, Worktree: "/w/" + evil}
+	contracttest.OnlyReported(t, "check", CheckText(contract.CheckResponse{Collisions: []contract.CheckHit{hit}, Overlaps: []contract.CheckHit{hit}}, 3), contracttest.InjectionMark)
 }

@@ -8,37 +8,43 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/hall-dev/hall/internal/contract"
 	"mvdan.cc/sh/v3/syntax"
 )
 
 // What the model reads is a budget: a verdict renders to at most
-// MaxLines lines, each finding naming at most ShownFiles files.
+// MaxLines lines (at most maxShown findings and hints, the head line and
+// the reported block's two), each finding naming at most ShownFiles
+// files.
 const (
-	MaxLines   = 6
+	MaxLines   = maxShown + 3
+	maxShown   = 6
 	ShownFiles = 3
 	agentWidth = 40 // as the cockpit clips an agent id
 	themeWidth = 60
 	pathWidth  = 72
 )
 
-// Lines renders the verdict for the model: one line per finding (who,
-// which files, what the command would do to them), then the narrow
-// alternative, at most MaxLines in all; nil when there is nothing to say.
-// Text another agent wrote (its id, theme, paths) is quoted and clipped:
-// it is data, never instructions.
+// Lines renders the verdict for the model: a line in the Hall's words
+// (what the command would do, to whom unnamed), then the findings (who,
+// which files, what the command would do to them) inside the reported
+// block, then the narrow alternative; the findings and hints at most
+// MaxLines in all; nil when there is nothing to say. Text another agent
+// wrote (its id, theme, paths) appears only inside the block
+// (contract.ReportedLines): it is data, never instructions.
 func (v Verdict) Lines() []string {
 	if !v.Warn() {
 		return nil
 	}
 	groups := group(v.Findings)
-	var lines, hints []string
+	var found, hints []string
 	hinted := map[string]bool{}
 	shown := 0
 	for _, g := range groups {
-		if len(lines) == MaxLines-1 {
+		if len(found) == maxShown-1 {
 			break
 		}
-		lines = append(lines, findingLine(g))
+		found = append(found, findingLine(g))
 		shown += len(g)
 		for _, f := range g {
 			if h := v.narrow(f); h != "" && !hinted[h] {
@@ -47,13 +53,17 @@ func (v Verdict) Lines() []string {
 			}
 		}
 	}
+	lines := []string{headLine(groups[0])}
+	lines = append(lines, contract.ReportedLines(found)...)
 	if more := len(v.Findings) - shown + v.More; more > 0 {
 		lines = append(lines, fmt.Sprintf("shell guard: +%d more", more))
+		found = append(found, "")
 	}
 	for _, h := range hints {
-		if len(lines) == MaxLines {
+		if len(found) == maxShown {
 			break
 		}
+		found = append(found, "")
 		lines = append(lines, "  instead: "+h)
 	}
 	return lines
@@ -82,13 +92,37 @@ func group(fs []Finding) [][]Finding {
 	return out
 }
 
-func findingLine(g []Finding) string {
+// headLine is what the first finding's command would do, in the Hall's
+// words alone: whose work, and which files, are in the reported lines.
+func headLine(g []Finding) string {
 	f := g[0]
+	what := "other live sessions' uncommitted work"
+	if f.Worktree != "" {
+		what = "another live session's worktree"
+	}
+	cmd := "`" + f.Command + "`"
+	switch {
+	case f.Action == Run:
+		return fmt.Sprintf("shell guard: cannot read %s (%s); it may touch %s:", cmd, f.Reason, what)
+	case f.Reason != Certain:
+		return fmt.Sprintf("shell guard: cannot tell what %s reaches (%s); it may %s %s:", cmd, f.Reason, verbOf(g), what)
+	}
+	return fmt.Sprintf("shell guard: %s would %s %s:", cmd, verbOf(g), what)
+}
+
+func verbOf(g []Finding) string {
 	verbs := make([]string, len(g))
 	for i, x := range g {
 		verbs[i] = x.Action.String()
 	}
-	verb := strings.Join(verbs, " and ")
+	return strings.Join(verbs, " and ")
+}
+
+// findingLine is one finding in full, for the reported block: it names
+// another agent and quotes its text.
+func findingLine(g []Finding) string {
+	f := g[0]
+	verb := verbOf(g)
 	who := "of " + quote(f.AgentID, agentWidth)
 	if f.Theme != "" {
 		who += " (theme " + quote(f.Theme, themeWidth) + ")"
@@ -152,12 +186,12 @@ func (v Verdict) narrow(f Finding) string {
 	case Unstage:
 		return "unstage your own paths only: git restore --staged -- " + v.ownText()
 	case MoveBranch:
-		return fmt.Sprintf("let %s commit first, or work in a worktree of your own (git worktree add)", quote(f.AgentID, agentWidth))
+		return "let the other session commit first, or work in a worktree of your own (git worktree add)"
 	case Overwrite, Move, Delete:
 		if f.Worktree != "" {
-			return fmt.Sprintf("leave that worktree to %s", quote(f.AgentID, agentWidth))
+			return "leave that worktree to the other session"
 		}
-		return fmt.Sprintf("leave those files to %s, or ask them first", quote(f.AgentID, agentWidth))
+		return "leave those files to the other session, or ask them first"
 	}
 	return ""
 }
