@@ -242,16 +242,7 @@ func TestFaultSIGTERMWithStuckHandlers(t *testing.T) {
 	}
 	time.Sleep(200 * time.Millisecond) // the calls reach their handlers; not a measure
 
-	sent := time.Now()
-	if err := hall.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-hall.exited:
-	case <-time.After(faultWait):
-		t.Fatalf("no exit %s after SIGTERM; stderr:\n%s", faultWait, hall.stderr.String())
-	}
-	took := time.Since(sent)
+	took := hall.terminate(t)
 	if hall.err != nil {
 		t.Errorf("exit after SIGTERM: got %v, want status 0; stderr:\n%s", hall.err, hall.stderr.String())
 	}

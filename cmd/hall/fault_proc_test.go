@@ -143,6 +143,23 @@ func startHelper(tb testing.TB, role string, env []string, args ...string) *help
 	return p
 }
 
+// terminate sends the helper SIGTERM and waits for it to exit, at most
+// faultWait, and returns the time from the signal to the exit; how it
+// exited is p.err.
+func (p *helperProc) terminate(tb testing.TB) time.Duration {
+	tb.Helper()
+	sent := time.Now()
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		tb.Fatal(err)
+	}
+	select {
+	case <-p.exited:
+	case <-time.After(faultWait):
+		tb.Fatalf("no exit %s after SIGTERM; stderr:\n%s", faultWait, p.stderr.String())
+	}
+	return time.Since(sent)
+}
+
 // line waits for the next stdout line that starts with prefix and returns
 // the rest of it.
 func (p *helperProc) line(tb testing.TB, prefix string, timeout time.Duration) string {
@@ -289,14 +306,7 @@ func TestFaultDiskFull(t *testing.T) {
 	// interval (and one as the Hall exits), which together count every
 	// write that failed, not a line per presence per second.
 	failed := readHealth(t, base).Store.WriteErrors
-	if err := hall.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-hall.exited:
-	case <-time.After(faultWait):
-		t.Fatalf("no exit after SIGTERM; stderr:\n%s", hall.stderr.String())
-	}
+	hall.terminate(t)
 	lines, counted := 0, int64(0)
 	repeated := regexp.MustCompile(` repeated=(\d+)`)
 	for _, l := range strings.Split(hall.stderr.String(), "\n") {
@@ -716,16 +726,7 @@ func TestFaultSIGTERMWithOpenStreams(t *testing.T) {
 		// From here on it never reads.
 	}
 
-	sent := time.Now()
-	if err := hall.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-hall.exited:
-	case <-time.After(faultWait):
-		t.Fatalf("no exit %s after SIGTERM; stderr:\n%s", faultWait, hall.stderr.String())
-	}
-	took := time.Since(sent)
+	took := hall.terminate(t)
 	if hall.err != nil {
 		t.Errorf("exit after SIGTERM: got %v, want status 0; stderr:\n%s", hall.err, hall.stderr.String())
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -453,17 +454,7 @@ func TestMCPLiveRoster(t *testing.T) {
 			// once, the notification is what is tested.
 			waitFor := func(want int) {
 				t.Helper()
-				deadline := time.After(10 * time.Second)
-				for {
-					select {
-					case <-updated:
-					case <-deadline:
-						t.Fatalf("no update to %d collisions", want)
-					}
-					if collisions() == want {
-						return
-					}
-				}
+				eventually.Notified(t, 10*time.Second, updated, fmt.Sprintf("an update to %d collisions", want), func() bool { return collisions() == want })
 			}
 			b := beatHall(t, m.URL(), contract.BeatRequest{AgentID: "codex-2", Brain: "/srv/shop", Worktree: "/srv/shop-wt2", DeclaredIntent: "fix the cart"})
 			waitFor(1)

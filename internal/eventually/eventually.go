@@ -27,8 +27,8 @@ func True(tb testing.TB, within time.Duration, what string, cond func() bool) {
 
 // Notified waits for notifications on ch until, after one of them, cond
 // holds. The notification is part of what it proves: cond is not looked
-// at before the first.
-func Notified(tb testing.TB, within time.Duration, ch <-chan struct{}, what string, cond func() bool) {
+// at before the first. What a notification carries is not looked at.
+func Notified[T any](tb testing.TB, within time.Duration, ch <-chan T, what string, cond func() bool) {
 	tb.Helper()
 	deadline := time.After(within)
 	for {
@@ -45,7 +45,7 @@ func Notified(tb testing.TB, within time.Duration, ch <-chan struct{}, what stri
 
 // TrueOnNotify looks at cond now and after each notification on ch, until
 // it holds.
-func TrueOnNotify(tb testing.TB, within time.Duration, ch <-chan struct{}, what string, cond func() bool) {
+func TrueOnNotify[T any](tb testing.TB, within time.Duration, ch <-chan T, what string, cond func() bool) {
 	tb.Helper()
 	deadline := time.After(within)
 	for !cond() {

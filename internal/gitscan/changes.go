@@ -207,15 +207,21 @@ func (r *Runner) status(ctx context.Context, wt string, paths []string) ([]entry
 	if err != nil {
 		return nil, false, err
 	}
+	return statusEntries(out.Stdout, out.Cut), out.Cut, nil
+}
+
+// statusEntries reads git status --porcelain=v1 -z output: "XY path"
+// entries, two status letters and a space, each ended by a NUL. With
+// --no-renames no entry carries a second (original) path. cut: the
+// output was cut, its last entry maybe a part of one (dropped).
+func statusEntries(out []byte, cut bool) []entry {
 	var entries []entry
-	for _, e := range splitNUL(out.Stdout, out.Cut) {
-		// "XY path": two status letters and a space. With --no-renames no
-		// entry carries a second (original) path.
+	for _, e := range splitNUL(out, cut) {
 		if len(e) > 3 {
 			entries = append(entries, entry{e[3:], statusState(e[0], e[1])})
 		}
 	}
-	return entries, out.Cut, nil
+	return entries
 }
 
 // join sets c's files and states from entries, one a path, its states

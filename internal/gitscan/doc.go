@@ -14,6 +14,10 @@
 // commits predicted by git merge-tree and cached by their ids (merge.go),
 // and the background Scanner that keeps those answers fresh off the hot
 // path: debounced per worktree, on a slow timer too, counted (scanner.go).
+// The Scanner is two rooms: its schedule decides when each side (a
+// worktree, side.go) is scanned (schedule.go; meet.go, how soon a
+// reported change needs git), its reader runs git for one and builds the
+// answers (scan.go).
 //
 // What it never does: write into a worktree, its index, its refs or its
 // stash. Every command runs with GIT_OPTIONAL_LOCKS=0 (git status does not

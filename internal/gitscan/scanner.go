@@ -5,18 +5,14 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"path"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/jonboulle/clockwork"
 
 	"github.com/hall-dev/hall/internal/dirstore"
-	"github.com/hall-dev/hall/internal/presence"
 )
 
 // Scanner defaults: see ScannerConfig.
@@ -134,6 +130,7 @@ type Stats struct {
 }
 
 // Scanner keeps git's answer for each tracked worktree fresh, off the
+// Scanner keeps git's answer for each tracked worktree fresh, off the
 // hot path: a beat or hook answer only calls Mutated, which never waits
 // on git. A worktree is rescanned when a presence in it reports a
 // mutation, at most once per Interval (a mutation inside the interval
@@ -144,69 +141,66 @@ type Stats struct {
 // by the two snapshots. Git processes are capped by the runner, scans by
 // MaxScans (the rest queue, urgent first); one scan runs per worktree at
 // a time.
+//
+// It is two rooms joined under one lock: the schedule (schedule.go, and
+// meet.go for how soon a mutation needs git) decides when each side is
+// scanned; the reader (scan.go) runs git for a side and builds its
+// answers. A side is what the scanner compares: a worktree on this
+// machine today (side.go).
 type Scanner struct {
 	cfg     ScannerConfig
-	cache   *MergeCache
-	scratch *Scratch
+	read    *reader
 	ownDir  string         // the scratch's directory when the scanner made it; "" otherwise
 	ownLock *dirstore.Lock // held on ownDir while the scanner lives (SweepTemp)
 
-	mu      sync.Mutex
-	ctx     context.Context // set by Run; nil before and after
-	wg      sync.WaitGroup
-	trees   map[string]*tracked
-	preds   map[[2]string]Prediction
-	waiting []string // asked before Run started
-	queue   []queued // scans asked, waiting for one of MaxScans: urgent first
-	active  int      // scans running
-
-	scans, scanFail, skipped, timeouts atomic.Int64
-	scoped                             atomic.Int64 // scans over touched files only
-	snaps, snapFail                    atomic.Int64
-	merges, mergeFail, mergeHits       atomic.Int64
-	scanNanos, mergeNanos              atomic.Int64
+	mu    sync.Mutex
+	wg    sync.WaitGroup
+	sched schedule
+	trees map[string]*tracked
+	preds map[[2]string]Prediction
 }
 
-// queued is a scan waiting in the queue.
-type queued struct {
-	wt     string
-	t      *tracked
-	urgent bool
-}
-
-// tracked is the scanner's state for one worktree.
+// tracked is the scanner's state for one side, by its key (a worktree's
+// cleaned path): when it is scanned (state), what was reported since its
+// last scan started (what the next scan reads), and its latest answer.
 type tracked struct {
-	queued  bool // a scan waits in the queue
-	running bool // a scan is under way
-	pending bool // a scan was asked while one ran
-	urgent  bool // … and it meets a peer's change (Mutated): no interval
-	now     bool // … and a shell ran (ShellRan): no interval, in the queue's order
-	// deferred: a mutation since the last scan started was left to the
-	// slow rescan (Mutated: it changed only files git lists already).
-	deferred bool
-	waiting  bool            // a scan was asked while the scanner was not running
-	timer    clockwork.Timer // a scan scheduled at the interval's end
-	timerN   uint64          // counts timers, so a stopped one that fires anyway is known
-	last     time.Time       // when the last scan started
-	// lastWhole is when the last scan of the whole worktree started: the
-	// slow rescan's clock. A scan scoped to touched files sees nothing
-	// else, so it does not reset it (an agent editing every few seconds
-	// would otherwise keep a person's edits beside it unseen).
-	lastWhole time.Time
-	// touched are the files (repository-relative) the worktree's
-	// presences reported changing since its last scan started, at most
+	side  side
+	state scanState
+
+	// touched are the files (repository-relative) the side's presences
+	// reported changing since its last scan started, at most
 	// maxTouchedKept: what git will list at the next scan.
 	touched map[string]struct{}
 	// full: a change not named by a file was asked about since the last
 	// scan started (a shell's run, the slow rescan, touched files past
-	// the bounds): the next scan reads the whole worktree, not only the
+	// the bounds): the next scan reads the whole side, not only the
 	// touched files (Runner.ChangesOf).
-	full    bool
+	full bool
+	// deferred: a mutation since the last scan started was left to the
+	// slow rescan (Mutated: it changed only files git lists already).
+	deferred bool
+
 	res     Result
 	seq     uint64 // counts results
 	snap    Snapshot
 	snapSeq uint64 // the result seq the snapshot was taken at; 0: none
 	snapGen int    // the scratch generation its objects are in
+}
+
+// answered reports whether git has answered for the side: a first scan
+// ended, without failing.
+func (t *tracked) answered() bool { return t.seq > 0 && t.res.Err == nil }
+
+// scope takes what was reported since the last scan started: the touched
+// files when they are all the next scan needs to read (the last answer
+// standing, nothing else asked about), nil for the whole side.
+func (t *tracked) scope() []string {
+	var scope []string
+	if !t.full && t.answered() {
+		scope = slices.Sorted(maps.Keys(t.touched))
+	}
+	t.touched, t.deferred, t.full = nil, false, false
+	return scope
 }
 
 // NewScanner returns a scanner; Run starts it.
@@ -228,8 +222,10 @@ func NewScanner(cfg ScannerConfig) *Scanner {
 	if cache == nil {
 		cache = NewMergeCache(0)
 	}
-	s := &Scanner{cfg: cfg, cache: cache, scratch: cfg.Scratch, trees: map[string]*tracked{}, preds: map[[2]string]Prediction{}}
-	if s.scratch == nil {
+	scratch := cfg.Scratch
+	ownDir := ""
+	var ownLock *dirstore.Lock
+	if scratch == nil {
 		// Made now, removed when Run returns. A temporary directory that
 		// cannot be made leaves one that fails each snapshot: the scanner
 		// then predicts no merge, and never writes into a repository.
@@ -238,32 +234,36 @@ func NewScanner(cfg ScannerConfig) *Scanner {
 		SweepTemp(os.TempDir(), time.Now())
 		dir, err := os.MkdirTemp("", scratchPrefix+"*")
 		if err == nil {
-			s.ownLock, _, err = dirstore.TryLock(dir, fmt.Sprintf("pid %d", os.Getpid()))
+			ownLock, _, err = dirstore.TryLock(dir, fmt.Sprintf("pid %d", os.Getpid()))
 		}
 		if err == nil {
-			s.scratch, err = NewScratch(dir, 0)
+			scratch, err = NewScratch(dir, 0)
 		}
 		if err != nil {
-			s.scratch = &Scratch{root: filepath.Join(os.DevNull, "hall-scratch")}
+			scratch = &Scratch{root: filepath.Join(os.DevNull, "hall-scratch")}
 		}
-		s.ownDir = dir
+		ownDir = dir
 	}
+	s := &Scanner{
+		cfg:     cfg,
+		ownDir:  ownDir,
+		ownLock: ownLock,
+		read:    &reader{runner: cfg.Runner, unavailable: cfg.Unavailable, opts: cfg.Changes, omit: cfg.Omit, cache: cache, scratch: scratch, kept: cfg.Kept},
+		trees:   map[string]*tracked{},
+		preds:   map[[2]string]Prediction{},
+	}
+	s.sched = newSchedule(cfg.Clock, cfg.Interval, cfg.MaxScans, s.fire)
 	return s
 }
 
 // Run scans until ctx ends, then waits for the scans under way (each
-// bounded by its timeout) and returns.
+// bounded by its timeout) and returns. The scans run on ctx.
 func (s *Scanner) Run(ctx context.Context) error {
 	s.mu.Lock()
-	s.ctx = ctx
-	waiting := s.waiting
-	s.waiting = nil
-	for _, wt := range waiting {
-		if t := s.trees[wt]; t != nil {
-			t.waiting = false
-			s.scheduleLocked(wt, false)
-		}
+	for _, key := range s.sched.begin(s.trees) {
+		s.sched.ask(key, s.trees[key], atInterval)
 	}
+	s.startLocked(ctx)
 	s.mu.Unlock()
 	every, perTick := slowPace(s.cfg.Slow, s.cfg.SlowRate)
 	tick := s.cfg.Clock.NewTicker(every)
@@ -272,15 +272,7 @@ func (s *Scanner) Run(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			s.mu.Lock()
-			s.ctx = nil
-			for _, t := range s.trees {
-				if t.timer != nil {
-					t.timer.Stop()
-					t.timer = nil
-				}
-				t.queued = false
-			}
-			s.queue = nil
+			s.sched.stop(s.trees)
 			s.mu.Unlock()
 			s.wg.Wait()
 			if s.ownDir != "" {
@@ -290,51 +282,48 @@ func (s *Scanner) Run(ctx context.Context) error {
 			return nil
 		case now := <-tick.Chan():
 			s.mu.Lock()
-			for _, wt := range slowDue(s.trees, now, s.cfg.Slow, perTick) {
-				s.trees[wt].full = true
-				s.scheduleLocked(wt, false)
+			for _, key := range slowDue(s.trees, now, s.cfg.Slow, perTick) {
+				t := s.trees[key]
+				t.full = true
+				s.sched.ask(key, t, atInterval)
 			}
+			s.startLocked(ctx)
+			s.mu.Unlock()
+		case <-s.sched.wake:
+			s.mu.Lock()
+			s.startLocked(ctx)
 			s.mu.Unlock()
 		}
 	}
 }
 
-// slowSlices is how many ticks the slow rescan is spread over. Rescanning
-// every worktree at once queued 50 scans ahead of a new overlap's
-// (urgent ones jump the queue, not the scans already running) and took
-// the cores from the hook answers in one burst every period.
-const slowSlices = 10
-
-// slowPace is the slow rescan's tick (a slowSlices-th of its period) and
-// the most rescans a tick may start at the rate (at least one).
-func slowPace(slow time.Duration, rate float64) (every time.Duration, perTick int) {
-	every = max(slow/slowSlices, time.Millisecond)
-	return every, max(1, int(rate*every.Seconds()))
+// startLocked starts the queued scans the schedule allows now, on ctx
+// (Run's), each over what was reported since its side's last scan.
+func (s *Scanner) startLocked(ctx context.Context) {
+	if ctx.Err() != nil {
+		return // Run is ending: stop closes the schedule
+	}
+	for {
+		key, t, ok := s.sched.next(s.trees)
+		if !ok {
+			return
+		}
+		prev := t.res.Changes
+		scope := t.scope()
+		s.sched.began(t, scope == nil)
+		s.wg.Add(1)
+		go s.scan(ctx, key, t, prev, scope)
+	}
 }
 
-// slowDue picks the worktrees the slow rescan takes at one of its ticks:
-// those whose last whole scan started at least slow ago (or not yet),
-// the longest waiting first, at most a slowSlices-th of the tracked
-// (rounded up) and at most limit. Due ones left over are first at the
-// next tick, so each is rescanned within about slow and a tick of its
-// last whole scan while the limit allows (and in turn, the longest
-// waiting first, past it), and once spread the rescans stay spread: a
-// worktree's turn follows its own last whole scan.
-func slowDue(trees map[string]*tracked, now time.Time, slow time.Duration, limit int) []string {
-	share := min((len(trees)+slowSlices-1)/slowSlices, limit)
-	var due []string
-	for wt, t := range trees {
-		if now.Sub(t.lastWhole) >= slow {
-			due = append(due, wt)
-		}
+// fire runs the scan timer n scheduled at the end of an interval.
+func (s *Scanner) fire(key string, t *tracked, n uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.trees[key] != t {
+		return // forgotten meanwhile
 	}
-	slices.SortFunc(due, func(a, b string) int {
-		if c := trees[a].lastWhole.Compare(trees[b].lastWhole); c != 0 {
-			return c
-		}
-		return strings.Compare(a, b)
-	})
-	return due[:min(len(due), share)]
+	s.sched.expired(key, t, n)
 }
 
 // Mutated says a presence in the worktree reported a mutation, and the
@@ -376,14 +365,14 @@ func (s *Scanner) Mutated(worktree string, touched ...string) {
 	}
 	switch {
 	case meets:
-		s.scheduleLocked(wt, true)
+		s.askLocked(wt, ahead)
 		for _, p := range stale {
-			s.scheduleLocked(p, true)
+			s.askLocked(p, ahead)
 		}
 	case s.listedLocked(wt, touched):
 		s.trees[wt].deferred = true
 	default:
-		s.scheduleLocked(wt, false)
+		s.askLocked(wt, atInterval)
 	}
 }
 
@@ -408,140 +397,8 @@ func (s *Scanner) ShellRan(worktree string) {
 	if !s.trackLocked(wt) {
 		return
 	}
-	t := s.trees[wt]
-	t.full = true
-	s.scanNowLocked(wt, t)
-}
-
-// scanNowLocked starts a scan of wt without waiting for its interval:
-// queued now, in the queue's order, or after the scan under way.
-func (s *Scanner) scanNowLocked(wt string, t *tracked) {
-	switch {
-	case s.ctx == nil:
-		s.scheduleLocked(wt, false) // it waits for Run, which scans at once
-	case t.running:
-		t.pending, t.now = true, true
-	case t.queued:
-		// The scan waiting will see the command's work.
-	default:
-		if t.timer != nil {
-			t.timer.Stop()
-			t.timer = nil
-		}
-		s.enqueueLocked(wt, t, false)
-	}
-}
-
-// listedLocked reports whether wt's last scan listed every touched file
-// (none given: false), none of them changed in a worktree wt's merge is
-// predicted with: the mutation can change neither git's list nor a
-// prediction's verdict (two sides conflict only on a path both changed,
-// or a file against a directory of it), so no scan is needed for it.
-func (s *Scanner) listedLocked(wt string, touched []string) bool {
-	t := s.trees[wt]
-	c := t.res.Changes
-	if t.seq == 0 || t.res.Err != nil || c.Cut || len(touched) == 0 || len(touched) > maxTouchedChecked {
-		return false
-	}
-	rels := make([]string, 0, len(touched))
-	for _, abs := range touched {
-		rel := relIn(c.Root, wt, abs)
-		if _, listed := slices.BinarySearch(c.Files, rel); rel == "" || !listed {
-			return false
-		}
-		rels = append(rels, rel)
-	}
-	for k := range s.preds {
-		if k[0] != wt && k[1] != wt {
-			continue
-		}
-		other := s.trees[k[0]]
-		if k[0] == wt {
-			other = s.trees[k[1]]
-		}
-		if other == nil || other.res.Changes.Cut {
-			return false
-		}
-		for _, rel := range rels {
-			if _, reported := other.touched[rel]; reported || meetsSorted(rel, other.res.Changes.Files) {
-				return false // the pair's merge may change: renew it
-			}
-		}
-	}
-	return true
-}
-
-// relIn is abs relative to the root git gave for the worktree wt, else
-// to wt itself (no root known, or abs under wt's own path only);
-// "/"-separated, "" outside both (presence.RelPath).
-func relIn(root, wt, abs string) string {
-	if rel := presence.RelPath(root, abs); rel != "" {
-		return rel
-	}
-	return presence.RelPath(wt, abs)
-}
-
-// meetsSorted reports whether a repository-relative path meets a sorted
-// list of them: the path itself, a directory of it listed as a file, or
-// files under it (FilesOverlap's rule, a path at a time). A few binary
-// searches, however long the list.
-func meetsSorted(rel string, files []string) bool {
-	for q := rel; q != "." && q != "/" && q != ""; q = path.Dir(q) {
-		if _, ok := slices.BinarySearch(files, q); ok {
-			return true
-		}
-	}
-	i, _ := slices.BinarySearch(files, rel+"/")
-	return i < len(files) && strings.HasPrefix(files[i], rel+"/")
-}
-
-// Bounds on the work Mutated does under the lock, whatever it is given.
-const (
-	maxTouchedChecked = 16  // touched files one call looks at
-	maxTouchedKept    = 256 // touched files a worktree remembers between scans
-)
-
-// meetLocked notes wt's touched files and reports whether one meets
-// another worktree's change (see Mutated): a file wt's last scan did not
-// list that another worktree of the repository changed, as git last
-// listed or as its presences reported since. stale are those other
-// worktrees whose git answer does not list it yet, or whose mutations
-// since were left to the slow rescan, to scan now too.
-// Nothing before wt's first scan, which is due at once anyway.
-func (s *Scanner) meetLocked(wt string, touched []string) (meets bool, stale []string) {
-	t := s.trees[wt]
-	if t.seq == 0 || t.res.Err != nil || len(touched) == 0 {
-		return false, nil
-	}
-	mine := t.res.Changes
-	for _, abs := range touched[:min(len(touched), maxTouchedChecked)] {
-		rel := relIn(mine.Root, wt, abs)
-		if rel == "" {
-			continue
-		}
-		if t.touched == nil {
-			t.touched = map[string]struct{}{}
-		}
-		if len(t.touched) < maxTouchedKept {
-			t.touched[rel] = struct{}{}
-		}
-		if _, listed := slices.BinarySearch(mine.Files, rel); listed {
-			continue // not new here: the interval's scan will do
-		}
-		for other, o := range s.trees {
-			oc := o.res.Changes
-			if other == wt || o.seq == 0 || o.res.Err != nil || oc.CommonDir != mine.CommonDir || oc.Root == mine.Root {
-				continue
-			}
-			_, listed := slices.BinarySearch(oc.Files, rel)
-			_, reported := o.touched[rel]
-			meets = meets || listed || reported
-			if ((reported && !listed) || (listed && o.deferred)) && !slices.Contains(stale, other) {
-				stale = append(stale, other)
-			}
-		}
-	}
-	return meets, stale
+	s.trees[wt].full = true
+	s.askLocked(wt, atOnce)
 }
 
 // Track sets the worktrees to keep scanning, those of the live presences:
@@ -558,19 +415,14 @@ func (s *Scanner) Track(worktrees []string) {
 	defer s.mu.Unlock()
 	for wt, t := range s.trees {
 		if !keep[wt] {
-			if t.timer != nil {
-				t.timer.Stop()
-			}
-			if t.queued {
-				s.queue = slices.DeleteFunc(s.queue, func(q queued) bool { return q.t == t })
-			}
+			s.sched.forget(t)
 			delete(s.trees, wt)
 			s.dropPredsLocked(wt, nil)
 		}
 	}
 	for wt := range keep {
 		if _, ok := s.trees[wt]; !ok && s.trackLocked(wt) {
-			s.scheduleLocked(wt, false)
+			s.askLocked(wt, atInterval)
 		}
 	}
 }
@@ -581,115 +433,18 @@ func (s *Scanner) trackLocked(wt string) bool {
 		return true
 	}
 	if len(s.trees) >= s.cfg.MaxTracked {
-		s.skipped.Add(1)
+		s.read.n.skipped.Add(1)
 		return false
 	}
-	s.trees[wt] = &tracked{}
+	s.trees[wt] = &tracked{side: worktreeSide(wt)}
 	return true
 }
 
-// scheduleLocked starts a scan of wt now, or at the end of its interval
-// (now when urgent), or after the scan under way: never two at once,
-// never one dropped.
-func (s *Scanner) scheduleLocked(wt string, urgent bool) {
-	t := s.trees[wt]
-	if t == nil {
-		return
+// askLocked asks for a scan of the tracked side key at w (schedule.ask).
+func (s *Scanner) askLocked(key string, w when) {
+	if t := s.trees[key]; t != nil {
+		s.sched.ask(key, t, w)
 	}
-	if s.ctx == nil {
-		if !t.waiting {
-			t.waiting = true
-			s.waiting = append(s.waiting, wt)
-		}
-		return
-	}
-	if t.running {
-		t.pending = true
-		t.urgent = t.urgent || urgent
-		return
-	}
-	if t.queued {
-		if urgent {
-			s.enqueueLocked(wt, t, true) // moves it ahead
-		}
-		return // the scan waiting will see this mutation
-	}
-	if t.timer != nil {
-		if !urgent {
-			return // one scan is already due at the interval's end
-		}
-		t.timer.Stop()
-		t.timer = nil
-	}
-	if wait := s.cfg.Clock.Until(t.last.Add(s.cfg.Interval)); wait > 0 && !t.last.IsZero() && !urgent {
-		t.timerN++
-		n := t.timerN
-		t.timer = s.cfg.Clock.AfterFunc(wait, func() { s.fire(wt, t, n) })
-		return
-	}
-	s.enqueueLocked(wt, t, urgent)
-}
-
-// enqueueLocked queues a scan of wt, an urgent one after the urgent ones
-// queued before it and ahead of the rest, and starts what the bound
-// allows. Each worktree waits at most once: the queue is bounded by the
-// tracked worktrees.
-func (s *Scanner) enqueueLocked(wt string, t *tracked, urgent bool) {
-	if t.queued {
-		i := slices.IndexFunc(s.queue, func(q queued) bool { return q.t == t })
-		if i < 0 || s.queue[i].urgent {
-			return
-		}
-		s.queue = slices.Delete(s.queue, i, i+1)
-	}
-	t.queued = true
-	at := len(s.queue)
-	if urgent {
-		at = slices.IndexFunc(s.queue, func(q queued) bool { return !q.urgent })
-		if at < 0 {
-			at = len(s.queue)
-		}
-	}
-	s.queue = slices.Insert(s.queue, at, queued{wt: wt, t: t, urgent: urgent})
-	s.startLocked()
-}
-
-// startLocked starts queued scans while fewer than MaxScans run.
-func (s *Scanner) startLocked() {
-	for s.ctx != nil && s.active < s.cfg.MaxScans && len(s.queue) > 0 {
-		q := s.queue[0]
-		s.queue = s.queue[1:]
-		q.t.queued = false
-		if s.trees[q.wt] != q.t {
-			continue // forgotten meanwhile
-		}
-		t := q.t
-		t.running, t.last = true, s.cfg.Clock.Now()
-		// This scan lists what they changed: only those files, where
-		// nothing else was asked about and the last answer stands.
-		var scope []string
-		if !t.full && t.seq > 0 && t.res.Err == nil {
-			scope = slices.Sorted(maps.Keys(t.touched))
-		}
-		if scope == nil {
-			t.lastWhole = t.last
-		}
-		t.touched, t.deferred, t.full = nil, false, false
-		s.active++
-		s.wg.Add(1)
-		go s.scan(s.ctx, q.wt, t, t.res.Changes, scope)
-	}
-}
-
-// fire runs the scan timer n scheduled at the end of an interval.
-func (s *Scanner) fire(wt string, t *tracked, n uint64) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.trees[wt] != t || t.timer == nil || t.timerN != n {
-		return // forgotten meanwhile, or stopped for a scan run sooner
-	}
-	t.timer = nil
-	s.scheduleLocked(wt, false)
 }
 
 // Result returns the latest answer for a tracked worktree, false before
@@ -719,274 +474,12 @@ func (s *Scanner) Stats() Stats {
 	s.mu.Lock()
 	n := len(s.trees)
 	s.mu.Unlock()
+	c := &s.read.n
 	return Stats{
-		Tracked: n, Scans: s.scans.Load(), ScopedScans: s.scoped.Load(), ScanFailures: s.scanFail.Load(), ScansSkipped: s.skipped.Load(),
-		ScanTime: time.Duration(s.scanNanos.Load()), Timeouts: s.timeouts.Load(),
-		Snapshots: s.snaps.Load(), SnapshotFailures: s.snapFail.Load(),
-		MergeChecks: s.merges.Load(), MergeFailures: s.mergeFail.Load(), MergeCacheHits: s.mergeHits.Load(),
-		MergeTime: time.Duration(s.mergeNanos.Load()), Processes: s.cfg.Runner.Processes(),
+		Tracked: n, Scans: c.scans.Load(), ScopedScans: c.scoped.Load(), ScanFailures: c.scanFail.Load(), ScansSkipped: c.skipped.Load(),
+		ScanTime: time.Duration(c.scanNanos.Load()), Timeouts: c.timeouts.Load(),
+		Snapshots: c.snaps.Load(), SnapshotFailures: c.snapFail.Load(),
+		MergeChecks: c.merges.Load(), MergeFailures: c.mergeFail.Load(), MergeCacheHits: c.mergeHits.Load(),
+		MergeTime: time.Duration(c.mergeNanos.Load()), Processes: s.cfg.Runner.Processes(),
 	}
-}
-
-// scan asks git for wt's changes, then predicts the merges of the pairs
-// they overlap, and schedules the scan asked for meanwhile, if any.
-func (s *Scanner) scan(ctx context.Context, wt string, t *tracked, prev Changes, scope []string) {
-	defer s.wg.Done()
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.ScanTimeout)
-	defer cancel()
-	res := s.changes(ctx, wt, prev, scope)
-	notify := map[string]bool{}
-
-	s.mu.Lock()
-	current := s.trees[wt] == t // not forgotten meanwhile
-	var peers []string
-	if current {
-		if !sameResult(t.res, res) {
-			notify[wt] = true
-		}
-		t.res = res
-		t.seq++
-		peers = s.peersLocked(wt, res)
-		s.dropPredsLocked(wt, peers)
-	}
-	s.mu.Unlock()
-
-	if current && res.Err == nil {
-		for _, peer := range peers {
-			if s.predict(ctx, wt, peer) {
-				notify[wt], notify[peer] = true, true
-			}
-		}
-	}
-
-	s.mu.Lock()
-	t.running = false
-	s.active--
-	s.startLocked()
-	if t.pending && s.trees[wt] == t {
-		urgent, now := t.urgent, t.now
-		t.pending, t.urgent, t.now = false, false, false
-		if now && !urgent {
-			s.scanNowLocked(wt, t)
-		} else {
-			s.scheduleLocked(wt, urgent)
-		}
-	}
-	s.mu.Unlock()
-	if s.cfg.Notify != nil {
-		for w := range notify {
-			s.cfg.Notify(w)
-		}
-	}
-}
-
-// changes runs Changes on wt, or ChangesOf over prev when a scope of
-// touched files is given, and counts it.
-func (s *Scanner) changes(ctx context.Context, wt string, prev Changes, scope []string) Result {
-	res := Result{Changes: Changes{Worktree: wt}, ScannedAt: time.Now()}
-	if s.cfg.Runner == nil {
-		res.Err = s.cfg.Unavailable
-		if res.Err == nil {
-			res.Err = &Error{Code: GitMissing, Op: "no git runner"}
-		}
-		s.skipped.Add(1)
-		return res
-	}
-	start := time.Now()
-	var ch Changes
-	var err error
-	if len(scope) > 0 {
-		s.scoped.Add(1)
-		ch, err = s.cfg.Runner.ChangesOf(ctx, prev, scope, s.cfg.Changes)
-	} else {
-		ch, err = s.cfg.Runner.Changes(ctx, wt, s.cfg.Changes)
-	}
-	s.scanNanos.Add(int64(time.Since(start)))
-	switch CodeOf(err) {
-	case "":
-		s.scans.Add(1)
-		res.Changes = Omitted(ch, s.cfg.Omit)
-	case NotOnMachine, NotOwned:
-		s.skipped.Add(1)
-		res.Err = err
-	case Timeout:
-		s.scans.Add(1)
-		s.scanFail.Add(1)
-		s.timeouts.Add(1)
-		res.Err = err
-	default:
-		s.scans.Add(1)
-		s.scanFail.Add(1)
-		res.Err = err
-	}
-	return res
-}
-
-// peersLocked returns the tracked worktrees of wt's repository, other
-// than wt, whose latest changes overlap res's by path.
-func (s *Scanner) peersLocked(wt string, res Result) []string {
-	if res.Err != nil || res.Changes.Total == 0 {
-		return nil
-	}
-	var peers []string
-	for other, t := range s.trees {
-		o := t.res.Changes
-		if other == wt || t.seq == 0 || t.res.Err != nil || o.CommonDir != res.Changes.CommonDir || o.Root == res.Changes.Root {
-			continue
-		}
-		if FilesOverlap(res.Changes.Files, o.Files) {
-			peers = append(peers, other)
-		}
-	}
-	return peers
-}
-
-// dropPredsLocked forgets wt's predictions with worktrees not in keep.
-func (s *Scanner) dropPredsLocked(wt string, keep []string) {
-	for k := range s.preds {
-		if k[0] != wt && k[1] != wt {
-			continue
-		}
-		other := k[0]
-		if other == wt {
-			other = k[1]
-		}
-		found := false
-		for _, p := range keep {
-			found = found || p == other
-		}
-		if !found {
-			delete(s.preds, k)
-		}
-	}
-}
-
-// predict snapshots both sides (each at most once per result) and
-// predicts their merge, from the cache when the two snapshots were merged
-// before. It reports whether the pair's prediction changed. When git
-// cannot predict, the pair's last prediction is dropped rather than kept
-// as if it still held.
-func (s *Scanner) predict(ctx context.Context, a, b string) bool {
-	k := mergeKey(a, b)
-	m, sa, sb, ok := s.merge(ctx, a, b)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	old, had := s.preds[k]
-	if !ok || s.trees[a] == nil || s.trees[b] == nil { // failed, or forgotten meanwhile
-		delete(s.preds, k)
-		return had
-	}
-	p := Prediction{Merge: m, A: k[0], B: k[1], CommitA: sa.Commit, CommitB: sb.Commit, PredictedAt: time.Now()}
-	if k[0] != a {
-		p.CommitA, p.CommitB = sb.Commit, sa.Commit
-	}
-	s.preds[k] = p
-	return !had || old.CommitA != p.CommitA || old.CommitB != p.CommitB
-}
-
-// merge snapshots a and b and merges the two snapshots, counting each
-// step; false when a step failed.
-func (s *Scanner) merge(ctx context.Context, a, b string) (Merge, Snapshot, Snapshot, bool) {
-	sa, okA := s.snapshot(ctx, a)
-	sb, okB := s.snapshot(ctx, b)
-	if !okA || !okB {
-		return Merge{}, sa, sb, false
-	}
-	if m, ok := s.cache.Get(sa.Commit, sb.Commit); ok {
-		s.mergeHits.Add(1)
-		return m, sa, sb, true
-	}
-	start := time.Now()
-	m, err := s.cfg.Runner.PredictMerge(ctx, s.scratch, sa, sb)
-	s.mergeNanos.Add(int64(time.Since(start)))
-	s.merges.Add(1)
-	if err != nil {
-		s.mergeFail.Add(1)
-		if CodeOf(err) == Timeout {
-			s.timeouts.Add(1)
-		}
-		return Merge{}, sa, sb, false
-	}
-	s.cache.Put(sa.Commit, sb.Commit, m)
-	return m, sa, sb, true
-}
-
-// snapshot returns wt's snapshot for its latest result, taking it from
-// that result's list of changed files when there is none yet.
-func (s *Scanner) snapshot(ctx context.Context, wt string) (Snapshot, bool) {
-	s.mu.Lock()
-	t := s.trees[wt]
-	if t == nil {
-		s.mu.Unlock()
-		return Snapshot{}, false
-	}
-	if t.snapSeq == t.seq && s.scratch.live(t.snapGen) {
-		snap := t.snap
-		s.mu.Unlock()
-		return snap, true
-	}
-	seq, res := t.seq, t.res
-	s.mu.Unlock()
-	var snap Snapshot
-	var err error
-	gen := 0
-	// Into the Hall's scratch, never the repository's objects.
-	env := func(gitDir string) ([]string, error) {
-		e, g, err := s.scratch.env(gitDir)
-		gen = g
-		return e, err
-	}
-	defer s.scratch.took()
-	if res.Err == nil && res.Changes.Worktree == wt {
-		// From the scan's list: the files it names, not a walk of the tree.
-		snap, err = s.cfg.Runner.snapshotListed(ctx, res.Changes, env)
-	} else {
-		snap, err = s.cfg.Runner.snapshot(ctx, filepath.Clean(wt), nil, env)
-	}
-	s.snaps.Add(1)
-	if err != nil {
-		s.snapFail.Add(1)
-		if CodeOf(err) == Timeout {
-			s.timeouts.Add(1)
-		}
-		return Snapshot{}, false
-	}
-	s.mu.Lock()
-	if s.trees[wt] == t && t.seq == seq {
-		t.snap, t.snapSeq, t.snapGen = snap, seq, gen
-	}
-	s.mu.Unlock()
-	if s.cfg.Kept != nil {
-		if env, err := s.scratch.Env(snap.GitDir); err == nil {
-			s.cfg.Kept(ctx, snap, env)
-		}
-	}
-	return snap, true
-}
-
-// sameResult reports whether two results say the same to the roster: the
-// same files and the same failure, whenever they were read. A file's
-// state (staged since, say) is left out: only the hook answers read it,
-// from Result at the time, so it is no reason to nudge the roster.
-func sameResult(a, b Result) bool {
-	if CodeOf(a.Err) != CodeOf(b.Err) {
-		return false
-	}
-	x, y := a.Changes, b.Changes
-	if x.Head != y.Head || x.Branch != y.Branch || x.MergeBase != y.MergeBase || x.Total != y.Total || len(x.Files) != len(y.Files) {
-		return false
-	}
-	return slices.Equal(x.Files, y.Files)
-}
-
-// FilesOverlap reports whether two sorted lists of repository-relative
-// paths share a path, or one holds a file where the other holds a
-// directory of it ("a" against "a/b": a file replaced by a directory).
-func FilesOverlap(a, b []string) bool {
-	for _, p := range a {
-		if meetsSorted(p, b) {
-			return true
-		}
-	}
-	return false
 }

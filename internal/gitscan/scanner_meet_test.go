@@ -1,7 +1,6 @@
 package gitscan
 
 import (
-	"context"
 	"slices"
 	"testing"
 )
@@ -130,8 +129,8 @@ func TestMutatedDefers(t *testing.T) {
 				s.preds[mergeKey("/w/a", "/w/b")] = Prediction{}
 			}
 			s.Mutated("/w/a", tt.touched...)
-			if a.deferred != tt.deferred || a.waiting == tt.deferred {
-				t.Errorf("deferred %v, scan asked %v; want deferred %v", a.deferred, a.waiting, tt.deferred)
+			if asked := a.state.phase == waitsRun; a.deferred != tt.deferred || asked == tt.deferred {
+				t.Errorf("deferred %v, scan asked %v; want deferred %v", a.deferred, asked, tt.deferred)
 			}
 		})
 	}
@@ -177,12 +176,12 @@ func TestMutatedScansADeferredPeerAtOnce(t *testing.T) {
 	b := &tracked{seq: 1, res: Result{Changes: Changes{Root: "/w/b", CommonDir: repo}}}
 	s.trees = map[string]*tracked{"/w/a": a, "/w/b": b}
 	s.Mutated("/w/a", "/w/a/f.go")
-	if !a.deferred || a.waiting {
-		t.Fatalf("a deferred %v, scan asked %v; want deferred", a.deferred, a.waiting)
+	if !a.deferred || a.state.phase == waitsRun {
+		t.Fatalf("a deferred %v, scan asked %v; want deferred", a.deferred, a.state.phase == waitsRun)
 	}
 	s.Mutated("/w/b", "/w/b/f.go")
-	if !a.waiting || !b.waiting {
-		t.Errorf("scans asked: a %v, b %v; want both", a.waiting, b.waiting)
+	if a.state.phase != waitsRun || b.state.phase != waitsRun {
+		t.Errorf("scans asked: a %v, b %v; want both", a.state.phase == waitsRun, b.state.phase == waitsRun)
 	}
 }
 
@@ -191,23 +190,21 @@ func TestMutatedScansADeferredPeerAtOnce(t *testing.T) {
 // rest (after the urgent ones before it); a forgotten worktree leaves it.
 func TestScanQueue(t *testing.T) {
 	s := NewScanner(ScannerConfig{MaxScans: 1})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	s.ctx = ctx
-	s.active = 1 // the one scan allowed is running
+	s.sched.open = true // Run is running
+	s.sched.active = 1  // the one scan allowed is running
 	for _, wt := range []string{"/w/a", "/w/b", "/w/c", "/w/d"} {
 		s.trees[wt] = &tracked{}
 	}
-	s.scheduleLocked("/w/a", false)
-	s.scheduleLocked("/w/b", false)
-	s.scheduleLocked("/w/c", true)
-	s.scheduleLocked("/w/a", false) // queued already: stays
-	s.scheduleLocked("/w/b", true)  // moves ahead, behind c
-	s.scheduleLocked("/w/d", false)
+	s.askLocked("/w/a", atInterval)
+	s.askLocked("/w/b", atInterval)
+	s.askLocked("/w/c", ahead)
+	s.askLocked("/w/a", atInterval) // queued already: stays
+	s.askLocked("/w/b", ahead)      // moves ahead, behind c
+	s.askLocked("/w/d", atInterval)
 	order := func() []string {
 		var out []string
-		for _, q := range s.queue {
-			out = append(out, q.wt)
+		for _, q := range s.sched.queue {
+			out = append(out, q.key)
 		}
 		return out
 	}

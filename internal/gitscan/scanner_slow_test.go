@@ -16,8 +16,10 @@ import (
 func TestSlowDue(t *testing.T) {
 	now := time.Unix(1_000_000, 0)
 	const slow = 30 * time.Second
-	ago := func(d time.Duration) *tracked { return &tracked{last: now.Add(-d), lastWhole: now.Add(-d)} }
-	scopedSince := &tracked{last: now.Add(-time.Second), lastWhole: now.Add(-slow)}
+	ago := func(d time.Duration) *tracked {
+		return &tracked{state: scanState{last: now.Add(-d), lastWhole: now.Add(-d)}}
+	}
+	scopedSince := &tracked{state: scanState{last: now.Add(-time.Second), lastWhole: now.Add(-slow)}}
 	fifty := map[string]*tracked{}
 	for i := range 50 {
 		fifty[fmt.Sprintf("/w/%02d", i)] = ago(slow + time.Duration(i)*time.Second)

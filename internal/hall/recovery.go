@@ -441,20 +441,10 @@ func restoreCommand(l contract.Loss) string {
 	b.WriteString("hall restore " + l.Snapshot)
 	if l.FilesLeftOut == 0 {
 		for _, f := range l.Files {
-			b.WriteString(" " + shellQuote(f))
+			b.WriteString(" " + shellguard.QuoteWord(f))
 		}
 	}
 	return b.String()
-}
-
-// shellQuote quotes a path for a shell command line when it needs it.
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+=:,@", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // book keeps a loss for the page and, when its victim is a live session,

@@ -46,6 +46,7 @@ import (
 	"github.com/hall-dev/hall/internal/cli"
 	"github.com/hall-dev/hall/internal/hook"
 	"github.com/hall-dev/hall/internal/jsonspan"
+	"github.com/hall-dev/hall/internal/shellguard"
 	"mvdan.cc/sh/v3/shell"
 )
 
@@ -741,14 +742,14 @@ func render(o Options, spec hook.Install, http bool) any {
 	if cmd == "" {
 		cmd = "hall"
 	}
-	cmd = shellQuote(cmd)
+	cmd = shellguard.QuoteWord(cmd)
 	if IsLean(o.Command) {
 		cmd += " " + o.Agent
 	} else {
 		cmd += " beat --hook " + o.Agent
 	}
 	if hall != "" && hall != strings.TrimRight(cli.DefaultURL, "/") {
-		cmd += " --hall " + shellQuote(hall)
+		cmd += " --hall " + shellguard.QuoteWord(hall)
 	}
 	if o.OnCollision == "ask" {
 		cmd += " --on-collision ask"
@@ -852,14 +853,4 @@ func compact(b []byte, i int, out *strings.Builder) {
 		enc, _ := json.Marshal(v)
 		out.Write(enc)
 	}
-}
-
-// shellQuote quotes s for a POSIX shell when it needs it.
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:@%+=,", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

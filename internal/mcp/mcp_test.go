@@ -18,6 +18,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/eventually"
 	"github.com/hall-dev/hall/internal/gittest"
 	"github.com/hall-dev/hall/internal/mcp/mcptest"
 	"github.com/hall-dev/hall/internal/presence"
@@ -344,7 +345,7 @@ func TestRootsPlaceTheSession(t *testing.T) {
 		mcptest.Structured(t, mcptest.Call(t, cs, "handshake", nil), &first)
 		c.RemoveRoots("file://" + sub)
 		c.AddRoots(&sdk.Root{URI: "file://" + elsewhere})
-		eventually(t, "the new root to be used", func() bool {
+		eventually.True(t, 10*time.Second, "the new root to be used", func() bool {
 			mcptest.Structured(t, mcptest.Call(t, cs, "handshake", nil), &second)
 			return second.PresenceID != first.PresenceID
 		})
@@ -352,17 +353,6 @@ func TestRootsPlaceTheSession(t *testing.T) {
 			t.Errorf("after the roots changed: presence %s, want %s (a-1 on %s)", second.PresenceID, want, elsewhere)
 		}
 	})
-}
-
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }
 
 // TestFailOpen: a registry that can be neither read nor written breaks no

@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/hall-dev/hall/internal/eventually"
 	"github.com/hall-dev/hall/internal/hall"
 	"github.com/hall-dev/hall/internal/mcp/mcptest"
 	"github.com/hall-dev/hall/internal/presence"
@@ -61,7 +62,7 @@ func liveRoster(t *testing.T, protocol string) {
 	// On the newest protocol a subscription rides a stream of its own and
 	// Subscribe returns before the server took it: wait until it did, or
 	// the collision below would already be in the subscriber's first look.
-	eventually(t, "the subscriptions to be taken", func() bool {
+	eventually.True(t, 10*time.Second, "the subscriptions to be taken", func() bool {
 		srv.live.mu.Lock()
 		defer srv.live.mu.Unlock()
 		return len(srv.live.last) == 2 // what later changes are measured from

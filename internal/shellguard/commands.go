@@ -75,9 +75,9 @@ func (c *classifier) simple(args []arg, env envPrefix, w *where, text cmdText) {
 	case "ln":
 		c.ln(rest, w, text)
 	case "sed":
-		c.sed(rest, w, text)
+		c.inPlace(sedEditor, rest, w, text)
 	case "perl":
-		c.perl(rest, w, text)
+		c.inPlace(perlEditor, rest, w, text)
 	case "truncate":
 		c.onPaths(text, Overwrite, anyLive, w, positional(rest, "sr"), false)
 	case "tee":
@@ -549,20 +549,35 @@ func (c *classifier) ln(rest []arg, w *where, text cmdText) {
 	}
 }
 
-// sed -i rewrites its files; the script is the first word unless -e or -f
-// gave it. GNU sed reads -i's suffix from the same word (-i.bak), so a
-// cluster like -ni is in place too.
-func (c *classifier) sed(rest []arg, w *where, text cmdText) {
-	inPlace, script := false, false
-	var words []arg
-	opts := true
+// inPlaceEditor is how an editor's command line says it rewrites its
+// files (sed -i, perl -pi -e …): -i alone or in a cluster of options, the
+// rest of that word its backup suffix (-i.bak, so -ni is in place too);
+// the script the word after -e (or the rest of its word) or else the
+// first word that is no option; the files the words after it.
+type inPlaceEditor struct {
+	script string // options whose value is the script: the next word when last in a cluster, else the cluster's rest
+	next   string // other options taking the next word when last in a cluster, else the cluster's rest
+	rest   string // options taking only the rest of their word (perl's -Mmodule, -Idir)
+	// gnu: GNU long options (--in-place[=suffix], --expression, --file)
+	// and -- ending the options; without, -- is skipped.
+	gnu bool
+}
+
+var (
+	sedEditor  = inPlaceEditor{script: "ef", next: "l", gnu: true}
+	perlEditor = inPlaceEditor{script: "eE", rest: "MmIFl0CxdD"}
+)
+
+// read returns whether the command line edits in place, and its files.
+func (e inPlaceEditor) read(rest []arg) (inPlace bool, files []arg) {
+	script, opts := false, true
 	for i := 0; i < len(rest); i++ {
 		a := rest[i]
-		if opts && a.ok && a.s == "--" {
-			opts = false
+		switch {
+		case opts && a.ok && a.s == "--":
+			opts = !e.gnu
 			continue
-		}
-		if opts && a.ok && strings.HasPrefix(a.s, "--") {
+		case opts && a.ok && e.gnu && strings.HasPrefix(a.s, "--"):
 			switch {
 			case a.s == "--in-place" || strings.HasPrefix(a.s, "--in-place="):
 				inPlace = true
@@ -573,58 +588,20 @@ func (c *classifier) sed(rest []arg, w *where, text cmdText) {
 				script = true
 			}
 			continue
-		}
-		if opts && a.ok && strings.HasPrefix(a.s, "-") && len(a.s) > 1 {
+		case opts && a.ok && strings.HasPrefix(a.s, "-") && len(a.s) > 1 && !strings.HasPrefix(a.s, "--"):
 			for j := 1; j < len(a.s); j++ {
-				switch a.s[j] {
-				case 'i':
+				o := a.s[j]
+				switch {
+				case o == 'i':
 					inPlace = true
 					j = len(a.s) // the rest is the suffix
-				case 'e', 'f', 'l':
-					if a.s[j] != 'l' {
-						script = true
-					}
+				case strings.IndexByte(e.script, o) >= 0 || strings.IndexByte(e.next, o) >= 0:
+					script = script || strings.IndexByte(e.script, o) >= 0
 					if j == len(a.s)-1 {
 						i++
 					}
 					j = len(a.s)
-				}
-			}
-			continue
-		}
-		if !script {
-			script = true
-			continue
-		}
-		words = append(words, a)
-	}
-	if inPlace {
-		c.onPaths(text, Overwrite, anyLive, w, words, false)
-	}
-}
-
-// perl -i (-pi -e …) rewrites its files.
-func (c *classifier) perl(rest []arg, w *where, text cmdText) {
-	inPlace, script := false, false
-	var words []arg
-	for i := 0; i < len(rest); i++ {
-		a := rest[i]
-		if a.ok && a.s == "--" {
-			continue
-		}
-		if a.ok && strings.HasPrefix(a.s, "-") && len(a.s) > 1 && !strings.HasPrefix(a.s, "--") {
-			for j := 1; j < len(a.s); j++ {
-				switch a.s[j] {
-				case 'i':
-					inPlace = true
-					j = len(a.s)
-				case 'e', 'E':
-					script = true
-					if j == len(a.s)-1 {
-						i++
-					}
-					j = len(a.s)
-				case 'M', 'm', 'I', 'F', 'l', '0', 'C', 'x', 'd', 'D':
+				case strings.IndexByte(e.rest, o) >= 0:
 					j = len(a.s) // the rest of the word is this option's value
 				}
 			}
@@ -634,10 +611,15 @@ func (c *classifier) perl(rest []arg, w *where, text cmdText) {
 			script = true
 			continue
 		}
-		words = append(words, a)
+		files = append(files, a)
 	}
-	if inPlace {
-		c.onPaths(text, Overwrite, anyLive, w, words, false)
+	return inPlace, files
+}
+
+// inPlace warns of an in-place editor's files (sed -i, perl -i).
+func (c *classifier) inPlace(e inPlaceEditor, rest []arg, w *where, text cmdText) {
+	if inPlace, files := e.read(rest); inPlace {
+		c.onPaths(text, Overwrite, anyLive, w, files, false)
 	}
 }
 

@@ -16,31 +16,37 @@ const (
 	Run                          // run something the guard cannot read (its action unknown)
 )
 
-// String is the verb phrase the renderer uses.
+// actionNames is each action's verb phrase (the renderer's, String) and
+// stable code (Code): the one list, so an action added gets both.
+var actionNames = [...]struct{ verb, code string }{
+	Stage:      {"stage", "stage"},
+	Commit:     {"commit", "commit"},
+	Discard:    {"discard", "discard"},
+	Stash:      {"stash away", "stash"},
+	Unstage:    {"unstage", "unstage"},
+	Overwrite:  {"overwrite", "overwrite"},
+	Move:       {"move away", "move"},
+	Delete:     {"delete", "delete"},
+	MoveBranch: {"move the branch under", "move_branch"},
+	Run:        {"touch", "run"},
+}
+
+// String is the verb phrase the renderer uses; "touch" for an action it
+// does not know.
 func (a Action) String() string {
-	switch a {
-	case Stage:
-		return "stage"
-	case Commit:
-		return "commit"
-	case Discard:
-		return "discard"
-	case Stash:
-		return "stash away"
-	case Unstage:
-		return "unstage"
-	case Overwrite:
-		return "overwrite"
-	case Move:
-		return "move away"
-	case Delete:
-		return "delete"
-	case MoveBranch:
-		return "move the branch under"
-	case Run:
-		return "touch"
+	if int(a) < len(actionNames) && a != 0 {
+		return actionNames[a].verb
 	}
 	return "touch"
+}
+
+// Code is the action's stable snake_case name, for tests and for a wire
+// field should one carry it; "unknown" for an action it does not know.
+func (a Action) Code() string {
+	if int(a) < len(actionNames) && a != 0 {
+		return actionNames[a].code
+	}
+	return "unknown"
 }
 
 // Loses reports whether the action can lose uncommitted content for
@@ -144,31 +150,3 @@ const (
 	// MaxCommandShown caps the command text a finding carries.
 	MaxCommandShown = 120
 )
-
-// Code is the action's stable snake_case name, for tests and for a wire
-// field should one carry it.
-func (a Action) Code() string {
-	switch a {
-	case Stage:
-		return "stage"
-	case Commit:
-		return "commit"
-	case Discard:
-		return "discard"
-	case Stash:
-		return "stash"
-	case Unstage:
-		return "unstage"
-	case Overwrite:
-		return "overwrite"
-	case Move:
-		return "move"
-	case Delete:
-		return "delete"
-	case MoveBranch:
-		return "move_branch"
-	case Run:
-		return "run"
-	}
-	return "unknown"
-}

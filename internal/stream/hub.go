@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"log/slog"
@@ -146,33 +147,18 @@ type Stats struct {
 // NewHub returns a hub over src. Call Start to follow src, and Close to end
 // every stream.
 func NewHub(src Source, cfg Config) *Hub {
-	if cfg.History <= 0 {
-		cfg.History = DefaultHistory
-	}
-	if cfg.HistoryItems <= 0 {
-		cfg.HistoryItems = DefaultHistoryItems
-	}
-	if cfg.Buffer <= 0 {
-		cfg.Buffer = DefaultBuffer
-	}
-	if cfg.Heartbeat <= 0 {
-		cfg.Heartbeat = DefaultHeartbeat
-	}
-	if cfg.Retry <= 0 {
-		cfg.Retry = DefaultRetry
-	}
-	if cfg.WriteTimeout <= 0 {
-		cfg.WriteTimeout = DefaultWriteTimeout
-	}
-	if cfg.MinInterval <= 0 {
-		cfg.MinInterval = DefaultMinInterval
-	}
-	if cfg.Events <= 0 {
-		cfg.Events = DefaultEvents
-	}
-	if cfg.FullRetryAfter <= 0 {
-		cfg.FullRetryAfter = DefaultFullRetryAfter
-	}
+	// A zero setting takes its default, and so does a negative one
+	// (max(…, 0) first: cmp.Or keeps anything but zero, and a negative
+	// heartbeat would panic its ticker).
+	cfg.History = cmp.Or(max(cfg.History, 0), DefaultHistory)
+	cfg.HistoryItems = cmp.Or(max(cfg.HistoryItems, 0), DefaultHistoryItems)
+	cfg.Buffer = cmp.Or(max(cfg.Buffer, 0), DefaultBuffer)
+	cfg.Heartbeat = cmp.Or(max(cfg.Heartbeat, 0), DefaultHeartbeat)
+	cfg.Retry = cmp.Or(max(cfg.Retry, 0), DefaultRetry)
+	cfg.WriteTimeout = cmp.Or(max(cfg.WriteTimeout, 0), DefaultWriteTimeout)
+	cfg.MinInterval = cmp.Or(max(cfg.MinInterval, 0), DefaultMinInterval)
+	cfg.Events = cmp.Or(max(cfg.Events, 0), DefaultEvents)
+	cfg.FullRetryAfter = cmp.Or(max(cfg.FullRetryAfter, 0), DefaultFullRetryAfter)
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
