@@ -12,7 +12,7 @@ import (
 
 	"github.com/jonboulle/clockwork"
 
-	"github.com/hall-dev/hall/internal/dirstore"
+	"github.com/hall-dev/hall/internal/filelock"
 )
 
 // Scanner defaults: see ScannerConfig.
@@ -151,7 +151,7 @@ type Scanner struct {
 	cfg     ScannerConfig
 	read    *reader
 	ownDir  string         // the scratch's directory when the scanner made it; "" otherwise
-	ownLock *dirstore.Lock // held on ownDir while the scanner lives (SweepTemp)
+	ownLock *filelock.Lock // held on ownDir while the scanner lives (SweepTemp)
 
 	mu    sync.Mutex
 	wg    sync.WaitGroup
@@ -224,7 +224,7 @@ func NewScanner(cfg ScannerConfig) *Scanner {
 	}
 	scratch := cfg.Scratch
 	ownDir := ""
-	var ownLock *dirstore.Lock
+	var ownLock *filelock.Lock
 	if scratch == nil {
 		// Made now, removed when Run returns. A temporary directory that
 		// cannot be made leaves one that fails each snapshot: the scanner
@@ -234,7 +234,7 @@ func NewScanner(cfg ScannerConfig) *Scanner {
 		SweepTemp(os.TempDir(), time.Now())
 		dir, err := os.MkdirTemp("", scratchPrefix+"*")
 		if err == nil {
-			ownLock, _, err = dirstore.TryLock(dir, fmt.Sprintf("pid %d", os.Getpid()))
+			ownLock, _, err = filelock.TryLock(dir, fmt.Sprintf("pid %d", os.Getpid()))
 		}
 		if err == nil {
 			scratch, err = NewScratch(dir, 0)

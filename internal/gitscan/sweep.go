@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hall-dev/hall/internal/dirstore"
+	"github.com/hall-dev/hall/internal/filelock"
 )
 
 // The temporary folders this package makes, by the start of their names
@@ -69,11 +69,11 @@ func SweepTemp(dir string, now time.Time) []string {
 // that is gone: its lock file is older than scratchLockGrace and no
 // process holds it.
 func deadScratch(p string, now time.Time) bool {
-	info, err := os.Lstat(filepath.Join(p, dirstore.LockName))
+	info, err := os.Lstat(filepath.Join(p, filelock.Name))
 	if errors.Is(err, fs.ErrNotExist) || err != nil || !info.Mode().IsRegular() || now.Sub(info.ModTime()) < scratchLockGrace {
 		return false
 	}
-	l, _, err := dirstore.TryLock(p, "swept")
+	l, _, err := filelock.TryLock(p, "swept")
 	if err != nil || l == nil {
 		return false // held: its scanner lives
 	}

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hall-dev/hall/internal/dirstore"
+	"github.com/hall-dev/hall/internal/filelock"
 	"github.com/hall-dev/hall/internal/gitscan"
 )
 
@@ -30,12 +30,12 @@ func TestSweepTemp(t *testing.T) {
 			t.Fatal(err)
 		}
 		if lock {
-			l, _, err := dirstore.TryLock(p, "pid 1")
+			l, _, err := filelock.TryLock(p, "pid 1")
 			if err != nil {
 				t.Fatal(err)
 			}
 			l.Close() // its holder died: the kernel let go
-			if err := os.Chtimes(filepath.Join(p, dirstore.LockName), age, age); err != nil {
+			if err := os.Chtimes(filepath.Join(p, filelock.Name), age, age); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -48,7 +48,7 @@ func TestSweepTemp(t *testing.T) {
 	young := mk("hall-scratch-young", true, now)
 	lockless := mk("hall-scratch-lockless", false, old)
 	held := mk("hall-scratch-held", true, old)
-	l, _, err := dirstore.TryLock(held, "pid 2")
+	l, _, err := filelock.TryLock(held, "pid 2")
 	if err != nil || l == nil {
 		t.Fatalf("hold %s: %v", held, err)
 	}
