@@ -241,15 +241,46 @@ func (m Mutation) Level() Level {
 // condition of the collision predicate.
 func (r Record) Mutating() bool { return r.Mutation.Level() != LevelNone }
 
-// ID returns the stable presence id for (agentID, brain): "prs_" and the
-// first 12 hex digits of SHA-256(agent_id, a zero byte, brain). The brain
-// must already be canonical, or two spellings of one path get two ids.
+// ID returns the stable presence id for (agentID, brain), m1nd's
+// stable_presence_id byte for byte: "prs_" and the low 48 bits, as 12
+// lowercase hex digits, of Rust's DefaultHasher (SipHash-1-3, keys zero)
+// over agent_id.hash(), 0u8.hash() and brain.hash(), a str hashing as its
+// bytes then 0xFF. So a session that m1nd and the Hall's hooks both report
+// is one record. The brain must already be canonical, or two spellings of
+// one path get two ids.
 func ID(agentID, brain string) string {
+	h := newSip13(0, 0)
+	h.writeString(agentID)
+	h.writeByte(0xff)
+	h.writeByte(0) // m1nd's separator: ("a", "b/x") is not ("ab", "/x")
+	h.writeString(brain)
+	h.writeByte(0xff)
+	return idOf(h.sum64())
+}
+
+// LegacyID is the id Halls before m1nd's id gave (agentID, brain): "prs_"
+// and the first 12 hex digits of SHA-256(agent_id, a zero byte, brain).
+// A record an older Hall wrote under it is still read and found (Leave,
+// a beat continuing its session) until it lapses, as any record does.
+func LegacyID(agentID, brain string) string {
 	h := sha256.New()
 	h.Write([]byte(agentID))
 	h.Write([]byte{0})
 	h.Write([]byte(brain))
 	return "prs_" + hex.EncodeToString(h.Sum(nil))[:12]
+}
+
+// idOf is "prs_" and the low 48 bits of sum as 12 lowercase hex digits,
+// as Rust's format!("{:012x}") writes them.
+func idOf(sum uint64) string {
+	const digits = "0123456789abcdef"
+	var b [16]byte
+	copy(b[:], "prs_")
+	for i := 15; i >= 4; i-- {
+		b[i] = digits[sum&0xf]
+		sum >>= 4
+	}
+	return string(b[:])
 }
 
 // CheckID refuses an id that is not the shape ID returns (EINVALID): the

@@ -15,9 +15,9 @@ import (
 	"github.com/hall-dev/hall/internal/presence/presencetest"
 )
 
-// refID is the spec's id computed without the package: prs_ and the first
-// 12 hex digits of SHA-256(agent_id, a zero byte, brain).
-func refID(agent, brain string) string {
+// refLegacyID is the id older Halls gave, computed without the package:
+// prs_ and the first 12 hex digits of SHA-256(agent_id, a zero byte, brain).
+func refLegacyID(agent, brain string) string {
 	sum := sha256.Sum256([]byte(agent + "\x00" + brain))
 	return "prs_" + hex.EncodeToString(sum[:])[:12]
 }
@@ -25,22 +25,23 @@ func refID(agent, brain string) string {
 func TestIDGolden(t *testing.T) {
 	tests := []struct {
 		agent, brain string
-		want         string // pinned: printf 'agent\0brain' | sha256sum
+		want         string // pinned: m1nd's stable_presence_id, as testdata/m1nd_id.rs prints it
+		legacy       string // pinned: printf 'agent\0brain' | sha256sum
 	}{
-		{"claude-7", "/home/ana/shop", "prs_cc073e458413"},
-		{"codex-1", "/home/ana/shop", "prs_b13b19552d63"},
-		{"claude-7", "/srv/other", "prs_27e775004673"},
+		{"claude-7", "/home/ana/shop", "prs_c37946a07f49", "prs_cc073e458413"},
+		{"codex-1", "/home/ana/shop", "prs_d5e99a0186e3", "prs_b13b19552d63"},
+		{"claude-7", "/srv/other", "prs_290b3301b1ec", "prs_27e775004673"},
 	}
 	for _, tt := range tests {
 		got := presence.ID(tt.agent, tt.brain)
 		if got != tt.want {
 			t.Errorf("ID(%q, %q): got %q, want %q", tt.agent, tt.brain, got, tt.want)
 		}
-		if ref := refID(tt.agent, tt.brain); got != ref {
-			t.Errorf("ID(%q, %q): got %q, want reference %q", tt.agent, tt.brain, got, ref)
-		}
 		if !presence.ValidID(got) {
 			t.Errorf("ValidID(ID(%q, %q) = %q): got false, want true", tt.agent, tt.brain, got)
+		}
+		if got := presence.LegacyID(tt.agent, tt.brain); got != tt.legacy {
+			t.Errorf("LegacyID(%q, %q): got %q, want %q", tt.agent, tt.brain, got, tt.legacy)
 		}
 	}
 	// The zero byte separates the two parts: moving a character across
@@ -49,8 +50,11 @@ func TestIDGolden(t *testing.T) {
 		t.Errorf("ID(ab, /c) and ID(a, b/c): got both %q, want different ids", a)
 	}
 	for _, pair := range [][2]string{{"x", "/y"}, {"", ""}, {"é-agent", "/home/ünï"}, {strings.Repeat("a", 500), "/"}} {
-		if got, want := presence.ID(pair[0], pair[1]), refID(pair[0], pair[1]); got != want {
-			t.Errorf("ID(%q, %q): got %q, want %q", pair[0], pair[1], got, want)
+		if got, want := presence.LegacyID(pair[0], pair[1]), refLegacyID(pair[0], pair[1]); got != want {
+			t.Errorf("LegacyID(%q, %q): got %q, want %q", pair[0], pair[1], got, want)
+		}
+		if got := presence.ID(pair[0], pair[1]); !presence.ValidID(got) {
+			t.Errorf("ValidID(ID(%q, %q) = %q): got false", pair[0], pair[1], got)
 		}
 	}
 }
