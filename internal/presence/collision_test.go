@@ -20,7 +20,7 @@ func TestCollisionsForBothSides(t *testing.T) {
 	live := []presence.Record{a, bystander, b, elsewhere}
 
 	for _, p := range []presence.Record{a, b} {
-		got := presence.CollisionsFor(p, live)
+		got := presence.CollisionsFor(p, live, time.UnixMilli(presencetest.T0))
 		if len(got) != 1 {
 			t.Fatalf("CollisionsFor(%s): got %d collisions, want 1", p.AgentID, len(got))
 		}
@@ -34,7 +34,7 @@ func TestCollisionsForBothSides(t *testing.T) {
 		}
 	}
 	for _, p := range []presence.Record{bystander, elsewhere} {
-		if got := presence.CollisionsFor(p, live); len(got) != 0 {
+		if got := presence.CollisionsFor(p, live, time.UnixMilli(presencetest.T0)); len(got) != 0 {
 			t.Errorf("CollisionsFor(%s): got %d collisions, want 0", p.AgentID, len(got))
 		}
 	}
@@ -141,7 +141,7 @@ func TestServiceBoundsCollisions(t *testing.T) {
 		t.Fatalf("snapshot: %d listed of %d (brain %d, other %d), want %d of 438 (435, 3)",
 			len(snap.Collisions), snap.CollisionsTotal, snap.Counts.OnBrain(brain), snap.Counts.OnBrain(other), bound+3)
 	}
-	want, _ := presence.CollisionsWithin(brain, snap.Live, presence.CollisionBound{Max: bound})
+	want, _ := presence.CollisionsWithin(brain, snap.Live, time.UnixMilli(snap.AtMs), presence.CollisionBound{Max: bound})
 	if !reflect.DeepEqual(keysOf(snap.Collisions[:bound]), keysOf(want)) {
 		t.Errorf("listed on brain: got %v, want the first by id %v", keysOf(snap.Collisions[:bound]), keysOf(want))
 	}

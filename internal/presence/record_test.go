@@ -283,7 +283,17 @@ func TestMutationLevel(t *testing.T) {
 		want presence.Level
 	}{
 		{presence.Mutation{}, presence.LevelNone},
-		{presence.Mutation{DeclaredIntent: "x"}, presence.LevelDeclared},
+		{presence.Mutation{DeclaredIntent: "mutate"}, presence.LevelDeclared},
+		{presence.Mutation{DeclaredIntent: "MuTaTe"}, presence.LevelDeclared},
+		// m1nd's signal word alone, any ASCII case: any other text
+		// (a declared reader, free prose) signals nothing.
+		{presence.Mutation{DeclaredIntent: "read"}, presence.LevelNone},
+		{presence.Mutation{DeclaredIntent: "x"}, presence.LevelNone},
+		{presence.Mutation{DeclaredIntent: "edit checkout"}, presence.LevelNone},
+		{presence.Mutation{DeclaredIntent: " mutate"}, presence.LevelNone},
+		{presence.Mutation{DeclaredIntent: "mutates"}, presence.LevelNone},
+		{presence.Mutation{DeclaredIntent: "MUTATE"}, presence.LevelDeclared},
+		{presence.Mutation{DeclaredIntent: "mu\u0163ate"}, presence.LevelNone}, // no Unicode folding
 		{presence.Mutation{ObservedAtMs: 1}, presence.LevelObserved},
 		{presence.Mutation{ObservedAtMs: 1, DeclaredIntent: "x"}, presence.LevelObserved},
 	}
@@ -293,6 +303,37 @@ func TestMutationLevel(t *testing.T) {
 		}
 		if got, want := (presence.Record{Mutation: tt.m}).Mutating(), tt.want != presence.LevelNone; got != want {
 			t.Errorf("Mutating with %+v: got %v, want %v", tt.m, got, want)
+		}
+	}
+}
+
+// TestLevelAt is m1nd's has_mutation_signal: an observed mutation counts
+// while now - observed_at_ms is at most the ttl, a declared "mutate"
+// always.
+func TestLevelAt(t *testing.T) {
+	const ttl = 120_000
+	now := presencetest.T0
+	tests := []struct {
+		name string
+		m    presence.Mutation
+		at   int64
+		want presence.Level
+	}{
+		{"observed now", presence.Mutation{ObservedAtMs: now}, now, presence.LevelObserved},
+		{"observed at the ttl", presence.Mutation{ObservedAtMs: now}, now + ttl, presence.LevelObserved},
+		{"observed 1 ms past the ttl", presence.Mutation{ObservedAtMs: now}, now + ttl + 1, presence.LevelNone},
+		{"observed hours ago", presence.Mutation{ObservedAtMs: now - 3*3_600_000}, now, presence.LevelNone},
+		{"observed ahead of now", presence.Mutation{ObservedAtMs: now + 5000}, now, presence.LevelObserved},
+		{"lapsed, declared mutate", presence.Mutation{ObservedAtMs: now, DeclaredIntent: "Mutate"}, now + ttl + 1, presence.LevelDeclared},
+		{"lapsed, declared read", presence.Mutation{ObservedAtMs: now, DeclaredIntent: "read"}, now + ttl + 1, presence.LevelNone},
+	}
+	for _, tt := range tests {
+		r := presence.Record{LastBeatMs: now, TTLMs: ttl, Mutation: tt.m}
+		if got := r.LevelAt(time.UnixMilli(tt.at)); got != tt.want {
+			t.Errorf("%s: LevelAt: got %q, want %q", tt.name, got, tt.want)
+		}
+		if got, want := r.MutatingAt(time.UnixMilli(tt.at)), tt.want != presence.LevelNone; got != want {
+			t.Errorf("%s: MutatingAt: got %v, want %v", tt.name, got, want)
 		}
 	}
 }

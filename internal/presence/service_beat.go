@@ -37,8 +37,8 @@ func (s *Service) Beat(ctx context.Context, b Beat) (BeatResult, error) {
 	now := s.now()
 	prevBeatMs := e.rec.LastBeatMs
 	e.rec = b.apply(e.rec, now.UnixMilli(), s.ttl.Milliseconds(), s.classify)
-	if b.Git != nil && e.rec.Worktree != "" {
-		if g, ok := b.Git(e.rec.Worktree); ok {
+	if wt := e.rec.WorktreePath(); b.Git != nil && wt != "" {
+		if g, ok := b.Git(wt); ok {
 			e.rec.setChanged(g)
 		}
 	}
@@ -77,7 +77,7 @@ func (s *Service) Beat(ctx context.Context, b Beat) (BeatResult, error) {
 	s.count(func(st *Stats) { st.Beats++ })
 	s.notify()
 
-	if rec.Mutating() { // a side without a mutation signal never collides
+	if rec.MutatingAt(now) { // a side without a mutation signal never collides
 		res.Collisions, res.CollisionsTotal = s.collisionsOf(ctx, rec)
 	}
 	return res, nil

@@ -78,7 +78,7 @@ func newFixture() fixture {
 	}
 	b := presence.Record{
 		PresenceID: presence.ID("codex-2", "/srv/shop"), AgentID: "codex-2", Brain: "/srv/shop",
-		Mutation:    presence.Mutation{DeclaredIntent: "edit"},
+		Mutation:    presence.Mutation{DeclaredIntent: "mutate"},
 		FirstSeenMs: 1_764_489_000_000, LastBeatMs: 1_764_489_655_000, QueryCount: 1,
 	}
 	if a.PresenceID > b.PresenceID {
