@@ -93,11 +93,11 @@ type focusRecord struct {
 	id, brain, team, agent string
 	callerRoot, worktree   string
 	exact                  []string // the relative entries as written, sorted
-	paths                []string // resolved, cleaned
-	keys                 [][]byte // the paths in sort form, sorted
-	anyAbs               bool     // some path is absolute
-	root                 bool     // "/" is among them
-	nul                  bool     // some path holds a zero byte: compare pairwise
+	paths                  []string // resolved, cleaned
+	keys                   [][]byte // the paths in sort form, sorted
+	anyAbs                 bool     // some path is absolute
+	root                   bool     // "/" is among them
+	nul                    bool     // some path holds a zero byte: compare pairwise
 }
 
 // focusPair is one pair, as Within orders them: A's id, B's id, A's index,

@@ -428,12 +428,12 @@ func (t *wsTree) partners(sw *sweep, a int32, out []int32) []int32 {
 // different bases (on one base, equal entries resolve equal: the tree
 // finds them).
 type exactIndex struct {
-	on    bool
-	e0    int32    // the brain's first entry
-	ent   []headed // by position: entry (h, into sw.exact) and its rank (owner)
-	pos   []int32  // by entry - e0: its position
-	grp   []int32  // by position: the first position of its run
-	gend  []int32  // by run start: one past its run
+	on   bool
+	e0   int32    // the brain's first entry
+	ent  []headed // by position: entry (h, into sw.exact) and its rank (owner)
+	pos  []int32  // by entry - e0: its position
+	grp  []int32  // by position: the first position of its run
+	gend []int32  // by run start: one past its run
 }
 
 func (x *exactIndex) build(sw *sweep, start, end int32) {

@@ -53,12 +53,12 @@ type sweep struct {
 	roots, trees placeIndex
 	tree         wsTree
 	same         exactIndex // the brain's exact entries, when two bases differ
-	mark         []int32 // by rank: the last rank (plus one) whose walk reached it
-	bothAll      []int32 // by rank - start: records of other teams sharing both its places
-	bothLater    []int32 // by rank - start: as bothAll, after it
-	both         []int32 // by place number: classify's counters, zero between uses
-	runBoth      []int32 // by place number: as both, those seen so far
-	gcnt, gseen  []int32 // by group: classify's counters, zero between uses
+	mark         []int32    // by rank: the last rank (plus one) whose walk reached it
+	bothAll      []int32    // by rank - start: records of other teams sharing both its places
+	bothLater    []int32    // by rank - start: as bothAll, after it
+	both         []int32    // by place number: classify's counters, zero between uses
+	runBoth      []int32    // by place number: as both, those seen so far
+	gcnt, gseen  []int32    // by group: classify's counters, zero between uses
 	tg, sg       map[uint64]int32
 	placeIDs     map[string]int32 // by place: its number in the brain at hand
 	classAt      []int32          // by place number: class's scratch, zero between uses
@@ -75,7 +75,7 @@ type sweep struct {
 	teamIDs            map[string]int32
 	agentIDs           map[string]int32 // by agent_id: a group of the brain at hand (see teams)
 	hand               []int32          // by group: union-find over groups, for teams
-	overlapOpen        [2][]string // overlapSorted's stacks
+	overlapOpen        [2][]string      // overlapSorted's stacks
 }
 
 var sweeps = sync.Pool{New: func() any {
@@ -117,8 +117,8 @@ func (sw *sweep) release() {
 type header struct {
 	id, callerRoot, worktree, base, team, agent string
 	ws                                          []string
-	touched                              []Touch
-	live                                 int32 // the record's index in the roster
+	touched                                     []Touch
+	live                                        int32 // the record's index in the roster
 }
 
 // id returns the presence_id of rank r, of the brain at hand.
