@@ -58,8 +58,8 @@ func m1ndCollisions(t *testing.T, now int64, rs ...presencetest.M1ndRecord) []pr
 // stable_id_is_deterministic_and_pair_scoped (TestIDAgainstRust holds the
 // id to Rust's own hasher, byte for byte).
 func TestM1ndStableIDIsDeterministicAndPairScoped(t *testing.T) {
-	if presence.ID("exec-a", "/repo/x") != presence.ID("exec-a", "/repo/x") {
-		t.Error("same (agent, brain): got two ids, want one (the beat upserts one file)")
+	if first, again := presence.ID("exec-a", "/repo/x"), presence.ID(string([]byte("exec-a")), "/repo/"+"x"); first != again {
+		t.Errorf("same (agent, brain): got %s and %s, want one id (the beat upserts one file)", first, again)
 	}
 	if presence.ID("exec-a", "/repo/x") == presence.ID("exec-a", "/repo/y") {
 		t.Error("same agent, different brain: got one id, want two files")

@@ -658,14 +658,6 @@ func CleanRel(p string) bool {
 // cleanAbs reports whether p is an absolute path in its clean form.
 func cleanAbs(p string) bool { return filepath.IsAbs(p) && filepath.Clean(p) == p }
 
-// clipID is an id fit for an error message, whatever a file held.
-func clipID(id string) string {
-	if len(id) > 32 {
-		return fmt.Sprintf("%q…", id[:32])
-	}
-	return fmt.Sprintf("%q", id)
-}
-
 // EncodeRecord writes the record as the spec shows it: pretty-printed JSON
 // with a trailing newline.
 func EncodeRecord(r Record) ([]byte, error) {
