@@ -74,7 +74,7 @@ func LeaveAgent(ctx context.Context, b Beater, agentID, brain string) error {
 		return contract.Refuse(contract.KindInvalid, "invalid_brain", "%s", presence.ErrorMessage(err))
 	}
 	// The record an older Hall wrote under its old id goes too.
-	for _, id := range []string{presence.ID(agentID, canonical)} {
+	for _, id := range []string{presence.ID(agentID, canonical), presence.LegacyID(agentID, canonical)} {
 		if err := b.Leave(ctx, id); err != nil && !contract.IsNotFound(err) {
 			return err
 		}
