@@ -183,3 +183,26 @@ func keysOf(cs []presence.Collision) []string {
 	}
 	return out
 }
+
+// A working set past MaxCollisionWorkingSet entries is kept whole on the
+// record; the predicate reads its first MaxCollisionWorkingSet entries
+// and counts the rest as left out (a bound on the sweep's cost).
+func TestCollisionWorkingSetBound(t *testing.T) {
+	ws := make([]string, presence.MaxCollisionWorkingSet+76)
+	for i := range ws {
+		ws[i] = fmt.Sprintf("src/f%d.go", i)
+	}
+	a := presencetest.Rec("claude-7", brain, presencetest.WS(ws...))
+	if got := a.WorkingSetUnchecked(); got != 76 {
+		t.Errorf("WorkingSetUnchecked: got %d, want 76", got)
+	}
+	now := time.UnixMilli(presencetest.T0)
+	inside := presencetest.Rec("codex-1", brain, presencetest.CallerRoot("/elsewhere"), presencetest.WS(ws[presence.MaxCollisionWorkingSet-1]))
+	if _, ok := presence.CollisionBetween(a, inside, now); !ok {
+		t.Error("an entry within the bound: got no collision, want one")
+	}
+	past := presencetest.Rec("codex-1", brain, presencetest.CallerRoot("/elsewhere"), presencetest.WS(ws[presence.MaxCollisionWorkingSet]))
+	if c, ok := presence.CollisionBetween(a, past, now); ok {
+		t.Errorf("an entry past the bound: got %+v, want none (left out, counted)", c)
+	}
+}
