@@ -380,3 +380,23 @@ func TestRecordTouchedRoundTrip(t *testing.T) {
 		t.Errorf(`"touched": [] decoded to %v, want nil`, back.Touched)
 	}
 }
+
+// A live view looks again when an observed mutation lapses (its
+// collisions end then), not only when a record goes stale.
+func TestNextExpiryCountsSignalLapses(t *testing.T) {
+	now := presencetest.T0
+	// Beating now, ttl 2 min: its edit seen 30 s ago lapses at now + 90 s + 1.
+	r := presencetest.Rec("claude-7", brain, presencetest.LastBeat(now), presencetest.TTL(120_000), presencetest.Observed(now-30_000))
+	if got, want := r.SignalLapsesAtMs(), now-30_000+120_000+1; got != want {
+		t.Errorf("SignalLapsesAtMs: got %d, want %d", got, want)
+	}
+	snap := presence.Snapshot{AtMs: now, Live: []presence.Record{r}}
+	if got, want := snap.NextExpiryMs(), now+90_001; got != want {
+		t.Errorf("NextExpiryMs: got %d, want %d (the lapse, before the expiry %d)", got, want, r.ExpiresAtMs()+1)
+	}
+	r.Mutation.DeclaredIntent = "mutate" // declared: nothing lapses
+	snap.Live[0] = r
+	if got, want := snap.NextExpiryMs(), r.ExpiresAtMs()+1; got != want {
+		t.Errorf("NextExpiryMs with a declared mutate: got %d, want the expiry %d", got, want)
+	}
+}
