@@ -61,7 +61,7 @@ func (f *beatFlags) register(fs *flag.FlagSet, withFields bool) {
 	fs.Var(&f.workingSet, "working-set", "a path the agent will touch (repeatable; relative to the worktree)")
 	fs.StringVar(&f.req.TaskRef, "task-ref", "", "the task or mission id")
 	fs.StringVar(&f.req.Tool, "tool", "", "the tool the agent just ran (the Hall classifies it)")
-	fs.StringVar(&f.req.DeclaredIntent, "intent", "", "what the agent declares it will change")
+	fs.StringVar(&f.req.DeclaredIntent, "intent", "", "the declared intent: \"mutate\" (any case) declares a mutation; any other text is shown and signals nothing")
 }
 
 // runBeat is `hall beat`: one beat from a hook or a script. It prints the

@@ -35,7 +35,7 @@ func TestBeatCommandAgainstHall(t *testing.T) {
 		t.Fatalf("first beat: exit %d, stderr %q", code, stderr)
 	}
 	code, _, stderr = runCLI(t, "", "beat", "--hall", m.URL(), "--token", "s3cret", "--agent-id", "codex-2",
-		"--brain", "/srv/shop", "--caller-root", wt, "--worktree", wt, "--intent", "fix the cart")
+		"--brain", "/srv/shop", "--caller-root", wt, "--worktree", wt, "--intent", "mutate")
 	if code != 0 || !strings.Contains(stderr, "hall: collision: claude-7") {
 		t.Fatalf("second beat: exit %d, stderr %q, want a north line naming claude-7", code, stderr)
 	}

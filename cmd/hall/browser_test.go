@@ -242,7 +242,7 @@ func TestBrowserLiveJoinsCollidesAndEscapes(t *testing.T) {
 	b.waitFor(t, "the age to tick", `txt(tid('drill-age')) !== `+jsString(age))
 
 	two := sidecarRecord{Agent: "sidecar-2", Brain: brain, Worktree: wt, Theme: `"><img src=x onerror=alert(1)>`, Observed: true}
-	one.Intent = "edit checkout"
+	one.Intent = "mutate"
 	writeSidecarRecord(t, root, two)
 	writeSidecarRecord(t, root, one)
 	b.waitFor(t, "the collision warning on the strip label",
@@ -337,7 +337,7 @@ func TestBrowserPollsWhenTheStreamIsBlocked(t *testing.T) {
 	b.waitFor(t, "the page to poll", `tid('status').dataset.state === 'polling' && txt(tid('status')).startsWith('polling (stream unavailable)')`)
 
 	brain := "/srv/browser-test/shop"
-	one := sidecarRecord{Agent: "poll-1", Brain: brain, Worktree: brain + "-wt2", Theme: "polled join", Intent: "edit"}
+	one := sidecarRecord{Agent: "poll-1", Brain: brain, Worktree: brain + "-wt2", Theme: "polled join", Intent: "mutate"}
 	writeSidecarRecord(t, root, one)
 	b.waitFor(t, "the join, by polling", rowExists(one.id()))
 	two := sidecarRecord{Agent: "poll-2", Brain: brain, Worktree: brain + "-wt2", Theme: "polled collision", Observed: true}
@@ -577,7 +577,7 @@ func TestBrowserWithoutJavaScript(t *testing.T) {
 	shop, docs := "/srv/browser-test/shop", "/srv/browser-test/docs"
 	long := sidecarRecord{Agent: "a-1", Brain: shop, Worktree: shop + "-wt", Theme: `<b>one</b>`, Observed: true, Intent: "refactor", FirstSeenMs: nowMs() - 2*3600_000}
 	writeSidecarRecord(t, root, long)
-	writeSidecarRecord(t, root, sidecarRecord{Agent: "a-2", Brain: shop, Worktree: shop + "-wt", Intent: `"><img src=x>`, FirstSeenMs: nowMs() - 90_000})
+	writeSidecarRecord(t, root, sidecarRecord{Agent: "a-2", Brain: shop, Worktree: shop + "-wt", Observed: true, Intent: `"><img src=x>`, FirstSeenMs: nowMs() - 90_000})
 	writeSidecarRecord(t, root, sidecarRecord{Agent: "reader", Brain: docs, Theme: "reads", FirstSeenMs: nowMs() - 3_000})
 	for i := range 6 {
 		writeSidecarRecord(t, root, sidecarRecord{Agent: fmt.Sprintf("extra-%d", i), Brain: docs, Worktree: fmt.Sprintf("%s/.worktrees/team/w%d", docs, i), Theme: "more"})

@@ -26,7 +26,7 @@ import (
 func TestCheckCommand(t *testing.T) {
 	m := MustOpenHall(t, Config{})
 	const wt = "/srv/shop/wt-1"
-	if code, _, stderr := runCLI(t, "", "beat", "--hall", m.URL(), "--agent-id", "codex-2", "--brain", "/srv/shop", "--caller-root", wt, "--worktree", wt, "--intent", "edit the cart", "--theme", "cart"); code != 0 {
+	if code, _, stderr := runCLI(t, "", "beat", "--hall", m.URL(), "--agent-id", "codex-2", "--brain", "/srv/shop", "--caller-root", wt, "--worktree", wt, "--intent", "mutate", "--theme", "cart"); code != 0 {
 		t.Fatalf("beat: exit %d: %s", code, stderr)
 	}
 	files := dirFiles(t, m.Config.RegistryRoot)
@@ -82,7 +82,7 @@ func dirFiles(t *testing.T, dir string) []string {
 func TestCheckRateLimit(t *testing.T) {
 	m := MustOpenHall(t, Config{CheckRate: 0.001})
 	const wt = "/srv/shop/wt-1"
-	if code, _, stderr := runCLI(t, "", "beat", "--hall", m.URL(), "--agent-id", "codex-2", "--brain", "/srv/shop", "--caller-root", wt, "--worktree", wt, "--intent", "edit the cart"); code != 0 {
+	if code, _, stderr := runCLI(t, "", "beat", "--hall", m.URL(), "--agent-id", "codex-2", "--brain", "/srv/shop", "--caller-root", wt, "--worktree", wt, "--intent", "mutate"); code != 0 {
 		t.Fatalf("beat: exit %d: %s", code, stderr)
 	}
 	files := dirFiles(t, m.Config.RegistryRoot)

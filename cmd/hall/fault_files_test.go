@@ -206,7 +206,7 @@ func TestFaultSIGTERMWithStuckHandlers(t *testing.T) {
 	dirs := hostileRepos(t)
 	root := t.TempDir()
 	hall, base := startHallProcess(t, root, "--ttl", "10m")
-	b := contract.BeatRequest{AgentID: "held", Brain: "/srv/shop", Worktree: "/srv/shop/wt-1", DeclaredIntent: "edit"}
+	b := contract.BeatRequest{AgentID: "held", Brain: "/srv/shop", Worktree: "/srv/shop/wt-1", DeclaredIntent: "mutate"}
 	if res := beatHall(t, base, b); !res.Stored {
 		t.Fatalf("first beat: got %+v, want stored", res)
 	}

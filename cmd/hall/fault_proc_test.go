@@ -210,7 +210,7 @@ func prlimit(pid, resource int, set *syscall.Rlimit) (syscall.Rlimit, error) {
 func TestFaultDiskFull(t *testing.T) {
 	root := t.TempDir()
 	hall, base := startHallProcess(t, root, "--ttl", "10m")
-	steady := contract.BeatRequest{AgentID: "steady", Brain: "/srv/shop", Worktree: "/srv/shop/wt-1", DeclaredIntent: "edit", Theme: "before"}
+	steady := contract.BeatRequest{AgentID: "steady", Brain: "/srv/shop", Worktree: "/srv/shop/wt-1", DeclaredIntent: "mutate", Theme: "before"}
 	if res := beatHall(t, base, steady); !res.Stored {
 		t.Fatalf("beat before the fault: got %+v, want stored", res)
 	}
@@ -236,7 +236,7 @@ func TestFaultDiskFull(t *testing.T) {
 			defer wg.Done()
 			for i := 0; i < 10; i++ {
 				res := beatHall(t, base, contract.BeatRequest{AgentID: fmt.Sprintf("full-%d", a), Brain: "/srv/shop",
-					Worktree: "/srv/shop/wt-1", DeclaredIntent: "edit", Theme: fmt.Sprintf("theme %d", i)})
+					Worktree: "/srv/shop/wt-1", DeclaredIntent: "mutate", Theme: fmt.Sprintf("theme %d", i)})
 				if res.Stored {
 					stored.Add(1)
 				} else if strings.Contains(res.Reason, "store unavailable") {
@@ -700,7 +700,7 @@ func TestFaultTenThousandSubscribersDrop(t *testing.T) {
 func TestFaultSIGTERMWithOpenStreams(t *testing.T) {
 	root := t.TempDir()
 	hall, base := startHallProcess(t, root, "--ttl", "10m")
-	b := contract.BeatRequest{AgentID: "held", Brain: "/srv/shop", Worktree: "/srv/shop/wt-1", DeclaredIntent: "edit"}
+	b := contract.BeatRequest{AgentID: "held", Brain: "/srv/shop", Worktree: "/srv/shop/wt-1", DeclaredIntent: "mutate"}
 	if res := beatHall(t, base, b); !res.Stored {
 		t.Fatalf("first beat: got %+v, want stored", res)
 	}

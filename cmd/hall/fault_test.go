@@ -171,7 +171,7 @@ func TestFaultRegistryUnreadableDeletedRecreated(t *testing.T) {
 	w.Until(t, "after-1 joining on the stream", func(c stream.Change) bool {
 		return len(c.Joins) > 0 && slices.ContainsFunc(c.Joins, func(p contract.Presence) bool { return p.AgentID == "after-1" })
 	})
-	if res := beatHall(t, m.URL(), contract.BeatRequest{AgentID: "after-2", Brain: "/srv/shop", Worktree: "/srv/shop/wt-2", DeclaredIntent: "edit"}); !res.Stored || len(res.North) != 1 {
+	if res := beatHall(t, m.URL(), contract.BeatRequest{AgentID: "after-2", Brain: "/srv/shop", Worktree: "/srv/shop/wt-2", DeclaredIntent: "mutate"}); !res.Stored || len(res.North) != 1 {
 		t.Errorf("beat after recovery: got %+v, want stored with one north line (it collides with after-1)", res)
 	}
 	// The beats refused during the outage were held, not lost: each

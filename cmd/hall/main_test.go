@@ -82,12 +82,12 @@ const wait = 15 * time.Second
 var quietLog = slog.New(slog.DiscardHandler)
 
 // liveRecord is a record of agent on brain in worktree, beating now for
-// ten minutes (presencetest.Rec); mutating declares an edit, so two in one
+// ten minutes (presencetest.Rec); mutating declares "mutate", so two in one
 // worktree collide.
 func liveRecord(agent, brain, worktree string, mutating bool) presence.Record {
 	mutation := presencetest.NoMutation()
 	if mutating {
-		mutation = presencetest.Intent("edit")
+		mutation = presencetest.Intent("mutate")
 	}
 	return presencetest.Rec(agent, brain, presencetest.Worktree(worktree), mutation,
 		presencetest.At(nowMs()), presencetest.TTL(10*60*1000))

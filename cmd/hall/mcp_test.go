@@ -155,7 +155,7 @@ func TestMCPAgainstHall(t *testing.T) {
 			}
 
 			ra, _ := callTool(t, a, "handshake", map[string]any{"theme": "checkout refactor", "kind": "executor",
-				"working_set": []string{"src/checkout"}, "declared_intent": "edit the checkout", "task_ref": "msn_1"})
+				"working_set": []string{"src/checkout"}, "declared_intent": "mutate", "task_ref": "msn_1"})
 			ha := structuredAs[handshakeOut](t, ra)
 			if !ha.Stored || len(ha.North) != 0 || !strings.HasPrefix(ha.AgentID, "claude-code-") {
 				t.Errorf("first handshake: %+v", ha)
@@ -168,11 +168,11 @@ func TestMCPAgainstHall(t *testing.T) {
 			p := roster.Presences[0]
 			if p.PresenceID != ha.PresenceID || p.Brain != repo || p.Worktree != wt || p.CallerRoot != wt || p.Theme != "checkout refactor" ||
 				p.Kind != "executor" || p.TaskRef != "msn_1" || !slices.Equal(p.WorkingSet, []string{"src/checkout"}) ||
-				p.Mutation.DeclaredIntent != "edit the checkout" || p.MutationLevel != "declared" {
+				p.Mutation.DeclaredIntent != "mutate" || p.MutationLevel != "declared" {
 				t.Errorf("the handshake's presence: %+v", p)
 			}
 
-			rb, _ := callTool(t, b, "handshake", map[string]any{"declared_intent": "fix the cart", "working_set": []string{"src/checkout/cart.go"}})
+			rb, _ := callTool(t, b, "handshake", map[string]any{"declared_intent": "mutate", "working_set": []string{"src/checkout/cart.go"}})
 			hb := structuredAs[handshakeOut](t, rb)
 			if len(hb.North) != 1 || !strings.Contains(hb.North[0], ha.AgentID) || !strings.Contains(hb.North[0], "same_worktree") {
 				t.Errorf("second handshake's north: %v, want a line naming %s", hb.North, ha.AgentID)
@@ -402,7 +402,7 @@ func TestMCPLinesUpWithClaudeHooks(t *testing.T) {
 	t.Setenv("CLAUDE_CODE_SESSION_ID", "7d0c5e2a-4b1f-4a52-9c33-1f0e8a6b2c41")
 	t.Setenv("HALL_AGENT_ID", "") // no --agent-id: the session's own
 	cs := stdioMCP(t, mcptest.Client{Name: "claude-code", Roots: []string{wt}}, "--hall", m.URL())
-	res, _ := callTool(t, cs, "handshake", map[string]any{"theme": "checkout refactor", "declared_intent": "edit the cart"})
+	res, _ := callTool(t, cs, "handshake", map[string]any{"theme": "checkout refactor", "declared_intent": "mutate"})
 	h := structuredAs[handshakeOut](t, res)
 	if want := presence.ID(hooktest.AgentID(hooktest.ClaudeCode, ""), repo); h.PresenceID != want || h.AgentID != hooktest.AgentID(hooktest.ClaudeCode, "") {
 		t.Errorf("handshake: %+v, want the hooks' presence %s", h, want)
@@ -414,7 +414,7 @@ func TestMCPLinesUpWithClaudeHooks(t *testing.T) {
 	}
 	p := roster.Presences[0]
 	if p.PresenceID != h.PresenceID || p.Kind != "claude-code" || p.Theme != "checkout refactor" ||
-		p.Mutation.ObservedAtMs == 0 || p.Mutation.DeclaredIntent != "edit the cart" || p.MutationLevel != "observed" || p.QueryCount != 2 {
+		p.Mutation.ObservedAtMs == 0 || p.Mutation.DeclaredIntent != "mutate" || p.MutationLevel != "observed" || p.QueryCount != 2 {
 		t.Errorf("the one presence: %+v, want the hook's observation and the handshake's declarations", p)
 	}
 }
@@ -456,7 +456,7 @@ func TestMCPLiveRoster(t *testing.T) {
 				t.Helper()
 				eventually.Notified(t, 10*time.Second, updated, fmt.Sprintf("an update to %d collisions", want), func() bool { return collisions() == want })
 			}
-			b := beatHall(t, m.URL(), contract.BeatRequest{AgentID: "codex-2", Brain: "/srv/shop", Worktree: "/srv/shop-wt2", DeclaredIntent: "fix the cart"})
+			b := beatHall(t, m.URL(), contract.BeatRequest{AgentID: "codex-2", Brain: "/srv/shop", Worktree: "/srv/shop-wt2", DeclaredIntent: "mutate"})
 			waitFor(1)
 			req, _ := http.NewRequestWithContext(t.Context(), http.MethodDelete, m.URL()+"/api/presences/"+b.PresenceID, nil)
 			resp, err := http.DefaultClient.Do(req)

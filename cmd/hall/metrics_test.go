@@ -89,9 +89,9 @@ func TestMetricsMoveWithBeatsAndStreams(t *testing.T) {
 	follower.Next(t, "its snapshot")
 
 	const brain, wt = "/srv/shop", "/srv/shop/wt-1"
-	a := beatHall(t, base, contract.BeatRequest{AgentID: "claude-7", Brain: brain, Worktree: wt, DeclaredIntent: "edit"})
-	beatHall(t, base, contract.BeatRequest{AgentID: "claude-7", Brain: brain, Worktree: wt, DeclaredIntent: "edit"}) // throttled
-	beatHall(t, base, contract.BeatRequest{AgentID: "codex-2", Brain: brain, Worktree: wt, DeclaredIntent: "edit"})
+	a := beatHall(t, base, contract.BeatRequest{AgentID: "claude-7", Brain: brain, Worktree: wt, DeclaredIntent: "mutate"})
+	beatHall(t, base, contract.BeatRequest{AgentID: "claude-7", Brain: brain, Worktree: wt, DeclaredIntent: "mutate"}) // throttled
+	beatHall(t, base, contract.BeatRequest{AgentID: "codex-2", Brain: brain, Worktree: wt, DeclaredIntent: "mutate"})
 	writeSidecar(t, m.Config.RegistryRoot, "junk.json", "{not a record")
 	eventually.True(t, wait, "the junk file counted", func() bool {
 		snap, err := m.Hub.Snapshot(context.Background())

@@ -31,7 +31,7 @@ import (
 const natsWait = 45 * time.Second
 
 func beatOf(agent, brain, worktree string) contract.BeatRequest {
-	return contract.BeatRequest{AgentID: agent, Brain: brain, Worktree: worktree, DeclaredIntent: "edit", Theme: agent + " at work"}
+	return contract.BeatRequest{AgentID: agent, Brain: brain, Worktree: worktree, DeclaredIntent: "mutate", Theme: agent + " at work"}
 }
 
 // natsHall starts a Hall on the NATS servers at url.

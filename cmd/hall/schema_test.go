@@ -138,7 +138,7 @@ func TestContractSchemasLive(t *testing.T) {
 	const brain, wt = "/srv/shop", "/srv/shop/wt-1"
 	ws := []string{"src/a.go", "src/b.go"}
 	full := contract.BeatRequest{AgentID: "claude-7", Brain: brain, CallerRoot: wt, Kind: "executor", Theme: "checkout",
-		Worktree: wt, WorkingSet: &ws, TaskRef: "msn_1", Tool: "Edit", DeclaredIntent: "edit checkout"}
+		Worktree: wt, WorkingSet: &ws, TaskRef: "msn_1", Tool: "Edit", DeclaredIntent: "mutate"}
 	a := beatChecked(t, set, base, full)
 	if !a.Stored {
 		t.Errorf("first beat of claude-7: %+v, want stored", a)
@@ -146,7 +146,7 @@ func TestContractSchemasLive(t *testing.T) {
 	if again := beatChecked(t, set, base, full); again.Stored || again.Reason == "" {
 		t.Errorf("second beat of claude-7 within the throttle: %+v, want stored false with a reason", again)
 	}
-	b := beatChecked(t, set, base, contract.BeatRequest{AgentID: "codex-2", Brain: brain, Worktree: wt, DeclaredIntent: "edit"})
+	b := beatChecked(t, set, base, contract.BeatRequest{AgentID: "codex-2", Brain: brain, Worktree: wt, DeclaredIntent: "mutate"})
 	if len(b.North) != 1 {
 		t.Errorf("codex-2 in claude-7's worktree: north %v, want one line", b.North)
 	}

@@ -36,8 +36,8 @@ func TestServeContract(t *testing.T) {
 	}
 	wt := filepath.Join(shop, "wt2")
 	now := nowMs()
-	writeSidecar(t, root, sidecarName("claude-7", shop), sidecar("claude-7", shop, wt, now-1000, `{"declared_intent":"edit checkout"}`))
-	writeSidecar(t, root, sidecarName("codex-2", shop), sidecar("codex-2", shop, wt, now-2000, `{"observed_at_ms":1}`))
+	writeSidecar(t, root, sidecarName("claude-7", shop), sidecar("claude-7", shop, wt, now-1000, `{"declared_intent":"mutate"}`))
+	writeSidecar(t, root, sidecarName("codex-2", shop), sidecar("codex-2", shop, wt, now-2000, fmt.Sprintf(`{"observed_at_ms":%d}`, now-2000)))
 	writeSidecar(t, root, sidecarName("reader-1", "/srv/docs"), sidecar("reader-1", "/srv/docs", "/srv/docs", now-500, `null`))
 	writeSidecar(t, root, sidecarName("old-1", "/srv/old"), sidecar("old-1", "/srv/old", "/srv/old", now-10*60*1000, `null`))
 	writeSidecar(t, root, "broken.json", `{"presence_id": "prs_`)

@@ -21,7 +21,7 @@ func TestDrillOrder(t *testing.T) {
 		return presencetest.Rec(agent, brain, presencetest.Worktree(worktree), presencetest.At(firstSeen),
 			presencetest.LastBeat(100), mutation)
 	}
-	observed, declared, none := presencetest.Observed(1), presencetest.Intent("edit"), presencetest.NoMutation()
+	observed, declared, none := presencetest.Observed(presencetest.T0), presencetest.Intent("mutate"), presencetest.NoMutation()
 	tests := []struct {
 		name     string
 		live     []presence.Record

@@ -163,8 +163,8 @@ func TestAge(t *testing.T) {
 }
 
 func TestNorthLinesOnlyForSides(t *testing.T) {
-	a := presence.Record{PresenceID: "prs_aaaaaaaaaaaa", AgentID: "claude-7", Brain: "/b", Worktree: "/b/wt", Mutation: presence.Mutation{ObservedAtMs: 1}}
-	b := presence.Record{PresenceID: "prs_bbbbbbbbbbbb", AgentID: "codex-2", Brain: "/b", Worktree: "/b/wt", WorkingSet: []string{"src"}, Mutation: presence.Mutation{DeclaredIntent: "x"}}
+	a := presence.Record{PresenceID: "prs_aaaaaaaaaaaa", AgentID: "claude-7", Brain: "/b", Worktree: "/b/wt", Mutation: presence.Mutation{ObservedAtMs: presencetest.T0}}
+	b := presence.Record{PresenceID: "prs_bbbbbbbbbbbb", AgentID: "codex-2", Brain: "/b", Worktree: "/b/wt", WorkingSet: []string{"src"}, Mutation: presence.Mutation{DeclaredIntent: "mutate"}}
 	a.WorkingSet = []string{"src/auth"}
 	cs := presencetest.CollisionsIn("", []presence.Record{a, b})
 	if got := NorthLines(a.PresenceID, cs, 1); len(got) != 1 || got[0] != "collision: codex-2 (prs_bbbbbbbbbbbb) also mutating at /b/wt [same_worktree, working_set_overlap] paths /b/wt/src/auth" {
@@ -203,7 +203,7 @@ func TestNorthLinesBound(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cs, _ := presence.CollisionsWithin("", live, presence.CollisionBound{Focus: me, Max: max(tt.listed, 1)})
+			cs, _ := presence.CollisionsWithin("", live, time.UnixMilli(1), presence.CollisionBound{Focus: me, Max: max(tt.listed, 1)})
 			cs = cs[:tt.listed]
 			got := NorthLines(me, cs, tt.total)
 			if len(got) != tt.wantLines {
@@ -225,9 +225,9 @@ func TestNorthLinesBound(t *testing.T) {
 // the same presence are one partner to it: one line, which counts the
 // rest of the team, and the "+N more" line does not count them again.
 func TestNorthLinesOneLinePerTeam(t *testing.T) {
-	me := presence.Record{PresenceID: "prs_aaaaaaaaaaaa", AgentID: "codex-2", Brain: "/b", Worktree: "/b/wt", Mutation: presence.Mutation{ObservedAtMs: 1}}
-	lead := presence.Record{PresenceID: "prs_bbbbbbbbbbbb", AgentID: "claude-7", Brain: "/b", Worktree: "/b/wt", Mutation: presence.Mutation{ObservedAtMs: 1}}
-	sub := presence.Record{PresenceID: "prs_cccccccccccc", AgentID: "claude-7/explore", Brain: "/b", Worktree: "/b/wt", ParentPresenceID: lead.PresenceID, Mutation: presence.Mutation{ObservedAtMs: 1}}
+	me := presence.Record{PresenceID: "prs_aaaaaaaaaaaa", AgentID: "codex-2", Brain: "/b", Worktree: "/b/wt", Mutation: presence.Mutation{ObservedAtMs: presencetest.T0}}
+	lead := presence.Record{PresenceID: "prs_bbbbbbbbbbbb", AgentID: "claude-7", Brain: "/b", Worktree: "/b/wt", Mutation: presence.Mutation{ObservedAtMs: presencetest.T0}}
+	sub := presence.Record{PresenceID: "prs_cccccccccccc", AgentID: "claude-7/explore", Brain: "/b", Worktree: "/b/wt", ParentPresenceID: lead.PresenceID, Mutation: presence.Mutation{ObservedAtMs: presencetest.T0}}
 	cs := presencetest.CollisionsIn("", []presence.Record{me, lead, sub})
 	if len(cs) != 2 {
 		t.Fatalf("the domain lists %d collisions, want 2 (me~lead, me~sub; the team itself never collides)", len(cs))

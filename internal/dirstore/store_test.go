@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -155,6 +156,14 @@ func TestDirStoreListReadsForeignAndSkipsBroken(t *testing.T) {
 	r3 := presence.Record{Schema: presence.Schema, PresenceID: "prs_bbbbbbbbbbbb", AgentID: "script", Brain: "/srv/brain", LastBeatMs: 5}
 	foreign("prs_bbbbbbbbbbbb.json", r3, "{\r\n\t\"presence_id\": \"prs_bbbbbbbbbbbb\",\r\n\t\"agent_id\": \"script\",\r\n\t\"brain\": \"/srv/brain\",\r\n\t\"mutation\": null,\r\n\t\"last_beat_ms\": 5\r\n}\r\n")
 
+	// Over a beat's limits, as m1nd may write it (no length limits in its
+	// serde): 65 working-set entries, a 300-byte theme, a declared
+	// worktree string, a brain not clean. Shown as written.
+	r4 := presence.Record{Schema: presence.Schema, PresenceID: "prs_cccccccccccf", AgentID: "a", Brain: "/b/", Worktree: "feat/x",
+		Theme: strings.Repeat("t", 300), WorkingSet: slices.Repeat([]string{"a"}, presence.MaxWorkingSetLen+1), LastBeatMs: 1}
+	foreign("prs_cccccccccccf.json", r4, `{"presence_id":"prs_cccccccccccf","agent_id":"a","brain":"/b/","worktree":"feat/x","last_beat_ms":1,"theme":"`+
+		strings.Repeat("t", 300)+`","working_set":["`+strings.Repeat(`a","`, presence.MaxWorkingSetLen)+`a"]}`)
+
 	// Names that are not records: ignored, not counted, even with valid content.
 	for _, name := range []string{"README.md", "prs_dddddddddddd.json.bak", "prs_dddddddddddd.txt", "prs_dddddddddddd",
 		".tmp-prs_dddddddddddd-123", ".hidden.json", "prs_dddddddddddd.JSON~"} {
@@ -180,9 +189,6 @@ func TestDirStoreListReadsForeignAndSkipsBroken(t *testing.T) {
 		"cursor-session.json":   `{"presence_id":"prs_cccccccccccc","agent_id":"cursor","brain":"/srv/brain","last_beat_ms":6}`,
 		"prs_cccccccccccd.json": `{"presence_id":"prs_cccccccccccc","agent_id":"cursor","brain":"/srv/brain","last_beat_ms":6}`,
 		"__proto__.json":        `{"presence_id":"__proto__","agent_id":"cursor","brain":"/srv/brain","last_beat_ms":6}`,
-		// Over a beat's limits: 65 working-set entries.
-		"prs_cccccccccccf.json": `{"presence_id":"prs_cccccccccccf","agent_id":"a","brain":"/b","last_beat_ms":1,"working_set":["` +
-			strings.Repeat(`a","`, presence.MaxWorkingSetLen) + `a"]}`,
 		// Valid JSON, but over MaxRecordBytes: skipped unread.
 		"huge.json": `{"presence_id":"prs_ffffffffffff","agent_id":"a","brain":"/b","last_beat_ms":1,"pad":"` +
 			strings.Repeat("x", presence.MaxRecordBytes) + `"}`,

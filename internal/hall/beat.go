@@ -73,8 +73,11 @@ func LeaveAgent(ctx context.Context, b Beater, agentID, brain string) error {
 	if err != nil {
 		return contract.Refuse(contract.KindInvalid, "invalid_brain", "%s", presence.ErrorMessage(err))
 	}
-	if err := b.Leave(ctx, presence.ID(agentID, canonical)); err != nil && !contract.IsNotFound(err) {
-		return err
+	// The record an older Hall wrote under its old id goes too.
+	for _, id := range []string{presence.ID(agentID, canonical), presence.LegacyID(agentID, canonical)} {
+		if err := b.Leave(ctx, id); err != nil && !contract.IsNotFound(err) {
+			return err
+		}
 	}
 	return nil
 }

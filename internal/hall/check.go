@@ -3,6 +3,7 @@ package hall
 import (
 	"context"
 	"path/filepath"
+	"time"
 
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/presence"
@@ -13,8 +14,9 @@ import (
 // has, so nobody is left out as its own.
 const checkAgent = "hall-check"
 
-// checkIntent is the declared mutation of a check's hypothetical presence.
-const checkIntent = "hall check"
+// checkIntent is the declared mutation of a check's hypothetical
+// presence: m1nd's signal word, the one declared intent that signals.
+const checkIntent = "mutate"
 
 // maxCheckHits bounds each list of a check's answer.
 const maxCheckHits = presence.NorthCap
@@ -73,13 +75,13 @@ func (h *Hall) Check(ctx context.Context, req contract.CheckRequest) (contract.C
 	if own, ok := snap.Find(self.PresenceID); ok {
 		self.ParentPresenceID = own.ParentPresenceID // its team is left out too
 	}
-	selfParty := overlap.PartyOf(&self, h.gitOf(self.Worktree))
+	selfParty := overlap.PartyOf(&self, h.gitOf(self.WorktreePath()))
 	for i := range snap.Live {
 		r := &snap.Live[i]
 		if r.Brain != self.Brain || r.PresenceID == self.PresenceID {
 			continue
 		}
-		if c, ok := presence.CollisionBetween(self, *r); ok {
+		if c, ok := presence.CollisionBetween(self, *r, time.UnixMilli(snap.AtMs)); ok {
 			if len(out.Collisions) < maxCheckHits {
 				hit := hitOf(r)
 				for _, cl := range c.Clauses {
@@ -90,7 +92,7 @@ func (h *Hall) Check(ctx context.Context, req contract.CheckRequest) (contract.C
 			}
 			continue
 		}
-		f, ok := overlap.Between(selfParty, overlap.PartyOf(withoutInstallerFiles(r), h.gitOf(r.Worktree)), overlap.MergeMap{}, 0)
+		f, ok := overlap.Between(selfParty, overlap.PartyOf(withoutInstallerFiles(r), h.gitOf(r.WorktreePath())), overlap.MergeMap{}, 0)
 		if !ok || len(out.Overlaps) == maxCheckHits {
 			continue
 		}

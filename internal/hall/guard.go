@@ -102,7 +102,7 @@ type scene struct {
 // installer's files (installerFile) are nobody's work and never in it.
 // Never runs git.
 func (h *Hall) sceneFor(self presence.Record, live []presence.Record, cwd string) scene {
-	root := self.Worktree
+	root := self.WorktreePath()
 	if root == "" {
 		root = self.CallerRoot
 	}
@@ -124,14 +124,15 @@ func (h *Hall) sceneFor(self presence.Record, live []presence.Record, cwd string
 		if r.Brain != self.Brain || r.Team() == team || r.PresenceID == self.PresenceID {
 			continue
 		}
-		if r.Worktree != "" && r.Worktree != root {
-			if !seenWT[r.Worktree] {
-				seenWT[r.Worktree] = true
-				sc.Worktrees = append(sc.Worktrees, shellguard.Worktree{Path: r.Worktree, AgentID: r.AgentID, Theme: r.Theme})
+		wt := r.WorktreePath() // a declared display string ("feat/x") is no place on disk
+		if wt != "" && wt != root {
+			if !seenWT[wt] {
+				seenWT[wt] = true
+				sc.Worktrees = append(sc.Worktrees, shellguard.Worktree{Path: wt, AgentID: r.AgentID, Theme: r.Theme})
 			}
 			continue
 		}
-		if r.Worktree == "" && r.CallerRoot != root {
+		if wt == "" && r.CallerRoot != root {
 			continue
 		}
 		w := shellguard.Work{AgentID: r.AgentID, Theme: r.Theme}

@@ -241,3 +241,21 @@ func TestNorthSaysWhetherThePresenceIsLive(t *testing.T) {
 		}
 	}
 }
+
+// A leave by agent and brain takes the record an older Hall wrote under
+// its old id too, not only the one under m1nd's id (issue 41).
+func TestLeaveAgentTakesTheLegacyRecord(t *testing.T) {
+	h, _, dir := newHall(t)
+	root := dir[:len(dir)-len("/presences")]
+	old := presencetest.Rec("claude-1", "/srv/shop", presencetest.ID(presence.LegacyID("claude-1", "/srv/shop")))
+	dirstoretest.Upsert(t, root, old)
+	if _, err := h.Beat(t.Context(), contract.BeatRequest{AgentID: "claude-1", Brain: "/srv/shop"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := hall.LeaveAgent(t.Context(), h, "claude-1", "/srv/shop"); err != nil {
+		t.Fatalf("LeaveAgent: %v", err)
+	}
+	if names := dirstoretest.Names(t, dir); len(names) != 0 {
+		t.Errorf("after the leave: got %v in the folder, want neither id's record", names)
+	}
+}

@@ -23,7 +23,7 @@ func installerFile(root, abs string) bool {
 // most presence.MaxTouched). The record itself is not written: a changed
 // list is a new slice.
 func withoutInstallerFiles(r *presence.Record) *presence.Record {
-	installer := func(t presence.Touch) bool { return installerFile(r.Worktree, t.Path) }
+	installer := func(t presence.Touch) bool { return installerFile(r.WorktreePath(), t.Path) }
 	if !slices.ContainsFunc(r.Touched, installer) {
 		return r
 	}

@@ -55,14 +55,14 @@ func (f *OverlapFinder) Overlaps(_ context.Context, live []presence.Record) ([]p
 	var worktrees []string
 	for i := range live {
 		r := &live[i]
-		if r.Worktree == "" || !r.Mutating() {
+		if r.WorktreePath() == "" || !r.Mutating() {
 			continue // never a side: no git asked for it either
 		}
 		r = withoutInstallerFiles(r)
 		g := overlap.Git{Reason: f.NoGit}
 		if f.Git != nil {
-			g = gitscan.GitOf(f.Git.Result(r.Worktree))
-			worktrees = append(worktrees, r.Worktree)
+			g = gitscan.GitOf(f.Git.Result(r.WorktreePath()))
+			worktrees = append(worktrees, r.WorktreePath())
 		}
 		if !g.Available && cannotSee(g.Reason) {
 			if rg, ok := overlap.RecordGit(r); ok {

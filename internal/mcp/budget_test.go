@@ -75,7 +75,7 @@ func TestBudget(t *testing.T) {
 	hs := mcptest.Call(t, cs, "handshake", map[string]any{
 		"brain": brain, "caller_root": place, "worktree": place, "working_set": ws,
 		"kind": worst(presence.MaxIDLen), "theme": worst(presence.MaxThemeLen), "task_ref": worst(presence.MaxIDLen),
-		"declared_intent": worst(presence.MaxThemeLen),
+		"declared_intent": "mutate", // the signal word: the others declare the longest text, which signals nothing
 	})
 	var out HandshakeOut
 	mcptest.Structured(t, hs, &out)

@@ -92,7 +92,7 @@ func TestGolden(t *testing.T) {
 		golden, tool string
 		args         map[string]any
 	}{
-		{"handshake", "handshake", map[string]any{"brain": "/srv/shop", "theme": "fix the cart", "declared_intent": "edit the cart", "working_set": []string{"src/checkout/cart.go"}}},
+		{"handshake", "handshake", map[string]any{"brain": "/srv/shop", "theme": "fix the cart", "declared_intent": "mutate", "working_set": []string{"src/checkout/cart.go"}}},
 		{"presences", "presences", nil},
 		{"presences-brain", "presences", map[string]any{"brain": "/srv/shop"}},
 		{"north", "north", map[string]any{"brain": "/srv/shop"}},
@@ -169,7 +169,7 @@ func TestOutputsMatchTheirSchemas(t *testing.T) {
 		tool string
 		args map[string]any
 	}{
-		{"handshake", map[string]any{"brain": "/srv/shop", "declared_intent": "edit"}},
+		{"handshake", map[string]any{"brain": "/srv/shop", "declared_intent": "mutate"}},
 		{"presences", nil},
 		{"north", map[string]any{"brain": "/srv/shop"}},
 		{"cockpit", nil},

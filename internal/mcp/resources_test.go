@@ -98,7 +98,7 @@ func liveRoster(t *testing.T, protocol string) {
 		}
 	}
 
-	beat("codex-2", presence.Beat{Worktree: "/srv/shop-wt2", DeclaredIntent: "fix the cart"})
+	beat("codex-2", presence.Beat{Worktree: "/srv/shop-wt2", DeclaredIntent: "mutate"})
 	waitFor(1, shop, all)
 	if err := h.svc.Leave(t.Context(), presence.ID("codex-2", "/srv/shop")); err != nil {
 		t.Fatal(err)
@@ -141,7 +141,7 @@ func TestLiveRosterKey(t *testing.T) {
 	if k := s.collisionsKey(t.Context(), uri); k != quiet {
 		t.Errorf("no collision changed, but the key did: %q → %q", quiet, k)
 	}
-	beat("b", presence.Beat{Worktree: "/srv/wt", DeclaredIntent: "x"})
+	beat("b", presence.Beat{Worktree: "/srv/wt", DeclaredIntent: "mutate"})
 	opened := s.collisionsKey(t.Context(), uri)
 	if opened == quiet {
 		t.Error("a collision opened, the key stayed")

@@ -22,7 +22,7 @@ type HandshakeIn struct {
 	Worktree       string    `json:"worktree,omitempty" jsonschema:"absolute path of the git worktree; default: the top level of caller_root's repository"`
 	WorkingSet     *[]string `json:"working_set,omitempty" jsonschema:"paths the agent will touch, relative to the worktree or absolute (at most 64 of 1024 bytes); [] clears the set"`
 	TaskRef        string    `json:"task_ref,omitempty" jsonschema:"the task or mission id (at most 128 bytes)"`
-	DeclaredIntent string    `json:"declared_intent,omitempty" jsonschema:"what the agent says it will change (at most 200 bytes): a declared mutation, which can collide"`
+	DeclaredIntent string    `json:"declared_intent,omitempty" jsonschema:"the session's declared intent (at most 200 bytes): \"mutate\" (any case) declares a mutation, which can collide; any other text (\"read\") is shown and signals nothing"`
 }
 
 // HandshakeOut is the beat's answer.

@@ -49,7 +49,7 @@ func BenchmarkCollisionsInCrowded(b *testing.B) {
 			var listed, total int
 			b.ReportAllocs()
 			for b.Loop() {
-				cs, tally := presence.CollisionsWithin("", live, presence.CollisionBound{Max: presence.DefaultMaxCollisions, Degrees: true})
+				cs, tally := presence.CollisionsWithin("", live, time.UnixMilli(presencetest.T0), presence.CollisionBound{Max: presence.DefaultMaxCollisions, Degrees: true})
 				listed, total = len(cs), tally.Pairs
 			}
 			b.ReportMetric(float64(listed), "listed")

@@ -1,6 +1,10 @@
 package presence
 
-import "github.com/hall-dev/hall/internal/presence/collision"
+import (
+	"time"
+
+	"github.com/hall-dev/hall/internal/presence/collision"
+)
 
 // Clause names one reason two presences share a place.
 type Clause = collision.Clause
@@ -44,28 +48,44 @@ func (c Collision) Partner(id string) (*Record, bool) {
 	return nil, false
 }
 
-// party is what the predicate (package collision) reads of a record. It
-// reads the fields Where and Mutating read, not through those methods:
-// their receiver is a whole Record, copied at each call (a sweep makes
-// one per record).
-func (r *Record) party() collision.Party {
+// MaxCollisionWorkingSet is the most working-set entries of one record
+// the collision predicate reads: m1nd sets no bound on a working set, and
+// the Hall keeps and shows every entry, but the sweep's cost grows with
+// the entries, so the first MaxCollisionWorkingSet of each record take
+// part and the rest are counted (Record.WorkingSetUnchecked).
+const MaxCollisionWorkingSet = 1024
+
+// WorkingSetUnchecked is how many of the record's working-set entries the
+// collision predicate leaves out (see MaxCollisionWorkingSet).
+func (r *Record) WorkingSetUnchecked() int { return max(len(r.WorkingSet)-MaxCollisionWorkingSet, 0) }
+
+// party is what the predicate (package collision) reads of a record at
+// now. It reads the fields Where and MutatingAt read, not through Where:
+// its receiver is a whole Record, copied at each call (a sweep makes one
+// per record).
+func (r *Record) party(now time.Time) collision.Party {
+	ws := r.WorkingSet
+	if len(ws) > MaxCollisionWorkingSet {
+		ws = ws[:MaxCollisionWorkingSet]
+	}
 	return collision.Party{
 		ID: r.PresenceID, Brain: r.Brain,
 		CallerRoot: r.CallerRoot, Worktree: r.Worktree,
-		Base: Where(r.Worktree, r.CallerRoot, r.Brain), WorkingSet: r.WorkingSet,
-		Touched: r.Touched, Team: r.Team(),
-		Mutating: r.Mutation.Level() != LevelNone,
+		Base: Where(r.Worktree, r.CallerRoot, r.Brain), WorkingSet: ws,
+		Touched: r.Touched, Team: r.Team(), Agent: r.AgentID,
+		Mutating: r.MutatingAt(now),
 	}
 }
 
-// CollisionBetween applies the spec's predicate to one pair: same brain, AND
-// not one team (a session and its subagents), AND (same non-empty
-// caller_root OR same non-empty worktree OR overlapping working sets,
-// declared or touched), AND both carry a mutation signal. Staleness is the
+// CollisionBetween applies the spec's predicate to one pair at now: same
+// brain, AND not one hand (one agent_id, or a session and its subagents),
+// AND (same non-empty caller_root OR same non-empty worktree, a path or a
+// declared string, OR overlapping working sets, declared or touched), AND
+// both carry a mutation signal at now (MutatingAt). Staleness is the
 // caller's concern: pass live records. The collision's sides point at its
 // own copies of a and b.
-func CollisionBetween(a, b Record) (Collision, bool) {
-	f, ok := collision.Between(a.party(), b.party())
+func CollisionBetween(a, b Record, now time.Time) (Collision, bool) {
+	f, ok := collision.Between(a.party(now), b.party(now))
 	if !ok {
 		return Collision{}, false
 	}
@@ -91,9 +111,9 @@ type CollisionTally = collision.Tally
 // square of a brain's roster when its records share a place. The order is
 // deterministic: by brain, then Key, then the sides' positions in live; a
 // bounded brain lists its first Max pairs in that order.
-func CollisionsWithin(brain string, live []Record, b CollisionBound) ([]Collision, CollisionTally) {
+func CollisionsWithin(brain string, live []Record, now time.Time, b CollisionBound) ([]Collision, CollisionTally) {
 	return collision.Within(brain, len(live),
-		func(i int) collision.Party { return live[i].party() },
+		func(i int) collision.Party { return live[i].party(now) },
 		b,
 		func(f collision.Found) Collision {
 			return Collision{Brain: f.Brain, A: &live[f.A], B: &live[f.B], Clauses: f.Clauses, Place: f.Place, Paths: f.Paths}
@@ -103,7 +123,7 @@ func CollisionsWithin(brain string, live []Record, b CollisionBound) ([]Collisio
 // CollisionsFor returns every collision one presence is a side of: its own
 // view, the one north shows it. It sweeps p's brain only, and its cost
 // grows with that brain's records and p's partners, not their pairs.
-func CollisionsFor(p Record, live []Record) []Collision {
-	out, _ := CollisionsWithin(p.Brain, live, CollisionBound{Focus: p.PresenceID})
+func CollisionsFor(p Record, live []Record, now time.Time) []Collision {
+	out, _ := CollisionsWithin(p.Brain, live, now, CollisionBound{Focus: p.PresenceID})
 	return out
 }

@@ -20,7 +20,7 @@ func TestCollisionsForBothSides(t *testing.T) {
 	live := []presence.Record{a, bystander, b, elsewhere}
 
 	for _, p := range []presence.Record{a, b} {
-		got := presence.CollisionsFor(p, live)
+		got := presence.CollisionsFor(p, live, time.UnixMilli(presencetest.T0))
 		if len(got) != 1 {
 			t.Fatalf("CollisionsFor(%s): got %d collisions, want 1", p.AgentID, len(got))
 		}
@@ -34,7 +34,7 @@ func TestCollisionsForBothSides(t *testing.T) {
 		}
 	}
 	for _, p := range []presence.Record{bystander, elsewhere} {
-		if got := presence.CollisionsFor(p, live); len(got) != 0 {
+		if got := presence.CollisionsFor(p, live, time.UnixMilli(presencetest.T0)); len(got) != 0 {
 			t.Errorf("CollisionsFor(%s): got %d collisions, want 0", p.AgentID, len(got))
 		}
 	}
@@ -141,7 +141,7 @@ func TestServiceBoundsCollisions(t *testing.T) {
 		t.Fatalf("snapshot: %d listed of %d (brain %d, other %d), want %d of 438 (435, 3)",
 			len(snap.Collisions), snap.CollisionsTotal, snap.Counts.OnBrain(brain), snap.Counts.OnBrain(other), bound+3)
 	}
-	want, _ := presence.CollisionsWithin(brain, snap.Live, presence.CollisionBound{Max: bound})
+	want, _ := presence.CollisionsWithin(brain, snap.Live, time.UnixMilli(snap.AtMs), presence.CollisionBound{Max: bound})
 	if !reflect.DeepEqual(keysOf(snap.Collisions[:bound]), keysOf(want)) {
 		t.Errorf("listed on brain: got %v, want the first by id %v", keysOf(snap.Collisions[:bound]), keysOf(want))
 	}
@@ -182,4 +182,27 @@ func keysOf(cs []presence.Collision) []string {
 		out[i] = c.Key()
 	}
 	return out
+}
+
+// A working set past MaxCollisionWorkingSet entries is kept whole on the
+// record; the predicate reads its first MaxCollisionWorkingSet entries
+// and counts the rest as left out (a bound on the sweep's cost).
+func TestCollisionWorkingSetBound(t *testing.T) {
+	ws := make([]string, presence.MaxCollisionWorkingSet+76)
+	for i := range ws {
+		ws[i] = fmt.Sprintf("src/f%d.go", i)
+	}
+	a := presencetest.Rec("claude-7", brain, presencetest.WS(ws...))
+	if got := a.WorkingSetUnchecked(); got != 76 {
+		t.Errorf("WorkingSetUnchecked: got %d, want 76", got)
+	}
+	now := time.UnixMilli(presencetest.T0)
+	inside := presencetest.Rec("codex-1", brain, presencetest.CallerRoot("/elsewhere"), presencetest.WS(ws[presence.MaxCollisionWorkingSet-1]))
+	if _, ok := presence.CollisionBetween(a, inside, now); !ok {
+		t.Error("an entry within the bound: got no collision, want one")
+	}
+	past := presencetest.Rec("codex-1", brain, presencetest.CallerRoot("/elsewhere"), presencetest.WS(ws[presence.MaxCollisionWorkingSet]))
+	if c, ok := presence.CollisionBetween(a, past, now); ok {
+		t.Errorf("an entry past the bound: got %+v, want none (left out, counted)", c)
+	}
 }

@@ -12,7 +12,8 @@ import (
 
 // A foreign writer's record is served repaired (presence.DecodeRecordRepaired)
 // and counted on the snapshot, through a listing and through a reread;
-// one with a relative brain is skipped and counted so.
+// one with a relative brain is shown, its brain as written (m1nd writes
+// it so).
 func TestForeignRecordsRepairedAndCounted(t *testing.T) {
 	store := dirstoretest.Open(t)
 	svc := presence.NewService(store, presence.Config{})
@@ -32,8 +33,11 @@ func TestForeignRecordsRepairedAndCounted(t *testing.T) {
 	if !ok || r.QueryCount != 0 || r.TouchedOmitted != 0 {
 		t.Fatalf("the repaired record: got %+v (found %v), want query_count and touched_omitted 0", r, ok)
 	}
-	if snap.Repaired != 1 || snap.Skipped != 1 || len(snap.Live) != 1 {
-		t.Errorf("got %d live, %d repaired, %d skipped; want 1, 1, 1 (the relative brain skipped)", len(snap.Live), snap.Repaired, snap.Skipped)
+	if snap.Repaired != 1 || snap.Skipped != 0 || len(snap.Live) != 2 {
+		t.Errorf("got %d live, %d repaired, %d skipped; want 2, 1, 0 (the relative brain shown)", len(snap.Live), snap.Repaired, snap.Skipped)
+	}
+	if r, ok := snap.Find(rel); !ok || r.Brain != "srv" {
+		t.Errorf("the relative brain's record: got %+v (found %v), want brain \"srv\" as written", r, ok)
 	}
 
 	svc.ReadFromCache()

@@ -74,13 +74,14 @@ func cleanSegments(s string) bool {
 }
 
 // Where is the place a presence works, the one rule every surface names
-// it by: its worktree, else its caller_root, else its brain. Relative
+// it by: its worktree, else its caller_root (each only when a path, not
+// a declared display string), else its brain. Relative
 // working-set entries resolve against it too.
 func Where(worktree, callerRoot, brain string) string {
 	switch {
-	case worktree != "":
+	case filepath.IsAbs(worktree): // not a declared display string such as "feat/x"
 		return worktree
-	case callerRoot != "":
+	case filepath.IsAbs(callerRoot):
 		return callerRoot
 	default:
 		return brain
@@ -89,6 +90,16 @@ func Where(worktree, callerRoot, brain string) string {
 
 // Where is the place the presence works (see the function Where).
 func (r Record) Where() string { return Where(r.Worktree, r.CallerRoot, r.Brain) }
+
+// WorktreePath is the record's worktree when it is a path, "" when it is
+// unset or a declared display string (m1nd writes one such as "feat/x"):
+// what git, the guard and the overlap finder may be given.
+func (r *Record) WorktreePath() string {
+	if filepath.IsAbs(r.Worktree) {
+		return r.Worktree
+	}
+	return ""
+}
 
 // ResolvedWorkingSet returns the record's working set as absolute, cleaned
 // paths, empty entries dropped: relative entries resolve against the

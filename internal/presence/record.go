@@ -225,31 +225,117 @@ const (
 	LevelNone     Level = "none"
 )
 
-// Level reports the strongest signal: observed beats declared.
+// Level reports the strongest signal the record has carried, whenever
+// seen: observed beats declared. A declared intent is a signal only when
+// it is "mutate" (m1nd's signal word, any ASCII case): "read", "edit the
+// docs" or any other text is shown as written and signals nothing. Whether
+// an observed mutation still counts depends on the time: see LevelAt.
 func (m Mutation) Level() Level {
 	switch {
 	case m.ObservedAtMs > 0:
 		return LevelObserved
-	case m.DeclaredIntent != "":
+	case m.DeclaresMutation():
 		return LevelDeclared
 	default:
 		return LevelNone
 	}
 }
 
-// Mutating reports whether the record carries any mutation signal, the third
-// condition of the collision predicate.
+// DeclaresMutation reports whether the declared intent is m1nd's signal
+// word, "mutate", in any ASCII case (Rust's eq_ignore_ascii_case: no
+// Unicode folding).
+func (m Mutation) DeclaresMutation() bool {
+	const word = "mutate"
+	d := m.DeclaredIntent
+	if len(d) != len(word) {
+		return false
+	}
+	for i := range len(word) {
+		c := d[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != word[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// Mutating reports whether the record has carried a mutation signal at
+// all (Level, whenever seen): the Hall's own evidence (git's overlap) asks
+// this. The collision predicate asks MutatingAt.
 func (r Record) Mutating() bool { return r.Mutation.Level() != LevelNone }
 
-// ID returns the stable presence id for (agentID, brain): "prs_" and the
-// first 12 hex digits of SHA-256(agent_id, a zero byte, brain). The brain
-// must already be canonical, or two spellings of one path get two ids.
+// LevelAt is the signal as the collision predicate reads it at now, m1nd's
+// has_mutation_signal: an observed mutation counts while now -
+// observed_at_ms is at most the record's ttl (one stamped ahead of now
+// counts), a declared one when it is "mutate". Observed beats declared.
+func (r *Record) LevelAt(now time.Time) Level {
+	if o := r.Mutation.ObservedAtMs; o > 0 && now.UnixMilli()-o <= r.TTL().Milliseconds() {
+		return LevelObserved
+	}
+	if r.Mutation.DeclaresMutation() {
+		return LevelDeclared
+	}
+	return LevelNone
+}
+
+// MutatingAt reports whether the record carries a mutation signal at now
+// (LevelAt): the third condition of the collision predicate.
+func (r *Record) MutatingAt(now time.Time) bool { return r.LevelAt(now) != LevelNone }
+
+// SignalLapsesAtMs is the first millisecond at which the record's
+// observed mutation no longer counts (LevelAt), 0 when nothing lapses
+// then: no observed mutation, or a declared "mutate" that holds anyway.
+// A live view looks again then, as it does when a record goes stale.
+func (r *Record) SignalLapsesAtMs() int64 {
+	if r.Mutation.ObservedAtMs <= 0 || r.Mutation.DeclaresMutation() {
+		return 0
+	}
+	return r.Mutation.ObservedAtMs + r.TTL().Milliseconds() + 1
+}
+
+// ID returns the stable presence id for (agentID, brain), m1nd's
+// stable_presence_id byte for byte: "prs_" and the low 48 bits, as 12
+// lowercase hex digits, of Rust's DefaultHasher (SipHash-1-3, keys zero)
+// over agent_id.hash(), 0u8.hash() and brain.hash(), a str hashing as its
+// bytes then 0xFF. So a session that m1nd and the Hall's hooks both report
+// is one record. The brain must already be canonical, or two spellings of
+// one path get two ids.
 func ID(agentID, brain string) string {
+	h := newSip13(0, 0)
+	h.writeString(agentID)
+	h.writeByte(0xff)
+	h.writeByte(0) // m1nd's separator: ("a", "b/x") is not ("ab", "/x")
+	h.writeString(brain)
+	h.writeByte(0xff)
+	return idOf(h.sum64())
+}
+
+// LegacyID is the id Halls before m1nd's id gave (agentID, brain): "prs_"
+// and the first 12 hex digits of SHA-256(agent_id, a zero byte, brain).
+// A record an older Hall wrote under it is still read and found (Leave,
+// a beat continuing its session) until it lapses, as any record does.
+func LegacyID(agentID, brain string) string {
 	h := sha256.New()
 	h.Write([]byte(agentID))
 	h.Write([]byte{0})
 	h.Write([]byte(brain))
 	return "prs_" + hex.EncodeToString(h.Sum(nil))[:12]
+}
+
+// idOf is "prs_" and the low 48 bits of sum as 12 lowercase hex digits,
+// as Rust's format!("{:012x}") writes them.
+func idOf(sum uint64) string {
+	const digits = "0123456789abcdef"
+	var b [16]byte
+	copy(b[:], "prs_")
+	for i := 15; i >= 4; i-- {
+		b[i] = digits[sum&0xf]
+		sum >>= 4
+	}
+	return string(b[:])
 }
 
 // CheckID refuses an id that is not the shape ID returns (EINVALID): the
@@ -382,12 +468,13 @@ type wireRecord struct {
 // and is skipped unread, so a 10 MiB stray file cannot inflate a read.
 const MaxRecordBytes = 256 << 10
 
-// DecodeRecord parses one record written by the Hall or by any other writer:
-// unknown fields are ignored, field order and layout do not matter, and a
-// record lacking presence_id, agent_id, brain or last_beat_ms is an error.
-// A record over the limits a beat is held to is an ETOOLARGE error (see
-// withinLimits): stores skip and count it, as they skip any record that
-// does not decode.
+// DecodeRecord parses one record written by the Hall or by any other writer,
+// as m1nd's serde reads one: unknown fields are ignored, field order and
+// layout do not matter, a record lacking presence_id, agent_id, brain or
+// last_beat_ms is an error (stores skip and count it), and no field has a
+// length limit: a long theme or a working set of hundreds of entries is
+// shown (clipped by the surfaces that show it), never a reason to skip.
+// (MaxRecordBytes bounds the file a store reads.)
 func DecodeRecord(data []byte) (Record, error) {
 	r, _, err := DecodeRecordRepaired(data)
 	return r, err
@@ -434,9 +521,6 @@ func decodeRecord(data []byte) (Record, error) {
 	if w.Mutation != nil {
 		r.Mutation = *w.Mutation
 	}
-	if err := r.withinLimits(); err != nil {
-		return Record{}, err
-	}
 	if r.Schema == "" {
 		r.Schema = Schema
 	}
@@ -454,55 +538,19 @@ func decodeRecord(data []byte) (Record, error) {
 	return r, nil
 }
 
-// withinLimits holds a record read from a store to the limits a beat is
-// held to (MaxIDLen, MaxThemeLen, MaxPathLen, MaxWorkingSetLen), so a
-// foreign writer cannot put on the roster what no beat may: a 20,000-entry
-// working set, a megabyte theme. Such a record is refused whole, not cut
-// to size: a presence is shown as its writer wrote it or not at all, and
-// the skip is counted. (Characters are not checked here: every surface
-// shows a stored field on one line, whatever it holds.)
-func (r *Record) withinLimits() error {
-	for _, f := range []struct {
-		name, value string
-		max         int
-	}{
-		{"presence_id", r.PresenceID, MaxIDLen},
-		{"schema", r.Schema, MaxIDLen},
-		{"agent_id", r.AgentID, MaxIDLen},
-		{"kind", r.Kind, MaxIDLen},
-		{"task_ref", r.TaskRef, MaxIDLen},
-		{"theme", r.Theme, MaxThemeLen},
-		{"declared_intent", r.Mutation.DeclaredIntent, MaxThemeLen},
-		{"brain", r.Brain, MaxPathLen},
-		{"caller_root", r.CallerRoot, MaxPathLen},
-		{"worktree", r.Worktree, MaxPathLen},
-	} {
-		if len(f.value) > f.max {
-			return Errorf(ETOOLARGE, "record %s: %s is %d bytes, limit %d", clipID(r.PresenceID), f.name, len(f.value), f.max)
-		}
-	}
-	if len(r.WorkingSet) > MaxWorkingSetLen {
-		return Errorf(ETOOLARGE, "record %s: working_set has %d entries, limit %d", clipID(r.PresenceID), len(r.WorkingSet), MaxWorkingSetLen)
-	}
-	for i, p := range r.WorkingSet {
-		if len(p) > MaxPathLen {
-			return Errorf(ETOOLARGE, "record %s: working_set[%d] is %d bytes, limit %d", clipID(r.PresenceID), i, len(p), MaxPathLen)
-		}
-	}
-	return nil
-}
-
 // repairForeign brings a record read from a store inside the contract the
 // Hall serves (internal/contract/schema, presence.schema.json), whoever
 // wrote it: the one rule, so every store and every surface hold to it.
 // The Hall's own beats never need it (a beat's paths are canonical, its
 // counters count up); another writer's file may hold anything.
 //
-//   - brain is the record's identity: one that is not an absolute, clean
-//     path is no brain the Hall can serve (its picker link would answer
-//     400), and the record is refused (EINVALID), skipped and counted.
-//   - caller_root and worktree must be absolute and clean, as a beat makes
-//     them; parent_presence_id a presence id: any other is dropped.
+//   - brain is kept as written: brains compare as written (the Hall's own
+//     beats write the canonical form; a brain another writer spelled
+//     otherwise is a brain of its own, shown on the roster).
+//   - caller_root and worktree: an absolute one is cleaned; any other is
+//     kept as written (m1nd's worktree is a declared display string such
+//     as "feat/x", compared as written, never given to git);
+//     parent_presence_id must be a presence id, any other is dropped.
 //   - touched keeps the entries whose path is absolute and clean, at most
 //     MaxTouched (the rest are counted omitted); touched_omitted,
 //     query_count, ttl_ms and mutation.observed_at_ms below zero are
@@ -514,13 +562,10 @@ func (r *Record) withinLimits() error {
 //
 // It returns how many fields it repaired.
 func (r *Record) repairForeign() (int, error) {
-	if !cleanAbs(r.Brain) {
-		return 0, Errorf(EINVALID, "record %s: brain %.60q is not an absolute, clean path", clipID(r.PresenceID), r.Brain)
-	}
 	n := 0
 	for _, p := range []*string{&r.CallerRoot, &r.Worktree} {
-		if *p != "" && !cleanAbs(*p) {
-			*p = ""
+		if filepath.IsAbs(*p) && !cleanAbs(*p) {
+			*p = filepath.Clean(*p)
 			n++
 		}
 	}
@@ -612,14 +657,6 @@ func CleanRel(p string) bool {
 
 // cleanAbs reports whether p is an absolute path in its clean form.
 func cleanAbs(p string) bool { return filepath.IsAbs(p) && filepath.Clean(p) == p }
-
-// clipID is an id fit for an error message, whatever a file held.
-func clipID(id string) string {
-	if len(id) > 32 {
-		return fmt.Sprintf("%q…", id[:32])
-	}
-	return fmt.Sprintf("%q", id)
-}
 
 // EncodeRecord writes the record as the spec shows it: pretty-printed JSON
 // with a trailing newline.

@@ -15,9 +15,9 @@ import (
 	"github.com/hall-dev/hall/internal/presence/presencetest"
 )
 
-// refID is the spec's id computed without the package: prs_ and the first
-// 12 hex digits of SHA-256(agent_id, a zero byte, brain).
-func refID(agent, brain string) string {
+// refLegacyID is the id older Halls gave, computed without the package:
+// prs_ and the first 12 hex digits of SHA-256(agent_id, a zero byte, brain).
+func refLegacyID(agent, brain string) string {
 	sum := sha256.Sum256([]byte(agent + "\x00" + brain))
 	return "prs_" + hex.EncodeToString(sum[:])[:12]
 }
@@ -25,22 +25,23 @@ func refID(agent, brain string) string {
 func TestIDGolden(t *testing.T) {
 	tests := []struct {
 		agent, brain string
-		want         string // pinned: printf 'agent\0brain' | sha256sum
+		want         string // pinned: m1nd's stable_presence_id, as testdata/m1nd_id.rs prints it
+		legacy       string // pinned: printf 'agent\0brain' | sha256sum
 	}{
-		{"claude-7", "/home/ana/shop", "prs_cc073e458413"},
-		{"codex-1", "/home/ana/shop", "prs_b13b19552d63"},
-		{"claude-7", "/srv/other", "prs_27e775004673"},
+		{"claude-7", "/home/ana/shop", "prs_c37946a07f49", "prs_cc073e458413"},
+		{"codex-1", "/home/ana/shop", "prs_d5e99a0186e3", "prs_b13b19552d63"},
+		{"claude-7", "/srv/other", "prs_290b3301b1ec", "prs_27e775004673"},
 	}
 	for _, tt := range tests {
 		got := presence.ID(tt.agent, tt.brain)
 		if got != tt.want {
 			t.Errorf("ID(%q, %q): got %q, want %q", tt.agent, tt.brain, got, tt.want)
 		}
-		if ref := refID(tt.agent, tt.brain); got != ref {
-			t.Errorf("ID(%q, %q): got %q, want reference %q", tt.agent, tt.brain, got, ref)
-		}
 		if !presence.ValidID(got) {
 			t.Errorf("ValidID(ID(%q, %q) = %q): got false, want true", tt.agent, tt.brain, got)
+		}
+		if got := presence.LegacyID(tt.agent, tt.brain); got != tt.legacy {
+			t.Errorf("LegacyID(%q, %q): got %q, want %q", tt.agent, tt.brain, got, tt.legacy)
 		}
 	}
 	// The zero byte separates the two parts: moving a character across
@@ -49,8 +50,11 @@ func TestIDGolden(t *testing.T) {
 		t.Errorf("ID(ab, /c) and ID(a, b/c): got both %q, want different ids", a)
 	}
 	for _, pair := range [][2]string{{"x", "/y"}, {"", ""}, {"é-agent", "/home/ünï"}, {strings.Repeat("a", 500), "/"}} {
-		if got, want := presence.ID(pair[0], pair[1]), refID(pair[0], pair[1]); got != want {
-			t.Errorf("ID(%q, %q): got %q, want %q", pair[0], pair[1], got, want)
+		if got, want := presence.LegacyID(pair[0], pair[1]), refLegacyID(pair[0], pair[1]); got != want {
+			t.Errorf("LegacyID(%q, %q): got %q, want %q", pair[0], pair[1], got, want)
+		}
+		if got := presence.ID(pair[0], pair[1]); !presence.ValidID(got) {
+			t.Errorf("ValidID(ID(%q, %q) = %q): got false", pair[0], pair[1], got)
 		}
 	}
 }
@@ -279,7 +283,17 @@ func TestMutationLevel(t *testing.T) {
 		want presence.Level
 	}{
 		{presence.Mutation{}, presence.LevelNone},
-		{presence.Mutation{DeclaredIntent: "x"}, presence.LevelDeclared},
+		{presence.Mutation{DeclaredIntent: "mutate"}, presence.LevelDeclared},
+		{presence.Mutation{DeclaredIntent: "MuTaTe"}, presence.LevelDeclared},
+		// m1nd's signal word alone, any ASCII case: any other text
+		// (a declared reader, free prose) signals nothing.
+		{presence.Mutation{DeclaredIntent: "read"}, presence.LevelNone},
+		{presence.Mutation{DeclaredIntent: "x"}, presence.LevelNone},
+		{presence.Mutation{DeclaredIntent: "edit checkout"}, presence.LevelNone},
+		{presence.Mutation{DeclaredIntent: " mutate"}, presence.LevelNone},
+		{presence.Mutation{DeclaredIntent: "mutates"}, presence.LevelNone},
+		{presence.Mutation{DeclaredIntent: "MUTATE"}, presence.LevelDeclared},
+		{presence.Mutation{DeclaredIntent: "mu\u0163ate"}, presence.LevelNone}, // no Unicode folding
 		{presence.Mutation{ObservedAtMs: 1}, presence.LevelObserved},
 		{presence.Mutation{ObservedAtMs: 1, DeclaredIntent: "x"}, presence.LevelObserved},
 	}
@@ -289,6 +303,37 @@ func TestMutationLevel(t *testing.T) {
 		}
 		if got, want := (presence.Record{Mutation: tt.m}).Mutating(), tt.want != presence.LevelNone; got != want {
 			t.Errorf("Mutating with %+v: got %v, want %v", tt.m, got, want)
+		}
+	}
+}
+
+// TestLevelAt is m1nd's has_mutation_signal: an observed mutation counts
+// while now - observed_at_ms is at most the ttl, a declared "mutate"
+// always.
+func TestLevelAt(t *testing.T) {
+	const ttl = 120_000
+	now := presencetest.T0
+	tests := []struct {
+		name string
+		m    presence.Mutation
+		at   int64
+		want presence.Level
+	}{
+		{"observed now", presence.Mutation{ObservedAtMs: now}, now, presence.LevelObserved},
+		{"observed at the ttl", presence.Mutation{ObservedAtMs: now}, now + ttl, presence.LevelObserved},
+		{"observed 1 ms past the ttl", presence.Mutation{ObservedAtMs: now}, now + ttl + 1, presence.LevelNone},
+		{"observed hours ago", presence.Mutation{ObservedAtMs: now - 3*3_600_000}, now, presence.LevelNone},
+		{"observed ahead of now", presence.Mutation{ObservedAtMs: now + 5000}, now, presence.LevelObserved},
+		{"lapsed, declared mutate", presence.Mutation{ObservedAtMs: now, DeclaredIntent: "Mutate"}, now + ttl + 1, presence.LevelDeclared},
+		{"lapsed, declared read", presence.Mutation{ObservedAtMs: now, DeclaredIntent: "read"}, now + ttl + 1, presence.LevelNone},
+	}
+	for _, tt := range tests {
+		r := presence.Record{LastBeatMs: now, TTLMs: ttl, Mutation: tt.m}
+		if got := r.LevelAt(time.UnixMilli(tt.at)); got != tt.want {
+			t.Errorf("%s: LevelAt: got %q, want %q", tt.name, got, tt.want)
+		}
+		if got, want := r.MutatingAt(time.UnixMilli(tt.at)), tt.want != presence.LevelNone; got != want {
+			t.Errorf("%s: MutatingAt: got %v, want %v", tt.name, got, want)
 		}
 	}
 }
@@ -333,5 +378,25 @@ func TestRecordTouchedRoundTrip(t *testing.T) {
 	}
 	if back, _ := presence.DecodeRecord([]byte(`{"presence_id":"p","agent_id":"a","brain":"/b","last_beat_ms":1,"touched":[]}`)); back.Touched != nil {
 		t.Errorf(`"touched": [] decoded to %v, want nil`, back.Touched)
+	}
+}
+
+// A live view looks again when an observed mutation lapses (its
+// collisions end then), not only when a record goes stale.
+func TestNextExpiryCountsSignalLapses(t *testing.T) {
+	now := presencetest.T0
+	// Beating now, ttl 2 min: its edit seen 30 s ago lapses at now + 90 s + 1.
+	r := presencetest.Rec("claude-7", brain, presencetest.LastBeat(now), presencetest.TTL(120_000), presencetest.Observed(now-30_000))
+	if got, want := r.SignalLapsesAtMs(), now-30_000+120_000+1; got != want {
+		t.Errorf("SignalLapsesAtMs: got %d, want %d", got, want)
+	}
+	snap := presence.Snapshot{AtMs: now, Live: []presence.Record{r}}
+	if got, want := snap.NextExpiryMs(), now+90_001; got != want {
+		t.Errorf("NextExpiryMs: got %d, want %d (the lapse, before the expiry %d)", got, want, r.ExpiresAtMs()+1)
+	}
+	r.Mutation.DeclaredIntent = "mutate" // declared: nothing lapses
+	snap.Live[0] = r
+	if got, want := snap.NextExpiryMs(), r.ExpiresAtMs()+1; got != want {
+		t.Errorf("NextExpiryMs with a declared mutate: got %d, want the expiry %d", got, want)
 	}
 }

@@ -547,7 +547,7 @@ func (s *Service) Snapshot(ctx context.Context) (Snapshot, error) {
 	// meanwhile, under the mirror's and the projection's locks, and wait
 	// for none of it.
 	s.collMu.Lock()
-	snap.Collisions, snap.Counts = s.collisionsLocked(snap.Live)
+	snap.Collisions, snap.Counts = s.collisionsLocked(snap.Live, now)
 	s.collMu.Unlock()
 	s.overMu.Lock()
 	s.deriveOverlapsLocked(ctx, &snap)
@@ -618,10 +618,14 @@ func (bc *brainCollisions) holds(live []Record, idx []int) bool {
 // answers joined in brain order are the whole answer. When no brain
 // changed it returns the last answer itself: snapshots are read-only. The
 // caller holds collMu.
-func (s *Service) collisionsLocked(live []Record) ([]Collision, *CollisionCounts) {
+//
+// A brain's records are its live records mutating at now: an observed
+// mutation that lapsed (LevelAt) takes its record out, so the brain is
+// derived again, as when a record changes.
+func (s *Service) collisionsLocked(live []Record, now time.Time) ([]Collision, *CollisionCounts) {
 	byBrain := make(map[string][]int, len(s.collisions))
 	for i := range live {
-		if live[i].Mutating() { // a side without a mutation signal never collides
+		if live[i].MutatingAt(now) { // a side without a mutation signal never collides
 			byBrain[live[i].Brain] = append(byBrain[live[i].Brain], i)
 		}
 	}
@@ -644,7 +648,7 @@ func (s *Service) collisionsLocked(live []Record) ([]Collision, *CollisionCounts
 				bc.live[live[i].PresenceID] = live[i]
 			}
 			var tally CollisionTally
-			bc.collisions, tally = CollisionsWithin(b, rs, CollisionBound{Max: s.maxColl, Degrees: true})
+			bc.collisions, tally = CollisionsWithin(b, rs, now, CollisionBound{Max: s.maxColl, Degrees: true})
 			if tally.Pairs > 0 {
 				bc.counts = &BrainCounts{Total: tally.Pairs, ByPresence: map[string]int{}}
 				for k, d := range tally.Degrees {
@@ -725,8 +729,9 @@ func (s *Service) eachLiveLocked(now time.Time, brain string, fn func(r Record))
 	}
 }
 
-// nextExpiryMs is the first millisecond at which a live record goes stale,
-// 0 when none is live: Snapshot.NextExpiryMs without building a snapshot.
+// nextExpiryMs is the first millisecond at which a live record goes stale
+// or its observed mutation lapses (its collisions may end then), 0 when
+// none is live: Snapshot.NextExpiryMs without building a snapshot.
 func (s *Service) nextExpiryMs(now time.Time) int64 {
 	s.mirror.mu.Lock()
 	defer s.mirror.mu.Unlock()
@@ -737,9 +742,23 @@ func (s *Service) nextExpiryMs(now time.Time) int64 {
 		if e, ok := s.entries[id]; ok && e.shown.LastBeatMs >= r.LastBeatMs && e.shown.PresenceID != "" {
 			r = e.shown
 		}
-		if e := r.ExpiresAtMs() + 1; !r.Stale(now) && (next == 0 || e < next) {
-			next = e
+		if !r.Stale(now) {
+			next = r.nextChangeMs(now.UnixMilli(), next)
 		}
+	}
+	return next
+}
+
+// nextChangeMs is the earlier of next (0: none yet) and the first
+// millisecond after nowMs at which the live record changes by itself: it
+// goes stale, or its observed mutation lapses before that.
+func (r *Record) nextChangeMs(nowMs, next int64) int64 {
+	e := r.ExpiresAtMs() + 1
+	if l := r.SignalLapsesAtMs(); l > nowMs && l < e {
+		e = l
+	}
+	if next == 0 || e < next {
+		return e
 	}
 	return next
 }
@@ -756,17 +775,18 @@ func (s *Service) collisionsOf(ctx context.Context, self Record) ([]Collision, i
 		}
 	}
 	const selfHandle = -1
-	f := collision.NewFocus(selfHandle, self.party(), NorthCap)
+	now := s.now()
+	f := collision.NewFocus(selfHandle, self.party(now), NorthCap)
 	defer f.Release()
 	kept := map[int]Record{}
 	handle := 0
 	s.mirror.mu.Lock()
 	s.projection.mu.Lock()
-	s.eachLiveLocked(s.now(), self.Brain, func(r Record) {
+	s.eachLiveLocked(now, self.Brain, func(r Record) {
 		if r.PresenceID == self.PresenceID {
 			return
 		}
-		if _, keep := f.Offer(handle, r.party()); keep {
+		if _, keep := f.Offer(handle, r.party(now)); keep {
 			kept[handle] = r
 		}
 		handle++
@@ -779,7 +799,7 @@ func (s *Service) collisionsOf(ctx context.Context, self Record) ([]Collision, i
 		if other == selfHandle {
 			other = p[1]
 		}
-		if c, ok := CollisionBetween(self, kept[other]); ok {
+		if c, ok := CollisionBetween(self, kept[other], now); ok {
 			out = append(out, c)
 		}
 	}
@@ -855,18 +875,17 @@ func (s Snapshot) North(id string) ([]Collision, int) {
 	if !ok {
 		return nil, 0
 	}
-	out, tally := CollisionsWithin(r.Brain, s.Live, CollisionBound{Max: NorthCap, Focus: id})
+	out, tally := CollisionsWithin(r.Brain, s.Live, time.UnixMilli(s.AtMs), CollisionBound{Max: NorthCap, Focus: id})
 	return out, tally.Pairs
 }
 
-// NextExpiryMs is the first millisecond at which a live record goes stale,
-// 0 when none is live: the moment a live view must look again.
+// NextExpiryMs is the first millisecond at which a live record goes stale
+// or its observed mutation lapses (its collisions may end then), 0 when
+// none is live: the moment a live view must look again.
 func (s Snapshot) NextExpiryMs() int64 {
 	var next int64
-	for _, r := range s.Live {
-		if e := r.ExpiresAtMs() + 1; next == 0 || e < next {
-			next = e
-		}
+	for i := range s.Live {
+		next = s.Live[i].nextChangeMs(s.AtMs, next)
 	}
 	return next
 }

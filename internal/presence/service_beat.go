@@ -32,13 +32,13 @@ func (s *Service) Beat(ctx context.Context, b Beat) (BeatResult, error) {
 	}
 	id := ID(b.AgentID, b.Brain)
 	e := s.lockedEntry(id)
-	s.seed(ctx, e, id)
+	s.seed(ctx, e, id, LegacyID(b.AgentID, b.Brain))
 	s.fold(e, id)
 	now := s.now()
 	prevBeatMs := e.rec.LastBeatMs
 	e.rec = b.apply(e.rec, now.UnixMilli(), s.ttl.Milliseconds(), s.classify)
-	if b.Git != nil && e.rec.Worktree != "" {
-		if g, ok := b.Git(e.rec.Worktree); ok {
+	if wt := e.rec.WorktreePath(); b.Git != nil && wt != "" {
+		if g, ok := b.Git(wt); ok {
 			e.rec.setChanged(g)
 		}
 	}
@@ -77,7 +77,7 @@ func (s *Service) Beat(ctx context.Context, b Beat) (BeatResult, error) {
 	s.count(func(st *Stats) { st.Beats++ })
 	s.notify()
 
-	if rec.Mutating() { // a side without a mutation signal never collides
+	if rec.MutatingAt(now) { // a side without a mutation signal never collides
 		res.Collisions, res.CollisionsTotal = s.collisionsOf(ctx, rec)
 	}
 	return res, nil
@@ -133,7 +133,7 @@ func (s *Service) fold(e *entry, id string) {
 
 // seed loads a new projection from the store, so first_seen_ms and
 // query_count survive a Hall restart; the caller holds e.mu.
-func (s *Service) seed(ctx context.Context, e *entry, id string) {
+func (s *Service) seed(ctx context.Context, e *entry, id, legacy string) {
 	if e.seeded {
 		return
 	}
@@ -141,6 +141,14 @@ func (s *Service) seed(ctx context.Context, e *entry, id string) {
 	if r, err := s.store.Get(ctx, id); err == nil && !r.Stale(s.now()) {
 		e.rec = r
 		e.written, e.signal = true, signal(r)
+		return
+	}
+	// A session an older Hall recorded under its old id goes on under
+	// m1nd's: first seen, its count and its declarations carry over (the
+	// old record, not written again, lapses as any record does).
+	if r, err := s.store.Get(ctx, legacy); err == nil && !r.Stale(s.now()) && r.PresenceID == legacy {
+		r.PresenceID = id
+		e.rec = r
 	}
 }
 

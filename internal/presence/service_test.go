@@ -537,3 +537,30 @@ func TestServiceForgetsStaleProjections(t *testing.T) {
 		t.Errorf("projections after every session went stale: got %d, want 0", got)
 	}
 }
+
+// A session an older Hall recorded under its SHA-256 id goes on under
+// m1nd's id: first seen, count and declarations carried over; the old
+// file is left to lapse, never written again.
+func TestServiceBeatSeedsFromLegacyID(t *testing.T) {
+	store := dirstoretest.Open(t)
+	clk := presencetest.NewClock(presencetest.T0)
+	prev := presencetest.Rec("claude-7", "/b", presencetest.Worktree("/w"), presencetest.LastBeat(presencetest.T0-10000))
+	prev.PresenceID = presence.LegacyID("claude-7", "/b")
+	prev.FirstSeenMs, prev.QueryCount = presencetest.T0-60000, 41
+	if err := store.Upsert(context.Background(), prev); err != nil {
+		t.Fatal(err)
+	}
+	svc := presence.NewService(store, presence.Config{Now: clk.Now})
+	res := mustBeat(t, svc, presence.Beat{AgentID: "claude-7", Brain: "/b"})
+	if want := presence.ID("claude-7", "/b"); res.PresenceID != want || !res.Stored {
+		t.Fatalf("beat: got %+v, want %s stored", res, want)
+	}
+	got := dirstoretest.ReadRecord(t, store.Dir(), res.PresenceID)
+	if got.FirstSeenMs != presencetest.T0-60000 || got.QueryCount != 42 || got.Worktree != "/w" {
+		t.Errorf("new id's record: got first_seen %d count %d worktree %q, want %d 42 /w",
+			got.FirstSeenMs, got.QueryCount, got.Worktree, presencetest.T0-60000)
+	}
+	if old := dirstoretest.ReadRecord(t, store.Dir(), prev.PresenceID); !reflect.DeepEqual(old, prev) {
+		t.Errorf("old record: got %#v, want it untouched %#v", old, prev)
+	}
+}

@@ -38,7 +38,7 @@ func BenchmarkChangeToSubscriber(b *testing.B) {
 			wt = i - 1
 		}
 		recs[i] = presencetest.Rec(agent, brain, presencetest.Worktree(fmt.Sprintf("%s/wt-%d", brain, wt)),
-			presencetest.WS("src/", "go.mod"), presencetest.Intent("edit"), presencetest.At(now), presencetest.TTL(3_600_000))
+			presencetest.WS("src/", "go.mod"), presencetest.Intent("mutate"), presencetest.At(now), presencetest.TTL(3_600_000))
 		if err := th.store.Upsert(context.Background(), recs[i]); err != nil {
 			b.Fatal(err)
 		}

@@ -3,6 +3,7 @@ package stream
 import (
 	"slices"
 	"sort"
+	"time"
 
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/presence"
@@ -22,6 +23,7 @@ type roster struct {
 	overlaps   map[string]contract.Overlap // listed, by overlap_id (overlaps.go)
 	ovCounts   map[string]int              // every overlapping pair, by brain
 	ovOwn      map[string]ownTotal         // every presence's overlaps, listed or not, and its brain
+	atMs       int64                       // the snapshot's time: the collision predicate reads it
 }
 
 // rosterOf keys a snapshot (or the error that replaced it). The snapshot's
@@ -37,6 +39,7 @@ func rosterOf(snap presence.Snapshot, err error, prev roster) roster {
 		records:    make(map[string]*presence.Record, len(snap.Live)),
 		collisions: make(map[string]contract.Collision, len(snap.Collisions)),
 		counts:     snap.Counts,
+		atMs:       snap.AtMs,
 	}
 	r.overlaps, r.ovCounts, r.ovOwn = overlapsOf(snap)
 	for i := range snap.Live {
@@ -98,7 +101,7 @@ func diffRosters(prev, next roster) *change {
 		a, okA := next.records[x.A.PresenceID]
 		b, okB := next.records[x.B.PresenceID]
 		if okA && okB {
-			if _, open := presence.CollisionBetween(*a, *b); open {
+			if _, open := presence.CollisionBetween(*a, *b, time.UnixMilli(next.atMs)); open {
 				if c.unlisted == nil {
 					c.unlisted = map[string]bool{}
 				}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/presence"
@@ -194,8 +195,8 @@ func TestFilterDiff(t *testing.T) {
 
 func TestFilterResponse(t *testing.T) {
 	recs := []presence.Record{
-		{PresenceID: "prs_aaaaaaaaaaaa", AgentID: "a", Brain: "/shop", Worktree: "/wt", LastBeatMs: 3, Mutation: presence.Mutation{DeclaredIntent: "x"}},
-		{PresenceID: "prs_bbbbbbbbbbbb", AgentID: "b", Brain: "/shop", Worktree: "/wt", LastBeatMs: 2, Mutation: presence.Mutation{DeclaredIntent: "x"}},
+		{PresenceID: "prs_aaaaaaaaaaaa", AgentID: "a", Brain: "/shop", Worktree: "/wt", LastBeatMs: 3, Mutation: presence.Mutation{DeclaredIntent: "mutate"}},
+		{PresenceID: "prs_bbbbbbbbbbbb", AgentID: "b", Brain: "/shop", Worktree: "/wt", LastBeatMs: 2, Mutation: presence.Mutation{DeclaredIntent: "mutate"}},
 		{PresenceID: "prs_cccccccccccc", AgentID: "c", Brain: "/docs", LastBeatMs: 1},
 	}
 	snap := presence.Snapshot{AtMs: 99, Live: recs, Collisions: presencetest.CollisionsIn("", recs)}
@@ -412,7 +413,7 @@ func TestViewResponseOrder(t *testing.T) {
 func TestDiffRosters(t *testing.T) {
 	rec := func(agent, wt string, beat int64) presence.Record {
 		return presence.Record{PresenceID: presence.ID(agent, "/s"), AgentID: agent, Brain: "/s", Worktree: wt, LastBeatMs: beat,
-			Mutation: presence.Mutation{DeclaredIntent: "edit"}}
+			Mutation: presence.Mutation{DeclaredIntent: "mutate"}}
 	}
 	snap := func(rs ...presence.Record) presence.Snapshot {
 		return presence.Snapshot{Live: rs, Collisions: presencetest.CollisionsIn("", rs)}
@@ -489,10 +490,10 @@ func TestFilterDiffTotals(t *testing.T) {
 func TestDiffRostersUnlisted(t *testing.T) {
 	rec := func(agent string) presence.Record {
 		return presence.Record{PresenceID: presence.ID(agent, "/s"), AgentID: agent, Brain: "/s", Worktree: "/wt", LastBeatMs: 1,
-			Mutation: presence.Mutation{DeclaredIntent: "edit"}}
+			Mutation: presence.Mutation{DeclaredIntent: "mutate"}}
 	}
 	snap := func(rs ...presence.Record) presence.Snapshot {
-		cs, tally := presence.CollisionsWithin("", rs, presence.CollisionBound{Max: 1})
+		cs, tally := presence.CollisionsWithin("", rs, time.UnixMilli(1), presence.CollisionBound{Max: 1})
 		return presence.Snapshot{Live: rs, Collisions: cs, CollisionsTotal: tally.Pairs,
 			Counts: &presence.CollisionCounts{Total: tally.Pairs, Brains: map[string]*presence.BrainCounts{"/s": {Total: tally.Pairs}}}}
 	}

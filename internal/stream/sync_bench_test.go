@@ -35,7 +35,7 @@ func BenchmarkHubSync(b *testing.B) {
 		agent := fmt.Sprintf("agent-%d", i)
 		brain := fmt.Sprintf("/srv/b%d", i%50)
 		live[i] = presence.Record{Schema: presence.Schema, PresenceID: presence.ID(agent, brain), AgentID: agent, Brain: brain, LastBeatMs: 1e12, TTLMs: 1e9,
-			Worktree: fmt.Sprintf("%s/wt%d", brain, i%7), WorkingSet: []string{"src/", "go.mod"}, Mutation: presence.Mutation{DeclaredIntent: "edit"}}
+			Worktree: fmt.Sprintf("%s/wt%d", brain, i%7), WorkingSet: []string{"src/", "go.mod"}, Mutation: presence.Mutation{DeclaredIntent: "mutate"}}
 	}
 	snapA := presence.Snapshot{Live: live, Collisions: presencetest.CollisionsIn("", live)}
 	live2 := append([]presence.Record(nil), live...)

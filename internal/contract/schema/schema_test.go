@@ -78,9 +78,10 @@ func newFixture() fixture {
 	}
 	b := presence.Record{
 		PresenceID: presence.ID("codex-2", "/srv/shop"), AgentID: "codex-2", Brain: "/srv/shop",
-		Mutation:    presence.Mutation{DeclaredIntent: "edit"},
+		Mutation:    presence.Mutation{DeclaredIntent: "mutate"},
 		FirstSeenMs: 1_764_489_000_000, LastBeatMs: 1_764_489_655_000, QueryCount: 1,
 	}
+	full := a // every field, observed: whichever side its id makes it
 	if a.PresenceID > b.PresenceID {
 		a, b = b, a
 	}
@@ -101,7 +102,7 @@ func newFixture() fixture {
 	paths := o
 	paths.Verdict, paths.Merge, paths.Conflicts, paths.ConflictsTotal = "overlap", "unknown", nil, 0
 	paths.B.Git, paths.B.Branch = "worktree_not_here", ""
-	return fixture{full: contract.FromRecord(a), bare: contract.FromRecord(bare), collision: contract.FromCollision(c),
+	return fixture{full: contract.FromRecord(full), bare: contract.FromRecord(bare), collision: contract.FromCollision(c),
 		overlap: contract.FromOverlap(o), pathsOnly: contract.FromOverlap(paths)}
 }
 

@@ -5,6 +5,7 @@ import (
 	"math/rand"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/hall-dev/hall/internal/presence"
 	"github.com/hall-dev/hall/internal/presence/collision"
@@ -101,7 +102,7 @@ func TestCollisionsWithinBoundAndTotal(t *testing.T) {
 			if tt.focus >= 0 {
 				b.Focus = tt.live[tt.focus].PresenceID
 			}
-			got, tally := presence.CollisionsWithin(tt.scope, tt.live, b)
+			got, tally := presence.CollisionsWithin(tt.scope, tt.live, time.UnixMilli(presencetest.T0), b)
 			if tally.Pairs != tt.wantTotal || len(got) != tt.wantListed {
 				t.Fatalf("got %d listed of %d, want %d of %d", len(got), tally.Pairs, tt.wantListed, tt.wantTotal)
 			}
@@ -138,7 +139,7 @@ func TestCollisionsWithinEqualsBruteForce(t *testing.T) {
 			all := bruteCollisions(scope, live)
 			max := []int{0, 1, 2, 5, 20}[rng.Intn(5)]
 			b := presence.CollisionBound{Max: max, Degrees: true}
-			got, tally := presence.CollisionsWithin(scope, live, b)
+			got, tally := presence.CollisionsWithin(scope, live, time.UnixMilli(presencetest.T0), b)
 			want := firstPerBrain(all, max)
 			if len(want) < len(all) {
 				cut++
@@ -159,7 +160,7 @@ func TestCollisionsWithinEqualsBruteForce(t *testing.T) {
 				continue
 			}
 			focus := live[rng.Intn(len(live))].PresenceID
-			got, tally = presence.CollisionsWithin(scope, live, presence.CollisionBound{Max: max, Focus: focus})
+			got, tally = presence.CollisionsWithin(scope, live, time.UnixMilli(presencetest.T0), presence.CollisionBound{Max: max, Focus: focus})
 			mine := involving(all, focus)
 			if want := firstPerBrain(mine, max); tally.Pairs != len(mine) || !reflect.DeepEqual(got, want) {
 				t.Fatalf("round %d scope %q max %d focus %s: listed %d of %d, want %d of %d\ngot  %v\nwant %v",
@@ -242,15 +243,9 @@ func TestFocusOfferEqualsBruteForce(t *testing.T) {
 	}
 }
 
-// partyOf is what package presence gives the predicate of a record.
+// partyOf is what package presence gives the predicate of a record at T0.
 func partyOf(r presence.Record) collision.Party {
-	base := r.Worktree
-	if base == "" {
-		base = r.CallerRoot
-	}
-	if base == "" {
-		base = r.Brain
-	}
 	return collision.Party{ID: r.PresenceID, Brain: r.Brain, CallerRoot: r.CallerRoot, Worktree: r.Worktree,
-		Base: base, WorkingSet: r.WorkingSet, Touched: r.Touched, Team: r.Team(), Mutating: r.Mutating()}
+		Base: presence.Where(r.Worktree, r.CallerRoot, r.Brain), WorkingSet: r.WorkingSet, Touched: r.Touched,
+		Team: r.Team(), Agent: r.AgentID, Mutating: r.MutatingAt(time.UnixMilli(presencetest.T0))}
 }

@@ -28,12 +28,19 @@ type Touch struct {
 
 // Party is what the predicate reads of one presence record.
 type Party struct {
-	ID, Brain            string
+	ID, Brain string
+	// CallerRoot and Worktree are the party's places. An absolute one is
+	// a path, compared cleaned; any other is what the writer declared (m1nd's
+	// worktree is a display string such as "feat/x"), compared as written.
 	CallerRoot, Worktree string
 	// Base is what relative working-set entries resolve against: the
 	// worktree, else the caller_root, else the brain (the record says).
-	Base       string
-	WorkingSet []string // as declared: absolute or relative to Base
+	Base string
+	// WorkingSet is as declared: absolute or relative to Base. Two
+	// entries meet when their paths overlap (resolved, cleaned), and also
+	// when they are the same non-empty string as written (m1nd's rule: a
+	// relative path or an sb_ block id, whatever the bases).
+	WorkingSet []string
 	// Touched is what the Hall observed the presence change: absolute
 	// paths that join the working-set overlap under their own clause.
 	Touched  []Touch
@@ -41,6 +48,9 @@ type Party struct {
 	// Team is the presence's team (a subagent's is its session's id):
 	// two parties of one non-empty team never collide.
 	Team string
+	// Agent is the presence's agent_id: two parties of one non-empty
+	// agent never collide (m1nd's rule), even under two presence ids.
+	Agent string
 }
 
 // Found is one collision: two mutating parties sharing a place on one
@@ -55,12 +65,18 @@ type Found struct {
 	Paths   []string // overlapping working-set and touched paths, absolute, sorted
 }
 
-// Between applies the predicate to one pair: same brain, AND not one team,
-// AND (same non-empty caller_root OR same non-empty worktree OR
-// overlapping working sets, declared or touched), AND both carry a
-// mutation signal. Staleness is the caller's concern: pass live records.
+// Between applies the predicate to one pair: same brain, AND not one
+// hand (one team or one agent), AND (same non-empty caller_root OR same
+// non-empty worktree OR overlapping working sets, declared or touched),
+// AND both carry a mutation signal. Staleness is the caller's concern:
+// pass live records, and Mutating as of now.
+//
+// A pair alone is all Between sees. Within closes hands over the roster:
+// records linked by an agent or a team, one through another, are one
+// hand (a subagent of a session whose agent has a second record is one
+// hand with that record too), so in that rare chain Within lists less.
 func Between(a, b Party) (Found, bool) {
-	if a.ID == b.ID || a.Brain != b.Brain || !a.Mutating || !b.Mutating {
+	if a.ID == b.ID || a.Brain != b.Brain || !a.Mutating || !b.Mutating || (a.Agent != "" && a.Agent == b.Agent) {
 		return Found{}, false
 	}
 	va, vb := viewOf(&a), viewOf(&b)
@@ -87,13 +103,69 @@ func ResolveWorkingSet(base string, ws []string) []string {
 	return out
 }
 
+// placeOf is what a place is compared as: an absolute path cleaned, any
+// other string as written ("" when unset, so an unset one never matches).
+func placeOf(p string) string {
+	if p == "" || p[0] != filepath.Separator {
+		return p
+	}
+	return cleanPath(p)
+}
+
+// exactEntries returns the non-empty relative entries of a working set,
+// as written: what m1nd's exact rule can match where the resolved paths
+// differ (an absolute entry equal as written resolves equal too). More
+// than smallPart are sorted, for a linear merge.
+func exactEntries(ws []string) []string {
+	var out []string
+	for _, e := range ws {
+		if e != "" && !filepath.IsAbs(e) {
+			out = append(out, e)
+		}
+	}
+	if len(out) > smallPart {
+		slices.Sort(out)
+	}
+	return out
+}
+
+// exactOverlap appends to dst every string of a also in b: path by path
+// when one is small, else by merging (both sorted).
+func exactOverlap(dst, a, b []string) []string {
+	if min(len(a), len(b)) <= smallPart {
+		for _, x := range a {
+			if slices.Contains(b, x) {
+				dst = append(dst, x)
+			}
+		}
+		return dst
+	}
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		switch {
+		case a[i] < b[j]:
+			i++
+		case a[i] > b[j]:
+			j++
+		default:
+			dst = append(dst, a[i])
+			i++
+			j++
+		}
+	}
+	return dst
+}
+
 // view is what the place condition compares of one party, computed once
 // per party rather than once per pair: caller_root and worktree cleaned
 // ("" when unset, so an unset one never matches), the working set
 // resolved to absolute, cleaned paths and then the touched files (ws, the
 // first declared of them declared), and the team.
 type view struct {
-	callerRoot, worktree, team string
+	callerRoot, worktree, team, agent string
+	// base is what the relative entries resolved against (cleaned), and
+	// exact the relative entries as written (see exactEntries).
+	base  string
+	exact []string
 	// ws[:declared] were declared and ws[declared:] touched; each part
 	// longer than smallPart is sorted by comparePaths, for the pairs'
 	// linear overlap (overlapSorted).
@@ -127,7 +199,8 @@ func viewOf(p *Party) view {
 		}
 	}
 	sortParts(ws, declared)
-	return view{callerRoot: cleanOrEmpty(p.CallerRoot), worktree: cleanOrEmpty(p.Worktree), team: p.Team, ws: ws, declared: declared}
+	return view{callerRoot: placeOf(p.CallerRoot), worktree: placeOf(p.Worktree), team: p.Team, agent: p.Agent,
+		base: cleanOrEmpty(p.Base), exact: exactEntries(p.WorkingSet), ws: ws, declared: declared}
 }
 
 // smallPart is the most paths a part of a view (declared, or touched) may
@@ -184,6 +257,9 @@ func (cl *collider) between(brain string, a, b int, va, vb *view) (Found, bool) 
 	if va.team != "" && va.team == vb.team {
 		return Found{}, false // a session and its subagents are one team
 	}
+	if va.agent != "" && va.agent == vb.agent {
+		return Found{}, false // one agent under two ids is one hand
+	}
 	start := len(cl.paths)
 	// Declared against declared is working_set_overlap; any overlap with a
 	// touched file on either side is touched_overlap. Each of the four
@@ -191,6 +267,11 @@ func (cl *collider) between(brain string, a, b int, va, vb *view) (Found, bool) 
 	declA, touchA := va.ws[:va.declared], va.ws[va.declared:]
 	declB, touchB := vb.ws[:vb.declared], vb.ws[vb.declared:]
 	cl.overlap(declA, declB)
+	if len(va.exact) > 0 && len(vb.exact) > 0 && va.base != vb.base {
+		// The same entry as written, resolved apart (m1nd's exact rule):
+		// listed as written. On one base the paths above hold it already.
+		cl.paths = exactOverlap(cl.paths, va.exact, vb.exact)
+	}
 	declaredHit := len(cl.paths) > start
 	mark := len(cl.paths)
 	cl.overlap(touchA, declB)

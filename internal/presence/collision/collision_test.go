@@ -9,6 +9,7 @@ import (
 	"sort"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/hall-dev/hall/internal/presence"
 	"github.com/hall-dev/hall/internal/presence/presencetest"
@@ -191,9 +192,47 @@ func TestCollisionBetween(t *testing.T) {
 			wantPaths:   []string{brain + "/src/x.go"},
 		},
 		{
-			name: "same relative entries in different worktrees do not overlap",
+			// m1nd's exact rule: the same entry as written meets, whatever
+			// the bases; listed as written.
+			name:        "same relative entry in different worktrees meets as written",
+			a:           presencetest.Rec("claude-7", brain, presencetest.Worktree("/w/wt1"), presencetest.WS("src/auth")),
+			b:           presencetest.Rec("codex-1", brain, presencetest.Worktree("/w/wt2"), presencetest.WS("src/auth")),
+			wantOK:      true,
+			wantClauses: []presence.Clause{presence.ClauseWorkingSet},
+			wantPlace:   "src/auth",
+			wantPaths:   []string{"src/auth"},
+		},
+		{
+			name: "nested relative entries in different worktrees do not overlap",
 			a:    presencetest.Rec("claude-7", brain, presencetest.Worktree("/w/wt1"), presencetest.WS("src/auth")),
-			b:    presencetest.Rec("codex-1", brain, presencetest.Worktree("/w/wt2"), presencetest.WS("src/auth")),
+			b:    presencetest.Rec("codex-1", brain, presencetest.Worktree("/w/wt2"), presencetest.WS("src/auth/login.go")),
+		},
+		{
+			name:        "same sb_ block id",
+			a:           presencetest.Rec("claude-7", brain, presencetest.Worktree("/w/wt1"), presencetest.WS("sb_7f3a", "src/a.go")),
+			b:           presencetest.Rec("codex-1", brain, presencetest.CallerRoot("/w/wt2"), presencetest.WS("src/b.go", "sb_7f3a")),
+			wantOK:      true,
+			wantClauses: []presence.Clause{presence.ClauseWorkingSet},
+			wantPlace:   "sb_7f3a",
+			wantPaths:   []string{"sb_7f3a"},
+		},
+		{
+			name:        "same declared worktree string",
+			a:           presencetest.Rec("claude-7", brain, presencetest.Worktree("feat/x")),
+			b:           presencetest.Rec("codex-1", brain, presencetest.Worktree("feat/x")),
+			wantOK:      true,
+			wantClauses: []presence.Clause{presence.ClauseWorktree},
+			wantPlace:   "feat/x",
+		},
+		{
+			name: "declared worktree strings compare as written",
+			a:    presencetest.Rec("claude-7", brain, presencetest.Worktree("feat/x")),
+			b:    presencetest.Rec("codex-1", brain, presencetest.Worktree("feat/x/")),
+		},
+		{
+			name: "one agent under two ids never collides with itself",
+			a:    presencetest.Rec("claude-7", brain, presencetest.Worktree("/w/wt")),
+			b:    presencetest.Rec("claude-7", brain, presencetest.ID(presence.LegacyID("claude-7", brain)), presencetest.Worktree("/w/wt")),
 		},
 
 		// Never warns.
@@ -233,9 +272,9 @@ func TestCollisionBetween(t *testing.T) {
 			b:    presencetest.Rec("codex-1", brain, presencetest.CallerRoot("/w/wt"), presencetest.NoMutation()),
 		},
 		{
-			name:        "declared intent on both sides is a signal",
-			a:           presencetest.Rec("claude-7", brain, presencetest.CallerRoot("/w/wt"), presencetest.Intent("edit checkout")),
-			b:           presencetest.Rec("codex-1", brain, presencetest.CallerRoot("/w/wt"), presencetest.Intent("fix tests")),
+			name:        "declared mutate on both sides is a signal",
+			a:           presencetest.Rec("claude-7", brain, presencetest.CallerRoot("/w/wt"), presencetest.Intent("mutate")),
+			b:           presencetest.Rec("codex-1", brain, presencetest.CallerRoot("/w/wt"), presencetest.Intent("MUTATE")),
 			wantOK:      true,
 			wantClauses: []presence.Clause{presence.ClauseCallerRoot},
 			wantPlace:   "/w/wt",
@@ -243,10 +282,20 @@ func TestCollisionBetween(t *testing.T) {
 		{
 			name:        "observed on one side, declared on the other",
 			a:           presencetest.Rec("claude-7", brain, presencetest.Worktree("/w/wt")),
-			b:           presencetest.Rec("codex-1", brain, presencetest.Worktree("/w/wt"), presencetest.Intent("fix tests")),
+			b:           presencetest.Rec("codex-1", brain, presencetest.Worktree("/w/wt"), presencetest.Intent("Mutate")),
 			wantOK:      true,
 			wantClauses: []presence.Clause{presence.ClauseWorktree},
 			wantPlace:   "/w/wt",
+		},
+		{
+			name: "a declared intent other than mutate is no signal",
+			a:    presencetest.Rec("claude-7", brain, presencetest.CallerRoot("/w/wt"), presencetest.Intent("edit checkout")),
+			b:    presencetest.Rec("codex-1", brain, presencetest.CallerRoot("/w/wt"), presencetest.Intent("mutate")),
+		},
+		{
+			name: "an observed mutation past the ttl is no signal",
+			a:    presencetest.Rec("claude-7", brain, presencetest.Worktree("/w/wt")),
+			b:    presencetest.Rec("codex-1", brain, presencetest.Worktree("/w/wt"), presencetest.Observed(presencetest.T0-presence.DefaultTTL.Milliseconds()-1)),
 		},
 		{
 			name: "different brains never collide",
@@ -282,7 +331,7 @@ func TestCollisionBetween(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			for _, order := range [][2]presence.Record{{tt.a, tt.b}, {tt.b, tt.a}} {
-				c, ok := presence.CollisionBetween(order[0], order[1])
+				c, ok := presence.CollisionBetween(order[0], order[1], time.UnixMilli(presencetest.T0))
 				if ok != tt.wantOK {
 					t.Fatalf("CollisionBetween(%s, %s): got ok=%v (%+v), want %v", order[0].AgentID, order[1].AgentID, ok, c, tt.wantOK)
 				}
@@ -369,7 +418,7 @@ func bruteCollisions(brain string, live []presence.Record) []presence.Collision 
 			if brain != "" && live[i].Brain != brain {
 				continue
 			}
-			if c, ok := presence.CollisionBetween(live[i], live[j]); ok {
+			if c, ok := presence.CollisionBetween(live[i], live[j], time.UnixMilli(presencetest.T0)); ok {
 				out = append(out, c)
 			}
 		}
@@ -388,7 +437,7 @@ func bruteCollisions(brain string, live []presence.Record) []presence.Collision 
 // absolute, odd spellings, and some records without a mutation signal.
 func randomRoster(rng *rand.Rand, n int) []presence.Record {
 	brains := []string{"/b/one", "/b/two", "/b/two/nested", "/", "rel-brain"}
-	segs := []string{"src", "auth", "authz", "auth.go", "login.go", "a", "a b", "docs", "x\x00y", ".."}
+	segs := []string{"src", "auth", "authz", "auth.go", "login.go", "a", "a b", "docs", "x\x00y", "..", "sb_1"}
 	randPath := func() string {
 		depth := rng.Intn(4)
 		p := ""
@@ -401,13 +450,25 @@ func randomRoster(rng *rand.Rand, n int) []presence.Record {
 		return p
 	}
 	roots := func(b string) []string {
-		return []string{"", "", b, filepath.Join(b, "wt1"), "/w/shared", "/w/shared/", "/w/shared/src", filepath.Join(b, "wt2") + "/.", ".", "./"}
+		return []string{"", "", b, filepath.Join(b, "wt1"), "/w/shared", "/w/shared/", "/w/shared/src", filepath.Join(b, "wt2") + "/.", ".", "./", "feat/x"}
 	}
 	out := make([]presence.Record, 0, n)
+	twins := map[string]bool{} // agents with two records: no subagent hangs from one (Within closes hands over links)
 	for i := 0; i < n; i++ {
 		b := brains[rng.Intn(len(brains))]
 		agent := fmt.Sprintf("agent-%d", i) // a live roster holds each id once
+		twin := false
+		if i > 0 && rng.Intn(8) == 0 {
+			// One agent under a second id (an older Hall's): of a record
+			// with no subagent and none itself, and never a parent after.
+			if o := out[rng.Intn(len(out))]; o.ParentPresenceID == "" && !slices.ContainsFunc(out, func(k presence.Record) bool { return k.ParentPresenceID == o.Team() }) {
+				agent, twin = o.AgentID, true
+			}
+		}
 		r := presencetest.Rec(agent, b, presencetest.NoMutation())
+		if twin {
+			r.PresenceID = presence.LegacyID(fmt.Sprint(agent, i), b)
+		}
 		rs := roots(b)
 		r.CallerRoot = rs[rng.Intn(len(rs))]
 		r.Worktree = rs[rng.Intn(len(rs))]
@@ -424,14 +485,23 @@ func randomRoster(rng *rand.Rand, n int) []presence.Record {
 		for k := rng.Intn(3); k > 0; k-- {
 			r.Touched = append(r.Touched, presence.Touch{Path: filepath.Join("/", b, randPath()), AtMs: presencetest.T0})
 		}
-		if i > 0 && rng.Intn(6) == 0 { // a subagent of an earlier session, or its sibling
+		if i > 0 && !twin && rng.Intn(6) == 0 { // a subagent of an earlier session, or its sibling
 			parent := out[rng.Intn(len(out))]
-			r.ParentPresenceID = parent.Team()
+			if !twins[parent.AgentID] {
+				r.ParentPresenceID = parent.Team()
+			}
 		}
-		switch rng.Intn(5) {
+		if twin {
+			twins[agent] = true
+		}
+		switch rng.Intn(7) {
 		case 0:
 		case 1:
-			r.Mutation.DeclaredIntent = "edit"
+			r.Mutation.DeclaredIntent = "mutate"
+		case 2:
+			r.Mutation.DeclaredIntent = "read" // no signal
+		case 3:
+			r.Mutation.ObservedAtMs = presencetest.T0 - presence.DefaultTTL.Milliseconds() - 1 // lapsed
 		default:
 			r.Mutation.ObservedAtMs = presencetest.T0
 		}
@@ -493,7 +563,7 @@ func TestCollisionsInOrdersLooseIDsByKey(t *testing.T) {
 			// One presence's, bounded, in the same order.
 			if len(live) > 0 {
 				focus := live[rng.Intn(len(live))].PresenceID
-				mine, _ := presence.CollisionsWithin(scope, live, presence.CollisionBound{Focus: focus, Max: 3})
+				mine, _ := presence.CollisionsWithin(scope, live, time.UnixMilli(presencetest.T0), presence.CollisionBound{Focus: focus, Max: 3})
 				if w := firstPerBrain(involving(want, focus), 3); !reflect.DeepEqual(keys(mine), keys(w)) {
 					t.Fatalf("round %d scope %q focus %q: got %v, want %v", round, scope, focus, keys(mine), keys(w))
 				}

@@ -89,14 +89,15 @@ var focusSets = sync.Pool{New: func() any { return &focusScan{} }}
 // focusRecord is one record of the focus presence, ready to compare: its
 // places cleaned and its resolved working set as sorted keys.
 type focusRecord struct {
-	index                int
-	id, brain, team      string
-	callerRoot, worktree string
-	paths                []string // resolved, cleaned
-	keys                 [][]byte // the paths in sort form, sorted
-	anyAbs               bool     // some path is absolute
-	root                 bool     // "/" is among them
-	nul                  bool     // some path holds a zero byte: compare pairwise
+	index                  int
+	id, brain, team, agent string
+	callerRoot, worktree   string
+	exact                  []string // the relative entries as written, sorted
+	paths                  []string // resolved, cleaned
+	keys                   [][]byte // the paths in sort form, sorted
+	anyAbs                 bool     // some path is absolute
+	root                   bool     // "/" is among them
+	nul                    bool     // some path holds a zero byte: compare pairwise
 }
 
 // focusPair is one pair, as Within orders them: A's id, B's id, A's index,
@@ -126,7 +127,9 @@ func (fs *focusScan) release() {
 
 // add readies the focus record at index i.
 func (fs *focusScan) add(i int, p *Party) {
-	f := focusRecord{index: i, id: p.ID, brain: p.Brain, team: p.Team, callerRoot: cleanOrEmpty(p.CallerRoot), worktree: cleanOrEmpty(p.Worktree)}
+	f := focusRecord{index: i, id: p.ID, brain: p.Brain, team: p.Team, agent: p.Agent, callerRoot: placeOf(p.CallerRoot), worktree: placeOf(p.Worktree),
+		exact: exactEntries(p.WorkingSet)}
+	slices.Sort(f.exact)
 	f.paths = resolvedAndTouched(p)
 	for _, q := range f.paths {
 		k, _ := sortKey(nil, q, false)
@@ -159,14 +162,28 @@ func (fs *focusScan) collides(f *focusRecord, p *Party) bool {
 	if f.team != "" && f.team == p.Team {
 		return false // a session and its subagents are one team
 	}
-	if f.callerRoot != "" && cleanOrEmpty(p.CallerRoot) == f.callerRoot {
+	if f.agent != "" && f.agent == p.Agent {
+		return false // one agent under two ids is one hand
+	}
+	if f.callerRoot != "" && placeOf(p.CallerRoot) == f.callerRoot {
 		return true
 	}
-	if f.worktree != "" && cleanOrEmpty(p.Worktree) == f.worktree {
+	if f.worktree != "" && placeOf(p.Worktree) == f.worktree {
 		return true
 	}
 	if len(f.paths) == 0 || len(p.WorkingSet)+len(p.Touched) == 0 {
 		return false
+	}
+	if len(f.exact) > 0 {
+		// m1nd's exact rule: an entry both wrote the same (on one base
+		// the paths below find it as well).
+		for _, e := range p.WorkingSet {
+			if e != "" && !filepath.IsAbs(e) {
+				if _, ok := slices.BinarySearch(f.exact, e); ok {
+					return true
+				}
+			}
+		}
 	}
 	if f.nul {
 		return fs.pairwise(f, p)

@@ -401,8 +401,9 @@ func (t *wsTree) build(sw *sweep, start, end int32) {
 }
 
 // partners appends to out, once each, the ranks after a, of other teams,
-// whose working sets overlap rank a's and that share neither its
-// caller_root nor its worktree (those are counted by class).
+// whose working sets overlap rank a's (by path, or by an entry as
+// written: see exactIndex) and that share neither its caller_root nor
+// its worktree (those are counted by class).
 func (t *wsTree) partners(sw *sweep, a int32, out []int32) []int32 {
 	for k := sw.wsAt[a]; k < sw.wsAt[a+1]; k++ {
 		g := t.grp[t.pos[k-t.e0]]
@@ -410,6 +411,90 @@ func (t *wsTree) partners(sw *sweep, a int32, out []int32) []int32 {
 		for q := t.par[g]; q >= 0; q = t.par[q] {
 			out = t.walk(sw, a, q, t.gend[q], out)
 		}
+	}
+	if x := &sw.same; x.on {
+		for k := sw.exactAt[a]; k < sw.exactAt[a+1]; k++ {
+			g := x.grp[x.pos[k-x.e0]]
+			out = x.walk(sw, a, g, x.gend[g], out)
+		}
+	}
+	return out
+}
+
+// exactIndex is a brain's relative working-set entries as written, sorted,
+// so that the entries equal to one are one run: m1nd's exact rule, which
+// meets two records whose paths, resolved against different bases, do
+// not. It is built only when two records with such entries have
+// different bases (on one base, equal entries resolve equal: the tree
+// finds them).
+type exactIndex struct {
+	on   bool
+	e0   int32    // the brain's first entry
+	ent  []headed // by position: entry (h, into sw.exact) and its rank (owner)
+	pos  []int32  // by entry - e0: its position
+	grp  []int32  // by position: the first position of its run
+	gend []int32  // by run start: one past its run
+}
+
+func (x *exactIndex) build(sw *sweep, start, end int32) {
+	x.on, x.e0 = false, sw.exactAt[start]
+	if sw.exactAt[end]-x.e0 < 2 {
+		return
+	}
+	base, some := "", false
+	for r := start; r < end && !x.on; r++ {
+		if v := &sw.views[r]; len(v.exact) > 0 {
+			x.on = some && v.base != base
+			base, some = v.base, true
+		}
+	}
+	if !x.on {
+		return
+	}
+	hs := x.ent[:0]
+	for r := start; r < end; r++ {
+		for k := sw.exactAt[r]; k < sw.exactAt[r+1]; k++ {
+			hs = append(hs, headed{h: k, owner: r})
+		}
+	}
+	sortHeaded(hs, handleStrings{strs: sw.exact}, false)
+	x.ent = hs
+	n := len(hs)
+	x.pos, x.grp, x.gend = resize(x.pos, n), resize(x.grp, n), resize(x.gend, n)
+	prev := int32(-1)
+	for i := int32(0); i < int32(n); i++ {
+		x.pos[hs[i].h-x.e0] = i
+		if i > 0 && sw.exact[hs[i].h] == sw.exact[hs[i-1].h] {
+			x.grp[i] = x.grp[i-1]
+			continue
+		}
+		x.grp[i] = i
+		if prev >= 0 {
+			x.gend[prev] = i
+		}
+		prev = i
+	}
+	if prev >= 0 {
+		x.gend[prev] = int32(n)
+	}
+}
+
+// walk takes the entries at positions from to to, all equal to an entry
+// of rank a, as wsTree.walk does.
+func (x *exactIndex) walk(sw *sweep, a, from, to int32, out []int32) []int32 {
+	stamp := a + 1
+	va := &sw.views[a]
+	for i := from; i < to; i++ {
+		b := x.ent[i].owner
+		if b <= a || sw.mark[b] == stamp || sw.group[b] == sw.group[a] {
+			continue
+		}
+		sw.mark[b] = stamp
+		vb := &sw.views[b]
+		if (va.rootID != 0 && va.rootID == vb.rootID) || (va.treeID != 0 && va.treeID == vb.treeID) {
+			continue
+		}
+		out = append(out, b)
 	}
 	return out
 }

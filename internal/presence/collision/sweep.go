@@ -39,6 +39,8 @@ type sweep struct {
 	views   []view     // by rank
 	ws      []string   // the resolved working sets of every rank, in rank order
 	wsAt    []int32    // by rank: where its ws start; wsAt[n] = len(ws)
+	exact   []string   // the relative entries as written of every rank, in rank order (see exactEntries)
+	exactAt []int32    // by rank: where its exact entries start; exactAt[n] = len(exact)
 	ends    []int32    // by brain place: one past its last rank
 	loose   []bool     // by brain place: some id is a proper prefix of another
 	places  int32      // the distinct caller_roots and worktrees of the brain at hand (see number)
@@ -50,12 +52,13 @@ type sweep struct {
 	// The brain at hand: its places and its working-set tree.
 	roots, trees placeIndex
 	tree         wsTree
-	mark         []int32 // by rank: the last rank (plus one) whose walk reached it
-	bothAll      []int32 // by rank - start: records of other teams sharing both its places
-	bothLater    []int32 // by rank - start: as bothAll, after it
-	both         []int32 // by place number: classify's counters, zero between uses
-	runBoth      []int32 // by place number: as both, those seen so far
-	gcnt, gseen  []int32 // by group: classify's counters, zero between uses
+	same         exactIndex // the brain's exact entries, when two bases differ
+	mark         []int32    // by rank: the last rank (plus one) whose walk reached it
+	bothAll      []int32    // by rank - start: records of other teams sharing both its places
+	bothLater    []int32    // by rank - start: as bothAll, after it
+	both         []int32    // by place number: classify's counters, zero between uses
+	runBoth      []int32    // by place number: as both, those seen so far
+	gcnt, gseen  []int32    // by group: classify's counters, zero between uses
 	tg, sg       map[uint64]int32
 	placeIDs     map[string]int32 // by place: its number in the brain at hand
 	classAt      []int32          // by place number: class's scratch, zero between uses
@@ -70,11 +73,13 @@ type sweep struct {
 	partnerBuf, merged []int32
 	rootBuf, treeBuf   []int32
 	teamIDs            map[string]int32
-	overlapOpen        [2][]string // overlapSorted's stacks
+	agentIDs           map[string]int32 // by agent_id: a group of the brain at hand (see teams)
+	hand               []int32          // by group: union-find over groups, for teams
+	overlapOpen        [2][]string      // overlapSorted's stacks
 }
 
 var sweeps = sync.Pool{New: func() any {
-	return &sweep{brainIDs: map[string]int32{}, teamIDs: map[string]int32{}, placeIDs: map[string]int32{}}
+	return &sweep{brainIDs: map[string]int32{}, teamIDs: map[string]int32{}, agentIDs: map[string]int32{}, placeIDs: map[string]int32{}}
 }}
 
 // resize returns s with length n, reusing its array when it is big enough.
@@ -99,7 +104,9 @@ func (sw *sweep) release() {
 	clear(sw.brainNames)
 	clear(sw.brainIDs)
 	clear(sw.teamIDs)
+	clear(sw.agentIDs)
 	clear(sw.placeIDs)
+	clear(sw.exact)
 	clear(sw.overlapOpen[0][:cap(sw.overlapOpen[0])])
 	clear(sw.overlapOpen[1][:cap(sw.overlapOpen[1])])
 	sw.paths = arena{}
@@ -108,10 +115,10 @@ func (sw *sweep) release() {
 
 // header is what the sweep reads of a record.
 type header struct {
-	id, callerRoot, worktree, base, team string
-	ws                                   []string
-	touched                              []Touch
-	live                                 int32 // the record's index in the roster
+	id, callerRoot, worktree, base, team, agent string
+	ws                                          []string
+	touched                                     []Touch
+	live                                        int32 // the record's index in the roster
 }
 
 // id returns the presence_id of rank r, of the brain at hand.
@@ -134,6 +141,9 @@ func (sw *sweep) run(brain string, n int, party func(i int) Party, b Bound) {
 	m := len(sw.recs)
 	sw.first, sw.group = resize(sw.first, m), resize(sw.group, m)
 	sw.views, sw.wsAt = resize(sw.views, m), resize(sw.wsAt, m+1)
+	sw.exactAt = resize(sw.exactAt, m+1)
+	clear(sw.exact)
+	sw.exact, sw.exactAt[0] = sw.exact[:0], 0
 	sw.deg, sw.mark = resize(sw.deg, m), resize(sw.mark, m)
 	clear(sw.deg)
 	clear(sw.mark)
@@ -145,6 +155,7 @@ func (sw *sweep) run(brain string, n int, party func(i int) Party, b Bound) {
 			// to sort, resolve or class.
 			sw.recs[start] = sw.buckets[sw.order[p]][0].live
 			sw.wsAt[end] = sw.wsAt[start]
+			sw.exactAt[end] = sw.exactAt[start]
 			start = end
 			continue
 		}
@@ -152,6 +163,7 @@ func (sw *sweep) run(brain string, n int, party func(i int) Party, b Bound) {
 		sw.resolve(start, end)
 		sw.classify(start, end)
 		sw.tree.build(sw, start, end)
+		sw.same.build(sw, start, end)
 		from := len(sw.pairs)
 		sw.count(start, end)
 		if sw.loose[p] {
@@ -188,7 +200,7 @@ func (sw *sweep) scope(brain string, size int, party func(i int) Party) {
 			}
 			last, lastID = r.Brain, id
 		}
-		sw.buckets[lastID] = append(sw.buckets[lastID], header{r.ID, r.CallerRoot, r.Worktree, r.Base, r.Team, r.WorkingSet, r.Touched, int32(i)})
+		sw.buckets[lastID] = append(sw.buckets[lastID], header{r.ID, r.CallerRoot, r.Worktree, r.Base, r.Team, r.Agent, r.WorkingSet, r.Touched, int32(i)})
 		n++
 		entries += len(r.WorkingSet) + len(r.Touched)
 	}
@@ -283,11 +295,72 @@ func (sw *sweep) teams(start, end int32) {
 		}
 		sw.group[r], n = n, n+1
 	}
+	n = sw.handsByAgent(start, end, n)
 	sw.gsize = resize(sw.gsize, int(n))
 	clear(sw.gsize)
 	for r := start; r < end; r++ {
 		sw.gsize[sw.group[r]]++
 	}
+}
+
+// handsByAgent joins the n groups of ranks start to end whose records
+// share an agent_id, one through another (union-find), and returns how
+// many groups are left, renumbered from 0: one agent under two ids is one
+// hand, with the teams of both. One map look-up a presence; when no agent
+// has two, the groups stay as they are.
+func (sw *sweep) handsByAgent(start, end, n int32) int32 {
+	agents := sw.agentIDs
+	clear(agents)
+	hand := resize(sw.hand, int(n))
+	for g := range hand {
+		hand[g] = int32(g)
+	}
+	find := func(g int32) int32 {
+		for hand[g] != g {
+			hand[g] = hand[hand[g]]
+			g = hand[g]
+		}
+		return g
+	}
+	joined := false
+	for r := start; r < end; r++ {
+		if sw.first[r] != r {
+			continue // one presence: one group already
+		}
+		agent := sw.headers[sw.slot[r]].agent
+		if agent == "" {
+			continue
+		}
+		g, ok := agents[agent]
+		if !ok {
+			agents[agent] = sw.group[r]
+			continue
+		}
+		if a, b := find(g), find(sw.group[r]); a != b {
+			hand[max(a, b)] = min(a, b)
+			joined = true
+		}
+	}
+	sw.hand = hand
+	if !joined {
+		return n
+	}
+	// Renumber: each root its number in order, then every group its root's.
+	num := sw.gcnt[:0] // scratch, zeroed again below
+	num = zeroed(num, int(n))
+	m := int32(0)
+	for g := range n {
+		if find(g) == g {
+			num[g] = m
+			m++
+		}
+	}
+	for r := start; r < end; r++ {
+		sw.group[r] = num[find(sw.group[r])]
+	}
+	clear(num)
+	sw.gcnt = num
+	return m
 }
 
 // resolve computes the view of ranks start to end: its places cleaned and
@@ -308,13 +381,14 @@ func (sw *sweep) resolve(start, end int32) {
 	sw.paths.reserve(size, 40*(cap(sw.ws)-len(sw.ws)-(size+39)/40))
 	for k := start; k < end; k++ {
 		h, v := &sw.headers[sw.slot[k]], &sw.views[k]
-		v.callerRoot = cleanOrEmpty(h.callerRoot)
+		v.callerRoot = placeOf(h.callerRoot)
 		if h.worktree == h.callerRoot { // often: the agent works at the top of its checkout
 			v.worktree = v.callerRoot
 		} else {
-			v.worktree = cleanOrEmpty(h.worktree)
+			v.worktree = placeOf(h.worktree)
 		}
-		v.rootID, v.treeID, v.team = 0, 0, h.team
+		v.rootID, v.treeID, v.team, v.agent = 0, 0, h.team, h.agent
+		v.base, v.exact = "", nil
 		// view.declared tells the declared entries from the touched
 		// files, for the clauses.
 		if len(h.ws) > 0 {
@@ -333,7 +407,14 @@ func (sw *sweep) resolve(start, end int32) {
 					sw.ws = append(sw.ws, sw.resolved(base, e))
 				}
 			}
+			v.base = sw.cleanBase(h, v, base)
+			for _, e := range h.ws {
+				if e != "" && !filepath.IsAbs(e) {
+					sw.exact = append(sw.exact, e)
+				}
+			}
 		}
+		sw.exactAt[k+1] = int32(len(sw.exact))
 		v.declared = len(sw.ws) - int(sw.wsAt[k])
 		for _, t := range h.touched {
 			if t.Path != "" {
@@ -349,6 +430,30 @@ func (sw *sweep) resolve(start, end int32) {
 			sortParts(v.ws, v.declared)
 		}
 	}
+	for k := start; k < end; k++ {
+		// Cut once the brain's are all in: an append may have moved them.
+		from, to := sw.exactAt[k], sw.exactAt[k+1]
+		if v := &sw.views[k]; to > from {
+			v.exact = sw.exact[from:to:to]
+			if len(v.exact) > smallPart {
+				slices.Sort(v.exact)
+			}
+		}
+	}
+}
+
+// cleanBase is the record's base cleaned, as a view compares it: mostly
+// its worktree's or caller_root's, cleaned already.
+func (sw *sweep) cleanBase(h *header, v *view, b joinBase) string {
+	switch {
+	case b.clean:
+		return h.base
+	case h.base == h.worktree && h.base != "" && h.base[0] == filepath.Separator:
+		return v.worktree
+	case h.base == h.callerRoot && h.base != "" && h.base[0] == filepath.Separator:
+		return v.callerRoot
+	}
+	return cleanOrEmpty(h.base)
 }
 
 // joinBase is what a record's relative entries resolve against: its base,

@@ -110,7 +110,7 @@ func PartyOf(r *presence.Record, g Git) Party {
 		}
 	}
 	return Party{
-		ID: r.PresenceID, Brain: r.Brain, Worktree: r.Worktree, Team: r.Team(),
+		ID: r.PresenceID, Brain: r.Brain, Worktree: r.WorktreePath(), Team: r.Team(),
 		Mutating: r.Mutating(), WorkingSet: r.WorkingSet, Touched: r.TouchedPaths(), Fresh: fresh, Git: g,
 	}
 }

@@ -67,6 +67,10 @@ func GitChanged(atMs int64, files ...string) Option {
 	return func(r *presence.Record) { r.Changed, r.ChangedTotal, r.ChangedAtMs = files, len(files), atMs }
 }
 
+// ID sets the presence_id (a record an older Hall wrote under its old id,
+// or another writer's).
+func ID(id string) Option { return func(r *presence.Record) { r.PresenceID = id } }
+
 // Parent makes the presence a subagent of the session id.
 func Parent(id string) Option { return func(r *presence.Record) { r.ParentPresenceID = id } }
 
@@ -183,7 +187,7 @@ func BenchRoster(n int) []presence.Record {
 		switch rng.Intn(10) {
 		case 0, 1:
 		case 2:
-			r.Mutation.DeclaredIntent = "refactor"
+			r.Mutation.DeclaredIntent = "mutate"
 		default:
 			r.Mutation.ObservedAtMs = T0
 		}
@@ -295,10 +299,10 @@ func (c *OffsetClock) Now() time.Time { return time.Now().Add(time.Duration(c.of
 func (c *OffsetClock) Jump(d time.Duration) { c.off.Add(int64(d)) }
 
 // CollisionsIn is every collision among the live records on brain (""
-// every brain), with no bound: for a test's small roster only (a brain
-// of n records in one place has n·(n-1)/2; presence.CollisionsWithin
-// bounds them).
+// every brain) at T0, with no bound: for a test's small roster only (a
+// brain of n records in one place has n·(n-1)/2;
+// presence.CollisionsWithin bounds them).
 func CollisionsIn(brain string, live []presence.Record) []presence.Collision {
-	out, _ := presence.CollisionsWithin(brain, live, presence.CollisionBound{})
+	out, _ := presence.CollisionsWithin(brain, live, time.UnixMilli(T0), presence.CollisionBound{})
 	return out
 }
