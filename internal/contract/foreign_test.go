@@ -40,8 +40,8 @@ func TestForeignRecordsServedInsideTheContract(t *testing.T) {
 			func(p Presence) bool { return p.QueryCount == 0 }},
 		{"relative and .. touched paths", `,"touched":[{"path":"a.go","at_ms":1},{"path":"/srv/shop/../etc/passwd","at_ms":1},{"path":"/srv/shop/b.go","at_ms":1},{"path":"/srv/shop/","at_ms":1}]`, 1,
 			func(p Presence) bool { return len(p.Touched) == 1 && p.Touched[0].Path == "/srv/shop/b.go" }},
-		{"relative worktree and caller_root", `,"worktree":"wt","caller_root":"/srv/./shop"`, 2,
-			func(p Presence) bool { return p.Worktree == "" && p.CallerRoot == "" }},
+		{"a declared worktree string, an unclean caller_root", `,"worktree":"wt","caller_root":"/srv/./shop"`, 1,
+			func(p Presence) bool { return p.Worktree == "wt" && p.CallerRoot == "" }},
 		{"ttl and observed_at below zero", `,"ttl_ms":-1,"mutation":{"observed_at_ms":-3}`, 2,
 			func(p Presence) bool { return p.TTLMs > 0 && p.MutationLevel == "none" }},
 		{"a parent that is no presence id", `,"parent_presence_id":"../x"`, 1,
@@ -71,11 +71,25 @@ func TestForeignRecordsServedInsideTheContract(t *testing.T) {
 			set.Check(t, "presence", "the served record", body)
 		})
 	}
-	for _, brain := range []string{"srv/shop", "/srv/../shop", "/srv/shop/", ""} {
-		data := []byte(fmt.Sprintf(`{"presence_id":%q,"agent_id":"m1nd","brain":%q,"last_beat_ms":%d}`, id, brain, beat))
-		if _, err := presence.DecodeRecord(data); presence.ErrorCode(err) != presence.EINVALID {
-			t.Errorf("brain %q: got %v, want the record refused EINVALID", brain, err)
+	// A brain is shown as its record wrote it (m1nd's rule: any string
+	// is a brain); only an empty one is no brain.
+	for _, brain := range []string{"srv/shop", "/srv/../shop", "/srv/shop/"} {
+		data := []byte(fmt.Sprintf(`{"presence_id":%q,"agent_id":"m1nd","brain":%q,"last_beat_ms":%d}`, presence.ID("m1nd", brain), brain, beat))
+		r, err := presence.DecodeRecord(data)
+		if err != nil {
+			t.Errorf("brain %q: got %v, want the record shown", brain, err)
+			continue
 		}
+		p := FromRecord(r)
+		if p.Brain != brain || p.Root != brain {
+			t.Errorf("brain %q: served brain %q, root %q; want both as written", brain, p.Brain, p.Root)
+		}
+		body, _ := json.Marshal(p)
+		set.Check(t, "presence", "the served record", body)
+	}
+	data := []byte(fmt.Sprintf(`{"presence_id":%q,"agent_id":"m1nd","brain":"","last_beat_ms":%d}`, id, beat))
+	if _, err := presence.DecodeRecord(data); presence.ErrorCode(err) != presence.EINVALID {
+		t.Errorf("brain \"\": got %v, want the record refused EINVALID", err)
 	}
 }
 

@@ -48,7 +48,7 @@ func TestNorthOnBothSides(t *testing.T) {
 	if len(a.North) != 0 {
 		t.Fatalf("alone: got north %v, want none", a.North)
 	}
-	th.do(t, "POST", "/api/presences/beat", beatBody("codex-2", "/srv/shop", map[string]any{"worktree": "/srv/shop-wt2", "declared_intent": "fix cart"}), nil).decode(t, &b)
+	th.do(t, "POST", "/api/presences/beat", beatBody("codex-2", "/srv/shop", map[string]any{"worktree": "/srv/shop-wt2", "declared_intent": "mutate"}), nil).decode(t, &b)
 	if len(b.North) != 1 || !strings.Contains(b.North[0], "claude-7") || !strings.Contains(b.North[0], "/srv/shop-wt2") || !strings.Contains(b.North[0], "same_worktree") {
 		t.Errorf("codex-2's north: got %v, want one line naming claude-7, the worktree and the clause", b.North)
 	}

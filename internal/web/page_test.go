@@ -248,7 +248,7 @@ func TestPageDrillCap(t *testing.T) {
 func TestPageDrillRow(t *testing.T) {
 	ph := newPageHall(t)
 	id := ph.beat(t, presence.Beat{AgentID: "claude-7", Brain: shop, Worktree: "/srv/hall-test/shop-wt2", Theme: "checkout refactor", Tool: "Edit"})
-	ph.beat(t, presence.Beat{AgentID: "cursor-1", Brain: shop, CallerRoot: "/srv/hall-test/shop/.worktrees/a/b/review", DeclaredIntent: "fix the cart"})
+	ph.beat(t, presence.Beat{AgentID: "cursor-1", Brain: shop, CallerRoot: "/srv/hall-test/shop/.worktrees/a/b/review", DeclaredIntent: "mutate"})
 	ph.beat(t, presence.Beat{AgentID: "claude-9", Brain: shop})
 	ph.clock.Advance(95 * time.Second)
 
@@ -276,7 +276,7 @@ func TestPageDrillRow(t *testing.T) {
 		})
 	}
 	decl := byID(byAgent("cursor-1"), "drill-mutating")
-	if got := text(decl); got != "declared: fix the cart" {
+	if got := text(decl); got != "declared: mutate" {
 		t.Errorf("declared: got %q", got)
 	}
 	if lvl, _ := decl.Attr("data-level"); lvl != "declared" {
@@ -303,7 +303,7 @@ func TestPageRosterAndCollisionList(t *testing.T) {
 	ph.clock.Advance(30 * time.Second)
 	b := ph.beat(t, presence.Beat{
 		AgentID: "codex-2", Brain: shop, Kind: "executor", Worktree: shop + "-wt2",
-		WorkingSet: []string{"src/checkout/cart.go"}, DeclaredIntent: "edit the cart",
+		WorkingSet: []string{"src/checkout/cart.go"}, DeclaredIntent: "mutate",
 	})
 
 	_, _, doc := ph.page(t, "")
@@ -339,7 +339,7 @@ func TestPageRosterAndCollisionList(t *testing.T) {
 		t.Errorf("brain title: got %q", got)
 	}
 	rowB := doc.Find(`[data-testid="roster-row"][data-presence-id="` + b + `"]`)
-	for k, w := range map[string]string{"roster-theme": "(no theme)", "roster-task": "—", "roster-mutation": "declared: edit the cart"} {
+	for k, w := range map[string]string{"roster-theme": "(no theme)", "roster-task": "—", "roster-mutation": "declared: mutate"} {
 		if got := text(byID(rowB, k)); got != w {
 			t.Errorf("codex-2 %s: got %q, want %q", k, got, w)
 		}
