@@ -39,6 +39,7 @@ type Store struct {
 	wg      sync.WaitGroup        // the finishing goroutines
 	newest  map[string]string     // the newest finished snapshot of each worktree, which the next one borrows from
 	lent    map[string]int        // snapshots being finished that borrow from each snapshot, never dropped meanwhile
+	failed  failures              // why the records Take could not finish failed (failed.go)
 
 	hold func() // tests only: called as a begun snapshot's finishing starts
 }
@@ -346,6 +347,9 @@ func (s *Store) Take(ctx context.Context, req SaveRequest) (Snapshot, error) {
 		_, f.err = s.finishBegun(ctx, b, req.Paths)
 		s.mu.Lock()
 		delete(s.pending, b.snap.ID)
+		if f.err != nil {
+			s.failed.add(b.snap.ID, f.err)
+		}
 		s.mu.Unlock()
 		close(f.done)
 	})
@@ -354,13 +358,15 @@ func (s *Store) Take(ctx context.Context, req SaveRequest) (Snapshot, error) {
 
 // Wait waits until the snapshot id Take answered for has its whole
 // record (at once for any other id), within ctx; it answers why the
-// record could not be finished, if it could not.
+// record could not be finished, if it could not, whether asked before
+// or after its finishing ended (the newest maxFailedKept failures).
 func (s *Store) Wait(ctx context.Context, id string) error {
 	s.mu.Lock()
 	f := s.pending[id]
+	failed := s.failed.why[id]
 	s.mu.Unlock()
 	if f == nil {
-		return nil
+		return failed
 	}
 	select {
 	case <-f.done:
