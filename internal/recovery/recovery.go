@@ -15,6 +15,8 @@ package recovery
 import (
 	"errors"
 	"time"
+
+	"github.com/hall-dev/hall/internal/gitscan"
 )
 
 // Limits bound what a Store keeps. A zero field takes its default.
@@ -68,6 +70,10 @@ type SaveRequest struct {
 	// Paths are the files at stake, when known (repository-relative): a
 	// hint, listed first in the record; the whole working tree is kept.
 	Paths []string
+	// Changes is git's last answer for the worktree (the scanner's), when
+	// known: a worktree past MaxSnapshotFiles or MaxSnapshotRead by it is
+	// refused before git reads anything (reasons.go).
+	Changes *gitscan.Changes
 }
 
 // The states of a File.
@@ -164,6 +170,8 @@ type HookStats struct {
 	Saved    int64 // snapshots taken before a command
 	NotSaved int64 // snapshots that failed or ran past their budget: "not saved"
 	Losses   int64 // losses found after a command ran: one per owner and snapshot
+	// NotSavedBy counts NotSaved by why, every Reason present.
+	NotSavedBy map[Reason]int64
 }
 
 // ErrNotFound: no snapshot has that id.
