@@ -145,8 +145,9 @@ type RestoreResult struct {
 // FileDiff is one file's difference between a snapshot and the worktree now.
 type FileDiff struct {
 	Path  string `json:"path"`
-	State string `json:"state"`           // DiffSame, DiffChanged, DiffMissing
+	State string `json:"state"`           // DiffSame, DiffChanged, DiffMissing, DiffNotCompared
 	Patch string `json:"patch,omitempty"` // a unified diff, snapshot → now, bounded
+	Note  string `json:"note,omitempty"`  // why, for DiffNotCompared
 }
 
 // The states of a FileDiff.

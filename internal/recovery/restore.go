@@ -281,7 +281,8 @@ func (s *Store) write(ctx context.Context, snap Snapshot, dir string, p plan) er
 }
 
 // Diff compares a snapshot's files (those at paths, or those it lists
-// as not deleted) with the worktree now.
+// as not deleted) with the worktree now, hashing at most MaxHashBytes of
+// them (compare).
 func (s *Store) Diff(ctx context.Context, id string, paths []string) ([]FileDiff, error) {
 	snap, err := s.Get(ctx, id)
 	if err != nil {
@@ -291,22 +292,7 @@ func (s *Store) Diff(ctx context.Context, id string, paths []string) ([]FileDiff
 	if err != nil {
 		return nil, err
 	}
-	out := make([]FileDiff, 0, len(plans))
-	for _, p := range plans {
-		now, link, err := onDisk(filepath.Join(snap.Worktree, filepath.FromSlash(p.path)), p.e.blob)
-		if err != nil {
-			return nil, fmt.Errorf("recovery: %w", err)
-		}
-		d := FileDiff{Path: p.path, State: DiffChanged}
-		switch {
-		case now == "":
-			d.State = DiffMissing
-		case now == p.e.blob && link == (p.e.mode == "120000"):
-			d.State = DiffSame
-		}
-		out = append(out, d)
-	}
-	return out, nil
+	return s.compare(ctx, snap, plans) // hashing as little as it can, bounded (compare.go)
 }
 
 func slicesSortPlans(p []plan) {

@@ -44,6 +44,7 @@ type Store struct {
 
 	idx     index        // the recorded snapshots, in memory (index.go)
 	decodes atomic.Int64 // records decoded (read): a test's measure of List's cost
+	hashed  atomic.Int64 // worktree bytes Diff hashed: a test's measure of its cost
 
 	hold func() // tests only: called as a begun snapshot's finishing starts
 }
