@@ -71,7 +71,8 @@ func (s *Store) enforce(keep string) (PruneResult, error) {
 
 // claimDrop tells whether a recorded snapshot may be removed (none being
 // finished borrows from it) and, if so, makes sure none will: it is no
-// longer its worktree's newest, the one the next snapshot borrows from.
+// longer its worktree's newest, the one the next snapshot borrows from,
+// nor one of its kept scan snapshots.
 // One lock for both, so that no borrow slips between the check and the
 // removal.
 func (s *Store) claimDrop(e indexed) bool {
@@ -82,6 +83,9 @@ func (s *Store) claimDrop(e indexed) bool {
 	}
 	if s.newest[e.worktree] == e.id {
 		delete(s.newest, e.worktree)
+	}
+	if e.kind == TriggerScan { // nor the last scan snapshot Adopt compares a new one with
+		s.scans[e.worktree] = slices.DeleteFunc(s.scans[e.worktree], func(k scanKept) bool { return k.id == e.id })
 	}
 	return true
 }

@@ -191,3 +191,42 @@ func TestListDecodesOnlyWhatItAnswers(t *testing.T) {
 		t.Errorf("after another process's record and drop: %v, %d left, %d decoded; want [%s], 1999 left, at most 2 decoded", got, left, decodes, added)
 	}
 }
+
+// TestScanSnapshotDroppedIsAdoptedAgain: a scan snapshot the store's
+// bounds dropped is no longer the one Adopt compares a new scan
+// snapshot with: the same tree is kept again, not skipped as kept.
+func TestScanSnapshotDroppedIsAdoptedAgain(t *testing.T) {
+	ctx := context.Background()
+	_, wt := newRepo(t, false)
+	write(t, filepath.Join(wt, "a.txt"), "scan saw this\n", 0o644)
+	run := newRunner(t)
+	scratch, err := gitscan.NewScratch(filepath.Join(t.TempDir(), "scratch"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := run.Snapshot(ctx, wt, scratch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, err := scratch.Env(g.GitDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := openStore(t, recovery.Limits{MaxCount: 1}, nil)
+	scan, ok, err := store.Adopt(ctx, g, env)
+	if err != nil || !ok {
+		t.Fatalf("adopt: %v, %v", ok, err)
+	}
+	if _, err := store.Save(ctx, recovery.SaveRequest{Worktree: wt, Trigger: recovery.Trigger{Kind: recovery.TriggerCLI}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.Prune(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(store.Dir(), scan.ID)); !os.IsNotExist(err) {
+		t.Fatalf("the scan snapshot past --snapshot-max-count 1: %v, want dropped", err)
+	}
+	if _, ok, err := store.Adopt(ctx, g, env); !ok || err != nil {
+		t.Errorf("the same tree, its snapshot dropped: adopted %v, %v; want kept again", ok, err)
+	}
+}
