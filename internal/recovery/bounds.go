@@ -92,9 +92,11 @@ func (s *Store) claimDrop(e indexed) bool {
 
 // checkSize refuses a snapshot just begun (its objects written, not yet
 // answered for) that would alone take more than MaxBytes in the store
-// (ReasonOverMaxBytes): what it wrote (its loose objects), and, where it
-// borrowed, what it will pack of its lender's, measured by git
-// (rev-list --disk-usage) only when the sum of the two could be over.
+// (ReasonOverMaxBytes). Its size is at most what it wrote (its loose
+// objects) and what it will pack of the snapshots it borrowed from
+// (lentBound); only where that bound is over MaxBytes, or unknown, does
+// git measure it (rev-list --disk-usage): a hook answer that borrows from
+// a small snapshot, finished or not, runs no git for it.
 func (s *Store) checkSize(ctx context.Context, b begun) error {
 	if s.lim.NoPrune {
 		return nil
@@ -105,17 +107,8 @@ func (s *Store) checkSize(ctx context.Context, b begun) error {
 	}
 	size := own
 	if own <= s.lim.MaxBytes && b.lender != "" {
-		lent := s.lim.MaxBytes + 1 // unknown while the lender is being finished: measured
-		if b.loan == nil {
-			x := &s.idx
-			x.mu.Lock()
-			if e, ok := x.byID[b.lender]; ok && !e.bad {
-				lent = e.bytes
-			}
-			x.mu.Unlock()
-		}
-		size = own + lent
-		if size > s.lim.MaxBytes {
+		lent, known := s.lentBound(b.lender)
+		if size = own + lent; !known || size > s.lim.MaxBytes {
 			if size, err = s.diskUsage(ctx, b); err != nil {
 				return nil // git could not say: measured at its record instead
 			}
@@ -126,6 +119,41 @@ func (s *Store) checkSize(ctx context.Context, b begun) error {
 			Detail: "the snapshot takes " + strconv.FormatInt(size, 10) + " bytes, over --snapshot-max-bytes " + strconv.FormatInt(s.lim.MaxBytes, 10)}
 	}
 	return nil
+}
+
+// maxLoanChain bounds the snapshots being finished lentBound follows, each
+// borrowing from the one before.
+const maxLoanChain = 8
+
+// lentBound bounds what a snapshot borrowing from lender may pack of
+// it: the lender's size once recorded; while it is being finished, what
+// it wrote so far (its directory) and, in turn, its own lender's bound.
+// Not known (false) past maxLoanChain or when a directory could not be
+// read (finished meanwhile).
+func (s *Store) lentBound(lender string) (int64, bool) {
+	var bound int64
+	for range maxLoanChain {
+		if lender == "" {
+			return bound, true
+		}
+		s.mu.Lock()
+		f := s.pending[lender]
+		s.mu.Unlock()
+		if f == nil {
+			x := &s.idx
+			x.mu.Lock()
+			e, ok := x.byID[lender]
+			x.mu.Unlock()
+			return bound + e.bytes, ok && !e.bad
+		}
+		n, err := dirSize(f.tmp)
+		if err != nil {
+			return 0, false
+		}
+		bound += n
+		lender = f.lender
+	}
+	return 0, false
 }
 
 // diskUsage is what the snapshot b adds to its HEAD as stored on disk

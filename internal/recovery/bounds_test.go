@@ -230,3 +230,60 @@ func TestScanSnapshotDroppedIsAdoptedAgain(t *testing.T) {
 		t.Errorf("the same tree, its snapshot dropped: adopted %v, %v; want kept again", ok, err)
 	}
 }
+
+// TestOverMaxBytesWithTheLenderUnfinished: a snapshot borrowing from one
+// still being finished counts what it will pack of it: 20 MB lent and
+// 40 MB of its own are over a 50 MB bound, refused, though neither alone
+// is; the lender, under the bound, is recorded.
+func TestOverMaxBytesWithTheLenderUnfinished(t *testing.T) {
+	ctx := context.Background()
+	_, wt := newRepo(t, false)
+	run, err := gitscan.NewRunner(ctx, gitscan.RunnerConfig{Timeout: 2 * time.Minute}) // random bytes hashed on a loaded machine
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, err := recovery.Open(ctx, filepath.Join(t.TempDir(), "recovery"), run, recovery.Limits{MaxBytes: 50 << 20}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	open := holdNext(store)
+	defer open()
+	writeRandom(t, filepath.Join(wt, "big.img"), 20<<20, 1)
+	first := takeShell(t, store, wt, "git clean -fdx")
+	writeRandom(t, filepath.Join(wt, "bigger.img"), 40<<20, 2)
+	_, err = store.Take(ctx, recovery.SaveRequest{Worktree: wt, Trigger: recovery.Trigger{Kind: recovery.TriggerShell, Command: "git clean -fdx"}})
+	if got := recovery.ReasonOf(err); got != recovery.ReasonOverMaxBytes {
+		t.Fatalf("20 MB borrowed and 40 MB of its own under a 50 MB bound: %v (%q), want %q", err, got, recovery.ReasonOverMaxBytes)
+	}
+	open()
+	if err := store.Wait(ctx, first.ID); err != nil {
+		t.Fatalf("the lender: %v", err)
+	}
+}
+
+// TestSizeCheckRunsNoGitUnderTheBound: a hook's snapshot borrowing from
+// a small one still being finished is checked against the byte bound
+// from the directories alone: it runs the git processes of a snapshot
+// with no lender, and no more (counted, not timed).
+func TestSizeCheckRunsNoGitUnderTheBound(t *testing.T) {
+	_, wt := newRepo(t, false)
+	run := newRunner(t)
+	store, err := recovery.Open(context.Background(), filepath.Join(t.TempDir(), "recovery"), run, recovery.Limits{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	open := holdNext(store)
+	defer open()
+	take := func(content string) int64 {
+		t.Helper()
+		write(t, filepath.Join(wt, "a.txt"), content, 0o644)
+		before := run.Processes()
+		takeShell(t, store, wt, "git stash")
+		return run.Processes() - before
+	}
+	alone := take("first\n") // no lender; its finishing held before any git
+	lent := take("second\n") // borrows from the first, still being finished
+	if lent != alone {
+		t.Errorf("git processes of a snapshot borrowing from one being finished: %d, of one with no lender: %d; want the same", lent, alone)
+	}
+}

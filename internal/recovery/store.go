@@ -53,6 +53,8 @@ type Store struct {
 // written: done closes when it is, err then says whether it failed.
 type finishing struct {
 	worktree string // the worktree's top, as its record has it
+	tmp      string // its directory while finished (<id>.tmp)
+	lender   string // the snapshot it borrows from, "" none
 	done     chan struct{}
 	err      error
 }
@@ -314,23 +316,6 @@ func (s *Store) giveBack(lender string) {
 	}
 }
 
-// droppable tells whether a snapshot may be removed: none being
-// finished borrows from it.
-func (s *Store) droppable(id string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.lent[id] == 0
-}
-
-// dropped forgets a removed snapshot as its worktree's newest.
-func (s *Store) dropped(snap Snapshot) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.newest[snap.Worktree] == snap.ID {
-		delete(s.newest, snap.Worktree)
-	}
-}
-
 // FinishBudget bounds the background half of a snapshot Take answered
 // for (its commit, its list of files, its record).
 const FinishBudget = 30 * time.Second
@@ -357,7 +342,7 @@ func (s *Store) Take(ctx context.Context, req SaveRequest) (Snapshot, error) {
 		os.RemoveAll(b.tmp)
 		return Snapshot{}, err
 	}
-	f := &finishing{worktree: b.snap.Worktree, done: make(chan struct{})}
+	f := &finishing{worktree: b.snap.Worktree, tmp: b.tmp, lender: b.lender, done: make(chan struct{})}
 	s.mu.Lock()
 	s.pending[b.snap.ID] = f
 	s.mu.Unlock()
