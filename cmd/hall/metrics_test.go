@@ -167,12 +167,12 @@ func TestMetricsMoveWithBeatsAndStreams(t *testing.T) {
 // docs/metrics.md with its type, and none has a label whose values agents
 // choose (brain, agent, presence): only the fixed sets.
 func TestMetricsDocumented(t *testing.T) {
-	m := MustOpenHall(t, Config{})
+	m := MustOpenHall(t, Config{Snapshots: true}) // the recovery families too
 	doc, err := os.ReadFile("../../docs/metrics.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	fixedLabels := []string{"read", "kind"}
+	fixedLabels := []string{"read", "kind", "reason"}
 	fams := hallFamilies(scrapeMetrics(t, m.URL()))
 	if len(fams) < 15 {
 		t.Errorf("%d hall_ families, want the 15 or more docs/metrics.md lists", len(fams))

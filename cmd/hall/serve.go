@@ -66,6 +66,11 @@ type Config struct {
 	// once) before a 429 rate_limited; no limit when zero (the flag
 	// defaults to hall.DefaultCheckRate).
 	CheckRate float64
+	// SnapshotReadRate is the snapshot reads (GET /api/snapshots, one
+	// snapshot's comparison, the MCP tool) a second each client may make
+	// (twice that at once) before a 429 rate_limited; no limit when zero
+	// (the flag defaults to hall.DefaultSnapshotReadRate).
+	SnapshotReadRate float64
 	// ReadTimeout bounds reading one request, headers and body, on every
 	// route but the stream (which reads nothing after its headers and
 	// lives on); IdleTimeout how long a kept-alive connection may wait for
@@ -158,6 +163,7 @@ func parseServeConfig(args []string, stdout, stderr io.Writer) (Config, error) {
 	fs.DurationVar(&cfg.SnapshotLimits.MaxAge, "snapshot-max-age", recovery.DefaultMaxAge, "drop snapshots older than this")
 	fs.Int64Var(&cfg.SnapshotLimits.MaxBytes, "snapshot-max-bytes", recovery.DefaultMaxBytes, "the most bytes the snapshots take on disk; past it the oldest are dropped")
 	fs.IntVar(&cfg.SnapshotLimits.MaxCount, "snapshot-max-count", recovery.DefaultMaxCount, "the most snapshots kept; past it the oldest are dropped")
+	fs.Float64Var(&cfg.SnapshotReadRate, "snapshot-read-rate", hall.DefaultSnapshotReadRate, "snapshot reads a second each client (by remote address; MCP by session) may make (GET /api/snapshots, /api/snapshots/{id}, the snapshots tool), twice that at once, before a 429 rate_limited with Retry-After (0: no limit)")
 	fs.DurationVar(&cfg.SnapshotBudget, "snapshot-budget", hall.DefaultSnapshotBudget, "the most a hook answer waits for its snapshot before a destructive command; past it the answer says \"not saved\" (at most the hook deadline, 2s)")
 	if err := parseFlags(fs, serveAbout(), args, stdout, stderr); err != nil {
 		return cfg, err
@@ -226,6 +232,9 @@ func (c Config) Validate() error {
 	}
 	if c.MaxStreams < 0 {
 		return fmt.Errorf("--max-streams must be 0 (no bound) or more, got %d", c.MaxStreams)
+	}
+	if !(c.SnapshotReadRate >= 0) || math.IsInf(c.SnapshotReadRate, 0) {
+		return fmt.Errorf("--snapshot-read-rate must be 0 (no limit) or a positive number of reads a second, got %v", c.SnapshotReadRate)
 	}
 	if !(c.CheckRate >= 0) || math.IsInf(c.CheckRate, 0) {
 		return fmt.Errorf("--check-rate must be 0 (no limit) or a positive number of checks a second, got %v", c.CheckRate)
@@ -339,8 +348,9 @@ func (m *Main) Run(ctx context.Context) error {
 	m.Hub.Start(runCtx)
 	// The Hall's operations, once: every surface below calls them.
 	m.App = &hall.Hall{Service: m.Service, Roster: m.Hub, History: m.Hub, Changes: m.Hub.Changed(), Log: m.Log, Git: m.GitScan,
-		CheckLimit: hall.NewLimiter(m.Config.CheckRate, checkBurst(m.Config.CheckRate), 0),
-		Recovery:   m.openRecovery(runCtx), SnapshotBudget: m.Config.SnapshotBudget}
+		CheckLimit:    hall.NewLimiter(m.Config.CheckRate, checkBurst(m.Config.CheckRate), 0),
+		SnapshotLimit: hall.NewLimiter(m.Config.SnapshotReadRate, checkBurst(m.Config.SnapshotReadRate), 0),
+		Recovery:      m.openRecovery(runCtx), SnapshotBudget: m.Config.SnapshotBudget}
 	app := m.App
 	src := metrics.Sources{Service: m.Service, Stream: m.Hub, Roster: m.Hub, GitScan: m.GitScan, StoreKind: m.StoreKind}
 	if app.Recovery != nil {

@@ -93,4 +93,17 @@ type HookSay struct {
 	// Snapshots are the ids of the snapshots saved before the command
 	// about to run (hall restore ID).
 	Snapshots []string `json:"snapshots,omitempty"`
+	// NotSaved are the worktrees the command reaches whose snapshot the
+	// Hall could not save first, each with why (its Recovery line says
+	// it in words).
+	NotSaved []NotSaved `json:"not_saved,omitempty"`
+}
+
+// NotSaved is one worktree a hook answer could not snapshot before a
+// command that can lose its uncommitted work, and why.
+type NotSaved struct {
+	Worktree string `json:"worktree"`
+	// Reason is one of a fixed set (docs/recovery.md, "Not saved"):
+	// too_many_files, too_large, over_max_bytes, git_timeout, git_failed.
+	Reason string `json:"reason"`
 }

@@ -33,6 +33,10 @@ type Changes struct {
 	States []FileState
 	Total  int  // changed files, listed or not
 	Cut    bool // git's output was cut at the runner's bound: Total is a lower bound
+	// Uncommitted counts the changed files, listed or not, with
+	// uncommitted work (staged, modified or untracked): what a snapshot
+	// reads (package recovery); a lower bound where Cut.
+	Uncommitted int
 }
 
 // FileState is how one listed file differs, as a set: a file can be
@@ -240,6 +244,12 @@ func (c *Changes) join(entries []entry, limit int) {
 		states = append(states, e.state)
 	}
 	c.Total = len(paths)
+	c.Uncommitted = 0
+	for _, st := range states {
+		if st.Uncommitted() {
+			c.Uncommitted++
+		}
+	}
 	if len(paths) > limit {
 		paths, states = paths[:limit:limit], states[:limit:limit]
 	}
@@ -475,6 +485,9 @@ func Omitted(c Changes, omit func(rel string) bool) Changes {
 	for i, f := range c.Files {
 		if omit(f) {
 			c.Total--
+			if i < len(c.States) && c.States[i].Uncommitted() {
+				c.Uncommitted--
+			}
 			continue
 		}
 		files = append(files, f)

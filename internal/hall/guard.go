@@ -300,12 +300,12 @@ func (h *Hall) hookSay(ctx context.Context, req contract.BeatRequest, res presen
 			// The roster cannot be read: no guard lines, but what the
 			// command can lose is still saved, from git's answer alone.
 			self := beatSelf(res.PresenceID, req)
-			out.Recovery, out.Snapshots = h.saveBefore(ctx, res.PresenceID, req, h.sceneFor(self, nil, req.CallerRoot), self)
+			out.Recovery, out.Snapshots, out.NotSaved = h.saveBefore(ctx, res.PresenceID, req, h.sceneFor(self, nil, req.CallerRoot), self)
 			return out
 		}
 		out.Guard = g.lines
 		contested = g.warn || touchesContested(req.Touched, g.scene, res.Collisions)
-		out.Recovery, out.Snapshots = h.saveBefore(ctx, res.PresenceID, req, g.scene, beatSelf(res.PresenceID, req))
+		out.Recovery, out.Snapshots, out.NotSaved = h.saveBefore(ctx, res.PresenceID, req, g.scene, beatSelf(res.PresenceID, req))
 	case src == sceneOfRoster:
 		sc, err := h.rosterScene(ctx, res.PresenceID, req)
 		if err != nil {
@@ -318,7 +318,7 @@ func (h *Hall) hookSay(ctx context.Context, req contract.BeatRequest, res presen
 		sc := h.sceneFor(beatSelf(res.PresenceID, req), partners(res.PresenceID, res.Collisions), req.CallerRoot)
 		contested = touchesContested(req.Touched, sc, res.Collisions)
 		if contested {
-			out.Recovery, out.Snapshots = h.saveBeforeWrite(ctx, res.PresenceID, req, sc)
+			out.Recovery, out.Snapshots, out.NotSaved = h.saveBeforeWrite(ctx, res.PresenceID, req, sc)
 		}
 	}
 	return h.settle(res.PresenceID, out, north, contested, !hb.PersonOnly) // sayonce.go

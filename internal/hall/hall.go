@@ -50,6 +50,10 @@ type Hall struct {
 	// read that costs a roster pass per call, where every other read
 	// serves a cached snapshot. Nil: no limit.
 	CheckLimit *Limiter
+	// SnapshotLimit is the snapshot reads' rate limit per client
+	// (Snapshots, SnapshotFiles: a list decodes records, a comparison
+	// hashes files), the same Limiter as CheckLimit's. Nil: no limit.
+	SnapshotLimit *Limiter
 	// Recovery keeps snapshots of worktrees before destructive commands
 	// and gives them back (package recovery). Nil: no snapshots kept.
 	Recovery *recovery.Store

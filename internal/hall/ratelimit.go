@@ -16,6 +16,10 @@ import (
 const (
 	DefaultCheckRate  = 20 // checks a second, sustained
 	DefaultCheckBurst = 40
+	// DefaultSnapshotReadRate is the snapshot reads (a list, a
+	// comparison) a client may make a second, twice that at once: a
+	// person's page and an agent's tool call are far below it.
+	DefaultSnapshotReadRate = 5
 	// DefaultLimiterKeys bounds the clients a Limiter keeps a bucket for.
 	DefaultLimiterKeys = 4096
 )
@@ -138,6 +142,19 @@ func WithClient(ctx context.Context, key string) context.Context {
 func clientOf(ctx context.Context) string {
 	k, _ := ctx.Value(clientKey{}).(string)
 	return k
+}
+
+// allowSnapshotRead takes one snapshot read of the calling client's
+// from its limit.
+func (h *Hall) allowSnapshotRead(ctx context.Context) error {
+	key := clientOf(ctx)
+	if key == "" {
+		return nil
+	}
+	if after, ok := h.SnapshotLimit.Allow(key, h.Service.Now()); !ok {
+		return rateLimited("snapshot read", after)
+	}
+	return nil
 }
 
 // allowCheck takes one check of the calling client's from its limit.

@@ -2,7 +2,6 @@ package hall
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -78,6 +77,7 @@ type recoveryBook struct {
 	losses  []contract.Loss // newest first, at most maxLosses
 
 	saved, notSaved, lost atomic.Int64
+	notSavedBy            [len(recovery.Reasons)]atomic.Int64 // by recovery.Reasons' order
 }
 
 // pendingLoss is a command whose snapshot was taken, awaiting its check.
@@ -107,7 +107,11 @@ type stake struct {
 
 // Stats reads the counters.
 func (b *recoveryBook) Stats() recovery.HookStats {
-	return recovery.HookStats{Saved: b.saved.Load(), NotSaved: b.notSaved.Load(), Losses: b.lost.Load()}
+	st := recovery.HookStats{Saved: b.saved.Load(), NotSaved: b.notSaved.Load(), Losses: b.lost.Load(), NotSavedBy: map[recovery.Reason]int64{}}
+	for i, r := range recovery.Reasons {
+		st.NotSavedBy[r] = b.notSavedBy[i].Load()
+	}
+	return st
 }
 
 // RecoveryStats are the Hall's counters of snapshots taken on the hook
@@ -206,9 +210,9 @@ func atStake(v shellguard.Verdict, brain string) map[string]map[string]stake {
 // snapshot ids; none when nothing is at stake or the Hall keeps no
 // snapshots. Whatever it saved awaits its check at the presence's next
 // hook beat (checkAfter).
-func (h *Hall) saveBefore(ctx context.Context, presenceID string, req contract.BeatRequest, sc scene, self presence.Record) (lines, ids []string) {
+func (h *Hall) saveBefore(ctx context.Context, presenceID string, req contract.BeatRequest, sc scene, self presence.Record) (lines, ids []string, notSaved []contract.NotSaved) {
 	if h.Recovery == nil || sc.Root == "" {
-		return nil, nil
+		return nil, nil, nil
 	}
 	var changes *gitscan.Changes
 	if h.Git != nil {
@@ -219,7 +223,7 @@ func (h *Hall) saveBefore(ctx context.Context, presenceID string, req contract.B
 	ls := lossScene(sc, self, changes)
 	v := guard(req.Hook, scene{Scene: ls})
 	if !v.Loses() {
-		return nil, nil
+		return nil, nil, nil
 	}
 	stakes := atStake(v, self.Brain)
 	kind, command := recovery.TriggerShell, req.Hook.Command
@@ -231,9 +235,9 @@ func (h *Hall) saveBefore(ctx context.Context, presenceID string, req contract.B
 
 // saveBeforeWrite snapshots the worktree before a tool writes over a file
 // another live presence has uncommitted changes to (a contested edit).
-func (h *Hall) saveBeforeWrite(ctx context.Context, presenceID string, req contract.BeatRequest, sc scene) (lines, ids []string) {
+func (h *Hall) saveBeforeWrite(ctx context.Context, presenceID string, req contract.BeatRequest, sc scene) (lines, ids []string, notSaved []contract.NotSaved) {
 	if h.Recovery == nil || sc.Root == "" {
-		return nil, nil
+		return nil, nil, nil
 	}
 	stakes := map[string]stake{}
 	var written []string
@@ -256,14 +260,17 @@ func (h *Hall) saveBeforeWrite(ctx context.Context, presenceID string, req contr
 		}
 	}
 	if len(stakes) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	return h.save(ctx, presenceID, req, recovery.TriggerWrite, strings.Join(written, " "), sc.Root, map[string]map[string]stake{"": stakes})
 }
 
 // save takes the snapshots of the worktrees at stake at once, within
-// the snapshot budget, and books them for their check.
-func (h *Hall) save(ctx context.Context, presenceID string, req contract.BeatRequest, kind, command, root string, stakes map[string]map[string]stake) (lines, ids []string) {
+// the snapshot budget, and books them for their check. Each is given
+// git's last answer for its worktree, which refuses at once one too
+// large to take (recovery.SaveRequest.Changes); one not saved is told
+// with why, in words and typed (notSaved), and counted by reason.
+func (h *Hall) save(ctx context.Context, presenceID string, req contract.BeatRequest, kind, command, root string, stakes map[string]map[string]stake) (lines, ids []string, notSaved []contract.NotSaved) {
 	ctx, cancel := context.WithTimeout(ctx, h.snapshotBudget())
 	defer cancel()
 	type result struct {
@@ -286,11 +293,17 @@ func (h *Hall) save(ctx context.Context, presenceID string, req contract.BeatReq
 		for _, s := range stakes[keyOf(r.wt, root)] {
 			hint = append(hint, s.files...)
 		}
+		var changes *gitscan.Changes
+		if h.Git != nil {
+			if res, ok := h.Git.Result(r.wt); ok && res.Err == nil {
+				changes = &res.Changes
+			}
+		}
 		wg.Go(func() {
 			r.snap, r.err = h.Recovery.Take(ctx, recovery.SaveRequest{
 				Worktree: r.wt, Presence: req.AgentID, Agent: req.Kind, Brain: req.Brain,
 				Trigger: recovery.Trigger{Kind: kind, Tool: req.Tool, Command: contract.Clip(command, contract.MaxCommand)},
-				Paths:   hint,
+				Paths:   hint, Changes: changes,
 			})
 		})
 	}
@@ -298,18 +311,16 @@ func (h *Hall) save(ctx context.Context, presenceID string, req contract.BeatReq
 	p := pendingLoss{at: h.Service.Now(), by: req.AgentID, byPresence: presenceID, brain: req.Brain, command: command}
 	for _, r := range results {
 		if r.err != nil {
+			reason := recovery.ReasonOf(r.err)
 			h.kept.notSaved.Add(1)
-			why := "git could not take it"
-			switch {
-			case gitscan.CodeOf(r.err) == gitscan.Timeout || errors.Is(r.err, context.DeadlineExceeded):
-				why = fmt.Sprintf("it took over %s", h.snapshotBudget())
-			case gitscan.CodeOf(r.err) == gitscan.NotOwned:
-				why = "another user owns it: the Hall runs git only in its own user's worktrees"
+			if i := slices.Index(recovery.Reasons[:], reason); i >= 0 {
+				h.kept.notSavedBy[i].Add(1)
 			}
 			if h.Log != nil {
-				h.Log.Warn("recovery: no snapshot before a destructive command", "worktree", r.wt, "err", r.err)
+				h.Log.Warn("recovery: no snapshot before a destructive command", "worktree", r.wt, "reason", reason, "err", r.err)
 			}
-			lines = append(lines, fmt.Sprintf("The Hall could not save a snapshot of %s first (%s): what this command loses there is not saved.", worktreeName(r.wt, root), why))
+			notSaved = append(notSaved, contract.NotSaved{Worktree: r.wt, Reason: string(reason)})
+			lines = append(lines, fmt.Sprintf("The Hall could not save a snapshot of %s first (%s): what this command loses there is not saved.", worktreeName(r.wt, root), h.notSavedWhy(reason)))
 			continue
 		}
 		h.kept.saved.Add(1)
@@ -320,7 +331,25 @@ func (h *Hall) save(ctx context.Context, presenceID string, req contract.BeatReq
 	if len(p.snaps) > 0 {
 		h.kept.expect(presenceID, p)
 	}
-	return lines, ids
+	return lines, ids, notSaved
+}
+
+// notSavedWhy says a reason in a hook line's words.
+func (h *Hall) notSavedWhy(r recovery.Reason) string {
+	switch r {
+	case recovery.ReasonTooManyFiles:
+		return fmt.Sprintf("too many files: over the %d uncommitted files a snapshot takes", recovery.MaxSnapshotFiles)
+	case recovery.ReasonTooLarge:
+		return fmt.Sprintf("too large: its uncommitted files hold over the %d MiB a snapshot reads", recovery.MaxSnapshotRead>>20)
+	case recovery.ReasonOverMaxBytes:
+		return "over --snapshot-max-bytes"
+	case recovery.ReasonTimeout:
+		return fmt.Sprintf("git took over %s", h.snapshotBudget())
+	case recovery.ReasonNotOwned:
+		return "another user owns it: the Hall runs git only in its own user's worktrees"
+	default:
+		return "git could not take it"
+	}
 }
 
 func keyOf(wt, root string) string {

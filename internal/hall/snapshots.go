@@ -21,6 +21,9 @@ const (
 	MaxDiffPaths = 100
 )
 
+// Snapshot reads are rate-limited per client (SnapshotLimit), as checks
+// are: a list decodes records, a comparison hashes files.
+
 // SnapshotList answers GET /api/snapshots and the MCP tool hall_snapshots:
 // the snapshots kept, newest first, how many more the filter chose past
 // its limit, and the losses found lately (each names the snapshot that
@@ -67,6 +70,9 @@ func (h *Hall) Snapshots(ctx context.Context, worktree, agent string, limit int)
 	if h.Recovery == nil {
 		return out, nil
 	}
+	if err := h.allowSnapshotRead(ctx); err != nil {
+		return out, err
+	}
 	snaps, left, err := h.Recovery.List(ctx, recovery.Filter{Worktree: worktree, Agent: agent, Limit: limit})
 	if err != nil {
 		return out, contract.Refuse(contract.KindUnavailable, "snapshots_unreadable", "%v", err)
@@ -96,6 +102,9 @@ func (h *Hall) SnapshotFiles(ctx context.Context, id string, paths []string) (Sn
 		if p == "" || len(p) > presence.MaxPathLen || path.IsAbs(p) || !filepath.IsLocal(p) {
 			return SnapshotDiff{}, contract.Refuse(contract.KindInvalid, "invalid_path", "path %q: want a path relative to the worktree, inside it", contract.Clip(p, 80))
 		}
+	}
+	if err := h.allowSnapshotRead(ctx); err != nil {
+		return SnapshotDiff{}, err
 	}
 	snap, err := h.Recovery.Get(ctx, id)
 	if err != nil {

@@ -67,7 +67,8 @@ func (s *server) addSnapshotsTool(srv *sdk.Server) {
 	}, s.snapshots)
 }
 
-func (s *server) snapshots(ctx context.Context, _ *sdk.CallToolRequest, in SnapshotsIn) (SnapshotsOut, string, error) {
+func (s *server) snapshots(ctx context.Context, req *sdk.CallToolRequest, in SnapshotsIn) (SnapshotsOut, string, error) {
+	ctx = withSession(ctx, req) // rate-limited per session, as over HTTP per address
 	if in.SnapshotID != "" {
 		d, err := s.cfg.Client.SnapshotFiles(ctx, in.SnapshotID, in.Paths)
 		if err != nil {

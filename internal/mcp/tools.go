@@ -215,13 +215,7 @@ func (s *server) check(ctx context.Context, req *sdk.CallToolRequest, in CheckIn
 	if err := s.locate(ctx, req, &b); err != nil {
 		return CheckOut{}, "", err
 	}
-	if req.Session != nil && req.Session.ID() != "" {
-		// A check is rate-limited per client: here, per MCP session (the
-		// Hall bounds their number). Over `hall mcp` the HTTP Hall names the
-		// client itself.
-		ctx = hall.WithClient(ctx, "mcp "+req.Session.ID())
-	}
-	resp, err := s.cfg.Client.Check(ctx, contract.CheckRequest{
+	resp, err := s.cfg.Client.Check(withSession(ctx, req), contract.CheckRequest{
 		AgentID: b.AgentID, Brain: b.Brain, CallerRoot: b.CallerRoot, Worktree: b.Worktree, Paths: in.Paths, Mutating: in.Mutating,
 	})
 	if err != nil {
@@ -229,6 +223,17 @@ func (s *server) check(ctx context.Context, req *sdk.CallToolRequest, in CheckIn
 	}
 	out, text := renderCheck(resp)
 	return out, text, nil
+}
+
+// withSession names the call's MCP session as its client: a check and a
+// snapshot read are rate-limited per client, here per MCP session (the
+// Hall bounds their number). Over `hall mcp` the HTTP Hall names the
+// client itself.
+func withSession(ctx context.Context, req *sdk.CallToolRequest) context.Context {
+	if req != nil && req.Session != nil && req.Session.ID() != "" {
+		return hall.WithClient(ctx, "mcp "+req.Session.ID())
+	}
+	return ctx
 }
 
 func (s *server) cockpit(ctx context.Context, _ *sdk.CallToolRequest, in BrainIn) (CockpitOut, string, error) {

@@ -52,6 +52,7 @@ type statsCollector struct {
 	src      Sources
 	families []family
 	store    *prometheus.Desc
+	notSaved *prometheus.Desc // by reason, a fixed set (recovery.Reasons)
 }
 
 func newStatsCollector(src Sources) *statsCollector {
@@ -159,6 +160,8 @@ func newStatsCollector(src Sources) *statsCollector {
 	add("recovery", "losses_total", "Uncommitted work found changed or gone after a command the Hall snapshot first, one per owner and snapshot.", counter,
 		onRecovery(func(s *scrape) float64 { return float64(s.rec.Losses) }))
 	c.store = prometheus.NewDesc(prometheus.BuildFQName(Namespace, "store", "info"), "The store this Hall reads and writes: kind is dir or nats. Always 1.", []string{"kind"}, nil)
+	c.notSaved = prometheus.NewDesc(prometheus.BuildFQName(Namespace, "recovery", "hook_snapshots_not_saved_by_reason_total"),
+		"hook_snapshots_not_saved_total by why: too_many_files, too_large, over_max_bytes, git_timeout, git_failed (docs/recovery.md).", []string{"reason"}, nil)
 	return c
 }
 
@@ -168,6 +171,7 @@ func (c *statsCollector) Describe(ch chan<- *prometheus.Desc) {
 		ch <- f.desc
 	}
 	ch <- c.store
+	ch <- c.notSaved
 }
 
 // Collect reads each source once and sends every family.
@@ -205,6 +209,11 @@ func (c *statsCollector) Collect(ch chan<- prometheus.Metric) {
 	for _, f := range c.families {
 		if v, ok := f.value(s); ok {
 			ch <- prometheus.MustNewConstMetric(f.desc, f.kind, v)
+		}
+	}
+	if s.hasRec {
+		for _, r := range recovery.Reasons {
+			ch <- prometheus.MustNewConstMetric(c.notSaved, prometheus.CounterValue, float64(s.rec.NotSavedBy[r]), string(r))
 		}
 	}
 	if c.src.StoreKind != "" {

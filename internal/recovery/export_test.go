@@ -5,3 +5,11 @@ package recovery
 // holds one there to see the store while a record is unfinished. Set it
 // while no snapshot is being finished.
 func HoldFinishing(s *Store, hold func()) { s.hold = hold }
+
+// Decodes counts the records the store decoded (read) so far: List's
+// cost in a test, counted rather than timed.
+func Decodes(s *Store) int64 { return s.decodes.Load() }
+
+// HashedBytes counts the worktree bytes the store's comparisons (Diff)
+// hashed so far.
+func HashedBytes(s *Store) int64 { return s.hashed.Load() }

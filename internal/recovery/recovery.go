@@ -15,6 +15,8 @@ package recovery
 import (
 	"errors"
 	"time"
+
+	"github.com/hall-dev/hall/internal/gitscan"
 )
 
 // Limits bound what a Store keeps. A zero field takes its default.
@@ -68,6 +70,10 @@ type SaveRequest struct {
 	// Paths are the files at stake, when known (repository-relative): a
 	// hint, listed first in the record; the whole working tree is kept.
 	Paths []string
+	// Changes is git's last answer for the worktree (the scanner's), when
+	// known: a worktree past MaxSnapshotFiles or MaxSnapshotRead by it is
+	// refused before git reads anything (reasons.go).
+	Changes *gitscan.Changes
 }
 
 // The states of a File.
@@ -151,9 +157,10 @@ type RestoreResult struct {
 // (names.go).
 type FileDiff struct {
 	Path  string `json:"path"`
-	State string `json:"state"`           // DiffSame, DiffChanged, DiffMissing, DiffRefused
+	State string `json:"state"`           // DiffSame, DiffChanged, DiffMissing, DiffRefused, DiffNotCompared
 	Patch string `json:"patch,omitempty"` // a unified diff, snapshot → now, bounded
-	Why   string `json:"why,omitempty"`   // DiffRefused: why
+	Why   string `json:"why,omitempty"`   // DiffRefused, DiffChanged: why
+	Note  string `json:"note,omitempty"`  // why, for DiffNotCompared
 }
 
 // The states of a FileDiff.
@@ -178,6 +185,8 @@ type HookStats struct {
 	Saved    int64 // snapshots taken before a command
 	NotSaved int64 // snapshots that failed or ran past their budget: "not saved"
 	Losses   int64 // losses found after a command ran: one per owner and snapshot
+	// NotSavedBy counts NotSaved by why, every Reason present.
+	NotSavedBy map[Reason]int64
 }
 
 // ErrNotFound: no snapshot has that id.

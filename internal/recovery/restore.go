@@ -233,8 +233,18 @@ type onDisk struct {
 // hashing a regular file's or link's content as a blob like the id like.
 // A nil root (the directory is gone) holds nothing.
 func look(root *os.Root, p, like string) (onDisk, error) {
+	d, _, err := lookStat(root, p, like)
+	if err != nil || d.kind != diskRegular {
+		return d, err
+	}
+	return hashRegular(root, p, like)
+}
+
+// lookStat is look without reading a regular file: for one, it answers
+// kind diskRegular (no id yet) and the file's Lstat.
+func lookStat(root *os.Root, p, like string) (onDisk, fs.FileInfo, error) {
 	if root == nil {
-		return onDisk{}, nil
+		return onDisk{}, nil, nil
 	}
 	comps := strings.Split(p, "/")
 	for i := 1; i < len(comps); i++ {
@@ -242,54 +252,59 @@ func look(root *os.Root, p, like string) (onDisk, error) {
 		info, err := root.Lstat(dir)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			return onDisk{}, nil
+			return onDisk{}, nil, nil
 		case err != nil:
-			return onDisk{}, err
+			return onDisk{}, nil, err
 		case info.Mode()&fs.ModeSymlink != 0:
-			return onDisk{blocked: dir + " is a symbolic link, and a restore never writes through one"}, nil
+			return onDisk{blocked: dir + " is a symbolic link, and a restore never writes through one"}, nil, nil
 		case !info.IsDir():
-			return onDisk{blocked: dir + " is " + kindOf(info.Mode()) + ", not a directory"}, nil
+			return onDisk{blocked: dir + " is " + kindOf(info.Mode()) + ", not a directory"}, nil, nil
 		}
 	}
 	info, err := root.Lstat(p)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return onDisk{}, nil
+		return onDisk{}, nil, nil
 	case err != nil:
-		return onDisk{}, err
+		return onDisk{}, nil, err
 	case info.Mode()&fs.ModeSymlink != 0:
 		t, err := root.Readlink(p)
 		if err != nil {
-			return onDisk{}, err
+			return onDisk{}, nil, err
 		}
-		return onDisk{kind: diskLink, id: blobID([]byte(t), like)}, nil
+		return onDisk{kind: diskLink, id: blobID([]byte(t), like)}, info, nil
 	case info.Mode().IsRegular():
-		// Opened without blocking and checked regular once open (package
-		// safefile): the file may be swapped for a FIFO since the Lstat.
-		// Hashed as it streams: a file of any size costs no memory.
-		f, err := safefile.OpenIn(root, p)
-		if errors.Is(err, fs.ErrNotExist) {
-			return onDisk{}, nil
-		}
-		if errors.Is(err, safefile.ErrNotRegular) {
-			return onDisk{kind: diskOther, what: "not a regular file"}, nil
-		}
-		if err != nil {
-			return onDisk{}, err
-		}
-		defer f.Close()
-		st, err := f.Stat()
-		if err != nil {
-			return onDisk{}, err
-		}
-		h := newBlobHash(like, st.Size())
-		if _, err := io.Copy(h, io.LimitReader(f, st.Size())); err != nil {
-			return onDisk{}, fmt.Errorf("read %s: %w", p, err)
-		}
-		return onDisk{kind: diskRegular, id: hex.EncodeToString(h.Sum(nil)), perm: st.Mode().Perm()}, nil
+		return onDisk{kind: diskRegular, perm: info.Mode().Perm()}, info, nil
 	default:
-		return onDisk{kind: diskOther, what: kindOf(info.Mode()), dir: info.IsDir()}, nil
+		return onDisk{kind: diskOther, what: kindOf(info.Mode()), dir: info.IsDir()}, info, nil
 	}
+}
+
+// hashRegular hashes the regular file at p beneath root as a blob like
+// the id like. Opened without blocking and checked regular once open
+// (package safefile): the file may be swapped for a FIFO since an
+// Lstat. Hashed as it streams: a file of any size costs no memory.
+func hashRegular(root *os.Root, p, like string) (onDisk, error) {
+	f, err := safefile.OpenIn(root, p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return onDisk{}, nil
+	}
+	if errors.Is(err, safefile.ErrNotRegular) {
+		return onDisk{kind: diskOther, what: "not a regular file"}, nil
+	}
+	if err != nil {
+		return onDisk{}, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return onDisk{}, err
+	}
+	h := newBlobHash(like, st.Size())
+	if _, err := io.Copy(h, io.LimitReader(f, st.Size())); err != nil {
+		return onDisk{}, fmt.Errorf("read %s: %w", p, err)
+	}
+	return onDisk{kind: diskRegular, id: hex.EncodeToString(h.Sum(nil)), perm: st.Mode().Perm()}, nil
 }
 
 // same tells whether the path holds the entry's content, as a file or a
@@ -552,7 +567,8 @@ func (s *Store) write(ctx context.Context, snap Snapshot, root *os.Root, p plan)
 }
 
 // Diff compares a snapshot's files (those at paths, or every one that
-// differs from its HEAD and is not deleted) with the worktree now. A
+// differs from its HEAD and is not deleted) with the worktree now,
+// hashing as little as it can and at most MaxHashBytes (compare). A
 // path that is not a file now (a FIFO, a directory) or that no write
 // reaches (under a symbolic link) is changed; an entry no restore writes
 // is refused.
@@ -572,24 +588,12 @@ func (s *Store) Diff(ctx context.Context, id string, paths []string) ([]FileDiff
 	if root != nil {
 		defer root.Close()
 	}
-	out := make([]FileDiff, 0, len(plans)+len(refused))
-	for _, p := range plans {
-		now, err := look(root, p.path, p.blob)
-		if err != nil {
-			return nil, fmt.Errorf("recovery: %w", err)
-		}
-		d := FileDiff{Path: p.path, State: DiffChanged}
-		switch {
-		case now.blocked != "":
-			d.Why = now.blocked
-		case now.kind == diskOther:
-			d.Why = now.what + " is there"
-		case now.kind == diskAbsent:
-			d.State = DiffMissing
-		case now.same(p.entry):
-			d.State = DiffSame
-		}
-		out = append(out, d)
+	if err := s.sizes(ctx, snap, plans); err != nil {
+		return nil, err
+	}
+	out, err := s.compare(snap, root, plans) // hashing as little as it can, bounded (compare.go)
+	if err != nil {
+		return nil, err
 	}
 	for _, r := range refused {
 		out = append(out, FileDiff{Path: r.Path, State: DiffRefused, Why: r.Why})

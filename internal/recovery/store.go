@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hall-dev/hall/internal/gitscan"
@@ -39,6 +40,11 @@ type Store struct {
 	wg      sync.WaitGroup        // the finishing goroutines
 	newest  map[string]string     // the newest finished snapshot of each worktree, which the next one borrows from
 	lent    map[string]int        // snapshots being finished that borrow from each snapshot, never dropped meanwhile
+	failed  failures              // why the records Take could not finish failed (failed.go)
+
+	idx     index        // the recorded snapshots, in memory (index.go)
+	decodes atomic.Int64 // records decoded (read): a test's measure of List's cost
+	hashed  atomic.Int64 // worktree bytes Diff hashed: a test's measure of its cost
 
 	hold func() // tests only: called as a begun snapshot's finishing starts
 }
@@ -47,6 +53,8 @@ type Store struct {
 // written: done closes when it is, err then says whether it failed.
 type finishing struct {
 	worktree string // the worktree's top, as its record has it
+	tmp      string // its directory while finished (<id>.tmp)
+	lender   string // the snapshot it borrows from, "" none
 	done     chan struct{}
 	err      error
 }
@@ -81,14 +89,19 @@ func Open(ctx context.Context, dir string, run *gitscan.Runner, lim Limits, now 
 	if _, err := s.Prune(ctx); err != nil {
 		return nil, err
 	}
-	all, err := s.all()
-	if err != nil {
+	s.idx.mu.Lock()
+	defer s.idx.mu.Unlock()
+	if err := s.indexLocked(); err != nil {
 		return nil, err
 	}
-	for _, snap := range all {
-		s.newest[snap.Worktree] = snap.ID
-		if snap.Trigger.Kind == TriggerScan {
-			s.scans[snap.Worktree] = append(s.scans[snap.Worktree], scanKept{id: snap.ID, tree: snap.Tree})
+	for _, id := range s.idx.ids {
+		e := s.idx.byID[id]
+		if e.bad {
+			continue
+		}
+		s.newest[e.worktree] = e.id
+		if e.kind == TriggerScan {
+			s.scans[e.worktree] = append(s.scans[e.worktree], scanKept{id: e.id, tree: e.tree})
 		}
 	}
 	return s, nil
@@ -154,9 +167,19 @@ func (s *Store) beginWorktree(ctx context.Context, req SaveRequest) (begun, erro
 	if s.run == nil {
 		return begun{}, errors.New("recovery: no git to snapshot with")
 	}
-	return s.begin(ctx, req, true, func(objects string) (gitscan.Snapshot, error) {
+	if err := checkWorktree(req.Changes); err != nil {
+		return begun{}, err
+	}
+	b, err := s.begin(ctx, req, true, func(objects string) (gitscan.Snapshot, error) {
 		return s.run.SnapshotTreeInto(ctx, req.Worktree, objects)
 	})
+	if err == nil {
+		if err = s.checkSize(ctx, b); err != nil {
+			s.giveBack(b.lender)
+			os.RemoveAll(b.tmp)
+		}
+	}
+	return b, err
 }
 
 // begun is a snapshot begun: its directory (<id>.tmp), its record as its
@@ -294,23 +317,6 @@ func (s *Store) giveBack(lender string) {
 	}
 }
 
-// droppable tells whether a snapshot may be removed: none being
-// finished borrows from it.
-func (s *Store) droppable(id string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.lent[id] == 0
-}
-
-// dropped forgets a removed snapshot as its worktree's newest.
-func (s *Store) dropped(snap Snapshot) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.newest[snap.Worktree] == snap.ID {
-		delete(s.newest, snap.Worktree)
-	}
-}
-
 // FinishBudget bounds the background half of a snapshot Take answered
 // for (its commit, its list of files, its record).
 const FinishBudget = 30 * time.Second
@@ -344,7 +350,7 @@ func (s *Store) Take(ctx context.Context, req SaveRequest) (Snapshot, error) {
 		os.RemoveAll(b.tmp)
 		return Snapshot{}, fmt.Errorf("recovery: %w", err)
 	}
-	f := &finishing{worktree: b.snap.Worktree, done: make(chan struct{})}
+	f := &finishing{worktree: b.snap.Worktree, tmp: b.tmp, lender: b.lender, done: make(chan struct{})}
 	s.mu.Lock()
 	s.pending[b.snap.ID] = f
 	s.mu.Unlock()
@@ -355,6 +361,9 @@ func (s *Store) Take(ctx context.Context, req SaveRequest) (Snapshot, error) {
 		release()
 		s.mu.Lock()
 		delete(s.pending, b.snap.ID)
+		if f.err != nil {
+			s.failed.add(b.snap.ID, f.err)
+		}
 		s.mu.Unlock()
 		close(f.done)
 	})
@@ -363,13 +372,15 @@ func (s *Store) Take(ctx context.Context, req SaveRequest) (Snapshot, error) {
 
 // Wait waits until the snapshot id Take answered for has its whole
 // record (at once for any other id), within ctx; it answers why the
-// record could not be finished, if it could not.
+// record could not be finished, if it could not, whether asked before
+// or after its finishing ended (the newest maxFailedKept failures).
 func (s *Store) Wait(ctx context.Context, id string) error {
 	s.mu.Lock()
 	f := s.pending[id]
+	failed := s.failed.why[id]
 	s.mu.Unlock()
 	if f == nil {
-		return nil
+		return failed
 	}
 	select {
 	case <-f.done:
@@ -510,6 +521,8 @@ func (s *Store) finish(ctx context.Context, tmp string, snap Snapshot, hint []st
 		s.newest[snap.Worktree] = snap.ID
 	}
 	s.mu.Unlock()
+	s.recorded(snap)
+	_, _ = s.enforce(snap.ID) // the bounds hold after each record (bounds.go)
 	return snap, nil
 }
 
@@ -682,32 +695,13 @@ func dirSize(dir string) (int64, error) {
 	return n, err
 }
 
-// all reads every snapshot's record, oldest first.
-func (s *Store) all() ([]Snapshot, error) {
-	entries, err := os.ReadDir(s.dir)
-	if err != nil {
-		return nil, fmt.Errorf("recovery store: %w", err)
-	}
-	var list []Snapshot
-	for _, e := range entries {
-		if !e.IsDir() || !validID(e.Name()) {
-			continue
-		}
-		snap, err := s.read(e.Name())
-		if err != nil {
-			continue // half written or damaged: Prune's stray sweep takes it
-		}
-		list = append(list, snap)
-	}
-	return list, nil
-}
-
 // read reads one snapshot's record.
 func (s *Store) read(id string) (Snapshot, error) {
 	b, err := os.ReadFile(filepath.Join(s.dir, id, recordName))
 	if err != nil {
 		return Snapshot{}, err
 	}
+	s.decodes.Add(1)
 	var snap Snapshot
 	if err := json.Unmarshal(b, &snap); err != nil {
 		return Snapshot{}, fmt.Errorf("recovery: record %s: %w", id, err)
@@ -719,10 +713,6 @@ func (s *Store) read(id string) (Snapshot, error) {
 // many more it chose past its limit.
 func (s *Store) List(ctx context.Context, f Filter) ([]Snapshot, int, error) {
 	s.waitAll(ctx)
-	all, err := s.all()
-	if err != nil {
-		return nil, 0, err
-	}
 	limit := f.Limit
 	if limit <= 0 {
 		limit = DefaultListLimit
@@ -731,21 +721,17 @@ func (s *Store) List(ctx context.Context, f Filter) ([]Snapshot, int, error) {
 	if f.Worktree != "" {
 		wt = filepath.Clean(f.Worktree)
 	}
-	var out []Snapshot
-	left := 0
-	for i := len(all) - 1; i >= 0; i-- {
-		snap := all[i]
-		if wt != "" && snap.Worktree != wt {
-			continue
+	// Chosen from the index; only the records answered are decoded. One
+	// dropped meanwhile is left out.
+	ids, left, err := s.listIndexed(f, wt, limit)
+	if err != nil {
+		return nil, 0, err
+	}
+	out := make([]Snapshot, 0, len(ids))
+	for _, id := range ids {
+		if snap, err := s.read(id); err == nil {
+			out = append(out, snap)
 		}
-		if f.Agent != "" && snap.Agent != f.Agent && snap.Presence != f.Agent {
-			continue
-		}
-		if len(out) == limit {
-			left++
-			continue
-		}
-		out = append(out, snap)
 	}
 	return out, left, nil
 }
@@ -766,10 +752,10 @@ func (s *Store) Get(ctx context.Context, id string) (Snapshot, error) {
 	return snap, err
 }
 
-// Prune drops the snapshots past the store's limits: older than MaxAge,
-// then the oldest past MaxCount, then the oldest while the store is over
-// MaxBytes; and any half-written snapshot left by a Hall that stopped
-// mid-save.
+// Prune drops any half-written snapshot left by a Hall that stopped
+// mid-save, and the snapshots past the store's limits (enforce: older
+// than MaxAge, then the oldest past MaxCount or while the store is over
+// MaxBytes), as each record does too.
 func (s *Store) Prune(ctx context.Context) (PruneResult, error) {
 	var res PruneResult
 	if s.lim.NoPrune {
@@ -795,40 +781,7 @@ func (s *Store) Prune(ctx context.Context) (PruneResult, error) {
 			os.RemoveAll(filepath.Join(s.dir, name))
 		}
 	}
-	all, err := s.all()
-	if err != nil {
-		return res, err
-	}
-	var total int64
-	for _, snap := range all {
-		total += snap.Bytes
-	}
-	drop := func(snap Snapshot) {
-		if !s.droppable(snap.ID) {
-			return
-		}
-		if err := os.RemoveAll(filepath.Join(s.dir, snap.ID)); err != nil {
-			return
-		}
-		s.dropped(snap)
-		res.Dropped++
-		res.Freed += snap.Bytes
-		total -= snap.Bytes
-	}
-	kept := all[:0:0]
-	for _, snap := range all {
-		if now.Sub(snap.Taken) > s.lim.MaxAge {
-			drop(snap)
-			continue
-		}
-		kept = append(kept, snap)
-	}
-	for len(kept) > 0 && (len(kept) > s.lim.MaxCount || total > s.lim.MaxBytes) {
-		drop(kept[0])
-		kept = kept[1:]
-	}
-	res.Kept, res.Bytes = len(kept), total
-	return res, nil
+	return s.enforce("")
 }
 
 // Run prunes every DefaultPruneEvery until ctx ends.
