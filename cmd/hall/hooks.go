@@ -129,8 +129,14 @@ func runHooks(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 			*command = hookinstall.Lean
 		}
 	}
+	// Every write stays beneath the project's root (the home, --user): a
+	// folder link out of it is refused (hookinstall.LinkOutError).
+	base := root
+	if *user {
+		base = home
+	}
 	o := hookinstall.Options{
-		Agent: agent, File: file, Command: *command, HTTP: *httpHooks, HallURL: *hall, OnCollision: *onCollision,
+		Agent: agent, File: file, Root: base, User: *user, Command: *command, HTTP: *httpHooks, HallURL: *hall, OnCollision: *onCollision,
 		Given: hookinstall.Given{Command: given["command"], HTTP: given["http"], HallURL: given["hall"], OnCollision: given["on-collision"]},
 		Force: *force,
 	}
@@ -159,7 +165,7 @@ func runHooks(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		}
 		return nil
 	}
-	e.root, e.o.File = main, mainFile
+	e.root, e.o.File, e.o.Root = main, mainFile, main
 	e.why = fmt.Sprintf("the main worktree's: %s runs its hooks for a session in this linked worktree, and only with this worktree's file beside it", capa.Product)
 	return e.run(ctx, stdout)
 }
