@@ -18,7 +18,10 @@
 // only if the file is still what was read: a concurrent writer's change
 // is never overwritten (ErrChanged). A file that is a symbolic link or
 // read-only is written only when forced (ErrForce); a link is then
-// replaced, never written through.
+// replaced, never written through. Every write goes through an os.Root
+// on Options.Root (the project, the home): a folder link leading out of
+// it is refused (LinkOutError), forced past only for the person's own
+// (Options.User).
 //
 // What each agent can carry (which events reach the model, the ask, the
 // trust step) is internal/hook's capability table; this package follows

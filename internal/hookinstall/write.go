@@ -99,6 +99,10 @@ func unchanged(res Result) error {
 // take the folder's advisory lock in turn; any other writer's change is
 // caught by comparing the file with what was read just before the
 // rename.
+//
+// Every name is resolved beneath res.Root through an os.Root: a folder
+// link out of it, made since the read too, is refused (LinkOutError), and
+// nothing is written.
 func Write(res Result, now time.Time) (backup string, err error) {
 	if !res.Changed {
 		return "", nil
