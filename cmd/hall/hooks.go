@@ -35,7 +35,10 @@ what the Hall writes (anybody else's stays, whatever its URL or command).
 A file with a comment, a trailing comma or a repeated key is refused (line
 and column named) and left alone; so is a file that is a symbolic link or
 read-only, unless --force (a link is then replaced by a regular file, the
-link kept as the backup; a read-only file keeps its mode). A second run
+link kept as the backup; a read-only file keeps its mode). Nothing is
+written outside the project (--user: your home): a folder link that leads
+out of it (.claude -> /elsewhere) is refused by name, with or without
+--force; with --user, --force follows your own link. A second run
 changes nothing and keeps the flags installed before (--hall,
 --on-collision, --http, --command) unless they are given again. The file
 it replaces is kept beside it as <file>.hall-backup-<time>, never over
@@ -75,7 +78,7 @@ func runHooks(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		onCollision = fs.String("on-collision", "warn", `"warn", or "ask" to ask the person before a mutating tool runs while in a collision, where the agent honours it (kept from the installed hooks when not given)`)
 		gitExclude  = fs.Bool("git-exclude", false, "install in a project: list the file (and its backups) in the repository's .git/info/exclude when git neither tracks nor ignores it")
 		command     = fs.String("command", "", `what a command hook runs: "hall-hook" (the lean hook) or "hall", by name on PATH or by path (default: the installed one, else hall-hook when it is on PATH, else hall)`)
-		force       = fs.Bool("force", false, "write a file that is a symbolic link (replaced by a regular file, the link kept as the backup) or read-only (its mode kept); refused without it")
+		force       = fs.Bool("force", false, "write a file that is a symbolic link (replaced by a regular file, the link kept as the backup) or read-only (its mode kept); with --user, follow a folder link out of your home; refused without it")
 	)
 	// Help anywhere before the agent's flags is help, not an agent named -h.
 	for _, a := range args[:min(len(args), 2)] {
@@ -129,8 +132,14 @@ func runHooks(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 			*command = hookinstall.Lean
 		}
 	}
+	// Every write stays beneath the project's root (the home, --user): a
+	// folder link out of it is refused (hookinstall.LinkOutError).
+	base := root
+	if *user {
+		base = home
+	}
 	o := hookinstall.Options{
-		Agent: agent, File: file, Command: *command, HTTP: *httpHooks, HallURL: *hall, OnCollision: *onCollision,
+		Agent: agent, File: file, Root: base, User: *user, Command: *command, HTTP: *httpHooks, HallURL: *hall, OnCollision: *onCollision,
 		Given: hookinstall.Given{Command: given["command"], HTTP: given["http"], HallURL: given["hall"], OnCollision: given["on-collision"]},
 		Force: *force,
 	}
@@ -159,7 +168,7 @@ func runHooks(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		}
 		return nil
 	}
-	e.root, e.o.File = main, mainFile
+	e.root, e.o.File, e.o.Root = main, mainFile, main
 	e.why = fmt.Sprintf("the main worktree's: %s runs its hooks for a session in this linked worktree, and only with this worktree's file beside it", capa.Product)
 	return e.run(ctx, stdout)
 }

@@ -158,8 +158,8 @@ func TestUninstallRemovesOnlyWhatTheHallWroteWhole(t *testing.T) {
 	for _, agent := range Agents() {
 		dir := t.TempDir()
 		file := filepath.Join(dir, ".agent", "hooks.json")
-		install(t, Options{Agent: agent, File: file})
-		un, err := Uninstall(Options{Agent: agent, File: file})
+		install(t, Options{Agent: agent, File: file, Root: dir})
+		un, err := Uninstall(Options{Agent: agent, File: file, Root: dir})
 		if err != nil || !un.Remove {
 			t.Fatalf("%s: uninstall of a file the Hall wrote whole: remove %v, %v", agent, un.Remove, err)
 		}

@@ -18,7 +18,10 @@
 // only if the file is still what was read: a concurrent writer's change
 // is never overwritten (ErrChanged). A file that is a symbolic link or
 // read-only is written only when forced (ErrForce); a link is then
-// replaced, never written through.
+// replaced, never written through. Every write goes through an os.Root
+// on Options.Root (the project, the home): a folder link leading out of
+// it is refused (LinkOutError), forced past only for the person's own
+// (Options.User).
 //
 // What each agent can carry (which events reach the model, the ask, the
 // trust step) is internal/hook's capability table; this package follows
@@ -75,7 +78,19 @@ type Options struct {
 	Given Given
 	// Force writes a file that is a symbolic link (replaced by a regular
 	// file) or read-only (its mode kept); without it Write refuses them.
+	// For the person's own file (User) it also follows a folder link
+	// leading out of Root.
 	Force bool
+	// Root is the folder every write stays beneath (the project's root;
+	// the home, for User): a folder between it and File that is a
+	// symbolic link leading out of it is refused (LinkOutError), and
+	// Write resolves every name beneath it through an os.Root. Empty:
+	// the file's own folder, made as named when missing.
+	Root string
+	// User: File is in the person's home (--user), where the person made
+	// any link: Force follows a folder link out of Root. A project's
+	// link (a repository can commit one) is never followed out.
+	User bool
 }
 
 // Given marks the flags given on the command line.
@@ -98,6 +113,10 @@ func (c Change) String() string {
 // Result is what an install or uninstall would do to one file.
 type Result struct {
 	File string // the file as named, and written
+	// Root is the folder every write stays beneath (Options.Root; with
+	// User and Force past a folder link, the folder it leads to).
+	Root string
+	rel  string // File's name beneath Root
 	// Link is where File points when it is a symbolic link ("" when it
 	// is none): Before is what the link leads to, and a forced write
 	// replaces the link with a regular file.
@@ -240,11 +259,19 @@ func edit(o Options, install bool) (Result, error) {
 		}
 	}
 	capa, _ := hook.CapabilityOf(o.Agent)
+	// The folders first: nothing is read through a link out of the root.
+	root, rel, note, err := rootFor(o)
+	if err != nil {
+		return Result{}, err
+	}
 	link, before, existed, perm, err := read(o.File)
 	if err != nil {
 		return Result{}, err
 	}
-	res := Result{File: o.File, Link: link, Mode: perm, Existed: existed, Before: before}
+	res := Result{File: o.File, Root: root, rel: rel, Link: link, Mode: perm, Existed: existed, Before: before}
+	if note != "" {
+		res.Notes = append(res.Notes, note)
+	}
 	doc := before
 	if len(strings.TrimSpace(string(doc))) == 0 {
 		doc = fresh(o.Agent, spec)

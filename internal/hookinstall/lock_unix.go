@@ -8,10 +8,11 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// lockDir takes the folder's advisory lock until unlock: two installs
-// writing one folder's files take turns. It leaves no file behind.
-func lockDir(dir string) (unlock func(), err error) {
-	f, err := os.Open(dir)
+// lockDir takes the advisory lock of the folder dir beneath root until
+// unlock: two installs writing one folder's files take turns. It leaves
+// no file behind.
+func lockDir(root *os.Root, dir string) (unlock func(), err error) {
+	f, err := root.Open(dir)
 	if err != nil {
 		return nil, err
 	}

@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/hall-dev/hall/internal/gitscan"
+	"github.com/hall-dev/hall/internal/safefile"
 )
 
 // Git is git as the installer asks it (the repository a folder is in,
@@ -113,15 +115,21 @@ func (g Git) InRepository(ctx context.Context, root string) bool {
 // main one's, which every worktree of the repository reads). It is never
 // committed.
 func (g Git) ExcludeFile(ctx context.Context, root string) (string, error) {
-	out, ok := g.git(ctx, root, []string{"rev-parse", "--git-path", "info/exclude"})
-	if !ok {
-		return "", fmt.Errorf("find info/exclude from %s: git cannot answer there", root)
+	_, file, err := g.excludePaths(ctx, root)
+	return file, err
+}
+
+// excludePaths are the repository's git folder (the common one, shared
+// by every worktree), absolute as git names it from root, and its
+// info/exclude (git reads it there: $GIT_COMMON_DIR/info/exclude), named
+// beneath it as given, never resolved through a link.
+func (g Git) excludePaths(ctx context.Context, root string) (gitDir, file string, err error) {
+	out, ok := g.git(ctx, root, []string{"rev-parse", "--path-format=absolute", "--git-common-dir"})
+	gitDir = filepath.FromSlash(strings.TrimSpace(string(out.Stdout)))
+	if !ok || !filepath.IsAbs(gitDir) {
+		return "", "", fmt.Errorf("find info/exclude from %s: git cannot answer there", root)
 	}
-	p := filepath.FromSlash(strings.TrimSpace(string(out.Stdout)))
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(root, p)
-	}
-	return p, nil
+	return gitDir, filepath.Join(gitDir, "info", "exclude"), nil
 }
 
 // ExcludePatterns are the lines of an ignore list that keep one of the
@@ -135,14 +143,29 @@ func ExcludePatterns(rel string) []string {
 // info/exclude (ExcludeFile from root) does not hold yet, at its end,
 // creating it if need be; it returns the file and the lines added (none
 // when all were there). It is the only write `hall hooks install` makes
-// outside the agent's file, and only when asked (--git-exclude).
+// outside the agent's file, and only when asked (--git-exclude). It is
+// read and written through an os.Root on the repository's git folder (as
+// git names it from root): a link in it that leads out (.git/info ->
+// /elsewhere) is refused (LinkOutError), nothing written.
 func (g Git) Exclude(ctx context.Context, root, rel string) (string, []string, error) {
-	file, err := g.ExcludeFile(ctx, root)
+	gitDir, file, err := g.excludePaths(ctx, root)
 	if err != nil {
 		return "", nil, err
 	}
-	old, err := os.ReadFile(file)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+	name, err := beneath(gitDir, file)
+	if err != nil {
+		return file, nil, err
+	}
+	r, err := openBeneath(gitDir, file, name, false)
+	if err == nil && r == nil {
+		err = fmt.Errorf("%s: the git folder %s is not there", file, gitDir)
+	}
+	if err != nil {
+		return file, nil, err
+	}
+	defer r.Close()
+	old, err := readIn(r, name)
+	if err != nil {
 		return file, nil, fmt.Errorf("read %s: %w", file, err)
 	}
 	have := map[string]bool{}
@@ -158,14 +181,14 @@ func (g Git) Exclude(ctx context.Context, root, rel string) (string, []string, e
 	if len(add) == 0 {
 		return file, nil, nil
 	}
-	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+	if err := r.MkdirAll(filepath.Dir(name), 0o755); err != nil {
 		return file, nil, fmt.Errorf("create %s: %w", filepath.Dir(file), err)
 	}
 	text := strings.Join(add, "\n") + "\n"
 	if len(old) > 0 && !strings.HasSuffix(string(old), "\n") {
 		text = "\n" + text
 	}
-	f, err := os.OpenFile(file, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := r.OpenFile(name, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return file, nil, fmt.Errorf("open %s: %w", file, err)
 	}
@@ -174,4 +197,23 @@ func (g Git) Exclude(ctx context.Context, root, rel string) (string, []string, e
 		return file, nil, fmt.Errorf("write %s: %w", file, err)
 	}
 	return file, add, nil
+}
+
+// readIn reads the regular file name beneath root, at most MaxFile bytes
+// (nil when it is not there); a FIFO or a device is refused at once
+// (safefile), never waited on.
+func readIn(root *os.Root, name string) ([]byte, error) {
+	f, err := safefile.OpenIn(root, name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, MaxFile+1))
+	if err == nil && len(b) > MaxFile {
+		err = fmt.Errorf("over %d bytes", MaxFile)
+	}
+	return b, err
 }

@@ -99,6 +99,10 @@ func unchanged(res Result) error {
 // take the folder's advisory lock in turn; any other writer's change is
 // caught by comparing the file with what was read just before the
 // rename.
+//
+// Every name is resolved beneath res.Root through an os.Root: a folder
+// link out of it, made since the read too, is refused (LinkOutError), and
+// nothing is written.
 func Write(res Result, now time.Time) (backup string, err error) {
 	if !res.Changed {
 		return "", nil
@@ -106,13 +110,22 @@ func Write(res Result, now time.Time) (backup string, err error) {
 	if res.Refused != "" {
 		return "", fmt.Errorf("%s: %w: %s; nothing was changed", res.File, ErrForce, res.Refused)
 	}
-	dir := filepath.Dir(res.File)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("create %s: %w", dir, err)
+	rootName, rel := res.Root, res.rel
+	if rootName == "" || rel == "" { // a Result not made by Install or Uninstall
+		rootName, rel = filepath.Dir(res.File), filepath.Base(res.File)
 	}
-	unlock, err := lockDir(dir)
+	root, err := openBeneath(rootName, res.File, rel, true)
 	if err != nil {
-		return "", fmt.Errorf("lock %s: %w", dir, err)
+		return "", err
+	}
+	defer root.Close()
+	dir := filepath.Dir(rel)
+	if err := root.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("create %s: %w", filepath.Dir(res.File), err)
+	}
+	unlock, err := lockDir(root, dir)
+	if err != nil {
+		return "", fmt.Errorf("lock %s: %w", filepath.Dir(res.File), err)
 	}
 	defer unlock()
 	if err := unchanged(res); err != nil {
@@ -120,10 +133,14 @@ func Write(res Result, now time.Time) (backup string, err error) {
 	}
 
 	if res.Remove {
-		if err := os.Remove(res.File); err != nil {
+		if err := root.Remove(rel); err != nil {
 			return "", fmt.Errorf("remove %s: %w", res.File, err)
 		}
-		_ = os.Remove(dir) // only when empty
+		// The folder goes too when empty, and a real folder: a link
+		// to one (.claude -> config/claude) is somebody's, and stays.
+		if fi, err := root.Lstat(dir); dir != "." && err == nil && fi.IsDir() {
+			_ = root.Remove(dir) // only when empty
+		}
 		return "", nil
 	}
 
@@ -132,41 +149,37 @@ func Write(res Result, now time.Time) (backup string, err error) {
 		mode = 0o644
 	}
 	if res.Existed || res.Link != "" {
-		if backup, err = writeBackup(res, mode, now); err != nil {
+		if backup, err = writeBackup(root, rel, res, mode, now); err != nil {
 			return "", err
 		}
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(res.File)+".tmp-*")
+	tmp := tempName(rel)
+	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return backup, fmt.Errorf("write %s: %w", res.File, err)
 	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(res.After); err != nil {
-		tmp.Close()
-		return backup, fmt.Errorf("write %s: %w", res.File, err)
+	defer root.Remove(tmp)
+	_, err = f.Write(res.After)
+	if err == nil {
+		err = f.Chmod(mode)
 	}
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return backup, fmt.Errorf("write %s: %w", res.File, err)
+	if err == nil {
+		err = f.Sync()
 	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return backup, fmt.Errorf("write %s: %w", res.File, err)
-	}
-	if err := tmp.Close(); err != nil {
+	if err := errors.Join(err, f.Close()); err != nil {
 		return backup, fmt.Errorf("write %s: %w", res.File, err)
 	}
 	// The last look before the rename: a writer that came in since the
 	// read keeps its change, and this write is dropped.
 	if err := unchanged(res); err != nil {
 		if backup != "" {
-			os.Remove(backup)
+			root.Remove(filepath.Join(dir, filepath.Base(backup)))
 		}
 		return "", err
 	}
 	// The rename replaces the name itself: a link there is replaced, and
 	// what it led to is left as it was.
-	if err := os.Rename(tmp.Name(), res.File); err != nil {
+	if err := root.Rename(tmp, rel); err != nil {
 		return backup, fmt.Errorf("write %s: %w", res.File, err)
 	}
 	return backup, nil
@@ -175,28 +188,30 @@ func Write(res Result, now time.Time) (backup string, err error) {
 // maxBackups bounds the names tried for one backup.
 const maxBackups = 1000
 
-// writeBackup copies res.Before to a new file beside res.File, named
-// <file>.hall-backup-<time>[-n]: created exclusively (O_EXCL), so it never
-// overwrites another backup nor follows a link planted at its name. A
-// link's backup is the link itself (made anew, pointing where it did).
-func writeBackup(res Result, mode os.FileMode, now time.Time) (string, error) {
-	base := res.File + backupInfix + now.UTC().Format("20060102T150405Z")
+// writeBackup copies res.Before to a new file beside rel beneath root,
+// named <file>.hall-backup-<time>[-n]: created exclusively (O_EXCL), so
+// it never overwrites another backup nor follows a link planted at its
+// name. A link's backup is the link itself (made anew, pointing where it
+// did). It returns the backup's path beside res.File.
+func writeBackup(root *os.Root, rel string, res Result, mode os.FileMode, now time.Time) (string, error) {
+	suffix := backupInfix + now.UTC().Format("20060102T150405Z")
 	for n := 1; n <= maxBackups; n++ {
-		name := base
+		s := suffix
 		if n > 1 {
-			name = fmt.Sprintf("%s-%d", base, n)
+			s = fmt.Sprintf("%s-%d", suffix, n)
 		}
+		name, named := rel+s, res.File+s
 		if res.Link != "" {
-			err := os.Symlink(res.Link, name)
+			err := root.Symlink(res.Link, name)
 			if errors.Is(err, fs.ErrExist) {
 				continue
 			}
 			if err != nil {
 				return "", fmt.Errorf("back up %s: %w", res.File, err)
 			}
-			return name, nil
+			return named, nil
 		}
-		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+		f, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
 		if errors.Is(err, fs.ErrExist) {
 			continue
 		}
@@ -206,10 +221,10 @@ func writeBackup(res Result, mode os.FileMode, now time.Time) (string, error) {
 		_, werr := f.Write(res.Before)
 		cerr := f.Close()
 		if err := errors.Join(werr, cerr); err != nil {
-			os.Remove(name)
+			root.Remove(name)
 			return "", fmt.Errorf("back up %s: %w", res.File, err)
 		}
-		return name, nil
+		return named, nil
 	}
 	return "", fmt.Errorf("back up %s: %d backups of this second already exist", res.File, maxBackups)
 }
