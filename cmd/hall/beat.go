@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hall-dev/hall/internal/autostart"
 	"github.com/hall-dev/hall/internal/cli"
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/dirstore"
@@ -37,6 +38,7 @@ type beatFlags struct {
 	req          contract.BeatRequest
 	workingSet   cli.StringList
 	presenceID   string
+	autostart    bool // beat only: start a Hall when none answers (internal/autostart)
 }
 
 func (f *beatFlags) register(fs *flag.FlagSet, withFields bool) {
@@ -54,6 +56,7 @@ func (f *beatFlags) register(fs *flag.FlagSet, withFields bool) {
 		fs.StringVar(&f.presenceID, "presence-id", "", "the presence to end (instead of --agent-id and --brain)")
 		return
 	}
+	fs.BoolVar(&f.autostart, autostart.Flag, true, autostart.FlagUsage)
 	fs.StringVar(&f.req.CallerRoot, "caller-root", "", "the agent's working directory (default: this process's)")
 	fs.StringVar(&f.req.Worktree, "worktree", "", "the git worktree (default: the top level of the caller root's repository)")
 	fs.StringVar(&f.req.Kind, "kind", "", "executor, reviewer, planner…")
@@ -311,7 +314,19 @@ func (f *beatFlags) client() (hallclient.Client, error) {
 		}
 		return &hall.Hall{Service: svc}, nil
 	}
-	return &hallclient.HTTP{Base: f.hall, Token: f.token}, nil
+	return &hallclient.HTTP{Base: f.hall, Token: f.token, Start: autostarter(f.autostart, f.hall)}, nil
+}
+
+// autostarter is the Start of a client of the Hall at hallURL
+// (hallclient.HTTP): nil, starting nothing, when on is false (--autostart,
+// HALL_AUTOSTART) or the address is not loopback.
+func autostarter(on bool, hallURL string) func(context.Context) error {
+	if _, ok := autostart.LoopbackAddr(hallURL); !on || !ok {
+		return nil
+	}
+	return func(ctx context.Context) error {
+		return autostart.Start(ctx, autostart.Config{Hall: hallURL})
+	}
 }
 
 // beat sends the beat and returns the north lines.
