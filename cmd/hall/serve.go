@@ -172,7 +172,7 @@ func parseServeConfig(args []string, stdout, stderr io.Writer) (Config, error) {
 	fs.Int64Var(&cfg.SnapshotLimits.MaxBytes, "snapshot-max-bytes", recovery.DefaultMaxBytes, "the most bytes the snapshots take on disk; past it the oldest are dropped")
 	fs.IntVar(&cfg.SnapshotLimits.MaxCount, "snapshot-max-count", recovery.DefaultMaxCount, "the most snapshots kept; past it the oldest are dropped")
 	fs.DurationVar(&cfg.SnapshotBudget, "snapshot-budget", hall.DefaultSnapshotBudget, "the most a hook answer waits for its snapshot before a destructive command; past it the answer says \"not saved\" (at most the hook deadline, 2s)")
-	fs.BoolVar(&cfg.Autostarted, "autostarted", false, "this Hall is started by a hook, hall beat or hall mcp that found none (docs/install.md#the-hall-starts-itself): it serves only if no other Hall holds its registry, logs to <registry-root>/hall.log, and stops when idle (--idle-stop, 30m unless given)")
+	fs.BoolVar(&cfg.Autostarted, "autostarted", false, "this Hall is started by a hook, hall beat or hall mcp that found none (docs/hooks.md#the-hall-starts-itself): it serves only if no other Hall holds its registry, logs to <registry-root>/hall.log, and stops when idle (--idle-stop, 30m unless given)")
 	fs.DurationVar(&cfg.IdleStop, "idle-stop", 0, "stop after this long with no live presence, no stream subscriber (an open page is one) and no request, the store kept (0: never, but 30m for an --autostarted Hall)")
 	if err := parseFlags(fs, serveAbout(), args, stdout, stderr); err != nil {
 		return cfg, err
