@@ -228,7 +228,7 @@ func (f *beatFlags) runHook(ctx context.Context, stdin io.Reader, stdout, stderr
 	classifier := presence.NewClassifier(f.mutatingTools())
 	ans, err := hall.Hook(ctx, c, hall.HookRequest{
 		Agent: f.hook, Payload: payload, Policy: f.onCollision, Override: f.req,
-		DefaultCallerRoot: wd, Leave: leave, Mutating: classifier.Mutating,
+		DefaultCallerRoot: wd, Leave: leave, Mutating: classifier.Mutating, Page: f.page(),
 	})
 	if err != nil {
 		// A Hall that cannot be reached is said once per session, as
@@ -256,6 +256,16 @@ func (f *beatFlags) runHook(ctx context.Context, stdin io.Reader, stdout, stderr
 		}
 	}
 	return nil
+}
+
+// page is the page's address the hook tells the person at a session's
+// start: the Hall's at --hall; none when the registry is written
+// directly (no Hall serves a page).
+func (f *beatFlags) page() string {
+	if f.registryRoot != "" {
+		return ""
+	}
+	return strings.TrimRight(f.hall, "/") + "/"
 }
 
 // mutatingTools is --mutating-tool, else the Hall's defaults: what the

@@ -399,6 +399,8 @@ func (m *Main) Run(ctx context.Context) error {
 		return fmt.Errorf("listen %s: %w", m.Config.Addr, err)
 	}
 	m.ln = ln
+	// Before it serves: every hook answer reads it.
+	app.Page = m.URL() + "/"
 	var handler http.Handler = e
 	if m.Config.IdleStop > 0 {
 		handler = m.watchIdle(runCtx, e)
