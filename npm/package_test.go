@@ -76,6 +76,38 @@ func TestInstalledPackageRunsWithoutGo(t *testing.T) {
 		t.Errorf("hall --version: %v, %q; want hall v%s", err, out, version)
 	}
 
+	t.Run("homebrew formula", func(t *testing.T) {
+		formula := filepath.Join(dist, "hall.rb")
+		body, err := os.ReadFile(formula)
+		if err != nil {
+			t.Fatal(err)
+		}
+		archive := "hall_" + version + "_" + runtime.GOOS + "_" + runtime.GOARCH + ".tar.gz"
+		sums, err := os.ReadFile(filepath.Join(dist, "checksums.txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sum string
+		for _, line := range strings.Split(string(sums), "\n") {
+			if s, name, ok := strings.Cut(line, "  "); ok && name == archive {
+				sum = s
+			}
+		}
+		if sum == "" || !strings.Contains(string(body), "/v"+version+"/"+archive+"\"\n      sha256 \""+sum+"\"") {
+			t.Errorf("hall.rb does not name %s with its checksum %q:\n%s", archive, sum, body)
+		}
+		ruby, err := exec.LookPath("ruby")
+		if err != nil {
+			if os.Getenv("CI") == "true" {
+				t.Fatalf("ruby: %v (.ci/run installs it)", err)
+			}
+			t.Skip("ruby is not installed: the formula's syntax is not checked (apt-get install -y ruby)")
+		}
+		if out, err := exec.Command(ruby, "-c", formula).CombinedOutput(); err != nil {
+			t.Errorf("ruby -c hall.rb: %v\n%s", err, out)
+		}
+	})
+
 	t.Run("demo answers", func(t *testing.T) {
 		demo := run("hall", "--demo", "--addr", "127.0.0.1:0")
 		stdout, err := demo.StdoutPipe()
