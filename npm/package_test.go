@@ -147,7 +147,7 @@ func TestInstalledPackageRunsWithoutGo(t *testing.T) {
 		ln.Close()
 		root := filepath.Join(dir, "registry")
 		hook := run("hall-hook", "claude", "--hall", "http://"+addr)
-		hook.Env = append(hook.Env, "HALL_REGISTRY_ROOT="+root, "XDG_CACHE_HOME="+filepath.Join(dir, "cache"))
+		hook.Env = append(hook.Env, "M1ND_REGISTRY_DIR="+root, "XDG_CACHE_HOME="+filepath.Join(dir, "cache"))
 		hook.Stdin = strings.NewReader(`{"session_id":"npm-1","cwd":"` + dir + `","hook_event_name":"SessionStart"}`)
 		var errOut bytes.Buffer
 		hook.Stderr = &errOut

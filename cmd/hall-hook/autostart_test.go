@@ -26,7 +26,7 @@ import (
 type zeroStep struct {
 	t     *testing.T
 	bin   string // the folder holding hall and hall-hook
-	root  string // HALL_REGISTRY_ROOT
+	root  string // M1ND_REGISTRY_DIR: the started Hall's registry (HALL_REGISTRY_ROOT would turn hall beat to writing it directly)
 	cache string // XDG_CACHE_HOME: the autostart lock
 	url   string // the Hall's address; nothing listens there at first
 	env   []string
@@ -64,11 +64,11 @@ func newZeroStep(t *testing.T, env ...string) *zeroStep {
 	// The environment a hook runs in: nothing of the test's HALL_*
 	// settings (TestMain's HALL_AUTOSTART=0 included), what this test says.
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "HALL_") && !strings.HasPrefix(kv, "XDG_CACHE_HOME=") {
+		if !strings.HasPrefix(kv, "HALL_") && !strings.HasPrefix(kv, "XDG_CACHE_HOME=") && !strings.HasPrefix(kv, "M1ND_REGISTRY_DIR=") {
 			z.env = append(z.env, kv)
 		}
 	}
-	z.env = append(z.env, "HALL_REGISTRY_ROOT="+z.root, "XDG_CACHE_HOME="+z.cache, "HALL_HALL="+z.url)
+	z.env = append(z.env, "M1ND_REGISTRY_DIR="+z.root, "XDG_CACHE_HOME="+z.cache, "HALL_HALL="+z.url)
 	z.env = append(z.env, env...)
 	t.Cleanup(z.stopHall)
 	return z
@@ -239,4 +239,28 @@ func TestAutostartOff(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(z.root, "hall.log")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("hall.log: %v, want none (no Hall started)", err)
 	}
+}
+
+// TestHallBeatStartsAHall: `hall beat` (hall mcp goes through the same
+// client, hallclient.HTTP's Start) refused at a loopback --hall starts a
+// Hall as the hook does, and its beat lands in it.
+func TestHallBeatStartsAHall(t *testing.T) {
+	z := newZeroStep(t)
+	cmd := exec.Command(filepath.Join(z.bin, "hall"), "beat", "--agent-id", "scripted", "--brain", t.TempDir(), "--timeout", "10s")
+	cmd.Env = z.env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("hall beat: %v\n%s", err, out)
+	}
+	if got := z.presences(); len(got) != 1 {
+		t.Errorf("roster %q after hall beat, want its presence", got)
+	}
+}
+
+// TestMain removes the binaries the autostart tests built.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if builtDir != "" {
+		os.RemoveAll(builtDir)
+	}
+	os.Exit(code)
 }

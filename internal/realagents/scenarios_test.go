@@ -131,7 +131,7 @@ func hallDown(t *testing.T, d driver) (*world, session) {
 func startsTheHall(t *testing.T, d driver) *world {
 	w := newWorld(t, true)
 	root := t.TempDir()
-	w.env = []string{"HALL_REGISTRY_ROOT=" + root, "HALL_IDLE_STOP=1m"}
+	w.env = []string{"M1ND_REGISTRY_DIR=" + root, "HALL_IDLE_STOP=1m"}
 	t.Cleanup(func() { stopStarted(t, w, root) })
 	wt := w.repo.Worktree
 	script := d.write(wt, filepath.Join(wt, "src", "checkout", "tax.go"), "package checkout\n\n// tax\n", false)
