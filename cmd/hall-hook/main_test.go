@@ -28,6 +28,7 @@ func TestStaysLean(t *testing.T) {
 		"github.com/hall-dev/hall/cmd/hall-hook":        true,
 		"github.com/hall-dev/hall/internal/hookforward": true,
 		"github.com/hall-dev/hall/internal/cli":         true,
+		"github.com/hall-dev/hall/internal/autostart":   true,
 	}
 	for _, d := range deps {
 		switch {
@@ -64,7 +65,8 @@ func TestHallDownWarnsOncePerSession(t *testing.T) {
 	run := func(agent, payload string) (stdout, stderr string) {
 		t.Helper()
 		cmd := exec.Command(bin, agent, "--hall", down)
-		cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+cache)
+		// HALL_AUTOSTART=0: the Hall stays down (autostart_test.go starts one).
+		cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+cache, "HALL_AUTOSTART=0")
 		cmd.Stdin = strings.NewReader(payload)
 		var out, errOut bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &errOut

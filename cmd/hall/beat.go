@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hall-dev/hall/internal/autostart"
 	"github.com/hall-dev/hall/internal/cli"
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/dirstore"
@@ -37,6 +38,7 @@ type beatFlags struct {
 	req          contract.BeatRequest
 	workingSet   cli.StringList
 	presenceID   string
+	autostart    bool // beat only: start a Hall when none answers (internal/autostart)
 }
 
 func (f *beatFlags) register(fs *flag.FlagSet, withFields bool) {
@@ -54,6 +56,7 @@ func (f *beatFlags) register(fs *flag.FlagSet, withFields bool) {
 		fs.StringVar(&f.presenceID, "presence-id", "", "the presence to end (instead of --agent-id and --brain)")
 		return
 	}
+	fs.BoolVar(&f.autostart, autostart.Flag, true, autostart.FlagUsage)
 	fs.StringVar(&f.req.CallerRoot, "caller-root", "", "the agent's working directory (default: this process's)")
 	fs.StringVar(&f.req.Worktree, "worktree", "", "the git worktree (default: the top level of the caller root's repository)")
 	fs.StringVar(&f.req.Kind, "kind", "", "executor, reviewer, planner…")
@@ -225,7 +228,7 @@ func (f *beatFlags) runHook(ctx context.Context, stdin io.Reader, stdout, stderr
 	classifier := presence.NewClassifier(f.mutatingTools())
 	ans, err := hall.Hook(ctx, c, hall.HookRequest{
 		Agent: f.hook, Payload: payload, Policy: f.onCollision, Override: f.req,
-		DefaultCallerRoot: wd, Leave: leave, Mutating: classifier.Mutating,
+		DefaultCallerRoot: wd, Leave: leave, Mutating: classifier.Mutating, Page: f.page(),
 	})
 	if err != nil {
 		// A Hall that cannot be reached is said once per session, as
@@ -253,6 +256,16 @@ func (f *beatFlags) runHook(ctx context.Context, stdin io.Reader, stdout, stderr
 		}
 	}
 	return nil
+}
+
+// page is the page's address the hook tells the person at a session's
+// start: the Hall's at --hall; none when the registry is written
+// directly (no Hall serves a page).
+func (f *beatFlags) page() string {
+	if f.registryRoot != "" {
+		return ""
+	}
+	return strings.TrimRight(f.hall, "/") + "/"
 }
 
 // mutatingTools is --mutating-tool, else the Hall's defaults: what the
@@ -311,7 +324,19 @@ func (f *beatFlags) client() (hallclient.Client, error) {
 		}
 		return &hall.Hall{Service: svc}, nil
 	}
-	return &hallclient.HTTP{Base: f.hall, Token: f.token}, nil
+	return &hallclient.HTTP{Base: f.hall, Token: f.token, Start: autostarter(f.autostart, f.hall)}, nil
+}
+
+// autostarter is the Start of a client of the Hall at hallURL
+// (hallclient.HTTP): nil, starting nothing, when on is false (--autostart,
+// HALL_AUTOSTART) or the address is not loopback.
+func autostarter(on bool, hallURL string) func(context.Context) error {
+	if _, ok := autostart.LoopbackAddr(hallURL); !on || !ok {
+		return nil
+	}
+	return func(ctx context.Context) error {
+		return autostart.Start(ctx, autostart.Config{Hall: hallURL})
+	}
 }
 
 // beat sends the beat and returns the north lines.

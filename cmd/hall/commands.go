@@ -30,6 +30,7 @@ func commands() []command {
 		{"hooks", "install or uninstall the Hall's hooks in Claude Code, Codex, Cursor or Gemini CLI", runHooks},
 		{"mcp", "serve the Hall's tools to an agent over MCP (stdio)", runMCP},
 		{"restore", "give back work a destructive command destroyed, from the Hall's snapshots", runRestore},
+		{"service", "keep a Hall always on as your user's systemd unit or launchd agent (install, uninstall)", runService},
 		{"relay", "mirror this machine's sidecar folder into a NATS bucket", runRelay},
 		{"version", "print hall's version and the Go version that built it", runVersion},
 		{"help", `the list of commands; "hall help <command>" for a command's`, runHelp},

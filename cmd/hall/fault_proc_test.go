@@ -75,7 +75,7 @@ func TestMain(m *testing.M) {
 
 // runTests runs the tests with a cache folder of their own: the hooks'
 // once-per-session warning markers (hookforward.WarnedDir) go there, never
-// into the user's.
+// into the user's; and with autostart off.
 func runTests(m *testing.M) int {
 	dir, err := os.MkdirTemp("", "hall-test-cache-")
 	if err != nil {
@@ -84,6 +84,9 @@ func runTests(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	os.Setenv("XDG_CACHE_HOME", dir)
+	// A Hall down stays down: a hook or hall beat here must never start
+	// one (cmd/hall-hook's autostart_test.go tests that it does).
+	os.Setenv("HALL_AUTOSTART", "0")
 	return m.Run()
 }
 

@@ -35,7 +35,11 @@ func (e *exitError) Error() string { return e.err.Error() }
 // run dispatches to a command and turns its error into an exit code.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	name, rest := "serve", args
-	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
+	switch {
+	case len(args) > 0 && (args[0] == "--version" || args[0] == "-version"):
+		// As most programs answer it: hall --version is hall version.
+		name, rest = "version", args[1:]
+	case len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-':
 		name, rest = args[0], args[1:]
 	}
 	cmd, ok := lookup(name)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hall-dev/hall/internal/agentid"
+	"github.com/hall-dev/hall/internal/autostart"
 	"github.com/hall-dev/hall/internal/cli"
 	"github.com/hall-dev/hall/internal/hall"
 	"github.com/hall-dev/hall/internal/hallclient"
@@ -34,11 +35,13 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	var (
 		hallURL, root, token, agent string
 		timeout                     time.Duration
+		start                       bool
 	)
 	fs.StringVar(&hallURL, "hall", cli.DefaultURL, "the Hall's base URL")
 	fs.StringVar(&root, "registry-root", "", "write and read the sidecar folder directly instead of calling a Hall")
 	fs.StringVar(&token, "token", "", "bearer token the Hall requires for writes")
 	fs.DurationVar(&timeout, "timeout", 2*time.Second, "give up on a tool call (the Hall's answer included) after this long")
+	fs.BoolVar(&start, autostart.Flag, true, autostart.FlagUsage)
 	fs.StringVar(&agent, "agent-id", "", "the agent_id this session beats as (default: the Claude Code session that started it, else one per MCP session)")
 	if err := parseFlags(fs, mcpAbout, args, stdout, stderr); err != nil {
 		return err
@@ -54,7 +57,7 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	cfg := mcp.Config{AgentID: agent, Dir: wd, Timeout: timeout, Log: log, Version: buildVersion()}
 
 	if root == "" {
-		cfg.Client = &hallclient.HTTP{Base: hallURL, Token: token}
+		cfg.Client = &hallclient.HTTP{Base: hallURL, Token: token, Start: autostarter(start, hallURL)}
 		return mcp.ServeStdio(ctx, cfg, stdin, stdout)
 	}
 	svc, err := directService(root)

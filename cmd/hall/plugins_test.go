@@ -15,6 +15,7 @@ import (
 
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/hook"
+	"github.com/hall-dev/hall/internal/hookforward"
 	"github.com/hall-dev/hall/internal/hookinstall"
 	"github.com/hall-dev/hall/internal/hooktest"
 	"github.com/hall-dev/hall/internal/mcp/mcptest"
@@ -59,8 +60,8 @@ type mcpServers map[string]struct {
 // TestClaudeCodePlugin: `/plugin marketplace add hall-dev/hall` then
 // `/plugin install hall@hall-dev` finds the plugin, its hooks are valid
 // Claude Code settings hooks, the same events and command `hall hooks
-// install claude --command hall` writes, and each command runs: every
-// recorded payload of its event, through hall in process, reaches a real
+// install claude --command hall-hook` writes, and each command runs: every
+// recorded payload of its event, through hall-hook in process, reaches a real
 // Hall and exits 0 with nothing on stderr; a second session in the same
 // worktree is warned in its answer. Its MCP server answers a handshake.
 func TestClaudeCodePlugin(t *testing.T) {
@@ -102,7 +103,8 @@ func TestClaudeCodePlugin(t *testing.T) {
 	hooks := readHooks(t, hooksPath)
 	validateHooks(t, "claude-code-settings.schema.json", hooksPath)
 
-	// The plugin wires what the installer wires, with hall as the command.
+	// The plugin wires what the installer wires, with hall-hook as the
+	// command.
 	sameAsInstalled(t, "claude", hooks)
 
 	// Every command runs, against a real Hall that HALL_HALL names (as a
@@ -161,10 +163,11 @@ func TestClaudeCodePlugin(t *testing.T) {
 }
 
 // sameAsInstalled holds a package's hooks to what `hall hooks install
-// agent --command hall` writes: the same events, matchers and commands.
+// agent --command hall-hook` writes: the same events, matchers and
+// commands.
 func sameAsInstalled(t *testing.T, agent string, hooks hooksFile) {
 	t.Helper()
-	res, err := hookinstall.Install(hookinstall.Options{Agent: agent, File: filepath.Join(t.TempDir(), "settings.json"), Command: "hall"})
+	res, err := hookinstall.Install(hookinstall.Options{Agent: agent, File: filepath.Join(t.TempDir(), "settings.json"), Command: hookinstall.Lean})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,8 +190,7 @@ func sameAsInstalled(t *testing.T, agent string, hooks hooksFile) {
 // https://github.com/hall-dev/hall` finds gemini-extension.json at the
 // root; its hooks are valid Gemini CLI settings hooks on events Gemini
 // names, each running a hall command that exists; its MCP server answers a
-// handshake. The hook command itself (`hall beat --hook gemini`) needs the
-// Gemini adapter in internal/hook.
+// handshake. The hook command is the lean `hall-hook gemini`.
 func TestGeminiExtension(t *testing.T) {
 	var manifest struct {
 		Name            string     `json:"name"`
@@ -221,16 +223,15 @@ func TestGeminiExtension(t *testing.T) {
 				if h.Type != "command" || h.Timeout <= 0 {
 					t.Errorf("%s: %+v; want a command hook with a timeout (milliseconds)", ev, h)
 				}
-				argv := hallArgv(t, h.Command)
-				if _, ok := lookup(argv[0]); !ok {
-					t.Errorf("%s: %q runs hall %s, which is no command of hall", ev, h.Command, argv[0])
+				if prog, _ := hookArgv(t, h.Command); prog != hookinstall.Lean {
+					t.Errorf("%s: %q runs %s, want the lean %s", ev, h.Command, prog, hookinstall.Lean)
 				}
 			}
 		}
 	}
 
-	// The extension wires what the installer wires, with hall as the
-	// command.
+	// The extension wires what the installer wires, with hall-hook as
+	// the command.
 	sameAsInstalled(t, "gemini", hooks)
 
 	m := MustOpenHall(t, Config{})
@@ -286,7 +287,7 @@ func runHookCommands(t *testing.T, hooks hooksFile, event, payload string) []byt
 				t.Errorf("%s: %+v; want a command hook with a timeout", event, h)
 				continue
 			}
-			code, stdout, stderr := runCLI(t, payload, hallArgv(t, h.Command)...)
+			code, stdout, stderr := runHookCommand(t, h.Command, payload)
 			if code != 0 || stderr != "" {
 				t.Errorf("%s: %q: exit %d, stderr %q; want 0 and nothing", event, h.Command, code, stderr)
 			}
@@ -323,18 +324,32 @@ func checkMCPServer(t *testing.T, m *Main, path string) {
 	}
 }
 
-// hallArgv reads a hook or server command as the shell would and returns
-// hall's arguments, failing unless it runs hall.
-func hallArgv(t *testing.T, command string) []string {
+// hookArgv reads a hook command as the shell would: the program and its
+// arguments.
+func hookArgv(t *testing.T, command string) (string, []string) {
 	t.Helper()
 	argv, err := shell.Fields(command, func(string) string { return "" })
-	if err != nil {
-		t.Fatalf("%q: %v", command, err)
+	if err != nil || len(argv) < 2 {
+		t.Fatalf("%q: want a program and its arguments (%v)", command, err)
 	}
-	if len(argv) < 2 || argv[0] != "hall" {
-		t.Fatalf("%q: want a hall command", command)
+	return argv[0], argv[1:]
+}
+
+// runHookCommand runs a hook command in process, hall-hook's as the
+// hall-hook binary does (its exit status is always 0), hall's as hall.
+func runHookCommand(t *testing.T, command, payload string) (code int, stdout, stderr string) {
+	t.Helper()
+	prog, args := hookArgv(t, command)
+	switch prog {
+	case hookinstall.Lean:
+		var out, errOut bytes.Buffer
+		hookforward.Main(t.Context(), args, strings.NewReader(payload), &out, &errOut)
+		return 0, out.String(), errOut.String()
+	case "hall":
+		return runCLI(t, payload, args...)
 	}
-	return argv[1:]
+	t.Fatalf("%q: want a hall or hall-hook command", command)
+	return 0, "", ""
 }
 
 // readStrict decodes a JSON file into v, refusing fields v does not name,

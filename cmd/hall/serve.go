@@ -105,10 +105,23 @@ type Config struct {
 	// SnapshotBudget bounds a hook's snapshot (--snapshot-budget).
 	SnapshotBudget time.Duration
 
+	// Autostarted marks a Hall a client started (--autostarted;
+	// internal/autostart): it serves only if it takes its registry's lock,
+	// logs to <registry-root>/hall.log, and stops when idle (IdleStop,
+	// DefaultIdleStop unless given).
+	Autostarted bool
+	// IdleStop stops the Hall once it has had no live presence, no stream
+	// subscriber and no request for this long (--idle-stop); 0 never.
+	IdleStop time.Duration
+
 	// Now is the Hall's clock, time.Now when nil. No flag sets it: the
 	// fault suite steps it (cmd/hall/fault_test.go).
 	Now func() time.Time
 }
+
+// DefaultIdleStop is how long an autostarted Hall waits, idle, before it
+// stops.
+const DefaultIdleStop = 30 * time.Minute
 
 // maxGCFloorMiB bounds --gc-floor-mib (64 GiB).
 const maxGCFloorMiB = 64 << 10
@@ -165,8 +178,16 @@ func parseServeConfig(args []string, stdout, stderr io.Writer) (Config, error) {
 	fs.IntVar(&cfg.SnapshotLimits.MaxCount, "snapshot-max-count", recovery.DefaultMaxCount, "the most snapshots kept; past it the oldest are dropped")
 	fs.Float64Var(&cfg.SnapshotReadRate, "snapshot-read-rate", hall.DefaultSnapshotReadRate, "snapshot reads a second each client (by remote address; MCP by session) may make (GET /api/snapshots, /api/snapshots/{id}, the snapshots tool), twice that at once, before a 429 rate_limited with Retry-After (0: no limit)")
 	fs.DurationVar(&cfg.SnapshotBudget, "snapshot-budget", hall.DefaultSnapshotBudget, "the most a hook answer waits for its snapshot before a destructive command; past it the answer says \"not saved\" (at most the hook deadline, 2s)")
+	fs.BoolVar(&cfg.Autostarted, "autostarted", false, "this Hall is started by a hook, hall beat or hall mcp that found none (docs/hooks.md#the-hall-starts-itself): it serves only if no other Hall holds its registry, logs to <registry-root>/hall.log, and stops when idle (--idle-stop, 30m unless given)")
+	fs.DurationVar(&cfg.IdleStop, "idle-stop", 0, "stop after this long with no live presence, no stream subscriber (an open page is one) and no request, the store kept (0: never, but 30m for an --autostarted Hall)")
 	if err := parseFlags(fs, serveAbout(), args, stdout, stderr); err != nil {
 		return cfg, err
+	}
+	if cfg.IdleStop < 0 {
+		return cfg, &exitError{code: 2, err: fmt.Errorf("--idle-stop %s: want 0 (never) or a positive duration", cfg.IdleStop)}
+	}
+	if cfg.Autostarted && cfg.IdleStop == 0 {
+		cfg.IdleStop = DefaultIdleStop
 	}
 	if cfg.SnapshotLimits.MaxAge < 0 || cfg.SnapshotLimits.MaxBytes < 0 || cfg.SnapshotLimits.MaxCount < 0 {
 		return cfg, &exitError{code: 2, err: fmt.Errorf("--snapshot-max-age, --snapshot-max-bytes and --snapshot-max-count must be positive (0: the default)")}
@@ -280,6 +301,10 @@ type Main struct {
 	registryLock *dirstore.Lock // nil unless this Hall holds the folder's lock
 	pprof        *http.Server
 	runner       *gitscan.Runner // nil without a usable git
+	// lastRequest is when the last request arrived (unix ns), and idle is
+	// closed once the Hall has been idle for Config.IdleStop (idle.go).
+	lastRequest atomic.Int64
+	idle        chan struct{}
 	// kept is the snapshot store, once open: the scanner hands it the
 	// snapshots it takes for merge prediction (recovery points).
 	kept atomic.Pointer[recovery.Store]
@@ -311,7 +336,10 @@ func (m *Main) Run(ctx context.Context) error {
 	}
 	m.Store, m.StoreKind, m.closeStore = store.Store, store.Kind, store.Close
 	startedAt := time.Now()
-	m.lockRegistry(startedAt)
+	if err := m.lockRegistry(startedAt); err != nil {
+		m.closeStore()
+		return err
+	}
 	if rc, ok := m.Store.(presence.Reclaimer); ok {
 		if rep, err := rc.Reclaim(ctx, startedAt.UnixMilli()); err != nil {
 			m.Log.Warn("boot reclaim failed", "err", err)
@@ -381,8 +409,14 @@ func (m *Main) Run(ctx context.Context) error {
 		return fmt.Errorf("listen %s: %w", m.Config.Addr, err)
 	}
 	m.ln = ln
+	// Before it serves: every hook answer reads it.
+	app.Page = m.URL() + "/"
+	var handler http.Handler = e
+	if m.Config.IdleStop > 0 {
+		handler = m.watchIdle(runCtx, e)
+	}
 	m.server = &http.Server{
-		Handler:           e,
+		Handler:           handler,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       cmp.Or(m.Config.ReadTimeout, DefaultReadTimeout),
 		IdleTimeout:       cmp.Or(m.Config.IdleTimeout, DefaultIdleTimeout),
@@ -470,6 +504,16 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	if err != nil {
 		return err
 	}
+	if cfg.Autostarted && !cfg.Demo {
+		// Started detached, its standard files on the null device: it
+		// writes its log where a person looks for it.
+		f, err := openServeLog(cfg.RegistryRoot)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		stdout, stderr = f, f
+	}
 	log, flushLog := newLogger(stderr, cfg.LogLevel)
 	defer flushLog()
 	defer gcfloor.Keep(cfg.GCFloor)()
@@ -478,11 +522,20 @@ func runServe(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	}
 	m := NewMain(cfg, log)
 	if err := m.Run(ctx); err != nil {
+		var another *anotherHallError
+		if errors.As(err, &another) {
+			log.Info(another.Error())
+			return nil
+		}
 		return err
 	}
 	fmt.Fprintf(stdout, "Hall: open %s\n", m.URL())
-	<-ctx.Done()
-	log.Info("shutting down")
+	select {
+	case <-ctx.Done():
+		log.Info("shutting down")
+	case <-m.Idle():
+		log.Info("idle: no live presence, stream or request; stopping, the store kept", "idle_stop", cfg.IdleStop)
+	}
 	return m.Close()
 }
 

@@ -74,16 +74,19 @@ func TestUsageErrors(t *testing.T) {
 	}
 }
 
-// TestVersion: hall version prints hall's version and the Go version.
+// TestVersion: hall version (and hall --version, -version) prints hall's
+// version and the Go version.
 func TestVersion(t *testing.T) {
-	code, stdout, stderr := runCLI(t, "", "version")
-	if code != 0 || stderr != "" {
-		t.Fatalf("exit %d, stderr %q", code, stderr)
-	}
-	info, _ := debug.ReadBuildInfo()
-	want := "hall " + versionOf("", info) + "\n" + runtime.Version() + " " + runtime.GOOS + "/" + runtime.GOARCH + "\n"
-	if stdout != want {
-		t.Errorf("got %q, want %q", stdout, want)
+	for _, arg := range []string{"version", "--version", "-version"} {
+		code, stdout, stderr := runCLI(t, "", arg)
+		if code != 0 || stderr != "" {
+			t.Fatalf("hall %s: exit %d, stderr %q", arg, code, stderr)
+		}
+		info, _ := debug.ReadBuildInfo()
+		want := "hall " + versionOf("", info) + "\n" + runtime.Version() + " " + runtime.GOOS + "/" + runtime.GOARCH + "\n"
+		if stdout != want {
+			t.Errorf("hall %s: got %q, want %q", arg, stdout, want)
+		}
 	}
 }
 

@@ -60,6 +60,10 @@ type Hall struct {
 	// SnapshotBudget bounds a snapshot on a hook's path (0:
 	// DefaultSnapshotBudget); past it the answer says "not saved".
 	SnapshotBudget time.Duration
+	// Page is the page's address, told to a person as their session
+	// starts (HookRequest.Page); "" tells nothing. Set before the Hall
+	// serves.
+	Page string
 
 	sayOnce toldBook     // what each presence was told of its collisions (sayonce.go)
 	told    toldOverlaps // what each presence was told of its overlaps (overlap.go)

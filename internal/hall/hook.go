@@ -27,6 +27,10 @@ type HookRequest struct {
 	// Mutating is the classifier that decides an ask: the Hall's own
 	// (*Hall.Mutating), or a command line's --mutating-tool.
 	Mutating func(tool string) bool
+	// Page is the Hall's page address, told to the person at their
+	// session's start (hook.Say.Page): the Hall's own (Hall.Page), or the
+	// address a command line reached; "" tells nothing.
+	Page string
 }
 
 // Hook answers an agent's hook payload on the Hall b: read the payload,
@@ -83,6 +87,7 @@ func Hook(ctx context.Context, b Beater, req HookRequest) (HookAnswer, error) {
 	mutating := req.Mutating != nil && req.Mutating(beat.Tool)
 	say := withHookSay(policy, ev, hook.Decide(policy, ev, mutating, resp.North), resp.Hook)
 	sayOverlaps(&say, resp) // overlap.go
+	say.Page = req.Page
 	ans.Output = ad.Answer(ev, say)
 	return ans, nil
 }
@@ -124,6 +129,9 @@ func withOverride(fromPayload, over contract.BeatRequest) contract.BeatRequest {
 func (h *Hall) Hook(ctx context.Context, req HookRequest) (HookAnswer, error) {
 	if req.Mutating == nil {
 		req.Mutating = h.Mutating
+	}
+	if req.Page == "" {
+		req.Page = h.Page
 	}
 	return Hook(ctx, h, req)
 }

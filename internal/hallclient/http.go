@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hall-dev/hall/internal/autostart"
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/hall"
 	"github.com/hall-dev/hall/internal/stream"
@@ -25,6 +26,11 @@ type HTTP struct {
 	Base   string       // the Hall's base URL: http://127.0.0.1:7433
 	Token  string       // sent as a bearer token when set (the Hall's --token)
 	Client *http.Client // http.DefaultClient when nil
+	// Start, when set, is called once a connection is refused (nothing
+	// listens at Base): it starts a Hall there and returns nil once it
+	// takes connections, and the call is sent again
+	// (internal/autostart). Nil: a refused connection is an error.
+	Start func(ctx context.Context) error
 }
 
 // maxAnswer bounds what is read of one answer; a roster of a few thousand
@@ -133,21 +139,35 @@ func query(name, value string) string {
 // body as it is). A non-2xx answer is a *contract.Error; a Hall that cannot be
 // reached is an error saying so.
 func (h *HTTP) do(ctx context.Context, method, path string, body []byte, out any) error {
-	req, err := http.NewRequestWithContext(ctx, method, strings.TrimRight(h.Base, "/")+path, bytes.NewReader(body))
-	if err != nil {
-		return &contract.Error{Kind: contract.KindInvalid, Code: "invalid_hall_url", Detail: fmt.Sprintf("--hall %q: %v", h.Base, err)}
+	send := func() (*http.Response, error) {
+		req, err := http.NewRequestWithContext(ctx, method, strings.TrimRight(h.Base, "/")+path, bytes.NewReader(body))
+		if err != nil {
+			return nil, &contract.Error{Kind: contract.KindInvalid, Code: "invalid_hall_url", Detail: fmt.Sprintf("--hall %q: %v", h.Base, err)}
+		}
+		if body != nil {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		if h.Token != "" {
+			req.Header.Set("Authorization", "Bearer "+h.Token)
+		}
+		client := h.Client
+		if client == nil {
+			client = http.DefaultClient
+		}
+		return client.Do(req)
 	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
+	resp, err := send()
+	var ce *contract.Error
+	if errors.As(err, &ce) {
+		return ce
 	}
-	if h.Token != "" {
-		req.Header.Set("Authorization", "Bearer "+h.Token)
+	if err != nil && h.Start != nil && autostart.Refused(err) {
+		if serr := h.Start(ctx); serr != nil {
+			err = fmt.Errorf("%w; %v", err, serr)
+		} else {
+			resp, err = send()
+		}
 	}
-	client := h.Client
-	if client == nil {
-		client = http.DefaultClient
-	}
-	resp, err := client.Do(req)
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
 		return fmt.Errorf("the Hall at %s did not answer in time: %w", h.Base, err)

@@ -17,11 +17,15 @@ type claudeLike struct {
 	// touched returns the files a tool call changes, absolute, at most
 	// MaxTouched.
 	touched func(tool string, input json.RawMessage, cwd string) []string
+	// tellsPerson: the answer's systemMessage is shown to the person and
+	// never to the model (Claude Code; not measured for Codex), where the
+	// page's address is told (Say.Page).
+	tellsPerson bool
 }
 
 // claude reads Claude Code: SessionStart, UserPromptSubmit, PreToolUse,
 // PostToolUse, Stop, SubagentStart, SubagentStop, SessionEnd.
-var claude = claudeLike{agent: "claude", kind: "claude-code", prefix: "claude", capa: claudeCapability, touched: claudeTouched}
+var claude = claudeLike{agent: "claude", kind: "claude-code", prefix: "claude", capa: claudeCapability, touched: claudeTouched, tellsPerson: true}
 
 // claudeSpec is Claude Code in the registry.
 var claudeSpec = Spec{Adapter: claude, Capability: claudeCapability, Install: claudeInstall}
@@ -96,6 +100,7 @@ func (a claudeLike) Parse(payload []byte) (Event, error) {
 		}
 	case "SessionStart", "UserPromptSubmit", "SubagentStart":
 		ev.Start = true
+		ev.Opened = p.HookEventName == "SessionStart"
 	case "SessionEnd":
 		ev.Leave = true
 	case "SubagentStop":
@@ -107,7 +112,10 @@ func (a claudeLike) Parse(payload []byte) (Event, error) {
 // claudeAnswer is the hook output: hookSpecificOutput only. The
 // permission decision is "ask" or absent, never "allow" nor "deny".
 type claudeAnswer struct {
-	HookSpecificOutput claudeSpecific `json:"hookSpecificOutput"`
+	HookSpecificOutput *claudeSpecific `json:"hookSpecificOutput,omitempty"`
+	// SystemMessage is shown to the person, never to the model: the
+	// page's address, at a session's start.
+	SystemMessage string `json:"systemMessage,omitempty"`
 }
 
 type claudeSpecific struct {
@@ -122,8 +130,18 @@ type claudeSpecific struct {
 // the person with the reason, where the agent honours it (Claude Code, not
 // Codex). Nothing when there is nothing to say.
 func (a claudeLike) Answer(ev Event, say Say) []byte {
-	if say.Empty() || ev.Leave || !a.capa.Reaches(ev.Name) {
+	var page string
+	if a.tellsPerson && ev.Opened && say.Page != "" {
+		page = PageNotice(say.Page)
+	}
+	if ev.Leave || !a.capa.Reaches(ev.Name) {
 		return nil
+	}
+	if say.Empty() {
+		if page == "" {
+			return nil
+		}
+		return marshal(claudeAnswer{SystemMessage: page})
 	}
 	if a.capa.HeardAfterRun(ev.Name) && len(say.Guard) > 0 {
 		// The model reads this beside the command's result: the guard
@@ -135,7 +153,7 @@ func (a claudeLike) Answer(ev Event, say Say) []byte {
 		out.PermissionDecision = "ask"
 		out.PermissionDecisionReason = say.Reason()
 	}
-	return marshal(claudeAnswer{HookSpecificOutput: out})
+	return marshal(claudeAnswer{HookSpecificOutput: &out, SystemMessage: page})
 }
 
 // claudeTouched names the file of Claude Code's editing tools (Edit,

@@ -95,6 +95,7 @@ func (gemini) Parse(payload []byte) (Event, error) {
 		}
 	case "SessionStart", "BeforeAgent":
 		ev.Start = true
+		ev.Opened = p.HookEventName == "SessionStart"
 	case "SessionEnd":
 		ev.Leave = true
 	}
@@ -143,12 +144,24 @@ func (gemini) WarningAnswer(text string) []byte {
 // the AfterTool that follows. Under the ask policy the answer is the
 // same: nothing is asked.
 func (gemini) Answer(ev Event, say Say) []byte {
-	if say.Empty() || ev.Leave {
+	if ev.Leave {
 		return nil
+	}
+	var out geminiAnswer
+	if ev.Opened && say.Page != "" {
+		// The person reads where the page is; the model never does.
+		out = geminiMessage(PageNotice(say.Page))
+	}
+	if say.Empty() {
+		if out.SystemMessage == "" {
+			return nil
+		}
+		return marshal(out)
 	}
 	switch {
 	case geminiCapability.Reaches(ev.Name):
-		return marshal(geminiAnswer{HookSpecificOutput: &geminiSpecific{HookEventName: ev.Name, AdditionalContext: geminiContext(say.Text(ev.Beat.AgentID))}})
+		out.HookSpecificOutput = &geminiSpecific{HookEventName: ev.Name, AdditionalContext: geminiContext(say.Text(ev.Beat.AgentID))}
+		return marshal(out)
 	case ev.Name == "BeforeTool":
 		return marshal(geminiMessage(say.Reason()))
 	}

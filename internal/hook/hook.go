@@ -47,6 +47,9 @@ type Event struct {
 	// takes a new prompt. They say where the guard and the ownership
 	// lines go (say.go).
 	Before, Start bool
+	// Opened: the event that opens a session (SessionStart), where the
+	// person is told the page's address (Say.Page).
+	Opened bool
 	// Command is the shell command line a Before event's shell tool is
 	// about to run, as the agent wrote it; "" for any other tool.
 	Command string
@@ -73,6 +76,15 @@ type Say struct {
 	// else. They never ask: an overlap is a warning for the merge.
 	Overlaps   []contract.Overlap
 	PresenceID string
+	// Page is the Hall's page address, told to the person alone, once, on
+	// the event that opens a session (Event.Opened), where the agent has
+	// a place the model never reads (PageTeller); "" tells nothing.
+	Page string
+}
+
+// PageNotice is the line that tells the person where the page is.
+func PageNotice(page string) string {
+	return "The Hall: " + page + " shows the agents at work here and warns when they collide."
 }
 
 // Adapter reads one agent's hook payloads and writes its hook output.

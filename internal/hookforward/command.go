@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hall-dev/hall/internal/autostart"
 	"github.com/hall-dev/hall/internal/cli"
 )
 
@@ -25,8 +26,11 @@ elsewhere, or a registry written directly, run "hall beat --hook". Whatever
 happens it exits 0: a Hall that cannot be reached, or a payload the Hall
 refuses, is a warning on stderr, once per session and kind of failure
 (a marker under the user's cache folder, hall/hook-warned), and the agent
-carries on. Every flag can
-also be set with its HALL_* variable (--hall is HALL_HALL).
+carries on. When nothing listens at a loopback --hall, it starts a Hall
+there (hall serve --autostarted, found beside hall-hook or on PATH) and
+hands it the payload if it answers within --timeout; HALL_AUTOSTART=0
+turns that off. Every flag can also be set with its HALL_* variable
+(--hall is HALL_HALL).
 `
 
 // Main runs hall-hook with args (the program's name left out). It always
@@ -47,12 +51,14 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	var (
 		token, readToken cli.Secret
 		timeout          time.Duration
+		start            bool
 	)
 	fs.StringVar(&r.Hall, "hall", cli.DefaultURL, "the Hall's base URL (plain http, on this machine)")
 	token.Register(fs, "token", "bearer token the Hall requires for writes")
 	readToken.Register(fs, "read-token", "the Hall's read token (--read-token), sent when there is no --token")
 	fs.StringVar(&r.OnCollision, "on-collision", "warn", `"warn" puts the collision in the model's context; "ask" also asks the person before a mutating tool runs while in a collision`)
 	fs.DurationVar(&timeout, "timeout", 2*time.Second, "give up on the Hall after this long (the beat is then skipped)")
+	fs.BoolVar(&start, autostart.Flag, true, autostart.FlagUsage)
 
 	// The agent comes before the flags (hall-hook claude --hall …) or
 	// after them; the HALL_* variables fill what neither gave.
@@ -102,6 +108,17 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	out, err := Forward(ctx, r)
+	if err != nil && start && autostart.Refused(err) {
+		// Only a refused connection gets here: the path where the Hall
+		// answers does no more than before.
+		if _, ok := autostart.LoopbackAddr(r.Hall); ok {
+			if serr := autostart.Start(ctx, autostart.Config{Hall: r.Hall}); serr != nil {
+				err = fmt.Errorf("%w; %v", err, serr)
+			} else {
+				out, err = Forward(ctx, r)
+			}
+		}
+	}
 	if err != nil {
 		// Once per session and kind of failure (warnonce.go): a Hall that
 		// is down must not print a line at every tool call.

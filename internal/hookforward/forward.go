@@ -10,7 +10,8 @@
 // plain socket instead of importing net/http: net/http, with crypto/tls,
 // x509 and http2 behind it, made each call ~5 ms slower to start on the
 // project's machine (docs/performance.md#hooks). It imports nothing of the
-// Hall's but package cli, and a test holds it to that.
+// Hall's but packages cli and autostart (which starts a Hall only when a
+// connection is refused), and a test holds it to that.
 package hookforward
 
 import (

@@ -171,7 +171,7 @@ func (e *statusError) Error() string {
 }
 
 // warningAnswer is hook.WarningAnswer, written again here (this package
-// imports nothing of the Hall's but package cli, nor the JSON codec; a
+// imports nothing of the Hall's but packages cli and autostart, nor the JSON codec; a
 // test holds the two to the same answer): Gemini CLI would take a hook's
 // stderr for a systemMessage and show it twice, so its warning is its
 // answer, a systemMessage shown once; every other agent's goes to stderr

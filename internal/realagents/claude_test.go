@@ -58,6 +58,15 @@ func TestClaudeOwnersAtStart(t *testing.T) {
 	expect(t, w, ownersText, 1, 0)
 }
 
+// TestClaudeStartsTheHall: with no Hall running, the session's first
+// hook starts one, and the collision another session then makes reaches
+// the model through it.
+func TestClaudeStartsTheHall(t *testing.T) {
+	t.Parallel()
+	w := startsTheHall(t, claude)
+	expect(t, w, collisionText, 1, 1)
+}
+
 func TestClaudeHallDown(t *testing.T) {
 	t.Parallel()
 	w, s := hallDown(t, claude)

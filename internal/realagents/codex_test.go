@@ -81,6 +81,15 @@ trust_level = "trusted"
 	},
 }
 
+// TestCodexStartsTheHall: with no Hall running, the session's first hook
+// starts one, and the collision another session then makes reaches the
+// model through it.
+func TestCodexStartsTheHall(t *testing.T) {
+	t.Parallel()
+	w := startsTheHall(t, codex)
+	expect(t, w, collisionText, 1, 1)
+}
+
 func TestCodexCollision(t *testing.T) {
 	t.Parallel()
 	w := collision(t, codex)

@@ -38,6 +38,15 @@ var gemini = driver{
 	},
 }
 
+// TestGeminiStartsTheHall: with no Hall running, the session's first hook
+// starts one, and the collision another session then makes reaches the
+// model through it.
+func TestGeminiStartsTheHall(t *testing.T) {
+	t.Parallel()
+	w := startsTheHall(t, gemini)
+	expect(t, w, collisionText, 1, 1)
+}
+
 func TestGeminiCollision(t *testing.T) {
 	t.Parallel()
 	w := collision(t, gemini)

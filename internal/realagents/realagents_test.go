@@ -96,6 +96,9 @@ type world struct {
 	home, cache string
 	stub        *modelstub.Server
 	last        session
+	// env is what every agent CLI (and so its hooks) runs with besides
+	// the git environment, HOME and the cache folder.
+	env []string
 }
 
 // newWorld makes the repository and the folders, and starts a Hall
@@ -112,6 +115,9 @@ func newWorld(t *testing.T, down bool) *world {
 		if err := ln.Close(); err != nil {
 			t.Fatal(err)
 		}
+		// Down it stays: a hook would start a Hall there (hall is beside
+		// hall-hook), as TestClaudeStartsTheHall wants.
+		w.env = []string{"HALL_AUTOSTART=0"}
 		return w
 	}
 	w.hall = startHall(t)
@@ -276,7 +282,7 @@ func (w *world) runCLI(dir string, env []string, name string, args ...string) se
 	defer cancel()
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir = dir
-	cmd.Env = append(append(gittest.Env(), "HOME="+w.home, "XDG_CACHE_HOME="+w.cache, "NO_COLOR=1", "TERM=dumb"), env...)
+	cmd.Env = append(append(append(gittest.Env(), "HOME="+w.home, "XDG_CACHE_HOME="+w.cache, "NO_COLOR=1", "TERM=dumb"), w.env...), env...)
 	cmd.Stdin = strings.NewReader("")
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut

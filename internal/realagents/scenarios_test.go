@@ -1,11 +1,15 @@
 package realagents
 
 import (
+	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
+	"github.com/hall-dev/hall/internal/hooktest"
 	"github.com/hall-dev/hall/internal/modelstub"
 )
 
@@ -116,6 +120,57 @@ func hallDown(t *testing.T, d driver) (*world, session) {
 		modelstub.Say("Done."),
 	))
 	return w, s
+}
+
+// startsTheHall: no Hall runs; the hooks point at a free loopback port,
+// hall-hook finds hall beside it and the session's first hook starts one
+// there (docs/hooks.md, "The Hall starts itself"). Before the model's
+// first turn, which waits for that Hall, another session reports its
+// edit of cart.go in the worktree; the agent writes another file there,
+// runs a harmless command, and ends.
+func startsTheHall(t *testing.T, d driver) *world {
+	w := newWorld(t, true)
+	root := t.TempDir()
+	w.env = []string{"M1ND_REGISTRY_DIR=" + root, "HALL_IDLE_STOP=1m"}
+	t.Cleanup(func() { stopStarted(t, w, root) })
+	wt := w.repo.Worktree
+	script := d.write(wt, filepath.Join(wt, "src", "checkout", "tax.go"), "package checkout\n\n// tax\n", false)
+	script[0].Wait = func() {
+		w.waitFor("the Hall the first hook started", func() bool {
+			_, err := w.roster()
+			return err == nil
+		})()
+		if err := os.WriteFile(cart(wt), []byte("package checkout\n\n// the other session's edit\n"), 0o644); err != nil {
+			t.Errorf("the other session's edit: %v", err)
+			return
+		}
+		payload := hooktest.Moved(t, hooktest.ClaudeCode, "post-tool-use-edit.json", wt, otherSession)
+		resp, err := http.Post(w.hall+"/api/hooks/claude", "application/json", strings.NewReader(payload))
+		if err != nil {
+			t.Errorf("the other session's hook: %v", err)
+			return
+		}
+		resp.Body.Close()
+	}
+	play(t, d, w, append(script, d.shell("git status --short"), modelstub.Say("Done.")))
+	return w
+}
+
+// stopStarted ends the Hall a hook started over the registry root, by the
+// pid its lock names (SIGTERM: it flushes and stops as on idle).
+func stopStarted(t *testing.T, w *world, root string) {
+	note, err := os.ReadFile(filepath.Join(root, "hall.lock"))
+	if err != nil {
+		t.Errorf("no Hall was started: %v", err)
+		return
+	}
+	var pid int
+	if _, err := fmt.Sscanf(string(note), "pid %d,", &pid); err != nil || pid <= 0 {
+		t.Errorf("hall.lock says %q", note)
+		return
+	}
+	_ = syscall.Kill(pid, syscall.SIGTERM)
+	w.waitFor("the started Hall to stop", func() bool { return syscall.Kill(pid, 0) == syscall.ESRCH })()
 }
 
 // expectConflict checks what the model of a conflict scenario was told
