@@ -258,7 +258,7 @@ func lookStat(root *os.Root, p, like string) (onDisk, fs.FileInfo, error) {
 		case info.Mode()&fs.ModeSymlink != 0:
 			return onDisk{blocked: dir + " is a symbolic link, and a restore never writes through one"}, nil, nil
 		case !info.IsDir():
-			return onDisk{blocked: dir + " is " + kindOf(info.Mode()) + ", not a directory"}, nil, nil
+			return onDisk{blocked: dir + " is " + safefile.Kind(info.Mode()) + ", not a directory"}, nil, nil
 		}
 	}
 	info, err := root.Lstat(p)
@@ -276,7 +276,7 @@ func lookStat(root *os.Root, p, like string) (onDisk, fs.FileInfo, error) {
 	case info.Mode().IsRegular():
 		return onDisk{kind: diskRegular, perm: info.Mode().Perm()}, info, nil
 	default:
-		return onDisk{kind: diskOther, what: kindOf(info.Mode()), dir: info.IsDir()}, info, nil
+		return onDisk{kind: diskOther, what: safefile.Kind(info.Mode()), dir: info.IsDir()}, info, nil
 	}
 }
 
@@ -313,24 +313,6 @@ func (d onDisk) same(e entry) bool {
 	return d.id == e.blob && (d.kind == diskLink) == e.link() && d.kind != diskOther
 }
 
-// kindOf names what a mode is, for a refusal.
-func kindOf(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0, m&fs.ModeCharDevice != 0:
-		return "a device"
-	case m&fs.ModeSymlink != 0:
-		return "a symbolic link"
-	case m.IsRegular():
-		return "a file"
-	}
-	return "not a regular file"
-}
 
 // plan is one file Restore would write, and what its path holds now.
 type plan struct {

@@ -96,13 +96,15 @@ func opened(name string, links Links, open func(flags int) (*os.File, error)) (*
 	}
 	if !info.Mode().IsRegular() {
 		f.Close()
-		return nil, fmt.Errorf("%s: %s: %w", name, kind(info.Mode()), ErrNotRegular)
+		return nil, fmt.Errorf("%s: %s: %w", name, Kind(info.Mode()), ErrNotRegular)
 	}
 	return f, nil
 }
 
-// kind names a file mode for an error.
-func kind(m fs.FileMode) string {
+// Kind names what a file mode is, for an error or a refusal: "a
+// directory", "a FIFO", "a socket", "a device", "a symbolic link", "a
+// file", else "not a regular file".
+func Kind(m fs.FileMode) string {
 	switch {
 	case m.IsDir():
 		return "a directory"
@@ -113,7 +115,9 @@ func kind(m fs.FileMode) string {
 	case m&fs.ModeDevice != 0, m&fs.ModeCharDevice != 0:
 		return "a device"
 	case m&fs.ModeSymlink != 0:
-		return "a symlink"
+		return "a symbolic link"
+	case m.IsRegular():
+		return "a file"
 	}
-	return "not regular (" + m.Type().String() + ")"
+	return "not a regular file"
 }
