@@ -13,8 +13,8 @@ import (
 // TestBrowserRosterFitsALaptop (issue 42 item 9): at 1280×800, with the
 // demo's cast and one agent of long names and paths, the roster does not
 // scroll sideways, every header (Mutation, the last, included) is on
-// screen, and the paths in the Changed and Working set cells wrap only
-// after a slash, never inside a name.
+// screen, and the paths in the Changed and Working set cells (and the
+// collision card's) wrap only after a slash, never inside a name.
 func TestBrowserRosterFitsALaptop(t *testing.T) {
 	m := MustOpenHall(t, Config{})
 	ctx := context.Background()
@@ -39,7 +39,7 @@ func TestBrowserRosterFitsALaptop(t *testing.T) {
 	b := openBrowser(t)
 	b.do(t, "1280×800", chromedp.EmulateViewport(1280, 800))
 	b.do(t, "open the page", chromedp.Navigate(m.URL()+"/"))
-	b.waitFor(t, "the roster", `document.querySelectorAll('[data-testid="roster-row"]').length >= 8`)
+	b.waitFor(t, "the roster and the collision", `document.querySelectorAll('[data-testid="roster-row"]').length >= 8 && tid('collision-paths') !== null`)
 
 	if got := eval[string](t, b, `(() => { const w = tid('roster').closest('.table-wrap'); return w.scrollWidth + ' ' + w.clientWidth; })()`); !fits(got) {
 		t.Errorf("the roster scrolls sideways at 1280 px: scrollWidth clientWidth = %s", got)
@@ -51,7 +51,7 @@ func TestBrowserRosterFitsALaptop(t *testing.T) {
 	// path's end). Lines are told apart by the top of each character's box.
 	bad := eval[[]string](t, b, `(() => {
 		const bad = [];
-		for (const li of document.querySelectorAll('[data-testid="roster-touched"] li, [data-testid="roster-working-set"] li')) {
+		for (const li of document.querySelectorAll('[data-testid="roster-touched"] li, [data-testid="roster-working-set"] li, [data-testid="collision-place"], [data-testid="collision-brain"], [data-testid="collision-paths"] li')) {
 			const chars = [];
 			const walk = document.createTreeWalker(li, NodeFilter.SHOW_TEXT);
 			for (let n = walk.nextNode(); n; n = walk.nextNode()) {
