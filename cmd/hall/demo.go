@@ -2,10 +2,14 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -27,11 +31,21 @@ const demoBase = "/home/demo"
 // Demo drives a handful of simulated agents through the Hall's Beat, the
 // same beat path real agents take: they work, move between worktrees, two of
 // them end up editing one worktree (a collision) and part again, and one
-// leaves and comes back. The script repeats until Close.
+// leaves and comes back. The script repeats until Close. Once, soon after
+// the start, one agent runs `git checkout .` over another's uncommitted
+// edit in a real repository of the demo's own (accident): the Hall
+// snapshots it first and the page shows the loss as recoverable.
 type Demo struct {
 	app    *hall.Hall
 	period time.Duration
 	log    *slog.Logger
+
+	// repo is the accident's git repository, in a temporary folder of
+	// the demo's own (removed by Close); "" when it could not be made, and
+	// the demo plays without the accident.
+	repo, repoTemp string
+	// accidentDone: the destructive command ran (once per demo).
+	accidentDone bool
 
 	// afterStep, when set, is called after each step with the roster it
 	// left; tests use it to follow the script without sleeping.
@@ -55,6 +69,9 @@ func NewDemo(app *hall.Hall, period time.Duration, log *slog.Logger) *Demo {
 
 // Start runs the script in a goroutine until ctx ends or Close is called.
 func (d *Demo) Start(ctx context.Context) {
+	if err := d.makeRepo(ctx); err != nil {
+		d.log.Warn("demo: no repository for the accident; the demo plays without a loss", "err", err)
+	}
 	ctx, d.cancel = context.WithCancel(ctx)
 	d.done = make(chan struct{})
 	go func() {
@@ -90,6 +107,18 @@ func (d *Demo) Close() {
 		for _, a := range demoAgents {
 			if err := d.app.Leave(ctx, presence.ID(a.agent, a.brain)); err != nil && !contract.IsNotFound(err) {
 				d.log.Debug("demo leave", "agent", a.agent, "err", err)
+			}
+		}
+		if d.repo != "" {
+			for _, a := range accidentCast {
+				if _, err := d.app.Hook(ctx, hall.HookRequest{Agent: "claude", Payload: a.payload("SessionEnd", d.repo, "", nil), Override: a.override(), Leave: true}); err != nil && !contract.IsNotFound(err) {
+					d.log.Debug("demo leave", "agent", a.agent, "err", err)
+				}
+			}
+		}
+		if d.repoTemp != "" {
+			if err := os.RemoveAll(d.repoTemp); err != nil {
+				d.log.Warn("demo: remove the accident's repository", "dir", d.repoTemp, "err", err)
 			}
 		}
 	})
@@ -223,6 +252,154 @@ func (d *Demo) step(ctx context.Context, step int) {
 			d.log.Warn("demo beat", "agent", a.agent, "err", err)
 		}
 	}
+	if d.repo != "" && ctx.Err() == nil {
+		d.accident(ctx, step)
+	}
+}
+
+// The accident (issue 42 item 9): in a real repository of the demo's own,
+// claude-3 edits tax.go and leaves it uncommitted; claude-5, in the same
+// worktree, cleaning up, runs `git checkout .` over it. Both beat through
+// the agents' hook path (Hall.Hook, as Claude Code's HTTP hook does), so
+// the Hall snapshots the worktree before the command, finds the loss after
+// it and the page marks it recoverable. It happens once, after the cast's
+// first collision has dissolved (step accidentStep or later, once git
+// lists the edit), well inside the first minute.
+const (
+	accidentArrive = 6  // claude-3 arrives and edits
+	accidentStep   = 10 // claude-5's `git checkout .`, at the earliest
+	accidentFile   = "src/pricing/tax.go"
+)
+
+// accidentAgent is one of the accident's two agents.
+type accidentAgent struct {
+	agent, session, kind, theme, task string
+	arrive                            int
+}
+
+var accidentCast = []accidentAgent{
+	{agent: "claude-3", session: "3d3d3d3d-0000-4000-8000-000000000003", kind: "executor", theme: "tax rounding", task: "msn_3c0f11", arrive: accidentArrive},
+	{agent: "claude-5", session: "5d5d5d5d-0000-4000-8000-000000000005", kind: "executor", theme: "tidy the build", arrive: accidentArrive + 2},
+}
+
+func (a accidentAgent) override() contract.BeatRequest {
+	return contract.BeatRequest{AgentID: a.agent, Kind: a.kind, Theme: a.theme, TaskRef: a.task}
+}
+
+// payload is a Claude Code hook payload for event in cwd: a tool's use
+// when tool is set.
+func (a accidentAgent) payload(event, cwd, tool string, input map[string]any) []byte {
+	p := map[string]any{"hook_event_name": event, "session_id": a.session, "cwd": cwd}
+	if tool != "" {
+		p["tool_name"] = tool
+		p["tool_input"] = input
+		if event == "PostToolUse" {
+			p["tool_response"] = map[string]any{"success": true}
+		}
+	}
+	b, err := json.Marshal(p)
+	if err != nil {
+		panic(err) // maps of strings always marshal
+	}
+	return b
+}
+
+// accident plays the accident's step: its agents beat through the hook
+// path, and once, the destructive command.
+func (d *Demo) accident(ctx context.Context, step int) {
+	writer, cleaner := accidentCast[0], accidentCast[1]
+	file := filepath.Join(d.repo, filepath.FromSlash(accidentFile))
+	hook := func(a accidentAgent, payload []byte) {
+		if _, err := d.app.Hook(ctx, hall.HookRequest{Agent: "claude", Payload: payload, Override: a.override()}); err != nil {
+			d.log.Warn("demo hook", "agent", a.agent, "err", err)
+		}
+	}
+	if step >= writer.arrive {
+		tool := "Edit"
+		if step == writer.arrive {
+			if err := os.WriteFile(file, []byte("package pricing\n\n// Round halves to even, per the tax office (claude-3, uncommitted).\nfunc Round(cents float64) int64 { return int64(cents + 0.5) }\n"), 0o644); err != nil {
+				d.log.Warn("demo: claude-3's edit", "err", err)
+			}
+		} else if d.accidentDone {
+			tool = "Read" // its edit is gone; it reads the file again
+		}
+		hook(writer, writer.payload("PostToolUse", d.repo, tool, map[string]any{"file_path": file}))
+	}
+	if step < cleaner.arrive {
+		return
+	}
+	if d.accidentDone || step < accidentStep || !d.gitListsEdit() {
+		hook(cleaner, cleaner.payload("PostToolUse", d.repo, "Grep", map[string]any{"pattern": "TODO"}))
+		return
+	}
+	const line = "git checkout ."
+	d.accidentDone = true
+	hook(cleaner, cleaner.payload("PreToolUse", d.repo, "Bash", map[string]any{"command": line}))
+	if out, err := demoGit(ctx, d.repo, "checkout", "."); err != nil {
+		d.log.Warn("demo: claude-5's git checkout .", "err", err, "output", out)
+	}
+	hook(cleaner, cleaner.payload("PostToolUse", d.repo, "Bash", map[string]any{"command": line}))
+}
+
+// gitListsEdit says whether the Hall's scanner lists claude-3's edit as
+// uncommitted (so the snapshot holds it as git's answer); a Hall without
+// a scanner does not wait.
+func (d *Demo) gitListsEdit() bool {
+	if d.app.Git == nil {
+		return true
+	}
+	res, ok := d.app.Git.Result(d.repo)
+	if !ok || res.Err != nil {
+		return false
+	}
+	_, listed := res.Changes.StateOf(accidentFile)
+	return listed
+}
+
+// makeRepo makes the accident's repository, a committed tax.go, in a
+// temporary folder of the demo's own.
+func (d *Demo) makeRepo(ctx context.Context) error {
+	tmp, err := os.MkdirTemp("", "hall-demo-repo-*")
+	if err != nil {
+		return fmt.Errorf("demo repository: %w", err)
+	}
+	d.repoTemp = tmp
+	// The folder's real path: git and the Hall name the worktree by it.
+	if real, err := filepath.EvalSymlinks(tmp); err == nil {
+		tmp = real
+	}
+	repo := filepath.Join(tmp, "storefront")
+	if err := os.MkdirAll(filepath.Join(repo, "src", "pricing"), 0o755); err != nil {
+		return fmt.Errorf("demo repository: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(repo, filepath.FromSlash(accidentFile)), []byte("package pricing\n\nfunc Round(cents float64) int64 { return int64(cents) }\n"), 0o644); err != nil {
+		return fmt.Errorf("demo repository: %w", err)
+	}
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"commit", "-q", "-m", "pricing"}} {
+		if out, err := demoGit(ctx, repo, args...); err != nil {
+			return fmt.Errorf("demo repository: git %s: %w: %s", strings.Join(args, " "), err, out)
+		}
+	}
+	d.repo = repo
+	return nil
+}
+
+// demoGit runs git in the demo's own repository, with no user or system
+// configuration and a fixed identity (so a person's hooks, signing or
+// templates never run on it).
+func demoGit(ctx context.Context, dir string, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = dir
+	env := []string{}
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "GIT_") {
+			env = append(env, kv)
+		}
+	}
+	cmd.Env = append(env, "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
+		"GIT_AUTHOR_NAME=hall demo", "GIT_AUTHOR_EMAIL=demo@hall.invalid",
+		"GIT_COMMITTER_NAME=hall demo", "GIT_COMMITTER_EMAIL=demo@hall.invalid", "GIT_TERMINAL_PROMPT=0")
+	return cmd.CombinedOutput()
 }
 
 // runDemo is `hall --demo`: the Hall over a temporary registry (removed on

@@ -5,12 +5,16 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/hall-dev/hall/internal/eventually"
+	"github.com/hall-dev/hall/internal/hall"
 	"github.com/hall-dev/hall/internal/presence"
 )
 
@@ -59,8 +63,8 @@ func TestDemoFormsAndClearsACollision(t *testing.T) {
 	if counts[0] >= len(demoAgents) {
 		t.Errorf("live after the first step: got %d, want the agents to arrive over several steps", counts[0])
 	}
-	if n := slices.Max(counts); n < 5 || n > 7 {
-		t.Errorf("live at most: got %d (by step: %v), want a handful (5–7)", n, counts)
+	if n := slices.Max(counts); n < 5 || n > 9 {
+		t.Errorf("live at most: got %d (by step: %v), want a handful (5–9)", n, counts)
 	}
 	brains := map[string]bool{}
 	for _, r := range all.Live {
@@ -214,5 +218,64 @@ func TestDemoShowsAnOverlap(t *testing.T) {
 			}
 			seen[o.Files[0].Path] = true
 		}
+	}
+}
+
+// TestDemoLosesAndSavesWorkOnce (issue 42 item 9): within the demo's
+// first cycles, claude-5 runs `git checkout .` over claude-3's uncommitted
+// edit in the demo's own repository; the Hall snapshots first, GET
+// /api/snapshots lists the snapshot and the loss, and the page marks the
+// loss recoverable. The repository lives in a temporary folder that Close
+// removes.
+func TestDemoLosesAndSavesWorkOnce(t *testing.T) {
+	m := MustOpenHall(t, Config{Snapshots: true, SnapshotBudget: hall.HookDeadline, GitInterval: 10 * time.Millisecond})
+	d := NewDemo(m.App, 20*time.Millisecond, slog.New(slog.DiscardHandler))
+	d.Start(context.Background())
+	t.Cleanup(d.Close)
+	if d.repo == "" {
+		t.Fatal("the demo made no repository for its accident")
+	}
+	if tmp, _ := filepath.EvalSymlinks(os.TempDir()); !strings.HasPrefix(d.repo, tmp+string(filepath.Separator)) {
+		t.Errorf("the demo's repository %s is outside the temporary folder %s", d.repo, tmp)
+	}
+
+	var list struct {
+		Snapshots []struct {
+			ID string `json:"id"`
+		} `json:"snapshots"`
+		Losses []struct {
+			Snapshot string   `json:"snapshot"`
+			Files    []string `json:"files"`
+		} `json:"losses"`
+	}
+	eventually.True(t, 60*time.Second, "a snapshot and a loss in GET /api/snapshots", func() bool {
+		getJSON(t, m.URL()+"/api/snapshots", &list)
+		return len(list.Snapshots) > 0 && len(list.Losses) > 0
+	})
+	if got := list.Losses[0].Snapshot; got != list.Snapshots[0].ID {
+		t.Errorf("the loss's snapshot %s, want the one listed %s", got, list.Snapshots[0].ID)
+	}
+	var page string
+	eventually.True(t, 30*time.Second, "the page's loss mark", func() bool {
+		resp, err := http.Get(m.URL() + "/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		page = string(b)
+		return strings.Contains(page, `data-testid="loss-recoverable"`)
+	})
+	if !strings.Contains(page, "hall restore "+list.Losses[0].Snapshot) || !strings.Contains(page, accidentFile) {
+		t.Errorf("the page's loss does not say how to restore %s from %s", accidentFile, list.Losses[0].Snapshot)
+	}
+	if n := len(m.App.Losses()); n != 1 {
+		t.Errorf("losses: got %d, want the accident once", n)
+	}
+
+	temp := d.repoTemp
+	d.Close()
+	if _, err := os.Stat(temp); !os.IsNotExist(err) {
+		t.Errorf("the demo's repository %s is still there after Close (stat: %v)", temp, err)
 	}
 }
