@@ -16,6 +16,7 @@ import (
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/hall"
 	"github.com/hall-dev/hall/internal/stream"
+	"github.com/hall-dev/hall/internal/web/httpwire"
 )
 
 // HTTP is a running Hall reached over HTTP. Every call ends with its
@@ -160,7 +161,7 @@ func (h *HTTP) do(ctx context.Context, method, path string, body []byte, out any
 		return fmt.Errorf("read the Hall's answer: %w", err)
 	}
 	if resp.StatusCode >= 300 {
-		e := &contract.Error{Kind: contract.KindOf(resp.StatusCode)}
+		e := &contract.Error{Kind: httpwire.KindOf(resp.StatusCode)}
 		var eb contract.ErrorResponse
 		if json.Unmarshal(data, &eb) == nil {
 			e.Code, e.Detail = eb.Error, eb.Detail
