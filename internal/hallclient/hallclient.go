@@ -41,10 +41,10 @@ type Client interface {
 	Check(ctx context.Context, req contract.CheckRequest) (contract.CheckResponse, error)
 	// Snapshots is GET /api/snapshots: the snapshots the Hall kept before
 	// destructive commands, and the losses found lately.
-	Snapshots(ctx context.Context, worktree, agent string, limit int) (hall.SnapshotList, error)
+	Snapshots(ctx context.Context, worktree, agent string, limit int) (contract.SnapshotList, error)
 	// SnapshotFiles is GET /api/snapshots/{id}: one snapshot and how its
 	// files compare with the worktree now.
-	SnapshotFiles(ctx context.Context, id string, paths []string) (hall.SnapshotDiff, error)
+	SnapshotFiles(ctx context.Context, id string, paths []string) (contract.SnapshotDiff, error)
 }
 
 // The Hall in this process is a Client.

@@ -88,7 +88,7 @@ func (h *HTTP) Cockpit(ctx context.Context, brain string) (string, error) {
 }
 
 // Snapshots gets the snapshots the Hall kept, and the losses found.
-func (h *HTTP) Snapshots(ctx context.Context, worktree, agent string, limit int) (hall.SnapshotList, error) {
+func (h *HTTP) Snapshots(ctx context.Context, worktree, agent string, limit int) (contract.SnapshotList, error) {
 	q := url.Values{}
 	if worktree != "" {
 		q.Set("worktree", worktree)
@@ -99,15 +99,15 @@ func (h *HTTP) Snapshots(ctx context.Context, worktree, agent string, limit int)
 	if limit > 0 {
 		q.Set("limit", strconv.Itoa(limit))
 	}
-	var out hall.SnapshotList
+	var out contract.SnapshotList
 	err := h.do(ctx, http.MethodGet, "/api/snapshots?"+q.Encode(), nil, &out)
 	return out, err
 }
 
 // SnapshotFiles gets one snapshot and how its files compare with the
 // worktree now.
-func (h *HTTP) SnapshotFiles(ctx context.Context, id string, paths []string) (hall.SnapshotDiff, error) {
-	var out hall.SnapshotDiff
+func (h *HTTP) SnapshotFiles(ctx context.Context, id string, paths []string) (contract.SnapshotDiff, error) {
+	var out contract.SnapshotDiff
 	err := h.do(ctx, http.MethodGet, "/api/snapshots/"+url.PathEscape(id)+"?"+url.Values{"path": paths}.Encode(), nil, &out)
 	return out, err
 }
