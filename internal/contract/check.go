@@ -100,3 +100,11 @@ func checkPathsText(ps []string) string {
 	}
 	return " paths " + strings.Join(q, ", ")
 }
+
+// Who names a presence for GET /api/north and the MCP tools: by its id,
+// or by agent id and brain. internal/hall checks it (hall.WhoID).
+type Who struct {
+	PresenceID string
+	AgentID    string
+	Brain      string
+}

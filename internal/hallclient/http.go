@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/hall-dev/hall/internal/contract"
-	"github.com/hall-dev/hall/internal/hall"
 	"github.com/hall-dev/hall/internal/stream"
 	"github.com/hall-dev/hall/internal/web/httpwire"
 )
@@ -57,7 +56,7 @@ func (h *HTTP) Presences(ctx context.Context, brain string) (contract.PresencesR
 }
 
 // North gets the presence's north lines.
-func (h *HTTP) North(ctx context.Context, who hall.Who) (contract.NorthResponse, error) {
+func (h *HTTP) North(ctx context.Context, who contract.Who) (contract.NorthResponse, error) {
 	q := url.Values{}
 	for name, v := range map[string]string{"presence_id": who.PresenceID, "agent_id": who.AgentID, "brain": who.Brain} {
 		if v != "" {
