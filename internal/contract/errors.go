@@ -45,7 +45,7 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
-	return fmt.Sprintf("the Hall refused: %s: %s", e.Code, e.Detail)
+	return e.Code + ": " + e.Detail
 }
 
 // BadInput reports whether the request itself was wrong (a 4xx other than

@@ -130,8 +130,10 @@ func query(name, value string) string {
 }
 
 // do sends one request and decodes the answer into out (*[]byte takes the
-// body as it is). A non-2xx answer is a *contract.Error; a Hall that cannot be
-// reached is an error saying so.
+// body as it is). A non-2xx answer is a *contract.Error; so is a Hall
+// that cannot be reached (hall_unreachable) or did not answer in time
+// (hall_timeout), of kind unavailable: a condition foreseen, said to the
+// caller (an MCP tool error names it), not an internal failure.
 func (h *HTTP) do(ctx context.Context, method, path string, body []byte, out any) error {
 	req, err := http.NewRequestWithContext(ctx, method, strings.TrimRight(h.Base, "/")+path, bytes.NewReader(body))
 	if err != nil {
@@ -150,9 +152,9 @@ func (h *HTTP) do(ctx context.Context, method, path string, body []byte, out any
 	resp, err := client.Do(req)
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
-		return fmt.Errorf("the Hall at %s did not answer in time: %w", h.Base, err)
+		return contract.Refuse(contract.KindUnavailable, "hall_timeout", "the Hall at %s did not answer in time: %v", h.Base, err)
 	case err != nil:
-		return fmt.Errorf("the Hall at %s is unreachable: %w", h.Base, err)
+		return contract.Refuse(contract.KindUnavailable, "hall_unreachable", "the Hall at %s is unreachable: %v", h.Base, err)
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer))
