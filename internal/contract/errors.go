@@ -42,9 +42,29 @@ type Error struct {
 	// RetryAfter, when set, is when the call may be tried again: the
 	// Retry-After header over HTTP (whole seconds), read back by the client.
 	RetryAfter time.Duration
+	// Status is the HTTP status a refusal was read back from (the HTTP
+	// client sets it; 0 for one the Hall returned in this process): its
+	// text names it, as the Hall answered it.
+	Status int
+	// Err is the cause a transport found (a refused connection, a
+	// deadline), for errors.Is and errors.As; it is never sent.
+	Err error
 }
 
+// Unwrap is the cause, if any.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Error is the refusal as a person reads it: with the status it was
+// answered with, when read back over HTTP; the transport's sentence alone
+// when a transport found it (the Hall unreachable); else its code and
+// detail.
 func (e *Error) Error() string {
+	switch {
+	case e.Status != 0:
+		return fmt.Sprintf("the Hall answered %d %s: %s", e.Status, e.Code, e.Detail)
+	case e.Err != nil:
+		return e.Detail
+	}
 	return e.Code + ": " + e.Detail
 }
 

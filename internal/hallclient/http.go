@@ -152,9 +152,9 @@ func (h *HTTP) do(ctx context.Context, method, path string, body []byte, out any
 	resp, err := client.Do(req)
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
-		return contract.Refuse(contract.KindUnavailable, "hall_timeout", "the Hall at %s did not answer in time: %v", h.Base, err)
+		return &contract.Error{Kind: contract.KindUnavailable, Code: "hall_timeout", Detail: fmt.Sprintf("the Hall at %s did not answer in time: %v", h.Base, err), Err: err}
 	case err != nil:
-		return contract.Refuse(contract.KindUnavailable, "hall_unreachable", "the Hall at %s is unreachable: %v", h.Base, err)
+		return &contract.Error{Kind: contract.KindUnavailable, Code: "hall_unreachable", Detail: fmt.Sprintf("the Hall at %s is unreachable: %v", h.Base, err), Err: err}
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer))
@@ -162,7 +162,7 @@ func (h *HTTP) do(ctx context.Context, method, path string, body []byte, out any
 		return fmt.Errorf("read the Hall's answer: %w", err)
 	}
 	if resp.StatusCode >= 300 {
-		e := &contract.Error{Kind: httpwire.KindOf(resp.StatusCode)}
+		e := &contract.Error{Kind: httpwire.KindOf(resp.StatusCode), Status: resp.StatusCode}
 		var eb contract.ErrorResponse
 		if json.Unmarshal(data, &eb) == nil {
 			e.Code, e.Detail = eb.Error, eb.Detail
