@@ -12,7 +12,6 @@ import (
 	"github.com/hall-dev/hall/internal/cli"
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/hallclient"
-	"github.com/hall-dev/hall/internal/mcp"
 )
 
 const checkAbout = `usage: hall check [flags] [path…]
@@ -94,7 +93,7 @@ func runCheck(ctx context.Context, args []string, _ io.Reader, stdout, stderr io
 	if resp.Error != "" {
 		return &exitError{code: 1, err: fmt.Errorf("the Hall cannot read its roster: %s: %s", resp.Error, resp.Detail)}
 	}
-	fmt.Fprint(stdout, mcp.CheckText(resp, 10))
+	fmt.Fprint(stdout, contract.CheckText(resp, 10))
 	if resp.WouldCollide {
 		return &exitError{code: exitWouldCollide}
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/contract/schema/schematest"
 	"github.com/hall-dev/hall/internal/eventually"
 	"github.com/hall-dev/hall/internal/gitscan"
@@ -108,7 +109,7 @@ func TestHooksNothingLost(t *testing.T) {
 				body, _ := io.ReadAll(resp.Body)
 				resp.Body.Close()
 				schematest.FromHall(t, m.URL(), schematest.Published).Check(t, "snapshots", "GET /api/snapshots", body)
-				var list hall.SnapshotList
+				var list contract.SnapshotList
 				if err := json.Unmarshal(body, &list); err != nil {
 					t.Fatal(err)
 				}
@@ -179,7 +180,7 @@ func TestScanSnapshotsKept(t *testing.T) {
 	call := hookPaths[2].call
 	call(t, m, "claude", hooktest.Moved(t, hooktest.ClaudeCode, "post-tool-use-edit.json", repo.Main, ""), "warn")
 	call(t, m, "claude", hooktest.Moved(t, hooktest.ClaudeCode, "post-tool-use-edit.json", repo.Worktree, hooktest.SessionB), "warn")
-	var list hall.SnapshotList
+	var list contract.SnapshotList
 	eventually.True(t, 30*time.Second, "both worktrees' scan snapshots kept", func() bool {
 		var err error
 		list, err = m.App.Snapshots(t.Context(), "", "", 0)

@@ -14,7 +14,9 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/gitscan"
+	"github.com/hall-dev/hall/internal/hall"
 	"github.com/hall-dev/hall/internal/recovery"
 )
 
@@ -39,7 +41,8 @@ not a clean relative path (../x, .git/x) is never written: listed as
 refused. The index, refs and stash are never touched.
 `
 
-// runRestore is `hall restore`: package recovery over the store under
+// runRestore is `hall restore`: the Hall's snapshot operations
+// (hall.Hall's Snapshots, SnapshotFiles, Restore) over the store under
 // --registry-root, with no Hall running. Everything it prints that a
 // snapshot or a worktree holds (names, commands, errors) goes through
 // terminalText.
@@ -95,6 +98,10 @@ func restoreCommand(ctx context.Context, args []string, _ io.Reader, stdout, std
 	if err != nil {
 		return err
 	}
+	// The one door: the Hall's operations over the store, with no Hall
+	// serving (their bounds, the uid rule); no client key, no rate limit.
+	app := &hall.Hall{Recovery: store}
+	defer app.Close()
 	if list {
 		if fs.NArg() > 0 {
 			return &exitError{code: 2, err: fmt.Errorf("--list takes no snapshot, got %q", fs.Args())}
@@ -104,24 +111,18 @@ func restoreCommand(ctx context.Context, args []string, _ io.Reader, stdout, std
 				return &exitError{code: 2, err: err}
 			}
 		}
-		snaps, left, err := store.List(ctx, recovery.Filter{Worktree: worktree, Agent: agent, Limit: limit})
+		out, err := app.Snapshots(ctx, worktree, agent, limit)
 		if err != nil {
-			return err
+			return refusalExit(err)
 		}
 		if asJSON {
-			if snaps == nil {
-				snaps = []recovery.Snapshot{}
-			}
-			return json.NewEncoder(stdout).Encode(struct {
-				Snapshots []recovery.Snapshot `json:"snapshots"`
-				LeftOut   int                 `json:"left_out"`
-			}{snaps, left})
+			return json.NewEncoder(stdout).Encode(out)
 		}
-		for _, s := range snaps {
+		for _, s := range out.Snapshots {
 			printSnapshot(stdout, s)
 		}
-		if left > 0 {
-			fmt.Fprintf(stdout, "(%d more; --limit)\n", left)
+		if out.LeftOut > 0 {
+			fmt.Fprintf(stdout, "(%d more; --limit)\n", out.LeftOut)
 		}
 		return nil
 	}
@@ -130,16 +131,14 @@ func restoreCommand(ctx context.Context, args []string, _ io.Reader, stdout, std
 	}
 	id, paths := fs.Arg(0), fs.Args()[1:]
 	if diff {
-		diffs, err := store.Diff(ctx, id, paths)
+		out, err := app.SnapshotFiles(ctx, id, paths)
 		if err != nil {
-			return err
+			return refusalExit(err)
 		}
 		if asJSON {
-			return json.NewEncoder(stdout).Encode(struct {
-				Files []recovery.FileDiff `json:"files"`
-			}{diffs})
+			return json.NewEncoder(stdout).Encode(out)
 		}
-		for _, d := range diffs {
+		for _, d := range out.Files {
 			line := fmt.Sprintf("%-8s %s", d.State, terminalText(d.Path))
 			if d.Why != "" {
 				line += "  (" + terminalText(d.Why) + ")"
@@ -148,10 +147,7 @@ func restoreCommand(ctx context.Context, args []string, _ io.Reader, stdout, std
 		}
 		return nil
 	}
-	res, err := store.Restore(ctx, id, recovery.RestoreOptions{Paths: paths, Force: force, To: to})
-	if asJSON && err == nil {
-		return json.NewEncoder(stdout).Encode(res)
-	}
+	res, err := app.Restore(ctx, id, recovery.RestoreOptions{Paths: paths, Force: force, To: to})
 	// A write that failed midway (a full disk) says which files it wrote
 	// first, and the error after them.
 	for _, p := range res.Restored {
@@ -166,6 +162,23 @@ func restoreCommand(ctx context.Context, args []string, _ io.Reader, stdout, std
 		}
 	}
 	return err
+}
+
+// refusalExit is a refusal of the Hall's operations as hall restore
+// exits with it: its detail alone (no Hall answered: the operation ran
+// here), exit 2 for a request that broke a rule (a --limit out of range,
+// a path outside the worktree), 1 for anything else (no such snapshot,
+// another user's worktree, a store that cannot be read).
+func refusalExit(err error) error {
+	var r *contract.Error
+	if !errors.As(err, &r) {
+		return err
+	}
+	code := 1
+	if r.BadInput() {
+		code = 2
+	}
+	return &exitError{code: code, err: errors.New(r.Detail)}
 }
 
 // terminalText is text from a snapshot, a worktree or another agent as

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/gitscan"
 	"github.com/hall-dev/hall/internal/recovery"
 )
@@ -105,4 +106,21 @@ func TestRestoreCommand(t *testing.T) {
 	}
 	hall(1, "0000000000000")
 	hall(2, "--diff")
+
+	// The one door (hall.Hall's Snapshots and SnapshotFiles): their
+	// bounds hold here too, and --json prints their wire types.
+	if out := hall(2, "--list", "--limit", "501"); !strings.Contains(out, "limit 501") {
+		t.Errorf("--limit past the bound: %q", out)
+	}
+	if out := hall(2, snap.ID, "--diff", filepath.Join(wt, "a.txt")); !strings.Contains(out, "want a path relative to the worktree") {
+		t.Errorf("--diff of an absolute path: %q", out)
+	}
+	var list contract.SnapshotList
+	if err := json.Unmarshal([]byte(hall(0, "--list", "--json")), &list); err != nil || !list.Kept || len(list.Snapshots) != 1 || list.Losses == nil {
+		t.Errorf("--list --json: %+v (%v), want the kept snapshot and no losses", list, err)
+	}
+	var diff contract.SnapshotDiff
+	if err := json.Unmarshal([]byte(hall(0, snap.ID, "--diff", "--json")), &diff); err != nil || diff.Snapshot.ID != snap.ID || len(diff.Files) != 2 {
+		t.Errorf("--diff --json: %+v (%v), want the snapshot and its two files", diff, err)
+	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/web"
+	"github.com/hall-dev/hall/internal/web/httpwire"
 )
 
 // newRouter mounts the Hall's route table (web.Handler.Routes) on Echo.
@@ -34,7 +35,7 @@ func newRouter(h *web.Handler, log *slog.Logger) *echo.Echo {
 		if !errors.As(err, &he) {
 			// A panic Recover caught, or a bug: logged once, answered as
 			// internal by the one writer.
-			contract.WriteError(c.Response(), log, err)
+			httpwire.WriteError(c.Response(), log, err)
 			return
 		}
 		if he.Code == http.StatusNotFound {
@@ -45,7 +46,7 @@ func newRouter(h *web.Handler, log *slog.Logger) *echo.Echo {
 		if he.Code == http.StatusMethodNotAllowed {
 			code = "method_not_allowed"
 		}
-		contract.WriteError(c.Response(), log, contract.Refuse(contract.KindOf(he.Code), code, "%s", http.StatusText(he.Code)))
+		httpwire.WriteError(c.Response(), log, contract.Refuse(httpwire.KindOf(he.Code), code, "%s", http.StatusText(he.Code)))
 	}
 
 	for _, rt := range h.Routes() {

@@ -401,12 +401,7 @@ func (m *Main) Run(ctx context.Context) error {
 	e := newRouter(h, m.Log)
 	ln, err := net.Listen("tcp", m.Config.Addr)
 	if err != nil {
-		m.Hub.Close()
-		cancel()
-		<-m.done
-		m.closeStore()
-		m.registryLock.Close()
-		return fmt.Errorf("listen %s: %w", m.Config.Addr, err)
+		return errors.Join(fmt.Errorf("listen %s: %w", m.Config.Addr, err), m.Close())
 	}
 	m.ln = ln
 	// Before it serves: every hook answer reads it.
@@ -449,8 +444,9 @@ func (m *Main) Run(ctx context.Context) error {
 // sessions' included) before it cuts them.
 const ShutdownGrace = 2 * time.Second
 
-// Close stops the server within ShutdownGrace, ends the live loop and
-// flushes every throttled beat to the store. Requests still running at the
+// Close stops the server within ShutdownGrace, ends the application's
+// background work (hall.Hall.Close), ends the live loop and flushes every
+// throttled beat to the store; Run's listen failure closes through it too. Requests still running at the
 // grace's end (a client that never finishes its body, a call stuck in a
 // filesystem) are cut: their connections closed, nothing of theirs was
 // acknowledged, and that is no error of the Hall's (SIGTERM still exits
@@ -478,6 +474,11 @@ func (m *Main) Close() error {
 			m.Log.Warn("requests still running at the end of the shutdown grace: cut", "grace", ShutdownGrace)
 			err = errors.Join(err, m.server.Close())
 		}
+	}
+	if m.App != nil {
+		// No request runs now: end the loss checks the application
+		// started before the stores they read close.
+		m.App.Close()
 	}
 	if m.cancel != nil {
 		m.cancel()

@@ -2,10 +2,13 @@ package main
 
 import (
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -222,4 +225,25 @@ func TestServeFlagsFromEnv(t *testing.T) {
 	if cfg.RegistryRoot != "/var/hall" {
 		t.Errorf("registry root: got %q, want HALL_REGISTRY_ROOT over M1ND_REGISTRY_DIR", cfg.RegistryRoot)
 	}
+}
+
+// TestServeListenFailureClosesThroughClose: a Hall whose address is taken
+// fails to start, and closes what it opened the way Close does (the
+// application's background work, the live loop, the snapshot store, the
+// store, the registry's lock): no goroutine of it is left, and the next
+// Hall on the same registry starts.
+func TestServeListenFailureClosesThroughClose(t *testing.T) {
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	root := t.TempDir()
+	base := runtime.NumGoroutine()
+	m := NewMain(Config{Addr: taken.Addr().String(), RegistryRoot: root, TTL: time.Minute, Snapshots: true}, quietLog)
+	if err := m.Run(t.Context()); err == nil || !strings.Contains(err.Error(), "listen") {
+		t.Fatalf("Run on a taken address: %v, want the listen error", err)
+	}
+	eventually.True(t, wait, "the failed Hall's goroutines gone", func() bool { return runtime.NumGoroutine() <= base+2 })
+	MustOpenHall(t, Config{RegistryRoot: root, TTL: time.Minute})
 }

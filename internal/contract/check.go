@@ -1,5 +1,10 @@
 package contract
 
+import (
+	"fmt"
+	"strings"
+)
+
 // CheckRequest is POST /api/presences/check: what a beat would carry,
 // asked "would this collide?" without beating. brain, or caller_root (or
 // worktree) for the Hall to derive it from, is required.
@@ -36,4 +41,70 @@ type CheckHit struct {
 	Clauses    []string `json:"clauses,omitempty"`
 	Paths      []string `json:"paths,omitempty"`
 	Merge      string   `json:"merge,omitempty"` // an overlap's merge prediction: clean, conflict or unknown
+}
+
+// CheckText is a check's answer as lines: whom the work would collide
+// and overlap with and why, at most shown of each, other agents' text
+// quoted. `hall check` prints it, and the MCP tool check under its budget.
+func CheckText(resp CheckResponse, shown int) string {
+	var t strings.Builder
+	if len(resp.Collisions) == 0 && len(resp.Overlaps) == 0 {
+		t.WriteString("no collision, no overlap: no other live session is changing that place\n")
+		return t.String()
+	}
+	// Whom, their themes and paths are what other agents wrote: the
+	// reported block holds them, the counts follow it.
+	fmt.Fprintf(&t, "check: %d would collide, %d would overlap:\n", len(resp.Collisions), len(resp.Overlaps))
+	var reported []string
+	for i, h := range resp.Collisions {
+		if i == shown {
+			break
+		}
+		reported = append(reported, fmt.Sprintf("would collide: %q (%s)%s [%s]%s", ClipID(h.AgentID), h.PresenceID, checkThemeText(h.Theme), strings.Join(h.Clauses, ", "), checkPathsText(h.Paths)))
+	}
+	for i, h := range resp.Overlaps {
+		if i == shown {
+			break
+		}
+		reported = append(reported, fmt.Sprintf("would overlap: %q (%s)%s in %q, merge %s%s", ClipID(h.AgentID), h.PresenceID, checkThemeText(h.Theme), ClipPath(h.Worktree, 72), h.Merge, checkPathsText(h.Paths)))
+	}
+	WriteReported(&t, reported)
+	if more := len(resp.Collisions) - shown; more > 0 {
+		fmt.Fprintf(&t, "… +%d more collisions\n", more)
+	}
+	if more := len(resp.Overlaps) - shown; more > 0 {
+		fmt.Fprintf(&t, "… +%d more overlaps\n", more)
+	}
+	return t.String()
+}
+
+func checkThemeText(theme string) string {
+	if theme == "" {
+		return ""
+	}
+	return fmt.Sprintf(" theme %q", Clip(theme, 60))
+}
+
+func checkPathsText(ps []string) string {
+	if len(ps) == 0 {
+		return ""
+	}
+	const show = 3
+	q := make([]string, 0, show+1)
+	for i, p := range ps {
+		if i == show {
+			q = append(q, fmt.Sprintf("+%d more", len(ps)-show))
+			break
+		}
+		q = append(q, fmt.Sprintf("%q", ClipPath(p, 72)))
+	}
+	return " paths " + strings.Join(q, ", ")
+}
+
+// Who names a presence for GET /api/north and the MCP tools: by its id,
+// or by agent id and brain. internal/hall checks it (hall.WhoID).
+type Who struct {
+	PresenceID string
+	AgentID    string
+	Brain      string
 }

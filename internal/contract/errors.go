@@ -1,13 +1,8 @@
 package contract
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
-	"math"
-	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/hall-dev/hall/internal/presence"
@@ -15,8 +10,8 @@ import (
 
 // Kind is what sort of failure an error is, whatever carries it. The
 // application (internal/hall) says which; each transport says it its own
-// way: HTTP by the one table below (StatusOf), MCP by a tool error that
-// names the code, or a resource not found.
+// way: HTTP by the one table in internal/web/httpwire (StatusOf), MCP by
+// a tool error that names the code, or a resource not found.
 type Kind uint8
 
 const (
@@ -33,49 +28,11 @@ const (
 	KindUnavailable                  // the store, the stream or the Hall cannot serve now
 )
 
-// statuses is the HTTP status of each kind: the one table between the
-// two vocabularies.
-var statuses = [...]int{
-	KindInternal:         http.StatusInternalServerError,
-	KindInvalid:          http.StatusBadRequest,
-	KindUnauthorized:     http.StatusUnauthorized,
-	KindForbidden:        http.StatusForbidden,
-	KindNotFound:         http.StatusNotFound,
-	KindMethodNotAllowed: http.StatusMethodNotAllowed,
-	KindTooLarge:         http.StatusRequestEntityTooLarge,
-	KindUnsupportedMedia: http.StatusUnsupportedMediaType,
-	KindMisdirected:      http.StatusMisdirectedRequest,
-	KindRateLimited:      http.StatusTooManyRequests,
-	KindUnavailable:      http.StatusServiceUnavailable,
-}
-
-// StatusOf is the HTTP status a kind answers with.
-func StatusOf(k Kind) int {
-	if int(k) < len(statuses) {
-		return statuses[k]
-	}
-	return http.StatusInternalServerError
-}
-
-// KindOf is the kind an HTTP status says, for a client reading a refusal
-// back (the table read backwards): a status the table does not hold is
-// invalid when it is a 4xx, internal otherwise.
-func KindOf(status int) Kind {
-	for k, s := range statuses {
-		if s == status {
-			return Kind(k)
-		}
-	}
-	if status >= 400 && status < 500 {
-		return KindInvalid
-	}
-	return KindInternal
-}
-
 // Error is a refusal as the wire says it: its kind, the snake_case code a
 // client reads and a sentence naming what was wrong. The application
 // (internal/hall) returns it, every transport writes it through Refusal
-// (HTTP handlers, the stream, MCP tools, Echo's error handler), and the
+// (HTTP handlers, the stream and Echo's error handler through
+// httpwire.WriteError, MCP tools through their tool error), and the
 // HTTP client (internal/hallclient) reads a refusal back into it, so a
 // caller cannot tell where the Hall runs from the error it gets.
 type Error struct {
@@ -85,10 +42,30 @@ type Error struct {
 	// RetryAfter, when set, is when the call may be tried again: the
 	// Retry-After header over HTTP (whole seconds), read back by the client.
 	RetryAfter time.Duration
+	// Status is the HTTP status a refusal was read back from (the HTTP
+	// client sets it; 0 for one the Hall returned in this process): its
+	// text names it, as the Hall answered it.
+	Status int
+	// Err is the cause a transport found (a refused connection, a
+	// deadline), for errors.Is and errors.As; it is never sent.
+	Err error
 }
 
+// Unwrap is the cause, if any.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Error is the refusal as a person reads it: with the status it was
+// answered with, when read back over HTTP; the transport's sentence alone
+// when a transport found it (the Hall unreachable); else its code and
+// detail.
 func (e *Error) Error() string {
-	return fmt.Sprintf("the Hall answered %d %s: %s", StatusOf(e.Kind), e.Code, e.Detail)
+	switch {
+	case e.Status != 0:
+		return fmt.Sprintf("the Hall answered %d %s: %s", e.Status, e.Code, e.Detail)
+	case e.Err != nil:
+		return e.Detail
+	}
+	return e.Code + ": " + e.Detail
 }
 
 // BadInput reports whether the request itself was wrong (a 4xx other than
@@ -168,30 +145,6 @@ func Refusal(err error) (e *Error, internal bool) {
 		return &Error{Kind: kindOf(kind), Code: kind, Detail: presence.ErrorMessage(err)}, false
 	}
 	return &Error{Kind: KindInternal, Code: presence.EINTERNAL, Detail: internalDetail}, true
-}
-
-// WriteError answers err as {"error","detail"} with its status: the one
-// writer of errors over HTTP. A failure the Hall did not foresee is logged
-// once with its cause (log may be nil) and answered with a generic detail.
-func WriteError(w http.ResponseWriter, log *slog.Logger, err error) {
-	e, internal := Refusal(err)
-	if internal && log != nil {
-		log.Error("request failed", "err", err)
-	}
-	if e.RetryAfter > 0 {
-		w.Header().Set("Retry-After", strconv.Itoa(max(int(math.Ceil(e.RetryAfter.Seconds())), 1)))
-	}
-	WriteJSON(w, StatusOf(e.Kind), ErrorResponse{Error: e.Code, Detail: e.Detail})
-}
-
-// WriteJSON answers v as JSON with the status, uncached, HTML-escaped.
-func WriteJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(true)
-	_ = enc.Encode(v)
 }
 
 // BeatError is a beat the domain refused: 400 with field_too_large for a

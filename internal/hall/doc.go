@@ -10,8 +10,9 @@
 // An operation refuses with a *contract.Error that carries its kind
 // (contract.Kind, never an HTTP status: no net/http here) and wire code,
 // and fails with a plain wrapped error when something broke
-// that no client can mend; the transports write both through one writer
-// (contract.WriteError, contract.Refusal). What does not live here: the
+// that no client can mend; every transport says both through
+// contract.Refusal (HTTP through internal/web/httpwire.WriteError, MCP
+// through its tool error), an unforeseen cause logged and never sent. What does not live here: the
 // rules of records, ids and collisions (internal/presence), the wire types
 // (internal/contract), where a session works (internal/place), reading
 // and answering each agent's hook format (internal/hook), and anything of

@@ -3,6 +3,7 @@ package hall
 import (
 	"context"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/hall-dev/hall/internal/contract"
@@ -68,6 +69,49 @@ type Hall struct {
 	sayOnce toldBook     // what each presence was told of its collisions (sayonce.go)
 	told    toldOverlaps // what each presence was told of its overlaps (overlap.go)
 	kept    recoveryBook // snapshots awaiting their check, losses to tell (recovery.go)
+	life    lifetime     // what the Hall runs in the background (the loss checks); ended by Close
+}
+
+// Close ends what the Hall started in the background (a loss check after
+// a destructive command): it cancels their context and returns once every
+// one has returned; none starts after. Close the Hall before the stores
+// it reads (Recovery, Service's store). Calling it again does nothing.
+func (h *Hall) Close() { h.life.close() }
+
+// lifetime is the background work of an application layer: a context
+// that close cancels, and a WaitGroup close waits on. The zero value is
+// ready.
+type lifetime struct {
+	mu     sync.Mutex // guards ctx, cancel, closed, and wg.Add against close's Wait
+	ctx    context.Context
+	cancel context.CancelFunc
+	closed bool
+	wg     sync.WaitGroup
+}
+
+// Go runs f on its own goroutine with the lifetime's context, unless the
+// lifetime is closed (then f never runs).
+func (l *lifetime) Go(f func(ctx context.Context)) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return
+	}
+	if l.ctx == nil {
+		l.ctx, l.cancel = context.WithCancel(context.Background())
+	}
+	l.wg.Go(func() { f(l.ctx) })
+}
+
+// close cancels the lifetime's context and waits for every f Go started.
+func (l *lifetime) close() {
+	l.mu.Lock()
+	l.closed = true
+	if l.cancel != nil {
+		l.cancel()
+	}
+	l.mu.Unlock()
+	l.wg.Wait()
 }
 
 func (h *Hall) roster() Roster {

@@ -74,7 +74,7 @@ func TestWhoID(t *testing.T) {
 		{"a path for an id", hall.Who{PresenceID: "../../etc/passwd"}, "", "invalid_presence_id"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			id, err := tc.who.ID()
+			id, err := hall.WhoID(tc.who)
 			if id != tc.id || code(err) != tc.code {
 				t.Errorf("got %q, %s; want %q, %q", id, code(err), tc.id, tc.code)
 			}

@@ -27,8 +27,7 @@ func TestNoHTTPInTheApplication(t *testing.T) {
 			module + "/internal/presence", module + "/internal/recovery", module + "/internal/safefile", module + "/internal/shellguard",
 		},
 		Known: map[string]string{
-			module + "/internal/contract": "StatusOf and WriteError map a refusal's kind to an HTTP status and write it (issue 42 item 2 moves them to web)",
-			module + "/internal/stream":   "the hub (the roster's live cache the application reads) and its HTTP and SSE stream are one package",
+			module + "/internal/stream": "the hub (the roster's live cache the application reads) and its HTTP and SSE stream are one package",
 		},
 	}
 	findings, err := rule.Check(".")

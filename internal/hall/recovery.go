@@ -402,19 +402,21 @@ func (b *recoveryBook) takePending(presenceID string, now time.Time) (pendingLos
 // if one awaits it: a hook beat after a command's own says the command
 // ran. The check runs in the background (it reads the files and the
 // snapshot's tree), bounded by LossCheckBudget; what it finds the victims
-// are told at their next hook beat (tellLosses).
+// are told at their next hook beat (tellLosses). It runs within the
+// Hall's lifetime: Close cancels it and waits for it; after Close none
+// starts.
 func (h *Hall) checkAfter(presenceID string) {
 	p, ok := h.kept.takePending(presenceID, h.Service.Now())
 	if !ok || h.Recovery == nil {
 		return
 	}
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), LossCheckBudget)
+	h.life.Go(func(ctx context.Context) {
+		ctx, cancel := context.WithTimeout(ctx, LossCheckBudget)
 		defer cancel()
 		for _, s := range p.snaps {
 			h.checkSnapshot(ctx, p, s)
 		}
-	}()
+	})
 }
 
 // checkSnapshot finds which files at stake in one snapshot the command

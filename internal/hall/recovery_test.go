@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -357,5 +358,39 @@ func TestSnapshotBeforeAWriteOverAnothersEdit(t *testing.T) {
 				t.Errorf("cart.go restored as %q, want %q", got, theirs)
 			}
 		})
+	}
+}
+
+// TestCloseEndsTheLossCheck: a loss check in flight when the Hall closes
+// (started by the hook after a destructive command) has finished or been
+// cancelled when Close returns: no goroutine of it is left to read a
+// snapshot store the caller closes next.
+func TestCloseEndsTheLossCheck(t *testing.T) {
+	h, _, _ := newHall(t)
+	s := newShop(t)
+	git := gitCache{}
+	h.Git = git
+	withStore(t, h)
+	hook := func(body []byte) string {
+		ans, err := h.Hook(context.Background(), hall.HookRequest{Agent: "claude", Payload: body})
+		if err != nil {
+			t.Fatalf("hook: %v", err)
+		}
+		return modelText(t, "claude", ans.Output)
+	}
+	me := "c105-e5a1-1"
+	mine := filepath.Join(s.wt2, "mine.txt")
+	hook(editPayload("claude", me, s.wt2, mine))
+	gittest.WriteFile(t, mine, "mine\n")
+	git.scan(t, s.wt2)
+	if said := hook(shellPayload("claude", me, s.wt2, "git clean -fd")); !strings.Contains(said, "The Hall saved snapshot ") {
+		t.Fatalf("git clean over an uncommitted file: the model reads %q; want a snapshot", said)
+	}
+	runShell(t, s.wt2, "git clean -fd")
+	hook(payload("claude", me, s.wt2, "PostToolUse", "Bash", map[string]any{"command": "git clean -fd"})) // starts the check
+	h.Close()
+	buf := make([]byte, 1<<20)
+	if stacks := string(buf[:runtime.Stack(buf, true)]); strings.Contains(stacks, "hall.(*Hall).checkAfter") || strings.Contains(stacks, "hall.(*Hall).checkSnapshot") {
+		t.Fatalf("a loss check outlived Close:\n%s", stacks)
 	}
 }

@@ -96,17 +96,14 @@ func (h *Hall) Cockpit(ctx context.Context, brain string) (string, error) {
 	return contract.CockpitFor(v.Snap.ForBrain(v.Brain), v.Brain).String(), nil
 }
 
-// Who names a presence: by its id, or by agent id and brain.
-type Who struct {
-	PresenceID string
-	AgentID    string
-	Brain      string
-}
+// Who names a presence: by its id, or by agent id and brain
+// (contract.Who, the clients' type; WhoID checks it).
+type Who = contract.Who
 
-// PresenceID is the id w names: its own, else agent and brain's.
+// WhoID is the presence id w names: its own, else agent and brain's.
 // missing_presence when it names none, invalid_agent_id,
 // invalid_brain or invalid_presence_id for a malformed part.
-func (w Who) ID() (string, error) {
+func WhoID(w Who) (string, error) {
 	id := w.PresenceID
 	if id == "" {
 		if w.AgentID == "" || w.Brain == "" {
@@ -131,7 +128,7 @@ func (w Who) ID() (string, error) {
 // then one "+N more" line, none when it collides with nobody. An
 // unreadable registry still answers, with no lines and why.
 func (h *Hall) North(ctx context.Context, who Who) (contract.NorthResponse, error) {
-	id, err := who.ID()
+	id, err := WhoID(who)
 	if err != nil {
 		return contract.NorthResponse{}, err
 	}

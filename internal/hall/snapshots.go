@@ -24,25 +24,6 @@ const (
 // Snapshot reads are rate-limited per client (SnapshotLimit), as checks
 // are: a list decodes records, a comparison hashes files.
 
-// SnapshotList answers GET /api/snapshots and the MCP tool hall_snapshots:
-// the snapshots kept, newest first, how many more the filter chose past
-// its limit, and the losses found lately (each names the snapshot that
-// holds the files as they were). Kept is false when this Hall keeps no
-// snapshots (--snapshots=false).
-type SnapshotList struct {
-	Kept      bool                `json:"kept"`
-	Snapshots []recovery.Snapshot `json:"snapshots"`
-	LeftOut   int                 `json:"left_out"`
-	Losses    []contract.Loss     `json:"losses"`
-}
-
-// SnapshotDiff answers GET /api/snapshots/{id}: the snapshot and how each
-// of its files compares with the worktree now.
-type SnapshotDiff struct {
-	Snapshot recovery.Snapshot   `json:"snapshot"`
-	Files    []recovery.FileDiff `json:"files"`
-}
-
 // SnapshotsLimit reads a list's limit: empty for the default, else 1 to
 // MaxSnapshotsLimit.
 func SnapshotsLimit(raw string) (int, error) {
@@ -57,10 +38,14 @@ func SnapshotsLimit(raw string) (int, error) {
 }
 
 // Snapshots lists the snapshots the filter chooses (a worktree, an agent
-// kind or presence; "" any), at most limit, with the losses found lately
-// in the same worktree and by the same agent where the filter names them.
-func (h *Hall) Snapshots(ctx context.Context, worktree, agent string, limit int) (SnapshotList, error) {
-	out := SnapshotList{Snapshots: []recovery.Snapshot{}, Losses: []contract.Loss{}}
+// kind or presence; "" any), at most limit (0: the default, at most
+// MaxSnapshotsLimit), with the losses found lately in the same worktree
+// and by the same agent where the filter names them.
+func (h *Hall) Snapshots(ctx context.Context, worktree, agent string, limit int) (contract.SnapshotList, error) {
+	out := contract.SnapshotList{Snapshots: []recovery.Snapshot{}, Losses: []contract.Loss{}}
+	if limit < 0 || limit > MaxSnapshotsLimit {
+		return out, contract.Refuse(contract.KindInvalid, "invalid_limit", "limit %d: want a whole number from 1 to %d", limit, MaxSnapshotsLimit)
+	}
 	if len(worktree) > presence.MaxPathLen || len(agent) > presence.MaxIDLen {
 		return out, contract.Refuse(contract.KindInvalid, "field_too_large", "worktree is at most %d bytes, agent %d", presence.MaxPathLen, presence.MaxIDLen)
 	}
@@ -91,38 +76,38 @@ func (h *Hall) Snapshots(ctx context.Context, worktree, agent string, limit int)
 
 // SnapshotFiles answers one snapshot and how its files (those at paths, or
 // every file it lists as not deleted) compare with the worktree now.
-func (h *Hall) SnapshotFiles(ctx context.Context, id string, paths []string) (SnapshotDiff, error) {
+func (h *Hall) SnapshotFiles(ctx context.Context, id string, paths []string) (contract.SnapshotDiff, error) {
 	if h.Recovery == nil {
-		return SnapshotDiff{}, contract.Refuse(contract.KindNotFound, "unknown_snapshot", "this Hall keeps no snapshots (--snapshots=false)")
+		return contract.SnapshotDiff{}, contract.Refuse(contract.KindNotFound, "unknown_snapshot", "this Hall keeps no snapshots (--snapshots=false)")
 	}
 	if len(paths) > MaxDiffPaths {
-		return SnapshotDiff{}, contract.Refuse(contract.KindInvalid, "too_many_paths", "%d paths, at most %d", len(paths), MaxDiffPaths)
+		return contract.SnapshotDiff{}, contract.Refuse(contract.KindInvalid, "too_many_paths", "%d paths, at most %d", len(paths), MaxDiffPaths)
 	}
 	for _, p := range paths {
 		if p == "" || len(p) > presence.MaxPathLen || path.IsAbs(p) || !filepath.IsLocal(p) {
-			return SnapshotDiff{}, contract.Refuse(contract.KindInvalid, "invalid_path", "path %q: want a path relative to the worktree, inside it", contract.Clip(p, 80))
+			return contract.SnapshotDiff{}, contract.Refuse(contract.KindInvalid, "invalid_path", "path %q: want a path relative to the worktree, inside it", contract.Clip(p, 80))
 		}
 	}
 	if err := h.allowSnapshotRead(ctx); err != nil {
-		return SnapshotDiff{}, err
+		return contract.SnapshotDiff{}, err
 	}
 	snap, err := h.Recovery.Get(ctx, id)
 	if err != nil {
-		return SnapshotDiff{}, snapshotError(err, id)
+		return contract.SnapshotDiff{}, snapshotError(err, id)
 	}
 	// The comparison reads the worktree as the Hall's user: never for
 	// whoever asks about another user's (gitscan.OwnedByUs).
 	if gitscan.CodeOf(gitscan.OwnedByUs(snap.Worktree)) == gitscan.NotOwned {
-		return SnapshotDiff{}, contract.Refuse(contract.KindForbidden, "worktree_not_owned", "snapshot %s: its worktree is another user's: the Hall compares only its own user's worktrees", id)
+		return contract.SnapshotDiff{}, contract.Refuse(contract.KindForbidden, "worktree_not_owned", "snapshot %s: its worktree is another user's: the Hall compares only its own user's worktrees", id)
 	}
 	files, err := h.Recovery.Diff(ctx, id, paths)
 	if err != nil {
-		return SnapshotDiff{}, snapshotError(err, id)
+		return contract.SnapshotDiff{}, snapshotError(err, id)
 	}
 	if files == nil {
 		files = []recovery.FileDiff{}
 	}
-	return SnapshotDiff{Snapshot: snap, Files: files}, nil
+	return contract.SnapshotDiff{Snapshot: snap, Files: files}, nil
 }
 
 func snapshotError(err error, id string) error {
@@ -130,4 +115,16 @@ func snapshotError(err error, id string) error {
 		return contract.Refuse(contract.KindNotFound, "unknown_snapshot", "no snapshot %q", contract.Clip(id, 40))
 	}
 	return contract.Refuse(contract.KindUnavailable, "snapshots_unreadable", "%v", err)
+}
+
+// Restore writes a snapshot's files back (recovery.Store.Restore: all or
+// nothing, beneath the worktree or opts.To, never through a link): `hall
+// restore ID`, the one write, with no Hall serving. The store's error
+// comes back as it is (what it refused, by name); a Hall that keeps no
+// snapshots refuses.
+func (h *Hall) Restore(ctx context.Context, id string, opts recovery.RestoreOptions) (recovery.RestoreResult, error) {
+	if h.Recovery == nil {
+		return recovery.RestoreResult{}, contract.Refuse(contract.KindNotFound, "unknown_snapshot", "this Hall keeps no snapshots (--snapshots=false)")
+	}
+	return h.Recovery.Restore(ctx, id, opts)
 }

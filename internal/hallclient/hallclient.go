@@ -15,7 +15,6 @@ import (
 	"context"
 
 	"github.com/hall-dev/hall/internal/contract"
-	"github.com/hall-dev/hall/internal/hall"
 )
 
 // Client is a Hall, wherever it runs.
@@ -25,7 +24,7 @@ type Client interface {
 	// *contract.Error naming the field.
 	Beat(ctx context.Context, req contract.BeatRequest) (contract.BeatResponse, error)
 	// Leave ends a presence at once; an unknown one is a *contract.Error
-	// with Status 404.
+	// of Kind contract.KindNotFound.
 	Leave(ctx context.Context, presenceID string) error
 	// Presences is GET /api/presences[?brain=]: the roster and its
 	// collisions, owner-wide when brain is empty. An unreadable registry
@@ -33,7 +32,7 @@ type Client interface {
 	Presences(ctx context.Context, brain string) (contract.PresencesResponse, error)
 	// North is GET /api/north: one line per collision partner of the
 	// presence who names.
-	North(ctx context.Context, who hall.Who) (contract.NorthResponse, error)
+	North(ctx context.Context, who contract.Who) (contract.NorthResponse, error)
 	// Cockpit is GET /api/cockpit[?brain=]: the strip as text.
 	Cockpit(ctx context.Context, brain string) (string, error)
 	// Check is POST /api/presences/check: whom the work would collide
@@ -41,14 +40,13 @@ type Client interface {
 	Check(ctx context.Context, req contract.CheckRequest) (contract.CheckResponse, error)
 	// Snapshots is GET /api/snapshots: the snapshots the Hall kept before
 	// destructive commands, and the losses found lately.
-	Snapshots(ctx context.Context, worktree, agent string, limit int) (hall.SnapshotList, error)
+	Snapshots(ctx context.Context, worktree, agent string, limit int) (contract.SnapshotList, error)
 	// SnapshotFiles is GET /api/snapshots/{id}: one snapshot and how its
 	// files compare with the worktree now.
-	SnapshotFiles(ctx context.Context, id string, paths []string) (hall.SnapshotDiff, error)
+	SnapshotFiles(ctx context.Context, id string, paths []string) (contract.SnapshotDiff, error)
 }
 
 // The Hall in this process is a Client.
-var _ Client = (*hall.Hall)(nil)
 
 // Watcher is a Client that can follow the roster's changes: Watch calls
 // changed after each change (several may coalesce into one call) until ctx

@@ -15,8 +15,8 @@ import (
 
 	"github.com/hall-dev/hall/internal/autostart"
 	"github.com/hall-dev/hall/internal/contract"
-	"github.com/hall-dev/hall/internal/hall"
 	"github.com/hall-dev/hall/internal/stream"
+	"github.com/hall-dev/hall/internal/web/httpwire"
 )
 
 // HTTP is a running Hall reached over HTTP. Every call ends with its
@@ -62,7 +62,7 @@ func (h *HTTP) Presences(ctx context.Context, brain string) (contract.PresencesR
 }
 
 // North gets the presence's north lines.
-func (h *HTTP) North(ctx context.Context, who hall.Who) (contract.NorthResponse, error) {
+func (h *HTTP) North(ctx context.Context, who contract.Who) (contract.NorthResponse, error) {
 	q := url.Values{}
 	for name, v := range map[string]string{"presence_id": who.PresenceID, "agent_id": who.AgentID, "brain": who.Brain} {
 		if v != "" {
@@ -93,7 +93,7 @@ func (h *HTTP) Cockpit(ctx context.Context, brain string) (string, error) {
 }
 
 // Snapshots gets the snapshots the Hall kept, and the losses found.
-func (h *HTTP) Snapshots(ctx context.Context, worktree, agent string, limit int) (hall.SnapshotList, error) {
+func (h *HTTP) Snapshots(ctx context.Context, worktree, agent string, limit int) (contract.SnapshotList, error) {
 	q := url.Values{}
 	if worktree != "" {
 		q.Set("worktree", worktree)
@@ -104,15 +104,15 @@ func (h *HTTP) Snapshots(ctx context.Context, worktree, agent string, limit int)
 	if limit > 0 {
 		q.Set("limit", strconv.Itoa(limit))
 	}
-	var out hall.SnapshotList
+	var out contract.SnapshotList
 	err := h.do(ctx, http.MethodGet, "/api/snapshots?"+q.Encode(), nil, &out)
 	return out, err
 }
 
 // SnapshotFiles gets one snapshot and how its files compare with the
 // worktree now.
-func (h *HTTP) SnapshotFiles(ctx context.Context, id string, paths []string) (hall.SnapshotDiff, error) {
-	var out hall.SnapshotDiff
+func (h *HTTP) SnapshotFiles(ctx context.Context, id string, paths []string) (contract.SnapshotDiff, error) {
+	var out contract.SnapshotDiff
 	err := h.do(ctx, http.MethodGet, "/api/snapshots/"+url.PathEscape(id)+"?"+url.Values{"path": paths}.Encode(), nil, &out)
 	return out, err
 }
@@ -136,8 +136,10 @@ func query(name, value string) string {
 }
 
 // do sends one request and decodes the answer into out (*[]byte takes the
-// body as it is). A non-2xx answer is a *contract.Error; a Hall that cannot be
-// reached is an error saying so.
+// body as it is). A non-2xx answer is a *contract.Error; so is a Hall
+// that cannot be reached (hall_unreachable) or did not answer in time
+// (hall_timeout), of kind unavailable: a condition foreseen, said to the
+// caller (an MCP tool error names it), not an internal failure.
 func (h *HTTP) do(ctx context.Context, method, path string, body []byte, out any) error {
 	send := func() (*http.Response, error) {
 		req, err := http.NewRequestWithContext(ctx, method, strings.TrimRight(h.Base, "/")+path, bytes.NewReader(body))
@@ -170,9 +172,9 @@ func (h *HTTP) do(ctx context.Context, method, path string, body []byte, out any
 	}
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
-		return fmt.Errorf("the Hall at %s did not answer in time: %w", h.Base, err)
+		return &contract.Error{Kind: contract.KindUnavailable, Code: "hall_timeout", Detail: fmt.Sprintf("the Hall at %s did not answer in time: %v", h.Base, err), Err: err}
 	case err != nil:
-		return fmt.Errorf("the Hall at %s is unreachable: %w", h.Base, err)
+		return &contract.Error{Kind: contract.KindUnavailable, Code: "hall_unreachable", Detail: fmt.Sprintf("the Hall at %s is unreachable: %v", h.Base, err), Err: err}
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer))
@@ -180,7 +182,7 @@ func (h *HTTP) do(ctx context.Context, method, path string, body []byte, out any
 		return fmt.Errorf("read the Hall's answer: %w", err)
 	}
 	if resp.StatusCode >= 300 {
-		e := &contract.Error{Kind: contract.KindOf(resp.StatusCode)}
+		e := &contract.Error{Kind: httpwire.KindOf(resp.StatusCode), Status: resp.StatusCode}
 		var eb contract.ErrorResponse
 		if json.Unmarshal(data, &eb) == nil {
 			e.Code, e.Detail = eb.Error, eb.Detail

@@ -54,7 +54,7 @@ func renderCheck(resp contract.CheckResponse) (CheckOut, string) {
 		fmt.Fprintf(&t, "check: unavailable (%s: %s)\n", out.Error, out.Detail)
 		return out, t.String()
 	}
-	t.WriteString(CheckText(resp, checkShown))
+	t.WriteString(contract.CheckText(resp, checkShown))
 	return out, t.String()
 }
 
@@ -74,62 +74,4 @@ func checkHits(hits []contract.CheckHit) ([]CheckHit, int) {
 		out = append(out, c)
 	}
 	return out, 0
-}
-
-// CheckText is a check's answer as lines: whom the work would collide
-// and overlap with and why, at most shown of each, other agents' text
-// quoted. `hall check` prints the same.
-func CheckText(resp contract.CheckResponse, shown int) string {
-	var t strings.Builder
-	if len(resp.Collisions) == 0 && len(resp.Overlaps) == 0 {
-		t.WriteString("no collision, no overlap: no other live session is changing that place\n")
-		return t.String()
-	}
-	// Whom, their themes and paths are what other agents wrote: the
-	// reported block holds them, the counts follow it.
-	fmt.Fprintf(&t, "check: %d would collide, %d would overlap:\n", len(resp.Collisions), len(resp.Overlaps))
-	var reported []string
-	for i, h := range resp.Collisions {
-		if i == shown {
-			break
-		}
-		reported = append(reported, fmt.Sprintf("would collide: %q (%s)%s [%s]%s", contract.ClipID(h.AgentID), h.PresenceID, themeText(h.Theme), strings.Join(h.Clauses, ", "), pathsText(h.Paths)))
-	}
-	for i, h := range resp.Overlaps {
-		if i == shown {
-			break
-		}
-		reported = append(reported, fmt.Sprintf("would overlap: %q (%s)%s in %q, merge %s%s", contract.ClipID(h.AgentID), h.PresenceID, themeText(h.Theme), contract.ClipPath(h.Worktree, 72), h.Merge, pathsText(h.Paths)))
-	}
-	contract.WriteReported(&t, reported)
-	if more := len(resp.Collisions) - shown; more > 0 {
-		fmt.Fprintf(&t, "… +%d more collisions\n", more)
-	}
-	if more := len(resp.Overlaps) - shown; more > 0 {
-		fmt.Fprintf(&t, "… +%d more overlaps\n", more)
-	}
-	return t.String()
-}
-
-func themeText(theme string) string {
-	if theme == "" {
-		return ""
-	}
-	return fmt.Sprintf(" theme %q", contract.Clip(theme, 60))
-}
-
-func pathsText(ps []string) string {
-	if len(ps) == 0 {
-		return ""
-	}
-	const show = 3
-	q := make([]string, 0, show+1)
-	for i, p := range ps {
-		if i == show {
-			q = append(q, fmt.Sprintf("+%d more", len(ps)-show))
-			break
-		}
-		q = append(q, fmt.Sprintf("%q", contract.ClipPath(p, 72)))
-	}
-	return " paths " + strings.Join(q, ", ")
 }

@@ -10,6 +10,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/web/httpwire"
 )
 
 // DefaultMaxSessions bounds the MCP sessions the Hall holds at once: a
@@ -142,7 +143,7 @@ func (s *httpServer) end(id string) {
 
 // refuse answers through the Hall's one error writer.
 func refuse(w http.ResponseWriter, kind contract.Kind, code, detail string) {
-	contract.WriteError(w, nil, contract.Refuse(kind, code, "%s", detail))
+	httpwire.WriteError(w, nil, contract.Refuse(kind, code, "%s", detail))
 }
 
 // closeWait bounds Close: a session's Close waits for its calls in flight,

@@ -3,9 +3,12 @@
 package mcp
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -385,5 +388,42 @@ func TestFailOpen(t *testing.T) {
 	}
 	if got := mcptest.Text(t, mcptest.Call(t, cs, "cockpit", nil)); got != contract.UnreadableCockpit(errors.New("unreadable"), "") {
 		t.Errorf("cockpit: %q", got)
+	}
+}
+
+// TestToolErrorsSayTheRefusalNeverTheCause: a tool error says a refusal by
+// its code and detail, a domain error under its code, and a failure the
+// Hall did not foresee as internal: its cause (which may name a user's
+// files) is logged at Error, once, and never sent to the client.
+func TestToolErrorsSayTheRefusalNeverTheCause(t *testing.T) {
+	secret := errors.New("open /home/ana/.hall/registry/prs_0123456789ab.json: input/output error")
+	for _, tc := range []struct {
+		name   string
+		err    error
+		text   string
+		logged bool
+	}{
+		{"a refusal", contract.Refuse(contract.KindInvalid, "invalid_brain", "brain %q: want an absolute path", "rel"), `invalid_brain: brain "rel": want an absolute path`, false},
+		{"a domain error", presence.Errorf(presence.ENOTFOUND, "no presence prs_x"), presence.ENOTFOUND + ": no presence prs_x", false},
+		{"an internal cause", fmt.Errorf("read record: %w", secret), presence.EINTERNAL + ": ", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var log bytes.Buffer
+			s := &server{log: slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug}))}
+			res := s.errorResult("north", tc.err)
+			got := res.Content[0].(*sdk.TextContent).Text
+			if !res.IsError || !strings.HasPrefix(got, tc.text) {
+				t.Errorf("sent %q (isError %v), want it to start %q", got, res.IsError, tc.text)
+			}
+			if strings.Contains(got, "input/output error") || strings.Contains(got, "/home/ana") {
+				t.Errorf("the cause reached the client: %q", got)
+			}
+			if n := strings.Count(log.String(), "level=ERROR"); n != map[bool]int{true: 1}[tc.logged] {
+				t.Errorf("logged at Error %d times, want once for an internal cause and never otherwise:\n%s", n, log.String())
+			}
+			if tc.logged && !strings.Contains(log.String(), "input/output error") {
+				t.Errorf("the log lost the cause: %s", log.String())
+			}
+		})
 	}
 }

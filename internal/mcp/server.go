@@ -120,8 +120,7 @@ func addTool[In, Out any](s *server, srv *sdk.Server, t *sdk.Tool, h func(ctx co
 		case errors.As(err, &more):
 			return &sdk.CallToolResult{InputRequests: more.requests}, nil, nil
 		case err != nil:
-			s.log.Debug("mcp tool refused", "tool", t.Name, "err", err)
-			return errorResult(err), nil, nil
+			return s.errorResult(t.Name, err), nil, nil
 		}
 		raw, err := encode(out)
 		if err != nil {
@@ -145,14 +144,17 @@ func encode(v any) (json.RawMessage, error) {
 	return bytes.TrimRight(b.Bytes(), "\n"), nil
 }
 
-// errorResult is a tool error: the Hall's code and detail (which name the
-// field), or the cause.
-func errorResult(err error) *sdk.CallToolResult {
-	text := err.Error()
-	var he *contract.Error
-	if errors.As(err, &he) {
-		text = he.Code + ": " + he.Detail
+// errorResult is a tool error, said as every transport says one
+// (contract.Refusal): a refusal by its code and detail (which name the
+// field); a failure the Hall did not foresee (a store's or a transport's
+// cause, which may name a user's files) logged here at Error with its
+// cause, once, and answered as internal with no cause.
+func (s *server) errorResult(tool string, err error) *sdk.CallToolResult {
+	e, internal := contract.Refusal(err)
+	if internal {
+		s.log.Error("mcp tool failed", "tool", tool, "err", err)
 	}
+	text := e.Code + ": " + e.Detail
 	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: contract.Clip(text, errorWidth) + "\n"}}}
 }
 

@@ -9,7 +9,6 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hall-dev/hall/internal/contract"
-	"github.com/hall-dev/hall/internal/hall"
 	"github.com/hall-dev/hall/internal/recovery"
 )
 
@@ -83,7 +82,7 @@ func (s *server) snapshots(ctx context.Context, req *sdk.CallToolRequest, in Sna
 	return renderSnapshots(list)
 }
 
-func renderSnapshots(list hall.SnapshotList) (SnapshotsOut, string, error) {
+func renderSnapshots(list contract.SnapshotList) (SnapshotsOut, string, error) {
 	out := SnapshotsOut{Kept: list.Kept, SnapshotsMore: list.LeftOut}
 	if !list.Kept {
 		return out, "This Hall keeps no snapshots (hall serve --snapshots=false).", nil
@@ -152,7 +151,7 @@ func renderSnapshots(list hall.SnapshotList) (SnapshotsOut, string, error) {
 	return out, strings.TrimRight(b.String(), "\n"), nil
 }
 
-func renderSnapshotFiles(d hall.SnapshotDiff) (SnapshotsOut, string, error) {
+func renderSnapshotFiles(d contract.SnapshotDiff) (SnapshotsOut, string, error) {
 	out := SnapshotsOut{Kept: true, Restore: "hall restore " + d.Snapshot.ID}
 	var b strings.Builder
 	// The worktree, the command and the file names are what sessions

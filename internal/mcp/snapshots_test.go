@@ -105,11 +105,11 @@ func TestSnapshotsBudget(t *testing.T) {
 		Presence: worst(128), Files: files, FilesLeftOut: 10000}
 	loss := contract.Loss{Snapshot: snap.ID, Worktree: snap.Worktree, By: worst(128), Command: worst(200), Owner: worst(128), Files: lost, FilesLeftOut: 900}
 	loss.Restore = "hall restore " + snap.ID + " " + strings.Join(lost, " ")
-	list := hall.SnapshotList{Kept: true, LeftOut: 1999, Snapshots: []recovery.Snapshot{snap, snap, snap, snap, snap, snap}, Losses: []contract.Loss{loss, loss, loss, loss}}
+	list := contract.SnapshotList{Kept: true, LeftOut: 1999, Snapshots: []recovery.Snapshot{snap, snap, snap, snap, snap, snap}, Losses: []contract.Loss{loss, loss, loss, loss}}
 	for name, render := range map[string]func() (SnapshotsOut, string, error){
 		"list": func() (SnapshotsOut, string, error) { return renderSnapshots(list) },
 		"one snapshot": func() (SnapshotsOut, string, error) {
-			return renderSnapshotFiles(hall.SnapshotDiff{Snapshot: snap, Files: diffs})
+			return renderSnapshotFiles(contract.SnapshotDiff{Snapshot: snap, Files: diffs})
 		},
 	} {
 		out, txt, err := render()
@@ -137,10 +137,10 @@ func TestSnapshotsTextReportsOthersText(t *testing.T) {
 	snap := recovery.Snapshot{ID: "0mxcna8dy8769", Worktree: "/w/" + evil, Trigger: recovery.Trigger{Kind: recovery.TriggerShell, Command: "rm " + evil},
 		Presence: "codex-" + evil, Files: []recovery.File{{Path: evil + ".txt", State: recovery.StateAdded}}}
 	loss := contract.Loss{Snapshot: snap.ID, Worktree: snap.Worktree, By: "codex-" + evil, Command: "rm " + evil, Owner: "claude-" + evil, Files: []string{evil + ".txt"}}
-	_, txt, _ := renderSnapshots(hall.SnapshotList{Kept: true, Snapshots: []recovery.Snapshot{snap}, Losses: []contract.Loss{loss}})
+	_, txt, _ := renderSnapshots(contract.SnapshotList{Kept: true, Snapshots: []recovery.Snapshot{snap}, Losses: []contract.Loss{loss}})
 	contracttest.OnlyReported(t, "snapshots list", txt, contracttest.InjectionMark)
-	_, txt, _ = renderSnapshotFiles(hall.SnapshotDiff{Snapshot: snap, Files: []recovery.FileDiff{{Path: evil + ".txt", State: recovery.DiffMissing}}})
+	_, txt, _ = renderSnapshotFiles(contract.SnapshotDiff{Snapshot: snap, Files: []recovery.FileDiff{{Path: evil + ".txt", State: recovery.DiffMissing}}})
 	contracttest.OnlyReported(t, "one snapshot", txt, contracttest.InjectionMark)
 	hit := contract.CheckHit{PresenceID: "prs_0123456789ab", AgentID: "codex-" + evil, Theme: evil, Paths: []string{"/w/" + evil}, Worktree: "/w/" + evil}
-	contracttest.OnlyReported(t, "check", CheckText(contract.CheckResponse{Collisions: []contract.CheckHit{hit}, Overlaps: []contract.CheckHit{hit}}, 3), contracttest.InjectionMark)
+	contracttest.OnlyReported(t, "check", contract.CheckText(contract.CheckResponse{Collisions: []contract.CheckHit{hit}, Overlaps: []contract.CheckHit{hit}}, 3), contracttest.InjectionMark)
 }

@@ -169,9 +169,9 @@ func (s *server) locate(ctx context.Context, req *sdk.CallToolRequest, b *contra
 // target is the presence a call names: its presence_id, else agent_id
 // (this session's by default) on brain (measured as handshake measures it
 // by default).
-func (s *server) target(ctx context.Context, req *sdk.CallToolRequest, in PresenceIn) (hall.Who, error) {
+func (s *server) target(ctx context.Context, req *sdk.CallToolRequest, in PresenceIn) (contract.Who, error) {
 	if in.PresenceID != "" {
-		return hall.Who{PresenceID: in.PresenceID}, nil
+		return contract.Who{PresenceID: in.PresenceID}, nil
 	}
 	b := contract.BeatRequest{AgentID: in.AgentID, Brain: in.Brain}
 	if b.AgentID == "" {
@@ -179,10 +179,10 @@ func (s *server) target(ctx context.Context, req *sdk.CallToolRequest, in Presen
 	}
 	if b.Brain == "" {
 		if err := s.locate(ctx, req, &b); err != nil {
-			return hall.Who{}, err
+			return contract.Who{}, err
 		}
 	}
-	return hall.Who{AgentID: b.AgentID, Brain: b.Brain}, nil
+	return contract.Who{AgentID: b.AgentID, Brain: b.Brain}, nil
 }
 
 func (s *server) presences(ctx context.Context, _ *sdk.CallToolRequest, in BrainIn) (PresencesOut, string, error) {
@@ -252,7 +252,7 @@ func (s *server) leave(ctx context.Context, req *sdk.CallToolRequest, in Presenc
 	if err != nil {
 		return LeaveOut{}, "", err
 	}
-	id, err := who.ID()
+	id, err := hall.WhoID(who)
 	if err != nil {
 		return LeaveOut{}, "", err
 	}

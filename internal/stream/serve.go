@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/web/httpwire"
 )
 
 // ServeStream serves one SSE stream of the roster narrowed by f: a snapshot
@@ -35,7 +36,7 @@ func (h *Hub) ServeStream(w http.ResponseWriter, r *http.Request, f Filter) {
 				"this Hall serves at most %d live streams at once (--max-streams); try again in %s, or poll GET /api/presences", h.cfg.MaxSubscribers, after)
 		}
 		w.Header().Set("Retry-After", strconv.Itoa(int(after.Round(time.Second)/time.Second)))
-		contract.WriteError(w, h.cfg.Log, refusal)
+		httpwire.WriteError(w, h.cfg.Log, refusal)
 		return
 	}
 

@@ -8,6 +8,7 @@ import (
 	"net/http"
 
 	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/web/httpwire"
 )
 
 // MaxBeatBody bounds a beat's body; the field limits keep a valid beat far
@@ -27,7 +28,7 @@ func (h *Handler) HandleBeat(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	contract.WriteJSON(w, http.StatusOK, resp)
+	httpwire.WriteJSON(w, http.StatusOK, resp)
 	return nil
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/hall"
+	"github.com/hall-dev/hall/internal/web/httpwire"
 )
 
 // maxCheckBody bounds a check's body, as a beat's.
@@ -42,7 +43,7 @@ func (h *Handler) HandleCheck(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	contract.WriteJSON(w, http.StatusOK, resp)
+	httpwire.WriteJSON(w, http.StatusOK, resp)
 	return nil
 }
 

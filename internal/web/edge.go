@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/web/httpwire"
 	"github.com/hall-dev/hall/views"
 )
 
@@ -134,7 +135,7 @@ func (e *edge) authorized(w http.ResponseWriter, r *http.Request, rt Route, safe
 
 func unauthorized(w http.ResponseWriter, detail string) {
 	w.Header().Set("WWW-Authenticate", `Bearer realm="hall"`)
-	contract.WriteError(w, nil, contract.Refuse(contract.KindUnauthorized, "unauthorized", "%s", detail))
+	httpwire.WriteError(w, nil, contract.Refuse(contract.KindUnauthorized, "unauthorized", "%s", detail))
 }
 
 // login takes the read token from ?token= once: right, it sets the
@@ -195,7 +196,7 @@ func AllowedHosts(allowed []string, next http.Handler) http.Handler {
 }
 
 func misdirected(w http.ResponseWriter, r *http.Request, log *slog.Logger) {
-	contract.WriteError(w, log, contract.Refuse(contract.KindMisdirected, "host_not_allowed",
+	httpwire.WriteError(w, log, contract.Refuse(contract.KindMisdirected, "host_not_allowed",
 		"this Hall answers to localhost, IP addresses and the names given with --allowed-host; not to %q", r.Host))
 }
 

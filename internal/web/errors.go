@@ -3,11 +3,11 @@ package web
 import (
 	"net/http"
 
-	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/web/httpwire"
 )
 
 // HandlerFunc is a handler that returns its failure instead of writing
-// it: serve writes every one the same way (contract.WriteError), so a
+// it: serve writes every one the same way (httpwire.WriteError), so a
 // status, a code and what a client reads of an internal failure are
 // decided in one place.
 type HandlerFunc func(w http.ResponseWriter, r *http.Request) error
@@ -18,7 +18,7 @@ type HandlerFunc func(w http.ResponseWriter, r *http.Request) error
 func (h *Handler) serve(f HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if err := f(w, r); err != nil {
-			contract.WriteError(w, h.Log, err)
+			httpwire.WriteError(w, h.Log, err)
 		}
 	}
 }
@@ -26,5 +26,5 @@ func (h *Handler) serve(f HandlerFunc) http.HandlerFunc {
 // writeError answers err through the one writer, for the edge's rules
 // (which refuse before any handler runs).
 func (h *Handler) writeError(w http.ResponseWriter, err error) {
-	contract.WriteError(w, h.Log, err)
+	httpwire.WriteError(w, h.Log, err)
 }

@@ -3,8 +3,8 @@ package web
 import (
 	"net/http"
 
-	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/hall"
+	"github.com/hall-dev/hall/internal/web/httpwire"
 )
 
 // HandleEvents serves GET /api/events[?brain=][&limit=]: what happened
@@ -24,6 +24,6 @@ func (h *Handler) HandleEvents(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	contract.WriteJSON(w, http.StatusOK, page)
+	httpwire.WriteJSON(w, http.StatusOK, page)
 	return nil
 }

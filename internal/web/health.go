@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/web/httpwire"
 )
 
 // HandleHealth serves GET /api/health: status, uptime, the store's and the
@@ -23,6 +24,6 @@ func (h *Handler) HandleHealth(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	out.Git = h.Git
-	contract.WriteJSON(w, http.StatusOK, out)
+	httpwire.WriteJSON(w, http.StatusOK, out)
 	return nil
 }

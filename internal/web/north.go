@@ -3,8 +3,8 @@ package web
 import (
 	"net/http"
 
-	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/hall"
+	"github.com/hall-dev/hall/internal/web/httpwire"
 )
 
 // HandleNorth serves GET /api/north?presence_id= (or ?agent_id=&brain=):
@@ -18,6 +18,6 @@ func (h *Handler) HandleNorth(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	contract.WriteJSON(w, http.StatusOK, resp)
+	httpwire.WriteJSON(w, http.StatusOK, resp)
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/presence"
 	"github.com/hall-dev/hall/internal/presence/presencetest"
+	"github.com/hall-dev/hall/internal/web/httpwire"
 )
 
 // TestRosterBodyMatchesWriteJSON: the cached, spliced encoding of the
@@ -24,7 +25,7 @@ func TestRosterBodyMatchesWriteJSON(t *testing.T) {
 			want := httptest.NewRecorder()
 			resp := contract.FromSnapshot(snap.ForBrain(brain), brain)
 			resp.Cursor, resp.ServedAtMs = "42", served
-			contract.WriteJSON(want, 200, resp)
+			httpwire.WriteJSON(want, 200, resp)
 			cached := contract.FromSnapshot(snap.ForBrain(brain), brain)
 			cached.Cursor = "42"
 			got := encodeRosterBody(cached, "42").response(served)

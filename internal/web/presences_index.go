@@ -10,6 +10,7 @@ import (
 
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/hall"
+	"github.com/hall-dev/hall/internal/web/httpwire"
 )
 
 // HandlePresencesIndex serves GET /api/presences[?brain=]: the contract.
@@ -24,7 +25,7 @@ func (h *Handler) HandlePresencesIndex(w http.ResponseWriter, r *http.Request) e
 		return err
 	}
 	if v.Err != nil {
-		contract.WriteJSON(w, http.StatusOK, v.Response())
+		httpwire.WriteJSON(w, http.StatusOK, v.Response())
 		return nil
 	}
 	// With a cursor the tag is cheap: one cursor is one roster, so a poller
@@ -50,7 +51,7 @@ func (h *Handler) HandlePresencesIndex(w http.ResponseWriter, r *http.Request) e
 		_, _ = w.Write(h.bodies.get(v).response(v.Snap.AtMs))
 		return nil
 	}
-	contract.WriteJSON(w, http.StatusOK, resp)
+	httpwire.WriteJSON(w, http.StatusOK, resp)
 	return nil
 }
 
@@ -84,7 +85,7 @@ func (c *rosterBodies) get(v hall.View) *rosterBody {
 	return b
 }
 
-// encodeRosterBody encodes resp exactly as contract.WriteJSON would, but
+// encodeRosterBody encodes resp exactly as httpwire.WriteJSON would, but
 // for served_at_ms.
 func encodeRosterBody(resp contract.PresencesResponse, cursor string) *rosterBody {
 	st, err := contract.NewStamped(resp)

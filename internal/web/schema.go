@@ -10,6 +10,7 @@ import (
 
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/contract/schema"
+	"github.com/hall-dev/hall/internal/web/httpwire"
 )
 
 // HandleSchemaIndex serves GET /api/schema/: the schemas this Hall serves,
@@ -19,7 +20,7 @@ func (h *Handler) HandleSchemaIndex(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return fmt.Errorf("list the schemas: %w", err)
 	}
-	contract.WriteJSON(w, http.StatusOK, idx)
+	httpwire.WriteJSON(w, http.StatusOK, idx)
 	return nil
 }
 

@@ -3,8 +3,8 @@ package web
 import (
 	"net/http"
 
-	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/hall"
+	"github.com/hall-dev/hall/internal/web/httpwire"
 )
 
 // HandleSnapshots serves GET /api/snapshots[?worktree=][&agent=][&limit=]:
@@ -23,7 +23,7 @@ func (h *Handler) HandleSnapshots(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	contract.WriteJSON(w, http.StatusOK, list)
+	httpwire.WriteJSON(w, http.StatusOK, list)
 	return nil
 }
 
@@ -35,6 +35,6 @@ func (h *Handler) HandleSnapshot(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	contract.WriteJSON(w, http.StatusOK, d)
+	httpwire.WriteJSON(w, http.StatusOK, d)
 	return nil
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/contract/schema"
 	"github.com/hall-dev/hall/internal/contract/schema/schematest"
-	"github.com/hall-dev/hall/internal/hall"
 	"github.com/hall-dev/hall/internal/presence"
 	"github.com/hall-dev/hall/internal/recovery"
 )
@@ -179,9 +178,9 @@ func TestSchemasAcceptTheWireTypes(t *testing.T) {
 		{"events", "recent events", contract.EventsResponse{Events: []contract.Line{{Type: contract.LineJoin, EventID: "3", Seq: 3, AtMs: 1, Presence: &f.bare}, {Type: contract.LineRegistryReadable, EventID: "2", Seq: 2, AtMs: 1}}, LeftOut: 4, Kept: 1000}},
 		{"index", "the index", idx},
 		{"beat-response", "a hook's answer before a destructive command", contract.BeatResponse{PresenceID: f.full.PresenceID, Stored: true, North: []string{}, Hook: &contract.HookSay{Collisions: contract.TellNothing, Guard: []string{"shell guard: …"}, Recovery: []string{"The Hall saved snapshot 0mxcna8dy8769 of this worktree first: …"}, Snapshots: []string{"0mxcna8dy8769"}}}},
-		{"snapshots", "snapshots and a loss", hall.SnapshotList{Kept: true, Snapshots: []recovery.Snapshot{snap}, LeftOut: 3, Losses: []contract.Loss{loss}}},
-		{"snapshots", "a Hall that keeps none", hall.SnapshotList{Snapshots: []recovery.Snapshot{}, Losses: []contract.Loss{}}},
-		{"snapshot-files", "a snapshot's files now", hall.SnapshotDiff{Snapshot: snap, Files: []recovery.FileDiff{{Path: "a.go", State: recovery.DiffChanged}, {Path: "b.go", State: recovery.DiffMissing}}}},
+		{"snapshots", "snapshots and a loss", contract.SnapshotList{Kept: true, Snapshots: []recovery.Snapshot{snap}, LeftOut: 3, Losses: []contract.Loss{loss}}},
+		{"snapshots", "a Hall that keeps none", contract.SnapshotList{Snapshots: []recovery.Snapshot{}, Losses: []contract.Loss{}}},
+		{"snapshot-files", "a snapshot's files now", contract.SnapshotDiff{Snapshot: snap, Files: []recovery.FileDiff{{Path: "a.go", State: recovery.DiffChanged}, {Path: "b.go", State: recovery.DiffMissing}}}},
 		{"loss", "a person's loss", contract.Loss{Snapshot: "0mxcna8dy8769", Worktree: "/b/w", By: "claude-1", Command: "git clean -fd", Files: []string{"notes.txt"}, At: time.Unix(5, 0).UTC(), Restore: "hall restore 0mxcna8dy8769 notes.txt"}},
 	} {
 		set.Check(t, tc.schema, tc.what, encode(t, tc.v))

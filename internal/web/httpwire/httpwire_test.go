@@ -1,4 +1,4 @@
-package contract
+package httpwire
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/presence"
 )
 
@@ -19,16 +20,16 @@ import (
 // not hold is invalid as a 4xx, internal otherwise.
 func TestKindOfReadsTheTableBack(t *testing.T) {
 	for k := range statuses {
-		if got := KindOf(StatusOf(Kind(k))); got != Kind(k) {
-			t.Errorf("kind %d: written %d, read back as %d", k, StatusOf(Kind(k)), got)
+		if got := KindOf(StatusOf(contract.Kind(k))); got != contract.Kind(k) {
+			t.Errorf("kind %d: written %d, read back as %d", k, StatusOf(contract.Kind(k)), got)
 		}
 	}
-	for status, want := range map[int]Kind{http.StatusTeapot: KindInvalid, http.StatusBadGateway: KindInternal, http.StatusFound: KindInternal} {
+	for status, want := range map[int]contract.Kind{http.StatusTeapot: contract.KindInvalid, http.StatusBadGateway: contract.KindInternal, http.StatusFound: contract.KindInternal} {
 		if got := KindOf(status); got != want {
 			t.Errorf("KindOf(%d) = %d, want %d", status, got, want)
 		}
 	}
-	if (&Error{Kind: KindNotFound}).BadInput() || !(&Error{Kind: KindRateLimited}).BadInput() || (&Error{Kind: KindUnavailable}).BadInput() {
+	if (&contract.Error{Kind: contract.KindNotFound}).BadInput() || !(&contract.Error{Kind: contract.KindRateLimited}).BadInput() || (&contract.Error{Kind: contract.KindUnavailable}).BadInput() {
 		t.Error("BadInput: want every 4xx kind but not found, and no 5xx kind")
 	}
 }
@@ -36,6 +37,7 @@ func TestKindOfReadsTheTableBack(t *testing.T) {
 // TestRefusal: what the wire says of each kind of failure, through the one
 // writer every transport uses.
 func TestRefusal(t *testing.T) {
+	const internalDetail = "the Hall failed to answer; its log says why" // contract.Refusal's
 	secret := errors.New("open /home/ana/.hall/registry/prs_0123456789ab.json: input/output error")
 	for _, tc := range []struct {
 		name     string
@@ -45,18 +47,18 @@ func TestRefusal(t *testing.T) {
 		detail   string
 		internal bool
 	}{
-		{"a refusal as it is", Refuse(KindMisdirected, "host_not_allowed", "not %q", "evil.example"), 421, "host_not_allowed", `not "evil.example"`, false},
-		{"a wrapped refusal", fmt.Errorf("north: %w", Refuse(KindNotFound, "unknown_brain", "no")), 404, "unknown_brain", "no", false},
+		{"a refusal as it is", contract.Refuse(contract.KindMisdirected, "host_not_allowed", "not %q", "evil.example"), 421, "host_not_allowed", `not "evil.example"`, false},
+		{"a wrapped refusal", fmt.Errorf("north: %w", contract.Refuse(contract.KindNotFound, "unknown_brain", "no")), 404, "unknown_brain", "no", false},
 		{"a domain error under its kind", presence.Errorf(presence.EBUSY, "out of file descriptors"), 503, presence.EBUSY, "out of file descriptors", false},
-		{"a domain error renamed", FromDomain(presence.Errorf(presence.EINVALID, "bad"), "invalid_presence_id"), 400, "invalid_presence_id", "bad", false},
+		{"a domain error renamed", contract.FromDomain(presence.Errorf(presence.EINVALID, "bad"), "invalid_presence_id"), 400, "invalid_presence_id", "bad", false},
 		{"anything else is internal, its text kept out", fmt.Errorf("read record: %w", secret), 500, presence.EINTERNAL, internalDetail, true},
 		{"a domain EINTERNAL too", presence.Errorf(presence.EINTERNAL, "%v", secret), 500, presence.EINTERNAL, internalDetail, true},
-		{"FromDomain keeps a foreign error for the writer to log", FromDomain(secret, "whatever"), 500, presence.EINTERNAL, internalDetail, true},
-		{"a beat too large", BeatError(presence.Errorf(presence.ETOOLARGE, "theme is over 200 bytes")), 400, "field_too_large", "theme is over 200 bytes", false},
-		{"a leave out of reach", LeaveError(presence.Errorf(presence.EUNREACHABLE, "nats: timeout")), 503, presence.EUNAVAILABLE, "nats: timeout", false},
+		{"FromDomain keeps a foreign error for the writer to log", contract.FromDomain(secret, "whatever"), 500, presence.EINTERNAL, internalDetail, true},
+		{"a beat too large", contract.BeatError(presence.Errorf(presence.ETOOLARGE, "theme is over 200 bytes")), 400, "field_too_large", "theme is over 200 bytes", false},
+		{"a leave out of reach", contract.LeaveError(presence.Errorf(presence.EUNREACHABLE, "nats: timeout")), 503, presence.EUNAVAILABLE, "nats: timeout", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			e, internal := Refusal(tc.err)
+			e, internal := contract.Refusal(tc.err)
 			if StatusOf(e.Kind) != tc.status || e.Code != tc.code || e.Detail != tc.detail || internal != tc.internal {
 				t.Errorf("got %d %s %q internal=%v, want %d %s %q internal=%v", StatusOf(e.Kind), e.Code, e.Detail, internal, tc.status, tc.code, tc.detail, tc.internal)
 			}
@@ -64,7 +66,7 @@ func TestRefusal(t *testing.T) {
 			var logged bytes.Buffer
 			rec := httptest.NewRecorder()
 			WriteError(rec, slog.New(slog.NewTextHandler(&logged, nil)), tc.err)
-			var body ErrorResponse
+			var body contract.ErrorResponse
 			if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil || rec.Code != tc.status || body.Error != tc.code || body.Detail != tc.detail {
 				t.Errorf("written: %d %s (%v), want %d {%s %q}", rec.Code, rec.Body.Bytes(), err, tc.status, tc.code, tc.detail)
 			}
