@@ -313,7 +313,6 @@ func (d onDisk) same(e entry) bool {
 	return d.id == e.blob && (d.kind == diskLink) == e.link() && d.kind != diskOther
 }
 
-
 // plan is one file Restore would write, and what its path holds now.
 type plan struct {
 	entry
