@@ -482,31 +482,23 @@ func (x *exactIndex) build(sw *sweep, start, end int32) {
 // walk takes the entries at positions from to to, all equal to an entry
 // of rank a, as wsTree.walk does.
 func (x *exactIndex) walk(sw *sweep, a, from, to int32, out []int32) []int32 {
-	stamp := a + 1
-	va := &sw.views[a]
-	for i := from; i < to; i++ {
-		b := x.ent[i].owner
-		if b <= a || sw.mark[b] == stamp || sw.group[b] == sw.group[a] {
-			continue
-		}
-		sw.mark[b] = stamp
-		vb := &sw.views[b]
-		if (va.rootID != 0 && va.rootID == vb.rootID) || (va.treeID != 0 && va.treeID == vb.treeID) {
-			continue
-		}
-		out = append(out, b)
-	}
-	return out
+	return walkOwners(sw, x.ent, a, from, to, out)
 }
 
 // walk takes the entries at positions from to to, all overlapping an entry
 // of rank a.
 func (t *wsTree) walk(sw *sweep, a, from, to int32, out []int32) []int32 {
+	return walkOwners(sw, t.ent, a, from, to, out)
+}
+
+// walkOwners appends to out the ranks owning ent[from:to] that pair with
+// rank a: later than a, each once, of another group, sharing neither a
+// caller root nor a worktree with it (those pairs are found by place).
+func walkOwners(sw *sweep, ent []headed, a, from, to int32, out []int32) []int32 {
 	stamp := a + 1
 	va := &sw.views[a]
 	for i := from; i < to; i++ {
-		e := &t.ent[i]
-		b := e.owner
+		b := ent[i].owner
 		if b <= a || sw.mark[b] == stamp || sw.group[b] == sw.group[a] {
 			continue
 		}
