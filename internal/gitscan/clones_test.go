@@ -17,7 +17,7 @@ import (
 // byte of any clone written (objects, refs, index, config).
 func TestScannerPredictsAcrossClones(t *testing.T) {
 	c := gittest.Clones(t, gittest.TempDir(t))
-	cart := func(dir string) string { return filepath.Join(dir, "src", "cart.go") }
+	cart := func(dir string) string { return filepath.Join(dir, filepath.FromSlash(gittest.CartPath)) }
 	gittest.WriteFile(t, cart(c.Ana), gittest.CartLines(map[int]string{10: "// ana's line ten"}))
 	gittest.WriteFile(t, cart(c.Bob), gittest.CartLines(map[int]string{10: "// bob's line ten"}))
 	gittest.WriteFile(t, cart(c.Carol), gittest.CartLines(map[int]string{18: "// carol's line eighteen"}))
@@ -41,8 +41,8 @@ func TestScannerPredictsAcrossClones(t *testing.T) {
 			t.Errorf("%s: repository %q, want file://%s (one remote, three spellings)", d, res.Changes.Repository, want)
 		}
 	}
-	if p, _ := s.Prediction(c.Bob, c.Ana); len(p.Conflicts) != 1 || p.Conflicts[0] != "src/cart.go" {
-		t.Errorf("conflicts %v, want [src/cart.go]", p.Conflicts)
+	if p, _ := s.Prediction(c.Bob, c.Ana); len(p.Conflicts) != 1 || p.Conflicts[0] != gittest.CartPath {
+		t.Errorf("conflicts %v, want [%s]", p.Conflicts, gittest.CartPath)
 	}
 	for d, fp := range before {
 		if gittest.Fingerprint(t, d) != fp {
@@ -56,7 +56,7 @@ func TestScannerPredictsAcrossClones(t *testing.T) {
 // repositories joined by it are.
 func TestScannerKeepsSplitClonesApart(t *testing.T) {
 	c := gittest.Clones(t, gittest.TempDir(t))
-	cart := func(dir string) string { return filepath.Join(dir, "src", "cart.go") }
+	cart := func(dir string) string { return filepath.Join(dir, filepath.FromSlash(gittest.CartPath)) }
 	gittest.Git(t, c.Ana, "config", gitscan.RepositoryKey, "shop-ana")
 	gittest.Git(t, c.Bob, "config", gitscan.RepositoryKey, "shop-bob")
 	for _, d := range []string{c.Ana, c.Bob, c.Carol} {

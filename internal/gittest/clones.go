@@ -10,12 +10,16 @@ import (
 	"testing"
 )
 
-// CartLines is the file every clone of Clones starts with, src/cart.go:
+// CartPath is the file every clone of Clones starts with, the one the
+// recorded hook payloads edit (internal/hooktest).
+const CartPath = "src/checkout/cart.go"
+
+// CartLines is CartPath's content:
 // 20 numbered lines, some replaced (by line number), so two clones can
 // change one line (a conflict) or two lines apart (a clean merge).
 func CartLines(replace map[int]string) string {
 	var b strings.Builder
-	b.WriteString("package src\n\n")
+	b.WriteString("package checkout\n\n")
 	for i := 3; i <= 20; i++ {
 		if s, ok := replace[i]; ok {
 			fmt.Fprintln(&b, s)
@@ -40,7 +44,7 @@ type ClonesOf struct {
 // CarolURL is the scp-like URL Carol's origin names.
 const CarolURL = "git@example.invalid:o/r.git"
 
-// Clones makes the bare repository under dir, one commit of src/cart.go
+// Clones makes the bare repository under dir, one commit of CartPath
 // (CartLines) on main, and the three clones beside it.
 func Clones(tb testing.TB, dir string) ClonesOf {
 	tb.Helper()
@@ -48,7 +52,7 @@ func Clones(tb testing.TB, dir string) ClonesOf {
 	Git(tb, "", "init", "-q", "--bare", "-b", "main", c.Bare)
 	seed := filepath.Join(dir, "seed")
 	Init(tb, seed)
-	WriteFile(tb, filepath.Join(seed, "src", "cart.go"), CartLines(nil))
+	WriteFile(tb, filepath.Join(seed, filepath.FromSlash(CartPath)), CartLines(nil))
 	WriteFile(tb, filepath.Join(seed, "README"), "shop\n")
 	CommitAll(tb, seed, "init")
 	Git(tb, seed, "push", "-q", c.Bare, "main")
