@@ -143,6 +143,9 @@ func TestOverlapsAcrossClones(t *testing.T) {
 	if !opened {
 		t.Error("no overlap_opened event across clone")
 	}
+	if metrics := getBody(t, p.m.URL()+"/metrics", 1<<20); !strings.Contains(metrics, "\nhall_overlaps_across_clones_open 1\n") {
+		t.Error("/metrics does not count the overlap across clones")
+	}
 	// hall check from a third session in ana sees bob's clone (and
 	// would collide with A, in ana itself: exit 3).
 	code, out, stderr := runCLI(t, "", "check", "--hall", p.m.URL(), "--caller-root", c.Ana, "--worktree", c.Ana, "--agent-id", "claude-check", "--paths", gittest.CartPath)
