@@ -46,7 +46,8 @@ type Store struct {
 	decodes atomic.Int64 // records decoded (read): a test's measure of List's cost
 	hashed  atomic.Int64 // worktree bytes Diff hashed: a test's measure of its cost
 
-	hold func() // tests only: called as a begun snapshot's finishing starts
+	hold     func()               // tests only: called as a begun snapshot's finishing starts
+	borrowed func(objects string) // tests only: called once a loan is taken, before the objects are written
 }
 
 // finishing is a snapshot Take answered for whose record is still being
@@ -208,7 +209,13 @@ func (s *Store) begin(ctx context.Context, req SaveRequest, borrow bool, take fu
 		os.RemoveAll(b.tmp)
 		return begun{}, fmt.Errorf("recovery: %w", err)
 	}
+	if b.lender != "" && s.borrowed != nil {
+		s.borrowed(objects)
+	}
 	g, err := take(objects)
+	if err != nil && b.lender != "" && gitscan.CodeOf(err) == gitscan.Failed {
+		g, err = s.takeUnlent(&b, objects, take)
+	}
 	if err != nil {
 		s.giveBack(b.lender)
 		os.RemoveAll(b.tmp)
@@ -219,6 +226,28 @@ func (s *Store) begin(ctx context.Context, req SaveRequest, borrow bool, take fu
 		Taken: taken, Trigger: req.Trigger, Presence: req.Presence, Agent: req.Agent, Brain: req.Brain,
 	}
 	return b, nil
+}
+
+// takeUnlent takes a snapshot whose take failed with a loan once more
+// without it. A lender still being finished is named both at <id>.tmp
+// and at <id>, and moves from one to the other when recorded: a git
+// process that read the loan while the lender was at <id>.tmp alone and
+// looks for an object there after the move misses it (git add found the
+// file's content there, so write-tree finds the tree's entry nowhere),
+// and the snapshot would not be saved though nothing is wrong with the
+// worktree. The loan only spares writes: the objects git wrote stay, and
+// the retry writes what the lender held (rare, and bounded by the same
+// deadline). Retrying keeps the store's layout (one directory per
+// snapshot, renamed into place when recorded) that orphans, prune and an
+// older hall restore read; keeping lenders at a path that never moves
+// would change it.
+func (s *Store) takeUnlent(b *begun, objects string, take func(objects string) (gitscan.Snapshot, error)) (gitscan.Snapshot, error) {
+	s.giveBack(b.lender)
+	b.lender, b.loan = "", nil
+	if err := os.Remove(filepath.Join(objects, "info", "alternates")); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return gitscan.Snapshot{}, err
+	}
+	return take(objects)
 }
 
 // borrow makes the newest snapshot of the worktree a lender of objects
