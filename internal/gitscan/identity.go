@@ -83,13 +83,20 @@ func (r *Runner) Identity(ctx context.Context, wt, branch, head, commonDir strin
 		}
 	}
 	if head != "" {
+		if id, ok := r.cache.roots(head); ok {
+			return id, nil
+		}
+		// The whole history is walked: kept by HEAD, whose roots never
+		// change, so a repository without a remote pays it once a commit.
 		out, err := r.Run(ctx, Cmd{Dir: wt, Args: []string{"rev-list", "--max-parents=0", head, "--"}})
 		if err != nil {
 			return "", err
 		}
 		if roots := strings.Fields(string(out.Stdout)); len(roots) > 0 && !out.Cut {
 			slices.Sort(roots)
-			return "root:" + strings.Join(roots[:min(len(roots), maxRootCommits)], ","), nil
+			id := "root:" + strings.Join(roots[:min(len(roots), maxRootCommits)], ",")
+			r.cache.putRoots(head, id)
+			return id, nil
 		}
 	}
 	return "file://" + commonDir, nil
