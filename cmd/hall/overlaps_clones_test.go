@@ -12,12 +12,16 @@ import (
 	"testing"
 	"time"
 
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/contract/schema/schematest"
 	"github.com/hall-dev/hall/internal/eventually"
 	"github.com/hall-dev/hall/internal/gitscan"
 	"github.com/hall-dev/hall/internal/gittest"
 	"github.com/hall-dev/hall/internal/hooktest"
+	"github.com/hall-dev/hall/internal/mcp"
+	"github.com/hall-dev/hall/internal/mcp/mcptest"
 )
 
 // clonesPlay is two sessions, A and B, in two worktrees (clones here),
@@ -151,6 +155,16 @@ func TestOverlapsAcrossClones(t *testing.T) {
 	code, out, stderr := runCLI(t, "", "check", "--hall", p.m.URL(), "--caller-root", c.Ana, "--worktree", c.Ana, "--agent-id", "claude-check", "--paths", gittest.CartPath)
 	if code != 3 || !strings.Contains(out, "(another clone)") || !strings.Contains(out, "file://"+bare) {
 		t.Errorf("hall check: exit %d, stdout %q, stderr %q; want bob's clone and the repository named", code, out, stderr)
+	}
+
+	// The MCP tool check says the same.
+	mc := mcptest.Connect(t, &sdk.StreamableClientTransport{Endpoint: p.m.URL() + "/mcp", MaxRetries: -1}, mcptest.Client{})
+	defer mc.Close()
+	var checked mcp.CheckOut
+	res := mcptest.Call(t, mc, "check", map[string]any{"caller_root": c.Ana, "worktree": c.Ana, "agent_id": "claude-check", "paths": []string{gittest.CartPath}})
+	mcptest.Structured(t, res, &checked)
+	if len(checked.Overlaps) != 1 || checked.Overlaps[0].Across != contract.AcrossClone || checked.Repository != "file://"+bare || !strings.Contains(mcptest.Text(t, res), "(another clone)") {
+		t.Errorf("MCP check: %+v, %q; want bob's clone across clone in file://%s", checked, mcptest.Text(t, res), bare)
 	}
 
 	for d, fp := range before {
