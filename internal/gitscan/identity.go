@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // The repository a worktree belongs to, wherever it is checked out (issue
@@ -103,9 +105,11 @@ func (r *Runner) Identity(ctx context.Context, wt, branch, head, commonDir strin
 }
 
 // usableIdentity reports whether a value can stand for a repository:
-// not empty, bounded, one line.
+// not empty, bounded, valid UTF-8 with no control character (it is
+// shown on every surface).
 func usableIdentity(v string) bool {
-	return v != "" && len(v) <= maxIdentityBytes && !strings.ContainsAny(v, "\x00\n\r")
+	return v != "" && len(v) <= maxIdentityBytes && utf8.ValidString(v) &&
+		!strings.ContainsFunc(v, unicode.IsControl)
 }
 
 // scopedConfig is what Identity reads of git config: every value, by
