@@ -7,7 +7,9 @@ package main
 
 import (
 	"encoding/json"
+	"net/url"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -97,6 +99,27 @@ func TestOverlapsAcrossClones(t *testing.T) {
 	sides := map[string]contract.OverlapSide{o.A.AgentID: o.A, o.B.AgentID: o.B}
 	if sides[idA].Worktree != c.Ana || sides[idB].Worktree != c.Bob {
 		t.Errorf("sides %+v, want A in %s, B in %s", sides, c.Ana, c.Bob)
+	}
+	// Each clone is its own brain: the overlap is on both brains'
+	// rosters and events, counted once in the owner's.
+	if o.BrainB == "" || o.BrainB == o.Brain {
+		t.Errorf("brain %q, brain_b %q: want the two clones' brains", o.Brain, o.BrainB)
+	}
+	for _, brain := range []string{o.Brain, o.BrainB} {
+		var scoped contract.PresencesResponse
+		if err := json.Unmarshal(getChecked(t, p.set, p.m.URL(), "/api/presences?brain="+url.QueryEscape(brain), "presences"), &scoped); err != nil {
+			t.Fatal(err)
+		}
+		if len(scoped.Overlaps) != 1 || scoped.OverlapsTotal != 1 {
+			t.Errorf("brain %s: overlaps %d (total %d), want the one across clones", brain, len(scoped.Overlaps), scoped.OverlapsTotal)
+		}
+		var evs contract.EventsResponse
+		if err := json.Unmarshal(getChecked(t, p.set, p.m.URL(), "/api/events?limit=200&brain="+url.QueryEscape(brain), "events"), &evs); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.ContainsFunc(evs.Events, func(l contract.Line) bool { return l.Overlap != nil && l.Overlap.OverlapID == o.OverlapID }) {
+			t.Errorf("brain %s: no event of the overlap across clones", brain)
+		}
 	}
 	// Every presence names the repository it is within.
 	for _, pr := range rosterOverlaps(t, p.set, p.m).Presences {
