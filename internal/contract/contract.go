@@ -40,12 +40,15 @@ type Presence struct {
 	Changed      []string `json:"changed,omitempty"`
 	ChangedTotal int      `json:"changed_total,omitempty"`
 	ChangedAtMs  int64    `json:"changed_at_ms,omitempty"`
-	FirstSeenMs  int64    `json:"first_seen_ms"`
-	LastBeatMs   int64    `json:"last_beat_ms"`
-	LastSeenMs   int64    `json:"last_seen_ms"` // the last beat again, under m1nd's name
-	QueryCount   int64    `json:"query_count"`
-	TTLMs        int64    `json:"ttl_ms"`
-	ExpiresAtMs  int64    `json:"expires_at_ms"`
+	// Host names the machine whose Hall took the presence's last beat;
+	// absent when unknown (m1nd's records, an older Hall's). Measured.
+	Host        string `json:"host,omitempty"`
+	FirstSeenMs int64  `json:"first_seen_ms"`
+	LastBeatMs  int64  `json:"last_beat_ms"`
+	LastSeenMs  int64  `json:"last_seen_ms"` // the last beat again, under m1nd's name
+	QueryCount  int64  `json:"query_count"`
+	TTLMs       int64  `json:"ttl_ms"`
+	ExpiresAtMs int64  `json:"expires_at_ms"`
 }
 
 // Where is the place the presence works: its worktree, else its
@@ -350,6 +353,7 @@ func FromRecord(r presence.Record) Presence {
 		Changed:          r.Changed, // the record's slices are never written into
 		ChangedTotal:     r.ChangedTotal,
 		ChangedAtMs:      r.ChangedAtMs,
+		Host:             r.Host,
 		FirstSeenMs:      r.FirstSeen(),
 		LastBeatMs:       r.LastBeatMs,
 		LastSeenMs:       r.LastBeatMs,

@@ -24,7 +24,11 @@ func OverlapLine(id string, o Overlap) string {
 	fmt.Fprintf(&b, " changed %s", filesText(o.Paths(), o.FilesTotal))
 	switch {
 	case o.Verdict == VerdictConflict:
-		fmt.Fprintf(&b, "; git predicts the merge conflicts in %s", filesText(o.Conflicts, o.ConflictsTotal))
+		fmt.Fprintf(&b, "; %s predicts the merge conflicts in %s", o.gitName(), filesText(o.Conflicts, o.ConflictsTotal))
+	case o.Merge == MergeUnknown && o.MergeReason != "":
+		fmt.Fprintf(&b, "; no merge prediction: %s", MergeReasonText(o.MergeReason))
+	case o.Merge == MergeClean && o.MergeHost != "":
+		fmt.Fprintf(&b, "; %s predicts a clean merge for now", o.gitName())
 	case o.Basis == BasisPaths && o.gitPending():
 		b.WriteString("; git has not answered for both worktrees yet: no merge prediction so far")
 	case o.Basis == BasisPaths:
@@ -44,8 +48,58 @@ func (o Overlap) gitPending() bool {
 	return seen(o.A) && seen(o.B) && (pending(o.A) || pending(o.B))
 }
 
+// gitName is whose git predicted the merge: "git", or "git on <host>"
+// across hosts, labelled with the host whose Hall ran it.
+func (o Overlap) gitName() string {
+	if o.MergeHost == "" {
+		return "git"
+	}
+	return "git on " + clip(o.MergeHost, textAgentWidth)
+}
+
+// The reasons a merge across hosts is unknown (Overlap.MergeReason).
+const (
+	MergeReasonNotShared   = "not_shared"    // this Hall shares nothing with other hosts (no NATS store)
+	MergeReasonNoGit       = "no_git_answer" // git has not answered for a side yet
+	MergeReasonPending     = "pending"       // asked; no verdict yet
+	MergeReasonPathsOnly   = "paths_only"    // this Hall shares paths only (--share-changes=paths)
+	MergeReasonPeerPaths   = "peer_paths_only"
+	MergeReasonBaseNotHere = "base_not_here"
+	MergeReasonContentCut  = "content_cut"
+	MergeReasonPeerWaiting = "peer_verdict_pending"
+	MergeReasonGitFailed   = "git_failed"
+)
+
+// MergeReasonText is a merge reason across hosts in words.
+func MergeReasonText(code string) string {
+	switch code {
+	case MergeReasonNotShared:
+		return "this Hall shares nothing with other hosts"
+	case MergeReasonNoGit:
+		return "git has not answered for both sides yet"
+	case MergeReasonPending:
+		return "not predicted yet"
+	case MergeReasonPathsOnly:
+		return "this Hall shares paths only (--share-changes=paths)"
+	case MergeReasonPeerPaths:
+		return "the other host's Hall shared no content for it (it shares paths only, or not yet)"
+	case MergeReasonBaseNotHere:
+		return "the other side's base commit is not in this repository's objects (not pushed or not fetched yet)"
+	case MergeReasonContentCut:
+		return "the content shared was cut at its bound"
+	case MergeReasonPeerWaiting:
+		return "waiting for the other host's Hall to predict it"
+	case MergeReasonGitFailed:
+		return "git failed to predict it"
+	}
+	return clip(code, textAgentWidth)
+}
+
 func writeSide(b *strings.Builder, s OverlapSide) {
 	b.WriteString(ClipID(s.AgentID))
+	if s.Host != "" {
+		fmt.Fprintf(b, " on %s", clip(s.Host, textAgentWidth))
+	}
 	if s.Theme != "" {
 		fmt.Fprintf(b, " (theme %q)", clip(s.Theme, textThemeWidth))
 	}
@@ -85,6 +139,12 @@ func OverlapShort(id string, o Overlap) string {
 		sides = who(o.B) + " in " + clipPath(o.B.Worktree, textPlaceWidth)
 	case o.B.PresenceID:
 		sides = who(o.A) + " in " + clipPath(o.A.Worktree, textPlaceWidth)
+	}
+	switch id {
+	case o.A.PresenceID, o.B.PresenceID:
+		if p := o.Partner(id); p.Host != "" {
+			sides = who(p) + " on " + clip(p.Host, textAgentWidth) + " in " + clipPath(p.Worktree, textPlaceWidth)
+		}
 	default:
 		sides = who(o.A) + " × " + who(o.B)
 	}

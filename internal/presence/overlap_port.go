@@ -29,7 +29,20 @@ type Overlap struct {
 	// SinceMs is when this Hall first derived the overlap (any verdict);
 	// a restart starts it again.
 	SinceMs int64
+
+	// Across sides on two hosts (issue 43 item 3): "host" when the sides'
+	// records name two hosts, else "" (the kinds of one machine are
+	// another part's). MergeReason says why Merge is unknown across
+	// hosts (a MergeWhy code); MergeHost names the host whose Hall's git
+	// predicted the merge, this Hall's own or the peer's whose verdict it
+	// read: measured there, labelled apart.
+	Across      string
+	MergeReason string
+	MergeHost   string
 }
+
+// AcrossHost is Overlap.Across for two sides on two hosts.
+const AcrossHost = "host"
 
 // OverlapSide is one presence of an overlap.
 type OverlapSide struct {
@@ -41,6 +54,9 @@ type OverlapSide struct {
 	// code (worktree_not_here: another host's worktree; git_missing…):
 	// the side counts its observed files only.
 	Git string
+	// Host is the host whose Hall took the side's beats, when that is
+	// not this Hall's host (the record's host); "" on this one.
+	Host string
 }
 
 // OverlapFile is one overlapping path and the evidence on each side:

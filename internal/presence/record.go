@@ -68,6 +68,14 @@ type Record struct {
 	Changed      []string `json:"changed,omitempty"`
 	ChangedTotal int      `json:"changed_total,omitempty"`
 	ChangedAtMs  int64    `json:"changed_at_ms,omitempty"`
+	// Host names the machine whose Hall took the presence's last beat
+	// (that Hall's --host-name, its os.Hostname by default): measured by
+	// the Hall, never declared by the agent. Its worktree, touched files
+	// and changed list are paths on that host: a Hall on another host
+	// never asks its own git about them (docs/worktrees.md, several
+	// machines). m1nd's record has no such field; "" is unknown (a
+	// record m1nd or an older Hall wrote).
+	Host string `json:"host,omitempty"`
 
 	FirstSeenMs int64 `json:"first_seen_ms"`
 	LastBeatMs  int64 `json:"last_beat_ms"`
@@ -589,6 +597,10 @@ func (r *Record) repairForeign() (int, error) {
 		n++
 	}
 	n += r.repairChanged()
+	if r.Host != "" && !ValidHost(r.Host) {
+		r.Host = ""
+		n++
+	}
 	for _, v := range []*int64{&r.TouchedOmitted, &r.QueryCount, &r.TTLMs, &r.Mutation.ObservedAtMs, &r.ChangedAtMs} {
 		if *v < 0 {
 			*v = 0
@@ -669,4 +681,12 @@ func EncodeRecord(r Record) ([]byte, error) {
 		return nil, fmt.Errorf("encode record %s: %w", r.PresenceID, err)
 	}
 	return append(b, '\n'), nil
+}
+
+// ValidHost reports whether a host name can stand on a record: an
+// identifier (CheckIdentifier's rule) of at most MaxIDLen bytes. A
+// Hall's --host-name is held to it at start; a foreign record's host
+// that breaks it is dropped at read (repairForeign).
+func ValidHost(h string) bool {
+	return h != "" && CheckIdentifier("host", h, MaxIDLen) == nil
 }

@@ -99,6 +99,10 @@ type Party struct {
 	// scanned (Git.AtMs): they count as observed whatever git's list says.
 	Fresh int
 	Git   Git
+	// Host is the party's host when it is not the deriving Hall's (its
+	// record's host): its worktree is a path there, so it is never one
+	// worktree with a party here of the same path.
+	Host string
 }
 
 // PartyOf reads a record and its worktree's git answer.
@@ -292,7 +296,7 @@ func eligible(p *Party) bool { return p.Worktree != "" && p.Mutating }
 // two worktrees, two teams.
 func pairable(a, b *Party) bool {
 	return a.ID != b.ID && a.Brain == b.Brain &&
-		filepath.Clean(a.Worktree) != filepath.Clean(b.Worktree) &&
+		(a.Host != b.Host || filepath.Clean(a.Worktree) != filepath.Clean(b.Worktree)) &&
 		(a.Team == "" || a.Team != b.Team)
 }
 
