@@ -68,6 +68,7 @@ const (
 	MergeReasonContentCut  = "content_cut"
 	MergeReasonPeerWaiting = "peer_verdict_pending"
 	MergeReasonGitFailed   = "git_failed"
+	MergeReasonUnreachable = "board_unreachable" // the NATS server did not answer
 )
 
 // MergeReasonText is a merge reason across hosts in words.
@@ -91,6 +92,8 @@ func MergeReasonText(code string) string {
 		return "waiting for the other host's Hall to predict it"
 	case MergeReasonGitFailed:
 		return "git failed to predict it"
+	case MergeReasonUnreachable:
+		return "the NATS server did not answer"
 	}
 	return clip(code, textAgentWidth)
 }

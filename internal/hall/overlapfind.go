@@ -227,12 +227,11 @@ func (f *OverlapFinder) acrossHosts(o *presence.Overlap, a, b *overlap.Party) (P
 		o.MergeReason = contract.MergeReasonPending
 		return pair, true
 	}
-	o.MergeHost = v.By
 	switch v.Merge {
 	case string(overlap.MergeClean):
-		o.Merge = v.Merge
+		o.Merge, o.MergeHost = v.Merge, v.By
 	case string(overlap.MergeConflict):
-		o.Merge, o.Verdict = v.Merge, string(overlap.VerdictConflict)
+		o.Merge, o.Verdict, o.MergeHost = v.Merge, string(overlap.VerdictConflict), v.By
 		o.Conflicts, o.ConflictsTotal = v.Conflicts, max(v.ConflictsTotal, len(v.Conflicts))
 	default:
 		o.MergeReason = v.Reason
