@@ -21,6 +21,9 @@ type Git interface {
 	Mutated(worktree string, touched ...string)
 	ShellRan(worktree string)
 	Track(worktrees []string)
+	// AcrossHosts tells the scanner each worktree's files in an overlap
+	// with another host's side, which its own pairs cannot show it.
+	AcrossHosts(files map[string][]string)
 }
 
 // DefaultMaxOverlaps is the most overlaps listed on one brain unless
@@ -173,6 +176,13 @@ func (f *OverlapFinder) Overlaps(_ context.Context, live []presence.Record) ([]p
 			}
 			out = append(out, o)
 		}
+	}
+	if f.Git != nil {
+		hot := map[string][]string{}
+		for _, p := range across {
+			hot[p.Local.Worktree] = append(hot[p.Local.Worktree], p.Files...)
+		}
+		f.Git.AcrossHosts(hot)
 	}
 	if f.Peers != nil {
 		f.Peers.Want(across)
