@@ -443,7 +443,8 @@ func (r *Record) Equal(o *Record) bool {
 		r.Kind == o.Kind && r.Theme == o.Theme && r.Worktree == o.Worktree && r.TaskRef == o.TaskRef &&
 		slices.Equal(r.WorkingSet, o.WorkingSet) && slices.Equal(r.Touched, o.Touched) &&
 		r.TouchedOmitted == o.TouchedOmitted && r.ParentPresenceID == o.ParentPresenceID &&
-		slices.Equal(r.Changed, o.Changed) && r.ChangedTotal == o.ChangedTotal && r.ChangedAtMs == o.ChangedAtMs
+		slices.Equal(r.Changed, o.Changed) && r.ChangedTotal == o.ChangedTotal && r.ChangedAtMs == o.ChangedAtMs &&
+		r.Host == o.Host
 }
 
 // Clone returns a copy that shares no slice with r but Changed: git's
