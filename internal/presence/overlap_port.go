@@ -95,24 +95,24 @@ type OverlapCounts struct {
 
 // deriveOverlapsLocked fills snap's overlaps through the finder, stamping
 // each with when this service first derived it. The caller holds
-// s.overMu.
+// derivation.overMu.
 func (s *Service) deriveOverlapsLocked(ctx context.Context, snap *Snapshot) {
-	if s.overlaps == nil {
+	if s.derivation.overlaps == nil {
 		return
 	}
-	list, counts := s.overlaps.Overlaps(ctx, snap.Live)
+	list, counts := s.derivation.overlaps.Overlaps(ctx, snap.Live)
 	since := make(map[string]int64, len(list))
 	for i := range list {
 		o := &list[i]
-		if at, ok := s.overlapSince[o.ID]; ok {
+		if at, ok := s.derivation.overlapSince[o.ID]; ok {
 			o.SinceMs = at
 		} else {
 			o.SinceMs = snap.AtMs
 		}
 		since[o.ID] = o.SinceMs
 	}
-	s.overlapSince = since
-	s.lastOverlaps.Store(&list)
+	s.derivation.overlapSince = since
+	s.derivation.lastOverlaps.Store(&list)
 	snap.Overlaps, snap.OverlapCounts, snap.presenceOverlaps = list, counts.Brains, counts.Presences
 	for _, n := range counts.Brains {
 		snap.OverlapsTotal += n
@@ -123,10 +123,10 @@ func (s *Service) deriveOverlapsLocked(ctx context.Context, snap *Snapshot) {
 // last snapshot derived them (a beat reads these: it never derives, let
 // alone waits on git), and whether the service derives overlaps at all.
 func (s *Service) OverlapsOf(id string) ([]Overlap, bool) {
-	if s.overlaps == nil {
+	if s.derivation.overlaps == nil {
 		return nil, false
 	}
-	last := s.lastOverlaps.Load()
+	last := s.derivation.lastOverlaps.Load()
 	if last == nil {
 		return nil, true
 	}
