@@ -18,6 +18,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/contract/schema/schematest"
 	"github.com/hall-dev/hall/internal/eventually"
 	"github.com/hall-dev/hall/internal/gittest"
 	"github.com/hall-dev/hall/internal/natsstore"
@@ -124,6 +125,7 @@ func overlapAt(t *testing.T, m *Main, beats func(), what string, ok func(contrac
 		o = r.Overlaps[0]
 		return ok(o)
 	})
+	rosterOverlaps(t, schematest.FromHall(t, m.URL(), schematest.Strict), m) // the contract's schema holds
 	return o
 }
 
