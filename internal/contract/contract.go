@@ -42,7 +42,11 @@ type Presence struct {
 	ChangedAtMs  int64    `json:"changed_at_ms,omitempty"`
 	// Host names the machine whose Hall took the presence's last beat;
 	// absent when unknown (m1nd's records, an older Hall's). Measured.
-	Host        string `json:"host,omitempty"`
+	Host string `json:"host,omitempty"`
+	// Repository is the identity of the repository the worktree belongs
+	// to, from the same git answer (docs/worktrees.md, one repository):
+	// absent when the record carries none. Measured, never declared.
+	Repository  string `json:"repository,omitempty"`
 	FirstSeenMs int64  `json:"first_seen_ms"`
 	LastBeatMs  int64  `json:"last_beat_ms"`
 	LastSeenMs  int64  `json:"last_seen_ms"` // the last beat again, under m1nd's name
@@ -354,6 +358,7 @@ func FromRecord(r presence.Record) Presence {
 		ChangedTotal:     r.ChangedTotal,
 		ChangedAtMs:      r.ChangedAtMs,
 		Host:             r.Host,
+		Repository:       r.Repository,
 		FirstSeenMs:      r.FirstSeen(),
 		LastBeatMs:       r.LastBeatMs,
 		LastSeenMs:       r.LastBeatMs,

@@ -33,6 +33,14 @@ const (
 	// GitNotScanned is an overlap side's git state while this Hall's git
 	// has not answered for its worktree yet.
 	GitNotScanned = overlap.NotScanned
+
+	// What lies between an overlap's sides (Overlap.Across): two
+	// worktrees of one clone, two clones on this machine, another
+	// machine's worktree, a branch pushed to the remote.
+	AcrossWorktree = string(overlap.AcrossWorktree)
+	AcrossClone    = string(overlap.AcrossClone)
+	AcrossHost     = string(overlap.AcrossHost)
+	AcrossPushed   = string(overlap.AcrossPushed)
 )
 
 // OverlapSide names one presence of an overlap and what git said of its
@@ -64,18 +72,25 @@ type OverlapFile struct {
 	B    []string `json:"b"`
 }
 
-// Overlap is two live presences of one brain, in different worktrees,
+// Overlap is two live presences of one repository (one brain, or one
+// repository identity measured on both sides), in different worktrees,
 // both mutating, that changed the same repository file
 // (docs/worktrees.md); verdict conflict when git, seeing both worktrees,
 // predicts their merge will not be clean.
 type Overlap struct {
-	OverlapID string      `json:"overlap_id"` // "<a presence_id>~<b presence_id>", as a collision's
-	Brain     string      `json:"brain"`
-	A         OverlapSide `json:"a"`
-	B         OverlapSide `json:"b"`
-	Verdict   string      `json:"verdict"` // VerdictOverlap or VerdictConflict
-	Merge     string      `json:"merge"`   // MergeClean, MergeConflict or MergeUnknown
-	Basis     string      `json:"basis"`   // BasisGit or BasisPaths
+	OverlapID string `json:"overlap_id"` // "<a presence_id>~<b presence_id>", as a collision's
+	Brain     string `json:"brain"`      // side A's
+	// Repository is the identity of the repository both sides work on
+	// (Presence.Repository); "" when a side's is not known and the two
+	// share a brain.
+	Repository string `json:"repository"`
+	// Across is AcrossWorktree, AcrossClone, AcrossHost or AcrossPushed.
+	Across  string      `json:"across"`
+	A       OverlapSide `json:"a"`
+	B       OverlapSide `json:"b"`
+	Verdict string      `json:"verdict"` // VerdictOverlap or VerdictConflict
+	Merge   string      `json:"merge"`   // MergeClean, MergeConflict or MergeUnknown
+	Basis   string      `json:"basis"`   // BasisGit or BasisPaths
 	// Files are the overlapping paths, sorted, the first 20; FilesTotal
 	// counts them all.
 	Files      []OverlapFile `json:"files"`
@@ -85,9 +100,6 @@ type Overlap struct {
 	Conflicts      []string `json:"conflicts"`
 	ConflictsTotal int      `json:"conflicts_total"`
 	SinceMs        int64    `json:"since_ms"` // when this Hall first saw it, any verdict
-	// Across is AcrossHost when the sides are on two hosts; absent for
-	// two worktrees of one machine.
-	Across string `json:"across,omitempty"`
 	// MergeReason says why merge is unknown across hosts (MergeReason*
 	// codes, docs/worktrees.md#several-machines); MergeHost names the
 	// host whose Hall's git predicted the merge across hosts (this Hall's
@@ -96,23 +108,23 @@ type Overlap struct {
 	MergeHost   string `json:"merge_host,omitempty"`
 }
 
-// AcrossHost is Overlap.Across for sides on two hosts.
-const AcrossHost = presence.AcrossHost
-
 // FromOverlap maps a domain overlap to its wire form.
 func FromOverlap(o presence.Overlap) Overlap {
 	out := Overlap{
-		OverlapID: o.ID, Brain: o.Brain, A: overlapSide(o.A), B: overlapSide(o.B),
+		OverlapID: o.ID, Brain: o.Brain, Repository: o.Repository, Across: o.Across, A: overlapSide(o.A), B: overlapSide(o.B),
 		Verdict: o.Verdict, Merge: o.Merge, Basis: BasisGit,
 		Files: make([]OverlapFile, len(o.Files)), FilesTotal: o.FilesTotal,
 		Conflicts: append([]string{}, o.Conflicts...), ConflictsTotal: o.ConflictsTotal,
-		SinceMs: o.SinceMs,
-		Across:  o.Across, MergeReason: o.MergeReason, MergeHost: o.MergeHost,
+		SinceMs:     o.SinceMs,
+		MergeReason: o.MergeReason, MergeHost: o.MergeHost,
 	}
 	if (o.A.Git != "" || o.B.Git != "") && o.MergeHost == "" {
 		// A merge across hosts predicted by a Hall's git (MergeHost) is
 		// git's basis, labelled with the host that ran it.
 		out.Basis = BasisPaths
+	}
+	if out.Across == "" {
+		out.Across = AcrossWorktree // an overlap within a brain, as before identities
 	}
 	for i, f := range o.Files {
 		out.Files[i] = OverlapFile{Path: f.Path, A: append([]string{}, f.A...), B: append([]string{}, f.B...)}

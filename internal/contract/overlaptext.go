@@ -8,8 +8,9 @@ import (
 // OverlapLine is one overlap told from the presence id's side, in a line:
 // the verdict, the other agent, its theme (quoted: another agent wrote
 // it), its worktree and branch, the files (the first three, then how
-// many more) and what git said. For the owner-wide views (watch, the
-// cockpit) id may be "": both sides are named.
+// many more) and what git said; another clone (or host, or a pushed
+// branch) is said so. For the owner-wide views (watch, the cockpit) id
+// may be "": both sides are named.
 func OverlapLine(id string, o Overlap) string {
 	var b strings.Builder
 	b.WriteString(o.Verdict)
@@ -18,8 +19,13 @@ func OverlapLine(id string, o Overlap) string {
 		writeSide(&b, o.A)
 		b.WriteString(" and ")
 		writeSide(&b, o.B)
+		b.WriteString(acrossBoth(o.Across))
 	} else {
-		writeSide(&b, o.Partner(id))
+		p := o.Partner(id)
+		writeSide(&b, p)
+		if p.Host == "" { // a side on another host names it already
+			b.WriteString(acrossText(o.Across))
+		}
 	}
 	fmt.Fprintf(&b, " changed %s", filesText(o.Paths(), o.FilesTotal))
 	switch {
@@ -98,6 +104,20 @@ func MergeReasonText(code string) string {
 	return clip(code, textAgentWidth)
 }
 
+// acrossBoth names what lies between two sides named together when it is
+// more than two worktrees of one clone: " (two clones)".
+func acrossBoth(across string) string {
+	switch across {
+	case AcrossClone:
+		return " (two clones)"
+	case AcrossHost:
+		return " (two hosts)"
+	case AcrossPushed:
+		return " (one pushed)"
+	}
+	return ""
+}
+
 func writeSide(b *strings.Builder, s OverlapSide) {
 	b.WriteString(ClipID(s.AgentID))
 	if s.Host != "" {
@@ -139,7 +159,7 @@ func OverlapShort(id string, o Overlap) string {
 	var sides string
 	switch id {
 	case o.A.PresenceID:
-		sides = who(o.B) + " in " + clipPath(o.B.Worktree, textPlaceWidth)
+		sides = who(o.B) + " in " + clipPath(o.B.Worktree, textPlaceWidth) + acrossText(o.Across)
 	case o.B.PresenceID:
 		sides = who(o.A) + " in " + clipPath(o.A.Worktree, textPlaceWidth)
 	}
@@ -148,8 +168,9 @@ func OverlapShort(id string, o Overlap) string {
 		if p := o.Partner(id); p.Host != "" {
 			sides = who(p) + " on " + clip(p.Host, textAgentWidth) + " in " + clipPath(p.Worktree, textPlaceWidth)
 		}
+		sides = who(o.A) + " in " + clipPath(o.A.Worktree, textPlaceWidth) + acrossText(o.Across)
 	default:
-		sides = who(o.A) + " × " + who(o.B)
+		sides = who(o.A) + " × " + who(o.B) + acrossBoth(o.Across)
 	}
 	first := ""
 	if len(o.Files) > 0 {

@@ -1,9 +1,10 @@
 package hall
 
 import (
+	"cmp"
 	"context"
+	"maps"
 	"path/filepath"
-	"slices"
 
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/gitscan"
@@ -99,7 +100,6 @@ type PeerVerdict struct {
 // Overlaps implements presence.OverlapFinder.
 func (f *OverlapFinder) Overlaps(_ context.Context, live []presence.Record) ([]presence.Overlap, presence.OverlapCounts) {
 	parties := make([]overlap.Party, 0, len(live))
-	byBrain := map[string][]int{}
 	var from []int // each party's record in live
 	var worktrees []string
 	for i := range live {
@@ -117,9 +117,8 @@ func (f *OverlapFinder) Overlaps(_ context.Context, live []presence.Record) ([]p
 				g = rg
 				g.Files, g.Total = withoutInstallerPaths(g.Files, g.Total)
 			}
-			byBrain[groupOf(r)] = append(byBrain[groupOf(r)], len(parties))
 			p := overlap.PartyOf(r, g)
-			p.Host, p.Brain = r.Host, groupOf(r)
+			p.Host = r.Host
 			parties = append(parties, p)
 			from = append(from, i)
 			continue
@@ -134,10 +133,7 @@ func (f *OverlapFinder) Overlaps(_ context.Context, live []presence.Record) ([]p
 				g.Files, g.Total = withoutInstallerPaths(g.Files, g.Total)
 			}
 		}
-		byBrain[groupOf(r)] = append(byBrain[groupOf(r)], len(parties))
-		p := overlap.PartyOf(r, g)
-		p.Brain = groupOf(r)
-		parties = append(parties, p)
+		parties = append(parties, overlap.PartyOf(r, g))
 		from = append(from, i)
 	}
 	if f.Git != nil {
@@ -151,31 +147,21 @@ func (f *OverlapFinder) Overlaps(_ context.Context, live []presence.Record) ([]p
 	if f.Git != nil {
 		merges = f.Git
 	}
-	brains := make([]string, 0, len(byBrain))
-	for b, idx := range byBrain {
-		if len(idx) > 1 {
-			brains = append(brains, b)
-		}
-	}
-	slices.Sort(brains)
+	// Every brain at once: two clones of one repository are two brains.
+	found, tally := overlap.Within("", parties, merges, bound)
 	var out []presence.Overlap
 	var across []PeerPair
 	counts := presence.OverlapCounts{Brains: map[string]int{}, Presences: map[string]int{}}
-	for _, b := range brains {
-		found, tally := overlap.Within(b, parties, merges, bound)
-		if tally.Pairs > 0 {
-			counts.Brains[b] = tally.Pairs
+	maps.Copy(counts.Brains, tally.Brains)
+	for i, n := range tally.Degrees {
+		counts.Presences[parties[i].ID] += n
+	}
+	for _, fo := range found {
+		o := overlapOf(fo, &parties[fo.A], &parties[fo.B], &live[from[fo.A]], &live[from[fo.B]])
+		if pair, ok := f.acrossHosts(&o, &parties[fo.A], &parties[fo.B]); ok {
+			across = append(across, pair)
 		}
-		for i, n := range tally.Degrees {
-			counts.Presences[parties[i].ID] += n
-		}
-		for _, fo := range found {
-			o := overlapOf(fo, &parties[fo.A], &parties[fo.B], &live[from[fo.A]], &live[from[fo.B]])
-			if pair, ok := f.acrossHosts(&o, &parties[fo.A], &parties[fo.B]); ok {
-				across = append(across, pair)
-			}
-			out = append(out, o)
-		}
+		out = append(out, o)
 	}
 	if f.Git != nil {
 		hot := map[string][]string{}
@@ -189,11 +175,6 @@ func (f *OverlapFinder) Overlaps(_ context.Context, live []presence.Record) ([]p
 	}
 	return out, counts
 }
-
-// groupOf is the key overlaps are found within: the record's brain. (The
-// repository identity, issue 43 item 1, takes its place: one function to
-// switch.)
-func groupOf(r *presence.Record) string { return r.Brain }
 
 // elsewhere reports whether the record's beats were taken by a Hall on
 // another host than this one: its paths are that host's.
@@ -210,7 +191,7 @@ func (f *OverlapFinder) acrossHosts(o *presence.Overlap, a, b *overlap.Party) (P
 	if a.Host == b.Host {
 		return PeerPair{}, false
 	}
-	o.Across = presence.AcrossHost
+	o.Across = string(overlap.AcrossHost)
 	local, peer, lp, pp := &o.A, &o.B, a, b
 	if a.Host != "" {
 		local, peer, lp, pp = &o.B, &o.A, b, a
@@ -221,7 +202,7 @@ func (f *OverlapFinder) acrossHosts(o *presence.Overlap, a, b *overlap.Party) (P
 		return PeerPair{}, false
 	}
 	pair := PeerPair{
-		Repository: o.Brain,
+		Repository: cmp.Or(o.Repository, o.Brain),
 		Local:      PeerSide{Host: f.Host, Worktree: local.Worktree},
 		Peer:       PeerSide{Host: pp.Host, Worktree: peer.Worktree},
 	}
@@ -264,7 +245,7 @@ func cannotSee(reason string) bool {
 // overlapOf maps a derived overlap to the domain's form.
 func overlapOf(f overlap.Found, a, b *overlap.Party, ra, rb *presence.Record) presence.Overlap {
 	o := presence.Overlap{
-		ID: overlap.Key(a.ID, b.ID), Brain: f.Brain,
+		ID: overlap.Key(a.ID, b.ID), Brain: f.Brain, Repository: f.Repository, Across: string(f.Across),
 		A: sideOf(a, ra), B: sideOf(b, rb),
 		Verdict: string(f.Verdict), Merge: string(f.Merge),
 		FilesTotal: f.FilesTotal, Conflicts: f.Conflicts, ConflictsTotal: f.ConflictsTotal,

@@ -3,7 +3,8 @@ package presence
 import "context"
 
 // Overlap is one overlap as the roster carries it (docs/worktrees.md): two
-// live presences of one brain, in different worktrees, that changed the
+// live presences of one repository (one brain, or one identity measured
+// on both sides), in different worktrees, that changed the
 // same repository file, and git's word on their merge where one Hall sees
 // both worktrees. The derivation lives in package presence/overlap and
 // the git half in package gitscan; the domain only defines what a
@@ -11,8 +12,16 @@ import "context"
 // stays free of git.
 type Overlap struct {
 	ID    string // the pair's presence ids, the smaller first, joined by "~"
-	Brain string
-	A, B  OverlapSide // A has the smaller presence id
+	Brain string // side A's
+	// Repository is the identity of the repository both sides work on
+	// (docs/worktrees.md, one repository); "" when a side's is unknown
+	// and the two share a brain.
+	Repository string
+	// Across is what lies between the sides: "worktree" (two worktrees
+	// of one clone), "clone" (two clones on this machine), "host"
+	// (another machine's worktree), "pushed" (a branch on the remote).
+	Across string
+	A, B   OverlapSide // A has the smaller presence id
 	// Verdict is "overlap", or "conflict" on git's word only.
 	Verdict string
 	// Merge is git's prediction: "clean", "conflict" or "unknown" (git
@@ -30,19 +39,13 @@ type Overlap struct {
 	// a restart starts it again.
 	SinceMs int64
 
-	// Across sides on two hosts (issue 43 item 3): "host" when the sides'
-	// records name two hosts, else "" (the kinds of one machine are
-	// another part's). MergeReason says why Merge is unknown across
-	// hosts (a MergeWhy code); MergeHost names the host whose Hall's git
-	// predicted the merge, this Hall's own or the peer's whose verdict it
-	// read: measured there, labelled apart.
-	Across      string
+	// MergeReason says why Merge is unknown across hosts (Across "host":
+	// contract.MergeReason* codes); MergeHost names the host whose Hall's
+	// git predicted the merge across hosts, this Hall's own or the
+	// peer's whose verdict it read: measured there, labelled apart.
 	MergeReason string
 	MergeHost   string
 }
-
-// AcrossHost is Overlap.Across for two sides on two hosts.
-const AcrossHost = "host"
 
 // OverlapSide is one presence of an overlap.
 type OverlapSide struct {
