@@ -25,11 +25,6 @@ import (
 	"github.com/hall-dev/hall/internal/natsstore/natstest"
 )
 
-// hostsBrain is the brain both hosts' agents beat on: one repository's
-// name, the same on both hosts (the repository identity replaces it,
-// issue 43 item 1).
-const hostsBrain = "/srv/shop"
-
 // cart is src/cart.go of n numbered lines, some replaced.
 func cart(replace map[int]string) string {
 	var b strings.Builder
@@ -102,9 +97,11 @@ func hostHall(t *testing.T, url, host, share string) *Main {
 	return MustOpenHall(t, Config{Store: url, TTL: time.Minute, GitInterval: 10 * time.Millisecond, HostName: host, ShareChanges: share})
 }
 
-// editBeat is the beat of an agent that edited src/cart.go in its clone.
+// editBeat is the beat of an agent that edited src/cart.go in its clone,
+// its brain the clone (as a hook completes it): the two clones are one
+// repository by their remote (the repository identity).
 func editBeat(agent, clone string) contract.BeatRequest {
-	b := beatOf(agent, hostsBrain, clone)
+	b := beatOf(agent, clone, clone)
 	b.Tool, b.Touched = "Edit", []string{filepath.Join(clone, "src", "cart.go")}
 	return b
 }
@@ -278,6 +275,7 @@ func TestOverlapAcrossHostsContent(t *testing.T) {
 	}
 
 	// The bucket: bob's side carries his blob, ana's only its state.
+	repository := r.Overlaps[0].Repository
 	var sawBlob, sawState, sawVerdict bool
 	for k, v := range boardKeys(t, srv.URL()) {
 		var e struct {
@@ -293,7 +291,7 @@ func TestOverlapAcrossHostsContent(t *testing.T) {
 		}
 		switch {
 		case e.Kind == "side" && e.Host == "bravo":
-			sawBlob = e.Worktree == bob && e.PeerHost == "alpha" && e.Repository == hostsBrain && e.State != "" && e.Head != "" &&
+			sawBlob = e.Worktree == bob && e.PeerHost == "alpha" && e.Repository == repository && e.Repository != "" && e.State != "" && e.Head != "" &&
 				len(e.Files) == 1 && e.Files[0].Path == "src/cart.go" && string(e.Files[0].Data) == cart(map[int]string{5: "// bob's line 5"}) || sawBlob
 		case e.Kind == "side" && e.Host == "alpha":
 			if len(e.Files) != 0 {
