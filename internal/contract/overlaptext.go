@@ -118,11 +118,16 @@ func acrossBoth(across string) string {
 	return ""
 }
 
-func writeSide(b *strings.Builder, s OverlapSide) {
-	b.WriteString(ClipID(s.AgentID))
-	if s.Host != "" {
-		fmt.Fprintf(b, " on %s", clip(s.Host, textAgentWidth))
+// agentOnHost is a side's agent, and its host when it is on another.
+func agentOnHost(agent, host string) string {
+	if host == "" {
+		return ClipID(agent)
 	}
+	return ClipID(agent) + " on " + clip(host, textAgentWidth)
+}
+
+func writeSide(b *strings.Builder, s OverlapSide) {
+	b.WriteString(agentOnHost(s.AgentID, s.Host))
 	if s.Theme != "" {
 		fmt.Fprintf(b, " (theme %q)", clip(s.Theme, textThemeWidth))
 	}
@@ -158,17 +163,13 @@ func OverlapShort(id string, o Overlap) string {
 	}
 	var sides string
 	switch id {
-	case o.A.PresenceID:
-		sides = who(o.B) + " in " + clipPath(o.B.Worktree, textPlaceWidth) + acrossText(o.Across)
-	case o.B.PresenceID:
-		sides = who(o.A) + " in " + clipPath(o.A.Worktree, textPlaceWidth)
-	}
-	switch id {
 	case o.A.PresenceID, o.B.PresenceID:
-		if p := o.Partner(id); p.Host != "" {
+		p := o.Partner(id)
+		if p.Host != "" { // on another host: named, no more to say of what lies between
 			sides = who(p) + " on " + clip(p.Host, textAgentWidth) + " in " + clipPath(p.Worktree, textPlaceWidth)
+		} else {
+			sides = who(p) + " in " + clipPath(p.Worktree, textPlaceWidth) + acrossText(o.Across)
 		}
-		sides = who(o.A) + " in " + clipPath(o.A.Worktree, textPlaceWidth) + acrossText(o.Across)
 	default:
 		sides = who(o.A) + " × " + who(o.B) + acrossBoth(o.Across)
 	}

@@ -55,3 +55,17 @@ func TestOverlapLineSaysWhatGitSaid(t *testing.T) {
 		})
 	}
 }
+
+// TestOverlapShortNamesTheOtherHost: MCP's short line names the other
+// side's host when it is on another.
+func TestOverlapShortNamesTheOtherHost(t *testing.T) {
+	o := Overlap{Verdict: VerdictConflict, Across: AcrossHost, FilesTotal: 1, Files: []OverlapFile{{Path: "src/cart.go"}},
+		A: OverlapSide{PresenceID: "p1", AgentID: "claude-a", Worktree: "/home/ana/shop"},
+		B: OverlapSide{PresenceID: "p2", AgentID: "claude-b", Worktree: "/home/bob/shop", Host: "bob-laptop"}}
+	if got, want := OverlapShort("p1", o), "conflict: claude-b (p2) on bob-laptop in /home/bob/shop changed src/cart.go"; got != want {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+	if got := OverlapShort("p2", o); !strings.HasPrefix(got, "conflict: claude-a (p1) in /home/ana/shop (another host) changed") {
+		t.Errorf("from the far side: %q", got)
+	}
+}
