@@ -274,6 +274,16 @@ func TestOverlapAcrossHostsContent(t *testing.T) {
 		}
 	}
 
+	// hall watch at bravo prints it naming alpha and, under
+	// --exit-on-conflict, ends with 4; the cockpit names the host too.
+	code, out, stderr := runCLI(t, "", "watch", "--hall", bravo.URL(), "--exit-on-conflict")
+	if code != 4 || !strings.Contains(out, "claude-ana on alpha") || !strings.Contains(out, "git on alpha predicts the merge conflicts") {
+		t.Errorf("hall watch --exit-on-conflict at bravo: exit %d, stdout %q, stderr %q; want 4 and the conflict naming alpha", code, out, stderr)
+	}
+	if cockpit := getBody(t, bravo.URL()+"/api/cockpit", 16<<10); !strings.Contains(cockpit, "claude-ana on alpha") {
+		t.Errorf("bravo's cockpit %q does not name alpha", cockpit)
+	}
+
 	// The bucket: bob's side carries his blob, ana's only its state.
 	repository := r.Overlaps[0].Repository
 	var sawBlob, sawState, sawVerdict bool
