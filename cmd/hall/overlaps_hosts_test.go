@@ -212,8 +212,7 @@ func TestOverlapAcrossHostsPathsOnly(t *testing.T) {
 			t.Errorf("at %s: files %+v, want src/cart.go", m.Config.HostName, o.Files)
 		}
 	}
-	var r contract.PresencesResponse
-	r = contractNow(t, alpha.URL()+"/api/presences")
+	r := contractNow(t, alpha.URL()+"/api/presences")
 	hosts := map[string]string{}
 	for _, p := range r.Presences {
 		hosts[p.AgentID] = p.Host
