@@ -21,11 +21,12 @@ import (
 	"github.com/hall-dev/hall/internal/contract/schema/schematest"
 	"github.com/hall-dev/hall/internal/eventually"
 	"github.com/hall-dev/hall/internal/gittest"
+	"github.com/hall-dev/hall/internal/hooktest"
 	"github.com/hall-dev/hall/internal/natsstore"
 	"github.com/hall-dev/hall/internal/natsstore/natstest"
 )
 
-// cart is src/cart.go of n numbered lines, some replaced.
+// cart is src/checkout/cart.go of n numbered lines, some replaced.
 func cart(replace map[int]string) string {
 	var b strings.Builder
 	b.WriteString("package cart\n")
@@ -40,13 +41,13 @@ func cart(replace map[int]string) string {
 }
 
 // teamClones makes a bare repository (the team's remote) holding
-// src/cart.go and two clones of it, one per host: ana's and bob's.
+// src/checkout/cart.go and two clones of it, one per host: ana's and bob's.
 func teamClones(t *testing.T) (ana, bob string) {
 	t.Helper()
 	dir := t.TempDir()
 	seed := filepath.Join(dir, "seed")
 	gittest.Init(t, seed)
-	gittest.WriteFile(t, filepath.Join(seed, "src", "cart.go"), cart(nil))
+	gittest.WriteFile(t, filepath.Join(seed, "src", "checkout", "cart.go"), cart(nil))
 	gittest.CommitAll(t, seed, "init")
 	remote := filepath.Join(dir, "shop.git")
 	gittest.Git(t, dir, "clone", "-q", "--bare", seed, remote)
@@ -97,12 +98,12 @@ func hostHall(t *testing.T, url, host, share string) *Main {
 	return MustOpenHall(t, Config{Store: url, TTL: time.Minute, GitInterval: 10 * time.Millisecond, HostName: host, ShareChanges: share})
 }
 
-// editBeat is the beat of an agent that edited src/cart.go in its clone,
+// editBeat is the beat of an agent that edited src/checkout/cart.go in its clone,
 // its brain the clone (as a hook completes it): the two clones are one
 // repository by their remote (the repository identity).
 func editBeat(agent, clone string) contract.BeatRequest {
 	b := beatOf(agent, clone, clone)
-	b.Tool, b.Touched = "Edit", []string{filepath.Join(clone, "src", "cart.go")}
+	b.Tool, b.Touched = "Edit", []string{filepath.Join(clone, "src", "checkout", "cart.go")}
 	return b
 }
 
@@ -172,7 +173,7 @@ func farSide(o contract.Overlap) (far, here contract.OverlapSide) {
 // TestOverlapAcrossHostsPathsOnly: two Halls naming two hosts (alpha,
 // bravo) share a NATS store, each with its own registry; ana's agent
 // beats alpha from ana's clone, bob's beats bravo from bob's, and both
-// changed line 5 of src/cart.go. Both Halls list the overlap across
+// changed line 5 of src/checkout/cart.go. Both Halls list the overlap across
 // hosts, each naming the other's host on its side, git's files from the
 // far side's record; in paths mode (the default) the merge is unknown
 // because the Halls share paths only, and no blob leaves either machine:
@@ -184,8 +185,8 @@ func farSide(o contract.Overlap) (far, here contract.OverlapSide) {
 func TestOverlapAcrossHostsPathsOnly(t *testing.T) {
 	srv := natstest.RunServer(t, 0)
 	ana, bob := teamClones(t)
-	gittest.WriteFile(t, filepath.Join(ana, "src", "cart.go"), cart(map[int]string{5: "// ana's line 5"}))
-	gittest.WriteFile(t, filepath.Join(bob, "src", "cart.go"), cart(map[int]string{5: "// bob's line 5"}))
+	gittest.WriteFile(t, filepath.Join(ana, "src", "checkout", "cart.go"), cart(map[int]string{5: "// ana's line 5"}))
+	gittest.WriteFile(t, filepath.Join(bob, "src", "checkout", "cart.go"), cart(map[int]string{5: "// bob's line 5"}))
 	before := []string{cloneFingerprint(t, ana), cloneFingerprint(t, bob)}
 	alpha, bravo := hostHall(t, srv.URL(), "alpha", ""), hostHall(t, srv.URL(), "bravo", "")
 	beats := func() {
@@ -208,8 +209,8 @@ func TestOverlapAcrossHostsPathsOnly(t *testing.T) {
 		if o.Merge != contract.MergeUnknown || o.MergeReason != contract.MergeReasonPathsOnly || o.Basis != contract.BasisPaths || o.Verdict != contract.VerdictOverlap {
 			t.Errorf("at %s: merge %q reason %q basis %q verdict %q; want unknown, paths_only, paths, overlap", m.Config.HostName, o.Merge, o.MergeReason, o.Basis, o.Verdict)
 		}
-		if len(o.Files) != 1 || o.Files[0].Path != "src/cart.go" {
-			t.Errorf("at %s: files %+v, want src/cart.go", m.Config.HostName, o.Files)
+		if len(o.Files) != 1 || o.Files[0].Path != "src/checkout/cart.go" {
+			t.Errorf("at %s: files %+v, want src/checkout/cart.go", m.Config.HostName, o.Files)
 		}
 	}
 	r := contractNow(t, alpha.URL()+"/api/presences")
@@ -223,6 +224,20 @@ func TestOverlapAcrossHostsPathsOnly(t *testing.T) {
 	if keys := boardKeys(t, srv.URL()); len(keys) != 0 {
 		t.Errorf("in paths mode the shared bucket holds %d entries, want none", len(keys))
 	}
+	// Through the real hook path: an agent of ana's clone hears the
+	// overlap, naming bob's agent, bravo and bob's clone, and why no
+	// merge is predicted.
+	var heard string
+	eventually.True(t, natsWait, "ana's hook to hear bob's conflict on bravo", func() bool {
+		heard += string(hookPaths[0].call(t, alpha, "claude", hooktest.Moved(t, hooktest.ClaudeCode, "post-tool-use-edit.json", ana, ""), "warn"))
+		return strings.Contains(heard, "claude-bob on bravo")
+	})
+	for _, want := range []string{" in " + bob, "no merge prediction: this Hall shares paths only"} {
+		if !strings.Contains(heard, want) {
+			t.Errorf("ana's hook heard %q, want %q", heard, want)
+		}
+	}
+
 	if got := []string{cloneFingerprint(t, ana), cloneFingerprint(t, bob)}; !slices.Equal(got, before) {
 		t.Error("a clone changed under the Halls")
 	}
@@ -230,7 +245,7 @@ func TestOverlapAcrossHostsPathsOnly(t *testing.T) {
 
 // TestOverlapAcrossHostsContent: the same two hosts in content mode.
 // Both changed line 5: alpha (its name sorts first) predicts a conflict
-// with its own git from what bravo shipped (bob's HEAD and src/cart.go)
+// with its own git from what bravo shipped (bob's HEAD and src/checkout/cart.go)
 // and publishes it; bravo reads it, labelled with alpha's host. Then bob
 // moves his change to line 15: clean, on both. Then bob commits without
 // pushing and edits again: alpha's objects lack his HEAD, base_not_here.
@@ -241,7 +256,7 @@ func TestOverlapAcrossHostsPathsOnly(t *testing.T) {
 func TestOverlapAcrossHostsContent(t *testing.T) {
 	srv := natstest.RunServer(t, 0)
 	ana, bob := teamClones(t)
-	anaCart, bobCart := filepath.Join(ana, "src", "cart.go"), filepath.Join(bob, "src", "cart.go")
+	anaCart, bobCart := filepath.Join(ana, "src", "checkout", "cart.go"), filepath.Join(bob, "src", "checkout", "cart.go")
 	gittest.WriteFile(t, anaCart, cart(map[int]string{5: "// ana's line 5"}))
 	gittest.WriteFile(t, bobCart, cart(map[int]string{5: "// bob's line 5"}))
 	anaBefore := cloneFingerprint(t, ana)
@@ -258,8 +273,8 @@ func TestOverlapAcrossHostsContent(t *testing.T) {
 	for _, m := range []*Main{alpha, bravo} {
 		o := overlapAt(t, m, beats, "a conflict predicted across hosts", merged(contract.MergeConflict))
 		if o.Verdict != contract.VerdictConflict || o.MergeHost != "alpha" || o.Basis != contract.BasisGit ||
-			!slices.Equal(o.Conflicts, []string{"src/cart.go"}) || o.Across != contract.AcrossHost {
-			t.Errorf("at %s: %+v; want a conflict in src/cart.go predicted by git on alpha", m.Config.HostName, o)
+			!slices.Equal(o.Conflicts, []string{"src/checkout/cart.go"}) || o.Across != contract.AcrossHost {
+			t.Errorf("at %s: %+v; want a conflict in src/checkout/cart.go predicted by git on alpha", m.Config.HostName, o)
 		}
 	}
 	// What the agent on alpha hears names the other side's host, clone
@@ -267,7 +282,7 @@ func TestOverlapAcrossHostsContent(t *testing.T) {
 	resp := beatHall(t, alpha.URL(), editBeat("claude-ana", ana))
 	r := contractNow(t, alpha.URL()+"/api/presences")
 	line := contract.OverlapLine(resp.PresenceID, r.Overlaps[0])
-	for _, want := range []string{"conflict: claude-bob on bravo ", " in " + bob + " changed src/cart.go", "; git on alpha predicts the merge conflicts in src/cart.go"} {
+	for _, want := range []string{"conflict: claude-bob on bravo ", " in " + bob + " changed src/checkout/cart.go", "; git on alpha predicts the merge conflicts in src/checkout/cart.go"} {
 		if !strings.Contains(line, want) {
 			t.Errorf("ana's line %q, want it to say %q", line, want)
 		}
@@ -301,7 +316,7 @@ func TestOverlapAcrossHostsContent(t *testing.T) {
 		switch {
 		case e.Kind == "side" && e.Host == "bravo":
 			sawBlob = e.Worktree == bob && e.PeerHost == "alpha" && e.Repository == repository && e.Repository != "" && e.State != "" && e.Head != "" &&
-				len(e.Files) == 1 && e.Files[0].Path == "src/cart.go" && string(e.Files[0].Data) == cart(map[int]string{5: "// bob's line 5"}) || sawBlob
+				len(e.Files) == 1 && e.Files[0].Path == "src/checkout/cart.go" && string(e.Files[0].Data) == cart(map[int]string{5: "// bob's line 5"}) || sawBlob
 		case e.Kind == "side" && e.Host == "alpha":
 			if len(e.Files) != 0 {
 				t.Errorf("alpha, which predicts, shipped content: %s", v)
