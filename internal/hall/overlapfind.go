@@ -5,6 +5,8 @@ import (
 	"context"
 	"maps"
 	"path/filepath"
+	"slices"
+	"sync"
 
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/gitscan"
@@ -62,6 +64,10 @@ type OverlapFinder struct {
 	// overlap across hosts; nil: no merge predicted across hosts
 	// (reason not_shared).
 	Peers Peers
+
+	mu       sync.Mutex
+	toldHot  bool                // told the scanner at least once
+	lastHost map[string][]string // what AcrossHosts was told last
 }
 
 // Peers is the finder's port to the sharing of sides across hosts
@@ -164,16 +170,29 @@ func (f *OverlapFinder) Overlaps(_ context.Context, live []presence.Record) ([]p
 		out = append(out, o)
 	}
 	if f.Git != nil {
-		hot := map[string][]string{}
-		for _, p := range across {
-			hot[p.Local.Worktree] = append(hot[p.Local.Worktree], p.Files...)
-		}
-		f.Git.AcrossHosts(hot)
+		f.tellAcross(across)
 	}
 	if f.Peers != nil {
 		f.Peers.Want(across)
 	}
 	return out, counts
+}
+
+// tellAcross tells the scanner each local worktree's files in an overlap
+// across hosts, when they changed since it was last told (a map swap
+// under the scanner's lock otherwise at every derivation).
+func (f *OverlapFinder) tellAcross(across []PeerPair) {
+	hot := map[string][]string{}
+	for _, p := range across {
+		hot[p.Local.Worktree] = append(hot[p.Local.Worktree], p.Files...)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.toldHot && maps.EqualFunc(hot, f.lastHost, slices.Equal) {
+		return
+	}
+	f.toldHot, f.lastHost = true, hot
+	f.Git.AcrossHosts(hot)
 }
 
 // elsewhere reports whether the record's beats were taken by a Hall on

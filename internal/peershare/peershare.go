@@ -165,6 +165,10 @@ type Sharer struct {
 	// The round's own state, touched by Run's goroutine only.
 	published map[string]published // board key → what was put, when
 	computed  map[string]verdictEntry
+	// shipped is the content last read for each side entry (by board
+	// key), so an unchanged side (one state, one set of files) runs no
+	// git to ship it again.
+	shipped map[string]shippedSide
 
 	n struct {
 		bytes, blobs, shared, read, pairsOut, filesOut, fails, preds, baseNotHere atomic.Int64
@@ -172,6 +176,12 @@ type Sharer struct {
 }
 
 type pairKey struct{ local, peerHost, peerWorktree string }
+
+type shippedSide struct {
+	state, files string // the snapshot commit and the files asked, joined
+	budget       int64  // the room it was read within
+	entry        sideEntry
+}
 
 type published struct {
 	sum string // a hash of the entry's content, labels and state
@@ -191,7 +201,7 @@ func New(cfg Config) *Sharer {
 	}
 	cfg.Bounds = cfg.Bounds.withDefaults()
 	return &Sharer{cfg: cfg, wake: make(chan struct{}, 1), verdicts: map[pairKey]hall.PeerVerdict{},
-		published: map[string]published{}, computed: map[string]verdictEntry{}}
+		published: map[string]published{}, computed: map[string]verdictEntry{}, shipped: map[string]shippedSide{}}
 }
 
 // Mode is what the sharer shares.
@@ -398,21 +408,30 @@ func (s *Sharer) ship(ctx context.Context, p hall.PeerPair, snap gitscan.Snapsho
 		e.FilesOmitted += over
 		files = files[:s.cfg.Bounds.MaxFiles]
 	}
-	room := min(s.cfg.Bounds.MaxOverlapBytes, s.cfg.Bounds.MaxRepositoryBytes-b.repo[p.Repository], b.total)
-	shipped, omitted, err := s.cfg.Git.PeerFiles(ctx, snap, files, max(room, 0))
-	if err != nil {
-		e.FilesOmitted += len(files)
+	room := max(min(s.cfg.Bounds.MaxOverlapBytes, s.cfg.Bounds.MaxRepositoryBytes-b.repo[p.Repository], b.total), 0)
+	key, asked := sideKey(p.Repository, p.Local, p.Peer), strings.Join(files, "\x00")
+	if last, ok := s.shipped[key]; ok && last.state == snap.Commit && last.files == asked && last.budget == room {
+		e.Files, e.FilesOmitted = last.entry.Files, last.entry.FilesOmitted
+	} else {
+		shipped, omitted, err := s.cfg.Git.PeerFiles(ctx, snap, files, room)
+		if err != nil {
+			e.FilesOmitted += len(files)
+			s.n.filesOut.Add(int64(len(files)))
+			return
+		}
+		e.Files, e.FilesOmitted = shipped, e.FilesOmitted+omitted
+		if len(s.shipped) >= 2*s.cfg.Bounds.MaxPairs {
+			clear(s.shipped)
+		}
+		s.shipped[key] = shippedSide{state: snap.Commit, files: asked, budget: room, entry: *e}
 		s.n.filesOut.Add(int64(e.FilesOmitted))
-		return
 	}
-	e.Files, e.FilesOmitted = shipped, e.FilesOmitted+omitted
 	var used int64
-	for _, f := range shipped {
+	for _, f := range e.Files {
 		used += int64(len(f.Data))
 	}
 	b.repo[p.Repository] += used
 	b.total -= used
-	s.n.filesOut.Add(int64(e.FilesOmitted))
 }
 
 // predict merges the other side with this one's snapshot and publishes
