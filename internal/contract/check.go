@@ -87,20 +87,6 @@ func CheckText(resp CheckResponse, shown int) string {
 	return t.String()
 }
 
-// acrossText names what lies between two sides when it is more than
-// another worktree of one clone: " (another clone)".
-func acrossText(across string) string {
-	switch across {
-	case AcrossClone:
-		return " (another clone)"
-	case AcrossHost:
-		return " (another host)"
-	case AcrossPushed:
-		return " (pushed)"
-	}
-	return ""
-}
-
 func checkThemeText(theme string) string {
 	if theme == "" {
 		return ""
