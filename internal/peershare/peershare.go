@@ -230,8 +230,13 @@ func (s *Sharer) Want(pairs []hall.PeerPair) {
 // round that worked on it. In paths mode it is always unknown,
 // paths_only.
 func (s *Sharer) Verdict(local, peer hall.PeerSide) (hall.PeerVerdict, bool) {
-	if s.cfg.Mode != Content {
+	switch {
+	case s.cfg.Mode != Content:
 		return hall.PeerVerdict{Merge: contract.MergeUnknown, Reason: contract.MergeReasonPathsOnly}, true
+	case s.cfg.Board == nil:
+		return hall.PeerVerdict{Merge: contract.MergeUnknown, Reason: contract.MergeReasonNotShared}, true
+	case s.cfg.Git == nil: // no usable git here: nothing to predict with, nor to ship
+		return hall.PeerVerdict{Merge: contract.MergeUnknown, Reason: contract.MergeReasonNoGit}, true
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

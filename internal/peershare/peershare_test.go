@@ -141,6 +141,10 @@ func TestSharerPathsShipsNothing(t *testing.T) {
 	if st := s.Stats(); st != (peershare.Stats{}) {
 		t.Errorf("stats %+v, want none", st)
 	}
+	nogit := peershare.New(peershare.Config{Host: "alpha", Mode: peershare.Content})
+	if v, ok := nogit.Verdict(hall.PeerSide{Host: "alpha", Worktree: "/a"}, hall.PeerSide{Host: "bravo", Worktree: "/b"}); !ok || v.Reason != contract.MergeReasonNotShared {
+		t.Errorf("content with no board: %+v %v, want not_shared", v, ok)
+	}
 	for _, bad := range []string{"all", "Content", " paths"} {
 		if _, err := peershare.ParseMode(bad); err == nil {
 			t.Errorf("--share-changes %q taken", bad)
