@@ -98,7 +98,11 @@ func (e Evidence) join(field func(Mark) string, sep string) string {
 type PictureWorktree struct {
 	Worktree string
 	Branch   string
-	Agents   []string // agent ids, in the order met
+	// Host is the host the worktree is on when it is not this Hall's (a
+	// side across hosts, its overlap side's host): one path on two hosts
+	// is two columns.
+	Host   string
+	Agents []string // agent ids, in the order met
 	// Clone numbers the column's clone, from 1, where the picture holds
 	// worktrees of more than one clone (an overlap across clone): two
 	// columns with one number are worktrees of one clone. 0 otherwise.
@@ -181,11 +185,12 @@ func Pictures(os []contract.Overlap) ([]Picture, int) {
 			acc.pic.FilesCut = true
 		}
 		side := func(s contract.OverlapSide) int {
-			i, ok := acc.wtIx[s.Worktree]
+			key := s.Host + "\x00" + s.Worktree
+			i, ok := acc.wtIx[key]
 			if !ok {
 				i = len(acc.wts)
-				acc.wtIx[s.Worktree] = i
-				acc.wts = append(acc.wts, PictureWorktree{Worktree: s.Worktree, Branch: s.Branch})
+				acc.wtIx[key] = i
+				acc.wts = append(acc.wts, PictureWorktree{Worktree: s.Worktree, Branch: s.Branch, Host: s.Host})
 			}
 			w := &acc.wts[i]
 			if !slices.Contains(w.Agents, s.AgentID) {
@@ -249,7 +254,7 @@ func Pictures(os []contract.Overlap) ([]Picture, int) {
 			if a.conflict != b.conflict {
 				return boolFirst(a.conflict)
 			}
-			return cmp.Or(cmp.Compare(b.files, a.files), cmp.Compare(a.Worktree, b.Worktree))
+			return cmp.Or(cmp.Compare(b.files, a.files), cmp.Compare(a.Worktree, b.Worktree), cmp.Compare(a.Host, b.Host))
 		})
 		fOrder := make([]int, len(acc.files))
 		for i := range fOrder {
@@ -388,6 +393,9 @@ func ConflictWarning(n int, partial bool) string {
 // branch and agents.
 func PictureColumnTitle(w PictureWorktree) string {
 	t := w.Worktree
+	if w.Host != "" {
+		t += "\non host " + w.Host
+	}
 	if w.Clone > 0 {
 		t += "\nclone " + itoa(w.Clone)
 	}
