@@ -31,15 +31,19 @@ func TestNoChildOutlivesGit(t *testing.T) {
 			pids := filepath.Join(t.TempDir(), "pids")
 			t.Setenv("PIDS", pids)
 			git := fakeGit(t, `case " $* " in *" status "*) `+tc.body+`;; esac`)
-			g := newRunner(t, gitscan.RunnerConfig{Path: git, Timeout: time.Second})
+			// The timeout is each git process's: the real ones before
+			// status (rev-parse, config, ...) must end well inside it
+			// however loaded the machine, or status never runs (at one
+			// second, a load of 13 timed one out first).
+			g := newRunner(t, gitscan.RunnerConfig{Path: git, Timeout: 5 * time.Second})
 			a := newRepo(t).worktree("a")
-			_, err := g.Changes(context.Background(), a, gitscan.ChangesOptions{})
-			if got := gitscan.CodeOf(err); got != tc.want {
-				t.Fatalf("code %q, want %q (%v)", got, tc.want, err)
+			_, gitErr := g.Changes(context.Background(), a, gitscan.ChangesOptions{})
+			if got := gitscan.CodeOf(gitErr); got != tc.want {
+				t.Fatalf("code %q, want %q (%v)", got, tc.want, gitErr)
 			}
 			b, err := os.ReadFile(pids)
 			if err != nil {
-				t.Fatal(err)
+				t.Fatalf("git status never ran (%v): %v", err, gitErr)
 			}
 			for _, p := range strings.Fields(string(b)) {
 				pid, _ := strconv.Atoi(p)
