@@ -119,16 +119,16 @@ type Watcher struct {
 	cfg  Config
 	wake chan struct{}
 
-	mu        sync.Mutex
-	tracked   map[string]bool     // live worktrees
-	origins   map[string]*resolved // worktree → its remote
-	watches   map[string]*watch    // identity → its watch
-	pushed    map[string][]Pushed  // worktree → its overlaps with pushed branches
-	dirty     map[string]bool      // worktrees whose changes moved since their overlaps were found
-	preds     *gitscan.MergeCache
-	snaps     map[string]snapKept // worktree → its last snapshot
-	scratch   *gitscan.Scratch
-	stats     Stats
+	mu      sync.Mutex
+	tracked map[string]bool      // live worktrees
+	origins map[string]*resolved // worktree → its remote
+	watches map[string]*watch    // identity → its watch
+	pushed  map[string][]Pushed  // worktree → its overlaps with pushed branches
+	dirty   map[string]bool      // worktrees whose changes moved since their overlaps were found
+	preds   *gitscan.MergeCache
+	snaps   map[string]snapKept // worktree → its last snapshot
+	scratch *gitscan.Scratch
+	stats   Stats
 }
 
 // Stats counts what the watch asked of git since it was made.
