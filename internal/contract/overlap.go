@@ -38,10 +38,10 @@ const (
 // OverlapSide names one presence of an overlap and what git said of its
 // worktree.
 type OverlapSide struct {
-	PresenceID string `json:"presence_id"`
-	AgentID    string `json:"agent_id"`
+	PresenceID string `json:"presence_id,omitempty"` // every side but a pushed branch's
+	AgentID    string `json:"agent_id,omitempty"`
 	Theme      string `json:"theme,omitempty"`
-	Worktree   string `json:"worktree"`
+	Worktree   string `json:"worktree,omitempty"`
 	Branch     string `json:"branch,omitempty"`
 	// Git is GitOK; GitRecord when this Hall's git cannot see the
 	// worktree and the side's git evidence is the answer its record
@@ -50,6 +50,23 @@ type OverlapSide struct {
 	// worktree_not_owned: another user's, git_missing, git_too_old, not_a_worktree, git_timeout, git_failed,
 	// not_scanned): the side then counts its observed files only.
 	Git string `json:"git"`
+	// Pushed is the branch when the side is one pushed to the remote
+	// (the overlap's across is AcrossPushed), no presence.
+	Pushed OverlapPushed `json:"pushed,omitzero"`
+}
+
+// AcrossPushed is Overlap.Across when side b is a branch pushed to the
+// remote side a's worktree fetches from (docs/worktrees.md#pushed-work).
+const AcrossPushed = presence.AcrossPushed
+
+// OverlapPushed is a pushed branch as git has it: nothing more is
+// claimed (no agent is made up from a branch's name).
+type OverlapPushed struct {
+	Remote      string `json:"remote"` // the remote's identity (host/owner/name, or file:// and a path)
+	Branch      string `json:"branch"`
+	Commit      string `json:"commit"`       // the branch's tip
+	Author      string `json:"author"`       // the tip's author's name, as git has it
+	CommittedMs int64  `json:"committed_ms"` // the tip's committer date
 }
 
 // OverlapFile is one overlapping repository-relative path and, for each
@@ -82,6 +99,10 @@ type Overlap struct {
 	Conflicts      []string `json:"conflicts"`
 	ConflictsTotal int      `json:"conflicts_total"`
 	SinceMs        int64    `json:"since_ms"` // when this Hall first saw it, any verdict
+	// Across is AcrossPushed when side b is a pushed branch; Repository
+	// is then the remote's identity.
+	Across     string `json:"across,omitempty"`
+	Repository string `json:"repository,omitempty"`
 }
 
 // FromOverlap maps a domain overlap to its wire form.
@@ -91,7 +112,7 @@ func FromOverlap(o presence.Overlap) Overlap {
 		Verdict: o.Verdict, Merge: o.Merge, Basis: BasisGit,
 		Files: make([]OverlapFile, len(o.Files)), FilesTotal: o.FilesTotal,
 		Conflicts: append([]string{}, o.Conflicts...), ConflictsTotal: o.ConflictsTotal,
-		SinceMs: o.SinceMs,
+		SinceMs: o.SinceMs, Across: o.Across, Repository: o.Repository,
 	}
 	if o.A.Git != "" || o.B.Git != "" {
 		out.Basis = BasisPaths
@@ -107,7 +128,11 @@ func overlapSide(s presence.OverlapSide) OverlapSide {
 	if git == "" {
 		git = GitOK
 	}
-	return OverlapSide{PresenceID: s.PresenceID, AgentID: s.AgentID, Theme: s.Theme, Worktree: s.Worktree, Branch: s.Branch, Git: git}
+	out := OverlapSide{PresenceID: s.PresenceID, AgentID: s.AgentID, Theme: s.Theme, Worktree: s.Worktree, Branch: s.Branch, Git: git}
+	if p := s.Pushed; p.Branch != "" {
+		out.Pushed = OverlapPushed{Remote: p.Remote, Branch: p.Branch, Commit: p.Commit, Author: p.Author, CommittedMs: p.CommittedMs}
+	}
+	return out
 }
 
 // Overlaps maps overlaps, never returning nil.

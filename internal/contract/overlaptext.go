@@ -3,6 +3,7 @@ package contract
 import (
 	"fmt"
 	"strings"
+	"time"
 )
 
 // OverlapLine is one overlap told from the presence id's side, in a line:
@@ -45,6 +46,10 @@ func (o Overlap) gitPending() bool {
 }
 
 func writeSide(b *strings.Builder, s OverlapSide) {
+	if p := s.Pushed; p.Branch != "" {
+		writePushed(b, p)
+		return
+	}
 	b.WriteString(ClipID(s.AgentID))
 	if s.Theme != "" {
 		fmt.Fprintf(b, " (theme %q)", clip(s.Theme, textThemeWidth))
@@ -54,6 +59,18 @@ func writeSide(b *strings.Builder, s OverlapSide) {
 		fmt.Fprintf(b, " on branch %s", clip(s.Branch, textAgentWidth))
 	}
 }
+
+// writePushed names a pushed branch as git has it: its name and author
+// quoted (whoever pushed chose them), its remote, its tip and when it was
+// committed (UTC, to the minute: the line holds no clock of its own).
+func writePushed(b *strings.Builder, p OverlapPushed) {
+	fmt.Fprintf(b, "branch %q pushed to %s (tip %s by %q, committed %s)",
+		clip(p.Branch, textAgentWidth), clipPath(p.Remote, textPlaceWidth), shortCommit(p.Commit),
+		clip(p.Author, textAgentWidth), time.UnixMilli(p.CommittedMs).UTC().Format("2006-01-02 15:04 UTC"))
+}
+
+// shortCommit is a commit id's first 7 characters, as git abbreviates.
+func shortCommit(id string) string { return id[:min(len(id), 7)] }
 
 // filesText names the first three paths and counts the rest.
 func filesText(paths []string, total int) string {
@@ -77,12 +94,20 @@ func filesText(paths []string, total int) string {
 // the first file with how many more.
 func OverlapShort(id string, o Overlap) string {
 	who := func(s OverlapSide) string {
+		if p := s.Pushed; p.Branch != "" {
+			return fmt.Sprintf("branch %q (%s)", clip(p.Branch, textAgentWidth), shortCommit(p.Commit))
+		}
 		return fmt.Sprintf("%s (%s)", ClipID(s.AgentID), s.PresenceID)
 	}
 	var sides string
 	switch id {
 	case o.A.PresenceID:
-		sides = who(o.B) + " in " + clipPath(o.B.Worktree, textPlaceWidth)
+		sides = who(o.B)
+		if o.B.Pushed.Branch != "" {
+			sides += " on " + clipPath(o.B.Pushed.Remote, textPlaceWidth)
+		} else {
+			sides += " in " + clipPath(o.B.Worktree, textPlaceWidth)
+		}
 	case o.B.PresenceID:
 		sides = who(o.A) + " in " + clipPath(o.A.Worktree, textPlaceWidth)
 	default:

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/remotewatch"
 )
 
 // Health is what GET /api/health says of the Hall's operations: status,
@@ -32,5 +33,32 @@ func (h *Hall) Health(ctx context.Context, startedAt time.Time) contract.Health 
 	} else {
 		out.Presences = contract.HealthRosterOf(snap)
 	}
+	if h.Remotes != nil {
+		out.Remotes, out.RemotesTotal = healthRemotes(h.Remotes.Remotes())
+	}
 	return out
+}
+
+// RemoteWatch is what health reads of the watch of pushed work
+// (*remotewatch.Watcher).
+type RemoteWatch interface {
+	Remotes() []remotewatch.Remote
+}
+
+// healthRemotes are the first MaxHealthRemotes remotes as health says
+// them, and how many there are.
+func healthRemotes(rs []remotewatch.Remote) ([]contract.HealthRemote, int) {
+	out := make([]contract.HealthRemote, 0, min(len(rs), contract.MaxHealthRemotes))
+	for _, r := range rs[:min(len(rs), contract.MaxHealthRemotes)] {
+		hr := contract.HealthRemote{Remote: r.Identity, DefaultBranch: r.Default, Branches: len(r.Branches), Omitted: r.Omitted,
+			Worktrees: r.Worktrees, Error: r.Err}
+		if !r.LastGood.IsZero() {
+			hr.LastGoodMs = r.LastGood.UnixMilli()
+		}
+		if !r.FailingSince.IsZero() {
+			hr.FailingSinceMs = r.FailingSince.UnixMilli()
+		}
+		out = append(out, hr)
+	}
+	return out, len(rs)
 }

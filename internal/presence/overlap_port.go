@@ -29,6 +29,24 @@ type Overlap struct {
 	// SinceMs is when this Hall first derived the overlap (any verdict);
 	// a restart starts it again.
 	SinceMs int64
+	// Across is AcrossPushed when side B is a branch pushed to the
+	// remote side A's worktree fetches from ("" for two presences'
+	// worktrees); Repository is then the remote's identity.
+	Across     string
+	Repository string
+}
+
+// AcrossPushed is Overlap.Across when its side B is a pushed branch.
+const AcrossPushed = "pushed"
+
+// PushedBranch is a branch on a remote, as git has it: a side of an
+// overlap that is no presence (docs/worktrees.md#pushed-work).
+type PushedBranch struct {
+	Remote      string // the remote's identity
+	Branch      string // short: "feat"
+	Commit      string // its tip
+	Author      string // the tip's author, as git has it
+	CommittedMs int64
 }
 
 // OverlapSide is one presence of an overlap.
@@ -41,6 +59,9 @@ type OverlapSide struct {
 	// code (worktree_not_here: another host's worktree; git_missing…):
 	// the side counts its observed files only.
 	Git string
+	// Pushed is the branch when the side is a pushed branch, no
+	// presence (PresenceID, AgentID and Worktree empty).
+	Pushed PushedBranch
 }
 
 // OverlapFile is one overlapping path and the evidence on each side:
