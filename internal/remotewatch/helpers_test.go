@@ -2,10 +2,7 @@ package remotewatch_test
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -147,35 +144,3 @@ func find(ps []remotewatch.Pushed, branch string) (remotewatch.Pushed, bool) {
 	return remotewatch.Pushed{}, false
 }
 
-// fingerprint is everything of a repository's git directory the Hall
-// must never change: every file's path, size and content hash (refs,
-// packed-refs, objects, config, FETCH_HEAD's absence) and the index's
-// modification time.
-func fingerprint(t *testing.T, gitDir string) string {
-	t.Helper()
-	var b strings.Builder
-	err := filepath.WalkDir(gitDir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(gitDir, p)
-		if d.IsDir() {
-			fmt.Fprintf(&b, "%s/\n", rel)
-			return nil
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		sum := sha256.Sum256(data)
-		fmt.Fprintf(&b, "%s %d %s\n", rel, len(data), hex.EncodeToString(sum[:8]))
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if info, err := os.Stat(filepath.Join(gitDir, "index")); err == nil {
-		fmt.Fprintf(&b, "index mtime %d\n", info.ModTime().UnixNano())
-	}
-	return b.String()
-}

@@ -1,0 +1,95 @@
+package main
+
+// Pushed work end to end (issue #44): a branch pushed to the remote while
+// a Claude Code session edits the same lines, through the real Hall, its
+// scanner and its watch of the remote.
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/contract/schema/schematest"
+	"github.com/hall-dev/hall/internal/eventually"
+	"github.com/hall-dev/hall/internal/gittest"
+	"github.com/hall-dev/hall/internal/hooktest"
+)
+
+func TestPushedBranchEndToEnd(t *testing.T) {
+	// The watch reads the person's global git configuration: an empty one.
+	global := filepath.Join(gittest.TempDir(t), "gitconfig")
+	if err := os.WriteFile(global, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GIT_CONFIG_GLOBAL", global)
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+
+	dir := gittest.TempDir(t)
+	remote, mate, work := filepath.Join(dir, "shop.git"), filepath.Join(dir, "mate"), filepath.Join(dir, "shop")
+	gittest.Git(t, "", "init", "-q", "--bare", "-b", "main", remote)
+	gittest.Git(t, remote, "config", "uploadpack.allowFilter", "true")
+	gittest.Git(t, remote, "config", "uploadpack.allowAnySHA1InWant", "true")
+	gittest.Git(t, "", "clone", "-q", remote, mate)
+	gittest.WriteFile(t, filepath.Join(mate, "src/checkout/cart.go"), "package checkout\n\n// total\n")
+	gittest.CommitAll(t, mate, "cart")
+	gittest.Git(t, mate, "push", "-q", "origin", "main")
+	gittest.Git(t, "", "clone", "-q", remote, work)
+	// A cloud agent pushes its fix of the same line.
+	gittest.Git(t, mate, "checkout", "-q", "-b", "cloud-fix")
+	gittest.WriteFile(t, filepath.Join(mate, "src/checkout/cart.go"), "package checkout\n\n// the cloud's total\n")
+	gittest.CommitAll(t, mate, "fix the total")
+	gittest.Git(t, mate, "push", "-q", "origin", "cloud-fix")
+	tip := gittest.Git(t, mate, "rev-parse", "HEAD")
+
+	m := MustOpenHall(t, Config{GitInterval: 10 * time.Millisecond, RemoteInterval: time.Hour, RemoteActiveDays: 14, RemoteMaxBranches: 200})
+	set := schematest.FromHall(t, m.URL(), schematest.Strict)
+	gittest.WriteFile(t, filepath.Join(work, "src/checkout/cart.go"), "package checkout\n\n// my total\n")
+	before := gittest.Fingerprint(t, filepath.Join(work, ".git"))
+	call := hookPaths[0].call
+	heard := string(call(t, m, "claude", hooktest.Moved(t, hooktest.ClaudeCode, "post-tool-use-edit.json", work, ""), "warn"))
+
+	var o contract.Overlap
+	eventually.True(t, overlapWithin, "the pushed branch listed as a conflict", func() bool {
+		r := rosterOverlaps(t, set, m)
+		if len(r.Overlaps) != 1 {
+			return false
+		}
+		o = r.Overlaps[0]
+		return o.Verdict == contract.VerdictConflict
+	})
+	p := o.B.Pushed
+	if o.Across != contract.AcrossPushed || o.OverlapID != o.A.PresenceID+"~pushed:cloud-fix" || o.B.PresenceID != "" ||
+		p.Branch != "cloud-fix" || p.Commit != tip || p.Author != "hall" || p.CommittedMs == 0 || !strings.HasPrefix(p.Remote, "file://") {
+		t.Errorf("overlap %+v, want across pushed, side b the branch cloud-fix at %s by hall", o, tip)
+	}
+	if strings.Join(o.Conflicts, ",") != "src/checkout/cart.go" || o.Merge != contract.MergeConflict {
+		t.Errorf("merge %q conflicts %v, want a conflict in src/checkout/cart.go", o.Merge, o.Conflicts)
+	}
+
+	// The agent hears it, once, inside the reported block.
+	heard += string(call(t, m, "claude", hooktest.Moved(t, hooktest.ClaudeCode, "post-tool-use-read.json", work, ""), "warn"))
+	for _, want := range []string{`branch \"cloud-fix\" pushed to file://`, "src/checkout/cart.go", "conflict", "Reported by other agents"} {
+		if !strings.Contains(heard, want) {
+			t.Errorf("the agent heard %q, want %q", heard, want)
+		}
+	}
+	if out := call(t, m, "claude", hooktest.Moved(t, hooktest.ClaudeCode, "post-tool-use-read.json", work, ""), "warn"); len(out) != 0 {
+		t.Errorf("the agent's next call: %s, want silence", out)
+	}
+
+	// Health says the remote was looked at.
+	var health contract.Health
+	if err := json.Unmarshal(getChecked(t, set, m.URL(), "/api/health", "health"), &health); err != nil {
+		t.Fatal(err)
+	}
+	if len(health.Remotes) != 1 || health.Remotes[0].LastGoodMs == 0 || health.Remotes[0].Error != "" || health.Remotes[0].Branches != 1 {
+		t.Errorf("health remotes %+v, want one, looked at, one active branch", health.Remotes)
+	}
+	if after := gittest.Fingerprint(t, filepath.Join(work, ".git")); after != before {
+		t.Errorf("the person's repository changed:\nbefore\n%s\nafter\n%s", before, after)
+	}
+}
