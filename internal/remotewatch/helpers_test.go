@@ -143,4 +143,3 @@ func find(ps []remotewatch.Pushed, branch string) (remotewatch.Pushed, bool) {
 	}
 	return remotewatch.Pushed{}, false
 }
-
