@@ -3,6 +3,7 @@ package remotewatch
 import (
 	"context"
 	"maps"
+	"regexp"
 	"slices"
 	"sync"
 	"time"
@@ -365,7 +366,7 @@ func (w *Watcher) look(ctx context.Context, wa *watch) bool {
 		w.stats.Failures++
 		wa.next = clock.Add(min(w.cfg.Interval<<min(wa.fails, 10), MaxBackoff))
 		was := wa.err
-		wa.err = err.Error()
+		wa.err = redactURLs(err.Error())
 		if was == "" {
 			wa.failSince = clock
 		}
@@ -490,6 +491,13 @@ func (w *Watcher) active(ctx context.Context, wa *watch, now time.Time) ([]Branc
 	w.mu.Unlock()
 	return out, omitted, nil
 }
+
+// userinfoRE is a URL's user and password.
+var userinfoRE = regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://)[^/@\s]*@`)
+
+// redactURLs drops every URL's user and password from git's words, which
+// health shows.
+func redactURLs(s string) string { return userinfoRE.ReplaceAllString(s, "$1") }
 
 func sameBranches(a, b []Branch) bool {
 	return slices.EqualFunc(a, b, func(x, y Branch) bool { return x.Name == y.Name && x.Commit == y.Commit })
