@@ -67,6 +67,9 @@ type OverlapPushed struct {
 	Commit      string `json:"commit"`       // the branch's tip
 	Author      string `json:"author"`       // the tip's author's name, as git has it
 	CommittedMs int64  `json:"committed_ms"` // the tip's committer date
+	// Default: the branch is the remote's default branch, moved past the
+	// worktree's HEAD (the files are what it changed since they parted).
+	Default bool `json:"default,omitempty"`
 }
 
 // OverlapFile is one overlapping repository-relative path and, for each
@@ -130,7 +133,7 @@ func overlapSide(s presence.OverlapSide) OverlapSide {
 	}
 	out := OverlapSide{PresenceID: s.PresenceID, AgentID: s.AgentID, Theme: s.Theme, Worktree: s.Worktree, Branch: s.Branch, Git: git}
 	if p := s.Pushed; p.Branch != "" {
-		out.Pushed = OverlapPushed{Remote: p.Remote, Branch: p.Branch, Commit: p.Commit, Author: p.Author, CommittedMs: p.CommittedMs}
+		out.Pushed = OverlapPushed{Remote: p.Remote, Branch: p.Branch, Commit: p.Commit, Author: p.Author, CommittedMs: p.CommittedMs, Default: p.Default}
 	}
 	return out
 }

@@ -64,9 +64,14 @@ func writeSide(b *strings.Builder, s OverlapSide) {
 // quoted (whoever pushed chose them), its remote, its tip and when it was
 // committed (UTC, to the minute: the line holds no clock of its own).
 func writePushed(b *strings.Builder, p OverlapPushed) {
+	when := time.UnixMilli(p.CommittedMs).UTC().Format("2006-01-02 15:04 UTC")
+	if p.Default {
+		fmt.Fprintf(b, "the default branch %q moved on %s: %s by %q (committed %s)",
+			clip(p.Branch, textAgentWidth), clipPath(p.Remote, textPlaceWidth), shortCommit(p.Commit), clip(p.Author, textAgentWidth), when)
+		return
+	}
 	fmt.Fprintf(b, "branch %q pushed to %s (tip %s by %q, committed %s)",
-		clip(p.Branch, textAgentWidth), clipPath(p.Remote, textPlaceWidth), shortCommit(p.Commit),
-		clip(p.Author, textAgentWidth), time.UnixMilli(p.CommittedMs).UTC().Format("2006-01-02 15:04 UTC"))
+		clip(p.Branch, textAgentWidth), clipPath(p.Remote, textPlaceWidth), shortCommit(p.Commit), clip(p.Author, textAgentWidth), when)
 }
 
 // shortCommit is a commit id's first 7 characters, as git abbreviates.

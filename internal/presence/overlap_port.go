@@ -47,6 +47,7 @@ type PushedBranch struct {
 	Commit      string // its tip
 	Author      string // the tip's author, as git has it
 	CommittedMs int64
+	Default     bool // the remote's default branch, moved past the worktree's HEAD
 }
 
 // OverlapSide is one presence of an overlap.

@@ -16,6 +16,9 @@ type Pushed struct {
 	Worktree string
 	Remote   string // the remote's identity
 	Branch   Branch // its Files left out
+	// Default: the branch is the remote's default branch, moved past the
+	// worktree's HEAD; Files are what it changed since they parted.
+	Default bool
 	// Files are the overlapping paths, repository-relative, sorted, at
 	// most MaxOverlapFiles; FilesTotal counts them all.
 	Files      []string
@@ -79,14 +82,15 @@ func (w *Watcher) find(ctx context.Context, wt string) []Pushed {
 	r := w.origins[wt]
 	var wa *watch
 	var branches []Branch
+	var def Branch
 	if r != nil {
 		wa = w.watches[r.Identity]
 	}
 	if wa != nil {
-		branches = wa.branches
+		branches, def = wa.branches, wa.defTip
 	}
 	w.mu.Unlock()
-	if wa == nil || len(branches) == 0 || w.cfg.Results == nil {
+	if wa == nil || w.cfg.Results == nil {
 		return nil
 	}
 	res, ok := w.cfg.Results.Result(wt)
@@ -94,32 +98,80 @@ func (w *Watcher) find(ctx context.Context, wt string) []Pushed {
 		return nil
 	}
 	var out []Pushed
+	if def.Commit != "" && res.Changes.Head != "" {
+		// The default branch moved past the worktree's HEAD: what it
+		// changed since they parted, against the worktree's changes.
+		if files, total, ok := w.defaultChanged(ctx, wa.store, res.Changes, def.Commit); ok {
+			def.Files, def.FilesTotal = files, total
+			if p, ok := w.side(ctx, wt, res, wa, def); ok {
+				p.Default = true
+				out = append(out, p)
+			}
+		}
+	}
 	for _, b := range branches {
 		if b.Name == r.Upstream {
 			continue // the worktree's own pushed work
 		}
-		var files []string
-		total := 0
-		for _, f := range res.Changes.Files {
-			if gitscan.FilesOverlap([]string{f}, b.Files) {
-				total++
-				if len(files) < MaxOverlapFiles {
-					files = append(files, f)
-				}
-			}
+		if p, ok := w.side(ctx, wt, res, wa, b); ok {
+			out = append(out, p)
 		}
-		if total == 0 {
-			continue
-		}
-		p := Pushed{Worktree: wt, Remote: wa.identity, Branch: b, Files: files, FilesTotal: total}
-		p.Branch.Files = nil
-		if m, ok := w.predict(ctx, wt, res, wa.store, b.Commit); ok {
-			p.Predicted, p.Conflict, p.Conflicts, p.ConflictsTotal = true, m.Conflict, m.Conflicts, m.ConflictsTotal
-		}
-		out = append(out, p)
 	}
 	return out
 }
+
+// side is the worktree's overlap with a branch, predicted; false when
+// the branch changed none of the worktree's files.
+func (w *Watcher) side(ctx context.Context, wt string, res gitscan.Result, wa *watch, b Branch) (Pushed, bool) {
+	var files []string
+	total := 0
+	for _, f := range res.Changes.Files {
+		if gitscan.FilesOverlap([]string{f}, b.Files) {
+			total++
+			if len(files) < MaxOverlapFiles {
+				files = append(files, f)
+			}
+		}
+	}
+	if total == 0 {
+		return Pushed{}, false
+	}
+	p := Pushed{Worktree: wt, Remote: wa.identity, Branch: b, Files: files, FilesTotal: total}
+	p.Branch.Files = nil
+	if m, ok := w.predict(ctx, wt, res, wa.store, b.Commit); ok {
+		p.Predicted, p.Conflict, p.Conflicts, p.ConflictsTotal = true, m.Conflict, m.Conflicts, m.ConflictsTotal
+	}
+	return p, true
+}
+
+// defaultChanged lists what the default branch's tip changed since it
+// parted from the worktree's HEAD (git diff HEAD...tip in the store, the
+// repository's objects read as alternates); nothing when the tip is in
+// HEAD's history. Kept per pair.
+func (w *Watcher) defaultChanged(ctx context.Context, st *store, c gitscan.Changes, tipID string) ([]string, int, bool) {
+	k := [2]string{c.Head, tipID}
+	w.mu.Lock()
+	cf, ok := w.defChanged[k]
+	w.mu.Unlock()
+	if !ok {
+		files, total, err := st.changed(ctx, c.Head, tipID, MaxBranchFiles, filepath.Join(c.CommonDir, "objects"))
+		if err != nil {
+			return nil, 0, false
+		}
+		slices.Sort(files)
+		cf = changedFiles{files: files, total: total}
+		w.mu.Lock()
+		if len(w.defChanged) >= maxDefChanged {
+			clear(w.defChanged)
+		}
+		w.defChanged[k] = cf
+		w.mu.Unlock()
+	}
+	return cf.files, cf.total, cf.total > 0
+}
+
+// maxDefChanged bounds the (HEAD, default tip) pairs kept.
+const maxDefChanged = 1024
 
 // predict merges the worktree's working tree (a snapshot of what its scan
 // listed) with a branch's tip, in the remote's store; false when git
@@ -172,7 +224,7 @@ func (w *Watcher) snapshot(ctx context.Context, wt string, res gitscan.Result) (
 
 func samePushed(a, b []Pushed) bool {
 	return slices.EqualFunc(a, b, func(x, y Pushed) bool {
-		return x.Branch.Name == y.Branch.Name && x.Branch.Commit == y.Branch.Commit && x.FilesTotal == y.FilesTotal &&
+		return x.Default == y.Default && x.Branch.Name == y.Branch.Name && x.Branch.Commit == y.Branch.Commit && x.FilesTotal == y.FilesTotal &&
 			slices.Equal(x.Files, y.Files) && x.Predicted == y.Predicted && x.Conflict == y.Conflict &&
 			slices.Equal(x.Conflicts, y.Conflicts)
 	})

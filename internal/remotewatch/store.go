@@ -141,11 +141,29 @@ type tip struct {
 // unmerged lists the store's branches not merged into the default
 // branch, newest commit first: one git for-each-ref.
 func (s *store) unmerged(ctx context.Context, def string) ([]tip, error) {
-	args := []string{"for-each-ref", "--sort=-committerdate", "--format=%(refname:strip=2)%00%(objectname)%00%(committerdate:unix)%00%(authorname)"}
+	var args []string
 	if def != "" {
 		args = append(args, "--no-merged=refs/heads/"+def)
 	}
-	out, err := s.run.Run(ctx, gitscan.Cmd{Dir: s.dir, Args: append(args, "refs/heads/")})
+	return s.tips(ctx, append(args, "refs/heads/"))
+}
+
+// tipOf is one branch's tip; false when the store has no such branch.
+func (s *store) tipOf(ctx context.Context, name string) (tip, bool, error) {
+	tips, err := s.tips(ctx, []string{"refs/heads/" + name})
+	for _, t := range tips {
+		if t.Name == name {
+			return t, true, err
+		}
+	}
+	return tip{}, false, err
+}
+
+// tips lists branches with git for-each-ref and args (filters, patterns),
+// newest commit first.
+func (s *store) tips(ctx context.Context, args []string) ([]tip, error) {
+	args = append([]string{"for-each-ref", "--sort=-committerdate", "--format=%(refname:strip=2)%00%(objectname)%00%(committerdate:unix)%00%(authorname)"}, args...)
+	out, err := s.run.Run(ctx, gitscan.Cmd{Dir: s.dir, Args: args})
 	if err != nil {
 		return nil, err
 	}
@@ -164,8 +182,14 @@ func (s *store) unmerged(ctx context.Context, def string) ([]tip, error) {
 // changed lists the files a branch changed against its merge base with
 // the default branch (git diff --name-only def...tip: trees only, no
 // blob read), at most max, and counts them all.
-func (s *store) changed(ctx context.Context, defTip, tipID string, max int) ([]string, int, error) {
-	out, err := s.run.Run(ctx, gitscan.Cmd{Dir: s.dir, Args: []string{"diff", "--name-only", "-z", "--no-renames", "--no-ext-diff", "--no-textconv", defTip + "..." + tipID, "--"}})
+// alternates are object directories read besides the store's (a
+// repository's, where from is its HEAD).
+func (s *store) changed(ctx context.Context, from, tipID string, max int, alternates ...string) ([]string, int, error) {
+	c := gitscan.Cmd{Dir: s.dir, Args: []string{"diff", "--name-only", "-z", "--no-renames", "--no-ext-diff", "--no-textconv", from + "..." + tipID, "--"}}
+	if len(alternates) > 0 {
+		c.Env = []string{"GIT_ALTERNATE_OBJECT_DIRECTORIES=" + strings.Join(alternates, string(os.PathListSeparator))}
+	}
+	out, err := s.run.Run(ctx, c)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -99,6 +99,7 @@ type watch struct {
 	def       string
 	defAsked  time.Time
 	branches  []Branch
+	defTip    Branch // the default branch's tip, its Files left empty
 	omitted   int
 	changed   map[[2]string]changedFiles // (default tip, tip) → files
 	next      time.Time
@@ -120,16 +121,17 @@ type Watcher struct {
 	cfg  Config
 	wake chan struct{}
 
-	mu      sync.Mutex
-	tracked map[string]bool      // live worktrees
-	origins map[string]*resolved // worktree → its remote
-	watches map[string]*watch    // identity → its watch
-	pushed  map[string][]Pushed  // worktree → its overlaps with pushed branches
-	dirty   map[string]bool      // worktrees whose changes moved since their overlaps were found
-	preds   *gitscan.MergeCache
-	snaps   map[string]snapKept // worktree → its last snapshot
-	scratch *gitscan.Scratch
-	stats   Stats
+	mu         sync.Mutex
+	tracked    map[string]bool      // live worktrees
+	origins    map[string]*resolved // worktree → its remote
+	watches    map[string]*watch    // identity → its watch
+	pushed     map[string][]Pushed  // worktree → its overlaps with pushed branches
+	dirty      map[string]bool      // worktrees whose changes moved since their overlaps were found
+	preds      *gitscan.MergeCache
+	snaps      map[string]snapKept        // worktree → its last snapshot
+	defChanged map[[2]string]changedFiles // (a worktree's HEAD, the default tip) → what the default branch changed since
+	scratch    *gitscan.Scratch
+	stats      Stats
 }
 
 // Stats counts what the watch asked of git since it was made.
@@ -163,7 +165,7 @@ func New(cfg Config) *Watcher {
 	return &Watcher{
 		cfg: cfg, wake: make(chan struct{}, 1),
 		tracked: map[string]bool{}, origins: map[string]*resolved{}, watches: map[string]*watch{},
-		pushed: map[string][]Pushed{}, dirty: map[string]bool{}, preds: gitscan.NewMergeCache(0), snaps: map[string]snapKept{},
+		pushed: map[string][]Pushed{}, dirty: map[string]bool{}, preds: gitscan.NewMergeCache(0), snaps: map[string]snapKept{}, defChanged: map[[2]string]changedFiles{},
 	}
 }
 
@@ -419,11 +421,21 @@ func (w *Watcher) look(ctx context.Context, wa *watch) bool {
 		w.mu.Unlock()
 	}
 	var branches []Branch
+	var defTip Branch
 	omitted := 0
 	if moved || wa.branches == nil {
 		branches, omitted, err = w.active(ctx, wa, clock)
 		if err != nil {
 			return fail(err)
+		}
+		if wa.def != "" {
+			t, ok, err := st.tipOf(ctx, wa.def)
+			if err != nil {
+				return fail(err)
+			}
+			if ok {
+				defTip = Branch{Name: t.Name, Commit: t.Commit, Author: t.Author, CommittedMs: t.CommittedMs}
+			}
 		}
 	}
 	w.mu.Lock()
@@ -432,10 +444,10 @@ func (w *Watcher) look(ctx context.Context, wa *watch) bool {
 	wa.fails, wa.err, wa.failSince, wa.lastGood = 0, "", time.Time{}, clock
 	wa.next = clock.Add(w.cfg.Interval)
 	if moved || wa.branches == nil {
-		if !sameBranches(wa.branches, branches) || wa.omitted != omitted {
+		if !sameBranches(wa.branches, branches) || wa.omitted != omitted || wa.defTip.Commit != defTip.Commit {
 			changed = true
 		}
-		wa.branches, wa.omitted = branches, omitted
+		wa.branches, wa.omitted, wa.defTip = branches, omitted, defTip
 		if wa.branches == nil {
 			wa.branches = []Branch{}
 		}

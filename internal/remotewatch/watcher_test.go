@@ -173,3 +173,40 @@ func TestUnreachableRemote(t *testing.T) {
 		t.Errorf("failures: got %d, want 1", got)
 	}
 }
+
+// The default branch moving past a worktree's HEAD is a side too: its new
+// tip against the worktree's uncommitted work.
+func TestDefaultBranchMoving(t *testing.T) {
+	isolate(t)
+	ctx := context.Background()
+	w := newWorld(t, nil)
+	gittest.WriteFile(t, filepath.Join(w.work, "src/cart.go"), lines(20, "mine", 3))
+	wa, _ := newWatcher(t, remotewatch.Config{})
+	wa.Track([]string{w.work})
+	wa.Look(ctx)
+	if got := wa.Pushed(w.work); len(got) != 0 {
+		t.Fatalf("main where the worktree is: got %v, want no side", branchNames(got))
+	}
+
+	// A teammate pushes to main a change of the same line.
+	gittest.Git(t, w.mate, "checkout", "-q", "main")
+	gittest.WriteFile(t, filepath.Join(w.mate, "src/cart.go"), lines(20, "theirs", 3))
+	gittest.CommitAll(t, w.mate, "main moves")
+	gittest.Git(t, w.mate, "push", "-q", "origin", "main")
+	tip := gittest.Git(t, w.mate, "rev-parse", "HEAD")
+	wa.Look(ctx)
+	ps := wa.Pushed(w.work)
+	if len(ps) != 1 || !ps[0].Default || ps[0].Branch.Name != "main" || ps[0].Branch.Commit != tip || !ps[0].Predicted || !ps[0].Conflict ||
+		!slices.Equal(ps[0].Files, []string{"src/cart.go"}) {
+		t.Fatalf("main moved over the same line: got %+v, want main at %s, a predicted conflict in src/cart.go", ps, tip)
+	}
+
+	// The person pulls it in and edits another line: no side.
+	gittest.Git(t, w.work, "checkout", "--", "src/cart.go")
+	gittest.Git(t, w.work, "pull", "-q", "--ff-only")
+	gittest.WriteFile(t, filepath.Join(w.work, "src/cart.go"), lines(20, "mine", 10))
+	wa.Look(ctx)
+	if got := wa.Pushed(w.work); len(got) != 0 {
+		t.Errorf("after the pull: got %+v, want no side", got)
+	}
+}
