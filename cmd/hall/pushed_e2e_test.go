@@ -6,6 +6,7 @@ package main
 
 import (
 	"encoding/json"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -49,8 +50,8 @@ func TestPushedBranchEndToEnd(t *testing.T) {
 	set := schematest.FromHall(t, m.URL(), schematest.Strict)
 	gittest.WriteFile(t, filepath.Join(work, "src/checkout/cart.go"), "package checkout\n\n// my total\n")
 	before := gittest.Fingerprint(t, filepath.Join(work, ".git"))
-	call := hookPaths[0].call
-	heard := string(call(t, m, "claude", hooktest.Moved(t, hooktest.ClaudeCode, "post-tool-use-edit.json", work, ""), "warn"))
+	hook := hookPaths[0].call
+	heard := string(hook(t, m, "claude", hooktest.Moved(t, hooktest.ClaudeCode, "post-tool-use-edit.json", work, ""), "warn"))
 
 	var o contract.Overlap
 	eventually.True(t, overlapWithin, "the pushed branch listed as a conflict", func() bool {
@@ -71,13 +72,13 @@ func TestPushedBranchEndToEnd(t *testing.T) {
 	}
 
 	// The agent hears it, once, inside the reported block.
-	heard += string(call(t, m, "claude", hooktest.Moved(t, hooktest.ClaudeCode, "post-tool-use-read.json", work, ""), "warn"))
+	heard += string(hook(t, m, "claude", hooktest.Moved(t, hooktest.ClaudeCode, "post-tool-use-read.json", work, ""), "warn"))
 	for _, want := range []string{`branch \"cloud-fix\" pushed to file://`, "src/checkout/cart.go", "conflict", "Reported by other agents"} {
 		if !strings.Contains(heard, want) {
 			t.Errorf("the agent heard %q, want %q", heard, want)
 		}
 	}
-	if out := call(t, m, "claude", hooktest.Moved(t, hooktest.ClaudeCode, "post-tool-use-read.json", work, ""), "warn"); len(out) != 0 {
+	if out := hook(t, m, "claude", hooktest.Moved(t, hooktest.ClaudeCode, "post-tool-use-read.json", work, ""), "warn"); len(out) != 0 {
 		t.Errorf("the agent's next call: %s, want silence", out)
 	}
 
@@ -89,6 +90,27 @@ func TestPushedBranchEndToEnd(t *testing.T) {
 	if len(health.Remotes) != 1 || health.Remotes[0].LastGoodMs == 0 || health.Remotes[0].Error != "" || health.Remotes[0].Branches != 1 {
 		t.Errorf("health remotes %+v, want one, looked at, one active branch", health.Remotes)
 	}
+	// hall check answers that the file was already changed on the branch
+	// (and collides with the session in that worktree: exit 3), as does
+	// /api/presences/check.
+	code, out, _ := runCLI(t, "", "check", "--hall", m.URL(), "--agent-id", "orchestrator", "--worktree", work, "--caller-root", work, "--paths", "src/checkout/cart.go")
+	if code != 3 || !strings.Contains(out, "1 pushed branch already changed those paths") || !strings.Contains(out, `already changed on branch "cloud-fix" pushed to file://`) || !strings.Contains(out, `by "hall"`) {
+		t.Errorf("hall check: exit %d, %q; want the branch cloud-fix named", code, out)
+	}
+	var check contract.CheckResponse
+	body := `{"worktree":` + jsonString(work) + `,"paths":["src/checkout"]}`
+	status, _, got := call(t, http.MethodPost, m.URL()+"/api/presences/check", "application/json", []byte(body))
+	if status != http.StatusOK {
+		t.Fatalf("check: got %d %s", status, got)
+	}
+	set.Check(t, "check-response", "a check of pushed work", got)
+	if err := json.Unmarshal(got, &check); err != nil {
+		t.Fatal(err)
+	}
+	if len(check.Pushed) != 1 || check.Pushed[0].Branch != "cloud-fix" || check.Pushed[0].Commit != tip || strings.Join(check.Pushed[0].Paths, ",") != "src/checkout/cart.go" {
+		t.Errorf("check's pushed %+v, want cloud-fix changing src/checkout/cart.go", check.Pushed)
+	}
+
 	if after := gittest.Fingerprint(t, filepath.Join(work, ".git")); after != before {
 		t.Errorf("the person's repository changed:\nbefore\n%s\nafter\n%s", before, after)
 	}

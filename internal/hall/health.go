@@ -39,10 +39,14 @@ func (h *Hall) Health(ctx context.Context, startedAt time.Time) contract.Health 
 	return out
 }
 
-// RemoteWatch is what health reads of the watch of pushed work
+// RemoteWatch is what health and Check read of the watch of pushed work
 // (*remotewatch.Watcher).
 type RemoteWatch interface {
 	Remotes() []remotewatch.Remote
+	// Touching answers the pushed branches that changed paths
+	// (repository-relative), of the remote the first worktree it knows
+	// fetches from: for Check.
+	Touching(worktrees []string, paths []string) []remotewatch.Pushed
 }
 
 // healthRemotes are the first MaxHealthRemotes remotes as health says

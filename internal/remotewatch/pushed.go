@@ -229,3 +229,48 @@ func samePushed(a, b []Pushed) bool {
 			slices.Equal(x.Conflicts, y.Conflicts)
 	})
 }
+
+// Touching answers the active branches of the remote the first of
+// worktrees that the watch knows fetches from (a check names its
+// worktree, then its brain) that changed one of paths
+// (repository-relative, files or directories), newest first, each with
+// the files that meet; the worktree's own upstream branch left out.
+// Never waits on git; nil when the watch knows none of the worktrees.
+func (w *Watcher) Touching(worktrees []string, paths []string) []Pushed {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var r *resolved
+	for _, wt := range worktrees {
+		if r = w.origins[filepath.Clean(wt)]; r != nil && r.Identity != "" {
+			break
+		}
+	}
+	if r == nil || w.watches[r.Identity] == nil {
+		return nil
+	}
+	wa := w.watches[r.Identity]
+	asked := slices.Clone(paths)
+	slices.Sort(asked)
+	var out []Pushed
+	for _, b := range wa.branches {
+		if b.Name == r.Upstream {
+			continue
+		}
+		var files []string
+		total := 0
+		for _, f := range b.Files {
+			if gitscan.FilesOverlap([]string{f}, asked) {
+				total++
+				if len(files) < MaxOverlapFiles {
+					files = append(files, f)
+				}
+			}
+		}
+		if total > 0 {
+			p := Pushed{Remote: wa.identity, Branch: b, Files: files, FilesTotal: total}
+			p.Branch.Files = nil
+			out = append(out, p)
+		}
+	}
+	return out
+}
