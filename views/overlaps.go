@@ -9,9 +9,10 @@ import (
 	"github.com/hall-dev/hall/internal/presence/overlap"
 )
 
-// The overlap picture (issue #20): for each brain with overlaps, its
-// worktrees against the files changed in more than one of them, so a lead
-// sees where work converges. It is built from the overlaps the roster
+// The overlap picture (issue #20): for each repository with overlaps (its
+// identity, or its brain where the overlaps carry none: issue #43), its
+// worktrees, of every clone, against the files changed in more than one
+// of them, so a lead sees where work converges. It is built from the overlaps the roster
 // already lists (the contract's, bounded on each brain), never from git:
 // the union of their sides and files, in one pass over them.
 
@@ -98,6 +99,10 @@ type PictureWorktree struct {
 	Worktree string
 	Branch   string
 	Agents   []string // agent ids, in the order met
+	// Clone numbers the column's clone, from 1, where the picture holds
+	// worktrees of more than one clone (an overlap across clone): two
+	// columns with one number are worktrees of one clone. 0 otherwise.
+	Clone    int
 	conflict bool
 	files    int // overlapping files it changed
 }
@@ -118,9 +123,14 @@ type PictureRow struct {
 	Cells    []PictureCell
 }
 
-// Picture is one brain's grid.
+// Picture is one repository's grid.
 type Picture struct {
-	Brain         string
+	Brain string // the first overlap's
+	// Repository is the identity the overlaps share ("" when they carry
+	// none: one brain's); Clones counts the clones its columns are in
+	// when more than one.
+	Repository    string
+	Clones        int
 	Worktrees     []PictureWorktree // shown, at most PictureWorktrees
 	Rows          []PictureRow      // shown, at most PictureFiles
 	MoreWorktrees int               // worktrees left out
@@ -144,14 +154,22 @@ func Pictures(os []contract.Overlap) ([]Picture, int) {
 		files []PictureRow
 		fIx   map[string]int
 		cells map[cellKey]PictureCell
+		// sameClone are the column pairs of one clone (an overlap not
+		// across clone); clones: an overlap across clone was met.
+		sameClone [][2]int
+		clones    bool
 	}
 	var order []*brainAcc
 	byBrain := map[string]*brainAcc{}
 	for _, o := range os {
-		acc := byBrain[o.Brain]
+		key := "brain:" + o.Brain
+		if o.Repository != "" {
+			key = "repository:" + o.Repository
+		}
+		acc := byBrain[key]
 		if acc == nil {
-			acc = &brainAcc{pic: Picture{Brain: o.Brain}, wtIx: map[string]int{}, fIx: map[string]int{}, cells: map[cellKey]PictureCell{}}
-			byBrain[o.Brain] = acc
+			acc = &brainAcc{pic: Picture{Brain: o.Brain, Repository: o.Repository}, wtIx: map[string]int{}, fIx: map[string]int{}, cells: map[cellKey]PictureCell{}}
+			byBrain[key] = acc
 			order = append(order, acc)
 		}
 		conflict := o.Verdict == contract.VerdictConflict
@@ -180,6 +198,11 @@ func Pictures(os []contract.Overlap) ([]Picture, int) {
 			return i
 		}
 		a, b := side(o.A), side(o.B)
+		if o.Across != contract.AcrossClone {
+			acc.sameClone = append(acc.sameClone, [2]int{a, b})
+		} else {
+			acc.clones = true
+		}
 		var conflicts map[string]bool
 		if conflict {
 			conflicts = make(map[string]bool, len(o.Conflicts))
@@ -214,6 +237,9 @@ func Pictures(os []contract.Overlap) ([]Picture, int) {
 	out := make([]Picture, 0, len(order))
 	for _, acc := range order {
 		p := acc.pic
+		if acc.clones {
+			p.Clones = numberClones(acc.wts, acc.sameClone)
+		}
 		wtOrder := make([]int, len(acc.wts))
 		for i := range wtOrder {
 			wtOrder[i] = i
@@ -270,6 +296,61 @@ func Pictures(os []contract.Overlap) ([]Picture, int) {
 	return out, more
 }
 
+// numberClones numbers each column's clone, from 1 in the order met:
+// columns joined by an overlap within one clone share a number. It
+// returns how many clones there are.
+func numberClones(wts []PictureWorktree, same [][2]int) int {
+	parent := make([]int, len(wts))
+	for i := range parent {
+		parent[i] = i
+	}
+	var find func(int) int
+	find = func(i int) int {
+		for parent[i] != i {
+			parent[i] = parent[parent[i]]
+			i = parent[i]
+		}
+		return i
+	}
+	for _, p := range same {
+		if ra, rb := find(p[0]), find(p[1]); ra != rb {
+			parent[max(ra, rb)] = min(ra, rb)
+		}
+	}
+	num := map[int]int{}
+	for i := range wts {
+		r := find(i)
+		if num[r] == 0 {
+			num[r] = len(num) + 1
+		}
+		wts[i].Clone = num[r]
+	}
+	return len(num)
+}
+
+// PictureTitle is a picture caption's tooltip: the repository's identity
+// and side A's brain.
+func PictureTitle(p Picture) string {
+	if p.Repository == "" {
+		return p.Brain
+	}
+	return p.Repository + "\n" + p.Brain
+}
+
+// PictureCaption is a picture's caption: the repository (its brain's
+// name where it has no identity), how many clones when more than one,
+// and its overlaps.
+func PictureCaption(p Picture) string {
+	name := BaseName(p.Brain)
+	if p.Repository != "" {
+		name = BaseName(strings.TrimSuffix(p.Repository, "/"))
+	}
+	if p.Clones > 1 {
+		name += " · " + Plural(p.Clones, "clone", "clones")
+	}
+	return name + ": " + PictureSummary(p)
+}
+
 // boolFirst orders true before false, for a comparison whose sides differ.
 func boolFirst(a bool) int {
 	if a {
@@ -307,6 +388,9 @@ func ConflictWarning(n int, partial bool) string {
 // branch and agents.
 func PictureColumnTitle(w PictureWorktree) string {
 	t := w.Worktree
+	if w.Clone > 0 {
+		t += "\nclone " + itoa(w.Clone)
+	}
 	if w.Branch != "" {
 		t += "\nbranch " + w.Branch
 	}
@@ -354,7 +438,7 @@ func (h Hall) OverlapsPartial() bool {
 
 // OverlapCountTitle says what the strip's overlap count counts.
 func OverlapCountTitle(total, conflicts int) string {
-	return Plural(total, "pair", "pairs") + " of agents in different worktrees of one brain that changed the same files, " +
+	return Plural(total, "pair", "pairs") + " of agents in different worktrees of one repository (its clones too) that changed the same files, " +
 		Plural(conflicts, "conflict", "conflicts") + " included (git predicts their merge will not be clean)"
 }
 

@@ -332,3 +332,44 @@ func TestOverlapLineText(t *testing.T) {
 		}
 	}
 }
+
+// TestPicturesAcrossClones: overlaps of one repository across two clones
+// (two brains, issue #43) are one picture, its columns numbered by clone:
+// ana's two worktrees one clone, bob's the other; the caption names the
+// repository and the clones, and the page shows each column's clone.
+func TestPicturesAcrossClones(t *testing.T) {
+	const ana, bob, repo = "/src/ana/shop", "/src/bob/shop", "github.com/team/shop"
+	within := ov(ana, ana, "a", ana+"-wt2", "a2", contract.VerdictOverlap, []string{"cart.go:git:git"})
+	across := ov(bob, bob, "b", ana, "a", contract.VerdictConflict, []string{"cart.go:git:git"}, "cart.go")
+	within.Repository, within.Across = repo, contract.AcrossWorktree
+	across.Repository, across.Across = repo, contract.AcrossClone
+	pics, _ := Pictures([]contract.Overlap{within, across})
+	if len(pics) != 1 {
+		t.Fatalf("%d pictures, want one for the repository", len(pics))
+	}
+	p := pics[0]
+	clones := map[string]int{}
+	for _, w := range p.Worktrees {
+		clones[w.Worktree] = w.Clone
+	}
+	if p.Clones != 2 || clones[ana] != clones[ana+"-wt2"] || clones[ana] == clones[bob] || clones[bob] == 0 {
+		t.Errorf("clones %d, columns %v; want 2, ana's worktrees one clone, bob's another", p.Clones, clones)
+	}
+	if got, want := PictureCaption(p), "shop · 2 clones: 2 overlaps, 1 conflict"; got != want {
+		t.Errorf("caption %q, want %q", got, want)
+	}
+	var buf bytes.Buffer
+	if err := OverlapPicture(Hall{Data: contract.PresencesResponse{Overlaps: []contract.Overlap{within, across}}}).Render(context.Background(), &buf); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := goquery.NewDocumentFromReader(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := doc.Find(`[data-testid="picture-clone"]`).Length(); n != 3 {
+		t.Errorf("%d columns name their clone, want 3", n)
+	}
+	if got := doc.Find(`[data-testid="overlap-brain"]`).AttrOr("data-repository", ""); got != repo {
+		t.Errorf("data-repository %q, want %q", got, repo)
+	}
+}

@@ -10,12 +10,12 @@ import (
 // change to them alone leaves a row's signature as it is (every beat
 // counts a query and moves the expiry; an observed edit's time is read
 // only as the level; git's list of the worktree's files is read by the
-// overlaps, not the row). Every other field is in the signature:
+// overlaps, not the row, and so is the repository it names). Every other field is in the signature:
 // TestPresenceSigSeesWhatRowsShow walks contract.Presence and holds
 // writePresence to it, so a field added to the contract is either written
 // here or named here.
 var rowNotShown = map[string]bool{"QueryCount": true, "TTLMs": true, "ExpiresAtMs": true, "Mutation.ObservedAtMs": true,
-	"Changed+": true, "Changed[0]": true, "ChangedTotal": true, "ChangedAtMs": true,
+	"Changed+": true, "Changed[0]": true, "ChangedTotal": true, "ChangedAtMs": true, "Repository": true,
 	"Root": true, "LastSeenMs": true} // m1nd's names for brain and last_beat_ms, which the row shows
 
 // PresenceSig is a short signature of everything a presence's row shows:
@@ -124,6 +124,8 @@ func (s *sig) presence(p contract.Presence) {
 func (s *sig) overlap(o contract.Overlap) {
 	s.str(o.OverlapID)
 	s.str(o.Brain)
+	s.str(o.Repository)
+	s.str(o.Across)
 	for _, x := range []contract.OverlapSide{o.A, o.B} {
 		s.str(x.PresenceID)
 		s.str(x.AgentID)

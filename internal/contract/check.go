@@ -22,7 +22,12 @@ type CheckRequest struct {
 // collide with (one place now) or overlap (another worktree, the same
 // files), and why. Nothing is written.
 type CheckResponse struct {
-	Brain        string     `json:"brain"`
+	Brain string `json:"brain"`
+	// Repository is the identity of the repository the worktree belongs
+	// to, as this Hall's git last measured it (docs/worktrees.md, one
+	// repository): overlaps are found within it. Absent when git has not
+	// answered for the worktree.
+	Repository   string     `json:"repository,omitempty"`
 	WouldCollide bool       `json:"would_collide"`
 	Collisions   []CheckHit `json:"collisions"`
 	Overlaps     []CheckHit `json:"overlaps"`
@@ -45,7 +50,8 @@ type CheckHit struct {
 	Worktree   string   `json:"worktree,omitempty"`
 	Clauses    []string `json:"clauses,omitempty"`
 	Paths      []string `json:"paths,omitempty"`
-	Merge      string   `json:"merge,omitempty"` // an overlap's merge prediction: clean, conflict or unknown
+	Merge      string   `json:"merge,omitempty"`  // an overlap's merge prediction: clean, conflict or unknown
+	Across     string   `json:"across,omitempty"` // an overlap's: worktree, clone, host or pushed (Overlap.Across)
 }
 
 // CheckPushed is a pushed branch a check meets, as git has it.
@@ -72,6 +78,9 @@ func CheckText(resp CheckResponse, shown int) string {
 	// reported block holds them, the counts follow it.
 	fmt.Fprintf(&t, "check: %d would collide, %d would overlap:\n", len(resp.Collisions), len(resp.Overlaps))
 	var reported []string
+	if resp.Repository != "" && len(resp.Overlaps) > 0 {
+		reported = append(reported, fmt.Sprintf("repository %q", Clip(resp.Repository, 120)))
+	}
 	for i, h := range resp.Collisions {
 		if i == shown {
 			break
@@ -82,7 +91,7 @@ func CheckText(resp CheckResponse, shown int) string {
 		if i == shown {
 			break
 		}
-		reported = append(reported, fmt.Sprintf("would overlap: %q (%s)%s in %q, merge %s%s", ClipID(h.AgentID), h.PresenceID, checkThemeText(h.Theme), ClipPath(h.Worktree, 72), h.Merge, checkPathsText(h.Paths)))
+		reported = append(reported, fmt.Sprintf("would overlap: %q (%s)%s in %q%s, merge %s%s", ClipID(h.AgentID), h.PresenceID, checkThemeText(h.Theme), ClipPath(h.Worktree, 72), acrossText(h.Across), h.Merge, checkPathsText(h.Paths)))
 	}
 	WriteReported(&t, reported)
 	if more := len(resp.Collisions) - shown; more > 0 {
@@ -120,6 +129,20 @@ func writeCheckPushed(t *strings.Builder, ps []CheckPushed, shown int) {
 	if more := len(ps) - shown; more > 0 {
 		fmt.Fprintf(t, "… +%d more pushed branches\n", more)
 	}
+}
+
+// acrossText names what lies between two sides when it is more than
+// another worktree of one clone: " (another clone)".
+func acrossText(across string) string {
+	switch across {
+	case AcrossClone:
+		return " (another clone)"
+	case AcrossHost:
+		return " (another host)"
+	case AcrossPushed:
+		return " (pushed)"
+	}
+	return ""
 }
 
 func checkThemeText(theme string) string {

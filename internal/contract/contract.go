@@ -40,12 +40,16 @@ type Presence struct {
 	Changed      []string `json:"changed,omitempty"`
 	ChangedTotal int      `json:"changed_total,omitempty"`
 	ChangedAtMs  int64    `json:"changed_at_ms,omitempty"`
-	FirstSeenMs  int64    `json:"first_seen_ms"`
-	LastBeatMs   int64    `json:"last_beat_ms"`
-	LastSeenMs   int64    `json:"last_seen_ms"` // the last beat again, under m1nd's name
-	QueryCount   int64    `json:"query_count"`
-	TTLMs        int64    `json:"ttl_ms"`
-	ExpiresAtMs  int64    `json:"expires_at_ms"`
+	// Repository is the identity of the repository the worktree belongs
+	// to, from the same git answer (docs/worktrees.md, one repository):
+	// absent when the record carries none. Measured, never declared.
+	Repository  string `json:"repository,omitempty"`
+	FirstSeenMs int64  `json:"first_seen_ms"`
+	LastBeatMs  int64  `json:"last_beat_ms"`
+	LastSeenMs  int64  `json:"last_seen_ms"` // the last beat again, under m1nd's name
+	QueryCount  int64  `json:"query_count"`
+	TTLMs       int64  `json:"ttl_ms"`
+	ExpiresAtMs int64  `json:"expires_at_ms"`
 }
 
 // Where is the place the presence works: its worktree, else its
@@ -373,6 +377,7 @@ func FromRecord(r presence.Record) Presence {
 		Changed:          r.Changed, // the record's slices are never written into
 		ChangedTotal:     r.ChangedTotal,
 		ChangedAtMs:      r.ChangedAtMs,
+		Repository:       r.Repository,
 		FirstSeenMs:      r.FirstSeen(),
 		LastBeatMs:       r.LastBeatMs,
 		LastSeenMs:       r.LastBeatMs,

@@ -33,6 +33,14 @@ const (
 	// GitNotScanned is an overlap side's git state while this Hall's git
 	// has not answered for its worktree yet.
 	GitNotScanned = overlap.NotScanned
+
+	// What lies between an overlap's sides (Overlap.Across): two
+	// worktrees of one clone, two clones on this machine, another
+	// machine's worktree, a branch pushed to the remote.
+	AcrossWorktree = string(overlap.AcrossWorktree)
+	AcrossClone    = string(overlap.AcrossClone)
+	AcrossHost     = string(overlap.AcrossHost)
+	AcrossPushed   = string(overlap.AcrossPushed)
 )
 
 // OverlapSide names one presence of an overlap and what git said of its
@@ -54,10 +62,6 @@ type OverlapSide struct {
 	// (the overlap's across is AcrossPushed), no presence.
 	Pushed OverlapPushed `json:"pushed,omitzero"`
 }
-
-// AcrossPushed is Overlap.Across when side b is a branch pushed to the
-// remote side a's worktree fetches from (docs/worktrees.md#pushed-work).
-const AcrossPushed = presence.AcrossPushed
 
 // OverlapPushed is a pushed branch as git has it: nothing more is
 // claimed (no agent is made up from a branch's name).
@@ -81,18 +85,25 @@ type OverlapFile struct {
 	B    []string `json:"b"`
 }
 
-// Overlap is two live presences of one brain, in different worktrees,
+// Overlap is two live presences of one repository (one brain, or one
+// repository identity measured on both sides), in different worktrees,
 // both mutating, that changed the same repository file
 // (docs/worktrees.md); verdict conflict when git, seeing both worktrees,
 // predicts their merge will not be clean.
 type Overlap struct {
-	OverlapID string      `json:"overlap_id"` // "<a presence_id>~<b presence_id>", as a collision's
-	Brain     string      `json:"brain"`
-	A         OverlapSide `json:"a"`
-	B         OverlapSide `json:"b"`
-	Verdict   string      `json:"verdict"` // VerdictOverlap or VerdictConflict
-	Merge     string      `json:"merge"`   // MergeClean, MergeConflict or MergeUnknown
-	Basis     string      `json:"basis"`   // BasisGit or BasisPaths
+	OverlapID string `json:"overlap_id"` // "<a presence_id>~<b presence_id>", as a collision's
+	Brain     string `json:"brain"`      // side A's
+	// Repository is the identity of the repository both sides work on
+	// (Presence.Repository); "" when a side's is not known and the two
+	// share a brain.
+	Repository string `json:"repository"`
+	// Across is AcrossWorktree, AcrossClone, AcrossHost or AcrossPushed.
+	Across  string      `json:"across"`
+	A       OverlapSide `json:"a"`
+	B       OverlapSide `json:"b"`
+	Verdict string      `json:"verdict"` // VerdictOverlap or VerdictConflict
+	Merge   string      `json:"merge"`   // MergeClean, MergeConflict or MergeUnknown
+	Basis   string      `json:"basis"`   // BasisGit or BasisPaths
 	// Files are the overlapping paths, sorted, the first 20; FilesTotal
 	// counts them all.
 	Files      []OverlapFile `json:"files"`
@@ -102,23 +113,22 @@ type Overlap struct {
 	Conflicts      []string `json:"conflicts"`
 	ConflictsTotal int      `json:"conflicts_total"`
 	SinceMs        int64    `json:"since_ms"` // when this Hall first saw it, any verdict
-	// Across is AcrossPushed when side b is a pushed branch; Repository
-	// is then the remote's identity.
-	Across     string `json:"across,omitempty"`
-	Repository string `json:"repository,omitempty"`
 }
 
 // FromOverlap maps a domain overlap to its wire form.
 func FromOverlap(o presence.Overlap) Overlap {
 	out := Overlap{
-		OverlapID: o.ID, Brain: o.Brain, A: overlapSide(o.A), B: overlapSide(o.B),
+		OverlapID: o.ID, Brain: o.Brain, Repository: o.Repository, Across: o.Across, A: overlapSide(o.A), B: overlapSide(o.B),
 		Verdict: o.Verdict, Merge: o.Merge, Basis: BasisGit,
 		Files: make([]OverlapFile, len(o.Files)), FilesTotal: o.FilesTotal,
 		Conflicts: append([]string{}, o.Conflicts...), ConflictsTotal: o.ConflictsTotal,
-		SinceMs: o.SinceMs, Across: o.Across, Repository: o.Repository,
+		SinceMs: o.SinceMs,
 	}
 	if o.A.Git != "" || o.B.Git != "" {
 		out.Basis = BasisPaths
+	}
+	if out.Across == "" {
+		out.Across = AcrossWorktree // an overlap within a brain, as before identities
 	}
 	for i, f := range o.Files {
 		out.Files[i] = OverlapFile{Path: f.Path, A: append([]string{}, f.A...), B: append([]string{}, f.B...)}

@@ -9,8 +9,9 @@ import (
 // OverlapLine is one overlap told from the presence id's side, in a line:
 // the verdict, the other agent, its theme (quoted: another agent wrote
 // it), its worktree and branch, the files (the first three, then how
-// many more) and what git said. For the owner-wide views (watch, the
-// cockpit) id may be "": both sides are named.
+// many more) and what git said; another clone (or host, or a pushed
+// branch) is said so. For the owner-wide views (watch, the cockpit) id
+// may be "": both sides are named.
 func OverlapLine(id string, o Overlap) string {
 	var b strings.Builder
 	b.WriteString(o.Verdict)
@@ -19,8 +20,10 @@ func OverlapLine(id string, o Overlap) string {
 		writeSide(&b, o.A)
 		b.WriteString(" and ")
 		writeSide(&b, o.B)
+		b.WriteString(acrossBoth(o.Across))
 	} else {
 		writeSide(&b, o.Partner(id))
+		b.WriteString(acrossText(o.Across))
 	}
 	fmt.Fprintf(&b, " changed %s", filesText(o.Paths(), o.FilesTotal))
 	switch {
@@ -43,6 +46,20 @@ func (o Overlap) gitPending() bool {
 	pending := func(s OverlapSide) bool { return s.Git == GitNotScanned }
 	seen := func(s OverlapSide) bool { return s.Git == GitOK || pending(s) }
 	return seen(o.A) && seen(o.B) && (pending(o.A) || pending(o.B))
+}
+
+// acrossBoth names what lies between two sides named together when it is
+// more than two worktrees of one clone: " (two clones)".
+func acrossBoth(across string) string {
+	switch across {
+	case AcrossClone:
+		return " (two clones)"
+	case AcrossHost:
+		return " (two hosts)"
+	case AcrossPushed:
+		return " (one pushed)"
+	}
+	return ""
 }
 
 func writeSide(b *strings.Builder, s OverlapSide) {
@@ -111,12 +128,12 @@ func OverlapShort(id string, o Overlap) string {
 		if o.B.Pushed.Branch != "" {
 			sides += " on " + clipPath(o.B.Pushed.Remote, textPlaceWidth)
 		} else {
-			sides += " in " + clipPath(o.B.Worktree, textPlaceWidth)
+			sides += " in " + clipPath(o.B.Worktree, textPlaceWidth) + acrossText(o.Across)
 		}
 	case o.B.PresenceID:
-		sides = who(o.A) + " in " + clipPath(o.A.Worktree, textPlaceWidth)
+		sides = who(o.A) + " in " + clipPath(o.A.Worktree, textPlaceWidth) + acrossText(o.Across)
 	default:
-		sides = who(o.A) + " × " + who(o.B)
+		sides = who(o.A) + " × " + who(o.B) + acrossBoth(o.Across)
 	}
 	first := ""
 	if len(o.Files) > 0 {

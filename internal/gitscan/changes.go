@@ -20,11 +20,16 @@ const DefaultMaxFiles = 2000
 type Changes struct {
 	Worktree  string // as asked, cleaned
 	Root      string // the worktree's top directory, as git names it
-	CommonDir string // the repository's git directory, absolute: one per repository
-	Branch    string // the checked-out branch, short; "" when detached
-	Head      string // HEAD's commit id
-	Base      string // the base branch's ref; "" when there is none
-	MergeBase string // where HEAD left Base; "" without a base or a common ancestor
+	CommonDir string // the repository's git directory, absolute: one per clone
+	// Repository is the repository's identity, one wherever it is
+	// checked out (identity.go): hall.repository, else the tracked
+	// remote's URL in one form, else "root:<sha>", else
+	// "file://<CommonDir>". Never empty in an answer.
+	Repository string
+	Branch     string // the checked-out branch, short; "" when detached
+	Head       string // HEAD's commit id
+	Base       string // the base branch's ref; "" when there is none
+	MergeBase  string // where HEAD left Base; "" without a base or a common ancestor
 	// Files are the changed paths, repository-relative with "/", sorted,
 	// each once, at most the MaxFiles asked for.
 	Files []string
@@ -184,6 +189,9 @@ func (r *Runner) Changes(ctx context.Context, worktree string, o ChangesOptions)
 	}
 	c.Cut = c.Cut || cut
 	c.join(append(entries, uncommitted...), orDefault(o.MaxFiles, DefaultMaxFiles))
+	if err := r.identity(ctx, &c); err != nil {
+		return Changes{}, err
+	}
 	return c, nil
 }
 
@@ -318,6 +326,9 @@ func (r *Runner) ChangesOf(ctx context.Context, prev Changes, paths []string, o 
 		}
 	}
 	c.join(append(entries, scoped...), orDefault(o.MaxFiles, DefaultMaxFiles))
+	if err := r.identity(ctx, &c); err != nil {
+		return Changes{}, err
+	}
 	return c, nil
 }
 

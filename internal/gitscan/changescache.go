@@ -34,6 +34,9 @@ type changesCache struct {
 	repos     map[string]string // worktree → its repository's git directory (Changes.CommonDir)
 	bases     map[string]cachedBase
 	committed map[[2]string]cachedCommitted
+	// ids are repository identities (identity.go) by common directory
+	// and branch, each kept for identityTTL.
+	ids map[[2]string]cachedBase
 }
 
 type cachedBase struct {
@@ -47,7 +50,7 @@ type cachedCommitted struct {
 }
 
 func newChangesCache() *changesCache {
-	return &changesCache{now: time.Now, repos: map[string]string{}, bases: map[string]cachedBase{}, committed: map[[2]string]cachedCommitted{}}
+	return &changesCache{now: time.Now, repos: map[string]string{}, bases: map[string]cachedBase{}, committed: map[[2]string]cachedCommitted{}, ids: map[[2]string]cachedBase{}}
 }
 
 // repoOf is the repository the worktree was last seen in ("" when never).
@@ -119,4 +122,25 @@ func (c *changesCache) putCommits(head, baseCommit string, e cachedCommitted) {
 		clear(c.committed)
 	}
 	c.committed[[2]string{head, baseCommit}] = e
+}
+
+// identity is the repository identity of a common directory and branch
+// as last read, if not too old.
+func (c *changesCache) identity(key [2]string) (string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.ids[key]
+	if !ok || c.now().Sub(e.at) > identityTTL {
+		return "", false
+	}
+	return e.ref, true
+}
+
+func (c *changesCache) putIdentity(key [2]string, id string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.ids) >= maxCachedEntries {
+		clear(c.ids)
+	}
+	c.ids[key] = cachedBase{ref: id, at: c.now()}
 }

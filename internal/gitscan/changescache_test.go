@@ -130,14 +130,17 @@ func TestChangesAsksTheBaseOncePerRepository(t *testing.T) {
 		}
 		return c, g.Processes() - before
 	}
-	if _, procs := first(a); procs != 6 {
-		t.Errorf("the repository's first scan ran %d git processes, want 6 (rev-parse, symbolic-ref, config, worktree list, merge-base, status)", procs)
+	// Each first scan of a clone and branch reads its repository's
+	// identity besides (identity.go): git config, and git rev-list for
+	// the root commit, as these repositories have no remote.
+	if _, procs := first(a); procs != 8 {
+		t.Errorf("the repository's first scan ran %d git processes, want 8 (rev-parse, symbolic-ref, config, worktree list, merge-base, status; the identity's config, rev-list)", procs)
 	}
-	// b committed on its branch: rev-parse, merge-base, config, diff, status.
-	if c, procs := first(b); procs != 5 || c.Base != "refs/heads/main" || len(c.Files) != 1 {
-		t.Errorf("another worktree's first scan: %d git processes, base %q, files %v; want 5, refs/heads/main, [b.txt]", procs, c.Base, c.Files)
+	// b committed on its branch: rev-parse, merge-base, config, diff, status; the identity's two.
+	if c, procs := first(b); procs != 7 || c.Base != "refs/heads/main" || len(c.Files) != 1 {
+		t.Errorf("another worktree's first scan: %d git processes, base %q, files %v; want 7, refs/heads/main, [b.txt]", procs, c.Base, c.Files)
 	}
-	if _, procs := first(other.main); procs != 6 {
-		t.Errorf("another repository's first scan ran %d git processes, want 6: its base is its own", procs)
+	if _, procs := first(other.main); procs != 8 {
+		t.Errorf("another repository's first scan ran %d git processes, want 8: its base is its own", procs)
 	}
 }

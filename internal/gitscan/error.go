@@ -3,6 +3,8 @@ package gitscan
 import (
 	"errors"
 	"fmt"
+
+	"github.com/hall-dev/hall/internal/presence/overlap"
 )
 
 // Code names why git could not answer: a fixed set, so a caller can say
@@ -16,7 +18,8 @@ const (
 	// GitTooOld: git is older than MinVersion (merge-tree --write-tree).
 	GitTooOld Code = "git_too_old"
 	// NotOnMachine: the worktree is not a directory on this machine.
-	NotOnMachine Code = "worktree_not_here"
+	// (The overlap derivation reads it as another host's: one code.)
+	NotOnMachine Code = overlap.ReasonNotHere
 	// NotOwned: the worktree is owned by another user than the one the
 	// Hall runs as. The Hall runs no git there for whoever names it: a
 	// beat over loopback comes from any local user, who could not read

@@ -24,9 +24,12 @@ type Merge struct {
 // part; git 2.39 has no --merge-base option, which is why a snapshot's
 // parent is its HEAD). The snapshots' objects are read from the scratch
 // in, where the result tree is written too: no object, index or ref of
-// the repository is touched.
+// the repository is touched. Two snapshots of two clones of one
+// repository (their GitDirs differ) are merged the same way, both
+// clones' objects read (Scratch.pairEnv): the merge base is found where
+// both histories are, nothing written into either clone.
 func (r *Runner) PredictMerge(ctx context.Context, in *Scratch, a, b Snapshot) (Merge, error) {
-	env, _, err := in.env(a.GitDir)
+	env, err := in.pairEnv(a.GitDir, b.GitDir)
 	if err != nil {
 		return Merge{}, &Error{Code: Failed, Op: "object directory", Err: err}
 	}

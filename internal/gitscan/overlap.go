@@ -13,7 +13,8 @@ func GitOf(r Result, ok bool) overlap.Git {
 	case r.Err != nil:
 		return overlap.Git{Reason: string(CodeOf(r.Err))}
 	}
-	return overlap.Git{Available: true, Branch: r.Changes.Branch, Files: r.Changes.Files, Total: r.Changes.Total}
+	c := r.Changes
+	return overlap.Git{Available: true, Branch: c.Branch, Files: c.Files, Total: c.Total, Repository: c.Repository, Clone: c.CommonDir}
 }
 
 // Merge answers overlap.Merges from the scanner's latest predictions.

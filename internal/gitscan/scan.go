@@ -284,7 +284,7 @@ func sameResult(a, b Result) bool {
 		return false
 	}
 	x, y := a.Changes, b.Changes
-	if x.Head != y.Head || x.Branch != y.Branch || x.MergeBase != y.MergeBase || x.Total != y.Total || len(x.Files) != len(y.Files) {
+	if x.Repository != y.Repository || x.Head != y.Head || x.Branch != y.Branch || x.MergeBase != y.MergeBase || x.Total != y.Total || len(x.Files) != len(y.Files) {
 		return false
 	}
 	return slices.Equal(x.Files, y.Files)

@@ -74,6 +74,29 @@ func (s *Scratch) env(gitDir string) ([]string, int, error) {
 	return []string{"GIT_OBJECT_DIRECTORY=" + dir, "GIT_ALTERNATE_OBJECT_DIRECTORIES=" + strings.Join(alt, string(os.PathListSeparator))}, gen, nil
 }
 
+// pairEnv is env for a merge of two snapshots, of the repository at
+// gitDir and of the one at other (a clone of the same repository
+// elsewhere on this machine; other == gitDir: env): new objects go into
+// gitDir's current generation, and both repositories' live generations
+// and own objects are read, so git finds both snapshots and the history
+// they share. Nothing is written into either repository.
+func (s *Scratch) pairEnv(gitDir, other string) ([]string, error) {
+	env, gen, err := s.env(gitDir)
+	if err != nil || filepath.Clean(other) == filepath.Clean(gitDir) {
+		return env, err
+	}
+	alt := []string{}
+	if gen > 0 {
+		alt = append(alt, s.dir(gen-1, gitDir))
+	}
+	alt = append(alt, s.dir(gen, other))
+	if gen > 0 {
+		alt = append(alt, s.dir(gen-1, other))
+	}
+	alt = append(alt, filepath.Join(gitDir, "objects"), filepath.Join(other, "objects"))
+	return []string{env[0], "GIT_ALTERNATE_OBJECT_DIRECTORIES=" + strings.Join(alt, string(os.PathListSeparator))}, nil
+}
+
 // Env is the environment that has git read and write objects of the
 // repository at gitDir as the scanner does: new ones in the scratch, the
 // repository's read as alternates.

@@ -5,8 +5,10 @@ import "context"
 // A side is one thing the Scanner compares with the others: git's answer
 // for what it changed, and a commit of its content that a merge with
 // another side is predicted from. Today every side is a local worktree
-// (worktreeSide). Another kind (a clone elsewhere on this machine, a
-// peer's report, a remote's pushed branch) is one more implementation:
+// (worktreeSide), of any clone on this machine: two clones of one
+// repository (compares) are two sides as two worktrees of one are.
+// Another kind (a peer's report, a remote's pushed branch) is one more
+// implementation:
 // the scheduling (schedule.go), the meet rule (meet.go), the pairing
 // (compares) and the predictions (scan.go) take any side as it comes.
 type side interface {
@@ -38,8 +40,13 @@ func (w worktreeSide) snapshot(ctx context.Context, r *Runner, res Result, env e
 
 // compares reports whether the scanner compares two sides' answers
 // (overlap, a change that meets, a merge to predict): those of one
-// repository, not one worktree under two names. The one place the pairing
-// rule lives.
+// repository, not one worktree under two names. One repository is one
+// clone (its worktrees share a common directory) or one identity
+// (identity.go: two clones of it on this machine, each a side as a
+// worktree is; PredictMerge reads both clones' objects). The one place
+// the pairing rule lives; overlap.SameRepository is its twin for the
+// roster, where a brain stands for a clone.
 func compares(a, b Changes) bool {
-	return a.CommonDir == b.CommonDir && a.Root != b.Root
+	one := a.CommonDir == b.CommonDir || (a.Repository != "" && a.Repository == b.Repository)
+	return one && a.Root != b.Root
 }

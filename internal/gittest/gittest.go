@@ -7,9 +7,6 @@ package gittest
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -118,37 +115,4 @@ func write(tb testing.TB, p, content string, mode fs.FileMode) {
 	if err := os.WriteFile(p, []byte(content), mode); err != nil {
 		tb.Fatal(err)
 	}
-}
-
-// Fingerprint is everything of a repository's git directory the Hall
-// must never change (a test's before and after): every file's path, size and content hash (refs,
-// packed-refs, objects, config, FETCH_HEAD's absence) and the index's
-// modification time.
-func Fingerprint(tb testing.TB, gitDir string) string {
-	tb.Helper()
-	var b strings.Builder
-	err := filepath.WalkDir(gitDir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(gitDir, p)
-		if d.IsDir() {
-			fmt.Fprintf(&b, "%s/\n", rel)
-			return nil
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		sum := sha256.Sum256(data)
-		fmt.Fprintf(&b, "%s %d %s\n", rel, len(data), hex.EncodeToString(sum[:8]))
-		return nil
-	})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if info, err := os.Stat(filepath.Join(gitDir, "index")); err == nil {
-		fmt.Fprintf(&b, "index mtime %d\n", info.ModTime().UnixNano())
-	}
-	return b.String()
 }

@@ -53,7 +53,7 @@ func (h *Hall) gitChanges(worktree string) (presence.GitChanges, bool) {
 	if !ok || res.Err != nil {
 		return presence.GitChanges{}, false
 	}
-	return presence.GitChanges{Files: res.Changes.Files, Total: res.Changes.Total, AtMs: res.ScannedAt.UnixMilli()}, true
+	return presence.GitChanges{Files: res.Changes.Files, Total: res.Changes.Total, AtMs: res.ScannedAt.UnixMilli(), Repository: res.Changes.Repository}, true
 }
 
 // Leave ends a presence at once: unknown_presence when none is live,

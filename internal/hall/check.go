@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/gitscan"
 	"github.com/hall-dev/hall/internal/presence"
 	"github.com/hall-dev/hall/internal/presence/overlap"
 )
@@ -76,21 +77,26 @@ func (h *Hall) Check(ctx context.Context, req contract.CheckRequest) (contract.C
 		self.ParentPresenceID = own.ParentPresenceID // its team is left out too
 	}
 	selfParty := overlap.PartyOf(&self, h.gitOf(self.WorktreePath()))
+	out.Repository = selfParty.Repository
 	for i := range snap.Live {
 		r := &snap.Live[i]
-		if r.Brain != self.Brain || r.PresenceID == self.PresenceID {
+		if r.PresenceID == self.PresenceID {
 			continue
 		}
-		if c, ok := presence.CollisionBetween(self, *r, time.UnixMilli(snap.AtMs)); ok {
-			if len(out.Collisions) < maxCheckHits {
-				hit := hitOf(r)
-				for _, cl := range c.Clauses {
-					hit.Clauses = append(hit.Clauses, string(cl))
+		// Collisions within a brain; overlaps within a repository
+		// (Between: overlap.SameRepository), another clone's too.
+		if r.Brain == self.Brain {
+			if c, ok := presence.CollisionBetween(self, *r, time.UnixMilli(snap.AtMs)); ok {
+				if len(out.Collisions) < maxCheckHits {
+					hit := hitOf(r)
+					for _, cl := range c.Clauses {
+						hit.Clauses = append(hit.Clauses, string(cl))
+					}
+					hit.Paths = c.Paths
+					out.Collisions = append(out.Collisions, hit)
 				}
-				hit.Paths = c.Paths
-				out.Collisions = append(out.Collisions, hit)
+				continue
 			}
-			continue
 		}
 		f, ok := overlap.Between(selfParty, overlap.PartyOf(withoutInstallerFiles(r), h.gitOf(r.WorktreePath())), overlap.MergeMap{}, 0)
 		if !ok || len(out.Overlaps) == maxCheckHits {
@@ -100,7 +106,7 @@ func (h *Hall) Check(ctx context.Context, req contract.CheckRequest) (contract.C
 		for _, file := range f.Files {
 			hit.Paths = append(hit.Paths, file.Path)
 		}
-		hit.Merge = string(f.Merge)
+		hit.Merge, hit.Across = string(f.Merge), string(f.Across)
 		out.Overlaps = append(out.Overlaps, hit)
 	}
 	out.WouldCollide = len(out.Collisions) > 0
@@ -154,5 +160,5 @@ func (h *Hall) gitOf(worktree string) overlap.Git {
 	if res.Err != nil {
 		return overlap.Git{Reason: "unavailable"}
 	}
-	return overlap.Git{Available: true, Branch: res.Changes.Branch, Files: res.Changes.Files, Total: res.Changes.Total}
+	return gitscan.GitOf(res, true)
 }

@@ -2,8 +2,8 @@ package hall
 
 import (
 	"context"
+	"maps"
 	"path/filepath"
-	"slices"
 
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/gitscan"
@@ -54,7 +54,6 @@ type OverlapFinder struct {
 // Overlaps implements presence.OverlapFinder.
 func (f *OverlapFinder) Overlaps(_ context.Context, live []presence.Record) ([]presence.Overlap, presence.OverlapCounts) {
 	parties := make([]overlap.Party, 0, len(live))
-	byBrain := map[string][]int{}
 	var from []int // each party's record in live
 	var worktrees []string
 	for i := range live {
@@ -74,7 +73,6 @@ func (f *OverlapFinder) Overlaps(_ context.Context, live []presence.Record) ([]p
 				g.Files, g.Total = withoutInstallerPaths(g.Files, g.Total)
 			}
 		}
-		byBrain[r.Brain] = append(byBrain[r.Brain], len(parties))
 		parties = append(parties, overlap.PartyOf(r, g))
 		from = append(from, i)
 	}
@@ -92,26 +90,16 @@ func (f *OverlapFinder) Overlaps(_ context.Context, live []presence.Record) ([]p
 	if f.Git != nil {
 		merges = f.Git
 	}
-	brains := make([]string, 0, len(byBrain))
-	for b, idx := range byBrain {
-		if len(idx) > 1 {
-			brains = append(brains, b)
-		}
-	}
-	slices.Sort(brains)
+	// Every brain at once: two clones of one repository are two brains.
+	found, tally := overlap.Within("", parties, merges, bound)
 	var out []presence.Overlap
 	counts := presence.OverlapCounts{Brains: map[string]int{}, Presences: map[string]int{}}
-	for _, b := range brains {
-		found, tally := overlap.Within(b, parties, merges, bound)
-		if tally.Pairs > 0 {
-			counts.Brains[b] = tally.Pairs
-		}
-		for i, n := range tally.Degrees {
-			counts.Presences[parties[i].ID] += n
-		}
-		for _, fo := range found {
-			out = append(out, overlapOf(fo, &parties[fo.A], &parties[fo.B], &live[from[fo.A]], &live[from[fo.B]]))
-		}
+	maps.Copy(counts.Brains, tally.Brains)
+	for i, n := range tally.Degrees {
+		counts.Presences[parties[i].ID] += n
+	}
+	for _, fo := range found {
+		out = append(out, overlapOf(fo, &parties[fo.A], &parties[fo.B], &live[from[fo.A]], &live[from[fo.B]]))
 	}
 	if f.Pushed != nil {
 		out = f.pushedOverlaps(out, counts, parties, live, from, bound)
@@ -196,7 +184,7 @@ func cannotSee(reason string) bool {
 // overlapOf maps a derived overlap to the domain's form.
 func overlapOf(f overlap.Found, a, b *overlap.Party, ra, rb *presence.Record) presence.Overlap {
 	o := presence.Overlap{
-		ID: overlap.Key(a.ID, b.ID), Brain: f.Brain,
+		ID: overlap.Key(a.ID, b.ID), Brain: f.Brain, Repository: f.Repository, Across: string(f.Across),
 		A: sideOf(a, ra), B: sideOf(b, rb),
 		Verdict: string(f.Verdict), Merge: string(f.Merge),
 		FilesTotal: f.FilesTotal, Conflicts: f.Conflicts, ConflictsTotal: f.ConflictsTotal,

@@ -27,6 +27,7 @@ type scrape struct {
 	colls    int
 	ovls     int // overlapping pairs, every brain
 	confl    int // of them, listed ones git predicts conflict
+	clones   int // of them, listed ones across two clones on this machine
 	skip     int
 	repaired int
 	rosErr   bool
@@ -107,6 +108,8 @@ func newStatsCollector(src Sources) *statsCollector {
 		onRoster(func(s *scrape) float64 { return float64(s.ovls) }))
 	add("", "overlap_conflicts_open", "Listed open overlaps whose merge git predicts will conflict, every brain.", gauge,
 		onRoster(func(s *scrape) float64 { return float64(s.confl) }))
+	add("", "overlaps_across_clones_open", "Listed open overlaps between two clones of one repository on this machine (across clone), every brain.", gauge,
+		onRoster(func(s *scrape) float64 { return float64(s.clones) }))
 	add("store", "skipped_entries", "Store entries (files) that did not decode as a record at the last read.", gauge,
 		onRoster(func(s *scrape) float64 { return float64(s.skip) }))
 	add("store", "repaired_records", "Store records served after repair at the last read: a foreign writer's fields brought inside the published contract (a negative count zeroed, a relative path dropped, first_seen_ms after last_beat_ms clamped).", gauge,
@@ -197,6 +200,9 @@ func (c *statsCollector) Collect(ch chan<- prometheus.Metric) {
 		for _, o := range snap.Overlaps {
 			if o.Verdict == contract.VerdictConflict {
 				s.confl++
+			}
+			if o.Across == contract.AcrossClone {
+				s.clones++
 			}
 		}
 	}

@@ -144,13 +144,14 @@ type beatSignal struct {
 	decl         string
 	changed      []string // shared with the record: never written into
 	changedTotal int
+	repository   string
 }
 
 // same reports whether two signals are one. Comparing git's list costs
 // no allocation, and two lists that share their strings compare by
 // pointer.
 func (a beatSignal) same(b beatSignal) bool {
-	return a.decl == b.decl && a.changedTotal == b.changedTotal && slices.Equal(a.changed, b.changed)
+	return a.decl == b.decl && a.changedTotal == b.changedTotal && a.repository == b.repository && slices.Equal(a.changed, b.changed)
 }
 
 func signal(r Record) beatSignal {
@@ -160,7 +161,7 @@ func signal(r Record) beatSignal {
 			r.TaskRef, r.Mutation.DeclaredIntent, boolString(r.Mutation.ObservedAtMs > 0),
 			strings.Join(sortedTouched(r.Touched), "\x00"), r.ParentPresenceID,
 		}, "\x01"),
-		changed: r.Changed, changedTotal: r.ChangedTotal,
+		changed: r.Changed, changedTotal: r.ChangedTotal, repository: r.Repository,
 	}
 }
 

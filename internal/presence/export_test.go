@@ -10,7 +10,7 @@ import "context"
 // CacheRecord puts r in the watched cache, as a reread that read it would.
 func (s *Service) CacheRecord(r Record) {
 	s.mirror.mu.Lock()
-	s.cache[r.PresenceID] = r
+	s.mirror.cache[r.PresenceID] = r
 	s.mirror.mu.Unlock()
 }
 
@@ -18,7 +18,7 @@ func (s *Service) CacheRecord(r Record) {
 func (s *Service) CachedRecord(id string) (Record, bool) {
 	s.mirror.mu.Lock()
 	defer s.mirror.mu.Unlock()
-	r, ok := s.cache[id]
+	r, ok := s.mirror.cache[id]
 	return r, ok
 }
 
@@ -26,7 +26,7 @@ func (s *Service) CachedRecord(id string) (Record, bool) {
 func (s *Service) HoldsOwn(id string) bool {
 	s.mirror.mu.Lock()
 	defer s.mirror.mu.Unlock()
-	_, ok := s.own[id]
+	_, ok := s.mirror.own[id]
 	return ok
 }
 
@@ -34,7 +34,7 @@ func (s *Service) HoldsOwn(id string) bool {
 func (s *Service) Projections() int {
 	s.projection.mu.Lock()
 	defer s.projection.mu.Unlock()
-	return len(s.entries)
+	return len(s.projection.entries)
 }
 
 // ReadFromCache makes reads come from the watched cache, as under Run.
@@ -53,7 +53,7 @@ func (s *Service) RereadKeys(ctx context.Context, keys []string) error {
 func (s *Service) CachedCount() int {
 	s.mirror.mu.Lock()
 	defer s.mirror.mu.Unlock()
-	return len(s.cache)
+	return len(s.mirror.cache)
 }
 
 // ReclaimBatch is the most records one reclaim pass removes.

@@ -22,13 +22,13 @@ func (s *Service) LiveBeside(ctx context.Context, id string) (self Record, live 
 	defer s.mirror.mu.Unlock()
 	s.projection.mu.Lock()
 	defer s.projection.mu.Unlock()
-	if s.cacheErr != nil {
-		return Record{}, nil, s.cacheErr
+	if s.mirror.cacheErr != nil {
+		return Record{}, nil, s.mirror.cacheErr
 	}
 	brain := ""
-	if r, ok := s.cache[id]; ok {
+	if r, ok := s.mirror.cache[id]; ok {
 		brain = r.Brain
-		if e, ok := s.entries[id]; ok && e.shown.LastBeatMs >= r.LastBeatMs && e.shown.PresenceID != "" {
+		if e, ok := s.projection.entries[id]; ok && e.shown.LastBeatMs >= r.LastBeatMs && e.shown.PresenceID != "" {
 			brain = e.shown.Brain // the record eachLiveLocked shows
 		}
 	}

@@ -40,7 +40,7 @@ func Merge(cur, in Record) Record {
 	for _, o := range []*Record{&cur, &in} {
 		if o.ChangedAtMs > out.ChangedAtMs && o.Worktree == out.Worktree {
 			out.Changed = o.Changed // never written into: shared, as Clone shares it
-			out.ChangedTotal, out.ChangedAtMs = o.ChangedTotal, o.ChangedAtMs
+			out.ChangedTotal, out.ChangedAtMs, out.Repository = o.ChangedTotal, o.ChangedAtMs, o.Repository
 		}
 	}
 	return out

@@ -3,7 +3,8 @@ package presence
 import "context"
 
 // Overlap is one overlap as the roster carries it (docs/worktrees.md): two
-// live presences of one brain, in different worktrees, that changed the
+// live presences of one repository (one brain, or one identity measured
+// on both sides), in different worktrees, that changed the
 // same repository file, and git's word on their merge where one Hall sees
 // both worktrees. The derivation lives in package presence/overlap and
 // the git half in package gitscan; the domain only defines what a
@@ -11,8 +12,16 @@ import "context"
 // stays free of git.
 type Overlap struct {
 	ID    string // the pair's presence ids, the smaller first, joined by "~"
-	Brain string
-	A, B  OverlapSide // A has the smaller presence id
+	Brain string // side A's
+	// Repository is the identity of the repository both sides work on
+	// (docs/worktrees.md, one repository); "" when a side's is unknown
+	// and the two share a brain.
+	Repository string
+	// Across is what lies between the sides: "worktree" (two worktrees
+	// of one clone), "clone" (two clones on this machine), "host"
+	// (another machine's worktree), "pushed" (a branch on the remote).
+	Across string
+	A, B   OverlapSide // A has the smaller presence id
 	// Verdict is "overlap", or "conflict" on git's word only.
 	Verdict string
 	// Merge is git's prediction: "clean", "conflict" or "unknown" (git
@@ -29,11 +38,6 @@ type Overlap struct {
 	// SinceMs is when this Hall first derived the overlap (any verdict);
 	// a restart starts it again.
 	SinceMs int64
-	// Across is AcrossPushed when side B is a branch pushed to the
-	// remote side A's worktree fetches from ("" for two presences'
-	// worktrees); Repository is then the remote's identity.
-	Across     string
-	Repository string
 }
 
 // AcrossPushed is Overlap.Across when its side B is a pushed branch.
@@ -101,24 +105,24 @@ type OverlapCounts struct {
 
 // deriveOverlapsLocked fills snap's overlaps through the finder, stamping
 // each with when this service first derived it. The caller holds
-// s.overMu.
+// derivation.overMu.
 func (s *Service) deriveOverlapsLocked(ctx context.Context, snap *Snapshot) {
-	if s.overlaps == nil {
+	if s.derivation.overlaps == nil {
 		return
 	}
-	list, counts := s.overlaps.Overlaps(ctx, snap.Live)
+	list, counts := s.derivation.overlaps.Overlaps(ctx, snap.Live)
 	since := make(map[string]int64, len(list))
 	for i := range list {
 		o := &list[i]
-		if at, ok := s.overlapSince[o.ID]; ok {
+		if at, ok := s.derivation.overlapSince[o.ID]; ok {
 			o.SinceMs = at
 		} else {
 			o.SinceMs = snap.AtMs
 		}
 		since[o.ID] = o.SinceMs
 	}
-	s.overlapSince = since
-	s.lastOverlaps.Store(&list)
+	s.derivation.overlapSince = since
+	s.derivation.lastOverlaps.Store(&list)
 	snap.Overlaps, snap.OverlapCounts, snap.presenceOverlaps = list, counts.Brains, counts.Presences
 	for _, n := range counts.Brains {
 		snap.OverlapsTotal += n
@@ -129,10 +133,10 @@ func (s *Service) deriveOverlapsLocked(ctx context.Context, snap *Snapshot) {
 // last snapshot derived them (a beat reads these: it never derives, let
 // alone waits on git), and whether the service derives overlaps at all.
 func (s *Service) OverlapsOf(id string) ([]Overlap, bool) {
-	if s.overlaps == nil {
+	if s.derivation.overlaps == nil {
 		return nil, false
 	}
-	last := s.lastOverlaps.Load()
+	last := s.derivation.lastOverlaps.Load()
 	if last == nil {
 		return nil, true
 	}

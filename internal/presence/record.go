@@ -68,6 +68,11 @@ type Record struct {
 	Changed      []string `json:"changed,omitempty"`
 	ChangedTotal int      `json:"changed_total,omitempty"`
 	ChangedAtMs  int64    `json:"changed_at_ms,omitempty"`
+	// Repository is the identity of the repository the worktree belongs
+	// to, as the same git answer measured it (gitscan.Changes.Repository:
+	// one wherever it is checked out; docs/worktrees.md): overlaps are
+	// found among presences of one repository. "" with no git answer.
+	Repository string `json:"repository,omitempty"`
 
 	FirstSeenMs int64 `json:"first_seen_ms"`
 	LastBeatMs  int64 `json:"last_beat_ms"`
@@ -93,12 +98,18 @@ const (
 
 // GitChanges is git's latest answer for a worktree as a beat carries it
 // into the record (Beat.Git): the changed files (repository-relative,
-// "/", sorted), their count, and when git scanned.
+// "/", sorted), their count, when git scanned, and the repository's
+// identity.
 type GitChanges struct {
-	Files []string
-	Total int
-	AtMs  int64
+	Files      []string
+	Total      int
+	AtMs       int64
+	Repository string
 }
+
+// MaxRepositoryBytes bounds a record's repository identity: a longer one
+// is not kept.
+const MaxRepositoryBytes = 512
 
 // boundChanged is the sorted prefix of files a record keeps: at most
 // MaxChanged entries and MaxChangedBytes of paths, none over MaxPathLen;
@@ -124,10 +135,22 @@ func (r *Record) setChanged(g GitChanges) {
 		r.Changed = slices.Clone(files)
 	}
 	r.ChangedTotal, r.ChangedAtMs = total, max(g.AtMs, 0)
+	r.Repository = boundRepository(g.Repository)
+}
+
+// boundRepository is a repository identity a record may carry: "" for
+// one over MaxRepositoryBytes or not one line.
+func boundRepository(id string) string {
+	if len(id) > MaxRepositoryBytes || strings.ContainsAny(id, "\x00\n\r") {
+		return ""
+	}
+	return id
 }
 
 // clearChanged drops the git answer: it was for another worktree.
-func (r *Record) clearChanged() { r.Changed, r.ChangedTotal, r.ChangedAtMs = nil, 0, 0 }
+func (r *Record) clearChanged() {
+	r.Changed, r.ChangedTotal, r.ChangedAtMs, r.Repository = nil, 0, 0, ""
+}
 
 // Team is the id of the team a presence belongs to: its parent's when it
 // is a subagent, else its own. Two presences of one team never collide.
@@ -435,7 +458,8 @@ func (r *Record) Equal(o *Record) bool {
 		r.Kind == o.Kind && r.Theme == o.Theme && r.Worktree == o.Worktree && r.TaskRef == o.TaskRef &&
 		slices.Equal(r.WorkingSet, o.WorkingSet) && slices.Equal(r.Touched, o.Touched) &&
 		r.TouchedOmitted == o.TouchedOmitted && r.ParentPresenceID == o.ParentPresenceID &&
-		slices.Equal(r.Changed, o.Changed) && r.ChangedTotal == o.ChangedTotal && r.ChangedAtMs == o.ChangedAtMs
+		slices.Equal(r.Changed, o.Changed) && r.ChangedTotal == o.ChangedTotal && r.ChangedAtMs == o.ChangedAtMs &&
+		r.Repository == o.Repository
 }
 
 // Clone returns a copy that shares no slice with r but Changed: git's
@@ -558,7 +582,9 @@ func decodeRecord(data []byte) (Record, error) {
 //   - changed keeps the entries that are clean repository-relative paths
 //     (no "..", not absolute, at most MaxPathLen), sorted, each once, at
 //     most MaxChanged and MaxChangedBytes; changed_total is at least what
-//     is listed; changed_total and changed_at_ms below zero are zero.
+//     is listed; changed_total and changed_at_ms below zero are zero;
+//     a repository over MaxRepositoryBytes or of more than one line is
+//     dropped.
 //
 // It returns how many fields it repaired.
 func (r *Record) repairForeign() (int, error) {
@@ -589,6 +615,10 @@ func (r *Record) repairForeign() (int, error) {
 		n++
 	}
 	n += r.repairChanged()
+	if id := boundRepository(r.Repository); id != r.Repository {
+		r.Repository = id
+		n++
+	}
 	for _, v := range []*int64{&r.TouchedOmitted, &r.QueryCount, &r.TTLMs, &r.Mutation.ObservedAtMs, &r.ChangedAtMs} {
 		if *v < 0 {
 			*v = 0

@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"maps"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -58,6 +57,7 @@ type Config struct {
 // from a cache that the store's watch, a periodic rescan and this Hall's own
 // writes keep current, and Changed signals each change.
 type Service struct {
+	// Set by NewService and read-only after: no lock.
 	store    Store
 	now      func() time.Time
 	ttl      time.Duration
@@ -69,16 +69,18 @@ type Service struct {
 
 	listingTime, rereadTime Observer
 
-	// The owned parts, each with its own lock (the order is in doc.go).
-	mirror
-	projection
-	derivation
+	// The owned parts, each with its own lock (the order is in doc.go):
+	// a field is named through its part (s.mirror.cache), so a call site
+	// shows which lock guards it.
+	mirror     mirror
+	projection projection
+	derivation derivation
 
 	// watching: reads come from the mirror, which Run keeps current.
 	watching atomic.Bool
 
 	changed chan struct{}
-	paths   pathCache     // canonical brains, caller roots and worktrees of recent beats
+	paths   pathCache     // canonical brains, caller roots and worktrees of recent beats; its own mu, a leaf
 	version atomic.Uint64 // advanced by every notify
 
 	statsMu sync.Mutex // a leaf: taken last, alone
@@ -86,8 +88,9 @@ type Service struct {
 }
 
 // mirror is the Service's copy of the store: what the last listing and
-// the rereads since found, with this Hall's own writes laid over it. Its
-// mu guards every field but refreshMu.
+// the rereads since found, with this Hall's own writes laid over it.
+// mirror.mu guards every field but refreshMu; mirror.refreshMu is taken
+// before mirror.mu, never after it.
 type mirror struct {
 	// refreshMu orders refreshes and rereads, so a listing that began
 	// before a reread can never land after it and undo it.
@@ -119,8 +122,8 @@ type mirror struct {
 
 // projection is this Hall's own beats: one entry per presence it takes
 // beats for, each with the exact current state and its copy for readers
-// (entry.shown). Its mu guards the map, entriesHigh and every entry's
-// shown; an entry's own mu serializes that presence's beats.
+// (entry.shown). projection.mu guards the map, entriesHigh and every
+// entry's shown; an entry's own mu serializes that presence's beats.
 type projection struct {
 	mu          sync.Mutex
 	entries     map[string]*entry // by presence id
@@ -129,6 +132,9 @@ type projection struct {
 
 // derivation is what snapshots derive from their own records, off the
 // mirror's and the projection's locks: a derivation holds up no beat.
+// derivation.collMu guards collisions, allCollisions and allCounts;
+// derivation.overMu guards overlapSince; overlaps is set by NewService and
+// read-only after; lastOverlaps is published whole (atomic, no lock).
 type derivation struct {
 	// collisions holds, by brain, the collisions the last Snapshot derived
 	// and the live records they came from: the next one derives again
@@ -270,24 +276,24 @@ func (s *Service) Stats() Stats {
 // for the caller to try again. It reports whether anything the cache held
 // changed.
 func (s *Service) Refresh(ctx context.Context) (bool, error) {
-	s.refreshMu.Lock()
-	defer s.refreshMu.Unlock()
+	s.mirror.refreshMu.Lock()
+	defer s.mirror.refreshMu.Unlock()
 	defer ObserveSince(s.listingTime, time.Now())
 	s.mirror.mu.Lock()
-	from := s.ownGen
+	from := s.mirror.ownGen
 	s.mirror.mu.Unlock()
 	l, err := s.store.List(ctx)
 	s.mirror.mu.Lock()
 	defer s.mirror.mu.Unlock()
 	s.count(func(st *Stats) { st.Refreshes++ })
-	if err != nil && ErrorCode(err) == EBUSY && s.listed {
+	if err != nil && ErrorCode(err) == EBUSY && s.mirror.listed {
 		s.count(func(st *Stats) { st.BusyReads++ })
 		return false, err
 	}
 	if err != nil {
 		s.count(func(st *Stats) { st.RefreshError++ })
-		changed := s.cacheErr == nil || len(s.cache) > 0
-		s.cache, s.skipped, s.repaired, s.cacheErr, s.listed = nil, 0, 0, err, false
+		changed := s.mirror.cacheErr == nil || len(s.mirror.cache) > 0
+		s.mirror.cache, s.mirror.skipped, s.mirror.repaired, s.mirror.cacheErr, s.mirror.listed = nil, 0, 0, err, false
 		return changed, err
 	}
 	next := make(map[string]Record, len(l.Records))
@@ -296,10 +302,10 @@ func (s *Service) Refresh(ctx context.Context) (bool, error) {
 			next[r.PresenceID] = r
 		}
 	}
-	for id, c := range s.own {
+	for id, c := range s.mirror.own {
 		switch {
 		case c.gen <= from: // made before the listing began: it shows it
-			delete(s.own, id)
+			delete(s.mirror.own, id)
 		case c.gone:
 			delete(next, id)
 		default:
@@ -308,9 +314,9 @@ func (s *Service) Refresh(ctx context.Context) (bool, error) {
 			}
 		}
 	}
-	if s.cacheErr == nil && s.listed {
+	if s.mirror.cacheErr == nil && s.mirror.listed {
 		var left []string
-		for id := range s.cache {
+		for id := range s.mirror.cache {
 			if _, ok := next[id]; !ok {
 				left = append(left, id)
 			}
@@ -319,11 +325,11 @@ func (s *Service) Refresh(ctx context.Context) (bool, error) {
 	}
 	// The skip count is part of every snapshot (health shows it): a
 	// change to it alone is a change readers must hear of.
-	changed := s.cacheErr != nil || s.skipped != l.Skipped || s.repaired != l.Repaired || !sameRecords(s.cache, next)
-	s.cache, s.skipped, s.repaired, s.cacheErr, s.listed = next, l.Skipped, l.Repaired, nil, true
-	for id := range s.lapsed {
+	changed := s.mirror.cacheErr != nil || s.mirror.skipped != l.Skipped || s.mirror.repaired != l.Repaired || !sameRecords(s.mirror.cache, next)
+	s.mirror.cache, s.mirror.skipped, s.mirror.repaired, s.mirror.cacheErr, s.mirror.listed = next, l.Skipped, l.Repaired, nil, true
+	for id := range s.mirror.lapsed {
 		if _, ok := next[id]; !ok {
-			delete(s.lapsed, id)
+			delete(s.mirror.lapsed, id)
 		}
 	}
 	return changed, nil
@@ -341,26 +347,26 @@ const rereadMin = 64
 // the keys to reread a moment later (Delta.Unsettled).
 func (s *Service) reread(ctx context.Context, keys []string) (changed bool, again []string, err error) {
 	kw, ok := s.store.(KeyWatcher)
-	s.refreshMu.Lock()
+	s.mirror.refreshMu.Lock()
 	s.mirror.mu.Lock()
-	from, listed, n := s.ownGen, s.listed, len(s.cache)
+	from, listed, n := s.mirror.ownGen, s.mirror.listed, len(s.mirror.cache)
 	s.mirror.mu.Unlock()
 	if !ok || !listed || len(keys) > max(rereadMin, n/4) {
-		s.refreshMu.Unlock()
+		s.mirror.refreshMu.Unlock()
 		changed, err = s.Refresh(ctx)
 		return changed, nil, err
 	}
 	start := time.Now()
 	d, err := kw.Reread(ctx, keys)
 	if err != nil {
-		s.refreshMu.Unlock()
+		s.mirror.refreshMu.Unlock()
 		if ctx.Err() != nil {
 			return false, nil, err
 		}
 		changed, err = s.Refresh(ctx)
 		return changed, nil, err
 	}
-	defer s.refreshMu.Unlock()
+	defer s.mirror.refreshMu.Unlock()
 	defer ObserveSince(s.rereadTime, start)
 	s.mirror.mu.Lock()
 	defer s.mirror.mu.Unlock()
@@ -368,32 +374,32 @@ func (s *Service) reread(ctx context.Context, keys []string) (changed bool, agai
 	for id, r := range d.Touched {
 		// This Hall's own changes hold as in Refresh, for the ids the
 		// reread saw: one made after it began wins over what it read.
-		if c, ok := s.own[id]; ok {
+		if c, ok := s.mirror.own[id]; ok {
 			switch {
 			case c.gen <= from:
-				delete(s.own, id)
+				delete(s.mirror.own, id)
 			case c.gone:
 				r = nil
 			case r == nil || r.LastBeatMs < c.rec.LastBeatMs:
 				r = &c.rec
 			}
 		}
-		old, had := s.cache[id]
+		old, had := s.mirror.cache[id]
 		switch {
 		case r == nil:
 			if had {
-				delete(s.cache, id)
+				delete(s.mirror.cache, id)
 				s.leftLocked(id)
 				changed = true
 			}
-			delete(s.lapsed, id)
+			delete(s.mirror.lapsed, id)
 		case !had || !old.Equal(r):
-			s.cache[id] = *r
+			s.mirror.cache[id] = *r
 			changed = true
 		}
 	}
-	changed = changed || s.skipped != d.Skipped || s.repaired != d.Repaired
-	s.skipped, s.repaired = d.Skipped, d.Repaired
+	changed = changed || s.mirror.skipped != d.Skipped || s.mirror.repaired != d.Repaired
+	s.mirror.skipped, s.mirror.repaired = d.Skipped, d.Repaired
 	return changed, d.Unsettled, nil
 }
 
@@ -412,9 +418,9 @@ func (s *Service) leftLocked(ids ...string) {
 	s.projection.mu.Lock()
 	defer s.projection.mu.Unlock()
 	for _, id := range ids {
-		if e, ok := s.entries[id]; ok {
+		if e, ok := s.projection.entries[id]; ok {
 			e.left.Store(true)
-			delete(s.entries, id)
+			delete(s.projection.entries, id)
 		}
 	}
 }
@@ -429,90 +435,11 @@ type ownChange struct {
 // ownChangeLocked records a change this Hall just made to the store and
 // the cache; the caller holds mirror.mu.
 func (s *Service) ownChangeLocked(id string, rec Record, gone bool) {
-	s.ownGen++
-	if s.own == nil {
-		s.own = map[string]ownChange{}
+	s.mirror.ownGen++
+	if s.mirror.own == nil {
+		s.mirror.own = map[string]ownChange{}
 	}
-	s.own[id] = ownChange{gen: s.ownGen, rec: rec, gone: gone}
-}
-
-// Snapshot is the roster at one instant: the live records in roster order,
-// their collisions, and the brains the Hall knows.
-//
-// Collisions lists at most the Service's MaxCollisions on each brain, the
-// first by the sides' ids (Key order); CollisionsTotal counts every
-// colliding pair the snapshot covers, listed or not, and Counts holds the
-// counts by brain and by presence.
-type Snapshot struct {
-	AtMs            int64
-	Live            []Record    // newest beat first, then agent_id, then presence_id
-	Collisions      []Collision // by brain, then pair; bounded on each brain
-	CollisionsTotal int         // every colliding pair in scope, listed or not
-	Skipped         int         // store entries that did not decode
-	// Repaired counts the store's records served after repair: a foreign
-	// writer's fields brought inside the published contract
-	// (DecodeRecordRepaired), stale records included.
-	Repaired int
-	// Counts is every brain's and presence's count of collisions, of the
-	// whole roster (ForBrain narrows Collisions and CollisionsTotal, not
-	// Counts). Snapshots share it: read-only. Nil counts nothing.
-	Counts *CollisionCounts
-	// Overlaps are the overlaps among Live (Config.Overlaps; none without
-	// it), by brain, then pair, bounded on each brain; OverlapsTotal
-	// counts every overlapping pair in scope, listed or not.
-	Overlaps      []Overlap
-	OverlapsTotal int
-	OverlapCounts map[string]int // by brain, of the whole roster; read-only
-	// presenceOverlaps counts each presence's overlaps, listed or not, of
-	// the whole roster (OverlapsTotalOf); read-only.
-	presenceOverlaps map[string]int
-	brains           map[string]bool
-}
-
-// CollisionCounts is how many collisions each brain and each presence has,
-// listed or not.
-type CollisionCounts struct {
-	Total int
-	// Brains holds the counts of the brains with one collision at least.
-	// A brain's entry is shared from one counts to the next while that
-	// brain's counts do not change: a reader compares the pointers first.
-	Brains map[string]*BrainCounts
-}
-
-// BrainCounts is one brain's count of collisions, and each presence's.
-type BrainCounts struct {
-	Total      int
-	ByPresence map[string]int // presence ids with one collision at least
-}
-
-// Brain is brain's counts, nil when it has no collision.
-func (c *CollisionCounts) Brain(brain string) *BrainCounts {
-	if c == nil {
-		return nil
-	}
-	return c.Brains[brain]
-}
-
-// OnBrain is brain's count, every brain's when brain is "".
-func (c *CollisionCounts) OnBrain(brain string) int {
-	switch {
-	case c == nil:
-		return 0
-	case brain == "":
-		return c.Total
-	}
-	if b := c.Brains[brain]; b != nil {
-		return b.Total
-	}
-	return 0
-}
-
-// Of is the number of collisions the presence id, on brain, is a side of.
-func (c *CollisionCounts) Of(brain, id string) int {
-	if b := c.Brain(brain); b != nil {
-		return b.ByPresence[id]
-	}
-	return 0
+	s.mirror.own[id] = ownChange{gen: s.mirror.ownGen, rec: rec, gone: gone}
 }
 
 // Snapshot returns the live roster. When the store cannot be read it returns
@@ -525,33 +452,33 @@ func (s *Service) Snapshot(ctx context.Context) (Snapshot, error) {
 	}
 	now := s.now()
 	s.mirror.mu.Lock()
-	snap := Snapshot{AtMs: now.UnixMilli(), Skipped: s.skipped, Repaired: s.repaired, brains: make(map[string]bool, len(s.brains))}
+	snap := Snapshot{AtMs: now.UnixMilli(), Skipped: s.mirror.skipped, Repaired: s.mirror.repaired, brains: make(map[string]bool, len(s.brains))}
 	for b := range s.brains {
 		snap.brains[b] = true
 	}
-	if s.cacheErr != nil {
-		err := s.cacheErr
+	if s.mirror.cacheErr != nil {
+		err := s.mirror.cacheErr
 		s.mirror.mu.Unlock()
 		return snap, err
 	}
-	for _, r := range s.cache {
+	for _, r := range s.mirror.cache {
 		snap.brains[r.Brain] = true
 	}
 	s.projection.mu.Lock()
-	s.scratch = s.appendLiveLocked(s.scratch[:0], now, "")
+	s.mirror.scratch = s.appendLiveLocked(s.mirror.scratch[:0], now, "")
 	s.projection.mu.Unlock()
-	snap.Live = sortedRoster(s.scratch)
-	clear(s.scratch) // hold no records past their snapshot
+	snap.Live = sortedRoster(s.mirror.scratch)
+	clear(s.mirror.scratch) // hold no records past their snapshot
 	s.mirror.mu.Unlock()
 	// The derivation reads only the snapshot's own records: beats go on
 	// meanwhile, under the mirror's and the projection's locks, and wait
 	// for none of it.
-	s.collMu.Lock()
+	s.derivation.collMu.Lock()
 	snap.Collisions, snap.Counts = s.collisionsLocked(snap.Live, now)
-	s.collMu.Unlock()
-	s.overMu.Lock()
+	s.derivation.collMu.Unlock()
+	s.derivation.overMu.Lock()
 	s.deriveOverlapsLocked(ctx, &snap)
-	s.overMu.Unlock()
+	s.derivation.overMu.Unlock()
 	snap.CollisionsTotal = snap.Counts.Total
 	return snap, nil
 }
@@ -617,13 +544,13 @@ func (bc *brainCollisions) holds(live []Record, idx []int) bool {
 // brain first and a collision never spans two brains, so the brains'
 // answers joined in brain order are the whole answer. When no brain
 // changed it returns the last answer itself: snapshots are read-only. The
-// caller holds collMu.
+// caller holds derivation.collMu.
 //
 // A brain's records are its live records mutating at now: an observed
 // mutation that lapsed (LevelAt) takes its record out, so the brain is
 // derived again, as when a record changes.
 func (s *Service) collisionsLocked(live []Record, now time.Time) ([]Collision, *CollisionCounts) {
-	byBrain := make(map[string][]int, len(s.collisions))
+	byBrain := make(map[string][]int, len(s.derivation.collisions))
 	for i := range live {
 		if live[i].MutatingAt(now) { // a side without a mutation signal never collides
 			byBrain[live[i].Brain] = append(byBrain[live[i].Brain], i)
@@ -635,11 +562,11 @@ func (s *Service) collisionsLocked(live []Record, now time.Time) ([]Collision, *
 	}
 	slices.Sort(brains)
 	next := make(map[string]*brainCollisions, len(byBrain))
-	changed := len(byBrain) != len(s.collisions) || s.allCounts == nil
+	changed := len(byBrain) != len(s.derivation.collisions) || s.derivation.allCounts == nil
 	listed := 0
 	for _, b := range brains {
 		idx := byBrain[b]
-		bc := s.collisions[b]
+		bc := s.derivation.collisions[b]
 		if bc == nil || !bc.holds(live, idx) {
 			rs := make([]Record, len(idx))
 			bc = &brainCollisions{live: make(map[string]Record, len(idx))}
@@ -657,7 +584,7 @@ func (s *Service) collisionsLocked(live []Record, now time.Time) ([]Collision, *
 					}
 				}
 				// Counts equal to the last keep the last's pointer.
-				if prev := s.allCounts.Brain(b); prev != nil && prev.Total == bc.counts.Total && maps.Equal(prev.ByPresence, bc.counts.ByPresence) {
+				if prev := s.derivation.allCounts.Brain(b); prev != nil && prev.Total == bc.counts.Total && maps.Equal(prev.ByPresence, bc.counts.ByPresence) {
 					bc.counts = prev
 				}
 			}
@@ -666,16 +593,16 @@ func (s *Service) collisionsLocked(live []Record, now time.Time) ([]Collision, *
 		next[b] = bc
 		listed += len(bc.collisions)
 	}
-	s.collisions = next
+	s.derivation.collisions = next
 	if !changed {
-		return s.allCollisions, s.allCounts
+		return s.derivation.allCollisions, s.derivation.allCounts
 	}
 	var out []Collision
 	counts := &CollisionCounts{Brains: map[string]*BrainCounts{}}
 	if listed > 0 {
 		out = make([]Collision, 0, listed)
 	}
-	same := s.allCounts != nil
+	same := s.derivation.allCounts != nil
 	for _, b := range brains {
 		bc := next[b]
 		out = append(out, bc.collisions...)
@@ -683,14 +610,14 @@ func (s *Service) collisionsLocked(live []Record, now time.Time) ([]Collision, *
 			counts.Total += bc.counts.Total
 			counts.Brains[b] = bc.counts
 		}
-		same = same && s.allCounts.Brain(b) == bc.counts
+		same = same && s.derivation.allCounts.Brain(b) == bc.counts
 	}
 	// The same counts keep the same object: a reader that compares
 	// pointers (the stream hub) then knows at once that none changed.
-	if same && len(s.allCounts.Brains) == len(counts.Brains) {
-		counts = s.allCounts
+	if same && len(s.derivation.allCounts.Brains) == len(counts.Brains) {
+		counts = s.derivation.allCounts
 	}
-	s.allCollisions, s.allCounts = out, counts
+	s.derivation.allCollisions, s.derivation.allCounts = out, counts
 	return out, counts
 }
 
@@ -708,21 +635,21 @@ func (s *Service) appendLiveLocked(live []Record, now time.Time, brain string) [
 // each the newer of the store's copy and this Hall's projection; the
 // caller holds mirror.mu and projection.mu.
 func (s *Service) eachLiveLocked(now time.Time, brain string, fn func(r Record)) {
-	for id, r := range s.cache {
+	for id, r := range s.mirror.cache {
 		if brain != "" && r.Brain != brain {
 			continue
 		}
-		if e, ok := s.entries[id]; ok && e.shown.LastBeatMs >= r.LastBeatMs && e.shown.PresenceID != "" {
+		if e, ok := s.projection.entries[id]; ok && e.shown.LastBeatMs >= r.LastBeatMs && e.shown.PresenceID != "" {
 			r = e.shown
 		}
 		// A version once found stale never comes back, though the clock
 		// goes back or catches up on a beat stamped too far ahead: a
 		// presence that stopped does not rise again.
-		if lb, ok := s.lapsed[id]; ok && lb == r.LastBeatMs {
+		if lb, ok := s.mirror.lapsed[id]; ok && lb == r.LastBeatMs {
 			continue
 		}
 		if r.Stale(now) {
-			s.lapsed[id] = r.LastBeatMs
+			s.mirror.lapsed[id] = r.LastBeatMs
 			continue
 		}
 		fn(r)
@@ -738,8 +665,8 @@ func (s *Service) nextExpiryMs(now time.Time) int64 {
 	s.projection.mu.Lock()
 	defer s.projection.mu.Unlock()
 	var next int64
-	for id, r := range s.cache {
-		if e, ok := s.entries[id]; ok && e.shown.LastBeatMs >= r.LastBeatMs && e.shown.PresenceID != "" {
+	for id, r := range s.mirror.cache {
+		if e, ok := s.projection.entries[id]; ok && e.shown.LastBeatMs >= r.LastBeatMs && e.shown.PresenceID != "" {
 			r = e.shown
 		}
 		if !r.Stale(now) {
@@ -809,86 +736,6 @@ func (s *Service) collisionsOf(ctx context.Context, self Record) ([]Collision, i
 // SortRoster orders records newest beat first, then by agent_id, then by
 // presence_id, so every surface shows one order.
 func SortRoster(rs []Record) { copy(rs, sortedRoster(rs)) }
-
-// Known reports whether the Hall knows brain: configured, or named by any
-// stored record (stale ones included).
-func (s Snapshot) Known(brain string) bool { return s.brains[brain] }
-
-// Brains returns the known brains, sorted.
-func (s Snapshot) Brains() []string {
-	out := make([]string, 0, len(s.brains))
-	for b := range s.brains {
-		out = append(out, b)
-	}
-	sort.Strings(out)
-	return out
-}
-
-// ForBrain narrows the snapshot to one brain; "" returns it whole.
-func (s Snapshot) ForBrain(brain string) Snapshot {
-	if brain == "" {
-		return s
-	}
-	out := Snapshot{AtMs: s.AtMs, Skipped: s.Skipped, Repaired: s.Repaired, brains: s.brains, Counts: s.Counts, CollisionsTotal: s.Counts.OnBrain(brain), OverlapCounts: s.OverlapCounts, presenceOverlaps: s.presenceOverlaps}
-	for _, r := range s.Live {
-		if r.Brain == brain {
-			out.Live = append(out.Live, r)
-		}
-	}
-	for _, c := range s.Collisions {
-		if c.Brain == brain {
-			out.Collisions = append(out.Collisions, c)
-		}
-	}
-	out.Overlaps, out.OverlapsTotal = s.overlapsOnBrain(brain)
-	return out
-}
-
-// Find returns the live record with the id.
-func (s Snapshot) Find(id string) (Record, bool) {
-	for _, r := range s.Live {
-		if r.PresenceID == id {
-			return r, true
-		}
-	}
-	return Record{}, false
-}
-
-// CollisionsFor returns the listed collisions the presence with id is a
-// side of: those among the snapshot's bounded list (Counts.Of counts all
-// of them; North lists its first whatever the bound).
-func (s Snapshot) CollisionsFor(id string) []Collision {
-	var out []Collision
-	for _, c := range s.Collisions {
-		if _, ok := c.Partner(id); ok {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
-// North returns the first NorthCap collisions the live presence id is a
-// side of, whether or not the snapshot lists them, and how many it has in
-// all: derived from the snapshot's own records, on the presence's brain.
-func (s Snapshot) North(id string) ([]Collision, int) {
-	r, ok := s.Find(id)
-	if !ok {
-		return nil, 0
-	}
-	out, tally := CollisionsWithin(r.Brain, s.Live, time.UnixMilli(s.AtMs), CollisionBound{Max: NorthCap, Focus: id})
-	return out, tally.Pairs
-}
-
-// NextExpiryMs is the first millisecond at which a live record goes stale
-// or its observed mutation lapses (its collisions may end then), 0 when
-// none is live: the moment a live view must look again.
-func (s Snapshot) NextExpiryMs() int64 {
-	var next int64
-	for i := range s.Live {
-		next = s.Live[i].nextChangeMs(s.AtMs, next)
-	}
-	return next
-}
 
 func sameRecords(a, b map[string]Record) bool {
 	if len(a) != len(b) {

@@ -65,11 +65,11 @@ func (s *Service) Beat(ctx context.Context, b Beat) (BeatResult, error) {
 	s.projection.mu.Lock()
 	e.shown = rec
 	s.projection.mu.Unlock()
-	if res.Stored && s.cacheErr == nil {
-		if s.cache == nil {
-			s.cache = map[string]Record{}
+	if res.Stored && s.mirror.cacheErr == nil {
+		if s.mirror.cache == nil {
+			s.mirror.cache = map[string]Record{}
 		}
-		s.cache[id] = rec
+		s.mirror.cache[id] = rec
 		s.ownChangeLocked(id, rec, false)
 	}
 	s.mirror.mu.Unlock()
@@ -87,10 +87,10 @@ func (s *Service) Beat(ctx context.Context, b Beat) (BeatResult, error) {
 func (s *Service) entry(id string) *entry {
 	s.projection.mu.Lock()
 	defer s.projection.mu.Unlock()
-	e, ok := s.entries[id]
+	e, ok := s.projection.entries[id]
 	if !ok {
 		e = &entry{}
-		s.entries[id] = e
+		s.projection.entries[id] = e
 	}
 	return e
 }
@@ -117,7 +117,7 @@ func (s *Service) lockedEntry(id string) *entry {
 // (a stale copy is left alone, as seed leaves it); the caller holds e.mu.
 func (s *Service) fold(e *entry, id string) {
 	s.mirror.mu.Lock()
-	cur, ok := s.cache[id]
+	cur, ok := s.mirror.cache[id]
 	s.mirror.mu.Unlock()
 	if !ok || cur.Stale(s.now()) {
 		return
@@ -188,7 +188,7 @@ func (s *Service) count(f func(*Stats)) {
 func (s *Service) FlushDue(ctx context.Context, force bool) int {
 	s.projection.mu.Lock()
 	var due []*entry
-	for _, e := range s.entries {
+	for _, e := range s.projection.entries {
 		due = append(due, e)
 	}
 	s.projection.mu.Unlock()
@@ -204,8 +204,8 @@ func (s *Service) FlushDue(ctx context.Context, force bool) int {
 				n++
 				rec := e.rec.Clone()
 				s.mirror.mu.Lock()
-				if s.cacheErr == nil && s.cache != nil {
-					s.cache[rec.PresenceID] = rec
+				if s.mirror.cacheErr == nil && s.mirror.cache != nil {
+					s.mirror.cache[rec.PresenceID] = rec
 					s.ownChangeLocked(rec.PresenceID, rec, false)
 				}
 				s.mirror.mu.Unlock()
@@ -229,10 +229,10 @@ func (s *Service) prune() {
 	now := s.now()
 	s.projection.mu.Lock()
 	defer s.projection.mu.Unlock()
-	for id, e := range s.entries {
+	for id, e := range s.projection.entries {
 		if e.mu.TryLock() {
 			if e.rec.Stale(now) {
-				delete(s.entries, id)
+				delete(s.projection.entries, id)
 			}
 			e.mu.Unlock()
 		}
@@ -267,13 +267,13 @@ func (s *Service) subagentsOf(ctx context.Context, id string) []string {
 	s.projection.mu.Lock()
 	defer s.projection.mu.Unlock()
 	var kids []string
-	for kid, r := range s.cache {
+	for kid, r := range s.mirror.cache {
 		if r.ParentPresenceID == id {
 			kids = append(kids, kid)
 		}
 	}
-	for kid, e := range s.entries {
-		if _, cached := s.cache[kid]; !cached && e.shown.ParentPresenceID == id {
+	for kid, e := range s.projection.entries {
+		if _, cached := s.mirror.cache[kid]; !cached && e.shown.ParentPresenceID == id {
 			kids = append(kids, kid)
 		}
 	}
@@ -283,8 +283,8 @@ func (s *Service) subagentsOf(ctx context.Context, id string) []string {
 // leave removes one presence.
 func (s *Service) leave(ctx context.Context, id string) error {
 	s.projection.mu.Lock()
-	e := s.entries[id]
-	delete(s.entries, id)
+	e := s.projection.entries[id]
+	delete(s.projection.entries, id)
 	s.projection.mu.Unlock()
 	if e != nil {
 		e.left.Store(true) // a beat waiting for it starts a new projection
@@ -297,7 +297,7 @@ func (s *Service) leave(ctx context.Context, id string) error {
 		return err
 	}
 	s.mirror.mu.Lock()
-	delete(s.cache, id)
+	delete(s.mirror.cache, id)
 	s.ownChangeLocked(id, Record{}, true)
 	s.mirror.mu.Unlock()
 	s.notify()

@@ -42,26 +42,26 @@ func (s *Service) ReclaimLapsed(ctx context.Context) (removed int, more bool) {
 	cutoff := s.now().Add(-LapseGrace).UnixMilli()
 	s.mirror.mu.Lock()
 	s.projection.mu.Lock()
-	s.cacheHigh = max(s.cacheHigh, len(s.cache))
-	s.entriesHigh = max(s.entriesHigh, len(s.entries))
-	if len(s.reclaimQ) == 0 && s.cacheErr == nil && removes {
-		for id, r := range s.cache {
-			if e, ok := s.entries[id]; ok && e.shown.LastBeatMs >= r.LastBeatMs && e.shown.PresenceID != "" {
+	s.mirror.cacheHigh = max(s.mirror.cacheHigh, len(s.mirror.cache))
+	s.projection.entriesHigh = max(s.projection.entriesHigh, len(s.projection.entries))
+	if len(s.mirror.reclaimQ) == 0 && s.mirror.cacheErr == nil && removes {
+		for id, r := range s.mirror.cache {
+			if e, ok := s.projection.entries[id]; ok && e.shown.LastBeatMs >= r.LastBeatMs && e.shown.PresenceID != "" {
 				r = e.shown
 			}
 			if r.ExpiresAtMs() < cutoff {
-				s.reclaimQ = append(s.reclaimQ, lapse{id: id, lastBeatMs: r.LastBeatMs})
+				s.mirror.reclaimQ = append(s.mirror.reclaimQ, lapse{id: id, lastBeatMs: r.LastBeatMs})
 			}
 		}
 	}
-	n := min(len(s.reclaimQ), reclaimBatch)
+	n := min(len(s.mirror.reclaimQ), reclaimBatch)
 	batch := make([]lapse, n)
-	copy(batch, s.reclaimQ)
-	s.reclaimQ = s.reclaimQ[n:]
-	if len(s.reclaimQ) == 0 {
-		s.reclaimQ = nil // the backing array goes with the burst
+	copy(batch, s.mirror.reclaimQ)
+	s.mirror.reclaimQ = s.mirror.reclaimQ[n:]
+	if len(s.mirror.reclaimQ) == 0 {
+		s.mirror.reclaimQ = nil // the backing array goes with the burst
 	}
-	more = len(s.reclaimQ) > 0
+	more = len(s.mirror.reclaimQ) > 0
 	s.projection.mu.Unlock()
 	s.mirror.mu.Unlock()
 
@@ -84,21 +84,21 @@ func (s *Service) ReclaimLapsed(ctx context.Context) (removed int, more bool) {
 
 	s.mirror.mu.Lock()
 	for _, l := range gone {
-		if r, ok := s.cache[l.id]; ok && r.LastBeatMs <= l.lastBeatMs {
-			delete(s.cache, l.id)
-			delete(s.lapsed, l.id)
+		if r, ok := s.mirror.cache[l.id]; ok && r.LastBeatMs <= l.lastBeatMs {
+			delete(s.mirror.cache, l.id)
+			delete(s.mirror.lapsed, l.id)
 			s.ownChangeLocked(l.id, Record{}, true)
 		}
 	}
 	s.count(func(st *Stats) { st.Reclaimed += int64(len(gone)) })
-	if !more && shrinks(len(s.cache), s.cacheHigh) {
-		s.cache, s.lapsed = rebuilt(s.cache), rebuilt(s.lapsed) // lapsed ids are cached ids
-		s.cacheHigh = len(s.cache)
+	if !more && shrinks(len(s.mirror.cache), s.mirror.cacheHigh) {
+		s.mirror.cache, s.mirror.lapsed = rebuilt(s.mirror.cache), rebuilt(s.mirror.lapsed) // lapsed ids are cached ids
+		s.mirror.cacheHigh = len(s.mirror.cache)
 	}
 	s.projection.mu.Lock()
-	if !more && shrinks(len(s.entries), s.entriesHigh) {
-		s.entries = rebuilt(s.entries)
-		s.entriesHigh = len(s.entries)
+	if !more && shrinks(len(s.projection.entries), s.projection.entriesHigh) {
+		s.projection.entries = rebuilt(s.projection.entries)
+		s.projection.entriesHigh = len(s.projection.entries)
 	}
 	s.projection.mu.Unlock()
 	s.mirror.mu.Unlock()

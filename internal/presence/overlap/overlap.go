@@ -43,6 +43,19 @@ const (
 	MergeUnknown MergeState = "unknown"
 )
 
+// Across is what lies between an overlap's two sides (docs/worktrees.md,
+// one repository): two worktrees of one clone, two clones on this
+// machine, another machine's worktree, or a branch pushed to the remote.
+type Across string
+
+// The acrosses.
+const (
+	AcrossWorktree Across = "worktree"
+	AcrossClone    Across = "clone"
+	AcrossHost     Across = "host"
+	AcrossPushed   Across = "pushed"
+)
+
 // Git is one side's git answer, as plain data.
 // NotScanned is Git.Reason when git has not answered for the worktree
 // yet (the Hall's scanner has not scanned it since it first saw it).
@@ -70,6 +83,13 @@ type Git struct {
 	// a file the hooks saw change after it counts as observed whatever
 	// the list says, since git had not seen it yet.
 	AtMs int64
+	// Repository is the repository's identity as that git measured it
+	// (gitscan.Changes.Repository); "" where unknown.
+	Repository string
+	// Clone is the clone's common git directory where this Hall's git
+	// answered (gitscan.Changes.CommonDir): two worktrees of one clone
+	// share it; "" otherwise.
+	Clone string
 }
 
 // RecordGit is the git answer a record carries (Record.Changed), as the
@@ -79,13 +99,18 @@ func RecordGit(r *presence.Record) (Git, bool) {
 	if r.ChangedAtMs <= 0 {
 		return Git{}, false
 	}
-	return Git{Available: true, FromRecord: true, Files: r.Changed, Total: r.ChangedTotal, AtMs: r.ChangedAtMs}, true
+	return Git{Available: true, FromRecord: true, Files: r.Changed, Total: r.ChangedTotal, AtMs: r.ChangedAtMs, Repository: r.Repository}, true
 }
 
 // Party is what the derivation reads of one live presence.
 type Party struct {
 	ID, Brain string
-	Worktree  string // absolute; a party without one never overlaps
+	// Repository is the identity of the repository the worktree belongs
+	// to: git's answer here, else the record's (Record.Repository); ""
+	// when neither is known. Two parties of one repository overlap
+	// whatever their brains (clones); without it, only within a brain.
+	Repository string
+	Worktree   string // absolute; a party without one never overlaps
 	// Team: two parties of one non-empty team (a session and its
 	// subagents) never overlap.
 	Team     string
@@ -109,8 +134,12 @@ func PartyOf(r *presence.Record, g Git) Party {
 			fresh++
 		}
 	}
+	repo := g.Repository
+	if repo == "" {
+		repo = r.Repository
+	}
 	return Party{
-		ID: r.PresenceID, Brain: r.Brain, Worktree: r.WorktreePath(), Team: r.Team(),
+		ID: r.PresenceID, Brain: r.Brain, Repository: repo, Worktree: r.WorktreePath(), Team: r.Team(),
 		Mutating: r.Mutating(), WorkingSet: r.WorkingSet, Touched: r.TouchedPaths(), Fresh: fresh, Git: g,
 	}
 }
@@ -155,10 +184,14 @@ type File struct {
 // Found is one overlap. A and B index the parties given; A is the side
 // with the smaller id, so one pair always reads the same way.
 type Found struct {
-	Brain   string
-	A, B    int
-	Verdict Verdict
-	Merge   MergeState
+	Brain string // side A's
+	// Repository is the identity both sides share; "" when a side's is
+	// not known (a pair of one brain).
+	Repository string
+	Across     Across
+	A, B       int
+	Verdict    Verdict
+	Merge      MergeState
 	// Files are the overlapping paths, sorted, at most Bound.MaxFiles;
 	// FilesTotal counts them all.
 	Files      []File
@@ -288,13 +321,46 @@ func ancestors(p string, f func(q string) bool) {
 // eligible reports whether a party can be a side of an overlap at all.
 func eligible(p *Party) bool { return p.Worktree != "" && p.Mutating }
 
-// pairable reports whether two eligible parties may overlap: one brain,
-// two worktrees, two teams.
+// pairable reports whether two eligible parties may overlap: one
+// repository (SameRepository), two worktrees, two teams.
 func pairable(a, b *Party) bool {
-	return a.ID != b.ID && a.Brain == b.Brain &&
+	return a.ID != b.ID && SameRepository(a, b) &&
 		filepath.Clean(a.Worktree) != filepath.Clean(b.Worktree) &&
 		(a.Team == "" || a.Team != b.Team)
 }
+
+// SameRepository reports whether two parties work on one repository: one
+// brain (worktrees of one clone, as before identities), or one identity
+// measured on both sides (two clones, two machines). The one place the
+// rule lives.
+func SameRepository(a, b *Party) bool {
+	return a.Brain == b.Brain || (a.Repository != "" && a.Repository == b.Repository)
+}
+
+// AcrossOf says what lies between two parties of one repository: where
+// this Hall's git answered for both, one clone's common directory or
+// two; where a side's answer came from its record or its worktree is not
+// on this machine, another host; else (git not answered yet) one brain
+// or two.
+func AcrossOf(a, b *Party) Across {
+	ga, gb := &a.Git, &b.Git
+	local := func(g *Git) bool { return g.Available && !g.FromRecord && g.Clone != "" }
+	switch {
+	case local(ga) && local(gb) && ga.Clone == gb.Clone:
+		return AcrossWorktree
+	case local(ga) && local(gb):
+		return AcrossClone
+	case ga.FromRecord || gb.FromRecord || ga.Reason == ReasonNotHere || gb.Reason == ReasonNotHere:
+		return AcrossHost
+	case a.Brain == b.Brain:
+		return AcrossWorktree
+	}
+	return AcrossClone
+}
+
+// ReasonNotHere is Git.Reason for a worktree not on this machine
+// (gitscan.NotOnMachine's code).
+const ReasonNotHere = "worktree_not_here"
 
 // between derives the overlap of two pairable parties from their sides,
 // a the side with the smaller id.
@@ -328,7 +394,10 @@ func between(pa, pb *Party, sa, sb *side, merges Merges, maxFiles int) (Found, b
 	if len(files) == 0 {
 		return Found{}, false
 	}
-	f := Found{Brain: pa.Brain, Verdict: VerdictOverlap, Merge: MergeUnknown, FilesTotal: len(files)}
+	f := Found{Brain: pa.Brain, Across: AcrossOf(pa, pb), Verdict: VerdictOverlap, Merge: MergeUnknown, FilesTotal: len(files)}
+	if pa.Repository == pb.Repository {
+		f.Repository = pa.Repository
+	}
 	paths := make([]string, 0, len(files))
 	for p := range files {
 		paths = append(paths, p)

@@ -8,6 +8,9 @@ import (
 // Tally is what Within counted, listed or not.
 type Tally struct {
 	Pairs int // overlapping pairs, every brain in scope
+	// Brains counts the pairs by side A's brain (Found.Brain), listed or
+	// not (brains with none left out; nil when there are no pairs).
+	Brains map[string]int
 	// Degrees counts, by index into the parties given, the overlapping
 	// pairs each party is a side of, listed or not (parties with none
 	// left out; nil when there are no pairs).
@@ -15,8 +18,10 @@ type Tally struct {
 }
 
 // Within derives the overlaps among parties on brain, or on every brain
-// when brain is "": every one counted, at most Bound.MaxPairs listed per
-// brain, in order of brain, then the sides' ids (the Key order).
+// when brain is "" (then two clones' parties, of two brains and one
+// repository, meet too: SameRepository): every one counted, at most
+// Bound.MaxPairs listed per brain (side A's), in order of brain, then
+// the sides' ids (the Key order).
 //
 // Pairs are not compared one by one: each party's paths go into an index
 // by path, and a party meets only the parties holding one of its paths or
@@ -96,8 +101,9 @@ func Within(brain string, parties []Party, merges Merges, b Bound) ([]Found, Tal
 		}
 		t.Pairs++
 		if t.Degrees == nil {
-			t.Degrees = map[int]int{}
+			t.Degrees, t.Brains = map[int]int{}, map[string]int{}
 		}
+		t.Brains[pa.Brain]++
 		t.Degrees[k[0]]++
 		t.Degrees[k[1]]++
 		if b.MaxPairs > 0 && listed >= b.MaxPairs {
