@@ -16,14 +16,18 @@ func OverlapLine(id string, o Overlap) string {
 	var b strings.Builder
 	b.WriteString(o.Verdict)
 	b.WriteString(": ")
+	across := o.Across
+	if o.B.Pushed.Branch != "" {
+		across = "" // the pushed side says so itself (writePushed)
+	}
 	if id == "" || (o.A.PresenceID != id && o.B.PresenceID != id) {
 		writeSide(&b, o.A)
 		b.WriteString(" and ")
 		writeSide(&b, o.B)
-		b.WriteString(acrossBoth(o.Across))
+		b.WriteString(acrossBoth(across))
 	} else {
 		writeSide(&b, o.Partner(id))
-		b.WriteString(acrossText(o.Across))
+		b.WriteString(acrossText(across))
 	}
 	fmt.Fprintf(&b, " changed %s", filesText(o.Paths(), o.FilesTotal))
 	switch {
