@@ -111,6 +111,14 @@ func TestPushedBranchEndToEnd(t *testing.T) {
 		t.Errorf("check's pushed %+v, want cloud-fix changing src/checkout/cart.go", check.Pushed)
 	}
 
+	// Metrics count it.
+	metrics := getBody(t, m.URL()+"/metrics", 1<<20)
+	for _, want := range []string{"\nhall_overlaps_pushed_open 1\n", "\nhall_remotewatch_remotes 1\n", "\nhall_remotewatch_failing 0\n", "\nhall_remotewatch_fetches_total 1\n"} {
+		if !strings.Contains(metrics, want) {
+			t.Errorf("/metrics does not say %q", strings.TrimSpace(want))
+		}
+	}
+
 	if after := gittest.Fingerprint(t, filepath.Join(work, ".git")); after != before {
 		t.Errorf("the person's repository changed:\nbefore\n%s\nafter\n%s", before, after)
 	}

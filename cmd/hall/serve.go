@@ -409,6 +409,9 @@ func (m *Main) Run(ctx context.Context) error {
 	if app.Recovery != nil {
 		src.Recovery = app
 	}
+	if m.Remotes != nil {
+		src.Remotes = m.Remotes
+	}
 	m.Metrics.Watch(src)
 	h := &web.Handler{
 		App: app, StoreKind: m.StoreKind, StartedAt: startedAt, Log: m.Log, Page: m.Config.Page,

@@ -136,6 +136,8 @@ type Watcher struct {
 
 // Stats counts what the watch asked of git since it was made.
 type Stats struct {
+	Remotes  int   // remotes watched now
+	Failing  int   // of them, those whose last look failed
 	Looks    int64 // git ls-remote --heads, one a remote a look
 	Fetches  int64 // fetches into a store: a tip moved
 	Failures int64 // looks that failed (unreachable, refused, timed out)
@@ -145,7 +147,14 @@ type Stats struct {
 func (w *Watcher) Stats() Stats {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.stats
+	st := w.stats
+	st.Remotes = len(w.watches)
+	for _, wa := range w.watches {
+		if wa.err != "" {
+			st.Failing++
+		}
+	}
+	return st
 }
 
 type resolved struct {
