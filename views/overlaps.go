@@ -102,9 +102,16 @@ type PictureWorktree struct {
 	// Clone numbers the column's clone, from 1, where the picture holds
 	// worktrees of more than one clone (an overlap across clone): two
 	// columns with one number are worktrees of one clone. 0 otherwise.
-	Clone    int
-	conflict bool
-	files    int // overlapping files it changed
+	Clone int
+	// Pushed: the column is a branch pushed to the remote (an overlap
+	// across pushed, docs/worktrees.md#pushed-work), no worktree: Branch
+	// names it, Author and CommittedMs are its tip's, as git has them.
+	Pushed      bool
+	Remote      string
+	Author      string
+	CommittedMs int64
+	conflict    bool
+	files       int // overlapping files it changed
 }
 
 // PictureCell is what one worktree did to one file: nothing (Evidence 0),
@@ -181,14 +188,22 @@ func Pictures(os []contract.Overlap) ([]Picture, int) {
 			acc.pic.FilesCut = true
 		}
 		side := func(s contract.OverlapSide) int {
-			i, ok := acc.wtIx[s.Worktree]
+			key := s.Worktree
+			if p := s.Pushed; p.Branch != "" {
+				key = "pushed\x00" + p.Remote + "\x00" + p.Branch // a column of its own, never a worktree's
+			}
+			i, ok := acc.wtIx[key]
 			if !ok {
 				i = len(acc.wts)
-				acc.wtIx[s.Worktree] = i
-				acc.wts = append(acc.wts, PictureWorktree{Worktree: s.Worktree, Branch: s.Branch})
+				acc.wtIx[key] = i
+				col := PictureWorktree{Worktree: s.Worktree, Branch: s.Branch}
+				if p := s.Pushed; p.Branch != "" {
+					col.Pushed, col.Remote, col.Branch, col.Author, col.CommittedMs = true, p.Remote, p.Branch, p.Author, p.CommittedMs
+				}
+				acc.wts = append(acc.wts, col)
 			}
 			w := &acc.wts[i]
-			if !slices.Contains(w.Agents, s.AgentID) {
+			if s.AgentID != "" && !slices.Contains(w.Agents, s.AgentID) {
 				w.Agents = append(w.Agents, s.AgentID)
 			}
 			if w.Branch == "" {
@@ -198,10 +213,12 @@ func Pictures(os []contract.Overlap) ([]Picture, int) {
 			return i
 		}
 		a, b := side(o.A), side(o.B)
-		if o.Across != contract.AcrossClone {
-			acc.sameClone = append(acc.sameClone, [2]int{a, b})
-		} else {
+		switch o.Across {
+		case contract.AcrossClone:
 			acc.clones = true
+		case contract.AcrossPushed: // a branch is in no clone
+		default:
+			acc.sameClone = append(acc.sameClone, [2]int{a, b})
 		}
 		var conflicts map[string]bool
 		if conflict {
@@ -387,6 +404,9 @@ func ConflictWarning(n int, partial bool) string {
 // PictureColumnTitle is a worktree column's tooltip: the whole path, its
 // branch and agents.
 func PictureColumnTitle(w PictureWorktree) string {
+	if w.Pushed {
+		return "branch " + w.Branch + " pushed to " + w.Remote + "\nits tip by " + w.Author + ", committed " + ISO(w.CommittedMs)
+	}
 	t := w.Worktree
 	if w.Clone > 0 {
 		t += "\nclone " + itoa(w.Clone)
