@@ -82,6 +82,15 @@ func TestPushedBranchEndToEnd(t *testing.T) {
 		t.Errorf("the agent's next call: %s, want silence", out)
 	}
 
+	// The cockpit names the branch.
+	if cockpit := getBody(t, m.URL()+"/api/cockpit", 16<<10); !strings.Contains(cockpit, `× branch "cloud-fix" (one pushed): conflict`) {
+		t.Errorf("cockpit %q does not name the pushed branch", cockpit)
+	}
+	// hall watch prints it.
+	if code, out, _ := runCLI(t, "", "watch", "--hall", m.URL(), "--exit-on-conflict"); code != 4 || !strings.Contains(out, `branch "cloud-fix" pushed to file://`) {
+		t.Errorf("hall watch --exit-on-conflict: exit %d, %q; want 4 and the pushed branch named", code, out)
+	}
+
 	// Health says the remote was looked at.
 	var health contract.Health
 	if err := json.Unmarshal(getChecked(t, set, m.URL(), "/api/health", "health"), &health); err != nil {

@@ -95,6 +95,15 @@ func writePushed(b *strings.Builder, p OverlapPushed) {
 		clip(p.Branch, textAgentWidth), clipPath(p.Remote, textPlaceWidth), shortCommit(p.Commit), clip(p.Author, textAgentWidth), when)
 }
 
+// sideName names a side in a few words: its agent, or a pushed
+// branch's name, quoted.
+func sideName(s OverlapSide) string {
+	if s.Pushed.Branch != "" {
+		return fmt.Sprintf("branch %q", clip(s.Pushed.Branch, textAgentWidth))
+	}
+	return ClipID(s.AgentID)
+}
+
 // shortCommit is a commit id's first 7 characters, as git abbreviates.
 func shortCommit(id string) string { return id[:min(len(id), 7)] }
 
