@@ -132,3 +132,43 @@ func TestPushedBranchEndToEnd(t *testing.T) {
 		t.Errorf("the person's repository changed:\nbefore\n%s\nafter\n%s", before, after)
 	}
 }
+
+// A remote that cannot be reached never touches a hook answer: health
+// says so, with no last good look, and the agent's hooks answer as ever.
+func TestPushedUnreachableRemote(t *testing.T) {
+	global := filepath.Join(gittest.TempDir(t), "gitconfig")
+	if err := os.WriteFile(global, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GIT_CONFIG_GLOBAL", global)
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	dir := gittest.TempDir(t)
+	work := filepath.Join(dir, "shop")
+	gittest.Init(t, work)
+	gittest.WriteFile(t, filepath.Join(work, "src/checkout/cart.go"), "package checkout\n")
+	gittest.CommitAll(t, work, "cart")
+	gittest.Git(t, work, "remote", "add", "origin", filepath.Join(dir, "gone.git"))
+
+	m := MustOpenHall(t, Config{GitInterval: 10 * time.Millisecond, RemoteInterval: time.Hour, RemoteActiveDays: 14, RemoteMaxBranches: 200})
+	set := schematest.FromHall(t, m.URL(), schematest.Strict)
+	gittest.WriteFile(t, filepath.Join(work, "src/checkout/cart.go"), "package checkout\n\n// mine\n")
+	hook := hookPaths[0].call
+	hook(t, m, "claude", hooktest.Moved(t, hooktest.ClaudeCode, "post-tool-use-edit.json", work, ""), "warn")
+	var health contract.Health
+	eventually.True(t, overlapWithin, "health says the remote fails", func() bool {
+		if err := json.Unmarshal(getChecked(t, set, m.URL(), "/api/health", "health"), &health); err != nil {
+			t.Fatal(err)
+		}
+		return len(health.Remotes) == 1 && health.Remotes[0].Error != ""
+	})
+	if r := health.Remotes[0]; r.LastGoodMs != 0 || r.FailingSinceMs == 0 {
+		t.Errorf("health remote %+v, want no good look yet, failing since", r)
+	}
+	// The hooks answer as ever: the next call is silent (nothing to tell).
+	if out := hook(t, m, "claude", hooktest.Moved(t, hooktest.ClaudeCode, "post-tool-use-read.json", work, ""), "warn"); len(out) != 0 {
+		t.Errorf("a hook after the remote failed: %s, want silence", out)
+	}
+	if n := len(rosterOverlaps(t, set, m).Overlaps); n != 0 {
+		t.Errorf("%d overlaps, want none", n)
+	}
+}
