@@ -206,3 +206,11 @@ func (s *store) changed(ctx context.Context, from, tipID string, max int, altern
 	}
 	return files, total, nil
 }
+
+// prune drops the store's loose objects nothing reaches that are over an
+// hour old: the trees and blobs merge predictions wrote (git merge-tree
+// writes its result). The promisor packs a fetch brought stay.
+func (s *store) prune(ctx context.Context) error {
+	_, err := s.run.Run(ctx, gitscan.Cmd{Dir: s.dir, Args: []string{"prune", "--expire=1.hour.ago"}})
+	return err
+}

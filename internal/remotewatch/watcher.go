@@ -401,6 +401,9 @@ func (w *Watcher) look(ctx context.Context, wa *watch) bool {
 		if err != nil {
 			return fail(err)
 		}
+		if err := st.prune(ctx); err != nil {
+			return fail(err)
+		}
 		w.mu.Lock()
 		wa.defAsked = clock
 		wa.def, wa.branches = def, nil // the branches' ages are read again too
