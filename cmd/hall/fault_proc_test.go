@@ -35,6 +35,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/hall-dev/hall/internal/atomicfile"
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/dirstore"
 	"github.com/hall-dev/hall/internal/dirstore/dirstoretest"
@@ -502,7 +503,7 @@ func TestFaultWriterKilledMidWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), ".tmp-") {
+		if atomicfile.IsTemp(e.Name()) {
 			temps = append(temps, e.Name())
 		}
 	}
@@ -511,7 +512,7 @@ func TestFaultWriterKilledMidWrite(t *testing.T) {
 		// No kill landed inside a write this time: leave what one does,
 		// a temp file holding the first half of a record.
 		data, _ := presence.EncodeRecord(writerRecord("writer-00", 1<<20))
-		name := ".tmp-" + presence.ID("writer-00", "/srv/shop") + "-4242"
+		name := filepath.Base(atomicfile.TempName(presence.ID("writer-00", "/srv/shop") + ".json"))
 		if err := os.WriteFile(filepath.Join(dir, name), data[:len(data)/2], 0o600); err != nil {
 			t.Fatal(err)
 		}

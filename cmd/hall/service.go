@@ -15,6 +15,7 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/hall-dev/hall/internal/atomicfile"
 	"github.com/hall-dev/hall/internal/cli"
 )
 
@@ -104,8 +105,8 @@ func runService(ctx context.Context, args []string, _ io.Reader, stdout, stderr 
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("service folder: %w", err)
 	}
-	if err := writeFileAtomic(path, body, 0o600); err != nil {
-		return err
+	if err := atomicfile.WriteFile(path, body, atomicfile.Options{Perm: 0o600}); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
 	}
 	fmt.Fprintf(stdout, "wrote %s\n", path)
 	if *start {
@@ -236,30 +237,6 @@ func runServiceCommands(ctx context.Context, cmds [][]string, stdout, stderr io.
 			return &exitError{code: 1, err: fmt.Errorf("%s: %w (the file is in place: run it yourself once the service manager answers)", strings.Join(c, " "), err)}
 		}
 		fmt.Fprintf(stdout, "ran: %s\n", strings.Join(c, " "))
-	}
-	return nil
-}
-
-// writeFileAtomic writes path through a temp file beside it and a rename.
-func writeFileAtomic(path string, body []byte, perm os.FileMode) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer os.Remove(f.Name())
-	if _, err := f.Write(body); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := f.Chmod(perm); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
 }

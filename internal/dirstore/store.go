@@ -15,11 +15,14 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/hall-dev/hall/internal/atomicfile"
 	"github.com/hall-dev/hall/internal/presence"
 )
 
-// tempPrefix marks files being written; a reader never takes them for
-// records, and boot reclaim removes those a crashed writer left.
+// tempPrefix marks a record set aside (lapse.go) and the files an older
+// Hall wrote records through (atomicfile names them now): a reader never
+// takes them for records, and boot reclaim removes those a crashed
+// writer left, as it removes atomicfile's.
 const tempPrefix = ".tmp-"
 
 // Store is the sidecar directory store: <root>/presences/<id>.json, one
@@ -470,8 +473,9 @@ func (s *Store) Get(ctx context.Context, id string) (presence.Record, error) {
 	}
 }
 
-// Upsert writes the record atomically: encode, write a temp file in the same
-// folder, rename it over the record's file. A reader sees the old record or
+// Upsert writes the record atomically (atomicfile): encode, write a temp
+// file in the same folder (.<id>.json.hall-tmp-<random>), rename it over
+// the record's file. A reader sees the old record or
 // the new one, never half of either, and a killed writer loses nothing it
 // renamed. It does not fsync: a record is a few seconds of a live session,
 // rewritten by its next beat, and an fsync of the file and the folder
@@ -486,38 +490,19 @@ func (s *Store) Upsert(ctx context.Context, r presence.Record) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(s.dir, tempPrefix+r.PresenceID+"-*")
-	if err != nil {
-		return presence.Errorf(presence.EUNAVAILABLE, "write presence %s: %v", r.PresenceID, err)
-	}
-	done := false
-	defer func() {
-		if !done {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err := tmp.Write(data); err != nil {
-		return presence.Errorf(presence.EUNAVAILABLE, "write presence %s: %v", r.PresenceID, err)
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		return presence.Errorf(presence.EUNAVAILABLE, "write presence %s: %v", r.PresenceID, err)
-	}
 	// The temp file's inode, size and time are the record file's after
 	// the rename: remembered, the rescan that the write's own watch event
 	// triggers finds the file known and does not read it back.
-	info, statErr := tmp.Stat()
-	if err := tmp.Close(); err != nil {
+	var written fs.FileInfo
+	err = atomicfile.WriteFile(p, data, atomicfile.Options{Perm: 0o644, NoSync: true, Before: func(fi fs.FileInfo) error {
+		written = fi
+		return nil
+	}})
+	if err != nil {
 		return presence.Errorf(presence.EUNAVAILABLE, "write presence %s: %v", r.PresenceID, err)
 	}
-	if err := os.Rename(tmp.Name(), p); err != nil {
-		os.Remove(tmp.Name())
-		done = true
-		return presence.Errorf(presence.EUNAVAILABLE, "write presence %s: %v", r.PresenceID, err)
-	}
-	done = true
-	if statErr == nil {
-		s.remember(r.PresenceID+".json", decodedFile{key: keyOf(info), rec: r.Clone()})
+	if written != nil {
+		s.remember(r.PresenceID+".json", decodedFile{key: keyOf(written), rec: r.Clone()})
 	}
 	return nil
 }
@@ -568,7 +553,7 @@ func (s *Store) Reclaim(ctx context.Context, nowMs int64) (presence.ReclaimRepor
 	}
 	now := time.UnixMilli(nowMs)
 	for _, e := range entries {
-		if !strings.HasPrefix(e.Name(), tempPrefix) {
+		if !strings.HasPrefix(e.Name(), tempPrefix) && !atomicfile.IsTemp(e.Name()) {
 			continue
 		}
 		info, err := e.Info()

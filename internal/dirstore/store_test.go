@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hall-dev/hall/internal/atomicfile"
 	"github.com/hall-dev/hall/internal/dirstore"
 	"github.com/hall-dev/hall/internal/dirstore/dirstoretest"
 	"github.com/hall-dev/hall/internal/presence"
@@ -266,8 +267,11 @@ func TestDirStoreReclaim(t *testing.T) {
 	notes := dirstoretest.WriteFile(t, dir, "notes.txt", []byte("keep me"))
 	oldTemp := dirstoretest.WriteFile(t, dir, dirstore.TempPrefix+"prs_aaaaaaaaaaaa-1", []byte("{half"))
 	freshTemp := dirstoretest.WriteFile(t, dir, dirstore.TempPrefix+"prs_bbbbbbbbbbbb-2", []byte("{half"))
+	// What a writer killed mid-write leaves now (atomicfile's name), and
+	// what an older Hall left (TempPrefix): both reclaimed once old.
+	oldWrite := dirstoretest.WriteFile(t, dir, filepath.Base(atomicfile.TempName("prs_cccccccccccc.json")), []byte("{half"))
 	old := now.Add(-2 * time.Minute)
-	for _, p := range []string{oldTemp, undecodable, notes} {
+	for _, p := range []string{oldTemp, oldWrite, undecodable, notes} {
 		if err := os.Chtimes(p, old, old); err != nil {
 			t.Fatalf("Chtimes: %v", err)
 		}
@@ -281,7 +285,7 @@ func TestDirStoreReclaim(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Reclaim: %v", err)
 	}
-	if got, want := rep, (presence.ReclaimReport{StaleRecords: 3, TempFiles: 1}); got != want {
+	if got, want := rep, (presence.ReclaimReport{StaleRecords: 3, TempFiles: 2}); got != want {
 		t.Errorf("Reclaim report: got %+v, want %+v", got, want)
 	}
 	wantNames := []string{live.PresenceID + ".json", boundary.PresenceID + ".json", filepath.Base(misfiled), "junk.json", "notes.txt", filepath.Base(freshTemp)}

@@ -22,7 +22,7 @@ func TestNoHTTPInTheApplication(t *testing.T) {
 		},
 		Module: module,
 		Allowed: []string{
-			module + "/internal/agentid", module + "/internal/cli", module + "/internal/contract", module + "/internal/filelock", module + "/internal/gitscan",
+			module + "/internal/agentid", module + "/internal/atomicfile", module + "/internal/cli", module + "/internal/contract", module + "/internal/filelock", module + "/internal/gitscan",
 			module + "/internal/hook", module + "/internal/hookinstall", module + "/internal/jsonspan", module + "/internal/place",
 			module + "/internal/presence", module + "/internal/recovery", module + "/internal/remotewatch", module + "/internal/safefile", module + "/internal/shellguard",
 		},

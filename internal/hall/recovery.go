@@ -309,6 +309,7 @@ func (h *Hall) save(ctx context.Context, presenceID string, req contract.BeatReq
 	}
 	wg.Wait()
 	p := pendingLoss{at: h.Service.Now(), by: req.AgentID, byPresence: presenceID, brain: req.Brain, command: command}
+	var names worktreeNames
 	for _, r := range results {
 		if r.err != nil {
 			reason := recovery.ReasonOf(r.err)
@@ -320,14 +321,15 @@ func (h *Hall) save(ctx context.Context, presenceID string, req contract.BeatReq
 				h.Log.Warn("recovery: no snapshot before a destructive command", "worktree", r.wt, "reason", reason, "err", r.err)
 			}
 			notSaved = append(notSaved, contract.NotSaved{Worktree: r.wt, Reason: string(reason)})
-			lines = append(lines, fmt.Sprintf("The Hall could not save a snapshot of %s first (%s): what this command loses there is not saved.", worktreeName(r.wt, root), h.notSavedWhy(reason)))
+			lines = append(lines, fmt.Sprintf("The Hall could not save a snapshot of %s first (%s): what this command loses there is not saved.", names.of(r.wt, root), h.notSavedWhy(reason)))
 			continue
 		}
 		h.kept.saved.Add(1)
 		ids = append(ids, r.snap.ID)
 		p.snaps = append(p.snaps, savedSnap{id: r.snap.ID, worktree: r.wt, stakes: stakes[keyOf(r.wt, root)]})
-		lines = append(lines, fmt.Sprintf("The Hall saved snapshot %s of %s first: `hall restore %s --diff` shows it, `hall restore %s` brings its files back.", r.snap.ID, worktreeName(r.wt, root), r.snap.ID, r.snap.ID))
+		lines = append(lines, fmt.Sprintf("The Hall saved snapshot %s of %s first: `hall restore %s --diff` shows it, `hall restore %s` brings its files back.", r.snap.ID, names.of(r.wt, root), r.snap.ID, r.snap.ID))
 	}
+	lines = append(lines, contract.ReportedLines(names)...)
 	if len(p.snaps) > 0 {
 		h.kept.expect(presenceID, p)
 	}
@@ -359,12 +361,20 @@ func keyOf(wt, root string) string {
 	return wt
 }
 
-// worktreeName names a worktree in a line: "this worktree", or its path.
-func worktreeName(wt, root string) string {
+// worktreeNames are the paths of the worktrees other than this one that
+// recovery lines name: text others control (a repository's folder), so
+// the lines say "worktree N (below)" and the reported block after them
+// holds each path, quoted and clipped.
+type worktreeNames []string
+
+// of names a worktree in a line: "this worktree", or its number in the
+// reported block, the path added to it.
+func (n *worktreeNames) of(wt, root string) string {
 	if wt == root {
 		return "this worktree"
 	}
-	return quoteText(contract.ClipPath(wt, 72))
+	*n = append(*n, fmt.Sprintf("%d: %s", len(*n)+1, quoteText(contract.ClipPath(wt, 72))))
+	return fmt.Sprintf("worktree %d (below)", len(*n))
 }
 
 // expect books p for its check at the presence's next hook beat.

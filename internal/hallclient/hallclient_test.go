@@ -29,7 +29,7 @@ func TestTheClientTakesItsTypesFromTheContract(t *testing.T) {
 		Forbidden: []string{module + "/internal/hall", module + "/internal/mcp", module + "/views"},
 		Module:    module,
 		Allowed: []string{
-			module + "/internal/autostart", module + "/internal/contract", module + "/internal/filelock", module + "/internal/gitscan", module + "/internal/presence",
+			module + "/internal/atomicfile", module + "/internal/autostart", module + "/internal/contract", module + "/internal/filelock", module + "/internal/gitscan", module + "/internal/presence",
 			module + "/internal/recovery", module + "/internal/safefile", module + "/internal/stream", module + "/internal/web/httpwire",
 		},
 	}

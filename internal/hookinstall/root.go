@@ -1,7 +1,6 @@
 package hookinstall
 
 import (
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -161,11 +160,4 @@ func rootFor(o Options) (root, rel, note string, err error) {
 		r.Close()
 	}
 	return root, rel, "", nil
-}
-
-// tempName is a fresh name beside rel for a temporary file: os.Root has
-// no CreateTemp, so the name is random and the file is created
-// exclusively (O_EXCL).
-func tempName(rel string) string {
-	return filepath.Join(filepath.Dir(rel), "."+filepath.Base(rel)+".tmp-"+strings.ToLower(rand.Text()[:12]))
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/hall-dev/hall/internal/atomicfile"
 	"github.com/hall-dev/hall/internal/safefile"
 )
 
@@ -153,33 +154,18 @@ func Write(res Result, now time.Time) (backup string, err error) {
 			return "", err
 		}
 	}
-	tmp := tempName(rel)
-	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return backup, fmt.Errorf("write %s: %w", res.File, err)
-	}
-	defer root.Remove(tmp)
-	_, err = f.Write(res.After)
-	if err == nil {
-		err = f.Chmod(mode)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if err := errors.Join(err, f.Close()); err != nil {
-		return backup, fmt.Errorf("write %s: %w", res.File, err)
-	}
-	// The last look before the rename: a writer that came in since the
-	// read keeps its change, and this write is dropped.
-	if err := unchanged(res); err != nil {
+	// The last look before the rename (atomicfile's Before): a writer
+	// that came in since the read keeps its change, and this write is
+	// dropped. The rename replaces the name itself: a link there is
+	// replaced, and what it led to is left as it was.
+	err = atomicfile.WriteFile(rel, res.After, atomicfile.Options{Root: root, Perm: mode, Before: func(fs.FileInfo) error { return unchanged(res) }})
+	if errors.Is(err, ErrChanged) {
 		if backup != "" {
 			root.Remove(filepath.Join(dir, filepath.Base(backup)))
 		}
 		return "", err
 	}
-	// The rename replaces the name itself: a link there is replaced, and
-	// what it led to is left as it was.
-	if err := root.Rename(tmp, rel); err != nil {
+	if err != nil {
 		return backup, fmt.Errorf("write %s: %w", res.File, err)
 	}
 	return backup, nil

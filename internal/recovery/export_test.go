@@ -13,3 +13,8 @@ func Decodes(s *Store) int64 { return s.decodes.Load() }
 // HashedBytes counts the worktree bytes the store's comparisons (Diff)
 // hashed so far.
 func HashedBytes(s *Store) int64 { return s.hashed.Load() }
+
+// AfterBorrow makes every snapshot that borrows call borrowed with its
+// object directory once the loan is written, before git writes a byte
+// into it. Set it while no snapshot is being taken.
+func AfterBorrow(s *Store, borrowed func(objects string)) { s.borrowed = borrowed }

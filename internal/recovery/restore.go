@@ -3,7 +3,6 @@ package recovery
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"crypto/sha1"
 	"crypto/sha256"
 	"encoding/hex"
@@ -19,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hall-dev/hall/internal/atomicfile"
 	"github.com/hall-dev/hall/internal/gitscan"
 	"github.com/hall-dev/hall/internal/safefile"
 )
@@ -498,9 +498,9 @@ func (s *Store) plan(ctx context.Context, snap Snapshot, paths []string) ([]plan
 	return plans, refused, nil
 }
 
-// write writes one file of the snapshot beneath root: into a temporary
-// file (or link) beside it, then renamed over whatever is there (an
-// empty directory removed first).
+// write writes one file of the snapshot beneath root, atomically and
+// durably (atomicfile): into a temporary file (or link) beside it, then
+// renamed over whatever is there (an empty directory removed first).
 func (s *Store) write(ctx context.Context, snap Snapshot, root *os.Root, p plan) error {
 	dir := path.Dir(p.path)
 	if dir != "." {
@@ -508,43 +508,18 @@ func (s *Store) write(ctx context.Context, snap Snapshot, root *os.Root, p plan)
 			return err
 		}
 	}
-	tmp := path.Join(dir, ".hall-restore-"+strings.ToLower(rand.Text()[:12]))
+	o := atomicfile.Options{Root: root, Perm: p.mode}
+	if p.now.kind == diskOther && p.now.dir {
+		o.Before = func(fs.FileInfo) error { return root.Remove(p.path) }
+	}
 	if p.link() {
 		target, err := s.linkTarget(ctx, snap, p)
 		if err != nil {
 			return err
 		}
-		if err := root.Symlink(target, tmp); err != nil {
-			return err
-		}
-	} else {
-		f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-		if err != nil {
-			return err
-		}
-		err = s.streamBlob(ctx, snap, p, f)
-		if err == nil {
-			err = f.Chmod(p.mode)
-		}
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			root.Remove(tmp)
-			return err
-		}
+		return atomicfile.Symlink(target, p.path, o)
 	}
-	if p.now.kind == diskOther && p.now.dir {
-		if err := root.Remove(p.path); err != nil {
-			root.Remove(tmp)
-			return err
-		}
-	}
-	if err := root.Rename(tmp, p.path); err != nil {
-		root.Remove(tmp)
-		return err
-	}
-	return nil
+	return atomicfile.Write(p.path, func(w io.Writer) error { return s.streamBlob(ctx, snap, p, w) }, o)
 }
 
 // Diff compares a snapshot's files (those at paths, or every one that

@@ -19,6 +19,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hall-dev/hall/internal/atomicfile"
 	"github.com/hall-dev/hall/internal/gitscan"
 )
 
@@ -46,7 +47,8 @@ type Store struct {
 	decodes atomic.Int64 // records decoded (read): a test's measure of List's cost
 	hashed  atomic.Int64 // worktree bytes Diff hashed: a test's measure of its cost
 
-	hold func() // tests only: called as a begun snapshot's finishing starts
+	hold     func()               // tests only: called as a begun snapshot's finishing starts
+	borrowed func(objects string) // tests only: called once a loan is taken, before the objects are written
 }
 
 // finishing is a snapshot Take answered for whose record is still being
@@ -208,7 +210,13 @@ func (s *Store) begin(ctx context.Context, req SaveRequest, borrow bool, take fu
 		os.RemoveAll(b.tmp)
 		return begun{}, fmt.Errorf("recovery: %w", err)
 	}
+	if b.lender != "" && s.borrowed != nil {
+		s.borrowed(objects)
+	}
 	g, err := take(objects)
+	if err != nil && b.lender != "" && gitscan.CodeOf(err) == gitscan.Failed {
+		g, err = s.takeUnlent(&b, objects, take)
+	}
 	if err != nil {
 		s.giveBack(b.lender)
 		os.RemoveAll(b.tmp)
@@ -219,6 +227,28 @@ func (s *Store) begin(ctx context.Context, req SaveRequest, borrow bool, take fu
 		Taken: taken, Trigger: req.Trigger, Presence: req.Presence, Agent: req.Agent, Brain: req.Brain,
 	}
 	return b, nil
+}
+
+// takeUnlent takes a snapshot whose take failed with a loan once more
+// without it. A lender still being finished is named both at <id>.tmp
+// and at <id>, and moves from one to the other when recorded: a git
+// process that read the loan while the lender was at <id>.tmp alone and
+// looks for an object there after the move misses it (git add found the
+// file's content there, so write-tree finds the tree's entry nowhere),
+// and the snapshot would not be saved though nothing is wrong with the
+// worktree. The loan only spares writes: the objects git wrote stay, and
+// the retry writes what the lender held (rare, and bounded by the same
+// deadline). Retrying keeps the store's layout (one directory per
+// snapshot, renamed into place when recorded) that orphans, prune and an
+// older hall restore read; keeping lenders at a path that never moves
+// would change it.
+func (s *Store) takeUnlent(b *begun, objects string, take func(objects string) (gitscan.Snapshot, error)) (gitscan.Snapshot, error) {
+	s.giveBack(b.lender)
+	b.lender, b.loan = "", nil
+	if err := os.Remove(filepath.Join(objects, "info", "alternates")); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return gitscan.Snapshot{}, err
+	}
+	return take(objects)
 }
 
 // borrow makes the newest snapshot of the worktree a lender of objects
@@ -266,7 +296,10 @@ func writeLoan(objects, lines string) error {
 	if err := os.MkdirAll(info, 0o700); err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(info, "alternates"), []byte(lines), 0o600)
+	// Atomic (settle rewrites it, and a Hall stopped meanwhile leaves it
+	// to the next Open), not synced: it serves until the snapshot is
+	// packed, and git does not sync the loose objects it names either.
+	return atomicfile.WriteFile(filepath.Join(info, "alternates"), []byte(lines), atomicfile.Options{Perm: 0o600, NoSync: true})
 }
 
 // finishBegun finishes a snapshot Save or Take began (finish), its loan
@@ -341,7 +374,7 @@ func (s *Store) Take(ctx context.Context, req SaveRequest) (Snapshot, error) {
 	// and the lock that tells it whether this Hall did (orphans.go).
 	release, err := s.holdTaking(b.snap.ID)
 	if err == nil {
-		if err = writeRecord(filepath.Join(b.tmp, recordName), b.snap); err != nil {
+		if err = writeRecord(filepath.Join(b.tmp, recordName), b.snap, unsynced); err != nil {
 			release()
 		}
 	}
@@ -509,7 +542,7 @@ func (s *Store) finish(ctx context.Context, tmp string, snap Snapshot, hint []st
 		return Snapshot{}, fmt.Errorf("recovery: %w", err)
 	}
 	snap.Bytes = size
-	if err := writeRecord(filepath.Join(tmp, recordName), snap); err != nil {
+	if err := writeRecord(filepath.Join(tmp, recordName), snap, synced); err != nil {
 		return Snapshot{}, err
 	}
 	if err := os.Rename(tmp, filepath.Join(s.dir, snap.ID)); err != nil {
@@ -642,36 +675,27 @@ func fileList(top string, list []changed, hint []string) ([]File, int) {
 	return files, len(list) - n
 }
 
-// writeRecord writes a snapshot's record atomically, mode 0600.
-func writeRecord(name string, snap Snapshot) error {
+// The two ways a record is written (writeRecord).
+const (
+	// synced: the finished record, on disk before its directory is
+	// renamed into place (git syncs the pack it names).
+	synced = true
+	// unsynced: the first record Take writes, in the hook answer's time.
+	// A sync there would cost the answer milliseconds and buy nothing: the
+	// loose objects it names are not synced either (git's default), and
+	// the finished record replaces it a moment later.
+	unsynced = false
+)
+
+// writeRecord writes a snapshot's record atomically, mode 0600, synced
+// where sync.
+func writeRecord(name string, snap Snapshot, sync bool) error {
 	b, err := json.MarshalIndent(snap, "", "  ")
 	if err != nil {
 		return fmt.Errorf("recovery: record: %w", err)
 	}
-	return writeAtomic(name, append(b, '\n'), 0o600)
-}
-
-// writeAtomic writes a file through a temporary file in its directory
-// and a rename.
-func writeAtomic(name string, b []byte, perm fs.FileMode) error {
-	f, err := os.CreateTemp(filepath.Dir(name), ".hall-restore-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", name, err)
-	}
-	tmp := f.Name()
-	_, err = f.Write(b)
-	if err == nil {
-		err = f.Chmod(perm)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, name)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", name, err)
+	if err := atomicfile.WriteFile(name, append(b, '\n'), atomicfile.Options{Perm: 0o600, NoSync: !sync}); err != nil {
+		return fmt.Errorf("recovery: record: %w", err)
 	}
 	return nil
 }

@@ -1,10 +1,6 @@
 package web
 
 import (
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
 	"net"
 	"net/http"
 
@@ -22,22 +18,8 @@ const maxCheckBody = MaxBeatBody
 func (h *Handler) HandleCheck(w http.ResponseWriter, r *http.Request) error {
 	ctx := hall.WithClient(r.Context(), clientKey(r))
 	var req contract.CheckRequest
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxCheckBody))
-	dec.DisallowUnknownFields()
-	err := dec.Decode(&req)
-	if err == nil {
-		if _, err = dec.Token(); errors.Is(err, io.EOF) {
-			err = nil
-		} else if err == nil {
-			err = errors.New("the body holds more than one JSON value")
-		}
-	}
-	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			return contract.Refuse(contract.KindTooLarge, "body_too_large", "the body is over %d bytes", maxCheckBody)
-		}
-		return contract.Refuse(contract.KindInvalid, "malformed_json", "%v", fmt.Errorf("decode check: %w", err))
+	if err := decodeBody(w, r, maxCheckBody, "check", &req); err != nil {
+		return err
 	}
 	resp, err := h.App.Check(ctx, req)
 	if err != nil {
