@@ -238,22 +238,29 @@ func samePushed(a, b []Pushed) bool {
 // Never waits on git; nil when the watch knows none of the worktrees.
 func (w *Watcher) Touching(worktrees []string, paths []string) []Pushed {
 	w.mu.Lock()
-	defer w.mu.Unlock()
 	var r *resolved
 	for _, wt := range worktrees {
 		if r = w.origins[filepath.Clean(wt)]; r != nil && r.Identity != "" {
 			break
 		}
 	}
-	if r == nil || w.watches[r.Identity] == nil {
+	var wa *watch
+	var branches []Branch
+	if r != nil {
+		wa = w.watches[r.Identity]
+	}
+	if wa != nil {
+		branches = wa.branches // replaced whole, never changed in place: read outside the lock
+	}
+	w.mu.Unlock()
+	if wa == nil {
 		return nil
 	}
-	wa := w.watches[r.Identity]
 	asked := slices.Clone(paths)
 	slices.Sort(asked)
 	var out []Pushed
-	for _, b := range wa.branches {
-		if b.Name == r.Upstream {
+	for _, b := range branches {
+		if b.Name == r.Upstream || !gitscan.FilesOverlap(asked, b.Files) {
 			continue
 		}
 		var files []string
@@ -266,11 +273,9 @@ func (w *Watcher) Touching(worktrees []string, paths []string) []Pushed {
 				}
 			}
 		}
-		if total > 0 {
-			p := Pushed{Remote: wa.identity, Branch: b, Files: files, FilesTotal: total}
-			p.Branch.Files = nil
-			out = append(out, p)
-		}
+		p := Pushed{Remote: wa.identity, Branch: b, Files: files, FilesTotal: total}
+		p.Branch.Files = nil
+		out = append(out, p)
 	}
 	return out
 }
