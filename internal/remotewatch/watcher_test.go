@@ -7,7 +7,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/jonboulle/clockwork"
+
+	"github.com/hall-dev/hall/internal/eventually"
 	"github.com/hall-dev/hall/internal/gittest"
 	"github.com/hall-dev/hall/internal/remotewatch"
 )
@@ -208,5 +212,39 @@ func TestDefaultBranchMoving(t *testing.T) {
 	wa.Look(ctx)
 	if got := wa.Pushed(w.work); len(got) != 0 {
 		t.Errorf("after the pull: got %+v, want no side", got)
+	}
+}
+
+// Run looks at a remote again at each interval (a fake clock moves it):
+// a branch pushed between two looks is found at the next.
+func TestRunLooksEachInterval(t *testing.T) {
+	isolate(t)
+	w := newWorld(t, nil)
+	gittest.WriteFile(t, filepath.Join(w.work, "src/cart.go"), lines(20, "mine", 3))
+	clock := clockwork.NewFakeClock()
+	wa, _ := newWatcher(t, remotewatch.Config{Clock: clock, Interval: time.Minute})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = wa.Run(ctx)
+	}()
+	defer func() { cancel(); <-done }()
+	wa.Track([]string{w.work})
+	eventually.True(t, 30*time.Second, "the first look done", func() bool {
+		rs := wa.Remotes()
+		return len(rs) == 1 && !rs[0].LastGood.IsZero()
+	})
+
+	w.push(t, "feat", "src/cart.go", lines(20, "theirs", 3), false)
+	if got := wa.Pushed(w.work); len(got) != 0 {
+		t.Fatalf("before the next look: got %v, want nothing yet", branchNames(got))
+	}
+	eventually.True(t, 30*time.Second, "the pushed branch found at the next interval", func() bool {
+		clock.Advance(time.Minute)
+		return len(wa.Pushed(w.work)) == 1
+	})
+	if got := wa.Pushed(w.work)[0]; got.Branch.Name != "feat" || !got.Conflict {
+		t.Errorf("got %+v, want feat, a conflict", got)
 	}
 }
