@@ -525,3 +525,16 @@ func JoinComma(ss []string) string {
 	}
 	return t
 }
+
+// RemoteFailingText says a watched remote cannot be read: its pushed work
+// is not seen, since when, why (git's first line), and the last good look.
+func RemoteFailingText(r contract.HealthRemote) string {
+	t := "pushed work on " + r.Remote + " not seen: the last look failed (" + r.Error + ")"
+	if r.FailingSinceMs > 0 {
+		t += ", failing since " + ISO(r.FailingSinceMs)
+	}
+	if r.LastGoodMs > 0 {
+		return t + "; last good look " + ISO(r.LastGoodMs)
+	}
+	return t + "; no good look yet"
+}

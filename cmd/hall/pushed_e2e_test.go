@@ -164,6 +164,10 @@ func TestPushedUnreachableRemote(t *testing.T) {
 	if r := health.Remotes[0]; r.LastGoodMs != 0 || r.FailingSinceMs == 0 {
 		t.Errorf("health remote %+v, want no good look yet, failing since", r)
 	}
+	// The page says it once, with no good look yet.
+	if page := getBody(t, m.URL()+"/", 1<<20); !strings.Contains(page, `data-testid="remote-failing"`) || !strings.Contains(page, "no good look yet") {
+		t.Errorf("the page does not say the remote fails")
+	}
 	// The hooks answer as ever: the next call is silent (nothing to tell).
 	if out := hook(t, m, "claude", hooktest.Moved(t, hooktest.ClaudeCode, "post-tool-use-read.json", work, ""), "warn"); len(out) != 0 {
 		t.Errorf("a hook after the remote failed: %s, want silence", out)

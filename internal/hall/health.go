@@ -66,3 +66,23 @@ func healthRemotes(rs []remotewatch.Remote) ([]contract.HealthRemote, int) {
 	}
 	return out, len(rs)
 }
+
+// RemotesFailingShown is the most failing remotes the page names.
+const RemotesFailingShown = 3
+
+// RemotesFailing are the watched remotes whose last look failed, as
+// health says them, at most RemotesFailingShown: the page says each once,
+// with its last good look. Nil without a watch.
+func (h *Hall) RemotesFailing() []contract.HealthRemote {
+	if h.Remotes == nil {
+		return nil
+	}
+	all, _ := healthRemotes(h.Remotes.Remotes())
+	var out []contract.HealthRemote
+	for _, r := range all {
+		if r.Error != "" && len(out) < RemotesFailingShown {
+			out = append(out, r)
+		}
+	}
+	return out
+}
