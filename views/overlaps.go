@@ -321,8 +321,7 @@ func numberClones(wts []PictureWorktree, same [][2]int) int {
 	for i := range parent {
 		parent[i] = i
 	}
-	var find func(int) int
-	find = func(i int) int {
+	find := func(i int) int {
 		for parent[i] != i {
 			parent[i] = parent[parent[i]]
 			i = parent[i]
@@ -354,15 +353,16 @@ func PictureTitle(p Picture) string {
 	return p.Repository + "\n" + p.Brain
 }
 
-// PictureCaption is a picture's caption: the repository (its brain's
-// name where it has no identity), how many clones when more than one,
-// and its overlaps.
+// PictureCaption is a picture's caption: its brain's name, or across
+// clones the repository's and how many clones; and its overlaps.
 func PictureCaption(p Picture) string {
 	name := BaseName(p.Brain)
-	if p.Repository != "" {
-		name = BaseName(strings.TrimSuffix(p.Repository, "/"))
-	}
 	if p.Clones > 1 {
+		// Two brains: the repository's own name, where its identity has
+		// one (a remote's URL or path; root commits have none).
+		if repo := strings.TrimSuffix(strings.TrimPrefix(p.Repository, "file://"), ".git"); repo != "" && !strings.HasPrefix(repo, "root:") {
+			name = BaseName(repo)
+		}
 		name += " · " + Plural(p.Clones, "clone", "clones")
 	}
 	return name + ": " + PictureSummary(p)

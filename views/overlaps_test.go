@@ -373,3 +373,22 @@ func TestPicturesAcrossClones(t *testing.T) {
 		t.Errorf("data-repository %q, want %q", got, repo)
 	}
 }
+
+// TestPictureCaption: one clone's picture is named by its brain, as
+// before identities; across clones by the repository's name, where its
+// identity has one.
+func TestPictureCaption(t *testing.T) {
+	for _, tc := range []struct {
+		p    Picture
+		want string
+	}{
+		{Picture{Brain: "/src/shop", Repository: "root:9f2c", Overlaps: 1}, "shop: 1 overlap"},
+		{Picture{Brain: "/src/shop", Repository: "github.com/team/store", Overlaps: 1}, "shop: 1 overlap"},
+		{Picture{Brain: "/src/ana/shop", Repository: "file:///srv/git/store.git", Clones: 2, Overlaps: 1}, "store · 2 clones: 1 overlap"},
+		{Picture{Brain: "/src/ana/shop", Repository: "root:9f2c", Clones: 3, Overlaps: 1}, "shop · 3 clones: 1 overlap"},
+	} {
+		if got := PictureCaption(tc.p); got != tc.want {
+			t.Errorf("%+v: caption %q, want %q", tc.p, got, tc.want)
+		}
+	}
+}

@@ -124,6 +124,7 @@ func (s *sig) presence(p contract.Presence) {
 func (s *sig) overlap(o contract.Overlap) {
 	s.str(o.OverlapID)
 	s.str(o.Brain)
+	s.str(o.BrainB)
 	s.str(o.Repository)
 	s.str(o.Across)
 	for _, x := range []contract.OverlapSide{o.A, o.B} {

@@ -7,10 +7,14 @@ package main
 
 import (
 	"encoding/json"
+	"net/url"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/contract/schema/schematest"
@@ -18,6 +22,8 @@ import (
 	"github.com/hall-dev/hall/internal/gitscan"
 	"github.com/hall-dev/hall/internal/gittest"
 	"github.com/hall-dev/hall/internal/hooktest"
+	"github.com/hall-dev/hall/internal/mcp"
+	"github.com/hall-dev/hall/internal/mcp/mcptest"
 )
 
 // clonesPlay is two sessions, A and B, in two worktrees (clones here),
@@ -94,6 +100,27 @@ func TestOverlapsAcrossClones(t *testing.T) {
 	if sides[idA].Worktree != c.Ana || sides[idB].Worktree != c.Bob {
 		t.Errorf("sides %+v, want A in %s, B in %s", sides, c.Ana, c.Bob)
 	}
+	// Each clone is its own brain: the overlap is on both brains'
+	// rosters and events, counted once in the owner's.
+	if o.BrainB == "" || o.BrainB == o.Brain {
+		t.Errorf("brain %q, brain_b %q: want the two clones' brains", o.Brain, o.BrainB)
+	}
+	for _, brain := range []string{o.Brain, o.BrainB} {
+		var scoped contract.PresencesResponse
+		if err := json.Unmarshal(getChecked(t, p.set, p.m.URL(), "/api/presences?brain="+url.QueryEscape(brain), "presences"), &scoped); err != nil {
+			t.Fatal(err)
+		}
+		if len(scoped.Overlaps) != 1 || scoped.OverlapsTotal != 1 {
+			t.Errorf("brain %s: overlaps %d (total %d), want the one across clones", brain, len(scoped.Overlaps), scoped.OverlapsTotal)
+		}
+		var evs contract.EventsResponse
+		if err := json.Unmarshal(getChecked(t, p.set, p.m.URL(), "/api/events?limit=200&brain="+url.QueryEscape(brain), "events"), &evs); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.ContainsFunc(evs.Events, func(l contract.Line) bool { return l.Overlap != nil && l.Overlap.OverlapID == o.OverlapID }) {
+			t.Errorf("brain %s: no event of the overlap across clones", brain)
+		}
+	}
 	// Every presence names the repository it is within.
 	for _, pr := range rosterOverlaps(t, p.set, p.m).Presences {
 		if pr.Repository != "" && pr.Repository != "file://"+bare {
@@ -151,6 +178,16 @@ func TestOverlapsAcrossClones(t *testing.T) {
 	code, out, stderr := runCLI(t, "", "check", "--hall", p.m.URL(), "--caller-root", c.Ana, "--worktree", c.Ana, "--agent-id", "claude-check", "--paths", gittest.CartPath)
 	if code != 3 || !strings.Contains(out, "(another clone)") || !strings.Contains(out, "file://"+bare) {
 		t.Errorf("hall check: exit %d, stdout %q, stderr %q; want bob's clone and the repository named", code, out, stderr)
+	}
+
+	// The MCP tool check says the same.
+	mc := mcptest.Connect(t, &sdk.StreamableClientTransport{Endpoint: p.m.URL() + "/mcp", MaxRetries: -1}, mcptest.Client{})
+	defer mc.Close()
+	var checked mcp.CheckOut
+	res := mcptest.Call(t, mc, "check", map[string]any{"caller_root": c.Ana, "worktree": c.Ana, "agent_id": "claude-check", "paths": []string{gittest.CartPath}})
+	mcptest.Structured(t, res, &checked)
+	if len(checked.Overlaps) != 1 || checked.Overlaps[0].Across != contract.AcrossClone || checked.Repository != "file://"+bare || !strings.Contains(mcptest.Text(t, res), "(another clone)") {
+		t.Errorf("MCP check: %+v, %q; want bob's clone across clone in file://%s", checked, mcptest.Text(t, res), bare)
 	}
 
 	for d, fp := range before {

@@ -131,20 +131,6 @@ func writeCheckPushed(t *strings.Builder, ps []CheckPushed, shown int) {
 	}
 }
 
-// acrossText names what lies between two sides when it is more than
-// another worktree of one clone: " (another clone)".
-func acrossText(across string) string {
-	switch across {
-	case AcrossClone:
-		return " (another clone)"
-	case AcrossHost:
-		return " (another host)"
-	case AcrossPushed:
-		return " (pushed)"
-	}
-	return ""
-}
-
 func checkThemeText(theme string) string {
 	if theme == "" {
 		return ""

@@ -58,6 +58,14 @@ func (l Line) Brain() string {
 	return ""
 }
 
+// OnBrain reports whether the line belongs to the brain's events: its
+// brain (Brain, "" for none, on every brain's), or, for an overlap of
+// two clones, side b's brain too.
+func (l Line) OnBrain(brain string) bool {
+	b := l.Brain()
+	return b == "" || b == brain || (l.Overlap != nil && l.Overlap.OnBrain(brain))
+}
+
 // Opened is when a teller saw a collision open. Seen is false for one that
 // was already open when the teller first looked: AtMs is then that first
 // look, and the collision is at least that old.

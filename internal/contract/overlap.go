@@ -93,6 +93,9 @@ type OverlapFile struct {
 type Overlap struct {
 	OverlapID string `json:"overlap_id"` // "<a presence_id>~<b presence_id>", as a collision's
 	Brain     string `json:"brain"`      // side A's
+	// BrainB is side b's brain where it is not brain (two clones, each
+	// its own brain): the overlap is on both brains' rosters.
+	BrainB string `json:"brain_b,omitempty"`
 	// Repository is the identity of the repository both sides work on
 	// (Presence.Repository); "" when a side's is not known and the two
 	// share a brain.
@@ -118,7 +121,7 @@ type Overlap struct {
 // FromOverlap maps a domain overlap to its wire form.
 func FromOverlap(o presence.Overlap) Overlap {
 	out := Overlap{
-		OverlapID: o.ID, Brain: o.Brain, Repository: o.Repository, Across: o.Across, A: overlapSide(o.A), B: overlapSide(o.B),
+		OverlapID: o.ID, Brain: o.Brain, BrainB: o.BrainB, Repository: o.Repository, Across: o.Across, A: overlapSide(o.A), B: overlapSide(o.B),
 		Verdict: o.Verdict, Merge: o.Merge, Basis: BasisGit,
 		Files: make([]OverlapFile, len(o.Files)), FilesTotal: o.FilesTotal,
 		Conflicts: append([]string{}, o.Conflicts...), ConflictsTotal: o.ConflictsTotal,
@@ -156,6 +159,10 @@ func Overlaps(os []presence.Overlap) []Overlap {
 	}
 	return out
 }
+
+// OnBrain reports whether the overlap is on the brain's roster: a side's
+// brain is it.
+func (o Overlap) OnBrain(brain string) bool { return o.Brain == brain || o.BrainB == brain }
 
 // Partner is the side of o that is not the presence id.
 func (o Overlap) Partner(id string) OverlapSide {

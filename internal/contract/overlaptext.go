@@ -52,6 +52,20 @@ func (o Overlap) gitPending() bool {
 	return seen(o.A) && seen(o.B) && (pending(o.A) || pending(o.B))
 }
 
+// acrossText names what lies between two sides when it is more than
+// another worktree of one clone: " (another clone)".
+func acrossText(across string) string {
+	switch across {
+	case AcrossClone:
+		return " (another clone)"
+	case AcrossHost:
+		return " (another host)"
+	case AcrossPushed:
+		return " (pushed)"
+	}
+	return ""
+}
+
 // acrossBoth names what lies between two sides named together when it is
 // more than two worktrees of one clone: " (two clones)".
 func acrossBoth(across string) string {

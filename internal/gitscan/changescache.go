@@ -37,6 +37,10 @@ type changesCache struct {
 	// ids are repository identities (identity.go) by common directory
 	// and branch, each kept for identityTTL.
 	ids map[[2]string]cachedBase
+	// rootIDs are "root:<sha>,…" identities by the HEAD commit whose
+	// history they are the roots of: a fact of the commit, kept with no
+	// time limit.
+	rootIDs map[string]string
 }
 
 type cachedBase struct {
@@ -50,7 +54,7 @@ type cachedCommitted struct {
 }
 
 func newChangesCache() *changesCache {
-	return &changesCache{now: time.Now, repos: map[string]string{}, bases: map[string]cachedBase{}, committed: map[[2]string]cachedCommitted{}, ids: map[[2]string]cachedBase{}}
+	return &changesCache{now: time.Now, repos: map[string]string{}, bases: map[string]cachedBase{}, committed: map[[2]string]cachedCommitted{}, ids: map[[2]string]cachedBase{}, rootIDs: map[string]string{}}
 }
 
 // repoOf is the repository the worktree was last seen in ("" when never).
@@ -143,4 +147,21 @@ func (c *changesCache) putIdentity(key [2]string, id string) {
 		clear(c.ids)
 	}
 	c.ids[key] = cachedBase{ref: id, at: c.now()}
+}
+
+// roots is the root-commit identity of a HEAD commit, if kept.
+func (c *changesCache) roots(head string) (string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	id, ok := c.rootIDs[head]
+	return id, ok
+}
+
+func (c *changesCache) putRoots(head, id string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.rootIDs) >= maxCachedEntries {
+		clear(c.rootIDs)
+	}
+	c.rootIDs[head] = id
 }

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // The repository a worktree belongs to, wherever it is checked out (issue
@@ -83,22 +85,31 @@ func (r *Runner) Identity(ctx context.Context, wt, branch, head, commonDir strin
 		}
 	}
 	if head != "" {
+		if id, ok := r.cache.roots(head); ok {
+			return id, nil
+		}
+		// The whole history is walked: kept by HEAD, whose roots never
+		// change, so a repository without a remote pays it once a commit.
 		out, err := r.Run(ctx, Cmd{Dir: wt, Args: []string{"rev-list", "--max-parents=0", head, "--"}})
 		if err != nil {
 			return "", err
 		}
 		if roots := strings.Fields(string(out.Stdout)); len(roots) > 0 && !out.Cut {
 			slices.Sort(roots)
-			return "root:" + strings.Join(roots[:min(len(roots), maxRootCommits)], ","), nil
+			id := "root:" + strings.Join(roots[:min(len(roots), maxRootCommits)], ",")
+			r.cache.putRoots(head, id)
+			return id, nil
 		}
 	}
 	return "file://" + commonDir, nil
 }
 
 // usableIdentity reports whether a value can stand for a repository:
-// not empty, bounded, one line.
+// not empty, bounded, valid UTF-8 with no control character (it is
+// shown on every surface).
 func usableIdentity(v string) bool {
-	return v != "" && len(v) <= maxIdentityBytes && !strings.ContainsAny(v, "\x00\n\r")
+	return v != "" && len(v) <= maxIdentityBytes && utf8.ValidString(v) &&
+		!strings.ContainsFunc(v, unicode.IsControl)
 }
 
 // scopedConfig is what Identity reads of git config: every value, by

@@ -140,6 +140,14 @@ func TestIdentityFallbacks(t *testing.T) {
 		},
 		want: root,
 	}, {
+		name: "a hall.repository with a control character is no override",
+		setup: func() string {
+			p := committed("control")
+			gittest.Git(t, p, "config", gitscan.RepositoryKey, "shop\x1b[31m")
+			return p
+		},
+		want: root,
+	}, {
 		name: "a worktree shares its clone's identity",
 		setup: func() string {
 			p := committed("withwt")

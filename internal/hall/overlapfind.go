@@ -93,7 +93,7 @@ func (f *OverlapFinder) Overlaps(_ context.Context, live []presence.Record) ([]p
 	// Every brain at once: two clones of one repository are two brains.
 	found, tally := overlap.Within("", parties, merges, bound)
 	var out []presence.Overlap
-	counts := presence.OverlapCounts{Brains: map[string]int{}, Presences: map[string]int{}}
+	counts := presence.OverlapCounts{Total: tally.Pairs, Brains: map[string]int{}, Presences: map[string]int{}}
 	maps.Copy(counts.Brains, tally.Brains)
 	for i, n := range tally.Degrees {
 		counts.Presences[parties[i].ID] += n
@@ -188,6 +188,9 @@ func overlapOf(f overlap.Found, a, b *overlap.Party, ra, rb *presence.Record) pr
 		A: sideOf(a, ra), B: sideOf(b, rb),
 		Verdict: string(f.Verdict), Merge: string(f.Merge),
 		FilesTotal: f.FilesTotal, Conflicts: f.Conflicts, ConflictsTotal: f.ConflictsTotal,
+	}
+	if b.Brain != a.Brain {
+		o.BrainB = b.Brain
 	}
 	o.Files = make([]presence.OverlapFile, len(f.Files))
 	for i, fl := range f.Files {

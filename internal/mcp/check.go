@@ -22,10 +22,11 @@ type CheckIn struct {
 // counted), their text clipped as the cockpit's, 3 paths each.
 type CheckOut struct {
 	Brain          string     `json:"brain" jsonschema:"the brain checked, its tail kept to 72 characters"`
+	Repository     string     `json:"repository,omitempty" jsonschema:"the identity of the repository the worktree belongs to (overlaps are found within it), clipped to 120 characters"`
 	WouldCollide   bool       `json:"would_collide" jsonschema:"true when the work would collide with a live session"`
 	Collisions     []CheckHit `json:"collisions" jsonschema:"sessions in the same place now, both mutating"`
 	CollisionsMore int        `json:"collisions_more" jsonschema:"collisions left out"`
-	Overlaps       []CheckHit `json:"overlaps" jsonschema:"sessions in another worktree that changed the same files"`
+	Overlaps       []CheckHit `json:"overlaps" jsonschema:"sessions in another worktree (or another clone) of the repository that changed the same files"`
 	OverlapsMore   int        `json:"overlaps_more" jsonschema:"overlaps left out"`
 	Error          string     `json:"error,omitempty"`
 	Detail         string     `json:"detail,omitempty"`
@@ -39,6 +40,7 @@ type CheckHit struct {
 	Clauses    []string `json:"clauses,omitempty" jsonschema:"a collision's reasons"`
 	Paths      []string `json:"paths,omitempty" jsonschema:"the shared paths, at most 3"`
 	Merge      string   `json:"merge,omitempty" jsonschema:"an overlap's merge prediction"`
+	Across     string   `json:"across,omitempty" jsonschema:"an overlap's: worktree, clone (another clone on this machine), host or pushed"`
 }
 
 // checkShown bounds each list of the answer.
@@ -46,7 +48,7 @@ const checkShown = 3
 
 // renderCheck is the answer and its text: one line per presence met.
 func renderCheck(resp contract.CheckResponse) (CheckOut, string) {
-	out := CheckOut{Brain: contract.ClipPath(resp.Brain, 72), WouldCollide: resp.WouldCollide, Error: resp.Error, Detail: contract.Clip(resp.Detail, reasonWidth)}
+	out := CheckOut{Brain: contract.ClipPath(resp.Brain, 72), Repository: contract.Clip(resp.Repository, 120), WouldCollide: resp.WouldCollide, Error: resp.Error, Detail: contract.Clip(resp.Detail, reasonWidth)}
 	out.Collisions, out.CollisionsMore = checkHits(resp.Collisions)
 	out.Overlaps, out.OverlapsMore = checkHits(resp.Overlaps)
 	var t strings.Builder
@@ -64,7 +66,7 @@ func checkHits(hits []contract.CheckHit) ([]CheckHit, int) {
 		if i == checkShown {
 			return out, len(hits) - checkShown
 		}
-		c := CheckHit{PresenceID: h.PresenceID, AgentID: contract.Clip(h.AgentID, 40), Theme: contract.Clip(h.Theme, 60), Clauses: h.Clauses, Merge: h.Merge}
+		c := CheckHit{PresenceID: h.PresenceID, AgentID: contract.Clip(h.AgentID, 40), Theme: contract.Clip(h.Theme, 60), Clauses: h.Clauses, Merge: h.Merge, Across: h.Across}
 		for j, p := range h.Paths {
 			if j == 3 {
 				break

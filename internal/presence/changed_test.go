@@ -1,6 +1,7 @@
 package presence
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -186,6 +187,31 @@ func TestForeignChangedRepaired(t *testing.T) {
 			}
 			if r.Changed != nil && len(r.Changed) == 0 {
 				t.Error("an empty list is not nil: decode(encode(r)) would differ")
+			}
+		})
+	}
+}
+
+// TestRepairRepository: a record's repository identity as another writer
+// may hold it (issue #43): kept when it is one it could be, dropped and
+// counted when over MaxRepositoryBytes, not UTF-8 or holding a control
+// character (it is shown on every surface).
+func TestRepairRepository(t *testing.T) {
+	for _, tc := range []struct {
+		name, repo, want string
+		repaired         int
+	}{
+		{"as the Hall writes it", "github.com/team/shop", "github.com/team/shop", 0},
+		{"a control character", "shop\u001b[31m", "", 1},
+		{"two lines", "shop\nrm -rf", "", 1},
+		{"too long", strings.Repeat("x", MaxRepositoryBytes+1), "", 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			q, _ := json.Marshal(tc.repo)
+			b := fmt.Sprintf(`{"presence_id":"prs_0123456789ab","agent_id":"a","brain":"/b","last_beat_ms":1,"repository":%s}`, q)
+			r, n, err := DecodeRecordRepaired([]byte(b))
+			if err != nil || r.Repository != tc.want || n != tc.repaired {
+				t.Errorf("repository %q, %d repaired, %v; want %q, %d", r.Repository, n, err, tc.want, tc.repaired)
 			}
 		})
 	}

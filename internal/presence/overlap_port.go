@@ -13,6 +13,9 @@ import "context"
 type Overlap struct {
 	ID    string // the pair's presence ids, the smaller first, joined by "~"
 	Brain string // side A's
+	// BrainB is side B's brain where it is not Brain (two clones, each its
+	// own brain): the overlap is on both brains' rosters. "" otherwise.
+	BrainB string
 	// Repository is the identity of the repository both sides work on
 	// (docs/worktrees.md, one repository); "" when a side's is unknown
 	// and the two share a brain.
@@ -97,8 +100,11 @@ type OverlapFinder interface {
 }
 
 // OverlapCounts is how many overlapping pairs each brain and each
-// presence is in, listed or not; those with none are left out.
+// presence is in, listed or not; those with none are left out. A pair
+// across two brains (two clones) counts on each; Total counts it once
+// (0: the brains' sum, none being across).
 type OverlapCounts struct {
+	Total     int
 	Brains    map[string]int
 	Presences map[string]int // by presence id
 }
@@ -124,8 +130,11 @@ func (s *Service) deriveOverlapsLocked(ctx context.Context, snap *Snapshot) {
 	s.derivation.overlapSince = since
 	s.derivation.lastOverlaps.Store(&list)
 	snap.Overlaps, snap.OverlapCounts, snap.presenceOverlaps = list, counts.Brains, counts.Presences
-	for _, n := range counts.Brains {
-		snap.OverlapsTotal += n
+	snap.OverlapsTotal = counts.Total
+	if counts.Total == 0 {
+		for _, n := range counts.Brains {
+			snap.OverlapsTotal += n
+		}
 	}
 }
 
@@ -169,11 +178,15 @@ func (s Snapshot) OverlapsFor(id string) []Overlap {
 	return out
 }
 
+// OnBrain reports whether the overlap is on the brain's roster: a side's
+// brain is it.
+func (o *Overlap) OnBrain(brain string) bool { return o.Brain == brain || o.BrainB == brain }
+
 // overlapsOnBrain narrows a snapshot's overlaps to one brain.
 func (s Snapshot) overlapsOnBrain(brain string) ([]Overlap, int) {
 	var out []Overlap
 	for _, o := range s.Overlaps {
-		if o.Brain == brain {
+		if o.OnBrain(brain) {
 			out = append(out, o)
 		}
 	}

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/hall-dev/hall/internal/presence/collision"
 )
@@ -139,9 +141,9 @@ func (r *Record) setChanged(g GitChanges) {
 }
 
 // boundRepository is a repository identity a record may carry: "" for
-// one over MaxRepositoryBytes or not one line.
+// one over MaxRepositoryBytes, not UTF-8 or holding a control character.
 func boundRepository(id string) string {
-	if len(id) > MaxRepositoryBytes || strings.ContainsAny(id, "\x00\n\r") {
+	if len(id) > MaxRepositoryBytes || !utf8.ValidString(id) || strings.ContainsFunc(id, unicode.IsControl) {
 		return ""
 	}
 	return id

@@ -48,7 +48,7 @@ func (r *eventRing) newest(brain string, limit int) ([]contract.Line, int) {
 		id := r.at(i).EventID
 		group = group[:0]
 		for ; i >= 0 && r.at(i).EventID == id; i-- {
-			if l := r.at(i); brain == "" || l.Brain() == "" || l.Brain() == brain {
+			if l := r.at(i); brain == "" || l.OnBrain(brain) {
 				group = append(group, l)
 			}
 		}

@@ -107,7 +107,8 @@ func sortOverlaps(l []contract.Overlap) {
 
 // sameOverlap reports whether two wire overlaps say the same.
 func sameOverlap(a, b contract.Overlap) bool {
-	return a.OverlapID == b.OverlapID && a.Brain == b.Brain && a.A == b.A && a.B == b.B &&
+	return a.OverlapID == b.OverlapID && a.Brain == b.Brain && a.BrainB == b.BrainB &&
+		a.Repository == b.Repository && a.Across == b.Across && a.A == b.A && a.B == b.B &&
 		a.Verdict == b.Verdict && a.Merge == b.Merge && a.Basis == b.Basis &&
 		a.FilesTotal == b.FilesTotal && a.ConflictsTotal == b.ConflictsTotal && a.SinceMs == b.SinceMs &&
 		a.Across == b.Across && a.Repository == b.Repository &&
@@ -118,7 +119,7 @@ func sameOverlap(a, b contract.Overlap) bool {
 }
 
 func (f Filter) keepsOverlap(o contract.Overlap) bool {
-	return (f.Brain == "" || o.Brain == f.Brain) &&
+	return (f.Brain == "" || o.OnBrain(f.Brain)) &&
 		(f.PresenceID == "" || o.A.PresenceID == f.PresenceID || o.B.PresenceID == f.PresenceID)
 }
 

@@ -74,6 +74,7 @@ func orchestrate(ctx context.Context, o options) error {
 		{"hooks", b.hooks, false},
 		{"guard", b.guard, false},
 		{"overlaps", b.overlaps, true},
+		{"clones", b.overlapsClones, true},
 		{"snapshot", b.snapshot, true},
 	}
 	for _, s := range scenarios {

@@ -102,3 +102,29 @@ func addWorktrees(ctx context.Context, repo string, from, to int) ([]string, err
 	}
 	return wts, nil
 }
+
+// addClones makes clones from..to-1 of repo (clone-NNN/shop beside it,
+// each on a branch of its own, its origin repo), as a team's clones of
+// one repository on one machine (issue #43): one repository identity,
+// file://<repo>, and as many brains. Refreshed a second later, as
+// addWorktrees does.
+func addClones(ctx context.Context, repo string, from, to int) ([]string, error) {
+	var clones []string
+	for i := from; i < to; i++ {
+		c := filepath.Join(filepath.Dir(repo), fmt.Sprintf("clone-%03d", i), "shop")
+		if err := git(ctx, "", "clone", "-q", repo, c); err != nil {
+			return nil, err
+		}
+		if err := git(ctx, c, "checkout", "-q", "-b", fmt.Sprintf("agent-%03d", i)); err != nil {
+			return nil, err
+		}
+		clones = append(clones, c)
+	}
+	time.Sleep(1100 * time.Millisecond)
+	for _, c := range clones {
+		if err := git(ctx, c, "update-index", "-q", "--refresh"); err != nil {
+			return nil, err
+		}
+	}
+	return clones, nil
+}

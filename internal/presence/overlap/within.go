@@ -8,8 +8,9 @@ import (
 // Tally is what Within counted, listed or not.
 type Tally struct {
 	Pairs int // overlapping pairs, every brain in scope
-	// Brains counts the pairs by side A's brain (Found.Brain), listed or
-	// not (brains with none left out; nil when there are no pairs).
+	// Brains counts the pairs on each side's brain, a pair of two brains
+	// (two clones) on both, listed or not (brains with none left out; nil
+	// when there are no pairs).
 	Brains map[string]int
 	// Degrees counts, by index into the parties given, the overlapping
 	// pairs each party is a side of, listed or not (parties with none
@@ -104,6 +105,9 @@ func Within(brain string, parties []Party, merges Merges, b Bound) ([]Found, Tal
 			t.Degrees, t.Brains = map[int]int{}, map[string]int{}
 		}
 		t.Brains[pa.Brain]++
+		if pb.Brain != pa.Brain {
+			t.Brains[pb.Brain]++
+		}
 		t.Degrees[k[0]]++
 		t.Degrees[k[1]]++
 		if b.MaxPairs > 0 && listed >= b.MaxPairs {
