@@ -111,7 +111,6 @@ func sameOverlap(a, b contract.Overlap) bool {
 		a.Repository == b.Repository && a.Across == b.Across && a.A == b.A && a.B == b.B &&
 		a.Verdict == b.Verdict && a.Merge == b.Merge && a.Basis == b.Basis &&
 		a.FilesTotal == b.FilesTotal && a.ConflictsTotal == b.ConflictsTotal && a.SinceMs == b.SinceMs &&
-		a.Across == b.Across && a.Repository == b.Repository &&
 		slices.Equal(a.Conflicts, b.Conflicts) &&
 		slices.EqualFunc(a.Files, b.Files, func(x, y contract.OverlapFile) bool {
 			return x.Path == y.Path && slices.Equal(x.A, y.A) && slices.Equal(x.B, y.B)
