@@ -98,7 +98,11 @@ func (e Evidence) join(field func(Mark) string, sep string) string {
 type PictureWorktree struct {
 	Worktree string
 	Branch   string
-	Agents   []string // agent ids, in the order met
+	// Host is the host the worktree is on when it is not this Hall's (a
+	// side across hosts, its overlap side's host): one path on two hosts
+	// is two columns.
+	Host   string
+	Agents []string // agent ids, in the order met
 	// Clone numbers the column's clone, from 1, where the picture holds
 	// worktrees of more than one clone (an overlap across clone): two
 	// columns with one number are worktrees of one clone. 0 otherwise.
@@ -188,7 +192,7 @@ func Pictures(os []contract.Overlap) ([]Picture, int) {
 			acc.pic.FilesCut = true
 		}
 		side := func(s contract.OverlapSide) int {
-			key := s.Worktree
+			key := s.Host + "\x00" + s.Worktree
 			if p := s.Pushed; p.Branch != "" {
 				key = "pushed\x00" + p.Remote + "\x00" + p.Branch // a column of its own, never a worktree's
 			}
@@ -196,7 +200,7 @@ func Pictures(os []contract.Overlap) ([]Picture, int) {
 			if !ok {
 				i = len(acc.wts)
 				acc.wtIx[key] = i
-				col := PictureWorktree{Worktree: s.Worktree, Branch: s.Branch}
+				col := PictureWorktree{Worktree: s.Worktree, Branch: s.Branch, Host: s.Host}
 				if p := s.Pushed; p.Branch != "" {
 					col.Pushed, col.Remote, col.Branch, col.Author, col.CommittedMs = true, p.Remote, p.Branch, p.Author, p.CommittedMs
 				}
@@ -266,7 +270,7 @@ func Pictures(os []contract.Overlap) ([]Picture, int) {
 			if a.conflict != b.conflict {
 				return boolFirst(a.conflict)
 			}
-			return cmp.Or(cmp.Compare(b.files, a.files), cmp.Compare(a.Worktree, b.Worktree))
+			return cmp.Or(cmp.Compare(b.files, a.files), cmp.Compare(a.Worktree, b.Worktree), cmp.Compare(a.Host, b.Host))
 		})
 		fOrder := make([]int, len(acc.files))
 		for i := range fOrder {
@@ -408,6 +412,9 @@ func PictureColumnTitle(w PictureWorktree) string {
 		return "branch " + w.Branch + " pushed to " + w.Remote + "\nits tip by " + w.Author + ", committed " + ISO(w.CommittedMs)
 	}
 	t := w.Worktree
+	if w.Host != "" {
+		t += "\non host " + w.Host
+	}
 	if w.Clone > 0 {
 		t += "\nclone " + itoa(w.Clone)
 	}

@@ -392,3 +392,31 @@ func TestPictureCaption(t *testing.T) {
 		}
 	}
 }
+
+// TestPictureColumnsNameHosts: one worktree path on two hosts is two
+// columns, the one on the other host naming it (and its tooltip too);
+// before hosts were named it was one column holding both agents.
+func TestPictureColumnsNameHosts(t *testing.T) {
+	const shop = "/home/dev/shop"
+	o := ov(shop, shop, "a", shop, "b", contract.VerdictConflict, []string{"cart.go:git:git"}, "cart.go")
+	o.B.Host, o.B.Git, o.Across = "bob-laptop", contract.GitRecord, contract.AcrossHost
+	pics, _ := Pictures([]contract.Overlap{o})
+	if len(pics) != 1 || len(pics[0].Worktrees) != 2 {
+		t.Fatalf("pictures %+v, want one with two columns", pics)
+	}
+	var buf bytes.Buffer
+	if err := HallPage(Hall{Data: contract.PresencesResponse{Overlaps: []contract.Overlap{o}, OverlapsTotal: 1}}).Render(context.Background(), &buf); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := goquery.NewDocumentFromReader(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hosts := doc.Find(`[data-testid="picture-host"]`)
+	if hosts.Length() != 1 || hosts.Text() != "on bob-laptop" {
+		t.Errorf("host labels %q (%d), want one: on bob-laptop", hosts.Text(), hosts.Length())
+	}
+	if title, _ := hosts.Closest(`[data-testid="picture-worktree"]`).Attr("title"); !strings.Contains(title, "on host bob-laptop") {
+		t.Errorf("column title %q, want it to name the host", title)
+	}
+}

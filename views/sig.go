@@ -16,7 +16,8 @@ import (
 // here or named here.
 var rowNotShown = map[string]bool{"QueryCount": true, "TTLMs": true, "ExpiresAtMs": true, "Mutation.ObservedAtMs": true,
 	"Changed+": true, "Changed[0]": true, "ChangedTotal": true, "ChangedAtMs": true, "Repository": true,
-	"Root": true, "LastSeenMs": true} // m1nd's names for brain and last_beat_ms, which the row shows
+	"Root": true, "LastSeenMs": true, // m1nd's names for brain and last_beat_ms, which the row shows
+	"Host": true} // the row does not show it: the overlap picture's columns name hosts
 
 // PresenceSig is a short signature of everything a presence's row shows:
 // rows carry it (data-h), and the page's script leaves a row whose
@@ -134,6 +135,7 @@ func (s *sig) overlap(o contract.Overlap) {
 		s.str(x.Worktree)
 		s.str(x.Branch)
 		s.str(x.Git)
+		s.str(x.Host)
 		s.str(x.Pushed.Remote)
 		s.str(x.Pushed.Branch)
 		s.str(x.Pushed.Commit)
@@ -154,6 +156,9 @@ func (s *sig) overlap(o contract.Overlap) {
 	s.strs(o.Conflicts)
 	s.num(int64(o.ConflictsTotal))
 	s.num(o.SinceMs)
+	s.str(o.Across)
+	s.str(o.MergeReason)
+	s.str(o.MergeHost)
 }
 
 // collision writes every field of a collision.

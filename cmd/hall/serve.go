@@ -11,6 +11,7 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -25,6 +26,8 @@ import (
 	"github.com/hall-dev/hall/internal/hookinstall"
 	"github.com/hall-dev/hall/internal/mcp"
 	"github.com/hall-dev/hall/internal/metrics"
+	"github.com/hall-dev/hall/internal/natsstore"
+	"github.com/hall-dev/hall/internal/peershare"
 	"github.com/hall-dev/hall/internal/presence"
 	"github.com/hall-dev/hall/internal/recovery"
 	"github.com/hall-dev/hall/internal/remotewatch"
@@ -82,6 +85,16 @@ type Config struct {
 	Store       string // "dir" (the default) or nats://host:port[,…] (cmd/hall/store.go)
 	NATSCreds   string // NATS credentials file, for a nats:// store
 	NATSTLSCA   string // PEM CAs of the NATS servers' certificates
+	// HostName names this machine on the records of the beats this Hall
+	// takes (--host-name; os.Hostname by default): a Hall on another
+	// host never asks its git about a side whose record names this one.
+	// "" writes none (a test's Hall, unless it names one).
+	HostName string
+	// ShareChanges is what this Hall shares with Halls on other hosts
+	// over a NATS store (--share-changes): "paths" (the default: the
+	// records only) or "content" (the base and blobs of files in an
+	// overlap across hosts; package peershare, docs/nats.md).
+	ShareChanges string
 	// Git is the git program the worktree scanner runs ("" looks git up
 	// on PATH); GitBase overrides the base branch worktrees are compared
 	// against ("" takes each repository's default: origin/HEAD, else the
@@ -175,6 +188,8 @@ func parseServeConfig(args []string, stdout, stderr io.Writer) (Config, error) {
 	fs.StringVar(&cfg.Store, "store", storeDir, "where presences live: dir (the sidecar folder under --registry-root) or nats://host:port[,host:port…] (a JetStream bucket several Halls share)")
 	fs.StringVar(&cfg.NATSCreds, "nats-creds", "", "NATS credentials file (JWT and nkey seed), for --store nats://")
 	fs.StringVar(&cfg.NATSTLSCA, "nats-tls-ca", "", "PEM file of the CAs that sign the NATS servers' certificates, for --store nats://")
+	fs.StringVar(&cfg.HostName, "host-name", defaultHostName(), "this machine's name on the records of the beats this Hall takes (Halls sharing a NATS store tell their hosts' worktrees apart by it)")
+	fs.StringVar(&cfg.ShareChanges, "share-changes", string(peershare.Paths), "what this Hall shares with Halls on other hosts over a NATS store: paths (the records only) or content (also the base commit and the uncommitted content of files in an overlap across hosts, so their merge is predicted; docs/nats.md)")
 	fs.Float64Var(&cfg.CheckRate, "check-rate", hall.DefaultCheckRate, "checks a second each client (by remote address; MCP by session) may make, twice that at once, before a 429 rate_limited with Retry-After (0: no limit)")
 	fs.IntVar(&cfg.MaxCollisions, "max-collisions", presence.DefaultMaxCollisions, "most collisions the contract, page and stream list on one brain (the first by presence id); collisions_total counts them all")
 	fs.StringVar(&cfg.Git, "git", "", "the git program the worktree scanner runs (default: git on PATH); without a usable git (2.38 or newer) overlaps count the hooks' observed files only, and health says so")
@@ -278,7 +293,23 @@ func (c Config) Validate() error {
 	if _, err := parseStoreSpec(c.Store); err != nil {
 		return err
 	}
+	if c.HostName != "" && !presence.ValidHost(c.HostName) {
+		return fmt.Errorf("--host-name %q: want a name of at most %d bytes, no control or invisible character", c.HostName, presence.MaxIDLen)
+	}
+	if _, err := peershare.ParseMode(c.ShareChanges); err != nil {
+		return err
+	}
 	return nil
+}
+
+// defaultHostName is --host-name's default: the kernel's name for this
+// machine, "" when it has none to give (records then name no host).
+func defaultHostName() string {
+	h, err := os.Hostname()
+	if err != nil || !presence.ValidHost(h) {
+		return ""
+	}
+	return h
 }
 
 func isLoopback(host string) bool {
@@ -302,8 +333,11 @@ type Main struct {
 	App       *hall.Hall  // the Hall's operations, which every surface calls (internal/hall)
 	Hub       *stream.Hub // the live stream, and the cached roster every read serves from
 	Metrics   *metrics.Metrics
-	MCP       *mcp.HTTPHandler     // the MCP tools at /mcp
-	GitScan   *gitscan.Scanner     // git's answers for the live worktrees (overlaps)
+	MCP       *mcp.HTTPHandler // the MCP tools at /mcp
+	GitScan   *gitscan.Scanner // git's answers for the live worktrees (overlaps)
+	// Peers shares sides across hosts over a NATS store (--share-changes);
+	// nil on a folder store or without a host name.
+	Peers     *peershare.Sharer
 	Remotes   *remotewatch.Watcher // the watch of pushed work; nil when off (--remote-interval 0) or without git
 	GitHealth contract.HealthGit
 
@@ -371,6 +405,11 @@ func (m *Main) Run(ctx context.Context) error {
 		svcCfg.Classifier = &c
 	}
 	finder := m.newGitScan(ctx)
+	finder.Host = m.Config.HostName
+	m.Peers = m.newSharer()
+	if m.Peers != nil {
+		finder.Peers = m.Peers
+	}
 	svcCfg.Overlaps = finder
 	m.Service = presence.NewService(m.Store, svcCfg)
 
@@ -390,9 +429,16 @@ func (m *Main) Run(ctx context.Context) error {
 		}
 		_ = m.GitScan.Run(runCtx)
 	}()
+	peersDone := make(chan struct{})
+	go func() {
+		defer close(peersDone)
+		if m.Peers != nil {
+			m.Peers.Run(runCtx)
+		}
+	}()
 	go func() {
 		defer close(m.done)
-		defer func() { <-scanDone }()
+		defer func() { <-scanDone; <-peersDone }()
 		_ = m.Service.Run(runCtx, presence.RunConfig{Rescan: m.Config.Rescan})
 	}()
 
@@ -403,7 +449,7 @@ func (m *Main) Run(ctx context.Context) error {
 		Remotes:       remoteWatch(m.Remotes),
 		CheckLimit:    hall.NewLimiter(m.Config.CheckRate, checkBurst(m.Config.CheckRate), 0),
 		SnapshotLimit: hall.NewLimiter(m.Config.SnapshotReadRate, checkBurst(m.Config.SnapshotReadRate), 0),
-		Recovery:      m.openRecovery(runCtx), SnapshotBudget: m.Config.SnapshotBudget}
+		Recovery:      m.openRecovery(runCtx), SnapshotBudget: m.Config.SnapshotBudget, Host: m.Config.HostName}
 	app := m.App
 	src := metrics.Sources{Service: m.Service, Stream: m.Hub, Roster: m.Hub, GitScan: m.GitScan, StoreKind: m.StoreKind}
 	if app.Recovery != nil {
@@ -411,6 +457,9 @@ func (m *Main) Run(ctx context.Context) error {
 	}
 	if m.Remotes != nil {
 		src.Remotes = m.Remotes
+	}
+	if m.Peers != nil {
+		src.Peers = m.Peers
 	}
 	m.Metrics.Watch(src)
 	h := &web.Handler{
@@ -594,6 +643,26 @@ func (m *Main) openRecovery(ctx context.Context) *recovery.Store {
 	go store.Run(ctx)
 	m.kept.Store(store)
 	return store
+}
+
+// newSharer makes what shares sides of overlaps across hosts with the
+// Halls on the same NATS store (package peershare): none on a folder
+// store, or without a host name (sides cannot be told apart by host).
+// It runs in the background, off every request's path.
+func (m *Main) newSharer() *peershare.Sharer {
+	ns, ok := m.Store.(*natsstore.Store)
+	if !ok || m.Config.HostName == "" {
+		return nil
+	}
+	mode, _ := peershare.ParseMode(m.Config.ShareChanges) // Validate checked it
+	cfg := peershare.Config{Host: m.Config.HostName, Mode: mode, Log: m.Log, Notify: func() { m.Service.Nudge() }}
+	if mode == peershare.Content {
+		cfg.Board = ns.Board("", 0, 0)
+		if m.runner != nil {
+			cfg.Git = m.GitScan
+		}
+	}
+	return peershare.New(cfg)
 }
 
 // newGitScan finds git (--git) and makes the worktree scanner and the

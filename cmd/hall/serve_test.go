@@ -197,6 +197,12 @@ func TestServeConfigValidate(t *testing.T) {
 		{"zero ttl", Config{Addr: "127.0.0.1:1", TTL: 0}, false},
 		{"ttl of a day", Config{Addr: "127.0.0.1:1", TTL: 24 * time.Hour}, true},
 		{"ttl beyond a day", Config{Addr: "127.0.0.1:1", TTL: 24*time.Hour + time.Millisecond}, false},
+		{"a host name", Config{Addr: "127.0.0.1:1", TTL: 1, HostName: "bob-laptop"}, true},
+		{"a host name with a newline", Config{Addr: "127.0.0.1:1", TTL: 1, HostName: "bob\nlaptop"}, false},
+		{"a host name too long", Config{Addr: "127.0.0.1:1", TTL: 1, HostName: strings.Repeat("h", 129)}, false},
+		{"share content", Config{Addr: "127.0.0.1:1", TTL: 1, ShareChanges: "content"}, true},
+		{"share paths", Config{Addr: "127.0.0.1:1", TTL: 1, ShareChanges: "paths"}, true},
+		{"share something else", Config{Addr: "127.0.0.1:1", TTL: 1, ShareChanges: "everything"}, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

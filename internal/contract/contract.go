@@ -40,6 +40,9 @@ type Presence struct {
 	Changed      []string `json:"changed,omitempty"`
 	ChangedTotal int      `json:"changed_total,omitempty"`
 	ChangedAtMs  int64    `json:"changed_at_ms,omitempty"`
+	// Host names the machine whose Hall took the presence's last beat;
+	// absent when unknown (m1nd's records, an older Hall's). Measured.
+	Host string `json:"host,omitempty"`
 	// Repository is the identity of the repository the worktree belongs
 	// to, from the same git answer (docs/worktrees.md, one repository):
 	// absent when the record carries none. Measured, never declared.
@@ -377,6 +380,7 @@ func FromRecord(r presence.Record) Presence {
 		Changed:          r.Changed, // the record's slices are never written into
 		ChangedTotal:     r.ChangedTotal,
 		ChangedAtMs:      r.ChangedAtMs,
+		Host:             r.Host,
 		Repository:       r.Repository,
 		FirstSeenMs:      r.FirstSeen(),
 		LastBeatMs:       r.LastBeatMs,

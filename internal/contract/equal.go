@@ -13,7 +13,8 @@ func (p Presence) Equal(q Presence) bool {
 		p.FirstSeenMs == q.FirstSeenMs && p.LastBeatMs == q.LastBeatMs && p.LastSeenMs == q.LastSeenMs &&
 		p.QueryCount == q.QueryCount && p.TTLMs == q.TTLMs && p.ExpiresAtMs == q.ExpiresAtMs &&
 		slices.Equal(p.Touched, q.Touched) && p.TouchedOmitted == q.TouchedOmitted && p.ParentPresenceID == q.ParentPresenceID &&
-		slices.Equal(p.Changed, q.Changed) && p.ChangedTotal == q.ChangedTotal && p.ChangedAtMs == q.ChangedAtMs && p.Repository == q.Repository
+		slices.Equal(p.Changed, q.Changed) && p.ChangedTotal == q.ChangedTotal && p.ChangedAtMs == q.ChangedAtMs && p.Repository == q.Repository &&
+		p.Host == q.Host
 }
 
 // Equal reports whether c and d say the same on the wire, every field of

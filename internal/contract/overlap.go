@@ -58,6 +58,9 @@ type OverlapSide struct {
 	// worktree_not_owned: another user's, git_missing, git_too_old, not_a_worktree, git_timeout, git_failed,
 	// not_scanned): the side then counts its observed files only.
 	Git string `json:"git"`
+	// Host is the host whose Hall took the side's beats, when it is not
+	// this Hall's (the overlap is then across hosts); absent here.
+	Host string `json:"host,omitempty"`
 	// Pushed is the branch when the side is one pushed to the remote
 	// (the overlap's across is AcrossPushed), no presence.
 	Pushed OverlapPushed `json:"pushed,omitzero"`
@@ -116,6 +119,12 @@ type Overlap struct {
 	Conflicts      []string `json:"conflicts"`
 	ConflictsTotal int      `json:"conflicts_total"`
 	SinceMs        int64    `json:"since_ms"` // when this Hall first saw it, any verdict
+	// MergeReason says why merge is unknown across hosts (MergeReason*
+	// codes, docs/worktrees.md#several-machines); MergeHost names the
+	// host whose Hall's git predicted the merge across hosts (this Hall's
+	// or the other's, whose verdict it read).
+	MergeReason string `json:"merge_reason,omitempty"`
+	MergeHost   string `json:"merge_host,omitempty"`
 }
 
 // FromOverlap maps a domain overlap to its wire form.
@@ -125,9 +134,12 @@ func FromOverlap(o presence.Overlap) Overlap {
 		Verdict: o.Verdict, Merge: o.Merge, Basis: BasisGit,
 		Files: make([]OverlapFile, len(o.Files)), FilesTotal: o.FilesTotal,
 		Conflicts: append([]string{}, o.Conflicts...), ConflictsTotal: o.ConflictsTotal,
-		SinceMs: o.SinceMs,
+		SinceMs:     o.SinceMs,
+		MergeReason: o.MergeReason, MergeHost: o.MergeHost,
 	}
-	if o.A.Git != "" || o.B.Git != "" {
+	if (o.A.Git != "" || o.B.Git != "") && o.MergeHost == "" {
+		// A merge across hosts predicted by a Hall's git (MergeHost) is
+		// git's basis, labelled with the host that ran it.
 		out.Basis = BasisPaths
 	}
 	if out.Across == "" {
@@ -144,7 +156,7 @@ func overlapSide(s presence.OverlapSide) OverlapSide {
 	if git == "" {
 		git = GitOK
 	}
-	out := OverlapSide{PresenceID: s.PresenceID, AgentID: s.AgentID, Theme: s.Theme, Worktree: s.Worktree, Branch: s.Branch, Git: git}
+	out := OverlapSide{PresenceID: s.PresenceID, AgentID: s.AgentID, Theme: s.Theme, Worktree: s.Worktree, Branch: s.Branch, Git: git, Host: s.Host}
 	if p := s.Pushed; p.Branch != "" {
 		out.Pushed = OverlapPushed{Remote: p.Remote, Branch: p.Branch, Commit: p.Commit, Author: p.Author, CommittedMs: p.CommittedMs, Default: p.Default}
 	}

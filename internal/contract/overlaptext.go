@@ -26,13 +26,20 @@ func OverlapLine(id string, o Overlap) string {
 		writeSide(&b, o.B)
 		b.WriteString(acrossBoth(across))
 	} else {
-		writeSide(&b, o.Partner(id))
-		b.WriteString(acrossText(across))
+		p := o.Partner(id)
+		writeSide(&b, p)
+		if p.Host == "" { // a side on another host names it already
+			b.WriteString(acrossText(across))
+		}
 	}
 	fmt.Fprintf(&b, " changed %s", filesText(o.Paths(), o.FilesTotal))
 	switch {
 	case o.Verdict == VerdictConflict:
-		fmt.Fprintf(&b, "; git predicts the merge conflicts in %s", filesText(o.Conflicts, o.ConflictsTotal))
+		fmt.Fprintf(&b, "; %s predicts the merge conflicts in %s", o.gitName(), filesText(o.Conflicts, o.ConflictsTotal))
+	case o.Merge == MergeUnknown && o.MergeReason != "":
+		fmt.Fprintf(&b, "; no merge prediction: %s", MergeReasonText(o.MergeReason))
+	case o.Merge == MergeClean && o.MergeHost != "":
+		fmt.Fprintf(&b, "; %s predicts a clean merge for now", o.gitName())
 	case o.Basis == BasisPaths && o.gitPending():
 		b.WriteString("; git has not answered for both worktrees yet: no merge prediction so far")
 	case o.Basis == BasisPaths:
@@ -50,6 +57,56 @@ func (o Overlap) gitPending() bool {
 	pending := func(s OverlapSide) bool { return s.Git == GitNotScanned }
 	seen := func(s OverlapSide) bool { return s.Git == GitOK || pending(s) }
 	return seen(o.A) && seen(o.B) && (pending(o.A) || pending(o.B))
+}
+
+// gitName is whose git predicted the merge: "git", or "git on <host>"
+// across hosts, labelled with the host whose Hall ran it.
+func (o Overlap) gitName() string {
+	if o.MergeHost == "" {
+		return "git"
+	}
+	return "git on " + clip(o.MergeHost, textAgentWidth)
+}
+
+// The reasons a merge across hosts is unknown (Overlap.MergeReason).
+const (
+	MergeReasonNotShared   = "not_shared"    // this Hall shares nothing with other hosts (no NATS store)
+	MergeReasonNoGit       = "no_git_answer" // git has not answered for a side yet
+	MergeReasonPending     = "pending"       // asked; no verdict yet
+	MergeReasonPathsOnly   = "paths_only"    // this Hall shares paths only (--share-changes=paths)
+	MergeReasonPeerPaths   = "peer_paths_only"
+	MergeReasonBaseNotHere = "base_not_here"
+	MergeReasonContentCut  = "content_cut"
+	MergeReasonPeerWaiting = "peer_verdict_pending"
+	MergeReasonGitFailed   = "git_failed"
+	MergeReasonUnreachable = "board_unreachable" // the NATS server did not answer
+)
+
+// MergeReasonText is a merge reason across hosts in words.
+func MergeReasonText(code string) string {
+	switch code {
+	case MergeReasonNotShared:
+		return "this Hall shares nothing with other hosts"
+	case MergeReasonNoGit:
+		return "git has not answered for both sides yet"
+	case MergeReasonPending:
+		return "not predicted yet"
+	case MergeReasonPathsOnly:
+		return "this Hall shares paths only (--share-changes=paths)"
+	case MergeReasonPeerPaths:
+		return "the other host's Hall shared no content for it (it shares paths only, or not yet)"
+	case MergeReasonBaseNotHere:
+		return "the other side's base commit is not in this repository's objects (not pushed or not fetched yet)"
+	case MergeReasonContentCut:
+		return "the content shared was cut at its bound"
+	case MergeReasonPeerWaiting:
+		return "waiting for the other host's Hall to predict it"
+	case MergeReasonGitFailed:
+		return "git failed to predict it"
+	case MergeReasonUnreachable:
+		return "the NATS server did not answer"
+	}
+	return clip(code, textAgentWidth)
 }
 
 // acrossText names what lies between two sides when it is more than
@@ -80,12 +137,20 @@ func acrossBoth(across string) string {
 	return ""
 }
 
+// agentOnHost is a side's agent, and its host when it is on another.
+func agentOnHost(agent, host string) string {
+	if host == "" {
+		return ClipID(agent)
+	}
+	return ClipID(agent) + " on " + clip(host, textAgentWidth)
+}
+
 func writeSide(b *strings.Builder, s OverlapSide) {
 	if p := s.Pushed; p.Branch != "" {
 		writePushed(b, p)
 		return
 	}
-	b.WriteString(ClipID(s.AgentID))
+	b.WriteString(agentOnHost(s.AgentID, s.Host))
 	if s.Theme != "" {
 		fmt.Fprintf(b, " (theme %q)", clip(s.Theme, textThemeWidth))
 	}
@@ -115,7 +180,7 @@ func sideName(s OverlapSide) string {
 	if s.Pushed.Branch != "" {
 		return fmt.Sprintf("branch %q", clip(s.Pushed.Branch, textAgentWidth))
 	}
-	return ClipID(s.AgentID)
+	return agentOnHost(s.AgentID, s.Host)
 }
 
 // shortCommit is a commit id's first 7 characters, as git abbreviates.
@@ -150,15 +215,15 @@ func OverlapShort(id string, o Overlap) string {
 	}
 	var sides string
 	switch id {
-	case o.A.PresenceID:
-		sides = who(o.B)
-		if o.B.Pushed.Branch != "" {
-			sides += " on " + clipPath(o.B.Pushed.Remote, textPlaceWidth)
+	case o.A.PresenceID, o.B.PresenceID:
+		p := o.Partner(id)
+		if p.Pushed.Branch != "" {
+			sides = who(p) + " on " + clipPath(p.Pushed.Remote, textPlaceWidth)
+		} else if p.Host != "" { // on another host: named, no more to say of what lies between
+			sides = who(p) + " on " + clip(p.Host, textAgentWidth) + " in " + clipPath(p.Worktree, textPlaceWidth)
 		} else {
-			sides += " in " + clipPath(o.B.Worktree, textPlaceWidth) + acrossText(o.Across)
+			sides = who(p) + " in " + clipPath(p.Worktree, textPlaceWidth) + acrossText(o.Across)
 		}
-	case o.B.PresenceID:
-		sides = who(o.A) + " in " + clipPath(o.A.Worktree, textPlaceWidth) + acrossText(o.Across)
 	default:
 		sides = who(o.A) + " × " + who(o.B) + acrossBoth(o.Across)
 	}

@@ -116,6 +116,12 @@ func TestChangesAsksTheBaseOncePerRepository(t *testing.T) {
 	gittest.Git(t, b, "add", "b.txt")
 	gittest.Git(t, b, "commit", "-q", "-m", "b")
 	other := newRepo(t)
+	// A history of its own: two repositories made within one second by
+	// newRepo share their commits, and so their root commits, which the
+	// runner keeps by HEAD's commit (identity.go) whatever the repository.
+	gittest.WriteFile(t, filepath.Join(other.main, "other.txt"), "other\n")
+	gittest.Git(t, other.main, "add", "other.txt")
+	gittest.Git(t, other.main, "commit", "-q", "-m", "other")
 
 	g := newRunner(t, gitscan.RunnerConfig{})
 	first := func(wt string) (gitscan.Changes, int64) {

@@ -31,6 +31,9 @@ func (s *Scanner) listedLocked(wt string, touched []string) bool {
 		if _, listed := slices.BinarySearch(c.Files, rel); rel == "" || !listed {
 			return false
 		}
+		if meetsSorted(rel, t.across) {
+			return false // another host's change meets it: its verdict may move
+		}
 		rels = append(rels, rel)
 	}
 	for k := range s.preds {

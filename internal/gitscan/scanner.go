@@ -185,6 +185,11 @@ type tracked struct {
 	snap    Snapshot
 	snapSeq uint64 // the result seq the snapshot was taken at; 0: none
 	snapGen int    // the scratch generation its objects are in
+
+	// across are the side's files in an overlap with a side on another
+	// host (AcrossHosts), sorted: a mutation of one is never left to the
+	// slow rescan, since a verdict across hosts may move with it.
+	across []string
 }
 
 // answered reports whether git has answered for the side: a first scan
@@ -399,6 +404,24 @@ func (s *Scanner) ShellRan(worktree string) {
 	}
 	s.trees[wt].full = true
 	s.askLocked(wt, atOnce)
+}
+
+// AcrossHosts sets, for each tracked worktree, its files in an overlap
+// with a side on another host (repository-relative; nil for none): the
+// scanner sees only this machine's worktrees, so it is told which of a
+// worktree's files another host's change meets, and a mutation of one is
+// scanned at the interval rather than left to the slow rescan (Mutated).
+// At most maxTouchedKept files a worktree are kept.
+func (s *Scanner) AcrossHosts(files map[string][]string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for wt, t := range s.trees {
+		fs := files[wt]
+		if len(fs) > maxTouchedKept {
+			fs = fs[:maxTouchedKept]
+		}
+		t.across = slices.Sorted(slices.Values(fs))
+	}
 }
 
 // Track sets the worktrees to keep scanning, those of the live presences:

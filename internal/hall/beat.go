@@ -25,6 +25,7 @@ func (h *Hall) Beat(ctx context.Context, req contract.BeatRequest) (contract.Bea
 		return contract.BeatResponse{}, err
 	}
 	b := req.Beat()
+	b.Host = h.Host
 	if h.Git != nil {
 		b.Git = h.gitChanges
 	}

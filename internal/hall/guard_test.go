@@ -52,6 +52,7 @@ func (g gitCache) Result(wt string) (gitscan.Result, bool) {
 func (gitCache) Mutated(string, ...string)                  {}
 func (gitCache) ShellRan(string)                            {}
 func (gitCache) Track([]string)                             {}
+func (gitCache) AcrossHosts(map[string][]string)            {}
 func (gitCache) Merge(string, string) (overlap.Merge, bool) { return overlap.Merge{}, false }
 
 func (g gitCache) scan(t *testing.T, wts ...string) {

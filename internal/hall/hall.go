@@ -68,6 +68,10 @@ type Hall struct {
 	// starts (HookRequest.Page); "" tells nothing. Set before the Hall
 	// serves.
 	Page string
+	// Host is this machine's name as the Hall's records carry it (the
+	// record's host: --host-name, os.Hostname by default); "" writes
+	// none.
+	Host string
 
 	sayOnce toldBook     // what each presence was told of its collisions (sayonce.go)
 	told    toldOverlaps // what each presence was told of its overlaps (overlap.go)

@@ -1,9 +1,12 @@
 package hall
 
 import (
+	"cmp"
 	"context"
 	"maps"
 	"path/filepath"
+	"slices"
+	"sync"
 
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/gitscan"
@@ -22,6 +25,9 @@ type Git interface {
 	Mutated(worktree string, touched ...string)
 	ShellRan(worktree string)
 	Track(worktrees []string)
+	// AcrossHosts tells the scanner each worktree's files in an overlap
+	// with another host's side, which its own pairs cannot show it.
+	AcrossHosts(files map[string][]string)
 }
 
 // DefaultMaxOverlaps is the most overlaps listed on one brain unless
@@ -41,6 +47,12 @@ const DefaultMaxOverlaps = presence.DefaultMaxCollisions
 // that took its beats (Record.Changed), that answer is the side's git
 // evidence, and the side says so (git "record"); the merge stays unknown,
 // as only a git that sees both worktrees predicts it.
+//
+// A side whose record names another host than this Hall's (Host) is that
+// host's, whatever its path: its worktree is never asked of this Hall's
+// git nor tracked, its git evidence is its record's, and two sides of one
+// path on two hosts are two worktrees. The merge of such a pair comes
+// from Peers (package peershare), never waited on.
 type OverlapFinder struct {
 	Git Git
 	// Pushed is the watch of the remotes (*remotewatch.Watcher): a
@@ -49,6 +61,50 @@ type OverlapFinder struct {
 	// NoGit is the code each side carries when Git is nil.
 	NoGit string
 	Bound overlap.Bound // MaxPairs 0: DefaultMaxOverlaps
+	// Host is this Hall's host name; "" takes every side for this host's
+	// (as before hosts were named).
+	Host string
+	// Peers is what Halls on other hosts share of the sides in an
+	// overlap across hosts; nil: no merge predicted across hosts
+	// (reason not_shared).
+	Peers Peers
+
+	mu       sync.Mutex
+	toldHot  bool                // told the scanner at least once
+	lastHost map[string][]string // what AcrossHosts was told last
+}
+
+// Peers is the finder's port to the sharing of sides across hosts
+// (*peershare.Sharer): Want hands it the overlaps across hosts found now
+// (it works on them in the background, never here), Verdict reads the
+// latest verdict known for a pair. Neither waits on NATS or git.
+type Peers interface {
+	Want(pairs []PeerPair)
+	Verdict(local, peer PeerSide) (PeerVerdict, bool)
+}
+
+// PeerSide is one side of an overlap across hosts: its host and its
+// worktree there.
+type PeerSide struct{ Host, Worktree string }
+
+// PeerPair is one overlap across hosts as this Hall sees it: its own
+// side (a worktree this Hall's git answered for), the other host's, the
+// repository they share and the files they both changed.
+type PeerPair struct {
+	Repository  string
+	Local, Peer PeerSide
+	Files       []string // repository-relative, sorted, at most the overlap's listed files
+}
+
+// PeerVerdict is the merge across hosts as far as it is known: Merge
+// clean or conflict from the git of the host By, or unknown and why
+// (Reason, a peershare code).
+type PeerVerdict struct {
+	Merge          string // overlap.MergeClean, MergeConflict or MergeUnknown
+	Reason         string
+	By             string // the host whose Hall's git predicted it
+	Conflicts      []string
+	ConflictsTotal int
 }
 
 // Overlaps implements presence.OverlapFinder.
@@ -63,6 +119,20 @@ func (f *OverlapFinder) Overlaps(_ context.Context, live []presence.Record) ([]p
 		}
 		r = withoutInstallerFiles(r)
 		g := overlap.Git{Reason: f.NoGit}
+		if f.elsewhere(r) {
+			// Another host's: its record's git answer, or its observed
+			// files only, never this Hall's git on a path of that host.
+			g = overlap.Git{Reason: string(gitscan.NotOnMachine)}
+			if rg, ok := overlap.RecordGit(r); ok {
+				g = rg
+				g.Files, g.Total = withoutInstallerPaths(g.Files, g.Total)
+			}
+			p := overlap.PartyOf(r, g)
+			p.Host = r.Host
+			parties = append(parties, p)
+			from = append(from, i)
+			continue
+		}
 		if f.Git != nil {
 			g = gitscan.GitOf(f.Git.Result(r.WorktreePath()))
 			worktrees = append(worktrees, r.WorktreePath())
@@ -93,13 +163,24 @@ func (f *OverlapFinder) Overlaps(_ context.Context, live []presence.Record) ([]p
 	// Every brain at once: two clones of one repository are two brains.
 	found, tally := overlap.Within("", parties, merges, bound)
 	var out []presence.Overlap
+	var across []PeerPair
 	counts := presence.OverlapCounts{Total: tally.Pairs, Brains: map[string]int{}, Presences: map[string]int{}}
 	maps.Copy(counts.Brains, tally.Brains)
 	for i, n := range tally.Degrees {
 		counts.Presences[parties[i].ID] += n
 	}
 	for _, fo := range found {
-		out = append(out, overlapOf(fo, &parties[fo.A], &parties[fo.B], &live[from[fo.A]], &live[from[fo.B]]))
+		o := overlapOf(fo, &parties[fo.A], &parties[fo.B], &live[from[fo.A]], &live[from[fo.B]])
+		if pair, ok := f.acrossHosts(&o, &parties[fo.A], &parties[fo.B]); ok {
+			across = append(across, pair)
+		}
+		out = append(out, o)
+	}
+	if f.Git != nil {
+		f.tellAcross(across)
+	}
+	if f.Peers != nil {
+		f.Peers.Want(across)
 	}
 	if f.Pushed != nil {
 		out = f.pushedOverlaps(out, counts, parties, live, from, bound)
@@ -169,6 +250,77 @@ func pushedOverlapOf(p *overlap.Party, r *presence.Record, ps remotewatch.Pushed
 	return o
 }
 
+// tellAcross tells the scanner each local worktree's files in an overlap
+// across hosts, when they changed since it was last told (a map swap
+// under the scanner's lock otherwise at every derivation).
+func (f *OverlapFinder) tellAcross(across []PeerPair) {
+	hot := map[string][]string{}
+	for _, p := range across {
+		hot[p.Local.Worktree] = append(hot[p.Local.Worktree], p.Files...)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.toldHot && maps.EqualFunc(hot, f.lastHost, slices.Equal) {
+		return
+	}
+	f.toldHot, f.lastHost = true, hot
+	f.Git.AcrossHosts(hot)
+}
+
+// elsewhere reports whether the record's beats were taken by a Hall on
+// another host than this one: its paths are that host's.
+func (f *OverlapFinder) elsewhere(r *presence.Record) bool {
+	return f.Host != "" && r.Host != "" && r.Host != f.Host
+}
+
+// acrossHosts labels an overlap whose sides are on two hosts (Across,
+// the far side's Host) and gives it the merge known across them: from
+// Peers, for a pair of which one side is this Hall's own, answered for
+// by its git, and the other's files are its git's (its record's). It
+// answers the pair to hand Peers, if any.
+func (f *OverlapFinder) acrossHosts(o *presence.Overlap, a, b *overlap.Party) (PeerPair, bool) {
+	if a.Host == b.Host {
+		return PeerPair{}, false
+	}
+	o.Across = string(overlap.AcrossHost)
+	local, peer, lp, pp := &o.A, &o.B, a, b
+	if a.Host != "" {
+		local, peer, lp, pp = &o.B, &o.A, b, a
+	}
+	if lp.Host != "" || !lp.Git.Available || lp.Git.FromRecord || !pp.Git.FromRecord {
+		// Both far, or a side git has not answered for: no pair to share.
+		o.MergeReason = contract.MergeReasonNoGit
+		return PeerPair{}, false
+	}
+	pair := PeerPair{
+		Repository: cmp.Or(o.Repository, o.Brain),
+		Local:      PeerSide{Host: f.Host, Worktree: local.Worktree},
+		Peer:       PeerSide{Host: pp.Host, Worktree: peer.Worktree},
+	}
+	for _, fl := range o.Files {
+		pair.Files = append(pair.Files, fl.Path)
+	}
+	if f.Peers == nil {
+		o.MergeReason = contract.MergeReasonNotShared
+		return pair, false
+	}
+	v, ok := f.Peers.Verdict(pair.Local, pair.Peer)
+	if !ok {
+		o.MergeReason = contract.MergeReasonPending
+		return pair, true
+	}
+	switch v.Merge {
+	case string(overlap.MergeClean):
+		o.Merge, o.MergeHost = v.Merge, v.By
+	case string(overlap.MergeConflict):
+		o.Merge, o.Verdict, o.MergeHost = v.Merge, string(overlap.VerdictConflict), v.By
+		o.Conflicts, o.ConflictsTotal = v.Conflicts, max(v.ConflictsTotal, len(v.Conflicts))
+	default:
+		o.MergeReason = v.Reason
+	}
+	return pair, true
+}
+
 // cannotSee reports whether a side's git reason means this Hall's git
 // cannot see the worktree at all, rather than failed on it for now (a
 // timeout, a failure, not scanned yet): then git's answer from the host
@@ -200,7 +352,7 @@ func overlapOf(f overlap.Found, a, b *overlap.Party, ra, rb *presence.Record) pr
 }
 
 func sideOf(p *overlap.Party, r *presence.Record) presence.OverlapSide {
-	s := presence.OverlapSide{PresenceID: p.ID, AgentID: r.AgentID, Theme: r.Theme, Worktree: filepath.Clean(p.Worktree), Branch: p.Git.Branch}
+	s := presence.OverlapSide{PresenceID: p.ID, AgentID: r.AgentID, Theme: r.Theme, Worktree: filepath.Clean(p.Worktree), Branch: p.Git.Branch, Host: p.Host}
 	switch {
 	case !p.Git.Available:
 		s.Git = p.Git.Reason

@@ -17,6 +17,8 @@
 package metrics
 
 import (
+	"github.com/hall-dev/hall/internal/peershare"
+
 	"context"
 	"log/slog"
 	"net/http"
@@ -131,7 +133,14 @@ type Sources struct {
 	GitScan   GitScanStats  // nil while the Hall runs no scanner
 	Remotes   RemoteStats   // nil while the Hall watches no remote (--remote-interval 0)
 	Recovery  RecoveryStats // nil while the Hall keeps no snapshots
+	Peers     PeerStats     // nil while the Hall shares nothing with other hosts
 	StoreKind string        // "dir" or "nats"
+}
+
+// PeerStats is what the Hall counts of what it shares with Halls on
+// other hosts (*peershare.Sharer).
+type PeerStats interface {
+	Stats() peershare.Stats
 }
 
 // Watch registers the families read from src at scrape time.

@@ -1,6 +1,8 @@
 package metrics
 
 import (
+	"github.com/hall-dev/hall/internal/peershare"
+
 	"context"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -39,6 +41,8 @@ type scrape struct {
 	hasRec   bool
 	remote   remotewatch.Stats
 	hasRem   bool
+	peers    peershare.Stats
+	hasPeers bool
 }
 
 type presenceStats struct{ beats, writes, writeErrors, throttled, listingErrors, busyReads int64 }
@@ -80,10 +84,29 @@ func newStatsCollector(src Sources) *statsCollector {
 	onGit := func(f func(*scrape) float64) func(*scrape) (float64, bool) {
 		return func(s *scrape) (float64, bool) { return f(s), s.hasGit }
 	}
+	counter, gauge := prometheus.CounterValue, prometheus.GaugeValue
+	onPeers := func(f func(*scrape) float64) func(*scrape) (float64, bool) {
+		return func(s *scrape) (float64, bool) { return f(s), s.hasPeers }
+	}
+	add("peers", "bytes_shipped_total", "Bytes of file content this Hall published for Halls on other hosts (--share-changes=content; docs/nats.md).", counter,
+		onPeers(func(s *scrape) float64 { return float64(s.peers.BytesShipped) }))
+	add("peers", "blobs_shipped_total", "File contents (blobs) this Hall published for Halls on other hosts.", counter,
+		onPeers(func(s *scrape) float64 { return float64(s.peers.BlobsShipped) }))
+	add("peers", "files_left_out_total", "Files of overlaps across hosts not shipped: past a bound (per overlap, per repository, in total), or not a file.", counter,
+		onPeers(func(s *scrape) float64 { return float64(s.peers.FilesLeftOut) }))
+	add("peers", "pairs_left_out_total", "Overlaps across hosts left out of a round past its bound of pairs.", counter,
+		onPeers(func(s *scrape) float64 { return float64(s.peers.PairsLeftOut) }))
+	add("peers", "verdicts_shared_total", "Merge verdicts across hosts this Hall's git predicted and published.", counter,
+		onPeers(func(s *scrape) float64 { return float64(s.peers.VerdictsShared) }))
+	add("peers", "verdicts_read_total", "Merge verdicts across hosts read from another host's Hall.", counter,
+		onPeers(func(s *scrape) float64 { return float64(s.peers.VerdictsRead) }))
+	add("peers", "board_failures_total", "Publishes and reads of the shared bucket that failed (NATS gone or slow).", counter,
+		onPeers(func(s *scrape) float64 { return float64(s.peers.BoardFailures) }))
+	add("peers", "base_not_here_total", "Merges across hosts not predicted: the other side's base commit is not in this repository's objects.", counter,
+		onPeers(func(s *scrape) float64 { return float64(s.peers.PredictionsBaseNotHere) }))
 	onRecovery := func(f func(*scrape) float64) func(*scrape) (float64, bool) {
 		return func(s *scrape) (float64, bool) { return f(s), s.hasRec }
 	}
-	counter, gauge := prometheus.CounterValue, prometheus.GaugeValue
 
 	add("", "beats_total", "Beats taken (POST /api/presences/beat and hall beat), stored or not.", counter,
 		always(func(s *scrape) float64 { return float64(s.svc.beats) }))
@@ -227,6 +250,9 @@ func (c *statsCollector) Collect(ch chan<- prometheus.Metric) {
 				s.pushed++
 			}
 		}
+	}
+	if c.src.Peers != nil {
+		s.peers, s.hasPeers = c.src.Peers.Stats(), true
 	}
 	if c.src.GitScan != nil {
 		s.git, s.hasGit = c.src.GitScan.Stats(), true

@@ -43,6 +43,9 @@ type Beat struct {
 	// applied; false leaves the record's git answer as it was (git could
 	// not see the worktree here, or has not scanned it yet).
 	Git func(worktree string) (GitChanges, bool)
+	// Host is the name of the machine whose Hall takes the beat (set by
+	// the Hall, never by the agent): the record's host. "" keeps it.
+	Host string
 }
 
 // Normalize validates the beat against the limits and returns it with its
@@ -70,6 +73,7 @@ func (b Beat) normalize(canon func(string) (string, error)) (Beat, error) {
 		{"theme", b.Theme, MaxThemeLen, false, prose},
 		{"declared_intent", b.DeclaredIntent, MaxThemeLen, false, prose},
 		{"parent_agent_id", b.ParentAgentID, MaxIDLen, false, identifier},
+		{"host", b.Host, MaxIDLen, false, identifier},
 	} {
 		if err := checkText(f.name, f.value, f.max, f.required, f.kind); err != nil {
 			return Beat{}, err
@@ -158,7 +162,7 @@ func signal(r Record) beatSignal {
 	return beatSignal{
 		decl: strings.Join([]string{
 			r.CallerRoot, r.Kind, r.Theme, r.Worktree, strings.Join(r.WorkingSet, "\x00"),
-			r.TaskRef, r.Mutation.DeclaredIntent, boolString(r.Mutation.ObservedAtMs > 0),
+			r.TaskRef, r.Mutation.DeclaredIntent, boolString(r.Mutation.ObservedAtMs > 0), r.Host,
 			strings.Join(sortedTouched(r.Touched), "\x00"), r.ParentPresenceID,
 		}, "\x01"),
 		changed: r.Changed, changedTotal: r.ChangedTotal, repository: r.Repository,
@@ -203,6 +207,7 @@ func (b Beat) apply(prev Record, nowMs int64, ttlMs int64, c Classifier) Record 
 		r.clearChanged() // git's answer was for the worktree left
 	}
 	set(&r.TaskRef, b.TaskRef)
+	set(&r.Host, b.Host)
 	set(&r.Mutation.DeclaredIntent, b.DeclaredIntent)
 	if b.WorkingSet != nil {
 		r.WorkingSet = append([]string(nil), b.WorkingSet...)

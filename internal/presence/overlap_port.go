@@ -41,6 +41,13 @@ type Overlap struct {
 	// SinceMs is when this Hall first derived the overlap (any verdict);
 	// a restart starts it again.
 	SinceMs int64
+
+	// MergeReason says why Merge is unknown across hosts (Across "host":
+	// contract.MergeReason* codes); MergeHost names the host whose Hall's
+	// git predicted the merge across hosts, this Hall's own or the
+	// peer's whose verdict it read: measured there, labelled apart.
+	MergeReason string
+	MergeHost   string
 }
 
 // AcrossPushed is Overlap.Across when its side B is a pushed branch.
@@ -67,6 +74,9 @@ type OverlapSide struct {
 	// code (worktree_not_here: another host's worktree; git_missing…):
 	// the side counts its observed files only.
 	Git string
+	// Host is the host whose Hall took the side's beats, when that is
+	// not this Hall's host (the record's host); "" on this one.
+	Host string
 	// Pushed is the branch when the side is a pushed branch, no
 	// presence (PresenceID, AgentID and Worktree empty).
 	Pushed PushedBranch

@@ -70,6 +70,14 @@ type Record struct {
 	Changed      []string `json:"changed,omitempty"`
 	ChangedTotal int      `json:"changed_total,omitempty"`
 	ChangedAtMs  int64    `json:"changed_at_ms,omitempty"`
+	// Host names the machine whose Hall took the presence's last beat
+	// (that Hall's --host-name, its os.Hostname by default): measured by
+	// the Hall, never declared by the agent. Its worktree, touched files
+	// and changed list are paths on that host: a Hall on another host
+	// never asks its own git about them (docs/worktrees.md, several
+	// machines). m1nd's record has no such field; "" is unknown (a
+	// record m1nd or an older Hall wrote).
+	Host string `json:"host,omitempty"`
 	// Repository is the identity of the repository the worktree belongs
 	// to, as the same git answer measured it (gitscan.Changes.Repository:
 	// one wherever it is checked out; docs/worktrees.md): overlaps are
@@ -461,7 +469,7 @@ func (r *Record) Equal(o *Record) bool {
 		slices.Equal(r.WorkingSet, o.WorkingSet) && slices.Equal(r.Touched, o.Touched) &&
 		r.TouchedOmitted == o.TouchedOmitted && r.ParentPresenceID == o.ParentPresenceID &&
 		slices.Equal(r.Changed, o.Changed) && r.ChangedTotal == o.ChangedTotal && r.ChangedAtMs == o.ChangedAtMs &&
-		r.Repository == o.Repository
+		r.Host == o.Host && r.Repository == o.Repository
 }
 
 // Clone returns a copy that shares no slice with r but Changed: git's
@@ -617,6 +625,10 @@ func (r *Record) repairForeign() (int, error) {
 		n++
 	}
 	n += r.repairChanged()
+	if r.Host != "" && !ValidHost(r.Host) {
+		r.Host = ""
+		n++
+	}
 	if id := boundRepository(r.Repository); id != r.Repository {
 		r.Repository = id
 		n++
@@ -701,4 +713,12 @@ func EncodeRecord(r Record) ([]byte, error) {
 		return nil, fmt.Errorf("encode record %s: %w", r.PresenceID, err)
 	}
 	return append(b, '\n'), nil
+}
+
+// ValidHost reports whether a host name can stand on a record: an
+// identifier (CheckIdentifier's rule) of at most MaxIDLen bytes. A
+// Hall's --host-name is held to it at start; a foreign record's host
+// that breaks it is dropped at read (repairForeign).
+func ValidHost(h string) bool {
+	return h != "" && CheckIdentifier("host", h, MaxIDLen) == nil
 }

@@ -112,6 +112,7 @@ func sameOverlap(a, b contract.Overlap) bool {
 		a.Verdict == b.Verdict && a.Merge == b.Merge && a.Basis == b.Basis &&
 		a.FilesTotal == b.FilesTotal && a.ConflictsTotal == b.ConflictsTotal && a.SinceMs == b.SinceMs &&
 		slices.Equal(a.Conflicts, b.Conflicts) &&
+		a.Across == b.Across && a.MergeReason == b.MergeReason && a.MergeHost == b.MergeHost &&
 		slices.EqualFunc(a.Files, b.Files, func(x, y contract.OverlapFile) bool {
 			return x.Path == y.Path && slices.Equal(x.A, y.A) && slices.Equal(x.B, y.B)
 		})

@@ -124,6 +124,10 @@ type Party struct {
 	// scanned (Git.AtMs): they count as observed whatever git's list says.
 	Fresh int
 	Git   Git
+	// Host is the party's host when it is not the deriving Hall's (its
+	// record's host): its worktree is a path there, so it is never one
+	// worktree with a party here of the same path.
+	Host string
 }
 
 // PartyOf reads a record and its worktree's git answer.
@@ -325,7 +329,7 @@ func eligible(p *Party) bool { return p.Worktree != "" && p.Mutating }
 // repository (SameRepository), two worktrees, two teams.
 func pairable(a, b *Party) bool {
 	return a.ID != b.ID && SameRepository(a, b) &&
-		filepath.Clean(a.Worktree) != filepath.Clean(b.Worktree) &&
+		(a.Host != b.Host || filepath.Clean(a.Worktree) != filepath.Clean(b.Worktree)) &&
 		(a.Team == "" || a.Team != b.Team)
 }
 
@@ -346,6 +350,8 @@ func AcrossOf(a, b *Party) Across {
 	ga, gb := &a.Git, &b.Git
 	local := func(g *Git) bool { return g.Available && !g.FromRecord && g.Clone != "" }
 	switch {
+	case a.Host != b.Host:
+		return AcrossHost // the records name two hosts
 	case local(ga) && local(gb) && ga.Clone == gb.Clone:
 		return AcrossWorktree
 	case local(ga) && local(gb):

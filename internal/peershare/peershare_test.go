@@ -1,0 +1,153 @@
+package peershare_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/hall-dev/hall/internal/contract"
+	"github.com/hall-dev/hall/internal/eventually"
+	"github.com/hall-dev/hall/internal/gitscan"
+	"github.com/hall-dev/hall/internal/gittest"
+	"github.com/hall-dev/hall/internal/hall"
+	"github.com/hall-dev/hall/internal/natsstore"
+	"github.com/hall-dev/hall/internal/natsstore/natstest"
+	"github.com/hall-dev/hall/internal/peershare"
+)
+
+const within = 30 * time.Second
+
+// side is one host's clone, its scanner and its sharer.
+type side struct {
+	clone  string
+	scan   *gitscan.Scanner
+	sharer *peershare.Sharer
+}
+
+// twoHosts makes two clones of one bare remote, both with a.txt changed
+// (a line each) and big.txt (1 KiB) changed, and for each a scanner and
+// a sharer on one NATS server: alpha and bravo, bravo's bounds given.
+func twoHosts(t *testing.T, bravo peershare.Bounds) (a, b side) {
+	t.Helper()
+	dir := t.TempDir()
+	seed := filepath.Join(dir, "seed")
+	gittest.Init(t, seed)
+	gittest.WriteFile(t, filepath.Join(seed, "a.txt"), "one\ntwo\nthree\n")
+	gittest.WriteFile(t, filepath.Join(seed, "big.txt"), "x\n")
+	gittest.CommitAll(t, seed, "init")
+	remote := filepath.Join(dir, "shop.git")
+	gittest.Git(t, dir, "clone", "-q", "--bare", seed, remote)
+	srv := natstest.RunServer(t, 0)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	mk := func(host, line string, bounds peershare.Bounds) side {
+		clone := filepath.Join(dir, host)
+		gittest.Git(t, dir, "clone", "-q", "--no-local", remote, clone)
+		gittest.WriteFile(t, filepath.Join(clone, "a.txt"), "one\n"+line+"\nthree\n")
+		big := make([]byte, 1024)
+		for i := range big {
+			big[i] = 'a' + byte(i%26)
+		}
+		gittest.WriteFile(t, filepath.Join(clone, "big.txt"), string(big)+line)
+		runner, err := gitscan.NewRunner(ctx, gitscan.RunnerConfig{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		scratch, err := gitscan.NewScratch(filepath.Join(t.TempDir(), "scratch"), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		scan := gitscan.NewScanner(gitscan.ScannerConfig{Runner: runner, Scratch: scratch, Slow: time.Hour})
+		done := make(chan struct{})
+		go func() { defer close(done); _ = scan.Run(ctx) }()
+		t.Cleanup(func() { cancel(); <-done })
+		scan.Track([]string{clone})
+		eventually.True(t, within, "scanned "+clone, func() bool { _, ok := scan.Result(clone); return ok })
+		store, err := natsstore.Open(natsstore.Options{URLs: srv.URL(), Bucket: "presences-" + host})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { store.Close() })
+		sh := peershare.New(peershare.Config{Host: host, Mode: peershare.Content, Board: store.Board("", 0, 0), Git: scan, Bounds: bounds, Interval: 50 * time.Millisecond})
+		go sh.Run(ctx)
+		return side{clone: clone, scan: scan, sharer: sh}
+	}
+	return mk("alpha", "alpha's two", peershare.Bounds{}), mk("bravo", "bravo's two", bravo)
+}
+
+// want hands each sharer its pair over both files.
+func want(a, b side) (aa, bb hall.PeerSide) {
+	aa, bb = hall.PeerSide{Host: "alpha", Worktree: a.clone}, hall.PeerSide{Host: "bravo", Worktree: b.clone}
+	files := []string{"a.txt", "big.txt"}
+	a.sharer.Want([]hall.PeerPair{{Repository: "repo", Local: aa, Peer: bb, Files: files}})
+	b.sharer.Want([]hall.PeerPair{{Repository: "repo", Local: bb, Peer: aa, Files: files}})
+	return aa, bb
+}
+
+// TestSharerPredictsOnce: within bounds, alpha (first by name) predicts
+// the conflict and publishes it; bravo reads it, labelled alpha's, and
+// predicts nothing itself; only bravo ships blobs.
+func TestSharerPredictsOnce(t *testing.T) {
+	a, b := twoHosts(t, peershare.Bounds{})
+	aa, bb := want(a, b)
+	for _, c := range []struct {
+		s           *peershare.Sharer
+		local, peer hall.PeerSide
+	}{{a.sharer, aa, bb}, {b.sharer, bb, aa}} {
+		eventually.True(t, within, "a conflict at "+c.local.Host, func() bool {
+			v, ok := c.s.Verdict(c.local, c.peer)
+			return ok && v.Merge == contract.MergeConflict && v.By == "alpha" && v.ConflictsTotal == 2
+		})
+	}
+	sa, sb := a.sharer.Stats(), b.sharer.Stats()
+	if sa.Predictions < 1 || sb.Predictions != 0 || sa.VerdictsShared < 1 || sb.VerdictsRead < 1 {
+		t.Errorf("alpha %+v, bravo %+v: want alpha predicting and sharing, bravo only reading", sa, sb)
+	}
+	if sa.BlobsShipped != 0 || sb.BlobsShipped != 2 || sb.BytesShipped < 1024 {
+		t.Errorf("blobs: alpha %d, bravo %d (%d bytes); want bravo's two files only", sa.BlobsShipped, sb.BlobsShipped, sb.BytesShipped)
+	}
+}
+
+// TestSharerBoundsSayWhatTheyLeftOut: bravo may ship 100 bytes for an
+// overlap: big.txt is left out and counted, and alpha, seeing the side
+// cut, predicts nothing (content_cut) rather than merge half a side.
+func TestSharerBoundsSayWhatTheyLeftOut(t *testing.T) {
+	a, b := twoHosts(t, peershare.Bounds{MaxOverlapBytes: 100})
+	aa, bb := want(a, b)
+	for _, c := range []struct {
+		s           *peershare.Sharer
+		local, peer hall.PeerSide
+	}{{a.sharer, aa, bb}, {b.sharer, bb, aa}} {
+		eventually.True(t, within, "content_cut at "+c.local.Host, func() bool {
+			v, ok := c.s.Verdict(c.local, c.peer)
+			return ok && v.Merge == contract.MergeUnknown && v.Reason == contract.MergeReasonContentCut
+		})
+	}
+	if sb := b.sharer.Stats(); sb.FilesLeftOut < 1 || sb.BlobsShipped != 1 || sb.BytesShipped > 100 {
+		t.Errorf("bravo %+v: want big.txt left out and counted, a.txt shipped, at most 100 bytes", sb)
+	}
+}
+
+// TestSharerPathsShipsNothing: in paths mode Verdict says paths_only and
+// Run returns at once, nothing published.
+func TestSharerPathsShipsNothing(t *testing.T) {
+	s := peershare.New(peershare.Config{Host: "alpha", Mode: peershare.Paths})
+	s.Run(context.Background()) // returns: nothing to run
+	v, ok := s.Verdict(hall.PeerSide{Host: "alpha", Worktree: "/a"}, hall.PeerSide{Host: "bravo", Worktree: "/b"})
+	if !ok || v.Merge != contract.MergeUnknown || v.Reason != contract.MergeReasonPathsOnly {
+		t.Errorf("got %+v %v, want unknown, paths_only", v, ok)
+	}
+	if st := s.Stats(); st != (peershare.Stats{}) {
+		t.Errorf("stats %+v, want none", st)
+	}
+	nogit := peershare.New(peershare.Config{Host: "alpha", Mode: peershare.Content})
+	if v, ok := nogit.Verdict(hall.PeerSide{Host: "alpha", Worktree: "/a"}, hall.PeerSide{Host: "bravo", Worktree: "/b"}); !ok || v.Reason != contract.MergeReasonNotShared {
+		t.Errorf("content with no board: %+v %v, want not_shared", v, ok)
+	}
+	for _, bad := range []string{"all", "Content", " paths"} {
+		if _, err := peershare.ParseMode(bad); err == nil {
+			t.Errorf("--share-changes %q taken", bad)
+		}
+	}
+}
