@@ -76,6 +76,9 @@ type Hall struct {
 	// Losses are the losses found lately in scope, newest first
 	// (hall.Hall.Losses), at most LossesShown.
 	Losses []contract.Loss
+	// RemotesFailing are the watched remotes whose last look failed
+	// (hall.Hall.RemotesFailing): the pushed work there is not seen.
+	RemotesFailing []contract.HealthRemote
 }
 
 // CollidingSet is the presence ids that are a side of a live collision.

@@ -106,9 +106,16 @@ type PictureWorktree struct {
 	// Clone numbers the column's clone, from 1, where the picture holds
 	// worktrees of more than one clone (an overlap across clone): two
 	// columns with one number are worktrees of one clone. 0 otherwise.
-	Clone    int
-	conflict bool
-	files    int // overlapping files it changed
+	Clone int
+	// Pushed: the column is a branch pushed to the remote (an overlap
+	// across pushed, docs/worktrees.md#pushed-work), no worktree: Branch
+	// names it, Author and CommittedMs are its tip's, as git has them.
+	Pushed      bool
+	Remote      string
+	Author      string
+	CommittedMs int64
+	conflict    bool
+	files       int // overlapping files it changed
 }
 
 // PictureCell is what one worktree did to one file: nothing (Evidence 0),
@@ -186,14 +193,21 @@ func Pictures(os []contract.Overlap) ([]Picture, int) {
 		}
 		side := func(s contract.OverlapSide) int {
 			key := s.Host + "\x00" + s.Worktree
+			if p := s.Pushed; p.Branch != "" {
+				key = "pushed\x00" + p.Remote + "\x00" + p.Branch // a column of its own, never a worktree's
+			}
 			i, ok := acc.wtIx[key]
 			if !ok {
 				i = len(acc.wts)
 				acc.wtIx[key] = i
-				acc.wts = append(acc.wts, PictureWorktree{Worktree: s.Worktree, Branch: s.Branch, Host: s.Host})
+				col := PictureWorktree{Worktree: s.Worktree, Branch: s.Branch, Host: s.Host}
+				if p := s.Pushed; p.Branch != "" {
+					col.Pushed, col.Remote, col.Branch, col.Author, col.CommittedMs = true, p.Remote, p.Branch, p.Author, p.CommittedMs
+				}
+				acc.wts = append(acc.wts, col)
 			}
 			w := &acc.wts[i]
-			if !slices.Contains(w.Agents, s.AgentID) {
+			if s.AgentID != "" && !slices.Contains(w.Agents, s.AgentID) {
 				w.Agents = append(w.Agents, s.AgentID)
 			}
 			if w.Branch == "" {
@@ -203,10 +217,12 @@ func Pictures(os []contract.Overlap) ([]Picture, int) {
 			return i
 		}
 		a, b := side(o.A), side(o.B)
-		if o.Across != contract.AcrossClone {
-			acc.sameClone = append(acc.sameClone, [2]int{a, b})
-		} else {
+		switch o.Across {
+		case contract.AcrossClone:
 			acc.clones = true
+		case contract.AcrossPushed: // a branch is in no clone
+		default:
+			acc.sameClone = append(acc.sameClone, [2]int{a, b})
 		}
 		var conflicts map[string]bool
 		if conflict {
@@ -392,6 +408,9 @@ func ConflictWarning(n int, partial bool) string {
 // PictureColumnTitle is a worktree column's tooltip: the whole path, its
 // branch and agents.
 func PictureColumnTitle(w PictureWorktree) string {
+	if w.Pushed {
+		return "branch " + w.Branch + " pushed to " + w.Remote + "\nits tip by " + w.Author + ", committed " + ISO(w.CommittedMs)
+	}
 	t := w.Worktree
 	if w.Host != "" {
 		t += "\non host " + w.Host
@@ -512,4 +531,17 @@ func JoinComma(ss []string) string {
 		t += s
 	}
 	return t
+}
+
+// RemoteFailingText says a watched remote cannot be read: its pushed work
+// is not seen, since when, why (git's first line), and the last good look.
+func RemoteFailingText(r contract.HealthRemote) string {
+	t := "pushed work on " + r.Remote + " not seen: the last look failed (" + r.Error + ")"
+	if r.FailingSinceMs > 0 {
+		t += ", failing since " + ISO(r.FailingSinceMs)
+	}
+	if r.LastGoodMs > 0 {
+		return t + "; last good look " + ISO(r.LastGoodMs)
+	}
+	return t + "; no good look yet"
 }

@@ -136,6 +136,12 @@ func (s *sig) overlap(o contract.Overlap) {
 		s.str(x.Branch)
 		s.str(x.Git)
 		s.str(x.Host)
+		s.str(x.Pushed.Remote)
+		s.str(x.Pushed.Branch)
+		s.str(x.Pushed.Commit)
+		s.str(x.Pushed.Author)
+		s.num(x.Pushed.CommittedMs)
+		s.bool(x.Pushed.Default)
 	}
 	s.str(o.Verdict)
 	s.str(o.Merge)

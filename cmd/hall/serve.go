@@ -30,6 +30,7 @@ import (
 	"github.com/hall-dev/hall/internal/peershare"
 	"github.com/hall-dev/hall/internal/presence"
 	"github.com/hall-dev/hall/internal/recovery"
+	"github.com/hall-dev/hall/internal/remotewatch"
 	"github.com/hall-dev/hall/internal/stream"
 	"github.com/hall-dev/hall/internal/web"
 )
@@ -107,6 +108,14 @@ type Config struct {
 	// starts no cycle (--gc-floor-mib; internal/gcfloor); 0 leaves Go's
 	// own pacing. Process-wide: runServe keeps it, not Main.
 	GCFloor uint64
+	// RemoteInterval is the time between two looks at a remote a live
+	// worktree fetches from (--remote-interval; 0: no watch of pushed
+	// work); RemoteActiveDays and RemoteMaxBranches say which of its
+	// branches are active (--remote-active-days, --remote-max-branches).
+	// docs/worktrees.md#pushed-work.
+	RemoteInterval    time.Duration
+	RemoteActiveDays  int
+	RemoteMaxBranches int
 	// GitInterval is the least time between two scans of one worktree;
 	// gitscan.DefaultInterval when zero. No flag sets it: tests shorten it.
 	GitInterval time.Duration
@@ -187,6 +196,9 @@ func parseServeConfig(args []string, stdout, stderr io.Writer) (Config, error) {
 	gitPriority := fs.String("git-priority", gitPriorityLow, "how git's processes are scheduled beside the Hall and the agents: "+gitPriorityLow+" (nice 10: a smaller share of the CPU) or "+gitPriorityIdle+" (also Linux's SCHED_IDLE: only CPU time nothing else wants, so git never delays a hook answer, and waits on a machine kept busy)")
 	gcFloor := fs.Uint64("gc-floor-mib", gcfloor.Default>>20, "the heap, in MiB, under which Go's garbage collector starts no cycle (fewer cycles, so fewer answers paying for one: a shorter p99, for up to this much memory more); 0 leaves Go's own pacing")
 	fs.StringVar(&cfg.GitBase, "git-base", "", "the base branch each worktree's changes are measured against (default: the repository's origin/HEAD, else its main worktree's branch)")
+	fs.DurationVar(&cfg.RemoteInterval, "remote-interval", remotewatch.DefaultInterval, "the time between two looks (git ls-remote) at each remote a live worktree fetches from, for branches pushed there that change the same files (docs/worktrees.md#pushed-work); 0: no watch")
+	fs.IntVar(&cfg.RemoteActiveDays, "remote-active-days", int(remotewatch.DefaultActiveFor/(24*time.Hour)), "a pushed branch is active when its tip was committed within this many days")
+	fs.IntVar(&cfg.RemoteMaxBranches, "remote-max-branches", remotewatch.DefaultMaxBranches, "the most active branches compared per remote, newest first; the rest are counted")
 	fs.BoolVar(&cfg.Snapshots, "snapshots", true, "keep a snapshot of a worktree's uncommitted work before a destructive command, in <registry-root>/recovery, for hall restore (docs/recovery.md)")
 	fs.DurationVar(&cfg.SnapshotLimits.MaxAge, "snapshot-max-age", recovery.DefaultMaxAge, "drop snapshots older than this")
 	fs.Int64Var(&cfg.SnapshotLimits.MaxBytes, "snapshot-max-bytes", recovery.DefaultMaxBytes, "the most bytes the snapshots take on disk; past it the oldest are dropped")
@@ -209,6 +221,9 @@ func parseServeConfig(args []string, stdout, stderr io.Writer) (Config, error) {
 	}
 	if cfg.SnapshotBudget < 0 || cfg.SnapshotBudget > hall.HookDeadline {
 		return cfg, &exitError{code: 2, err: fmt.Errorf("--snapshot-budget %s: want 0 (the default, %s) up to the hook deadline, %s", cfg.SnapshotBudget, hall.DefaultSnapshotBudget, hall.HookDeadline)}
+	}
+	if cfg.RemoteInterval < 0 || cfg.RemoteActiveDays < 1 || cfg.RemoteMaxBranches < 1 {
+		return cfg, &exitError{code: 2, err: fmt.Errorf("--remote-interval must be 0 (no watch) or positive, --remote-active-days and --remote-max-branches at least 1")}
 	}
 	if fs.NArg() > 0 {
 		return cfg, &exitError{code: 2, err: fmt.Errorf("serve takes no arguments, got %q", fs.Args())}
@@ -323,6 +338,7 @@ type Main struct {
 	// Peers shares sides across hosts over a NATS store (--share-changes);
 	// nil on a folder store or without a host name.
 	Peers     *peershare.Sharer
+	Remotes   *remotewatch.Watcher // the watch of pushed work; nil when off (--remote-interval 0) or without git
 	GitHealth contract.HealthGit
 
 	ln     net.Listener
@@ -403,6 +419,14 @@ func (m *Main) Run(ctx context.Context) error {
 	scanDone := make(chan struct{})
 	go func() {
 		defer close(scanDone)
+		if m.Remotes != nil {
+			remoteDone := make(chan struct{})
+			go func() {
+				defer close(remoteDone)
+				_ = m.Remotes.Run(runCtx)
+			}()
+			defer func() { <-remoteDone }()
+		}
 		_ = m.GitScan.Run(runCtx)
 	}()
 	peersDone := make(chan struct{})
@@ -422,6 +446,7 @@ func (m *Main) Run(ctx context.Context) error {
 	m.Hub.Start(runCtx)
 	// The Hall's operations, once: every surface below calls them.
 	m.App = &hall.Hall{Service: m.Service, Roster: m.Hub, History: m.Hub, Changes: m.Hub.Changed(), Log: m.Log, Git: m.GitScan,
+		Remotes:       remoteWatch(m.Remotes),
 		CheckLimit:    hall.NewLimiter(m.Config.CheckRate, checkBurst(m.Config.CheckRate), 0),
 		SnapshotLimit: hall.NewLimiter(m.Config.SnapshotReadRate, checkBurst(m.Config.SnapshotReadRate), 0),
 		Recovery:      m.openRecovery(runCtx), SnapshotBudget: m.Config.SnapshotBudget, Host: m.Config.HostName}
@@ -429,6 +454,9 @@ func (m *Main) Run(ctx context.Context) error {
 	src := metrics.Sources{Service: m.Service, Stream: m.Hub, Roster: m.Hub, GitScan: m.GitScan, StoreKind: m.StoreKind}
 	if app.Recovery != nil {
 		src.Recovery = app
+	}
+	if m.Remotes != nil {
+		src.Remotes = m.Remotes
 	}
 	if m.Peers != nil {
 		src.Peers = m.Peers
@@ -662,7 +690,12 @@ func (m *Main) newGitScan(ctx context.Context) *hall.OverlapFinder {
 		// The installer's files are nobody's work (hookinstall.Installed).
 		Omit: hookinstall.Installed,
 		// Scans start with the scanner's Run, after the service is made.
-		Notify: func(string) { m.Service.Nudge() },
+		Notify: func(wt string) {
+			m.Service.Nudge()
+			if m.Remotes != nil {
+				m.Remotes.Changed(wt)
+			}
+		},
 		// Its merge snapshots are recovery points too (docs/recovery.md).
 		Kept: func(ctx context.Context, snap gitscan.Snapshot, env []string) {
 			if store := m.kept.Load(); store != nil {
@@ -672,5 +705,42 @@ func (m *Main) newGitScan(ctx context.Context) *hall.OverlapFinder {
 			}
 		},
 	})
-	return &hall.OverlapFinder{Git: m.GitScan}
+	finder := &hall.OverlapFinder{Git: m.GitScan}
+	if m.Remotes = m.newRemoteWatch(ctx); m.Remotes != nil {
+		finder.Pushed = m.Remotes
+	}
+	return finder
+}
+
+// remotesDir is the watch stores' directory under the registry root.
+const remotesDir = "remotes"
+
+// newRemoteWatch makes the watch of pushed work (--remote-interval),
+// with a git runner of its own (a fetch never holds the scanner's
+// processes) and its stores under <registry-root>/remotes; nil when off
+// or without a usable git. Its news nudges the service as the scanner's
+// does.
+func (m *Main) newRemoteWatch(ctx context.Context) *remotewatch.Watcher {
+	if m.Config.RemoteInterval <= 0 || m.runner == nil {
+		return nil
+	}
+	run, err := gitscan.NewRunner(ctx, gitscan.RunnerConfig{Path: m.Config.Git, Idle: m.Config.GitIdle, Timeout: remotewatch.DefaultTimeout, MaxProcs: 1})
+	if err != nil {
+		m.Log.Warn("no watch of pushed work: git cannot run", "err", err)
+		return nil
+	}
+	return remotewatch.New(remotewatch.Config{
+		Runner: run, Root: filepath.Join(m.Config.RegistryRoot, remotesDir), Results: m.GitScan,
+		Interval: m.Config.RemoteInterval, ActiveFor: time.Duration(m.Config.RemoteActiveDays) * 24 * time.Hour,
+		MaxBranches: m.Config.RemoteMaxBranches,
+		Notify:      func() { m.Service.Nudge() },
+	})
+}
+
+// remoteWatch is w as health reads it: nil stays a nil interface.
+func remoteWatch(w *remotewatch.Watcher) hall.RemoteWatch {
+	if w == nil {
+		return nil
+	}
+	return w
 }

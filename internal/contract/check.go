@@ -3,6 +3,7 @@ package contract
 import (
 	"fmt"
 	"strings"
+	"time"
 )
 
 // CheckRequest is POST /api/presences/check: what a beat would carry,
@@ -30,8 +31,12 @@ type CheckResponse struct {
 	WouldCollide bool       `json:"would_collide"`
 	Collisions   []CheckHit `json:"collisions"`
 	Overlaps     []CheckHit `json:"overlaps"`
-	Error        string     `json:"error,omitempty"` // the roster could not be read (RosterError)
-	Detail       string     `json:"detail,omitempty"`
+	// Pushed are the active branches pushed to the remote the worktree
+	// fetches from that already changed the paths asked about
+	// (docs/worktrees.md#pushed-work), at most 10, newest first.
+	Pushed []CheckPushed `json:"pushed,omitempty"`
+	Error  string        `json:"error,omitempty"` // the roster could not be read (RosterError)
+	Detail string        `json:"detail,omitempty"`
 }
 
 // CheckHit is one live presence a check meets. Clauses name a collision's
@@ -49,6 +54,16 @@ type CheckHit struct {
 	Across     string   `json:"across,omitempty"` // an overlap's: worktree, clone, host or pushed (Overlap.Across)
 }
 
+// CheckPushed is a pushed branch a check meets, as git has it.
+type CheckPushed struct {
+	Remote      string   `json:"remote"`
+	Branch      string   `json:"branch"`
+	Commit      string   `json:"commit"`
+	Author      string   `json:"author"`
+	CommittedMs int64    `json:"committed_ms"`
+	Paths       []string `json:"paths"` // its changed files that meet the paths asked about
+}
+
 // CheckText is a check's answer as lines: whom the work would collide
 // and overlap with and why, at most shown of each, other agents' text
 // quoted. `hall check` prints it, and the MCP tool check under its budget.
@@ -56,6 +71,7 @@ func CheckText(resp CheckResponse, shown int) string {
 	var t strings.Builder
 	if len(resp.Collisions) == 0 && len(resp.Overlaps) == 0 {
 		t.WriteString("no collision, no overlap: no other live session is changing that place\n")
+		writeCheckPushed(&t, resp.Pushed, shown)
 		return t.String()
 	}
 	// Whom, their themes and paths are what other agents wrote: the
@@ -84,7 +100,35 @@ func CheckText(resp CheckResponse, shown int) string {
 	if more := len(resp.Overlaps) - shown; more > 0 {
 		fmt.Fprintf(&t, "… +%d more overlaps\n", more)
 	}
+	writeCheckPushed(&t, resp.Pushed, shown)
 	return t.String()
+}
+
+// writeCheckPushed tells the pushed branches that already changed the
+// paths, at most shown, their names and authors in the reported block
+// (whoever pushed chose them).
+func writeCheckPushed(t *strings.Builder, ps []CheckPushed, shown int) {
+	if len(ps) == 0 {
+		return
+	}
+	noun := "branch"
+	if len(ps) != 1 {
+		noun = "branches"
+	}
+	fmt.Fprintf(t, "check: %d pushed %s already changed those paths:\n", len(ps), noun)
+	var reported []string
+	for i, p := range ps {
+		if i == shown {
+			break
+		}
+		reported = append(reported, fmt.Sprintf("already changed on branch %q pushed to %s (tip %s by %q, committed %s)%s",
+			Clip(p.Branch, 60), ClipPath(p.Remote, 72), shortCommit(p.Commit), Clip(p.Author, 60),
+			time.UnixMilli(p.CommittedMs).UTC().Format("2006-01-02 15:04 UTC"), checkPathsText(p.Paths)))
+	}
+	WriteReported(t, reported)
+	if more := len(ps) - shown; more > 0 {
+		fmt.Fprintf(t, "… +%d more pushed branches\n", more)
+	}
 }
 
 func checkThemeText(theme string) string {

@@ -276,6 +276,29 @@ type Health struct {
 	Store          HealthStoreStat `json:"store"`
 	Stream         *HealthStream   `json:"stream,omitempty"`
 	Git            *HealthGit      `json:"git,omitempty"`
+	// Remotes is the watch of pushed work (docs/worktrees.md#pushed-work):
+	// each remote a live worktree fetches from, the first
+	// MaxHealthRemotes by identity; absent when the watch is off.
+	Remotes      []HealthRemote `json:"remotes,omitempty"`
+	RemotesTotal int            `json:"remotes_total,omitempty"`
+}
+
+// MaxHealthRemotes is the most remotes health lists.
+const MaxHealthRemotes = 100
+
+// HealthRemote is one watched remote: its active branches, and whether
+// the last look succeeded, with the time of the last good one.
+type HealthRemote struct {
+	Remote        string `json:"remote"`                   // the identity
+	DefaultBranch string `json:"default_branch,omitempty"` // "" before the first good look
+	Branches      int    `json:"branches"`                 // active branches kept
+	Omitted       int    `json:"omitted"`                  // active past the bound (--remote-max-branches)
+	Worktrees     int    `json:"worktrees"`                // live worktrees fetching from it
+	LastGoodMs    int64  `json:"last_good_ms,omitempty"`   // the last look that succeeded; absent: none yet
+	// Error is the last look's failure (unreachable, refused, timed
+	// out), absent when it succeeded; FailingSinceMs when they began.
+	Error          string `json:"error,omitempty"`
+	FailingSinceMs int64  `json:"failing_since_ms,omitempty"`
 }
 
 // HealthGit is what the Hall's git scanner can do (docs/worktrees.md):

@@ -46,10 +46,10 @@ const (
 // OverlapSide names one presence of an overlap and what git said of its
 // worktree.
 type OverlapSide struct {
-	PresenceID string `json:"presence_id"`
-	AgentID    string `json:"agent_id"`
+	PresenceID string `json:"presence_id,omitempty"` // every side but a pushed branch's
+	AgentID    string `json:"agent_id,omitempty"`
 	Theme      string `json:"theme,omitempty"`
-	Worktree   string `json:"worktree"`
+	Worktree   string `json:"worktree,omitempty"`
 	Branch     string `json:"branch,omitempty"`
 	// Git is GitOK; GitRecord when this Hall's git cannot see the
 	// worktree and the side's git evidence is the answer its record
@@ -61,6 +61,22 @@ type OverlapSide struct {
 	// Host is the host whose Hall took the side's beats, when it is not
 	// this Hall's (the overlap is then across hosts); absent here.
 	Host string `json:"host,omitempty"`
+	// Pushed is the branch when the side is one pushed to the remote
+	// (the overlap's across is AcrossPushed), no presence.
+	Pushed OverlapPushed `json:"pushed,omitzero"`
+}
+
+// OverlapPushed is a pushed branch as git has it: nothing more is
+// claimed (no agent is made up from a branch's name).
+type OverlapPushed struct {
+	Remote      string `json:"remote"` // the remote's identity (host/owner/name, or file:// and a path)
+	Branch      string `json:"branch"`
+	Commit      string `json:"commit"`       // the branch's tip
+	Author      string `json:"author"`       // the tip's author's name, as git has it
+	CommittedMs int64  `json:"committed_ms"` // the tip's committer date
+	// Default: the branch is the remote's default branch, moved past the
+	// worktree's HEAD (the files are what it changed since they parted).
+	Default bool `json:"default,omitempty"`
 }
 
 // OverlapFile is one overlapping repository-relative path and, for each
@@ -140,7 +156,11 @@ func overlapSide(s presence.OverlapSide) OverlapSide {
 	if git == "" {
 		git = GitOK
 	}
-	return OverlapSide{PresenceID: s.PresenceID, AgentID: s.AgentID, Theme: s.Theme, Worktree: s.Worktree, Branch: s.Branch, Git: git, Host: s.Host}
+	out := OverlapSide{PresenceID: s.PresenceID, AgentID: s.AgentID, Theme: s.Theme, Worktree: s.Worktree, Branch: s.Branch, Git: git, Host: s.Host}
+	if p := s.Pushed; p.Branch != "" {
+		out.Pushed = OverlapPushed{Remote: p.Remote, Branch: p.Branch, Commit: p.Commit, Author: p.Author, CommittedMs: p.CommittedMs, Default: p.Default}
+	}
+	return out
 }
 
 // Overlaps maps overlaps, never returning nil.

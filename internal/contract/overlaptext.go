@@ -3,6 +3,7 @@ package contract
 import (
 	"fmt"
 	"strings"
+	"time"
 )
 
 // OverlapLine is one overlap told from the presence id's side, in a line:
@@ -15,16 +16,20 @@ func OverlapLine(id string, o Overlap) string {
 	var b strings.Builder
 	b.WriteString(o.Verdict)
 	b.WriteString(": ")
+	across := o.Across
+	if o.B.Pushed.Branch != "" {
+		across = "" // the pushed side says so itself (writePushed)
+	}
 	if id == "" || (o.A.PresenceID != id && o.B.PresenceID != id) {
 		writeSide(&b, o.A)
 		b.WriteString(" and ")
 		writeSide(&b, o.B)
-		b.WriteString(acrossBoth(o.Across))
+		b.WriteString(acrossBoth(across))
 	} else {
 		p := o.Partner(id)
 		writeSide(&b, p)
 		if p.Host == "" { // a side on another host names it already
-			b.WriteString(acrossText(o.Across))
+			b.WriteString(acrossText(across))
 		}
 	}
 	fmt.Fprintf(&b, " changed %s", filesText(o.Paths(), o.FilesTotal))
@@ -141,6 +146,10 @@ func agentOnHost(agent, host string) string {
 }
 
 func writeSide(b *strings.Builder, s OverlapSide) {
+	if p := s.Pushed; p.Branch != "" {
+		writePushed(b, p)
+		return
+	}
 	b.WriteString(agentOnHost(s.AgentID, s.Host))
 	if s.Theme != "" {
 		fmt.Fprintf(b, " (theme %q)", clip(s.Theme, textThemeWidth))
@@ -150,6 +159,32 @@ func writeSide(b *strings.Builder, s OverlapSide) {
 		fmt.Fprintf(b, " on branch %s", clip(s.Branch, textAgentWidth))
 	}
 }
+
+// writePushed names a pushed branch as git has it: its name and author
+// quoted (whoever pushed chose them), its remote, its tip and when it was
+// committed (UTC, to the minute: the line holds no clock of its own).
+func writePushed(b *strings.Builder, p OverlapPushed) {
+	when := time.UnixMilli(p.CommittedMs).UTC().Format("2006-01-02 15:04 UTC")
+	if p.Default {
+		fmt.Fprintf(b, "the default branch %q moved on %s: %s by %q (committed %s)",
+			clip(p.Branch, textAgentWidth), clipPath(p.Remote, textPlaceWidth), shortCommit(p.Commit), clip(p.Author, textAgentWidth), when)
+		return
+	}
+	fmt.Fprintf(b, "branch %q pushed to %s (tip %s by %q, committed %s)",
+		clip(p.Branch, textAgentWidth), clipPath(p.Remote, textPlaceWidth), shortCommit(p.Commit), clip(p.Author, textAgentWidth), when)
+}
+
+// sideName names a side in a few words: its agent, or a pushed
+// branch's name, quoted.
+func sideName(s OverlapSide) string {
+	if s.Pushed.Branch != "" {
+		return fmt.Sprintf("branch %q", clip(s.Pushed.Branch, textAgentWidth))
+	}
+	return agentOnHost(s.AgentID, s.Host)
+}
+
+// shortCommit is a commit id's first 7 characters, as git abbreviates.
+func shortCommit(id string) string { return id[:min(len(id), 7)] }
 
 // filesText names the first three paths and counts the rest.
 func filesText(paths []string, total int) string {
@@ -173,13 +208,18 @@ func filesText(paths []string, total int) string {
 // the first file with how many more.
 func OverlapShort(id string, o Overlap) string {
 	who := func(s OverlapSide) string {
+		if p := s.Pushed; p.Branch != "" {
+			return fmt.Sprintf("branch %q (%s)", clip(p.Branch, textAgentWidth), shortCommit(p.Commit))
+		}
 		return fmt.Sprintf("%s (%s)", ClipID(s.AgentID), s.PresenceID)
 	}
 	var sides string
 	switch id {
 	case o.A.PresenceID, o.B.PresenceID:
 		p := o.Partner(id)
-		if p.Host != "" { // on another host: named, no more to say of what lies between
+		if p.Pushed.Branch != "" {
+			sides = who(p) + " on " + clipPath(p.Pushed.Remote, textPlaceWidth)
+		} else if p.Host != "" { // on another host: named, no more to say of what lies between
 			sides = who(p) + " on " + clip(p.Host, textAgentWidth) + " in " + clipPath(p.Worktree, textPlaceWidth)
 		} else {
 			sides = who(p) + " in " + clipPath(p.Worktree, textPlaceWidth) + acrossText(o.Across)

@@ -216,7 +216,7 @@ func CockpitFor(s presence.Snapshot, brain string) Cockpit {
 		root += fmt.Sprintf(" · %d %s", n, w)
 		if len(s.Overlaps) > 0 {
 			o := s.Overlaps[0]
-			line := fmt.Sprintf("overlap: %s × %s%s: %s", agentOnHost(o.A.AgentID, o.A.Host), agentOnHost(o.B.AgentID, o.B.Host), acrossBoth(o.Across), o.Verdict)
+			line := fmt.Sprintf("overlap: %s × %s%s: %s", sideName(overlapSide(o.A)), sideName(overlapSide(o.B)), acrossBoth(o.Across), o.Verdict)
 			if n > 1 {
 				line += fmt.Sprintf(" (+%d more)", n-1)
 			}

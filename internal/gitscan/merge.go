@@ -33,10 +33,20 @@ func (r *Runner) PredictMerge(ctx context.Context, in *Scratch, a, b Snapshot) (
 	if err != nil {
 		return Merge{}, &Error{Code: Failed, Op: "object directory", Err: err}
 	}
-	out, err := r.Run(ctx, Cmd{Dir: a.Top, Env: env, Args: []string{"merge-tree", "--write-tree", "--name-only", "--no-messages", "-z", a.Commit, b.Commit}, OK: []int{1}})
+	out, err := r.Run(ctx, Cmd{Dir: a.Top, Env: env, Args: mergeTreeArgs(a.Commit, b.Commit), OK: []int{1}})
 	if err != nil {
 		return Merge{}, err
 	}
+	return readMerge(out)
+}
+
+// mergeTreeArgs is the merge-tree every prediction runs.
+func mergeTreeArgs(a, b string) []string {
+	return []string{"merge-tree", "--write-tree", "--name-only", "--no-messages", "-z", a, b}
+}
+
+// readMerge reads merge-tree's answer (mergeTreeArgs).
+func readMerge(out Output) (Merge, error) {
 	fields := splitNUL(out.Stdout, out.Cut)
 	if len(fields) == 0 {
 		return Merge{}, &Error{Code: Failed, Op: "git merge-tree", Err: errorf("no tree in the answer")}

@@ -115,6 +115,24 @@ func (s *Scratch) live(gen int) bool {
 	return gen >= s.gen-1
 }
 
+// Took counts a snapshot taken into the scratch by a caller other than
+// the scanner (which counts its own), so the scratch stays bounded.
+func (s *Scratch) Took() { s.took() }
+
+// Objects are the object directories a snapshot of the repository at
+// gitDir is read from: the scratch's live generations, then the
+// repository's own.
+func (s *Scratch) Objects(gitDir string) []string {
+	s.mu.Lock()
+	gen := s.gen
+	s.mu.Unlock()
+	dirs := []string{s.dir(gen, gitDir)}
+	if gen > 0 {
+		dirs = append(dirs, s.dir(gen-1, gitDir))
+	}
+	return append(dirs, filepath.Join(gitDir, "objects"))
+}
+
 // took counts a snapshot and, every scratchCheckEvery of them, measures
 // the scratch: past its bound a new generation starts and the one before
 // the last is removed.

@@ -110,7 +110,37 @@ func (h *Hall) Check(ctx context.Context, req contract.CheckRequest) (contract.C
 		out.Overlaps = append(out.Overlaps, hit)
 	}
 	out.WouldCollide = len(out.Collisions) > 0
+	out.Pushed = h.checkPushed(self, b.WorkingSet)
 	return out, nil
+}
+
+// checkPushed answers the pushed branches that already changed the
+// check's paths (docs/worktrees.md#pushed-work): of the remote the
+// check's worktree fetches from, else its brain's, as the watch last
+// found them; at most maxCheckHits, newest first.
+func (h *Hall) checkPushed(self presence.Record, paths []string) []contract.CheckPushed {
+	wt := self.WorktreePath()
+	if h.Remotes == nil || len(paths) == 0 || wt == "" {
+		return nil
+	}
+	rels := make([]string, 0, len(paths))
+	for _, p := range paths {
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(wt, p)
+		}
+		if rel, ok := presence.RelFile(wt, p); ok {
+			rels = append(rels, filepath.ToSlash(rel))
+		}
+	}
+	var out []contract.CheckPushed
+	for _, p := range h.Remotes.Touching([]string{wt, self.Brain}, rels) {
+		if len(out) == maxCheckHits {
+			break
+		}
+		out = append(out, contract.CheckPushed{Remote: p.Remote, Branch: p.Branch.Name, Commit: p.Branch.Commit,
+			Author: p.Branch.Author, CommittedMs: p.Branch.CommittedMs, Paths: p.Files})
+	}
+	return out
 }
 
 func hitOf(r *presence.Record) contract.CheckHit {

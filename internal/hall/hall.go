@@ -47,6 +47,9 @@ type Hall struct {
 	// the overlaps' merges; beats steer it (Mutated, Track). Nil: git
 	// unknown, no overlap of git's, no scan steered.
 	Git Git
+	// Remotes is the watch of pushed work (*remotewatch.Watcher), for
+	// health. Nil: no watch.
+	Remotes RemoteWatch
 	// CheckLimit is Check's rate limit per client (ratelimit.go): the one
 	// read that costs a roster pass per call, where every other read
 	// serves a cached snapshot. Nil: no limit.

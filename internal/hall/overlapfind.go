@@ -12,6 +12,7 @@ import (
 	"github.com/hall-dev/hall/internal/gitscan"
 	"github.com/hall-dev/hall/internal/presence"
 	"github.com/hall-dev/hall/internal/presence/overlap"
+	"github.com/hall-dev/hall/internal/remotewatch"
 )
 
 // Git is what the Hall reads of the git scanner (*gitscan.Scanner): the
@@ -54,6 +55,9 @@ const DefaultMaxOverlaps = presence.DefaultMaxCollisions
 // from Peers (package peershare), never waited on.
 type OverlapFinder struct {
 	Git Git
+	// Pushed is the watch of the remotes (*remotewatch.Watcher): a
+	// worktree's overlaps with branches pushed there; nil: none.
+	Pushed PushedView
 	// NoGit is the code each side carries when Git is nil.
 	NoGit string
 	Bound overlap.Bound // MaxPairs 0: DefaultMaxOverlaps
@@ -145,6 +149,9 @@ func (f *OverlapFinder) Overlaps(_ context.Context, live []presence.Record) ([]p
 	if f.Git != nil {
 		f.Git.Track(worktrees)
 	}
+	if f.Pushed != nil {
+		f.Pushed.Track(worktrees)
+	}
 	bound := f.Bound
 	if bound.MaxPairs <= 0 {
 		bound.MaxPairs = DefaultMaxOverlaps
@@ -175,7 +182,72 @@ func (f *OverlapFinder) Overlaps(_ context.Context, live []presence.Record) ([]p
 	if f.Peers != nil {
 		f.Peers.Want(across)
 	}
+	if f.Pushed != nil {
+		out = f.pushedOverlaps(out, counts, parties, live, from, bound)
+	}
 	return out, counts
+}
+
+// PushedView is what the Hall reads of the remote watch
+// (*remotewatch.Watcher): a worktree's overlaps with branches pushed to
+// its remote as last found, never waiting on git; Track says which
+// worktrees are live.
+type PushedView interface {
+	Pushed(worktree string) []remotewatch.Pushed
+	Track(worktrees []string)
+}
+
+// pushedOverlaps adds to out, for each party git answered for, its
+// worktree's overlaps with pushed branches (docs/worktrees.md#pushed-work):
+// side a the party, side b the branch, at most bound.MaxPairs a brain
+// listed, all counted.
+func (f *OverlapFinder) pushedOverlaps(out []presence.Overlap, counts presence.OverlapCounts, parties []overlap.Party, live []presence.Record, from []int, bound overlap.Bound) []presence.Overlap {
+	listed := map[string]int{}
+	for _, o := range out {
+		listed[o.Brain]++
+	}
+	for i := range parties {
+		p := &parties[i]
+		if !p.Git.Available || p.Git.FromRecord {
+			continue
+		}
+		for _, ps := range f.Pushed.Pushed(p.Worktree) {
+			counts.Brains[p.Brain]++
+			counts.Presences[p.ID]++
+			if listed[p.Brain] >= bound.MaxPairs {
+				continue
+			}
+			listed[p.Brain]++
+			out = append(out, pushedOverlapOf(p, &live[from[i]], ps, bound))
+		}
+	}
+	return out
+}
+
+// pushedOverlapOf is one party's overlap with a pushed branch.
+func pushedOverlapOf(p *overlap.Party, r *presence.Record, ps remotewatch.Pushed, bound overlap.Bound) presence.Overlap {
+	o := presence.Overlap{
+		ID: p.ID + "~pushed:" + ps.Branch.Name, Brain: p.Brain, Across: presence.AcrossPushed, Repository: ps.Remote,
+		A: sideOf(p, r),
+		B: presence.OverlapSide{Branch: ps.Branch.Name, Pushed: presence.PushedBranch{
+			Remote: ps.Remote, Branch: ps.Branch.Name, Commit: ps.Branch.Commit, Author: ps.Branch.Author, CommittedMs: ps.Branch.CommittedMs, Default: ps.Default}},
+		Verdict: contract.VerdictOverlap, Merge: contract.MergeUnknown, FilesTotal: ps.FilesTotal,
+	}
+	max := bound.MaxFiles
+	if max <= 0 {
+		max = overlap.DefaultMaxFiles
+	}
+	for _, path := range ps.Files[:min(len(ps.Files), max)] {
+		o.Files = append(o.Files, presence.OverlapFile{Path: path, A: []string{string(overlap.SourceGit)}, B: []string{string(overlap.SourceGit)}})
+	}
+	switch {
+	case ps.Predicted && ps.Conflict:
+		o.Verdict, o.Merge = contract.VerdictConflict, contract.MergeConflict
+		o.Conflicts, o.ConflictsTotal = ps.Conflicts[:min(len(ps.Conflicts), max)], ps.ConflictsTotal
+	case ps.Predicted:
+		o.Merge = contract.MergeClean
+	}
+	return o
 }
 
 // tellAcross tells the scanner each local worktree's files in an overlap

@@ -32,6 +32,7 @@ import (
 	"github.com/hall-dev/hall/internal/gitscan"
 	"github.com/hall-dev/hall/internal/presence"
 	"github.com/hall-dev/hall/internal/recovery"
+	"github.com/hall-dev/hall/internal/remotewatch"
 	"github.com/hall-dev/hall/internal/stream"
 )
 
@@ -111,6 +112,12 @@ type GitScanStats interface {
 	Stats() gitscan.Stats
 }
 
+// RemoteStats is what the watch of pushed work counts
+// (*remotewatch.Watcher).
+type RemoteStats interface {
+	Stats() remotewatch.Stats
+}
+
 // RecoveryStats is what the Hall counts of its snapshots on the hook
 // path (*hall.Hall).
 type RecoveryStats interface {
@@ -124,6 +131,7 @@ type Sources struct {
 	Stream    StreamStats
 	Roster    Roster
 	GitScan   GitScanStats  // nil while the Hall runs no scanner
+	Remotes   RemoteStats   // nil while the Hall watches no remote (--remote-interval 0)
 	Recovery  RecoveryStats // nil while the Hall keeps no snapshots
 	Peers     PeerStats     // nil while the Hall shares nothing with other hosts
 	StoreKind string        // "dir" or "nats"

@@ -10,6 +10,7 @@ import (
 	"github.com/hall-dev/hall/internal/contract"
 	"github.com/hall-dev/hall/internal/gitscan"
 	"github.com/hall-dev/hall/internal/recovery"
+	"github.com/hall-dev/hall/internal/remotewatch"
 )
 
 // family is one metric read from the sources at scrape time.
@@ -30,6 +31,7 @@ type scrape struct {
 	ovls     int // overlapping pairs, every brain
 	confl    int // of them, listed ones git predicts conflict
 	clones   int // of them, listed ones across two clones on this machine
+	pushed   int // of them, listed ones across pushed (a branch on the remote)
 	skip     int
 	repaired int
 	rosErr   bool
@@ -37,6 +39,8 @@ type scrape struct {
 	hasGit   bool
 	rec      recovery.HookStats
 	hasRec   bool
+	remote   remotewatch.Stats
+	hasRem   bool
 	peers    peershare.Stats
 	hasPeers bool
 }
@@ -133,6 +137,21 @@ func newStatsCollector(src Sources) *statsCollector {
 		onRoster(func(s *scrape) float64 { return float64(s.confl) }))
 	add("", "overlaps_across_clones_open", "Listed open overlaps between two clones of one repository on this machine (across clone), every brain.", gauge,
 		onRoster(func(s *scrape) float64 { return float64(s.clones) }))
+	add("", "overlaps_pushed_open", "Listed open overlaps with a branch pushed to the remote a worktree fetches from (across pushed), every brain.", gauge,
+		onRoster(func(s *scrape) float64 { return float64(s.pushed) }))
+	onRemote := func(f func(s *scrape) float64) func(s *scrape) (float64, bool) {
+		return func(s *scrape) (float64, bool) { return f(s), s.hasRem }
+	}
+	add("remotewatch", "remotes", "Remotes the watch of pushed work looks at now.", gauge,
+		onRemote(func(s *scrape) float64 { return float64(s.remote.Remotes) }))
+	add("remotewatch", "failing", "Watched remotes whose last look failed (unreachable, credentials refused, timed out).", gauge,
+		onRemote(func(s *scrape) float64 { return float64(s.remote.Failing) }))
+	add("remotewatch", "looks_total", "Looks at a remote (one git ls-remote --heads each).", counter,
+		onRemote(func(s *scrape) float64 { return float64(s.remote.Looks) }))
+	add("remotewatch", "fetches_total", "Fetches into the watch's store: a look found a tip moved.", counter,
+		onRemote(func(s *scrape) float64 { return float64(s.remote.Fetches) }))
+	add("remotewatch", "failures_total", "Looks that failed.", counter,
+		onRemote(func(s *scrape) float64 { return float64(s.remote.Failures) }))
 	add("store", "skipped_entries", "Store entries (files) that did not decode as a record at the last read.", gauge,
 		onRoster(func(s *scrape) float64 { return float64(s.skip) }))
 	add("store", "repaired_records", "Store records served after repair at the last read: a foreign writer's fields brought inside the published contract (a negative count zeroed, a relative path dropped, first_seen_ms after last_beat_ms clamped).", gauge,
@@ -224,8 +243,11 @@ func (c *statsCollector) Collect(ch chan<- prometheus.Metric) {
 			if o.Verdict == contract.VerdictConflict {
 				s.confl++
 			}
-			if o.Across == contract.AcrossClone {
+			switch o.Across {
+			case contract.AcrossClone:
 				s.clones++
+			case contract.AcrossPushed:
+				s.pushed++
 			}
 		}
 	}
@@ -237,6 +259,9 @@ func (c *statsCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	if c.src.Recovery != nil {
 		s.rec, s.hasRec = c.src.Recovery.RecoveryStats(), true
+	}
+	if c.src.Remotes != nil {
+		s.remote, s.hasRem = c.src.Remotes.Stats(), true
 	}
 	for _, f := range c.families {
 		if v, ok := f.value(s); ok {

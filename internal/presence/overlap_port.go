@@ -50,6 +50,20 @@ type Overlap struct {
 	MergeHost   string
 }
 
+// AcrossPushed is Overlap.Across when its side B is a pushed branch.
+const AcrossPushed = "pushed"
+
+// PushedBranch is a branch on a remote, as git has it: a side of an
+// overlap that is no presence (docs/worktrees.md#pushed-work).
+type PushedBranch struct {
+	Remote      string // the remote's identity
+	Branch      string // short: "feat"
+	Commit      string // its tip
+	Author      string // the tip's author, as git has it
+	CommittedMs int64
+	Default     bool // the remote's default branch, moved past the worktree's HEAD
+}
+
 // OverlapSide is one presence of an overlap.
 type OverlapSide struct {
 	PresenceID, AgentID, Theme string
@@ -63,6 +77,9 @@ type OverlapSide struct {
 	// Host is the host whose Hall took the side's beats, when that is
 	// not this Hall's host (the record's host); "" on this one.
 	Host string
+	// Pushed is the branch when the side is a pushed branch, no
+	// presence (PresenceID, AgentID and Worktree empty).
+	Pushed PushedBranch
 }
 
 // OverlapFile is one overlapping path and the evidence on each side:

@@ -119,6 +119,7 @@ func (h *Handler) hallModel(v hall.View, rosterAll bool) views.Hall {
 		Cards:     views.PlaceCards(data.Collisions, data.Presences),
 	}
 	model.Pictures, model.PicturesMore = views.Pictures(data.Overlaps)
+	model.RemotesFailing = h.App.RemotesFailing()
 	for _, l := range h.App.Losses() {
 		if len(model.Losses) == views.LossesShown {
 			break
