@@ -1,7 +1,9 @@
 package hook
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/hall-dev/hall/internal/contract"
@@ -17,7 +19,9 @@ const maxOverlapsShown = 3
 // other side hears the same at its own next hook.
 func OverlapText(self string, os []contract.Overlap) string {
 	var b strings.Builder
-	b.WriteString("The Hall (the witness of the coding agents on this repository) reports that another agent, in another worktree, changed the same files as this session: the two changes meet at the merge.\n")
+	b.WriteString("The Hall (the witness of the coding agents on this repository) reports that ")
+	b.WriteString(whoElse(os[:min(len(os), maxOverlapsShown)]))
+	b.WriteString(" changed the same files as this session: the two changes meet at the merge.\n")
 	conflict := false
 	lines := make([]string, 0, min(len(os), maxOverlapsShown))
 	for i, o := range os {
@@ -39,4 +43,32 @@ func OverlapText(self string, os []contract.Overlap) string {
 	}
 	b.WriteString(" The Hall only warns: it blocks nothing.")
 	return b.String()
+}
+
+// whoElse names the other sides of the overlaps told, by what lies
+// between (contract.Overlap's across), each kind once, in a fixed order:
+// "another agent, in another worktree," when that is all (as before
+// repository identities), "a branch pushed to the remote" for pushed work.
+func whoElse(os []contract.Overlap) string {
+	has := func(across string) bool {
+		return slices.ContainsFunc(os, func(o contract.Overlap) bool { return cmp.Or(o.Across, contract.AcrossWorktree) == across })
+	}
+	var places []string
+	for _, p := range [...]struct{ across, words string }{
+		{contract.AcrossWorktree, "in another worktree"},
+		{contract.AcrossClone, "in another clone"},
+		{contract.AcrossHost, "on another machine"},
+	} {
+		if has(p.across) {
+			places = append(places, p.words)
+		}
+	}
+	var who []string
+	if len(places) > 0 || !has(contract.AcrossPushed) {
+		who = append(who, "another agent, "+cmp.Or(strings.Join(places, " or "), "in another worktree")+",")
+	}
+	if has(contract.AcrossPushed) {
+		who = append(who, "a branch pushed to the remote")
+	}
+	return strings.Join(who, " or ")
 }
