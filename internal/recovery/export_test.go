@@ -13,3 +13,6 @@ func Decodes(s *Store) int64 { return s.decodes.Load() }
 // HashedBytes counts the worktree bytes the store's comparisons (Diff)
 // hashed so far.
 func HashedBytes(s *Store) int64 { return s.hashed.Load() }
+
+// StatusChanged is a file's status change time, where a stat gives one.
+var StatusChanged = statusChanged
