@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/hall-dev/hall/internal/hook"
 	"github.com/hall-dev/hall/internal/hooktest"
 	"github.com/hall-dev/hall/internal/modelstub"
 )
@@ -152,7 +153,14 @@ func startsTheHall(t *testing.T, d driver) *world {
 		}
 		resp.Body.Close()
 	}
-	play(t, d, w, append(script, d.shell("git status --short"), modelstub.Say("Done.")))
+	s := play(t, d, w, append(script, d.shell("git status --short"), modelstub.Say("Done.")))
+	// The started Hall told the person where its page is (Claude Code,
+	// Codex, Gemini CLI: docs/hooks.md), never the model.
+	_, notice, _ := strings.Cut(hook.PageNotice("\x00"), "\x00")
+	if n, first := w.counts(notice); n != 0 {
+		t.Errorf("the page's notice reached the model %d times (first in request %d); it is the person's", n, first)
+	}
+	t.Logf("the person's terminal shows the page's notice: %v", strings.Contains(s.stdout+s.stderr, notice))
 	return w
 }
 
