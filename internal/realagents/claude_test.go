@@ -82,3 +82,13 @@ func expect(t *testing.T, w *world, text string, n, first int) {
 		t.Errorf("the model was given %q %d times, first in request %d; want %d times, first in request %d", text, gotN, gotFirst, n, first)
 	}
 }
+
+// TestClaudeFromThePackage: installed from the npm packs with no Go on the
+// agent's PATH and no Hall running, the hooks the package's hall writes
+// start the package's Hall, and another session's collision reaches the
+// model through it.
+func TestClaudeFromThePackage(t *testing.T) {
+	t.Parallel()
+	w := fromThePackage(t, claude)
+	expect(t, w, collisionText, 1, 1)
+}

@@ -122,3 +122,13 @@ func TestCodexHallDown(t *testing.T) {
 	w, s := hallDown(t, codex)
 	expectDown(t, w, s, 0)
 }
+
+// TestCodexFromThePackage: installed from the npm packs with no Go on the
+// agent's PATH and no Hall running, the hooks the package's hall writes
+// start the package's Hall, and another session's collision reaches the
+// model through it.
+func TestCodexFromThePackage(t *testing.T) {
+	t.Parallel()
+	w := fromThePackage(t, codex)
+	expect(t, w, collisionText, 1, 1)
+}

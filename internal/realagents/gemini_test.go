@@ -78,3 +78,13 @@ func TestGeminiHallDown(t *testing.T) {
 	// answer (from stderr, Gemini CLI would show it twice).
 	expectDown(t, w, s, 1)
 }
+
+// TestGeminiFromThePackage: installed from the npm packs with no Go on the
+// agent's PATH and no Hall running, the hooks the package's hall writes
+// start the package's Hall, and another session's collision reaches the
+// model through it.
+func TestGeminiFromThePackage(t *testing.T) {
+	t.Parallel()
+	w := fromThePackage(t, gemini)
+	expect(t, w, collisionText, 1, 1)
+}

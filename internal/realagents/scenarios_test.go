@@ -130,9 +130,36 @@ func hallDown(t *testing.T, d driver) (*world, session) {
 // edit of cart.go in the worktree; the agent writes another file there,
 // runs a harmless command, and ends.
 func startsTheHall(t *testing.T, d driver) *world {
+	return startsTheHallWith(t, d, func(*world) {})
+}
+
+// fromThePackage is startsTheHall with the Hall a person without Go
+// installs: the npm packages built and installed into a fresh prefix
+// (npmtest, as npm/package_test.go does), the hooks written by that
+// prefix's hall and run as `hall-hook` by name, and the agent's PATH
+// holding that prefix, node and the system's folders, no Go. The Hall
+// the first hook starts is the package's hall, beside its hall-hook.
+func fromThePackage(t *testing.T, d driver) *world {
+	in := installed(t)
+	w := startsTheHallWith(t, d, func(w *world) {
+		w.bin = in.Bin
+		w.hookCommand = "hall-hook"
+		w.env = append(w.env, "PATH="+in.NoGoPath(t, "node"))
+	})
+	if exe := startedProgram(t, w); !strings.HasPrefix(exe, in.Prefix+string(filepath.Separator)) {
+		t.Errorf("the started Hall runs %s, not the package's (under %s)", exe, in.Prefix)
+	}
+	return w
+}
+
+// startsTheHallWith is startsTheHall, with setup changing the world
+// before the hooks are installed.
+func startsTheHallWith(t *testing.T, d driver, setup func(*world)) *world {
 	w := newWorld(t, true)
 	root := t.TempDir()
 	w.env = []string{"M1ND_REGISTRY_DIR=" + root, "HALL_IDLE_STOP=1m"}
+	w.root = root
+	setup(w)
 	t.Cleanup(func() { stopStarted(t, w, root) })
 	wt := w.repo.Worktree
 	script := d.write(wt, filepath.Join(wt, "src", "checkout", "tax.go"), "package checkout\n\n// tax\n", false)
@@ -164,17 +191,41 @@ func startsTheHall(t *testing.T, d driver) *world {
 	return w
 }
 
-// stopStarted ends the Hall a hook started over the registry root, by the
-// pid its lock names (SIGTERM: it flushes and stops as on idle).
-func stopStarted(t *testing.T, w *world, root string) {
+// startedPid is the pid of the Hall a hook started over the registry
+// root, as its lock names it; 0 (the test failed) when none.
+func startedPid(t *testing.T, root string) int {
 	note, err := os.ReadFile(filepath.Join(root, "hall.lock"))
 	if err != nil {
 		t.Errorf("no Hall was started: %v", err)
-		return
+		return 0
 	}
 	var pid int
 	if _, err := fmt.Sscanf(string(note), "pid %d,", &pid); err != nil || pid <= 0 {
 		t.Errorf("hall.lock says %q", note)
+		return 0
+	}
+	return pid
+}
+
+// startedProgram is the program the started Hall runs (its
+// /proc/<pid>/exe).
+func startedProgram(t *testing.T, w *world) string {
+	pid := startedPid(t, w.root)
+	if pid == 0 {
+		return ""
+	}
+	exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
+	if err != nil {
+		t.Errorf("the started Hall's program: %v", err)
+	}
+	return exe
+}
+
+// stopStarted ends the Hall a hook started over the registry root, by the
+// pid its lock names (SIGTERM: it flushes and stops as on idle).
+func stopStarted(t *testing.T, w *world, root string) {
+	pid := startedPid(t, root)
+	if pid == 0 {
 		return
 	}
 	_ = syscall.Kill(pid, syscall.SIGTERM)
