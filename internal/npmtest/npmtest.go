@@ -26,6 +26,13 @@ type Install struct {
 	Prefix string
 }
 
+// Package is the folder of the installed @hall-dev/hall: its bin/, the
+// Claude Code plugin (claude-code-plugin/) and the Gemini CLI extension
+// (gemini-extension/).
+func (i Install) Package() string {
+	return filepath.Join(i.Prefix, "lib", "node_modules", "@hall-dev", "hall")
+}
+
 // Bin is the path of a program the install put on PATH.
 func (i Install) Bin(name string) string { return filepath.Join(i.Prefix, "bin", name) }
 

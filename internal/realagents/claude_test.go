@@ -30,7 +30,10 @@ var claude = driver{
 			"ANTHROPIC_API_KEY=sk-ant-stub",
 			"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
 			"DISABLE_AUTOUPDATER=1",
-		}, cli, "-p", prompt, "--allowedTools", "Bash,Write,Edit", "--model", "claude-sonnet-4-5")
+		}, cli, append([]string{"-p", prompt, "--allowedTools", "Bash,Write,Edit", "--model", "claude-sonnet-4-5"}, w.args...)...)
+	},
+	plugin: func(w *world, _, pkg string) {
+		w.args = append(w.args, "--plugin-dir", filepath.Join(pkg, "claude-code-plugin"))
 	},
 }
 

@@ -77,7 +77,7 @@ trust_level = "trusted"
 			w.t.Fatal(err)
 		}
 		return w.runCLI(dir, []string{"CODEX_HOME=" + codexHome, "STUB_API_KEY=sk-stub"},
-			cli, "exec", "--dangerously-bypass-approvals-and-sandbox", "--dangerously-bypass-hook-trust", "--skip-git-repo-check", prompt)
+			cli, append([]string{"exec", "--dangerously-bypass-approvals-and-sandbox", "--dangerously-bypass-hook-trust", "--skip-git-repo-check", prompt}, w.args...)...)
 	},
 }
 

@@ -124,6 +124,11 @@ type world struct {
 	bin         func(name string) string
 	hookCommand string
 	root        string
+	// pkg is the installed @hall-dev/hall's folder ("": the Hall is not
+	// from the package), args what an agent CLI is run with besides its
+	// driver's.
+	pkg  string
+	args []string
 }
 
 // program is the path of the Hall's program name in this world.

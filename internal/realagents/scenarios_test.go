@@ -28,8 +28,14 @@ type driver struct {
 	// shell is the model's call of the CLI's shell tool.
 	shell func(command string) modelstub.Turn
 	// run runs one non-interactive session in dir, prompt given, against
-	// the world's stub and with the hooks the world installed.
+	// the world's stub and with the hooks the world installed, and with
+	// w.args after its own.
 	run func(w *world, cli, dir string) session
+	// plugin wires the hooks from the installed package's folder pkg, as
+	// the agent's own plugin or extension (Claude Code's --plugin-dir,
+	// Gemini CLI's extensions install); nil: the package's hall writes
+	// them (hall hooks install).
+	plugin func(w *world, cli, pkg string)
 }
 
 // cart is the file every scenario's sessions contend for.
@@ -44,7 +50,11 @@ const prompt = "Work on the checkout."
 func play(t *testing.T, d driver, w *world, script modelstub.Script) session {
 	t.Helper()
 	cli := agentCLI(t, d.cli)
-	w.install(d.agent, w.repo.Worktree)
+	if w.pkg != "" && d.plugin != nil {
+		d.plugin(w, cli, w.pkg)
+	} else {
+		w.install(d.agent, w.repo.Worktree)
+	}
 	w.startStub(script)
 	w.dump()
 	return d.run(w, cli, w.repo.Worktree)
@@ -135,16 +145,20 @@ func startsTheHall(t *testing.T, d driver) *world {
 
 // fromThePackage is startsTheHall with the Hall a person without Go
 // installs: the npm packages built and installed into a fresh prefix
-// (npmtest, as npm/package_test.go does), the hooks written by that
-// prefix's hall and run as `hall-hook` by name, and the agent's PATH
+// (npmtest, as npm/package_test.go does); the hooks the package's Claude
+// Code plugin or Gemini CLI extension holds, or for Codex those the
+// package's hall writes; `hall-hook` run by name; and the agent's PATH
 // holding that prefix, node and the system's folders, no Go. The Hall
 // the first hook starts is the package's hall, beside its hall-hook.
 func fromThePackage(t *testing.T, d driver) *world {
 	in := installed(t)
 	w := startsTheHallWith(t, d, func(w *world) {
 		w.bin = in.Bin
+		w.pkg = in.Package()
 		w.hookCommand = "hall-hook"
-		w.env = append(w.env, "PATH="+in.NoGoPath(t, "node"))
+		// The plugin's and the extension's hooks name no address: the
+		// variable gives them the world's.
+		w.env = append(w.env, "PATH="+in.NoGoPath(t, "node"), "HALL_HALL="+w.hall)
 	})
 	if exe := startedProgram(t, w); !strings.HasPrefix(exe, in.Prefix+string(filepath.Separator)) {
 		t.Errorf("the started Hall runs %s, not the package's (under %s)", exe, in.Prefix)
