@@ -21,48 +21,18 @@ import (
 	"time"
 
 	"github.com/hall-dev/hall/internal/eventually"
+	"github.com/hall-dev/hall/internal/npmtest"
 )
 
 // version is the release version the test builds.
-const version = "0.0.0-test.1"
+const version = npmtest.Version
 
 func TestInstalledPackageRunsWithoutGo(t *testing.T) {
-	for _, tool := range []string{"node", "npm"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Fatalf("%s: %v (.ci/run installs it)", tool, err)
-		}
-	}
 	dir := t.TempDir()
-	dist := filepath.Join(dir, "dist")
-	release := exec.Command("../scripts/release", "--version", version, "--out", dist, "--targets", runtime.GOOS+"/"+runtime.GOARCH)
-	if out, err := release.CombinedOutput(); err != nil {
-		t.Fatalf("scripts/release: %v\n%s", err, out)
-	}
-	cpu := map[string]string{"amd64": "x64"}[runtime.GOARCH]
-	if cpu == "" {
-		cpu = runtime.GOARCH
-	}
-	packs := []string{
-		"./hall-dev-hall-" + runtime.GOOS + "-" + cpu + "-" + version + ".tgz",
-		"./hall-dev-hall-" + version + ".tgz",
-	}
-	prefix := filepath.Join(dir, "prefix")
-	// --offline: the packs are all there is (the other platforms'
-	// optional dependencies are skipped, as npm skips any that does not
-	// fit os and cpu).
-	install := exec.Command("npm", append([]string{"install", "--global", "--prefix", prefix, "--offline", "--no-audit", "--no-fund"}, packs...)...)
-	install.Dir = dist
-	if out, err := install.CombinedOutput(); err != nil {
-		t.Fatalf("npm install: %v\n%s", err, out)
-	}
-
+	in := npmtest.New(t, dir)
+	dist, prefix := in.Dist, in.Prefix
 	home := filepath.Join(dir, "home")
-	env := []string{"PATH=" + filepath.Join(prefix, "bin") + ":/usr/bin:/bin", "HOME=" + home}
-	for _, p := range filepath.SplitList("/usr/bin:/bin") {
-		if _, err := os.Stat(filepath.Join(p, "go")); err == nil {
-			t.Fatalf("%s/go: the test's PATH must hold no Go", p)
-		}
-	}
+	env := []string{"PATH=" + in.NoGoPath(t), "HOME=" + home}
 	run := func(name string, args ...string) *exec.Cmd {
 		// What a shell finds first on that PATH.
 		cmd := exec.Command(filepath.Join(prefix, "bin", name), args...)

@@ -6,8 +6,9 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"syscall"
 	"time"
+
+	"github.com/hall-dev/hall/internal/safefile"
 )
 
 // A Hall a client started (--autostarted) stops by itself once nobody
@@ -93,9 +94,13 @@ func openServeLog(root string) (*os.File, error) {
 	if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() && fi.Size() > maxServeLog {
 		_ = os.Rename(p, p+".1")
 	}
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE|safefile.ONoFollow, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("open the log: %w", err)
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close() // a link opened itself (Windows), not what it names
+		return nil, fmt.Errorf("open the log %s: %w", p, safefile.ErrNotRegular)
 	}
 	return f, nil
 }

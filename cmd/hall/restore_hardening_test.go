@@ -8,9 +8,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
+	"github.com/hall-dev/hall/internal/fifotest"
 	"github.com/hall-dev/hall/internal/gitscan"
 	"github.com/hall-dev/hall/internal/recovery"
 )
@@ -259,9 +259,7 @@ func TestRestoreKeepsAFIFO(t *testing.T) {
 	if err := os.Remove(p); err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Mkfifo(p, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	fifotest.Make(t, p)
 	if out := r.hall(0, snap.ID, "--diff"); !strings.Contains(out, "changed  pipe.txt") {
 		t.Errorf("--diff: %q, want pipe.txt changed", out)
 	}

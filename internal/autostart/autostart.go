@@ -27,7 +27,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -66,7 +65,7 @@ type Config struct {
 // the address, the one case a Hall is started for. A timeout, a reset or
 // an answer that cannot be read means something is there.
 func Refused(err error) bool {
-	return errors.Is(err, syscall.ECONNREFUSED)
+	return errors.Is(err, connRefused)
 }
 
 // LoopbackAddr is the host:port of a plain http base URL whose host is a
@@ -98,7 +97,7 @@ func Find(self string) (string, error) {
 			self = real
 		}
 		p := filepath.Join(filepath.Dir(self), Program+exeSuffix)
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0 {
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && runnable(fi.Mode()) {
 			return p, nil
 		}
 	}

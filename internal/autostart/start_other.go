@@ -1,9 +1,10 @@
-//go:build !unix
+//go:build !unix && !windows
 
 package autostart
 
 import (
 	"errors"
+	"io/fs"
 	"syscall"
 )
 
@@ -15,3 +16,9 @@ func detached() *syscall.SysProcAttr { return nil }
 func tryLock(string) (func(), bool, error) {
 	return nil, false, errors.New("no Hall is started on this system: run hall serve")
 }
+
+// connRefused is what a refused dial wraps.
+const connRefused = syscall.ECONNREFUSED
+
+// runnable: a regular file is taken as a program.
+func runnable(fs.FileMode) bool { return true }

@@ -5,11 +5,18 @@ package autostart
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"syscall"
 )
 
 const exeSuffix = ""
+
+// connRefused is what a refused dial wraps.
+const connRefused = syscall.ECONNREFUSED
+
+// runnable: a program has an execute bit.
+func runnable(m fs.FileMode) bool { return m.Perm()&0o111 != 0 }
 
 // detached puts the started Hall in a session of its own: the agent that
 // ran the hook, its terminal and its process group may end; the Hall

@@ -8,12 +8,12 @@ import (
 	"path/filepath"
 	"reflect"
 	"sort"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/hall-dev/hall/internal/dirstore"
 	"github.com/hall-dev/hall/internal/dirstore/dirstoretest"
+	"github.com/hall-dev/hall/internal/fifotest"
 	"github.com/hall-dev/hall/internal/presence"
 	"github.com/hall-dev/hall/internal/presence/presencetest"
 )
@@ -247,9 +247,7 @@ func rereadBounded(tb testing.TB, s *dirstore.Store, names []string) (presence.D
 
 func mkfifo(tb testing.TB, path string) {
 	tb.Helper()
-	if err := syscall.Mkfifo(path, 0o644); err != nil {
-		tb.Fatal(err)
-	}
+	fifotest.Make(tb, path)
 }
 
 func symlink(tb testing.TB, target, path string) {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/hall-dev/hall/internal/atomicfile"
 	"github.com/hall-dev/hall/internal/presence"
+	"github.com/hall-dev/hall/internal/safefile"
 )
 
 // tempPrefix marks a record set aside (lapse.go) and the files an older
@@ -65,8 +66,9 @@ type decodedFile struct {
 }
 
 // fileKey tells one version of a file from another. Writers rename a new
-// file into place, so a new version has a new inode even when its size and
-// time match the old one.
+// file into place, so a new version has a new inode (on Windows, where a
+// stat has none, a new creation time) even when its size and time match
+// the old one.
 type fileKey struct {
 	ino   uint64
 	size  int64
@@ -74,11 +76,7 @@ type fileKey struct {
 }
 
 func keyOf(info fs.FileInfo) fileKey {
-	k := fileKey{size: info.Size(), mtime: info.ModTime().UnixNano()}
-	if st, ok := info.Sys().(*syscall.Stat_t); ok {
-		k.ino = uint64(st.Ino)
-	}
-	return k
+	return fileKey{ino: identity(info), size: info.Size(), mtime: info.ModTime().UnixNano()}
 }
 
 // New returns a store over <registryRoot>/presences. It does not
@@ -416,7 +414,7 @@ func (s *Store) readFile(name, filedAs string) (presence.Record, error) {
 // contract (presence.DecodeRecordRepaired).
 func (s *Store) readCounted(name, filedAs string) (presence.Record, bool, error) {
 	p := filepath.Join(s.dir, name)
-	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	f, err := os.OpenFile(p, os.O_RDONLY|safefile.ONoFollow|syscall.O_NONBLOCK, 0)
 	if errors.Is(err, syscall.ELOOP) {
 		return presence.Record{}, false, notRegular(name, fs.ModeSymlink)
 	}

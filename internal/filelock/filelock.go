@@ -1,18 +1,20 @@
 // Package filelock is an advisory lock a process holds on a folder: flock(2)
-// on a file in it, let go by the kernel when the process ends however it
-// ends, with a note in the file saying who holds it. The registry folder's
-// lock (dirstore) and the git scanner's scratch folders (gitscan) both use
-// it; it knows nothing of either.
+// on a file in it (LockFileEx on Windows), let go by the kernel when the
+// process ends however it ends, with a note in the file saying who holds
+// it. The registry folder's lock (dirstore) and the git scanner's scratch
+// folders (gitscan) both use it; it knows nothing of either. TryFile is
+// the same lock on a file a caller opened (recovery's snapshot locks).
 package filelock
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/hall-dev/hall/internal/safefile"
 )
 
 // Name is the lock file's name in the folder it locks.
@@ -31,17 +33,23 @@ type Lock struct{ f *os.File }
 // written): the caller goes on without it.
 func TryLock(dir, note string) (*Lock, string, error) {
 	p := filepath.Join(dir, Name)
-	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o644)
+	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE|safefile.ONoFollow|syscall.O_CLOEXEC, 0o644)
 	if err != nil {
 		return nil, "", fmt.Errorf("open %s: %w", p, err)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		defer f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			held, _ := io.ReadAll(io.LimitReader(f, 1024))
-			return nil, strings.TrimSpace(string(held)), nil
-		}
+	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
+		f.Close()
+		return nil, "", fmt.Errorf("lock %s: %w", p, safefile.ErrNotRegular)
+	}
+	held, err := TryFile(f, Exclusive)
+	if err != nil {
+		f.Close()
 		return nil, "", fmt.Errorf("lock %s: %w", p, err)
+	}
+	if held {
+		defer f.Close()
+		note, _ := io.ReadAll(io.LimitReader(f, 1024))
+		return nil, strings.TrimSpace(string(note)), nil
 	}
 	l := &Lock{f: f}
 	if err := l.SetNote(note); err != nil {
@@ -49,6 +57,26 @@ func TryLock(dir, note string) (*Lock, string, error) {
 		return nil, "", err
 	}
 	return l, "", nil
+}
+
+// Mode is a lock's kind: one holder, or many readers.
+type Mode bool
+
+const (
+	// Exclusive excludes every other holder.
+	Exclusive Mode = true
+	// Shared excludes only an exclusive holder.
+	Shared Mode = false
+)
+
+// TryFile takes the advisory lock of the open file f, without waiting:
+// held is true when another holder's lock excludes it. The lock goes with
+// f's close, or with the process. On unix it is flock(2), one per open
+// file; on Windows LockFileEx on one byte far past any note the file
+// holds (Windows locks are mandatory for the bytes they cover, so a
+// lock on the note would keep the others from reading who holds it).
+func TryFile(f *os.File, mode Mode) (held bool, err error) {
+	return tryFile(f, mode)
 }
 
 // SetNote replaces what the lock file says of its holder.

@@ -3,16 +3,16 @@ package gitscan_test
 import (
 	"context"
 	"errors"
-	"github.com/hall-dev/hall/internal/gittest"
-	"github.com/hall-dev/hall/internal/safefile"
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/hall-dev/hall/internal/fifotest"
 	"github.com/hall-dev/hall/internal/gitscan"
+	"github.com/hall-dev/hall/internal/gittest"
+	"github.com/hall-dev/hall/internal/safefile"
 )
 
 // TestSnapshotIsTheWorkingTree holds a snapshot to the files on disk: a
@@ -112,14 +112,10 @@ func TestSnapshotRefusesAHostileIndex(t *testing.T) {
 			}
 			switch kind {
 			case "fifo":
-				if err := syscall.Mkfifo(index, 0o600); err != nil {
-					t.Fatal(err)
-				}
+				fifotest.Make(t, index)
 			case "symlink to a fifo":
 				fifo := filepath.Join(t.TempDir(), "fifo")
-				if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-					t.Fatal(err)
-				}
+				fifotest.Make(t, fifo)
 				if err := os.Symlink(fifo, index); err != nil {
 					t.Fatal(err)
 				}

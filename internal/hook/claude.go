@@ -18,8 +18,8 @@ type claudeLike struct {
 	// MaxTouched.
 	touched func(tool string, input json.RawMessage, cwd string) []string
 	// tellsPerson: the answer's systemMessage is shown to the person and
-	// never to the model (Claude Code; not measured for Codex), where the
-	// page's address is told (Say.Page).
+	// never to the model (Claude Code; Codex, where SessionStart's is a
+	// warning entry), where the page's address is told (Say.Page).
 	tellsPerson bool
 }
 

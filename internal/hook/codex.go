@@ -11,8 +11,12 @@ import (
 // (claudeLike): SessionStart, UserPromptSubmit, PreToolUse, PostToolUse,
 // Stop, SubagentStart, SubagentStop (it sends no SessionEnd: its
 // presences leave by ttl). It does not honour an "ask" (it takes the
-// answer for a failed hook), so nothing gates.
-var codex = claudeLike{agent: "codex", kind: "codex", prefix: "codex", capa: codexCapability, touched: codexTouched}
+// answer for a failed hook), so nothing gates. A SessionStart answer's
+// systemMessage is a warning entry of the hook's run, which the TUI shows
+// the person and the model never reads (codex-rs hooks,
+// events/session_start.rs: parse_completed keeps it out of
+// additional_contexts_for_model): the page's address goes there.
+var codex = claudeLike{agent: "codex", kind: "codex", prefix: "codex", capa: codexCapability, touched: codexTouched, tellsPerson: true}
 
 // codexSpec is Codex CLI in the registry.
 var codexSpec = Spec{Adapter: codex, Capability: codexCapability, Install: codexInstall}

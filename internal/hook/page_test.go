@@ -7,9 +7,10 @@ import (
 
 // TestPageToldToThePersonAtTheStart: the page's address rides on a
 // session's SessionStart answer, where the agent shows the person and
-// never the model (Claude Code's systemMessage; Gemini CLI's, with
-// suppressOutput so it is shown once), beside whatever the model is told;
-// on any other event, or for an agent with no such place, it is not said.
+// never the model (Claude Code's and Codex's systemMessage; Gemini CLI's,
+// with suppressOutput so it is shown once), beside whatever the model is
+// told; on any other event, or for an agent with no such place (Cursor),
+// it is not said.
 func TestPageToldToThePersonAtTheStart(t *testing.T) {
 	const page = "http://127.0.0.1:7433/"
 	notice := PageNotice(page)
@@ -27,7 +28,10 @@ func TestPageToldToThePersonAtTheStart(t *testing.T) {
 		{"claude start with a collision", claude, Event{Name: "SessionStart", Start: true, Opened: true}, north, notice, true, false},
 		{"claude prompt", claude, Event{Name: "UserPromptSubmit", Start: true}, nil, "", false, false},
 		{"claude tool", claude, Event{Name: "PostToolUse"}, north, "", true, false},
-		{"codex start", codex, Event{Name: "SessionStart", Start: true, Opened: true}, nil, "", false, false},
+		{"codex start", codex, Event{Name: "SessionStart", Start: true, Opened: true}, nil, notice, false, false},
+		{"codex start with a collision", codex, Event{Name: "SessionStart", Start: true, Opened: true}, north, notice, true, false},
+		{"codex prompt", codex, Event{Name: "UserPromptSubmit", Start: true}, nil, "", false, false},
+		{"cursor start", cursor{}, Event{Name: "sessionStart", Start: true, Opened: true}, nil, "", false, false},
 		{"gemini start", gemini{}, Event{Name: "SessionStart", Start: true, Opened: true}, nil, notice, false, true},
 		{"gemini start with a collision", gemini{}, Event{Name: "SessionStart", Start: true, Opened: true}, north, notice, true, true},
 		{"gemini prompt", gemini{}, Event{Name: "BeforeAgent", Start: true}, nil, "", false, false},

@@ -3,10 +3,10 @@ package hookinstall
 import (
 	"errors"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/hall-dev/hall/internal/fifotest"
 	"github.com/hall-dev/hall/internal/safefile"
 )
 
@@ -15,9 +15,7 @@ import (
 // written. The bound is a hang detector, not a measure of speed.
 func TestInstallRefusesAFIFO(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "settings.json")
-	if err := syscall.Mkfifo(file, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	fifotest.Make(t, file)
 	done := make(chan error, 1)
 	go func() {
 		_, err := Install(Options{Agent: "claude", File: file})

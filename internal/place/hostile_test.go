@@ -7,11 +7,11 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/hall-dev/hall/internal/eventually"
+	"github.com/hall-dev/hall/internal/fifotest"
 	"github.com/hall-dev/hall/internal/gittest"
 	"github.com/hall-dev/hall/internal/presence"
 )
@@ -61,9 +61,7 @@ func TestLocateHostileGitFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	fifo := func(p string) {
-		if err := syscall.Mkfifo(p, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		fifotest.Make(t, p)
 	}
 	link := func(target string) func(string) {
 		return func(p string) {

@@ -30,7 +30,10 @@ var claude = driver{
 			"ANTHROPIC_API_KEY=sk-ant-stub",
 			"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
 			"DISABLE_AUTOUPDATER=1",
-		}, cli, "-p", prompt, "--allowedTools", "Bash,Write,Edit", "--model", "claude-sonnet-4-5")
+		}, cli, append([]string{"-p", prompt, "--allowedTools", "Bash,Write,Edit", "--model", "claude-sonnet-4-5"}, w.args...)...)
+	},
+	plugin: func(w *world, _, pkg string) {
+		w.args = append(w.args, "--plugin-dir", filepath.Join(pkg, "claude-code-plugin"))
 	},
 }
 
@@ -81,4 +84,14 @@ func expect(t *testing.T, w *world, text string, n, first int) {
 	if gotN != n || gotFirst != first {
 		t.Errorf("the model was given %q %d times, first in request %d; want %d times, first in request %d", text, gotN, gotFirst, n, first)
 	}
+}
+
+// TestClaudeFromThePackage: installed from the npm packs with no Go on the
+// agent's PATH and no Hall running, the hooks the package's hall writes
+// start the package's Hall, and another session's collision reaches the
+// model through it.
+func TestClaudeFromThePackage(t *testing.T) {
+	t.Parallel()
+	w := fromThePackage(t, claude)
+	expect(t, w, collisionText, 1, 1)
 }

@@ -77,7 +77,7 @@ trust_level = "trusted"
 			w.t.Fatal(err)
 		}
 		return w.runCLI(dir, []string{"CODEX_HOME=" + codexHome, "STUB_API_KEY=sk-stub"},
-			cli, "exec", "--dangerously-bypass-approvals-and-sandbox", "--dangerously-bypass-hook-trust", "--skip-git-repo-check", prompt)
+			cli, append([]string{"exec", "--dangerously-bypass-approvals-and-sandbox", "--dangerously-bypass-hook-trust", "--skip-git-repo-check", prompt}, w.args...)...)
 	},
 }
 
@@ -121,4 +121,14 @@ func TestCodexHallDown(t *testing.T) {
 	t.Parallel()
 	w, s := hallDown(t, codex)
 	expectDown(t, w, s, 0)
+}
+
+// TestCodexFromThePackage: installed from the npm packs with no Go on the
+// agent's PATH and no Hall running, the hooks the package's hall writes
+// start the package's Hall, and another session's collision reaches the
+// model through it.
+func TestCodexFromThePackage(t *testing.T) {
+	t.Parallel()
+	w := fromThePackage(t, codex)
+	expect(t, w, collisionText, 1, 1)
 }

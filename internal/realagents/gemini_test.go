@@ -2,9 +2,12 @@ package realagents
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/hall-dev/hall/internal/gittest"
 	"github.com/hall-dev/hall/internal/modelstub"
 )
 
@@ -34,7 +37,17 @@ var gemini = driver{
 			"GEMINI_API_KEY=stub-key",
 			"GOOGLE_GEMINI_BASE_URL=" + w.stub.URL,
 			"GEMINI_CLI_TRUST_WORKSPACE=true",
-		}, cli, "-p", prompt, "--yolo", "-m", "gemini-2.5-flash")
+		}, cli, append([]string{"-p", prompt, "--yolo", "-m", "gemini-2.5-flash"}, w.args...)...)
+	},
+	plugin: func(w *world, cli, pkg string) {
+		// --consent and the trust variable: no question is asked (the
+		// folder's trust is asked for otherwise, and waited for).
+		cmd := exec.Command(cli, "extensions", "install", filepath.Join(pkg, "gemini-extension"), "--consent")
+		cmd.Env = append(append(gittest.Env(), w.env...), "HOME="+w.home, "GEMINI_CLI_TRUST_WORKSPACE=true")
+		cmd.Stdin = strings.NewReader("")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			w.t.Fatalf("gemini extensions install: %v\n%s", err, out)
+		}
 	},
 }
 
@@ -77,4 +90,14 @@ func TestGeminiHallDown(t *testing.T) {
 	// Once, as "Hook system message: …": the hook's warning is its
 	// answer (from stderr, Gemini CLI would show it twice).
 	expectDown(t, w, s, 1)
+}
+
+// TestGeminiFromThePackage: installed from the npm packs with no Go on the
+// agent's PATH and no Hall running, the hooks the package's hall writes
+// start the package's Hall, and another session's collision reaches the
+// model through it.
+func TestGeminiFromThePackage(t *testing.T) {
+	t.Parallel()
+	w := fromThePackage(t, gemini)
+	expect(t, w, collisionText, 1, 1)
 }

@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -21,6 +22,7 @@ import (
 	"github.com/hall-dev/hall/internal/hooktest"
 	"github.com/hall-dev/hall/internal/lockedbuf"
 	"github.com/hall-dev/hall/internal/modelstub"
+	"github.com/hall-dev/hall/internal/npmtest"
 )
 
 // bins is where TestMain built hall and hall-hook.
@@ -52,6 +54,23 @@ func run(m *testing.M) int {
 	}
 	bins = dir
 	return m.Run()
+}
+
+// pkg is the Hall as npm installs it, once for the package's tests
+// (installed).
+var pkg struct {
+	once sync.Once
+	in   npmtest.Install
+}
+
+// installed builds and installs the npm packages under bins, once.
+func installed(t *testing.T) npmtest.Install {
+	t.Helper()
+	pkg.once.Do(func() { pkg.in = npmtest.New(t, filepath.Join(bins, "npm")) })
+	if pkg.in.Prefix == "" {
+		t.Fatal("the npm packages did not install (see the first test that tried)")
+	}
+	return pkg.in
 }
 
 // hallPath is a built program of the Hall.
@@ -99,6 +118,25 @@ type world struct {
 	// env is what every agent CLI (and so its hooks) runs with besides
 	// the git environment, HOME and the cache folder.
 	env []string
+	// bin is where the Hall's programs are (nil: the ones TestMain
+	// built), hookCommand what the hooks run ("": bin's hall-hook), root
+	// the registry a started Hall uses.
+	bin         func(name string) string
+	hookCommand string
+	root        string
+	// pkg is the installed @hall-dev/hall's folder ("": the Hall is not
+	// from the package), args what an agent CLI is run with besides its
+	// driver's.
+	pkg  string
+	args []string
+}
+
+// program is the path of the Hall's program name in this world.
+func (w *world) program(name string) string {
+	if w.bin != nil {
+		return w.bin(name)
+	}
+	return hallPath(name)
 }
 
 // newWorld makes the repository and the folders, and starts a Hall
@@ -261,8 +299,12 @@ func (w *world) waitFor(what string, cond func() bool) func() {
 // agent's home as HOME.
 func (w *world) install(agent, worktree string) {
 	w.t.Helper()
-	cmd := exec.Command(hallPath("hall"), "hooks", "install", agent, "--project", worktree, "--hall", w.hall, "--command", hallPath("hall-hook"))
-	cmd.Env = append(gittest.Env(), "HOME="+w.home)
+	command := w.hookCommand
+	if command == "" {
+		command = w.program("hall-hook")
+	}
+	cmd := exec.Command(w.program("hall"), "hooks", "install", agent, "--project", worktree, "--hall", w.hall, "--command", command)
+	cmd.Env = append(append(gittest.Env(), w.env...), "HOME="+w.home)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		w.t.Fatalf("hall hooks install %s: %v\n%s", agent, err, out)
 	}

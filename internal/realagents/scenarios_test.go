@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/hall-dev/hall/internal/hook"
 	"github.com/hall-dev/hall/internal/hooktest"
 	"github.com/hall-dev/hall/internal/modelstub"
 )
@@ -27,8 +28,14 @@ type driver struct {
 	// shell is the model's call of the CLI's shell tool.
 	shell func(command string) modelstub.Turn
 	// run runs one non-interactive session in dir, prompt given, against
-	// the world's stub and with the hooks the world installed.
+	// the world's stub and with the hooks the world installed, and with
+	// w.args after its own.
 	run func(w *world, cli, dir string) session
+	// plugin wires the hooks from the installed package's folder pkg, as
+	// the agent's own plugin or extension (Claude Code's --plugin-dir,
+	// Gemini CLI's extensions install); nil: the package's hall writes
+	// them (hall hooks install).
+	plugin func(w *world, cli, pkg string)
 }
 
 // cart is the file every scenario's sessions contend for.
@@ -43,7 +50,11 @@ const prompt = "Work on the checkout."
 func play(t *testing.T, d driver, w *world, script modelstub.Script) session {
 	t.Helper()
 	cli := agentCLI(t, d.cli)
-	w.install(d.agent, w.repo.Worktree)
+	if w.pkg != "" && d.plugin != nil {
+		d.plugin(w, cli, w.pkg)
+	} else {
+		w.install(d.agent, w.repo.Worktree)
+	}
 	w.startStub(script)
 	w.dump()
 	return d.run(w, cli, w.repo.Worktree)
@@ -129,9 +140,40 @@ func hallDown(t *testing.T, d driver) (*world, session) {
 // edit of cart.go in the worktree; the agent writes another file there,
 // runs a harmless command, and ends.
 func startsTheHall(t *testing.T, d driver) *world {
+	return startsTheHallWith(t, d, func(*world) {})
+}
+
+// fromThePackage is startsTheHall with the Hall a person without Go
+// installs: the npm packages built and installed into a fresh prefix
+// (npmtest, as npm/package_test.go does); the hooks the package's Claude
+// Code plugin or Gemini CLI extension holds, or for Codex those the
+// package's hall writes; `hall-hook` run by name; and the agent's PATH
+// holding that prefix, node and the system's folders, no Go. The Hall
+// the first hook starts is the package's hall, beside its hall-hook.
+func fromThePackage(t *testing.T, d driver) *world {
+	in := installed(t)
+	w := startsTheHallWith(t, d, func(w *world) {
+		w.bin = in.Bin
+		w.pkg = in.Package()
+		w.hookCommand = "hall-hook"
+		// The plugin's and the extension's hooks name no address: the
+		// variable gives them the world's.
+		w.env = append(w.env, "PATH="+in.NoGoPath(t, "node"), "HALL_HALL="+w.hall)
+	})
+	if exe := startedProgram(t, w); !strings.HasPrefix(exe, in.Prefix+string(filepath.Separator)) {
+		t.Errorf("the started Hall runs %s, not the package's (under %s)", exe, in.Prefix)
+	}
+	return w
+}
+
+// startsTheHallWith is startsTheHall, with setup changing the world
+// before the hooks are installed.
+func startsTheHallWith(t *testing.T, d driver, setup func(*world)) *world {
 	w := newWorld(t, true)
 	root := t.TempDir()
 	w.env = []string{"M1ND_REGISTRY_DIR=" + root, "HALL_IDLE_STOP=1m"}
+	w.root = root
+	setup(w)
 	t.Cleanup(func() { stopStarted(t, w, root) })
 	wt := w.repo.Worktree
 	script := d.write(wt, filepath.Join(wt, "src", "checkout", "tax.go"), "package checkout\n\n// tax\n", false)
@@ -152,21 +194,52 @@ func startsTheHall(t *testing.T, d driver) *world {
 		}
 		resp.Body.Close()
 	}
-	play(t, d, w, append(script, d.shell("git status --short"), modelstub.Say("Done.")))
+	s := play(t, d, w, append(script, d.shell("git status --short"), modelstub.Say("Done.")))
+	// The started Hall told the person where its page is (Claude Code,
+	// Codex, Gemini CLI: docs/hooks.md), never the model.
+	_, notice, _ := strings.Cut(hook.PageNotice("\x00"), "\x00")
+	if n, first := w.counts(notice); n != 0 {
+		t.Errorf("the page's notice reached the model %d times (first in request %d); it is the person's", n, first)
+	}
+	t.Logf("the person's terminal shows the page's notice: %v", strings.Contains(s.stdout+s.stderr, notice))
 	return w
+}
+
+// startedPid is the pid of the Hall a hook started over the registry
+// root, as its lock names it; 0 (the test failed) when none.
+func startedPid(t *testing.T, root string) int {
+	note, err := os.ReadFile(filepath.Join(root, "hall.lock"))
+	if err != nil {
+		t.Errorf("no Hall was started: %v", err)
+		return 0
+	}
+	var pid int
+	if _, err := fmt.Sscanf(string(note), "pid %d,", &pid); err != nil || pid <= 0 {
+		t.Errorf("hall.lock says %q", note)
+		return 0
+	}
+	return pid
+}
+
+// startedProgram is the program the started Hall runs (its
+// /proc/<pid>/exe).
+func startedProgram(t *testing.T, w *world) string {
+	pid := startedPid(t, w.root)
+	if pid == 0 {
+		return ""
+	}
+	exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
+	if err != nil {
+		t.Errorf("the started Hall's program: %v", err)
+	}
+	return exe
 }
 
 // stopStarted ends the Hall a hook started over the registry root, by the
 // pid its lock names (SIGTERM: it flushes and stops as on idle).
 func stopStarted(t *testing.T, w *world, root string) {
-	note, err := os.ReadFile(filepath.Join(root, "hall.lock"))
-	if err != nil {
-		t.Errorf("no Hall was started: %v", err)
-		return
-	}
-	var pid int
-	if _, err := fmt.Sscanf(string(note), "pid %d,", &pid); err != nil || pid <= 0 {
-		t.Errorf("hall.lock says %q", note)
+	pid := startedPid(t, root)
+	if pid == 0 {
 		return
 	}
 	_ = syscall.Kill(pid, syscall.SIGTERM)

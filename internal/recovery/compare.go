@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"syscall"
 	"time"
 )
 
@@ -96,12 +95,12 @@ func (s *Store) compare(snap Snapshot, root *os.Root, plans []plan) ([]FileDiff,
 // times.
 func changedAt(info fs.FileInfo) time.Time {
 	t := info.ModTime()
-	if st, ok := info.Sys().(*syscall.Stat_t); ok {
-		if c := time.Unix(st.Ctim.Sec, st.Ctim.Nsec); c.After(t) {
-			t = c
-		}
-	} else {
-		return time.Now() // no ctime known: never trusted unhashed
+	c, ok := statusChanged(info)
+	if !ok {
+		return time.Now() // no ctime known (Windows): never trusted unhashed
+	}
+	if c.After(t) {
+		t = c
 	}
 	return t
 }

@@ -1,10 +1,11 @@
+//go:build linux || darwin
+
 package recovery_test
 
 import (
 	"context"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
@@ -94,7 +95,9 @@ func waitPast(t *testing.T, name string, d time.Duration) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := info.Sys().(*syscall.Stat_t)
-	ctime := time.Unix(st.Ctim.Sec, st.Ctim.Nsec)
+	ctime, ok := recovery.StatusChanged(info)
+	if !ok {
+		t.Fatalf("%s: no status change time", name)
+	}
 	time.Sleep(time.Until(ctime.Add(d)))
 }

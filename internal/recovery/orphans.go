@@ -5,17 +5,21 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/hall-dev/hall/internal/filelock"
+	"github.com/hall-dev/hall/internal/safefile"
 )
 
 // A snapshot Take answered for is finished in the background; a Hall
 // killed in between (kill -9, a crash, the machine's power) leaves its
 // directory, <id>.tmp, holding every object and a first record. The Hall
-// taking it holds an advisory lock on <id>.taking (flock) until its
+// taking it holds an advisory lock on <id>.taking (filelock.TryFile) until its
 // record is in place: the kernel lets go of the lock when the process
 // dies, however it dies. So whoever opens the store next (a Hall, hall
 // restore) knows at once that a locked one is still being finished and
@@ -39,8 +43,11 @@ func (s *Store) holdTaking(id string) (release func(), err error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if held, err := filelock.TryFile(f, filelock.Exclusive); err != nil || held {
 		f.Close()
+		if err == nil {
+			err = fmt.Errorf("lock %s: held by another", name)
+		}
 		return nil, err
 	}
 	return func() {
@@ -60,7 +67,7 @@ const (
 
 // taker tells whether the Hall that took the snapshot id is finishing it.
 func (s *Store) taker(id string) takerState {
-	f, err := os.OpenFile(filepath.Join(s.dir, id+takingSuffix), os.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	f, err := os.OpenFile(filepath.Join(s.dir, id+takingSuffix), os.O_RDONLY|syscall.O_CLOEXEC|safefile.ONoFollow|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return takerUnknown
 	}
@@ -68,7 +75,7 @@ func (s *Store) taker(id string) takerState {
 	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
 		return takerUnknown
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB); err != nil {
+	if held, err := filelock.TryFile(f, filelock.Shared); err != nil || held {
 		return takerAlive
 	}
 	return takerGone // the lock goes with f's close

@@ -80,7 +80,7 @@ func OpenIn(root *os.Root, name string) (*os.File, error) {
 func opened(name string, links Links, open func(flags int) (*os.File, error)) (*os.File, error) {
 	flags := os.O_RDONLY | syscall.O_NONBLOCK | syscall.O_CLOEXEC
 	if links == NoFollow {
-		flags |= syscall.O_NOFOLLOW
+		flags |= ONoFollow
 	}
 	f, err := open(flags)
 	if errors.Is(err, syscall.ELOOP) && links == NoFollow {

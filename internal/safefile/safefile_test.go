@@ -7,9 +7,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hall-dev/hall/internal/fifotest"
 )
 
 // TestReadFile reads every kind of file a request could name, under both
@@ -26,9 +27,7 @@ func TestReadFile(t *testing.T) {
 	if err := os.WriteFile(at("big"), []byte(strings.Repeat("x", 65)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Mkfifo(at("fifo"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	fifotest.Make(t, at("fifo"))
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)

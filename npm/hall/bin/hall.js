@@ -10,7 +10,7 @@ const path = require('path');
 const pkg = `@hall-dev/hall-${process.platform}-${process.arch}`;
 let bin;
 try {
-  bin = path.join(path.dirname(require.resolve(`${pkg}/package.json`)), 'bin', 'hall');
+  bin = path.join(path.dirname(require.resolve(`${pkg}/package.json`)), 'bin', process.platform === 'win32' ? 'hall.exe' : 'hall');
 } catch {
   console.error(`hall: ${pkg} is not installed: the Hall has no build for ${process.platform} ${process.arch}, or npm left optional dependencies out (--omit=optional)`);
   process.exit(1);
