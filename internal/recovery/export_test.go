@@ -18,5 +18,6 @@ func HashedBytes(s *Store) int64 { return s.hashed.Load() }
 // object directory once the loan is written, before git writes a byte
 // into it. Set it while no snapshot is being taken.
 func AfterBorrow(s *Store, borrowed func(objects string)) { s.borrowed = borrowed }
+
 // StatusChanged is a file's status change time, where a stat gives one.
 var StatusChanged = statusChanged
