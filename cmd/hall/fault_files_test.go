@@ -3,7 +3,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -91,28 +90,6 @@ func procThreads(t *testing.T, pid int) int {
 		}
 	}
 	t.Fatal("no Threads line in /proc status")
-	return 0
-}
-
-// metricValue reads one unlabelled gauge from the Hall's /metrics.
-func metricValue(t *testing.T, base, name string) int {
-	t.Helper()
-	resp, err := http.Get(base + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	sc := bufio.NewScanner(resp.Body)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), name+" "); ok {
-			f, err := strconv.ParseFloat(v, 64)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return int(f)
-		}
-	}
-	t.Fatalf("no %s in /metrics", name)
 	return 0
 }
 
