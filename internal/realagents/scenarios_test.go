@@ -242,8 +242,12 @@ func stopStarted(t *testing.T, w *world, root string) {
 	if pid == 0 {
 		return
 	}
-	_ = syscall.Kill(pid, syscall.SIGTERM)
-	w.waitFor("the started Hall to stop", func() bool { return syscall.Kill(pid, 0) == syscall.ESRCH })()
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return // gone already
+	}
+	_ = p.Signal(syscall.SIGTERM)
+	w.waitFor("the started Hall to stop", func() bool { return p.Signal(syscall.Signal(0)) != nil })()
 }
 
 // expectConflict checks what the model of a conflict scenario was told

@@ -6,8 +6,10 @@ import (
 	"path/filepath"
 	"sync"
 	"syscall"
+
 	"testing"
 
+	"github.com/hall-dev/hall/internal/fifotest"
 	"github.com/hall-dev/hall/internal/gitscan"
 	"github.com/hall-dev/hall/internal/recovery"
 )
@@ -48,9 +50,7 @@ func TestLenderMovedMidWriteTree(t *testing.T) {
 		t.Fatal(err)
 	}
 	fifo := filepath.Join(gate, "info", "alternates")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	fifotest.Make(t, fifo)
 	recovery.AfterBorrow(store, func(objects string) {
 		f, err := os.OpenFile(filepath.Join(objects, "info", "alternates"), os.O_WRONLY|os.O_APPEND, 0)
 		if err != nil {
