@@ -61,3 +61,35 @@ func TestCommitsFindOrFetch(t *testing.T) {
 		t.Errorf("the person's repository changed:\nbefore\n%s\nafter\n%s", before, after)
 	}
 }
+
+// TestCommitsFallBackToBranches: a server that hands out no commit by its
+// id (protocol v0, no uploadpack.allow*SHA1InWant) refuses the fetch of a
+// commit that is no branch's tip; Commits then fetches the remote's
+// branches, as the watch does, and finds it there.
+func TestCommitsFallBackToBranches(t *testing.T) {
+	global := isolate(t)
+	if err := os.WriteFile(global, []byte("[protocol]\n\tversion = 0\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	w := newWorld(t, nil)
+	gittest.Git(t, w.remote, "config", "uploadpack.allowAnySHA1InWant", "false")
+	gittest.Git(t, w.mate, "checkout", "-q", "-b", "wip")
+	gittest.WriteFile(t, filepath.Join(w.mate, "src/cart.go"), lines(20, "theirs", 3))
+	gittest.CommitAll(t, w.mate, "wip one")
+	gittest.WriteFile(t, filepath.Join(w.mate, "README"), "shop, again\n")
+	gittest.CommitAll(t, w.mate, "wip two")
+	gittest.Git(t, w.mate, "push", "-q", "origin", "wip")
+	inner := strings.TrimSpace(gittest.Git(t, w.mate, "rev-parse", "HEAD~1"))
+	run, err := gitscan.NewRunner(ctx, gitscan.RunnerConfig{Timeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, ok, err := remotewatch.NewCommits(run, filepath.Join(gittest.TempDir(t), "remotes"), 0).Find(ctx, w.work, inner)
+	if !ok || err != nil {
+		t.Fatalf("got %v %v, want found", ok, err)
+	}
+	if out := gittest.Git(t, st.Dir, "for-each-ref", "--format=%(refname)"); !strings.Contains(out, "refs/heads/wip") {
+		t.Errorf("the store's branches %q: want wip fetched", out)
+	}
+}
