@@ -79,6 +79,19 @@ type Hall struct {
 	// RemotesFailing are the watched remotes whose last look failed
 	// (hall.Hall.RemotesFailing): the pushed work there is not seen.
 	RemotesFailing []contract.HealthRemote
+	// Host is this Hall's host name (hall.Hall.Host); a row names a
+	// record's host when it is another (OtherHost).
+	Host string
+}
+
+// OtherHost is the host of a presence's record when it is not this
+// Hall's, and "" when it is (or either is not known): an agent on
+// another machine, reported by that machine's Hall over a shared store.
+func (h Hall) OtherHost(p contract.Presence) string {
+	if p.Host == "" || h.Host == "" || p.Host == h.Host {
+		return ""
+	}
+	return p.Host
 }
 
 // CollidingSet is the presence ids that are a side of a live collision.

@@ -16,8 +16,7 @@ import (
 // here or named here.
 var rowNotShown = map[string]bool{"QueryCount": true, "TTLMs": true, "ExpiresAtMs": true, "Mutation.ObservedAtMs": true,
 	"Changed+": true, "Changed[0]": true, "ChangedTotal": true, "ChangedAtMs": true, "Repository": true,
-	"Root": true, "LastSeenMs": true, // m1nd's names for brain and last_beat_ms, which the row shows
-	"Host": true} // the row does not show it: the overlap picture's columns name hosts
+	"Root": true, "LastSeenMs": true} // m1nd's names for brain and last_beat_ms, which the row shows
 
 // PresenceSig is a short signature of everything a presence's row shows:
 // rows carry it (data-h), and the page's script leaves a row whose
@@ -119,6 +118,7 @@ func (s *sig) presence(p contract.Presence) {
 	s.str(p.ParentPresenceID)
 	s.num(p.FirstSeenMs)
 	s.num(p.LastBeatMs)
+	s.str(p.Host) // shown when another machine's (OtherHost)
 }
 
 // overlap writes every field of an overlap.

@@ -341,6 +341,10 @@ type Main struct {
 	Remotes   *remotewatch.Watcher // the watch of pushed work; nil when off (--remote-interval 0) or without git
 	GitHealth contract.HealthGit
 
+	// bases finds another host's side's HEAD in the watch's stores, or
+	// fetches it there (peershare.Bases); nil with the watch.
+	bases *remotewatch.Commits
+
 	ln     net.Listener
 	server *http.Server
 	fresh  freshConns // connections that have read no request yet: closed at shutdown
@@ -661,6 +665,9 @@ func (m *Main) newSharer() *peershare.Sharer {
 		if m.runner != nil {
 			cfg.Git = m.GitScan
 		}
+		if m.bases != nil {
+			cfg.Bases = m.bases
+		}
 	}
 	return peershare.New(cfg)
 }
@@ -719,7 +726,8 @@ const remotesDir = "remotes"
 // with a git runner of its own (a fetch never holds the scanner's
 // processes) and its stores under <registry-root>/remotes; nil when off
 // or without a usable git. Its news nudges the service as the scanner's
-// does.
+// does. Another host's side's HEAD is looked for and fetched into the
+// same stores with the same git (m.bases).
 func (m *Main) newRemoteWatch(ctx context.Context) *remotewatch.Watcher {
 	if m.Config.RemoteInterval <= 0 || m.runner == nil {
 		return nil
@@ -729,8 +737,10 @@ func (m *Main) newRemoteWatch(ctx context.Context) *remotewatch.Watcher {
 		m.Log.Warn("no watch of pushed work: git cannot run", "err", err)
 		return nil
 	}
+	root := filepath.Join(m.Config.RegistryRoot, remotesDir)
+	m.bases = remotewatch.NewCommits(run, root, 0)
 	return remotewatch.New(remotewatch.Config{
-		Runner: run, Root: filepath.Join(m.Config.RegistryRoot, remotesDir), Results: m.GitScan,
+		Runner: run, Root: root, Results: m.GitScan,
 		Interval: m.Config.RemoteInterval, ActiveFor: time.Duration(m.Config.RemoteActiveDays) * 24 * time.Hour,
 		MaxBranches: m.Config.RemoteMaxBranches,
 		Notify:      func() { m.Service.Nudge() },

@@ -96,7 +96,7 @@ func MergeReasonText(code string) string {
 	case MergeReasonPeerPaths:
 		return "the other host's Hall shared no content for it (it shares paths only, or not yet)"
 	case MergeReasonBaseNotHere:
-		return "the other side's base commit is not in this repository's objects (not pushed or not fetched yet)"
+		return "the other side's base commit is neither among this repository's objects nor fetched from its remote (not pushed yet)"
 	case MergeReasonContentCut:
 		return "the content shared was cut at its bound"
 	case MergeReasonPeerWaiting:

@@ -45,7 +45,7 @@ func TestOverlapLineSaysWhatGitSaid(t *testing.T) {
 		{"across hosts, paths only", Overlap{Verdict: VerdictOverlap, Merge: MergeUnknown, Basis: BasisPaths, A: side("p1", GitOK), B: far("p2"), Files: files, Across: AcrossHost, MergeReason: MergeReasonPathsOnly},
 			"agent-p2 on bob-laptop in /repo/wt-p2 changed a.go; no merge prediction: this Hall shares paths only (--share-changes=paths)"},
 		{"across hosts, a base not pushed", Overlap{Verdict: VerdictOverlap, Merge: MergeUnknown, Basis: BasisPaths, A: side("p1", GitOK), B: far("p2"), Files: files, Across: AcrossHost, MergeReason: MergeReasonBaseNotHere},
-			"; no merge prediction: the other side's base commit is not in this repository's objects (not pushed or not fetched yet)"},
+			"; no merge prediction: the other side's base commit is neither among this repository's objects nor fetched from its remote (not pushed yet)"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

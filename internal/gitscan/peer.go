@@ -22,9 +22,21 @@ import (
 // not the index, not a ref.
 
 // BaseNotHere is the code of MergePeer's error when the far side's HEAD
-// is not among this repository's objects (not pushed, or not fetched
-// here yet): no base, no prediction.
+// is not among this repository's objects, nor the remote store's it was
+// given (not pushed, or not fetched yet): no base, no prediction.
 const BaseNotHere Code = "base_not_here"
+
+// RemoteStore is a repository the Hall owns holding a remote's commits
+// and trees, no blob (a watch store of package remotewatch, a blob:none
+// partial clone): where MergePeer reads the far side's HEAD when this
+// repository's objects lack it. Its objects are read as an alternate,
+// never written by anything but its own git; the merge runs in it, so
+// git fetches the blobs it needs from the remote into it (a partial
+// clone's lazy fetch) with Auth (RunRemote).
+type RemoteStore struct {
+	Dir  string // the bare repository
+	Auth Auth
+}
 
 // PeerFile is one file of a side as its snapshot holds it: its
 // repository-relative path, its mode ("100644", "100755", "120000"; ""
@@ -120,14 +132,15 @@ func shippableMode(m string) bool { return m == "100644" || m == "100755" || m =
 // MergePeer predicts the merge of a side here (its snapshot, local) with
 // a side on another host as its Hall shipped it: the far side's tree is
 // its HEAD's with the shipped files in place, written into the scratch.
-// Its HEAD must be among the repository's objects (else BaseNotHere).
-// Every shipped name and mode is checked before git sees it.
-func (s *Scanner) MergePeer(ctx context.Context, local Snapshot, peer PeerContent) (Merge, error) {
+// Its HEAD must be among the repository's objects, or the store's when
+// one is given (else BaseNotHere). Every shipped name and mode is
+// checked before git sees it.
+func (s *Scanner) MergePeer(ctx context.Context, local Snapshot, peer PeerContent, store *RemoteStore) (Merge, error) {
 	r := s.read.runner
 	if r == nil {
 		return Merge{}, &Error{Code: GitMissing, Op: "no git runner"}
 	}
-	if !isObjectID(peer.Head) {
+	if !IsObjectID(peer.Head) {
 		return Merge{}, &Error{Code: Failed, Op: "peer head", Err: fmt.Errorf("%q is not an object id", peer.Head)}
 	}
 	if len(peer.Files) > MaxPeerFiles {
@@ -141,6 +154,15 @@ func (s *Scanner) MergePeer(ctx context.Context, local Snapshot, peer PeerConten
 	env, _, err := s.read.scratch.env(local.GitDir)
 	if err != nil {
 		return Merge{}, &Error{Code: Failed, Op: "object directory", Err: err}
+	}
+	writeTree := []string{"write-tree"}
+	if store != nil {
+		// The store's commits and trees are read after the repository's
+		// own; its blobs are not there (blob:none), so the far tree is
+		// written without them (--missing-ok) and the merge, run in the
+		// store, fetches those it needs.
+		env[1] += string(os.PathListSeparator) + filepath.Join(store.Dir, "objects")
+		writeTree = append(writeTree, "--missing-ok")
 	}
 	run := func(args []string, stdin []byte, extra ...string) (string, error) {
 		out, err := r.Run(ctx, Cmd{Dir: local.Top, Env: append(append([]string{}, env...), extra...), Args: args, Stdin: stdin})
@@ -177,7 +199,7 @@ func (s *Scanner) MergePeer(ctx context.Context, local Snapshot, peer PeerConten
 	if _, err := run([]string{"update-index", "-z", "--index-info"}, info.Bytes(), index); err != nil {
 		return Merge{}, err
 	}
-	tree, err := run([]string{"write-tree"}, nil, index)
+	tree, err := run(writeTree, nil, index)
 	if err != nil {
 		return Merge{}, err
 	}
@@ -190,7 +212,12 @@ func (s *Scanner) MergePeer(ctx context.Context, local Snapshot, peer PeerConten
 		s.read.n.mergeHits.Add(1)
 		return m, nil
 	}
-	m, err := r.PredictMerge(ctx, s.read.scratch, local, far)
+	var m Merge
+	if store != nil {
+		m, err = r.PredictRemoteMerge(ctx, store.Dir, s.read.scratch.Objects(local.GitDir), local.Commit, far.Commit, store.Auth)
+	} else {
+		m, err = r.PredictMerge(ctx, s.read.scratch, local, far)
+	}
 	s.read.n.merges.Add(1)
 	if err != nil {
 		s.read.n.mergeFail.Add(1)
@@ -200,8 +227,9 @@ func (s *Scanner) MergePeer(ctx context.Context, local Snapshot, peer PeerConten
 	return m, nil
 }
 
-// isObjectID reports whether s is a full object id (SHA-1 or SHA-256).
-func isObjectID(s string) bool {
+// IsObjectID reports whether s is a full object id (SHA-1 or SHA-256),
+// lower-case hex: safe to hand git as an argument.
+func IsObjectID(s string) bool {
 	if len(s) != 40 && len(s) != 64 {
 		return false
 	}

@@ -62,7 +62,7 @@ func TestMergePeer(t *testing.T) {
 			if err != nil || omitted != 0 || len(files) != 1 || files[0].Mode != "100644" || string(files[0].Data) != lines(20, map[int]string{c.line: "bob's line"}) {
 				t.Fatalf("PeerFiles: %+v omitted %d err %v", files, omitted, err)
 			}
-			m, err := sa.MergePeer(ctx, snapA, gitscan.PeerContent{Head: snapB.Head, Files: files})
+			m, err := sa.MergePeer(ctx, snapA, gitscan.PeerContent{Head: snapB.Head, Files: files}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -83,16 +83,16 @@ func TestMergePeer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := sa.MergePeer(ctx, snapA, gitscan.PeerContent{Head: snapB.Head, Files: files}); gitscan.CodeOf(err) != gitscan.BaseNotHere {
+	if _, err := sa.MergePeer(ctx, snapA, gitscan.PeerContent{Head: snapB.Head, Files: files}, nil); gitscan.CodeOf(err) != gitscan.BaseNotHere {
 		t.Errorf("a base not pushed: got %v, want %s", err, gitscan.BaseNotHere)
 	}
 	// Shipped names git must never see.
 	for _, bad := range []gitscan.PeerFile{{Path: "../x", Mode: "100644"}, {Path: ".git/config", Mode: "100644"}, {Path: "a", Mode: "160000"}, {Path: "/etc/passwd", Mode: "100644"}} {
-		if _, err := sa.MergePeer(ctx, snapA, gitscan.PeerContent{Head: snapA.Head, Files: []gitscan.PeerFile{bad}}); gitscan.CodeOf(err) != gitscan.Failed {
+		if _, err := sa.MergePeer(ctx, snapA, gitscan.PeerContent{Head: snapA.Head, Files: []gitscan.PeerFile{bad}}, nil); gitscan.CodeOf(err) != gitscan.Failed {
 			t.Errorf("%+v: got %v, want refused", bad, err)
 		}
 	}
-	if _, err := sa.MergePeer(ctx, snapA, gitscan.PeerContent{Head: "--upload-pack=x"}); err == nil {
+	if _, err := sa.MergePeer(ctx, snapA, gitscan.PeerContent{Head: "--upload-pack=x"}, nil); err == nil {
 		t.Error("a head that is no object id was taken")
 	}
 	if fp(ana) != anaBefore {

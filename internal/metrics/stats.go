@@ -102,7 +102,7 @@ func newStatsCollector(src Sources) *statsCollector {
 		onPeers(func(s *scrape) float64 { return float64(s.peers.VerdictsRead) }))
 	add("peers", "board_failures_total", "Publishes and reads of the shared bucket that failed (NATS gone or slow).", counter,
 		onPeers(func(s *scrape) float64 { return float64(s.peers.BoardFailures) }))
-	add("peers", "base_not_here_total", "Merges across hosts not predicted: the other side's base commit is not in this repository's objects.", counter,
+	add("peers", "base_not_here_total", "Merges across hosts not predicted: the other side's base commit is neither among this repository's objects nor fetched from its remote into the Hall's store.", counter,
 		onPeers(func(s *scrape) float64 { return float64(s.peers.PredictionsBaseNotHere) }))
 	onRecovery := func(f func(*scrape) float64) func(*scrape) (float64, bool) {
 		return func(s *scrape) (float64, bool) { return f(s), s.hasRec }

@@ -84,7 +84,15 @@ type Board interface {
 type Git interface {
 	Snapshot(ctx context.Context, worktree string) (gitscan.Snapshot, bool)
 	PeerFiles(ctx context.Context, snap gitscan.Snapshot, paths []string, maxBytes int64) ([]gitscan.PeerFile, int, error)
-	MergePeer(ctx context.Context, local gitscan.Snapshot, peer gitscan.PeerContent) (gitscan.Merge, error)
+	MergePeer(ctx context.Context, local gitscan.Snapshot, peer gitscan.PeerContent, store *gitscan.RemoteStore) (gitscan.Merge, error)
+}
+
+// Bases finds a far side's HEAD that this repository's objects lack in
+// the Hall's own store of the remote a worktree here fetches from,
+// fetching it there when it is not yet (*remotewatch.Commits): false
+// when the remote lacks it too (not pushed).
+type Bases interface {
+	Find(ctx context.Context, worktree, commit string) (gitscan.RemoteStore, bool, error)
 }
 
 // Bounds on what a Hall works on and ships. Zero takes the default.
@@ -127,11 +135,17 @@ func (b Bounds) withDefaults() Bounds {
 
 // Config configures a Sharer.
 type Config struct {
-	Host   string // this Hall's host name
-	Mode   Mode
-	Board  Board // nil: nothing shared (every pair not_shared)
-	Git    Git   // nil: nothing predicted nor shipped
-	Bounds Bounds
+	Host  string // this Hall's host name
+	Mode  Mode
+	Board Board // nil: nothing shared (every pair not_shared)
+	Git   Git   // nil: nothing predicted nor shipped
+	// Bases is where a far side's HEAD not among this repository's
+	// objects is looked for and fetched; nil: nowhere (base_not_here).
+	// A pair whose base was nowhere is tried again after BaseRetry
+	// (1 min); Bases paces its own fetches.
+	Bases     Bases
+	BaseRetry time.Duration
+	Bounds    Bounds
 	// Interval is the pause between two rounds (1 s); a Want with new
 	// pairs starts one at once.
 	Interval time.Duration
@@ -195,6 +209,9 @@ func New(cfg Config) *Sharer {
 	}
 	if cfg.Refresh <= 0 {
 		cfg.Refresh = 20 * time.Second
+	}
+	if cfg.BaseRetry <= 0 {
+		cfg.BaseRetry = time.Minute
 	}
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
@@ -444,13 +461,16 @@ func (s *Sharer) ship(ctx context.Context, p hall.PeerPair, snap gitscan.Snapsho
 func (s *Sharer) predict(ctx context.Context, p hall.PeerPair, snap gitscan.Snapshot, theirs sideEntry, states [2]string) hall.PeerVerdict {
 	key := verdictKey(states)
 	v, done := s.computed[key]
+	if done && v.Reason == contract.MergeReasonBaseNotHere && time.Since(time.UnixMilli(v.AtMs)) >= s.cfg.BaseRetry {
+		done = false // the commit may have been pushed since
+	}
 	if !done {
 		v = verdictEntry{Kind: "verdict", Host: s.cfg.Host, Repository: p.Repository, States: states, Merge: contract.MergeUnknown}
 		switch {
 		case theirs.FilesOmitted > 0:
 			v.Reason = contract.MergeReasonContentCut
 		default:
-			m, err := s.cfg.Git.MergePeer(ctx, snap, gitscan.PeerContent{Head: theirs.Head, Files: theirs.Files})
+			m, err := s.merge(ctx, p, snap, theirs)
 			s.n.preds.Add(1)
 			switch {
 			case gitscan.CodeOf(err) == gitscan.BaseNotHere:
@@ -477,6 +497,25 @@ func (s *Sharer) predict(ctx context.Context, p hall.PeerPair, snap gitscan.Snap
 		}
 	}
 	return verdictOf(v)
+}
+
+// merge predicts the pair's merge with this Hall's git: the far side's
+// HEAD from this repository's objects, else from the Hall's own store of
+// the remote (found there, or fetched into it), else BaseNotHere.
+func (s *Sharer) merge(ctx context.Context, p hall.PeerPair, snap gitscan.Snapshot, theirs sideEntry) (gitscan.Merge, error) {
+	content := gitscan.PeerContent{Head: theirs.Head, Files: theirs.Files}
+	m, err := s.cfg.Git.MergePeer(ctx, snap, content, nil)
+	if gitscan.CodeOf(err) != gitscan.BaseNotHere || s.cfg.Bases == nil {
+		return m, err
+	}
+	store, ok, ferr := s.cfg.Bases.Find(ctx, p.Local.Worktree, theirs.Head)
+	if ferr != nil {
+		s.cfg.Log.Debug("peershare: a far side's base not fetched", "peer", p.Peer.Host, "head", theirs.Head, "err", ferr)
+	}
+	if !ok {
+		return m, err
+	}
+	return s.cfg.Git.MergePeer(ctx, snap, content, &store)
 }
 
 func verdictOf(v verdictEntry) hall.PeerVerdict {

@@ -30,6 +30,15 @@ type side struct {
 // a sharer on one NATS server: alpha and bravo, bravo's bounds given.
 func twoHosts(t *testing.T, bravo peershare.Bounds) (a, b side) {
 	t.Helper()
+	return twoHostsWith(t, bravo, nil)
+}
+
+// twoHostsWith is twoHosts with setup run for each host once its clone
+// is edited, before its scanner and sharer start: it may commit there,
+// push to the remote (a bare repository at remote) and change the
+// sharer's configuration.
+func twoHostsWith(t *testing.T, bravo peershare.Bounds, setup func(host, clone, remote string, cfg *peershare.Config)) (a, b side) {
+	t.Helper()
 	dir := t.TempDir()
 	seed := filepath.Join(dir, "seed")
 	gittest.Init(t, seed)
@@ -50,6 +59,10 @@ func twoHosts(t *testing.T, bravo peershare.Bounds) (a, b side) {
 			big[i] = 'a' + byte(i%26)
 		}
 		gittest.WriteFile(t, filepath.Join(clone, "big.txt"), string(big)+line)
+		cfg := peershare.Config{Host: host, Mode: peershare.Content, Bounds: bounds, Interval: 50 * time.Millisecond}
+		if setup != nil {
+			setup(host, clone, remote, &cfg)
+		}
 		runner, err := gitscan.NewRunner(ctx, gitscan.RunnerConfig{})
 		if err != nil {
 			t.Fatal(err)
@@ -69,7 +82,8 @@ func twoHosts(t *testing.T, bravo peershare.Bounds) (a, b side) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { store.Close() })
-		sh := peershare.New(peershare.Config{Host: host, Mode: peershare.Content, Board: store.Board("", 0, 0), Git: scan, Bounds: bounds, Interval: 50 * time.Millisecond})
+		cfg.Board, cfg.Git = store.Board("", 0, 0), scan
+		sh := peershare.New(cfg)
 		go sh.Run(ctx)
 		return side{clone: clone, scan: scan, sharer: sh}
 	}

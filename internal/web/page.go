@@ -117,6 +117,7 @@ func (h *Handler) hallModel(v hall.View, rosterAll bool) views.Hall {
 		Sig:       views.RosterSig(data),
 		Sides:     contract.Colliding(data.Collisions),
 		Cards:     views.PlaceCards(data.Collisions, data.Presences),
+		Host:      h.App.Host,
 	}
 	model.Pictures, model.PicturesMore = views.Pictures(data.Overlaps)
 	model.RemotesFailing = h.App.RemotesFailing()
