@@ -719,7 +719,7 @@ const remotesDir = "remotes"
 // with a git runner of its own (a fetch never holds the scanner's
 // processes) and its stores under <registry-root>/remotes; nil when off
 // or without a usable git. Its news nudges the service as the scanner's
-// does.
+// does. On a NATS store it shares its watch with the other Halls there.
 func (m *Main) newRemoteWatch(ctx context.Context) *remotewatch.Watcher {
 	if m.Config.RemoteInterval <= 0 || m.runner == nil {
 		return nil
@@ -729,12 +729,19 @@ func (m *Main) newRemoteWatch(ctx context.Context) *remotewatch.Watcher {
 		m.Log.Warn("no watch of pushed work: git cannot run", "err", err)
 		return nil
 	}
-	return remotewatch.New(remotewatch.Config{
+	cfg := remotewatch.Config{
 		Runner: run, Root: filepath.Join(m.Config.RegistryRoot, remotesDir), Results: m.GitScan,
 		Interval: m.Config.RemoteInterval, ActiveFor: time.Duration(m.Config.RemoteActiveDays) * 24 * time.Hour,
 		MaxBranches: m.Config.RemoteMaxBranches,
 		Notify:      func() { m.Service.Nudge() },
-	})
+		Host:        m.Config.HostName,
+	}
+	// On a NATS store, with a host name, one Hall watches each remote for
+	// all (docs/nats.md#the-shared-watch).
+	if ns, ok := m.Store.(*natsstore.Store); ok && m.Config.HostName != "" {
+		cfg.Board = ns.Board("", 0, 0)
+	}
+	return remotewatch.New(cfg)
 }
 
 // remoteWatch is w as health reads it: nil stays a nil interface.
