@@ -92,19 +92,31 @@ func (w *Watcher) renewEvery() time.Duration {
 	return max(every, time.Second)
 }
 
-// shared answers another Hall's fresh look at wa's remote, when one holds
-// its lease; false: this Hall looks itself (it holds the lease or just
-// took it, no answer is there yet, or the board cannot be reached:
-// fail-open, each Hall watches for itself).
-func (w *Watcher) shared(ctx context.Context, wa *watch, clock time.Time) (lease, bool) {
+// role is what a Hall does at one look of a shared watch.
+type role int
+
+const (
+	lookSelf role = iota // no board, the board unreachable, or this Hall holds the lease: it runs ls-remote
+	follow               // another Hall holds the lease and answered: read its answer
+	wait                 // another Hall holds the lease and has not answered yet: ask again soon
+)
+
+// waitRetry is how soon a Hall asks again for the answer of a holder
+// that has not looked yet.
+const waitRetry = 2 * time.Second
+
+// shared answers what this Hall does at a look of wa's remote, with the
+// holder's answer when it follows. The board unreachable: lookSelf
+// (fail-open, each Hall watches for itself).
+func (w *Watcher) shared(ctx context.Context, wa *watch, clock time.Time) (lease, role) {
 	if w.cfg.Board == nil {
-		return lease{}, false
+		return lease{}, lookSelf
 	}
 	key := boardKey(w.cfg.Host, wa.identity)
 	val, rev, ok, err := w.cfg.Board.Entry(ctx, key)
 	if err != nil {
 		w.setShare(wa, shareState{})
-		return lease{}, false
+		return lease{}, lookSelf
 	}
 	var l lease
 	if ok && json.Unmarshal(val, &l) != nil {
@@ -115,30 +127,32 @@ func (w *Watcher) shared(ctx context.Context, wa *watch, clock time.Time) (lease
 	w.mu.Unlock()
 	switch {
 	case !ok:
-		w.take(ctx, wa, key, 0, clock)
-		return lease{}, false
+		return lease{}, w.take(ctx, wa, key, 0, clock)
 	case l.Holder == w.holder:
 		sh.holding, sh.rev, sh.sharedBy = true, rev, ""
 		w.setShare(wa, sh)
-		return lease{}, false
+		return lease{}, lookSelf
 	}
 	if sh.holding || rev != sh.rev {
 		sh = shareState{rev: rev, revAt: clock}
-		w.setShare(wa, sh)
 	}
 	renew := min(max(time.Duration(l.RenewMs)*time.Millisecond, time.Second), time.Hour)
 	if clock.Sub(sh.revAt) >= lapses*renew {
-		w.take(ctx, wa, key, rev, clock)
-		return lease{}, false
+		return lease{}, w.take(ctx, wa, key, rev, clock)
 	}
-	if l.LookedMs == 0 || !l.valid() {
+	if l.LookedMs == 0 {
 		sh.sharedBy = ""
 		w.setShare(wa, sh)
-		return lease{}, false
+		return lease{}, wait
+	}
+	if !l.valid() {
+		sh.sharedBy = ""
+		w.setShare(wa, sh)
+		return lease{}, lookSelf
 	}
 	sh.sharedBy = l.Host
 	w.setShare(wa, sh)
-	return l, true
+	return l, follow
 }
 
 func (w *Watcher) setShare(wa *watch, sh shareState) {
@@ -147,20 +161,26 @@ func (w *Watcher) setShare(wa *watch, sh shareState) {
 	w.mu.Unlock()
 }
 
-// take tries to take wa's lease at rev (0: there is none); the Hall
-// looks itself either way this time.
-func (w *Watcher) take(ctx context.Context, wa *watch, key string, rev uint64, clock time.Time) {
+// take tries to take wa's lease at rev (0: there is none): won, this
+// Hall looks itself; lost to another Hall, it waits for that one's
+// answer; the board failing, it looks itself.
+func (w *Watcher) take(ctx context.Context, wa *watch, key string, rev uint64, clock time.Time) role {
 	l := lease{Holder: w.holder, Host: w.cfg.Host, RenewMs: w.renewEvery().Milliseconds()}
 	b, err := json.Marshal(l)
 	if err != nil {
-		return
+		return lookSelf
 	}
 	next, won, err := w.cfg.Board.Swap(ctx, key, b, rev)
-	if err != nil || !won {
+	switch {
+	case err != nil:
 		w.setShare(wa, shareState{})
-		return
+		return lookSelf
+	case !won:
+		w.setShare(wa, shareState{})
+		return wait
 	}
 	w.setShare(wa, shareState{holding: true, rev: next, renewAt: clock.Add(w.renewEvery()), last: l})
+	return lookSelf
 }
 
 // publish writes wa's lease again with the answer of the look just done

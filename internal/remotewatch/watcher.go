@@ -423,7 +423,14 @@ func (w *Watcher) look(ctx context.Context, wa *watch) bool {
 		wa.heads, wa.opened = heads, true
 		w.mu.Unlock()
 	}
-	ans, shared := w.shared(ctx, wa, clock)
+	ans, r := w.shared(ctx, wa, clock)
+	if r == wait {
+		w.mu.Lock()
+		wa.next = clock.Add(min(waitRetry, w.cfg.Interval))
+		w.mu.Unlock()
+		return false
+	}
+	shared := r == follow
 	var remote map[string]string
 	if shared {
 		if ans.Err != "" {
