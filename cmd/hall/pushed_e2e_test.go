@@ -64,7 +64,7 @@ func TestPushedBranchEndToEnd(t *testing.T) {
 	})
 	p := o.B.Pushed
 	if o.Across != contract.AcrossPushed || o.OverlapID != o.A.PresenceID+"~pushed:cloud-fix" || o.B.PresenceID != "" ||
-		p.Branch != "cloud-fix" || p.Commit != tip || p.Author != "hall" || p.CommittedMs == 0 || !strings.HasPrefix(p.Remote, "file://") {
+		p.Branch != "cloud-fix" || p.Commit != tip || p.Author != "hall" || p.CommittedMs == 0 || p.SeenMs == 0 || !strings.HasPrefix(p.Remote, "file://") {
 		t.Errorf("overlap %+v, want across pushed, side b the branch cloud-fix at %s by hall", o, tip)
 	}
 	if strings.Join(o.Conflicts, ",") != "src/checkout/cart.go" || o.Merge != contract.MergeConflict {
@@ -103,7 +103,8 @@ func TestPushedBranchEndToEnd(t *testing.T) {
 	// (and collides with the session in that worktree: exit 3), as does
 	// /api/presences/check.
 	code, out, _ := runCLI(t, "", "check", "--hall", m.URL(), "--agent-id", "orchestrator", "--worktree", work, "--caller-root", work, "--paths", "src/checkout/cart.go")
-	if code != 3 || !strings.Contains(out, "1 pushed branch already changed those paths") || !strings.Contains(out, `already changed on branch "cloud-fix" pushed to file://`) || !strings.Contains(out, `by "hall"`) {
+	if code != 3 || !strings.Contains(out, "1 pushed branch already changed those paths") || !strings.Contains(out, `already changed on branch "cloud-fix" pushed to file://`) || !strings.Contains(out, `by "hall"`) ||
+		!strings.Contains(out, ", tip first seen ") {
 		t.Errorf("hall check: exit %d, %q; want the branch cloud-fix named", code, out)
 	}
 	var check contract.CheckResponse
@@ -116,7 +117,7 @@ func TestPushedBranchEndToEnd(t *testing.T) {
 	if err := json.Unmarshal(got, &check); err != nil {
 		t.Fatal(err)
 	}
-	if len(check.Pushed) != 1 || check.Pushed[0].Branch != "cloud-fix" || check.Pushed[0].Commit != tip || strings.Join(check.Pushed[0].Paths, ",") != "src/checkout/cart.go" {
+	if len(check.Pushed) != 1 || check.Pushed[0].Branch != "cloud-fix" || check.Pushed[0].Commit != tip || check.Pushed[0].SeenMs != p.SeenMs || strings.Join(check.Pushed[0].Paths, ",") != "src/checkout/cart.go" {
 		t.Errorf("check's pushed %+v, want cloud-fix changing src/checkout/cart.go", check.Pushed)
 	}
 

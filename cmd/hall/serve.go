@@ -727,7 +727,8 @@ const remotesDir = "remotes"
 // processes) and its stores under <registry-root>/remotes; nil when off
 // or without a usable git. Its news nudges the service as the scanner's
 // does. Another host's side's HEAD is looked for and fetched into the
-// same stores with the same git (m.bases).
+// same stores with the same git (m.bases). On a NATS store it shares its
+// watch with the other Halls there.
 func (m *Main) newRemoteWatch(ctx context.Context) *remotewatch.Watcher {
 	if m.Config.RemoteInterval <= 0 || m.runner == nil {
 		return nil
@@ -739,12 +740,19 @@ func (m *Main) newRemoteWatch(ctx context.Context) *remotewatch.Watcher {
 	}
 	root := filepath.Join(m.Config.RegistryRoot, remotesDir)
 	m.bases = remotewatch.NewCommits(run, root, 0)
-	return remotewatch.New(remotewatch.Config{
+	cfg := remotewatch.Config{
 		Runner: run, Root: root, Results: m.GitScan,
 		Interval: m.Config.RemoteInterval, ActiveFor: time.Duration(m.Config.RemoteActiveDays) * 24 * time.Hour,
 		MaxBranches: m.Config.RemoteMaxBranches,
 		Notify:      func() { m.Service.Nudge() },
-	})
+		Host:        m.Config.HostName,
+	}
+	// On a NATS store, with a host name, one Hall watches each remote for
+	// all (docs/nats.md#the-shared-watch).
+	if ns, ok := m.Store.(*natsstore.Store); ok && m.Config.HostName != "" {
+		cfg.Board = ns.Board("", 0, 0)
+	}
+	return remotewatch.New(cfg)
 }
 
 // remoteWatch is w as health reads it: nil stays a nil interface.

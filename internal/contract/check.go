@@ -62,6 +62,12 @@ type CheckPushed struct {
 	Author      string   `json:"author"`
 	CommittedMs int64    `json:"committed_ms"`
 	Paths       []string `json:"paths"` // its changed files that meet the paths asked about
+	// SeenMs is when a Hall first saw this tip on the remote (this one,
+	// or the one watching it for the Halls on the same NATS store), and
+	// SeenAgoMs how long before this answer, on the Hall's clock: not
+	// the push time, which only the remote knows. Absent: unknown.
+	SeenMs    int64 `json:"seen_ms,omitempty"`
+	SeenAgoMs int64 `json:"seen_ago_ms,omitempty"`
 }
 
 // CheckText is a check's answer as lines: whom the work would collide
@@ -121,9 +127,13 @@ func writeCheckPushed(t *strings.Builder, ps []CheckPushed, shown int) {
 		if i == shown {
 			break
 		}
-		reported = append(reported, fmt.Sprintf("already changed on branch %q pushed to %s (tip %s by %q, committed %s)%s",
+		seen := ""
+		if p.SeenMs > 0 {
+			seen = ", tip first seen " + AgeMs(p.SeenAgoMs) + " ago"
+		}
+		reported = append(reported, fmt.Sprintf("already changed on branch %q pushed to %s (tip %s by %q, committed %s%s)%s",
 			Clip(p.Branch, 60), ClipPath(p.Remote, 72), shortCommit(p.Commit), Clip(p.Author, 60),
-			time.UnixMilli(p.CommittedMs).UTC().Format("2006-01-02 15:04 UTC"), checkPathsText(p.Paths)))
+			time.UnixMilli(p.CommittedMs).UTC().Format("2006-01-02 15:04 UTC"), seen, checkPathsText(p.Paths)))
 	}
 	WriteReported(t, reported)
 	if more := len(ps) - shown; more > 0 {

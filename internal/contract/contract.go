@@ -299,6 +299,10 @@ type HealthRemote struct {
 	// out), absent when it succeeded; FailingSinceMs when they began.
 	Error          string `json:"error,omitempty"`
 	FailingSinceMs int64  `json:"failing_since_ms,omitempty"`
+	// SharedBy is the host of the Hall on the same NATS store whose look
+	// the last answer was (docs/nats.md#the-shared-watch), LastGoodMs
+	// then the time of that look; absent: this Hall's own.
+	SharedBy string `json:"shared_by,omitempty"`
 }
 
 // HealthGit is what the Hall's git scanner can do (docs/worktrees.md):

@@ -74,6 +74,10 @@ type OverlapPushed struct {
 	Commit      string `json:"commit"`       // the branch's tip
 	Author      string `json:"author"`       // the tip's author's name, as git has it
 	CommittedMs int64  `json:"committed_ms"` // the tip's committer date
+	// SeenMs is when a Hall (this one, or the one on the same NATS store
+	// that watches the remote for it) first saw this tip on the remote.
+	// Not the push time, which only the remote knows. Absent: unknown.
+	SeenMs int64 `json:"seen_ms,omitempty"`
 	// Default: the branch is the remote's default branch, moved past the
 	// worktree's HEAD (the files are what it changed since they parted).
 	Default bool `json:"default,omitempty"`
@@ -158,7 +162,7 @@ func overlapSide(s presence.OverlapSide) OverlapSide {
 	}
 	out := OverlapSide{PresenceID: s.PresenceID, AgentID: s.AgentID, Theme: s.Theme, Worktree: s.Worktree, Branch: s.Branch, Git: git, Host: s.Host}
 	if p := s.Pushed; p.Branch != "" {
-		out.Pushed = OverlapPushed{Remote: p.Remote, Branch: p.Branch, Commit: p.Commit, Author: p.Author, CommittedMs: p.CommittedMs, Default: p.Default}
+		out.Pushed = OverlapPushed{Remote: p.Remote, Branch: p.Branch, Commit: p.Commit, Author: p.Author, CommittedMs: p.CommittedMs, SeenMs: p.SeenMs, Default: p.Default}
 	}
 	return out
 }

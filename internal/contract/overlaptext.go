@@ -162,9 +162,13 @@ func writeSide(b *strings.Builder, s OverlapSide) {
 
 // writePushed names a pushed branch as git has it: its name and author
 // quoted (whoever pushed chose them), its remote, its tip and when it was
-// committed (UTC, to the minute: the line holds no clock of its own).
+// committed and when a Hall first saw the tip (UTC, to the minute: the
+// line holds no clock of its own, and says the same at every call).
 func writePushed(b *strings.Builder, p OverlapPushed) {
 	when := time.UnixMilli(p.CommittedMs).UTC().Format("2006-01-02 15:04 UTC")
+	if p.SeenMs > 0 {
+		when += ", first seen " + time.UnixMilli(p.SeenMs).UTC().Format("2006-01-02 15:04 UTC")
+	}
 	if p.Default {
 		fmt.Fprintf(b, "the default branch %q moved on %s: %s by %q (committed %s)",
 			clip(p.Branch, textAgentWidth), clipPath(p.Remote, textPlaceWidth), shortCommit(p.Commit), clip(p.Author, textAgentWidth), when)

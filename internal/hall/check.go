@@ -110,7 +110,7 @@ func (h *Hall) Check(ctx context.Context, req contract.CheckRequest) (contract.C
 		out.Overlaps = append(out.Overlaps, hit)
 	}
 	out.WouldCollide = len(out.Collisions) > 0
-	out.Pushed = h.checkPushed(self, b.WorkingSet)
+	out.Pushed = h.checkPushed(self, b.WorkingSet, snap.AtMs)
 	return out, nil
 }
 
@@ -118,7 +118,7 @@ func (h *Hall) Check(ctx context.Context, req contract.CheckRequest) (contract.C
 // check's paths (docs/worktrees.md#pushed-work): of the remote the
 // check's worktree fetches from, else its brain's, as the watch last
 // found them; at most maxCheckHits, newest first.
-func (h *Hall) checkPushed(self presence.Record, paths []string) []contract.CheckPushed {
+func (h *Hall) checkPushed(self presence.Record, paths []string, nowMs int64) []contract.CheckPushed {
 	wt := self.WorktreePath()
 	if h.Remotes == nil || len(paths) == 0 || wt == "" {
 		return nil
@@ -137,8 +137,12 @@ func (h *Hall) checkPushed(self presence.Record, paths []string) []contract.Chec
 		if len(out) == maxCheckHits {
 			break
 		}
-		out = append(out, contract.CheckPushed{Remote: p.Remote, Branch: p.Branch.Name, Commit: p.Branch.Commit,
-			Author: p.Branch.Author, CommittedMs: p.Branch.CommittedMs, Paths: p.Files})
+		c := contract.CheckPushed{Remote: p.Remote, Branch: p.Branch.Name, Commit: p.Branch.Commit,
+			Author: p.Branch.Author, CommittedMs: p.Branch.CommittedMs, Paths: p.Files}
+		if p.Branch.SeenMs > 0 {
+			c.SeenMs, c.SeenAgoMs = p.Branch.SeenMs, max(nowMs-p.Branch.SeenMs, 0)
+		}
+		out = append(out, c)
 	}
 	return out
 }

@@ -55,7 +55,7 @@ func healthRemotes(rs []remotewatch.Remote) ([]contract.HealthRemote, int) {
 	out := make([]contract.HealthRemote, 0, min(len(rs), contract.MaxHealthRemotes))
 	for _, r := range rs[:min(len(rs), contract.MaxHealthRemotes)] {
 		hr := contract.HealthRemote{Remote: r.Identity, DefaultBranch: r.Default, Branches: len(r.Branches), Omitted: r.Omitted,
-			Worktrees: r.Worktrees, Error: r.Err}
+			Worktrees: r.Worktrees, Error: r.Err, SharedBy: r.SharedBy}
 		if !r.LastGood.IsZero() {
 			hr.LastGoodMs = r.LastGood.UnixMilli()
 		}

@@ -230,7 +230,7 @@ func pushedOverlapOf(p *overlap.Party, r *presence.Record, ps remotewatch.Pushed
 		ID: p.ID + "~pushed:" + ps.Branch.Name, Brain: p.Brain, Across: presence.AcrossPushed, Repository: ps.Remote,
 		A: sideOf(p, r),
 		B: presence.OverlapSide{Branch: ps.Branch.Name, Pushed: presence.PushedBranch{
-			Remote: ps.Remote, Branch: ps.Branch.Name, Commit: ps.Branch.Commit, Author: ps.Branch.Author, CommittedMs: ps.Branch.CommittedMs, Default: ps.Default}},
+			Remote: ps.Remote, Branch: ps.Branch.Name, Commit: ps.Branch.Commit, Author: ps.Branch.Author, CommittedMs: ps.Branch.CommittedMs, SeenMs: ps.Branch.SeenMs, Default: ps.Default}},
 		Verdict: contract.VerdictOverlap, Merge: contract.MergeUnknown, FilesTotal: ps.FilesTotal,
 	}
 	max := bound.MaxFiles

@@ -152,6 +152,8 @@ func newStatsCollector(src Sources) *statsCollector {
 		onRemote(func(s *scrape) float64 { return float64(s.remote.Fetches) }))
 	add("remotewatch", "failures_total", "Looks that failed.", counter,
 		onRemote(func(s *scrape) float64 { return float64(s.remote.Failures) }))
+	add("remotewatch", "shared_total", "Looks answered by another Hall's look on the same NATS store (no git ls-remote run here).", counter,
+		onRemote(func(s *scrape) float64 { return float64(s.remote.Shared) }))
 	add("store", "skipped_entries", "Store entries (files) that did not decode as a record at the last read.", gauge,
 		onRoster(func(s *scrape) float64 { return float64(s.skip) }))
 	add("store", "repaired_records", "Store records served after repair at the last read: a foreign writer's fields brought inside the published contract (a negative count zeroed, a relative path dropped, first_seen_ms after last_beat_ms clamped).", gauge,

@@ -123,3 +123,48 @@ func (b *Board) Get(ctx context.Context, key string) ([]byte, bool, error) {
 	}
 	return e.Value(), true, nil
 }
+
+// Entry reads the value at key and its revision (which every write
+// moves); false when there is none.
+func (b *Board) Entry(ctx context.Context, key string) ([]byte, uint64, bool, error) {
+	kv, err := b.open(ctx)
+	if err != nil {
+		return nil, 0, false, err
+	}
+	octx, cancel := b.s.opCtx(ctx)
+	defer cancel()
+	e, err := kv.Get(octx, key)
+	switch {
+	case errors.Is(err, jetstream.ErrKeyNotFound):
+		return nil, 0, false, nil
+	case err != nil:
+		return nil, 0, false, b.s.unavailable(octx, err, "get %s", key)
+	}
+	return e.Value(), e.Revision(), true, nil
+}
+
+// Swap writes value at key only when the key's revision is still rev (0:
+// only when there is none), and answers the new revision; false, no
+// error, when another writer came first. A lease is taken and renewed
+// with it (package remotewatch).
+func (b *Board) Swap(ctx context.Context, key string, value []byte, rev uint64) (uint64, bool, error) {
+	kv, err := b.open(ctx)
+	if err != nil {
+		return 0, false, err
+	}
+	octx, cancel := b.s.opCtx(ctx)
+	defer cancel()
+	var next uint64
+	if rev == 0 {
+		next, err = kv.Create(octx, key, value)
+	} else {
+		next, err = kv.Update(octx, key, value, rev)
+	}
+	switch {
+	case errors.Is(err, jetstream.ErrKeyExists), errors.Is(err, jetstream.ErrKeyRevisionMismatch):
+		return 0, false, nil
+	case err != nil:
+		return 0, false, b.s.unavailable(octx, err, "swap %s", key)
+	}
+	return next, true, nil
+}

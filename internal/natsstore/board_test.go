@@ -45,3 +45,30 @@ func TestBoardPutGet(t *testing.T) {
 		t.Errorf("put with the server gone: %v, want unreachable", err)
 	}
 }
+
+// TestBoardSwap: a swap at revision 0 creates a key only once; a swap at
+// the revision read wins once, a second at the same revision loses, no
+// error.
+func TestBoardSwap(t *testing.T) {
+	srv := natstest.RunServer(t, 0)
+	ctx := context.Background()
+	a := mustOpen(t, srv.URL(), Options{}).Board("board-test", 0, 0)
+	b := mustOpen(t, srv.URL(), Options{}).Board("board-test", 0, 0)
+	rev, ok, err := a.Swap(ctx, "lease.x", []byte("a"), 0)
+	if err != nil || !ok || rev == 0 {
+		t.Fatalf("create: %d %v %v, want a revision", rev, ok, err)
+	}
+	if _, ok, err := b.Swap(ctx, "lease.x", []byte("b"), 0); ok || err != nil {
+		t.Errorf("create again: %v %v, want lost, no error", ok, err)
+	}
+	v, got, ok, err := b.Entry(ctx, "lease.x")
+	if err != nil || !ok || got != rev || string(v) != "a" {
+		t.Fatalf("entry: %q %d %v %v, want a at %d", v, got, ok, err, rev)
+	}
+	if _, ok, err := b.Swap(ctx, "lease.x", []byte("b"), rev); !ok || err != nil {
+		t.Errorf("swap at the revision read: %v %v, want won", ok, err)
+	}
+	if _, ok, err := a.Swap(ctx, "lease.x", []byte("a"), rev); ok || err != nil {
+		t.Errorf("swap at a stale revision: %v %v, want lost, no error", ok, err)
+	}
+}

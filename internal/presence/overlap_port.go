@@ -61,7 +61,11 @@ type PushedBranch struct {
 	Commit      string // its tip
 	Author      string // the tip's author, as git has it
 	CommittedMs int64
-	Default     bool // the remote's default branch, moved past the worktree's HEAD
+	// SeenMs is when a Hall (this one, or the one sharing its watch of
+	// the remote) first saw this tip on the remote: not the push time,
+	// which only the remote knows. 0: unknown.
+	SeenMs  int64
+	Default bool // the remote's default branch, moved past the worktree's HEAD
 }
 
 // OverlapSide is one presence of an overlap.

@@ -2,6 +2,7 @@ package remotewatch
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"regexp"
 	"slices"
@@ -59,6 +60,14 @@ type Config struct {
 	// Notify is called when what Pushed or Remotes answer changed.
 	Notify func()
 	Clock  clockwork.Clock
+	// Board, when set, shares the watch with the Halls on the same NATS
+	// store: one of them looks at each remote and the others read its
+	// answer (share.go). Nil, or the board unreachable: this Hall looks
+	// itself.
+	Board Board
+	// Host is this Hall's host name (--host-name): it names the lease's
+	// holder, and keys a local path's watch apart from another host's.
+	Host string
 }
 
 // Branch is one active branch of a remote.
@@ -67,6 +76,10 @@ type Branch struct {
 	Commit      string // its tip
 	Author      string // the tip's author's name, as git has it
 	CommittedMs int64  // the tip's committer date
+	// SeenMs is when a Hall (this one, or the one sharing its watch)
+	// first saw this tip on the remote: not when it was pushed, which no
+	// one but the remote knows.
+	SeenMs int64
 	// Files are what it changed against its merge base with the default
 	// branch, sorted, at most MaxBranchFiles; FilesTotal counts them.
 	Files      []string
@@ -89,6 +102,10 @@ type Remote struct {
 	Err          string
 	FailingSince time.Time
 	Worktrees    int // the live worktrees fetching from it
+	// SharedBy is the host name of the Hall whose look the last answer
+	// is ("" this Hall's own; see Config.Board); LastGood is then the
+	// time of that Hall's look.
+	SharedBy string
 }
 
 // watch is one remote's state.
@@ -108,6 +125,8 @@ type watch struct {
 	err       string
 	failSince time.Time
 	opened    bool
+	seen      map[string]int64 // tip → when first seen (ms), for the tips in heads
+	share     shareState
 }
 
 type changedFiles struct {
@@ -118,8 +137,9 @@ type changedFiles struct {
 // Watcher watches the remotes of the tracked worktrees. Safe for
 // concurrent use; Run does the work.
 type Watcher struct {
-	cfg  Config
-	wake chan struct{}
+	cfg    Config
+	wake   chan struct{}
+	holder string // this Hall as a lease's holder (share.go)
 
 	mu         sync.Mutex
 	tracked    map[string]bool      // live worktrees
@@ -141,6 +161,7 @@ type Stats struct {
 	Looks    int64 // git ls-remote --heads, one a remote a look
 	Fetches  int64 // fetches into a store: a tip moved
 	Failures int64 // looks that failed (unreachable, refused, timed out)
+	Shared   int64 // looks answered by another Hall's look (Config.Board): no ls-remote
 }
 
 // Stats returns the counters.
@@ -172,7 +193,7 @@ func New(cfg Config) *Watcher {
 		cfg.Clock = clockwork.NewRealClock()
 	}
 	return &Watcher{
-		cfg: cfg, wake: make(chan struct{}, 1),
+		cfg: cfg, wake: make(chan struct{}, 1), holder: newHolder(cfg.Host),
 		tracked: map[string]bool{}, origins: map[string]*resolved{}, watches: map[string]*watch{},
 		pushed: map[string][]Pushed{}, dirty: map[string]bool{}, preds: gitscan.NewMergeCache(0), snaps: map[string]snapKept{}, defChanged: map[[2]string]changedFiles{},
 	}
@@ -267,6 +288,7 @@ func (w *Watcher) step(ctx context.Context, now bool) time.Time {
 			notify = true
 		}
 	}
+	w.renew(ctx, clock)
 	if w.findAll(ctx) {
 		notify = true
 	}
@@ -280,6 +302,9 @@ func (w *Watcher) step(ctx context.Context, now bool) time.Time {
 		if wa.next.Before(next) {
 			next = wa.next
 		}
+	}
+	if r := w.nextRenewal(); !r.IsZero() && r.Before(next) {
+		next = r
 	}
 	return next
 }
@@ -364,15 +389,14 @@ func (w *Watcher) branchOf(wt string) string {
 	return res.Changes.Branch
 }
 
-// look asks the remote for its branches and, when a tip moved, fetches
-// and reads the active branches again; it reports whether what the
-// watch says changed.
+// look asks the remote for its branches (or reads the answer of the Hall
+// sharing its watch) and, when a tip moved, fetches and reads the active
+// branches again; it reports whether what the watch says changed.
 func (w *Watcher) look(ctx context.Context, wa *watch) bool {
 	clock := w.cfg.Clock.Now()
 	st := wa.store
 	fail := func(err error) bool {
 		w.mu.Lock()
-		defer w.mu.Unlock()
 		wa.fails++
 		w.stats.Failures++
 		wa.next = clock.Add(min(w.cfg.Interval<<min(wa.fails, 10), MaxBackoff))
@@ -381,6 +405,9 @@ func (w *Watcher) look(ctx context.Context, wa *watch) bool {
 		if was == "" {
 			wa.failSince = clock
 		}
+		msg := wa.err
+		w.mu.Unlock()
+		w.publish(ctx, wa, clock, msg)
 		return was == ""
 	}
 	if !wa.opened {
@@ -396,32 +423,69 @@ func (w *Watcher) look(ctx context.Context, wa *watch) bool {
 		wa.heads, wa.opened = heads, true
 		w.mu.Unlock()
 	}
-	if wa.def == "" || clock.Sub(wa.defAsked) >= defaultEvery {
-		def, err := st.defaultBranch(ctx)
-		if err != nil {
-			return fail(err)
+	ans, r := w.shared(ctx, wa, clock)
+	if r == wait {
+		w.mu.Lock()
+		wa.next = clock.Add(min(waitRetry, w.cfg.Interval))
+		w.mu.Unlock()
+		return false
+	}
+	shared := r == follow
+	var remote map[string]string
+	if shared {
+		if ans.Err != "" {
+			return fail(fmt.Errorf("the Hall on %s that watches this remote: %s", ans.Host, ans.Err))
 		}
-		if err := st.prune(ctx); err != nil {
-			return fail(err)
+		if clock.Sub(wa.defAsked) >= defaultEvery {
+			if err := st.prune(ctx); err != nil {
+				return fail(err)
+			}
 		}
 		w.mu.Lock()
-		wa.defAsked = clock
-		wa.def, wa.branches = def, nil // the branches' ages are read again too
+		if wa.def != ans.Default {
+			wa.def, wa.branches = ans.Default, nil
+		}
+		if clock.Sub(wa.defAsked) >= defaultEvery {
+			wa.defAsked, wa.branches = clock, nil
+		}
+		w.stats.Shared++
 		w.mu.Unlock()
-	}
-	w.mu.Lock()
-	w.stats.Looks++
-	w.mu.Unlock()
-	remote, err := st.lsRemote(ctx)
-	if err != nil {
-		return fail(err)
+		remote = ans.Heads
+	} else {
+		if wa.def == "" || clock.Sub(wa.defAsked) >= defaultEvery {
+			def, err := st.defaultBranch(ctx)
+			if err != nil {
+				return fail(err)
+			}
+			if err := st.prune(ctx); err != nil {
+				return fail(err)
+			}
+			w.mu.Lock()
+			wa.defAsked = clock
+			wa.def, wa.branches = def, nil // the branches' ages are read again too
+			w.mu.Unlock()
+		}
+		w.mu.Lock()
+		w.stats.Looks++
+		w.mu.Unlock()
+		var err error
+		if remote, err = st.lsRemote(ctx); err != nil {
+			return fail(err)
+		}
 	}
 	moved := !maps.Equal(remote, wa.heads)
 	if moved {
 		w.mu.Lock()
 		w.stats.Fetches++
+		have := maps.Clone(wa.heads)
 		w.mu.Unlock()
-		if err := st.fetch(ctx); err != nil {
+		var err error
+		if shared {
+			err = st.fetchTips(ctx, remote, have)
+		} else {
+			err = st.fetch(ctx)
+		}
+		if err != nil {
 			return fail(err)
 		}
 		heads, err := st.localHeads(ctx)
@@ -432,10 +496,12 @@ func (w *Watcher) look(ctx context.Context, wa *watch) bool {
 		wa.heads = heads
 		w.mu.Unlock()
 	}
+	w.markSeen(wa, clock, ans.SeenMs)
 	var branches []Branch
 	var defTip Branch
 	omitted := 0
 	if moved || wa.branches == nil {
+		var err error
 		branches, omitted, err = w.active(ctx, wa, clock)
 		if err != nil {
 			return fail(err)
@@ -446,14 +512,17 @@ func (w *Watcher) look(ctx context.Context, wa *watch) bool {
 				return fail(err)
 			}
 			if ok {
-				defTip = Branch{Name: t.Name, Commit: t.Commit, Author: t.Author, CommittedMs: t.CommittedMs}
+				defTip = Branch{Name: t.Name, Commit: t.Commit, Author: t.Author, CommittedMs: t.CommittedMs, SeenMs: wa.seenOf(t.Commit)}
 			}
 		}
+		omitted += ans.Omitted // the branches the sharing Hall left out
 	}
 	w.mu.Lock()
-	defer w.mu.Unlock()
 	changed := wa.err != "" || wa.lastGood.IsZero()
 	wa.fails, wa.err, wa.failSince, wa.lastGood = 0, "", time.Time{}, clock
+	if shared {
+		wa.lastGood = time.UnixMilli(ans.LookedMs)
+	}
 	wa.next = clock.Add(w.cfg.Interval)
 	if moved || wa.branches == nil {
 		if !sameBranches(wa.branches, branches) || wa.omitted != omitted || wa.defTip.Commit != defTip.Commit {
@@ -469,8 +538,41 @@ func (w *Watcher) look(ctx context.Context, wa *watch) bool {
 			}
 		}
 	}
+	w.mu.Unlock()
+	if !shared {
+		w.publish(ctx, wa, clock, "")
+	}
 	return changed
 }
+
+// markSeen keeps when each tip of the store was first seen: now for a tip
+// new to this Hall, or earlier when the sharing Hall saw it first
+// (shared, by commit). Tips no longer there are forgotten.
+func (w *Watcher) markSeen(wa *watch, now time.Time, shared map[string]int64) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	seen := make(map[string]int64, len(wa.heads))
+	for _, id := range wa.heads {
+		ms, ok := wa.seen[id]
+		if !ok {
+			ms = now.UnixMilli()
+		}
+		if s, ok := shared[id]; ok && s > 0 && s < ms {
+			ms = s
+		}
+		seen[id] = ms
+	}
+	wa.seen = seen
+	for i := range wa.branches {
+		wa.branches[i].SeenMs = seen[wa.branches[i].Commit]
+	}
+	if wa.defTip.Commit != "" {
+		wa.defTip.SeenMs = seen[wa.defTip.Commit]
+	}
+}
+
+// seenOf is when a tip was first seen (0: unknown).
+func (wa *watch) seenOf(commit string) int64 { return wa.seen[commit] }
 
 // active reads the active branches from the store: unmerged into the
 // default branch, committed within ActiveFor, newest first, at most
@@ -493,7 +595,7 @@ func (w *Watcher) active(ctx context.Context, wa *watch, now time.Time) ([]Branc
 			omitted++
 			continue
 		}
-		b := Branch{Name: t.Name, Commit: t.Commit, Author: t.Author, CommittedMs: t.CommittedMs}
+		b := Branch{Name: t.Name, Commit: t.Commit, Author: t.Author, CommittedMs: t.CommittedMs, SeenMs: wa.seenOf(t.Commit)}
 		if defTip != "" {
 			k := [2]string{defTip, t.Commit}
 			cf, ok := wa.changed[k]
@@ -541,6 +643,7 @@ func (w *Watcher) Remotes() []Remote {
 			Identity: wa.identity, Default: wa.def, DefaultTip: wa.heads[wa.def],
 			Branches: slices.Clone(wa.branches), Omitted: wa.omitted,
 			LastGood: wa.lastGood, Err: wa.err, FailingSince: wa.failSince, Worktrees: count[wa.identity],
+			SharedBy: wa.share.sharedBy,
 		})
 	}
 	slices.SortFunc(out, func(a, b Remote) int { return compareStrings(a.Identity, b.Identity) })
