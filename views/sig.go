@@ -141,6 +141,7 @@ func (s *sig) overlap(o contract.Overlap) {
 		s.str(x.Pushed.Commit)
 		s.str(x.Pushed.Author)
 		s.num(x.Pushed.CommittedMs)
+		s.num(x.Pushed.SeenMs)
 		s.bool(x.Pushed.Default)
 	}
 	s.str(o.Verdict)
