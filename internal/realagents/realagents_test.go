@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -317,7 +318,9 @@ type session struct {
 
 // runCLI runs an agent CLI in dir with env over the git environment, the
 // agent's HOME and hall-hook's cache folder, and fails the test if it
-// does not exit 0 within a bound generous for a loaded machine.
+// does not exit 0 within a bound generous for a loaded machine (Errorf,
+// not Fatalf: a session of twoFromThePackage runs it off the test's
+// goroutine).
 func (w *world) runCLI(dir string, env []string, name string, args ...string) session {
 	w.t.Helper()
 	ctx, cancel := context.WithTimeout(w.t.Context(), 3*time.Minute)
@@ -332,9 +335,21 @@ func (w *world) runCLI(dir string, env []string, name string, args ...string) se
 	s := session{stdout: out.String(), stderr: errOut.String()}
 	w.last = s
 	if err != nil {
-		w.t.Fatalf("%s %s: %v\nstdout:\n%s\nstderr:\n%s", filepath.Base(name), strings.Join(args, " "), err, s.stdout, s.stderr)
+		w.t.Errorf("%s %s: %v\nstdout:\n%s\nstderr:\n%s", filepath.Base(name), strings.Join(args, " "), err, s.stdout, s.stderr)
 	}
 	return s
+}
+
+// beside is the world of a second session beside w's, at once: the same
+// repository, Hall, environment, installed Hall and cache folder (the
+// user's: autostart keeps its lock there), its own home (its agent
+// config: a Codex config.toml names one stub) and its own stub.
+func (w *world) beside() *world {
+	b := *w
+	b.home = gittest.TempDir(w.t)
+	b.env = slices.Clone(w.env)
+	b.stub, b.last, b.args = nil, session{}, nil
+	return &b
 }
 
 // startStub runs the model stub for the test.
