@@ -54,8 +54,15 @@ func twoFromThePackage(t *testing.T, da, db driver) {
 		return true
 	})
 	scriptA = append(scriptA, status, modelstub.Say("Done."))
-	scriptB := append(db.write(wt, filepath.Join(wt, "src", "checkout", "tax.go"), "package checkout\n\n// session B's tax\n", false),
-		modelstub.Say("Done."))
+	// B ends (and leaves: the collision closes) only once A's model has
+	// the request after its command: A's hooks of it have run while B
+	// was live (Gemini CLI's model hears only AfterTool's answer, not
+	// BeforeTool's).
+	end := modelstub.Say("Done.")
+	end.Wait = a.waitFor("session A's command reported", func() bool {
+		return slices.ContainsFunc(a.stub.Main(), func(r modelstub.Request) bool { return r.Turn > wrote })
+	})
+	scriptB := append(db.write(wt, filepath.Join(wt, "src", "checkout", "tax.go"), "package checkout\n\n// session B's tax\n", false), end)
 
 	cliA := prepare(t, da, a, scriptA)
 	cliB := prepare(t, db, b, scriptB)
@@ -113,9 +120,11 @@ func twoFromThePackage(t *testing.T, da, db driver) {
 	// B: told after its write (request 1), of A; A: told after the
 	// command it ran once B collided (the request after), of B.
 	expect(t, b, collisionText, 1, 1)
-	expect(t, b, "> collision: "+contract.ClipID(aID)+" (", 1, 1)
+	// The collision line without its quote mark, which Gemini CLI's
+	// context carries fullwidth (docs/hooks.md).
+	expect(t, b, "collision: "+contract.ClipID(aID)+" (", 1, 1)
 	expect(t, a, collisionText, 1, wrote+1)
-	expect(t, a, "> collision: "+contract.ClipID(bID)+" (", 1, wrote+1)
+	expect(t, a, "collision: "+contract.ClipID(bID)+" (", 1, wrote+1)
 	// The started Hall's page notice is the person's, never a model's.
 	_, notice, _ := strings.Cut(hook.PageNotice("\x00"), "\x00")
 	expect(t, a, notice, 0, -1)
