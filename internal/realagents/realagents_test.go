@@ -130,6 +130,8 @@ type world struct {
 	// driver's.
 	pkg  string
 	args []string
+	// who names the session in a failure's log ("": the only one).
+	who string
 }
 
 // program is the path of the Hall's program name in this world.
@@ -349,6 +351,7 @@ func (w *world) beside() *world {
 	b.home = gittest.TempDir(w.t)
 	b.env = slices.Clone(w.env)
 	b.stub, b.last, b.args = nil, session{}, nil
+	b.who = "the second session's "
 	return &b
 }
 
@@ -390,7 +393,7 @@ func (w *world) dump() {
 			return
 		}
 		for i, r := range w.stub.Main() {
-			w.t.Logf("request %d (%s, turn %d):\n%s", i, r.Path, r.Turn, tail(r.Text, 4000))
+			w.t.Logf("%srequest %d (%s, turn %d):\n%s", w.who, i, r.Path, r.Turn, tail(r.Text, 4000))
 		}
 	})
 }

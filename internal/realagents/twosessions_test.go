@@ -153,3 +153,12 @@ func TestGeminiTwoSessionsFromThePackage(t *testing.T) {
 	t.Parallel()
 	twoFromThePackage(t, gemini, gemini)
 }
+
+// TestCodexGeminiTwoSessionsFromThePackage: a Codex session (the hooks
+// the package's hall writes in the worktree) and a Gemini CLI session
+// (the package's extension), as TestClaudeTwoSessionsFromThePackage:
+// two agents' hooks, one Hall.
+func TestCodexGeminiTwoSessionsFromThePackage(t *testing.T) {
+	t.Parallel()
+	twoFromThePackage(t, codex, gemini)
+}
