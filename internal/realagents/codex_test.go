@@ -71,10 +71,12 @@ env_key = "STUB_API_KEY"
 trust_level = "trusted"
 `, w.stub.URL+"/v1", w.repo.Main)
 		if err := os.MkdirAll(codexHome, 0o755); err != nil {
-			w.t.Fatal(err)
+			w.t.Error(err)
+			return session{}
 		}
 		if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(config), 0o644); err != nil {
-			w.t.Fatal(err)
+			w.t.Error(err)
+			return session{}
 		}
 		return w.runCLI(dir, []string{"CODEX_HOME=" + codexHome, "STUB_API_KEY=sk-stub"},
 			cli, append([]string{"exec", "--dangerously-bypass-approvals-and-sandbox", "--dangerously-bypass-hook-trust", "--skip-git-repo-check", prompt}, w.args...)...)

@@ -28,10 +28,12 @@ var gemini = driver{
 	run: func(w *world, cli, dir string) session {
 		settings := filepath.Join(w.home, ".gemini", "settings.json")
 		if err := os.MkdirAll(filepath.Dir(settings), 0o755); err != nil {
-			w.t.Fatal(err)
+			w.t.Error(err)
+			return session{}
 		}
 		if err := os.WriteFile(settings, []byte(`{"security":{"auth":{"selectedType":"gemini-api-key"}},"general":{"disableAutoUpdate":true},"privacy":{"usageStatisticsEnabled":false}}`), 0o644); err != nil {
-			w.t.Fatal(err)
+			w.t.Error(err)
+			return session{}
 		}
 		return w.runCLI(dir, []string{
 			"GEMINI_API_KEY=stub-key",

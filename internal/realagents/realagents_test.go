@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -129,6 +130,8 @@ type world struct {
 	// driver's.
 	pkg  string
 	args []string
+	// who names the session in a failure's log ("": the only one).
+	who string
 }
 
 // program is the path of the Hall's program name in this world.
@@ -317,7 +320,9 @@ type session struct {
 
 // runCLI runs an agent CLI in dir with env over the git environment, the
 // agent's HOME and hall-hook's cache folder, and fails the test if it
-// does not exit 0 within a bound generous for a loaded machine.
+// does not exit 0 within a bound generous for a loaded machine (Errorf,
+// not Fatalf: a session of twoFromThePackage runs it off the test's
+// goroutine).
 func (w *world) runCLI(dir string, env []string, name string, args ...string) session {
 	w.t.Helper()
 	ctx, cancel := context.WithTimeout(w.t.Context(), 3*time.Minute)
@@ -332,9 +337,22 @@ func (w *world) runCLI(dir string, env []string, name string, args ...string) se
 	s := session{stdout: out.String(), stderr: errOut.String()}
 	w.last = s
 	if err != nil {
-		w.t.Fatalf("%s %s: %v\nstdout:\n%s\nstderr:\n%s", filepath.Base(name), strings.Join(args, " "), err, s.stdout, s.stderr)
+		w.t.Errorf("%s %s: %v\nstdout:\n%s\nstderr:\n%s", filepath.Base(name), strings.Join(args, " "), err, s.stdout, s.stderr)
 	}
 	return s
+}
+
+// beside is the world of a second session beside w's, at once: the same
+// repository, Hall, environment, installed Hall and cache folder (the
+// user's: autostart keeps its lock there), its own home (its agent
+// config: a Codex config.toml names one stub) and its own stub.
+func (w *world) beside() *world {
+	b := *w
+	b.home = gittest.TempDir(w.t)
+	b.env = slices.Clone(w.env)
+	b.stub, b.last, b.args = nil, session{}, nil
+	b.who = "the second session's "
+	return &b
 }
 
 // startStub runs the model stub for the test.
@@ -375,7 +393,7 @@ func (w *world) dump() {
 			return
 		}
 		for i, r := range w.stub.Main() {
-			w.t.Logf("request %d (%s, turn %d):\n%s", i, r.Path, r.Turn, tail(r.Text, 4000))
+			w.t.Logf("%srequest %d (%s, turn %d):\n%s", w.who, i, r.Path, r.Turn, tail(r.Text, 4000))
 		}
 	})
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/hall-dev/hall/internal/hook"
 	"github.com/hall-dev/hall/internal/hooktest"
 	"github.com/hall-dev/hall/internal/modelstub"
+	"github.com/hall-dev/hall/internal/npmtest"
 )
 
 // driver is what differs between the agent CLIs: their tools, as the
@@ -49,6 +50,14 @@ const prompt = "Work on the checkout."
 // of the agent there.
 func play(t *testing.T, d driver, w *world, script modelstub.Script) session {
 	t.Helper()
+	cli := prepare(t, d, w, script)
+	return d.run(w, cli, w.repo.Worktree)
+}
+
+// prepare is play up to the session: the hooks installed, the stub
+// started; it returns the CLI's path.
+func prepare(t *testing.T, d driver, w *world, script modelstub.Script) string {
+	t.Helper()
 	cli := agentCLI(t, d.cli)
 	if w.pkg != "" && d.plugin != nil {
 		d.plugin(w, cli, w.pkg)
@@ -57,7 +66,7 @@ func play(t *testing.T, d driver, w *world, script modelstub.Script) session {
 	}
 	w.startStub(script)
 	w.dump()
-	return d.run(w, cli, w.repo.Worktree)
+	return cli
 }
 
 // collision: another session is editing in the same worktree (its edit
@@ -152,29 +161,37 @@ func startsTheHall(t *testing.T, d driver) *world {
 // the first hook starts is the package's hall, beside its hall-hook.
 func fromThePackage(t *testing.T, d driver) *world {
 	in := installed(t)
-	w := startsTheHallWith(t, d, func(w *world) {
+	w := startsTheHallWith(t, d, fromPackage(t, in))
+	expectPackageHall(t, w, in)
+	return w
+}
+
+// fromPackage is the setup of a world whose Hall is the installed
+// package's (fromThePackage).
+func fromPackage(t *testing.T, in npmtest.Install) func(*world) {
+	return func(w *world) {
 		w.bin = in.Bin
 		w.pkg = in.Package()
 		w.hookCommand = "hall-hook"
 		// The plugin's and the extension's hooks name no address: the
 		// variable gives them the world's.
 		w.env = append(w.env, "PATH="+in.NoGoPath(t, "node"), "HALL_HALL="+w.hall)
-	})
+	}
+}
+
+// expectPackageHall checks that the Hall a hook started runs the
+// package's hall.
+func expectPackageHall(t *testing.T, w *world, in npmtest.Install) {
+	t.Helper()
 	if exe := startedProgram(t, w); !strings.HasPrefix(exe, in.Prefix+string(filepath.Separator)) {
 		t.Errorf("the started Hall runs %s, not the package's (under %s)", exe, in.Prefix)
 	}
-	return w
 }
 
 // startsTheHallWith is startsTheHall, with setup changing the world
 // before the hooks are installed.
 func startsTheHallWith(t *testing.T, d driver, setup func(*world)) *world {
-	w := newWorld(t, true)
-	root := t.TempDir()
-	w.env = []string{"M1ND_REGISTRY_DIR=" + root, "HALL_IDLE_STOP=1m"}
-	w.root = root
-	setup(w)
-	t.Cleanup(func() { stopStarted(t, w, root) })
+	w := unstarted(t, setup)
 	wt := w.repo.Worktree
 	script := d.write(wt, filepath.Join(wt, "src", "checkout", "tax.go"), "package checkout\n\n// tax\n", false)
 	script[0].Wait = func() {
@@ -202,6 +219,20 @@ func startsTheHallWith(t *testing.T, d driver, setup func(*world)) *world {
 		t.Errorf("the page's notice reached the model %d times (first in request %d); it is the person's", n, first)
 	}
 	t.Logf("the person's terminal shows the page's notice: %v", strings.Contains(s.stdout+s.stderr, notice))
+	return w
+}
+
+// unstarted is a world with no Hall running: the hooks point at a free
+// loopback port where the first of them starts one (over a registry root
+// of the test's, stopped when it ends), setup changing the world before
+// the hooks are installed.
+func unstarted(t *testing.T, setup func(*world)) *world {
+	w := newWorld(t, true)
+	root := t.TempDir()
+	w.env = []string{"M1ND_REGISTRY_DIR=" + root, "HALL_IDLE_STOP=1m"}
+	w.root = root
+	setup(w)
+	t.Cleanup(func() { stopStarted(t, w, root) })
 	return w
 }
 
