@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/hall-dev/hall/internal/shellword"
 )
 
 // The git the Hall runs is its own, not the repository's: a repository's
@@ -110,7 +112,7 @@ const MaxDrivers = 256
 func driverKeys(git string) map[string][][2]string {
 	return map[string][][2]string{
 		"filter": {{"clean", ""}, {"smudge", ""}, {"process", ""}, {"required", "false"}},
-		"merge":  {{"driver", shellQuote(git) + " merge-file -q --marker-size=%L %A %O %B"}},
+		"merge":  {{"driver", shellword.Quote(git) + " merge-file -q --marker-size=%L %A %O %B"}},
 		"remote": {{"uploadpack", "git-upload-pack"}, {"receivepack", "git-receive-pack"}},
 	}
 }
@@ -216,9 +218,4 @@ func subcommand(args []string) string {
 		}
 	}
 	return ""
-}
-
-// shellQuote quotes s for sh, which runs a merge driver's command line.
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

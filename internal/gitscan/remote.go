@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/hall-dev/hall/internal/shellword"
 )
 
 // The git that talks to a remote (the watch of pushed branches, package
@@ -67,7 +69,7 @@ func (r *Runner) RemoteAuth(ctx context.Context, store string, helpers []string)
 	cmd := os.Getenv("GIT_SSH_COMMAND")
 	if cmd == "" {
 		if p := os.Getenv("GIT_SSH"); p != "" {
-			cmd = shellQuote(p)
+			cmd = shellword.Quote(p)
 		}
 	}
 	if cmd == "" {

@@ -24,7 +24,7 @@ func TestNoHTTPInTheApplication(t *testing.T) {
 		Allowed: []string{
 			module + "/internal/agentid", module + "/internal/atomicfile", module + "/internal/cli", module + "/internal/contract", module + "/internal/filelock", module + "/internal/gitscan",
 			module + "/internal/hook", module + "/internal/hookinstall", module + "/internal/jsonspan", module + "/internal/place",
-			module + "/internal/presence", module + "/internal/recovery", module + "/internal/remotewatch", module + "/internal/safefile", module + "/internal/shellguard",
+			module + "/internal/presence", module + "/internal/recovery", module + "/internal/remotewatch", module + "/internal/safefile", module + "/internal/shellguard", module + "/internal/shellword",
 		},
 		Known: map[string]string{
 			module + "/internal/stream": "the hub (the roster's live cache the application reads) and its HTTP and SSE stream are one package",

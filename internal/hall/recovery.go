@@ -14,6 +14,7 @@ import (
 	"github.com/hall-dev/hall/internal/presence"
 	"github.com/hall-dev/hall/internal/recovery"
 	"github.com/hall-dev/hall/internal/shellguard"
+	"github.com/hall-dev/hall/internal/shellword"
 )
 
 // Nothing lost for good (issue 31, docs/recovery.md): before a hook
@@ -482,7 +483,7 @@ func restoreCommand(l contract.Loss) string {
 	b.WriteString("hall restore " + l.Snapshot)
 	if l.FilesLeftOut == 0 {
 		for _, f := range l.Files {
-			b.WriteString(" " + shellguard.QuoteWord(f))
+			b.WriteString(" " + shellword.Quote(f))
 		}
 	}
 	return b.String()

@@ -30,7 +30,7 @@ func TestTheClientTakesItsTypesFromTheContract(t *testing.T) {
 		Module:    module,
 		Allowed: []string{
 			module + "/internal/atomicfile", module + "/internal/autostart", module + "/internal/contract", module + "/internal/filelock", module + "/internal/gitscan", module + "/internal/presence",
-			module + "/internal/recovery", module + "/internal/safefile", module + "/internal/stream", module + "/internal/web/httpwire",
+			module + "/internal/recovery", module + "/internal/safefile", module + "/internal/shellword", module + "/internal/stream", module + "/internal/web/httpwire",
 		},
 	}
 	findings, err := rule.Check(".")

@@ -49,7 +49,7 @@ import (
 	"github.com/hall-dev/hall/internal/cli"
 	"github.com/hall-dev/hall/internal/hook"
 	"github.com/hall-dev/hall/internal/jsonspan"
-	"github.com/hall-dev/hall/internal/shellguard"
+	"github.com/hall-dev/hall/internal/shellword"
 	"mvdan.cc/sh/v3/shell"
 )
 
@@ -769,14 +769,14 @@ func render(o Options, spec hook.Install, http bool) any {
 	if cmd == "" {
 		cmd = "hall"
 	}
-	cmd = shellguard.QuoteWord(cmd)
+	cmd = shellword.Quote(cmd)
 	if IsLean(o.Command) {
 		cmd += " " + o.Agent
 	} else {
 		cmd += " beat --hook " + o.Agent
 	}
 	if hall != "" && hall != strings.TrimRight(cli.DefaultURL, "/") {
-		cmd += " --hall " + shellguard.QuoteWord(hall)
+		cmd += " --hall " + shellword.Quote(hall)
 	}
 	if o.OnCollision == "ask" {
 		cmd += " --on-collision ask"

@@ -1,4 +1,7 @@
-package shellguard
+// Package shellword quotes one word of a command line the Hall writes
+// for a shell: the one rule, for the restore command a person pastes, the
+// hook command an agent's CLI runs and the merge driver git runs.
+package shellword
 
 import (
 	"strings"
@@ -6,7 +9,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// QuoteWord returns s as one word of a command line the Hall writes for
+// Quote returns s as one word of a command line the Hall writes for
 // a shell (a restore command a person pastes, a hook command an agent's
 // CLI runs) that POSIX sh, bash and zsh read back as s, typed or run
 // from a script: s itself when nothing in it is special to a shell
@@ -16,7 +19,7 @@ import (
 // or zsh expands ! even inside double quotes (so it is never left bare
 // either, nor zsh's ^), and a POSIX shell has no $'…' for a newline or a
 // byte that is not UTF-8.
-func QuoteWord(s string) string {
+func Quote(s string) string {
 	if q, err := syntax.Quote(s, syntax.LangPOSIX); err == nil && q == s && !strings.ContainsAny(s, "!^") {
 		return s
 	}

@@ -1,4 +1,4 @@
-package shellguard_test
+package shellword_test
 
 import (
 	"bytes"
@@ -6,14 +6,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hall-dev/hall/internal/shellguard"
+	"github.com/hall-dev/hall/internal/shellword"
 )
 
-// TestQuoteWord: a word with nothing special to a shell stays bare, the
+// TestQuote: a word with nothing special to a shell stays bare, the
 // rest is single-quoted; and each, given to a real POSIX sh (dash), bash
 // running a script and an interactive bash (which expands ! in double
 // quotes), reads back as the very bytes it quotes.
-func TestQuoteWord(t *testing.T) {
+func TestQuote(t *testing.T) {
 	for _, tc := range []struct {
 		in, want string
 	}{
@@ -39,14 +39,14 @@ func TestQuoteWord(t *testing.T) {
 		{"#x", "'#x'"},
 		{"a;b|c&d>e<f(g)h{i}[j]?", "'a;b|c&d>e<f(g)h{i}[j]?'"},
 	} {
-		if got := shellguard.QuoteWord(tc.in); got != tc.want {
+		if got := shellword.Quote(tc.in); got != tc.want {
 			t.Errorf("QuoteWord(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 	var words, script strings.Builder
 	ins := []string{"plain.go", "héllo.go", "a b", "it's", "a!b", "it's!", "^x", "x=1", "$HOME", "`id`", "*", "~", "if", `a\b`, "new\nline", "bad\xffutf8", "#x", "%1", "a;b|c&d"}
 	for _, in := range ins {
-		words.WriteString(" " + shellguard.QuoteWord(in))
+		words.WriteString(" " + shellword.Quote(in))
 	}
 	script.WriteString("printf '%s\\0'" + words.String() + "\n")
 	want := strings.Join(ins, "\x00") + "\x00"
