@@ -2,6 +2,7 @@ package gittest
 
 import (
 	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io/fs"
 	"os"
@@ -98,4 +99,41 @@ func Fingerprint(tb testing.TB, root string) string {
 		tb.Fatalf("fingerprint %s: %v", root, err)
 	}
 	return fmt.Sprintf("%x", h.Sum(nil))
+}
+
+// GitDirPrint is every byte of a repository's git directory a Hall must
+// never change: each file's path, size and content (refs, packed-refs,
+// objects, config, FETCH_HEAD's absence), each directory's listing, and
+// the index's modification time. An object's modification time is left
+// out: git freshens it when a command run with the repository's objects
+// as alternates (a snapshot, a merge prediction, as the scanner's) would
+// write that object again, and no byte changes (docs/worktrees.md#pushed-work). Two equal prints: not a
+// byte of the repository changed, its index not rewritten.
+func GitDirPrint(tb testing.TB, gitDir string) string {
+	tb.Helper()
+	var b strings.Builder
+	err := filepath.WalkDir(gitDir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(gitDir, p)
+		if d.IsDir() {
+			fmt.Fprintf(&b, "%s/\n", rel)
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		sum := sha256.Sum256(data)
+		fmt.Fprintf(&b, "%s %d %s\n", rel, len(data), hex.EncodeToString(sum[:8]))
+		return nil
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if info, err := os.Stat(filepath.Join(gitDir, "index")); err == nil {
+		fmt.Fprintf(&b, "index mtime %d\n", info.ModTime().UnixNano())
+	}
+	return b.String()
 }

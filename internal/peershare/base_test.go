@@ -2,10 +2,6 @@ package peershare_test
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -46,7 +42,7 @@ func TestSharerFetchesThePeersBase(t *testing.T) {
 			a, b := twoHostsWith(t, peershare.Bounds{}, func(host, clone, remote string, cfg *peershare.Config) {
 				switch host {
 				case "alpha":
-					alphaGit, before = filepath.Join(clone, ".git"), gitDirPrint(t, filepath.Join(clone, ".git"))
+					alphaGit, before = filepath.Join(clone, ".git"), gittest.GitDirPrint(t, filepath.Join(clone, ".git"))
 					run, err := gitscan.NewRunner(context.Background(), gitscan.RunnerConfig{Timeout: time.Minute})
 					if err != nil {
 						t.Fatal(err)
@@ -67,7 +63,7 @@ func TestSharerFetchesThePeersBase(t *testing.T) {
 				v, ok := a.sharer.Verdict(aa, bb)
 				return ok && v.Merge == c.merge && v.Reason == c.reason
 			})
-			if after := gitDirPrint(t, alphaGit); after != before {
+			if after := gittest.GitDirPrint(t, alphaGit); after != before {
 				t.Errorf("alpha's clone changed:\nbefore\n%s\nafter\n%s", before, after)
 			}
 			if _, err := os.Stat(filepath.Join(alphaGit, "FETCH_HEAD")); err == nil {
@@ -84,34 +80,4 @@ func TestSharerFetchesThePeersBase(t *testing.T) {
 			}
 		})
 	}
-}
-
-// gitDirPrint is every file of a git directory, by path, size and
-// content hash, and every directory's listing: what the Hall must never
-// change (an object's modification time left out: git freshens an object
-// a command with this directory as an alternate would write again).
-func gitDirPrint(t *testing.T, gitDir string) string {
-	t.Helper()
-	var b strings.Builder
-	err := filepath.WalkDir(gitDir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(gitDir, p)
-		if d.IsDir() {
-			fmt.Fprintf(&b, "%s/\n", rel)
-			return nil
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		sum := sha256.Sum256(data)
-		fmt.Fprintf(&b, "%s %d %s\n", rel, len(data), hex.EncodeToString(sum[:8]))
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b.String()
 }

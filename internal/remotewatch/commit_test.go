@@ -26,7 +26,7 @@ func TestCommitsFindOrFetch(t *testing.T) {
 	gittest.WriteFile(t, filepath.Join(w.mate, "src/cart.go"), lines(20, "theirs", 3))
 	gittest.CommitAll(t, w.mate, "wip")
 	head := strings.TrimSpace(gittest.Git(t, w.mate, "rev-parse", "HEAD"))
-	before := repoPrint(t, filepath.Join(w.work, ".git"))
+	before := gittest.GitDirPrint(t, filepath.Join(w.work, ".git"))
 	run, err := gitscan.NewRunner(ctx, gitscan.RunnerConfig{Timeout: time.Minute})
 	if err != nil {
 		t.Fatal(err)
@@ -57,7 +57,7 @@ func TestCommitsFindOrFetch(t *testing.T) {
 	if _, _, err := patient.Find(ctx, w.work, "--upload-pack=x"); err == nil {
 		t.Error("an id that is no object id was taken")
 	}
-	if after := repoPrint(t, filepath.Join(w.work, ".git")); after != before {
+	if after := gittest.GitDirPrint(t, filepath.Join(w.work, ".git")); after != before {
 		t.Errorf("the person's repository changed:\nbefore\n%s\nafter\n%s", before, after)
 	}
 }

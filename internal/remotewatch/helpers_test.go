@@ -2,10 +2,7 @@ package remotewatch_test
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -145,40 +142,4 @@ func find(ps []remotewatch.Pushed, branch string) (remotewatch.Pushed, bool) {
 		}
 	}
 	return remotewatch.Pushed{}, false
-}
-
-// repoPrint is every byte of a repository's git directory the watch must
-// never change: each file's path, size and content (refs, packed-refs,
-// objects, config, FETCH_HEAD's absence), each directory's listing, and
-// the index's modification time. An object's modification time is left
-// out: git freshens it when a command run with the repository's objects
-// as alternates (a snapshot, a merge prediction, as the scanner's) would
-// write that object again, and no byte changes (docs/worktrees.md#pushed-work).
-func repoPrint(t *testing.T, gitDir string) string {
-	t.Helper()
-	var b strings.Builder
-	err := filepath.WalkDir(gitDir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(gitDir, p)
-		if d.IsDir() {
-			fmt.Fprintf(&b, "%s/\n", rel)
-			return nil
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		sum := sha256.Sum256(data)
-		fmt.Fprintf(&b, "%s %d %s\n", rel, len(data), hex.EncodeToString(sum[:8]))
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if info, err := os.Stat(filepath.Join(gitDir, "index")); err == nil {
-		fmt.Fprintf(&b, "index mtime %d\n", info.ModTime().UnixNano())
-	}
-	return b.String()
 }

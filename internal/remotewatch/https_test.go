@@ -71,7 +71,7 @@ func TestHTTPSRemoteWithCredentialHelper(t *testing.T) {
 	gittest.Git(t, w.work, "config", "credential.helper", "halltest")
 	gittest.WriteFile(t, filepath.Join(w.work, "src/cart.go"), lines(20, "mine", 3))
 	w.push(t, "feat", "src/cart.go", lines(20, "theirs", 3), false)
-	before := repoPrint(t, filepath.Join(w.work, ".git"))
+	before := gittest.GitDirPrint(t, filepath.Join(w.work, ".git"))
 
 	for _, tc := range []struct {
 		password string
@@ -102,7 +102,7 @@ func TestHTTPSRemoteWithCredentialHelper(t *testing.T) {
 			t.Errorf("right credentials: got %+v, want feat, a predicted conflict", ps)
 		}
 	}
-	if after := repoPrint(t, filepath.Join(w.work, ".git")); after != before {
+	if after := gittest.GitDirPrint(t, filepath.Join(w.work, ".git")); after != before {
 		t.Errorf("the person's repository changed:\nbefore\n%s\nafter\n%s", before, after)
 	}
 }

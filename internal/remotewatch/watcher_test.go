@@ -31,7 +31,7 @@ func TestPushedBranchesAreSides(t *testing.T) {
 			w := newWorld(t, url)
 			// The agent's uncommitted edit of line 3.
 			gittest.WriteFile(t, filepath.Join(w.work, "src/cart.go"), lines(20, "mine", 3))
-			before := repoPrint(t, filepath.Join(w.work, ".git"))
+			before := gittest.GitDirPrint(t, filepath.Join(w.work, ".git"))
 
 			w.push(t, "same-lines", "src/cart.go", lines(20, "theirs", 3), false)
 			w.push(t, "other-lines", "src/cart.go", lines(20, "theirs", 15), false)
@@ -95,7 +95,7 @@ func TestPushedBranchesAreSides(t *testing.T) {
 				t.Errorf("active after: got %v, want %v (other-lines deleted, other-file merged)", names, want)
 			}
 
-			if after := repoPrint(t, filepath.Join(w.work, ".git")); after != before {
+			if after := gittest.GitDirPrint(t, filepath.Join(w.work, ".git")); after != before {
 				t.Errorf("the person's repository changed:\nbefore\n%s\nafter\n%s", before, after)
 			}
 			if _, err := os.Stat(filepath.Join(w.work, ".git", "FETCH_HEAD")); err == nil {
