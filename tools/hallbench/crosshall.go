@@ -15,18 +15,11 @@ import (
 // crossHall: two Halls on one NATS JetStream server; a beat POSTed into
 // Hall A, timed until it reaches a live-stream subscriber of Hall B.
 func (b *bench) crossHall(ctx context.Context) error {
-	ns, err := natsserver.NewServer(&natsserver.Options{
-		Host: "127.0.0.1", Port: -1, JetStream: true,
-		StoreDir: filepath.Join(b.tmp, "nats"), NoLog: true, NoSigs: true,
-	})
+	ns, err := b.startNATS("nats")
 	if err != nil {
-		return fmt.Errorf("nats server: %w", err)
+		return err
 	}
-	go ns.Start()
 	defer ns.Shutdown()
-	if !ns.ReadyForConnections(10 * time.Second) {
-		return fmt.Errorf("nats server not ready in 10 s")
-	}
 	store := "--store=" + ns.ClientURL()
 	hallA, err := b.startHall(ctx, b.newRoot("cross-a"), store)
 	if err != nil {
@@ -70,4 +63,22 @@ func (b *bench) crossHall(ctx context.Context) error {
 	b.add("cross-Hall: beat into Hall A → Hall B's stream, one NATS server: p50 / p99",
 		fmt.Sprintf("%.1f / %.1f ms (%d samples, %d missed)", r.P50Ms, r.P99Ms, r.Samples, r.Missed), "measured", pass(r.Missed == 0))
 	return nil
+}
+
+// startNATS runs an in-process NATS JetStream server on a free port,
+// storing under the bench's directory name; the caller shuts it down.
+func (b *bench) startNATS(name string) (*natsserver.Server, error) {
+	ns, err := natsserver.NewServer(&natsserver.Options{
+		Host: "127.0.0.1", Port: -1, JetStream: true,
+		StoreDir: filepath.Join(b.tmp, name), NoLog: true, NoSigs: true,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("nats server: %w", err)
+	}
+	go ns.Start()
+	if !ns.ReadyForConnections(10 * time.Second) {
+		ns.Shutdown()
+		return nil, fmt.Errorf("nats server not ready in 10 s")
+	}
+	return ns, nil
 }

@@ -75,6 +75,7 @@ func orchestrate(ctx context.Context, o options) error {
 		{"guard", b.guard, false},
 		{"overlaps", b.overlaps, true},
 		{"clones", b.overlapsClones, true},
+		{"machines", b.machines, true},
 		{"snapshot", b.snapshot, true},
 	}
 	for _, s := range scenarios {

@@ -358,12 +358,18 @@ func parseStatCPU(stat string) (cpuTimes, error) {
 // gitMetrics reads the Hall's hall_gitscan_* metrics, by name without the
 // prefix.
 func gitMetrics(url string) (map[string]float64, error) {
+	return hallMetrics(url, "gitscan")
+}
+
+// hallMetrics reads the Hall's hall_<area>_* metrics, by name without
+// the prefix.
+func hallMetrics(url, area string) (map[string]float64, error) {
 	resp, err := http.Get(url + "/metrics")
 	if err != nil {
 		return nil, err
 	}
 	defer resp.Body.Close()
-	prefix := metrics.Namespace + "_gitscan_"
+	prefix := metrics.Namespace + "_" + area + "_"
 	out := map[string]float64{}
 	sc := bufio.NewScanner(resp.Body)
 	for sc.Scan() {

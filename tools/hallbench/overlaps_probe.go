@@ -35,6 +35,11 @@ type probe struct {
 	second  time.Time // the second side's file written; zero before
 	seenAny time.Time // the roster first listed the file in the pair's overlap
 	seenGit time.Time // … with git's answer
+	// seenMerge: the overlap first listed the file with the merge
+	// predicted as the probe means it (conflict: the verdict conflict
+	// with the file among the conflicts; clean: merge clean), whatever
+	// evidence each side's file carries; seenGit is never before it.
+	seenMerge time.Time
 	toldA   time.Time // (conflict) side a's first hook answer telling the conflict
 	toldB   time.Time
 }
@@ -139,11 +144,21 @@ func (w *probeWatch) saw(overlaps []contract.Overlap, at time.Time) {
 			if p.conflict {
 				merged = o.Verdict == contract.VerdictConflict && slices.Contains(o.Conflicts, p.rel)
 			}
+			if merged && p.seenMerge.IsZero() {
+				p.seenMerge = at
+			}
 			if gitBoth && merged {
 				p.seenGit = at
 			}
 		}
 	}
+}
+
+// read is a copy of p as the watch holds it now.
+func (w *probeWatch) read(p *probe) probe {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return *p
 }
 
 // done removes the finished probes and returns them.
