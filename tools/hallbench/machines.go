@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -71,6 +72,7 @@ type machinesRound struct {
 	labelled bool
 	settled  bool       // the overlap went from both Halls within the settle time
 	start    time.Time  // ana's change began
+	marker   []byte     // bob's line, in his file's content when shipped
 	puts     []boardPut // into hall-changes from start to the round's end
 }
 
@@ -224,11 +226,12 @@ func machinesOverlap(ctx context.Context, agents [2]*obAgent, watches [2]*probeW
 		w.add(ps[i])
 	}
 	round := machinesRound{start: time.Now()}
-	if err := agents[0].edit(ctx, rel, fileContent(file, map[int]string{5: "// ana on alpha: " + agents[0].session}), nil); err != nil {
+	if err := agents[0].edit(ctx, rel, fileContent(file, map[int]string{5: fmt.Sprintf("// ana on alpha, file %d: %s", file, agents[0].session)}), nil); err != nil {
 		return round, err
 	}
 	sleepCtx(ctx, time.Duration(500+rng.IntN(2000))*time.Millisecond)
-	err := agents[1].edit(ctx, rel, fileContent(file, map[int]string{5: "// bob on bravo: " + agents[1].session}), func(at time.Time) {
+	round.marker = fmt.Appendf(nil, "// bob on bravo, file %d: %s", file, agents[1].session)
+	err := agents[1].edit(ctx, rel, fileContent(file, map[int]string{5: string(round.marker)}), func(at time.Time) {
 		for i, w := range watches {
 			w.mu.Lock()
 			ps[i].second = at
@@ -347,8 +350,10 @@ type boardPut struct {
 	kind  string // the key's first word: side, verdict, watch
 	bytes int    // the entry's value
 	// blobs and blobBytes are the file contents it carries (a side
-	// entry's files[].data, decoded).
+	// entry's files[].data, decoded); data is those contents, joined.
 	blobs, blobBytes int
+	data             []byte
+	merge            string // a verdict's merge: clean, conflict, unknown
 }
 
 // boardSubjects are the subjects a put into the bucket is published on
@@ -362,15 +367,18 @@ func boardPutOf(subject string, value []byte, at time.Time) boardPut {
 	kind, _, _ := strings.Cut(key, ".")
 	p := boardPut{at: at, key: key, kind: kind, bytes: len(value)}
 	var e struct {
+		Merge string `json:"merge"`
 		Files []struct {
 			Data []byte `json:"data"`
 		} `json:"files"`
 	}
 	if json.Unmarshal(value, &e) == nil {
+		p.merge = e.Merge
 		for _, f := range e.Files {
 			if len(f.Data) > 0 {
 				p.blobs++
 				p.blobBytes += len(f.Data)
+				p.data = append(p.data, f.Data...)
 			}
 		}
 	}
@@ -418,6 +426,22 @@ func (t *boardTap) since(from time.Time) []boardPut {
 	return out
 }
 
+// contentSteps finds, in one content-mode round's puts, when the side
+// that ships the second change was first published (its content holds
+// marker, bob's line) and when the first conflict verdict after it was;
+// zero where none was.
+func contentSteps(puts []boardPut, marker []byte) (side, verdict time.Time) {
+	for _, p := range puts {
+		switch {
+		case side.IsZero() && p.kind == "side" && bytes.Contains(p.data, marker):
+			side = p.at
+		case !side.IsZero() && p.kind == "verdict" && p.merge == "conflict":
+			return side, p.at
+		}
+	}
+	return side, time.Time{}
+}
+
 // boardTally sums puts by kind.
 type boardTally struct {
 	puts, bytes, blobs, blobBytes int
@@ -443,7 +467,7 @@ func (b *bench) machinesRows(z machinesSizes, runs []machinesRun) {
 			b.add("across two Halls, "+run.mode+" mode", "no round ran", "", pass(false))
 			continue
 		}
-		var both, alpha, bravo, any, git, told []time.Duration
+		var both, alpha, bravo, any, git, told, shipped, predicted []time.Duration
 		missed, unlabelled, unsettled := 0, 0, 0
 		var perOverlap, blobPerOverlap []float64 // bytes
 		kinds := map[string]boardTally{}
@@ -469,6 +493,9 @@ func (b *bench) machinesRows(z machinesSizes, runs []machinesRun) {
 				if !t.IsZero() {
 					told = append(told, t.Sub(a.second))
 				}
+			}
+			if side, verdict := contentSteps(r.puts, r.marker); !side.IsZero() && !verdict.IsZero() {
+				shipped, predicted = append(shipped, side.Sub(a.second)), append(predicted, verdict.Sub(a.second))
 			}
 			if !r.labelled {
 				unlabelled++
@@ -512,6 +539,8 @@ func (b *bench) machinesRows(z machinesSizes, runs []machinesRun) {
 			fmt.Sprintf("%.0f / %.0f ms; %.0f / %.0f ms", pct(alpha, 0.5), pct(alpha, 0.99), pct(bravo, 0.5), pct(bravo, 0.99)), "", nil)
 		b.add("… the same overlap listed by both, before the verdict / with git's evidence on both sides' file too (bob's record carrying his scan): p50 / p99",
 			fmt.Sprintf("%.0f / %.0f ms; %.0f / %.0f ms (%d of %d)", pct(any, 0.5), pct(any, 0.99), pct(git, 0.5), pct(git, 0.99), len(git), n), "", nil)
+		b.add("… where the time goes: bob's change → bravo publishes his side with it (its scan, at the scanner's interval, then its sharer's round) / → alpha publishes git's verdict (its sharer's round and the merge): p50 / p99",
+			fmt.Sprintf("%.0f / %.0f ms; %.0f / %.0f ms (%d of %d rounds; then bravo's round reads it)", pct(shipped, 0.5), pct(shipped, 0.99), pct(predicted, 0.5), pct(predicted, 0.99), len(shipped), n), "", nil)
 		b.add("… the conflict told in each agent's own next hook answer (its 1–2 s between tool calls included): p50 / p99",
 			fmt.Sprintf("%.0f / %.0f ms (%d of %d sides)", pct(told, 0.5), pct(told, 0.99), len(told), 2*n), "", nil)
 		side, verdict := kinds["side"], kinds["verdict"]
@@ -523,7 +552,7 @@ func (b *bench) machinesRows(z machinesSizes, runs []machinesRun) {
 		}
 		b.add(fmt.Sprintf("bytes into hall-changes per overlap, content mode (every put from ana's change to the overlap's end, %d overlaps): p50 / max; file content of it", n),
 			fmt.Sprintf("%.0f / %.0f bytes; content %.0f / %.0f bytes (the file is %d bytes); %.1f puts an overlap: side entries %d × %.0f bytes (%d with content), verdicts %d × %.0f bytes; bravo's hall_peers_bytes_shipped_total %.0f",
-				medianF(perOverlap), slices.Max(perOverlap), medianF(blobPerOverlap), slices.Max(blobPerOverlap), len(fileContent(0, map[int]string{5: "// bob on bravo: " + strings.Repeat("0", 36)})),
+				medianF(perOverlap), slices.Max(perOverlap), medianF(blobPerOverlap), slices.Max(blobPerOverlap), len(fileContent(0, map[int]string{5: "// bob on bravo, file 0: " + strings.Repeat("0", 36)})),
 				float64(side.puts+verdict.puts)/float64(max(n, 1)), side.puts, mean(side), side.blobs, verdict.puts, mean(verdict), run.peers[1]["bytes_shipped_total"]),
 			"published", nil)
 	}
