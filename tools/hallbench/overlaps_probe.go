@@ -40,8 +40,8 @@ type probe struct {
 	// with the file among the conflicts; clean: merge clean), whatever
 	// evidence each side's file carries; seenGit is never before it.
 	seenMerge time.Time
-	toldA   time.Time // (conflict) side a's first hook answer telling the conflict
-	toldB   time.Time
+	toldA     time.Time // (conflict) side a's first hook answer telling the conflict
+	toldB     time.Time
 }
 
 // probeWatch holds the probes under way and reads the roster for them.
