@@ -73,6 +73,7 @@ type machinesRound struct {
 	settled  bool       // the overlap went from both Halls within the settle time
 	start    time.Time  // ana's change began
 	marker   []byte     // bob's line, in his file's content when shipped
+	size     int        // bob's file, as he changed it
 	puts     []boardPut // into hall-changes from start to the round's end
 }
 
@@ -231,7 +232,9 @@ func machinesOverlap(ctx context.Context, agents [2]*obAgent, watches [2]*probeW
 	}
 	sleepCtx(ctx, time.Duration(500+rng.IntN(2000))*time.Millisecond)
 	round.marker = fmt.Appendf(nil, "// bob on bravo, file %d: %s", file, agents[1].session)
-	err := agents[1].edit(ctx, rel, fileContent(file, map[int]string{5: string(round.marker)}), func(at time.Time) {
+	changed := fileContent(file, map[int]string{5: string(round.marker)})
+	round.size = len(changed)
+	err := agents[1].edit(ctx, rel, changed, func(at time.Time) {
 		for i, w := range watches {
 			w.mu.Lock()
 			ps[i].second = at
@@ -469,7 +472,7 @@ func (b *bench) machinesRows(z machinesSizes, runs []machinesRun) {
 		}
 		var both, alpha, bravo, any, git, told, shipped, predicted []time.Duration
 		missed, unlabelled, unsettled := 0, 0, 0
-		var perOverlap, blobPerOverlap []float64 // bytes
+		var perOverlap, blobPerOverlap, sizes []float64 // bytes
 		kinds := map[string]boardTally{}
 		for _, r := range run.rounds {
 			a, c := r.seen[0], r.seen[1]
@@ -506,6 +509,7 @@ func (b *bench) machinesRows(z machinesSizes, runs []machinesRun) {
 			t := tallyPuts(r.puts)
 			perOverlap = append(perOverlap, float64(t["side"].bytes+t["verdict"].bytes))
 			blobPerOverlap = append(blobPerOverlap, float64(t["side"].blobBytes))
+			sizes = append(sizes, float64(r.size))
 			for k, v := range t {
 				s := kinds[k]
 				s.puts, s.bytes, s.blobs, s.blobBytes = s.puts+v.puts, s.bytes+v.bytes, s.blobs+v.blobs, s.blobBytes+v.blobBytes
@@ -551,8 +555,8 @@ func (b *bench) machinesRows(z machinesSizes, runs []machinesRun) {
 			return float64(t.bytes) / float64(t.puts)
 		}
 		b.add(fmt.Sprintf("bytes into hall-changes per overlap, content mode (every put from ana's change to the overlap's end, %d overlaps): p50 / max; file content of it", n),
-			fmt.Sprintf("%.0f / %.0f bytes; content %.0f / %.0f bytes (the file is %d bytes); %.1f puts an overlap: side entries %d × %.0f bytes (%d with content), verdicts %d × %.0f bytes; bravo's hall_peers_bytes_shipped_total %.0f",
-				medianF(perOverlap), slices.Max(perOverlap), medianF(blobPerOverlap), slices.Max(blobPerOverlap), len(fileContent(0, map[int]string{5: "// bob on bravo, file 0: " + strings.Repeat("0", 36)})),
+			fmt.Sprintf("%.0f / %.0f bytes; content %.0f / %.0f bytes (bob's file %.0f bytes); %.1f puts an overlap: side entries %d × %.0f bytes (%d with content), verdicts %d × %.0f bytes; bravo's hall_peers_bytes_shipped_total %.0f",
+				medianF(perOverlap), slices.Max(perOverlap), medianF(blobPerOverlap), slices.Max(blobPerOverlap), medianF(sizes),
 				float64(side.puts+verdict.puts)/float64(max(n, 1)), side.puts, mean(side), side.blobs, verdict.puts, mean(verdict), run.peers[1]["bytes_shipped_total"]),
 			"published", nil)
 	}
