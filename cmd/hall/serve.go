@@ -702,6 +702,9 @@ func (m *Main) newGitScan(ctx context.Context) *hall.OverlapFinder {
 			if m.Remotes != nil {
 				m.Remotes.Changed(wt)
 			}
+			if m.Peers != nil {
+				m.Peers.Changed(wt) // its new state shipped at once
+			}
 		},
 		// Its merge snapshots are recovery points too (docs/recovery.md).
 		Kept: func(ctx context.Context, snap gitscan.Snapshot, env []string) {

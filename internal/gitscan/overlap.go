@@ -14,7 +14,16 @@ func GitOf(r Result, ok bool) overlap.Git {
 		return overlap.Git{Reason: string(CodeOf(r.Err))}
 	}
 	c := r.Changes
-	return overlap.Git{Available: true, Branch: c.Branch, Files: c.Files, Total: c.Total, Repository: c.Repository, Clone: c.CommonDir}
+	g := overlap.Git{Available: true, Branch: c.Branch, Files: c.Files, Total: c.Total, Repository: c.Repository, Clone: c.CommonDir}
+	// When git scanned, as a record's changed_at_ms says it: a file the
+	// hooks saw change after it counts as observed though git's list
+	// lacks it (overlap.Party.Fresh), so an overlap waits for no scan;
+	// the scan that follows settles it (Scanner.scan nudges the roster
+	// after a scan over reported files, whatever it found).
+	if !r.ScannedAt.IsZero() {
+		g.AtMs = r.ScannedAt.UnixMilli()
+	}
+	return g
 }
 
 // Merge answers overlap.Merges from the scanner's latest predictions.

@@ -131,7 +131,11 @@ func (r *reader) merge(ctx context.Context, sa, sb Snapshot) (Merge, bool) {
 // scan asks git for the side's changes, then predicts the merges of the
 // pairs they overlap, and asks for the scan asked for meanwhile, if any.
 // ctx is Run's: the scans started when this one ends run on it.
-func (s *Scanner) scan(ctx context.Context, key string, t *tracked, prev Changes, scope []string) {
+// reported: presences reported touched files since the last scan; the
+// roster counted them as observed until git scanned after them (GitOf's
+// time), so it is nudged even when git's list is the same (a file a tool
+// wrote back as it was).
+func (s *Scanner) scan(ctx context.Context, key string, t *tracked, prev Changes, scope []string, reported bool) {
 	defer s.wg.Done()
 	sctx, cancel := context.WithTimeout(ctx, s.cfg.ScanTimeout)
 	defer cancel()
@@ -142,7 +146,7 @@ func (s *Scanner) scan(ctx context.Context, key string, t *tracked, prev Changes
 	current := s.trees[key] == t // not forgotten meanwhile
 	var peers []string
 	if current {
-		if !sameResult(t.res, res) {
+		if reported || !sameResult(t.res, res) {
 			notify[key] = true
 		}
 		t.res = res

@@ -314,10 +314,11 @@ func (s *Scanner) startLocked(ctx context.Context) {
 			return
 		}
 		prev := t.res.Changes
+		reported := len(t.touched) > 0
 		scope := t.scope()
 		s.sched.began(t, scope == nil)
 		s.wg.Add(1)
-		go s.scan(ctx, key, t, prev, scope)
+		go s.scan(ctx, key, t, prev, scope, reported)
 	}
 }
 

@@ -166,6 +166,46 @@ func TestScannerNeverDropsAMutation(t *testing.T) {
 	}
 }
 
+// TestScannerNotifiesAfterReportedFiles: a file a presence reported
+// touched counts as observed until git scans after it (GitOf's scan
+// time), so the scan over it nudges the roster even when git's list is
+// the same as before (the tool wrote the file back as it was): the
+// roster derives again and drops the file. A scan nobody reported a file
+// for, with the same list, nudges nothing.
+func TestScannerNotifiesAfterReportedFiles(t *testing.T) {
+	r := newRepo(t)
+	a := r.worktree("a")
+	notified := make(chan string, 16)
+	s := startScanner(t, gitscan.ScannerConfig{Runner: newRunner(t, gitscan.RunnerConfig{}), Interval: 10 * time.Millisecond,
+		Notify: func(wt string) { notified <- wt }})
+	s.Track([]string{a})
+	eventually.True(t, within, "a scanned", func() bool { _, ok := s.Result(a); return ok })
+	first, _ := s.Result(a)
+	for len(notified) > 0 {
+		<-notified
+	}
+	s.Mutated(a, filepath.Join(a, "lib", "a.go")) // reported, unchanged on disk
+	select {
+	case wt := <-notified:
+		if wt != a {
+			t.Errorf("notified for %q, want %q", wt, a)
+		}
+	case <-time.After(within):
+		t.Fatal("a scan over a reported file with the same list nudged nothing")
+	}
+	res, _ := s.Result(a)
+	if !res.ScannedAt.After(first.ScannedAt) || len(res.Changes.Files) != len(first.Changes.Files) {
+		t.Errorf("second scan at %v (first %v), files %v (first %v); want a later scan, the same files", res.ScannedAt, first.ScannedAt, res.Changes.Files, first.Changes.Files)
+	}
+	s.Mutated(a) // a change named by no file: the same list, nothing to settle
+	eventually.True(t, within, "a scanned again", func() bool { r, _ := s.Result(a); return r.ScannedAt.After(res.ScannedAt) })
+	select {
+	case wt := <-notified:
+		t.Errorf("a scan with the same list, no file reported, nudged %q", wt)
+	case <-time.After(100 * time.Millisecond):
+	}
+}
+
 func TestScannerWorktreeDeleted(t *testing.T) {
 	_, a, b := conflicting(t)
 	s := startScanner(t, gitscan.ScannerConfig{Runner: newRunner(t, gitscan.RunnerConfig{}), Interval: 10 * time.Millisecond})

@@ -243,6 +243,22 @@ func (s *Sharer) Want(pairs []hall.PeerPair) {
 	}
 }
 
+// Changed says git answered anew for a worktree here (the scanner's
+// news): when it is this Hall's side of a wanted pair, a round starts at
+// once and publishes the side's new state, rather than at the next
+// interval. It never waits.
+func (s *Sharer) Changed(worktree string) {
+	s.mu.Lock()
+	mine := slices.ContainsFunc(s.want, func(p hall.PeerPair) bool { return p.Local.Worktree == worktree })
+	s.mu.Unlock()
+	if mine {
+		select {
+		case s.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
 // Verdict is the latest verdict known for a pair; false before the first
 // round that worked on it. In paths mode it is always unknown,
 // paths_only.

@@ -123,6 +123,33 @@ func TestSharerPredictsOnce(t *testing.T) {
 	}
 }
 
+// TestSharerChangedStartsARound: with an interval of an hour, the
+// rounds that come are the ones Want and Changed start: the scanner's
+// news of a side here (Changed) publishes its new state at once, and
+// the pair's conflict is reached on both hosts without any interval
+// passing. A worktree of no wanted pair starts nothing.
+func TestSharerChangedStartsARound(t *testing.T) {
+	a, b := twoHostsWith(t, peershare.Bounds{}, func(_, _, _ string, cfg *peershare.Config) { cfg.Interval = time.Hour })
+	aa, bb := want(a, b)
+	eventually.True(t, within, "a conflict on both, rounds started by Changed", func() bool {
+		a.sharer.Changed(a.clone)
+		b.sharer.Changed(b.clone)
+		va, oka := a.sharer.Verdict(aa, bb)
+		vb, okb := b.sharer.Verdict(bb, aa)
+		return oka && okb && va.Merge == contract.MergeConflict && vb.Merge == contract.MergeConflict
+	})
+	// Each of bravo's rounds reads alpha's verdict again.
+	time.Sleep(200 * time.Millisecond)
+	before := b.sharer.Stats().VerdictsRead
+	b.sharer.Changed(filepath.Join(b.clone, "elsewhere"))
+	time.Sleep(200 * time.Millisecond)
+	if after := b.sharer.Stats().VerdictsRead; after != before {
+		t.Errorf("a worktree of no pair started a round: verdicts read %d, then %d", before, after)
+	}
+	b.sharer.Changed(b.clone)
+	eventually.True(t, within, "bravo's round on its own side's news", func() bool { return b.sharer.Stats().VerdictsRead > before })
+}
+
 // TestSharerBoundsSayWhatTheyLeftOut: bravo may ship 100 bytes for an
 // overlap: big.txt is left out and counted, and alpha, seeing the side
 // cut, predicts nothing (content_cut) rather than merge half a side.
