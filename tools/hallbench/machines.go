@@ -73,11 +73,11 @@ type machinesRound struct {
 	// (content: a side's new state, from its agent's own edits, leaves
 	// the verdict across hosts pending until it is predicted again).
 	labelled, relabelled bool
-	settled  bool       // the overlap went from both Halls within the settle time
-	start    time.Time  // ana's change began
-	marker   []byte     // bob's line, in his file's content when shipped
-	size     int        // bob's file, as he changed it
-	puts     []boardPut // into hall-changes from start to the round's end
+	settled              bool       // the overlap went from both Halls within the settle time
+	start                time.Time  // ana's change began
+	marker               []byte     // bob's line, in his file's content when shipped
+	size                 int        // bob's file, as he changed it
+	puts                 []boardPut // into hall-changes from start to the round's end
 }
 
 // machinesRun is one mode's rounds.
