@@ -241,13 +241,15 @@ func (w *Watcher) poke() {
 }
 
 // Run looks at each remote at its interval, and at the worktrees whose
-// changes moved as soon as told, until ctx ends.
+// changes moved as soon as told, until ctx ends; then it releases the
+// leases it holds on a shared board, for another Hall to take at once.
 func (w *Watcher) Run(ctx context.Context) error {
 	timer := w.cfg.Clock.NewTimer(0)
 	defer timer.Stop()
 	for {
 		select {
 		case <-ctx.Done():
+			w.release(ctx)
 			return nil
 		case <-timer.Chan():
 		case <-w.wake:
