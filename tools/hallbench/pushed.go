@@ -129,7 +129,7 @@ func (b *bench) startPushedHall(ctx context.Context, w *pushedWorld, name string
 	}
 	p.agent = newObAgent(0, n, w.agent, p.h.url, &hookTimes{})
 	if err := p.agent.start(ctx); err == nil {
-		err = p.agent.edit(ctx, repoFileRel(w.target), fileContent(w.target, map[int]string{5: "// the agent's own change"}), nil)
+		err = p.agent.edit(ctx, repoFileRel(w.target), fileContent(w.target, map[int]string{5: agentLine}), nil)
 	}
 	if err != nil {
 		p.h.stop()
@@ -137,6 +137,18 @@ func (b *bench) startPushedHall(ctx context.Context, w *pushedWorld, name string
 	}
 	return p, nil
 }
+
+// work is the agent at work: one Edit of the target file, its own
+// change kept and another line of it changed (the k-th time). A
+// presence is a side of an overlap, pushed or not, while its last
+// observed change is within its TTL (2 minutes): without one the watch
+// stops with it.
+func (p *pushedHall) work(ctx context.Context, w *pushedWorld, k int) error {
+	return p.agent.edit(ctx, repoFileRel(w.target), fileContent(w.target, map[int]string{5: agentLine, 10: fmt.Sprintf("// the agent's edit %d", k)}), nil)
+}
+
+// agentLine is the agent's own change to the target file's line 5.
+const agentLine = "// the agent's own change"
 
 // read is one Read tool call of the agent's (PostToolUse), its answer.
 func (p *pushedHall) read(ctx context.Context, w *pushedWorld) ([]byte, error) {
@@ -202,8 +214,9 @@ func (w *pushedWorld) round(ctx context.Context, p *pushedHall, branch string, t
 	return heard, git(ctx, w.mate, "push", "-q", "origin", "--delete", branch)
 }
 
-// rounds runs n rounds on p, each after a pause of a random part of the
-// interval (the push then falls at any phase of the watch's looks), and
+// rounds runs n rounds on p, each after an edit of the agent's (work)
+// and a pause of a random part of the interval (the push then falls at
+// any phase of the watch's looks), and
 // answers the times heard, the rounds not heard, and the git processes
 // the Hall started over them.
 func (w *pushedWorld) rounds(ctx context.Context, p *pushedHall, n int, interval time.Duration, tag string) ([]time.Duration, int, map[string]int, error) {
@@ -212,6 +225,9 @@ func (w *pushedWorld) rounds(ctx context.Context, p *pushedHall, n int, interval
 	missed := 0
 	from := time.Now()
 	for r := range n {
+		if err := p.work(ctx, w, r); err != nil {
+			return nil, 0, nil, err
+		}
 		if !sleepCtx(ctx, time.Duration(rng.Int64N(int64(interval)))) {
 			return nil, 0, nil, ctx.Err()
 		}
@@ -292,9 +308,9 @@ func (b *bench) pushedFigures(ctx context.Context, z pushedSizes) (pushedResult,
 // pushedIdle waits for the watch's first look (and a few seconds, for
 // what follows it), then counts the git processes the Hall starts over
 // z.idle with nothing moving on the remote, and the Hall's own counters
-// of looks and fetches beside them. The agent reads a file every 30 s
-// meanwhile: its session stays live (a presence lapses after 2 minutes
-// without a beat), and with it the watch.
+// of looks and fetches beside them. The agent edits its file every 30 s
+// meanwhile (work): the watch lives as long as a worktree it serves has
+// a side.
 func (b *bench) pushedIdle(ctx context.Context, w *pushedWorld, p *pushedHall, z pushedSizes, res *pushedResult) error {
 	if err := waitRemote(ctx, p.h.url, 2*time.Minute, func(r contract.HealthRemote) bool { return r.LastGoodMs != 0 && r.Error == "" }); err != nil {
 		return err
@@ -308,8 +324,8 @@ func (b *bench) pushedIdle(ctx context.Context, w *pushedWorld, p *pushedHall, z
 	}
 	fmt.Fprintf(os.Stderr, "hallbench: pushed: idle for %s, load average %s\n", z.idle, loadAverage())
 	res.idleFrom = time.Now()
-	for time.Since(res.idleFrom) < z.idle {
-		if _, err := p.read(ctx, w); err != nil {
+	for k := 0; time.Since(res.idleFrom) < z.idle; k++ {
+		if err := p.work(ctx, w, k); err != nil {
 			return err
 		}
 		if !sleepCtx(ctx, min(30*time.Second, z.idle-time.Since(res.idleFrom))) {
@@ -443,7 +459,7 @@ func (b *bench) pushedRows(z pushedSizes, res pushedResult) {
 	window := res.idleTo.Sub(res.idleFrom)
 	want := window.Seconds() / z.defaultInterval.Seconds()
 	looks, fetches := res.idleGit["ls-remote --heads"], res.idleGit["fetch"]
-	b.add(fmt.Sprintf("an idle watch: the git processes the Hall started over %s, nothing moving on the remote, --remote-interval %s, one remote, an agent reading a file every 30 s (counted by a git of the bench's own, --git), by kind", window.Round(time.Second), z.defaultInterval),
+	b.add(fmt.Sprintf("an idle watch: the git processes the Hall started over %s, nothing moving on the remote, --remote-interval %s, one remote, an agent editing its file every 30 s (counted by a git of the bench's own, --git), by kind", window.Round(time.Second), z.defaultInterval),
 		fmt.Sprintf("%s (expected: %.1f looks, no fetch; the Hall's own counters say %.0f looks, %.0f fetches)", fmtCounts(res.idleGit), want, res.idleLooks, res.idleFetch),
 		"one ls-remote per remote per interval, no fetch", pass(fetches == 0 && float64(looks) >= want-1 && float64(looks) <= want+1))
 
