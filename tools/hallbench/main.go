@@ -120,7 +120,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.gitPriority, "git-priority", "", "overlaps: the git-on Hall's --git-priority (empty: the Hall's default)")
 	fs.DurationVar(&o.stagger, "stagger", 6*time.Second, "overlaps: the probe cycle's pairs start over this long (shorter: more overlaps opening at once)")
 	fs.DurationVar(&o.pushedInterval, "pushed-interval", 5*time.Second, "pushed: the Hall's --remote-interval for the many rounds")
-	fs.IntVar(&o.pushedRounds, "pushed-rounds", 40, "pushed: rounds at -pushed-interval, each pushing a new branch at a random phase")
+	fs.IntVar(&o.pushedRounds, "pushed-rounds", 60, "pushed: rounds at -pushed-interval, each pushing a new branch at a random phase")
 	fs.IntVar(&o.pushedDefaultRounds, "pushed-default-rounds", 3, "pushed: rounds at the default --remote-interval (1m), after the idle figure")
 	fs.DurationVar(&o.pushedIdle, "pushed-idle", 10*time.Minute, "pushed: how long the idle watch's git processes are counted")
 	fs.IntVar(&o.pushedBranches, "pushed-branches", 200, "pushed: active branches of the store figure")
