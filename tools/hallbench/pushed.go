@@ -128,7 +128,7 @@ func (b *bench) startPushedHall(ctx context.Context, w *pushedWorld, name string
 		return nil, err
 	}
 	p.agent = newObAgent(0, n, w.agent, p.h.url, &hookTimes{})
-	if err := p.agent.start(ctx); err == nil {
+	if err = p.agent.start(ctx); err == nil {
 		err = p.agent.edit(ctx, repoFileRel(w.target), fileContent(w.target, map[int]string{5: agentLine}), nil)
 	}
 	if err != nil {
