@@ -76,6 +76,7 @@ func orchestrate(ctx context.Context, o options) error {
 		{"overlaps", b.overlaps, true},
 		{"clones", b.overlapsClones, true},
 		{"snapshot", b.snapshot, true},
+		{"pushed", b.pushed, true},
 	}
 	for _, s := range scenarios {
 		if (o.only != "" && !strings.Contains(s.name, o.only)) || (s.own && o.only == "") {

@@ -358,12 +358,18 @@ func parseStatCPU(stat string) (cpuTimes, error) {
 // gitMetrics reads the Hall's hall_gitscan_* metrics, by name without the
 // prefix.
 func gitMetrics(url string) (map[string]float64, error) {
+	return hallMetrics(url, "gitscan")
+}
+
+// hallMetrics reads the Hall's metrics of one family (hall_<family>_*),
+// by name without the prefix.
+func hallMetrics(url, family string) (map[string]float64, error) {
 	resp, err := http.Get(url + "/metrics")
 	if err != nil {
 		return nil, err
 	}
 	defer resp.Body.Close()
-	prefix := metrics.Namespace + "_gitscan_"
+	prefix := metrics.Namespace + "_" + family + "_"
 	out := map[string]float64{}
 	sc := bufio.NewScanner(resp.Body)
 	for sc.Scan() {
