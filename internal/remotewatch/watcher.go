@@ -3,6 +3,7 @@ package remotewatch
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"maps"
 	"regexp"
 	"slices"
@@ -68,6 +69,8 @@ type Config struct {
 	// Host is this Hall's host name (--host-name): it names the lease's
 	// holder, and keys a local path's watch apart from another host's.
 	Host string
+	// Logger says what the watch could not keep (default: discarded).
+	Logger *slog.Logger
 }
 
 // Branch is one active branch of a remote.
@@ -191,6 +194,9 @@ func New(cfg Config) *Watcher {
 	cfg.MaxBranches = orDefault(cfg.MaxBranches, DefaultMaxBranches)
 	if cfg.Clock == nil {
 		cfg.Clock = clockwork.NewRealClock()
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	return &Watcher{
 		cfg: cfg, wake: make(chan struct{}, 1), holder: newHolder(cfg.Host),
@@ -421,8 +427,9 @@ func (w *Watcher) look(ctx context.Context, wa *watch) bool {
 		if err != nil {
 			return fail(err)
 		}
+		seen := st.loadSeen()
 		w.mu.Lock()
-		wa.heads, wa.opened = heads, true
+		wa.heads, wa.opened, wa.seen = heads, true, seen
 		w.mu.Unlock()
 	}
 	ans, r := w.shared(ctx, wa, clock)
@@ -498,7 +505,11 @@ func (w *Watcher) look(ctx context.Context, wa *watch) bool {
 		wa.heads = heads
 		w.mu.Unlock()
 	}
-	w.markSeen(wa, clock, ans.SeenMs)
+	if seen, ok := w.markSeen(wa, clock, ans.SeenMs); ok {
+		if err := st.saveSeen(seen); err != nil {
+			w.cfg.Logger.Warn("the watch store: first-seen times not kept; a restart sees its tips anew", "err", err)
+		}
+	}
 	var branches []Branch
 	var defTip Branch
 	omitted := 0
@@ -549,8 +560,9 @@ func (w *Watcher) look(ctx context.Context, wa *watch) bool {
 
 // markSeen keeps when each tip of the store was first seen: now for a tip
 // new to this Hall, or earlier when the sharing Hall saw it first
-// (shared, by commit). Tips no longer there are forgotten.
-func (w *Watcher) markSeen(wa *watch, now time.Time, shared map[string]int64) {
+// (shared, by commit). Tips no longer there are forgotten. It answers
+// the times, and whether they changed (for the store's seenFile).
+func (w *Watcher) markSeen(wa *watch, now time.Time, shared map[string]int64) (map[string]int64, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	seen := make(map[string]int64, len(wa.heads))
@@ -564,6 +576,7 @@ func (w *Watcher) markSeen(wa *watch, now time.Time, shared map[string]int64) {
 		}
 		seen[id] = ms
 	}
+	changed := !maps.Equal(seen, wa.seen)
 	wa.seen = seen
 	for i := range wa.branches {
 		wa.branches[i].SeenMs = seen[wa.branches[i].Commit]
@@ -571,6 +584,7 @@ func (w *Watcher) markSeen(wa *watch, now time.Time, shared map[string]int64) {
 	if wa.defTip.Commit != "" {
 		wa.defTip.SeenMs = seen[wa.defTip.Commit]
 	}
+	return maps.Clone(seen), changed
 }
 
 // seenOf is when a tip was first seen (0: unknown).
