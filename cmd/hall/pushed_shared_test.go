@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -82,5 +83,39 @@ func TestPushedWatchSharedOnNATS(t *testing.T) {
 	}
 	if looks != 1 || shared < 1 || sharedBy != 1 {
 		t.Errorf("two Halls on one store: %d ls-remote, %d looks shared, %d remotes shared_by h; want 1, 1 or more, 1", looks, shared, sharedBy)
+	}
+
+	// The Hall that looks stops: its Close releases the lease (no holder
+	// in the shared entry), for the other to take at its next look
+	// instead of three renewals later.
+	holder := -1
+	for i, m := range halls {
+		var health contract.Health
+		if err := json.Unmarshal([]byte(getBody(t, m.URL()+"/api/health", 1<<20)), &health); err != nil {
+			t.Fatal(err)
+		}
+		if len(health.Remotes) == 1 && health.Remotes[0].SharedBy == "" {
+			holder = i
+		}
+	}
+	if holder < 0 {
+		t.Fatal("neither Hall looks itself")
+	}
+	if err := halls[holder].Close(); err != nil {
+		t.Fatal(err)
+	}
+	leases := 0
+	for k, v := range boardKeys(t, srv.URL()) {
+		if !strings.HasPrefix(k, "watch.") {
+			continue
+		}
+		leases++
+		var l struct{ Holder, Host string }
+		if err := json.Unmarshal(v, &l); err != nil || l.Holder != "" || l.Host != "h" {
+			t.Errorf("the lease after its holder stopped: %s (%v); want it released: no holder, host h", v, err)
+		}
+	}
+	if leases != 1 {
+		t.Errorf("%d leases on the board, want 1", leases)
 	}
 }

@@ -749,6 +749,7 @@ func (m *Main) newRemoteWatch(ctx context.Context) *remotewatch.Watcher {
 		MaxBranches: m.Config.RemoteMaxBranches,
 		Notify:      func() { m.Service.Nudge() },
 		Host:        m.Config.HostName,
+		Logger:      m.Log,
 	}
 	// On a NATS store, with a host name, one Hall watches each remote for
 	// all (docs/nats.md#the-shared-watch).

@@ -84,3 +84,41 @@ func TestScannerKeepsSplitClonesApart(t *testing.T) {
 		}
 	}
 }
+
+// TestScannerAsksUnrelatedHistoriesOnce: two unrelated repositories a
+// person joined with hall.repository, the same file changed in both, are
+// compared, and git refuses to merge unrelated histories: no prediction.
+// Asked once for a pair of states, not again at every scan of an
+// unchanged pair (it was, one merge-tree a scan); a new state is asked.
+func TestScannerAsksUnrelatedHistoriesOnce(t *testing.T) {
+	root := gittest.TempDir(t)
+	var repos []string
+	for _, name := range []string{"ana", "bob"} {
+		d := filepath.Join(root, name)
+		gittest.Init(t, d)
+		gittest.WriteFile(t, filepath.Join(d, "cart.go"), "package cart // "+name+"\n")
+		gittest.CommitAll(t, d, name+"'s root")
+		gittest.Git(t, d, "config", gitscan.RepositoryKey, "shop")
+		gittest.WriteFile(t, filepath.Join(d, "cart.go"), "package cart // "+name+", changed\n")
+		repos = append(repos, d)
+	}
+	s := startScanner(t, gitscan.ScannerConfig{Runner: newRunner(t, gitscan.RunnerConfig{}), Interval: 10 * time.Millisecond})
+	s.Track(repos)
+	eventually.True(t, within, "the pair asked", func() bool { return s.Stats().MergeChecks >= 1 })
+	for range 5 {
+		st := s.Stats().Scans
+		for _, d := range repos {
+			s.ShellRan(d)
+		}
+		eventually.True(t, within, "rescanned", func() bool { return s.Stats().Scans >= st+2 })
+	}
+	if p, ok := s.Prediction(repos[0], repos[1]); ok {
+		t.Errorf("unrelated histories predicted: %+v", p)
+	}
+	if got := s.Stats().MergeChecks; got != 1 {
+		t.Errorf("merge-tree runs for one pair of unchanged states over 6 scans: %d, want 1", got)
+	}
+	gittest.WriteFile(t, filepath.Join(repos[1], "cart.go"), "package cart // bob, changed again\n")
+	s.ShellRan(repos[1])
+	eventually.True(t, within, "the new state asked", func() bool { return s.Stats().MergeChecks == 2 })
+}

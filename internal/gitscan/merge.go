@@ -2,7 +2,9 @@ package gitscan
 
 import (
 	"context"
+	"errors"
 	"slices"
+	"strings"
 	"sync"
 )
 
@@ -35,9 +37,25 @@ func (r *Runner) PredictMerge(ctx context.Context, in *Scratch, a, b Snapshot) (
 	}
 	out, err := r.Run(ctx, Cmd{Dir: a.Top, Env: env, Args: mergeTreeArgs(a.Commit, b.Commit), OK: []int{1}})
 	if err != nil {
-		return Merge{}, err
+		return Merge{}, refusal(err)
 	}
 	return readMerge(out)
+}
+
+// ErrUnrelatedHistories is git's refusal to merge two commits that share
+// no history (two unrelated repositories joined by RepositoryKey, an
+// orphan branch): no later run answers otherwise, so a MergeCache keeps
+// it as it keeps a prediction.
+var ErrUnrelatedHistories = errors.New("git refuses to merge unrelated histories")
+
+// refusal reads a failed merge-tree: git's refusal of unrelated
+// histories (its message, which the C locale of every run fixes) as
+// ErrUnrelatedHistories, any other failure as it is.
+func refusal(err error) error {
+	if CodeOf(err) == Failed && strings.Contains(err.Error(), "refusing to merge unrelated histories") {
+		return &Error{Code: Failed, Op: "git merge-tree", Err: ErrUnrelatedHistories}
+	}
+	return err
 }
 
 // mergeTreeArgs is the merge-tree every prediction runs.
@@ -74,20 +92,53 @@ const DefaultMergeCacheSize = 1024
 // MergeCache keeps merge predictions by the two commits merged: a
 // snapshot's commit id is a function of its tree and its HEAD alone (see
 // snapshotEnv), so two sides whose working trees and HEADs have not
-// changed are never merged again. It holds at most its size, dropping
-// the oldest. Safe for concurrent use.
+// changed are never merged again. It keeps git's refusal to merge
+// unrelated histories too (ErrUnrelatedHistories), never another
+// failure (a timeout; objects not here yet, which a fetch may bring). It
+// holds at most its size, dropping the oldest. Safe for concurrent use.
 type MergeCache struct {
 	mu    sync.Mutex
 	max   int
-	byKey map[[2]string]Merge
+	byKey map[[2]string]cachedMerge
 	order [][2]string // insertion order, for dropping the oldest
+}
+
+// cachedMerge is a prediction, or git's refusal of unrelated histories.
+type cachedMerge struct {
+	m         Merge
+	unrelated bool
 }
 
 // NewMergeCache returns a cache of at most size predictions (default
 // DefaultMergeCacheSize).
 func NewMergeCache(size int) *MergeCache {
 	size = orDefault(size, DefaultMergeCacheSize)
-	return &MergeCache{max: size, byKey: make(map[[2]string]Merge, size)}
+	return &MergeCache{max: size, byKey: make(map[[2]string]cachedMerge, size)}
+}
+
+// Predict answers the merge of the commits a and b from the cache when
+// they were merged before (hit), else by predict, keeping its answer: a
+// prediction, or git's refusal of unrelated histories (then err is
+// ErrUnrelatedHistories, hit or not).
+func (c *MergeCache) Predict(a, b string, predict func() (Merge, error)) (m Merge, hit bool, err error) {
+	k := mergeKey(a, b)
+	c.mu.Lock()
+	e, ok := c.byKey[k]
+	c.mu.Unlock()
+	switch {
+	case ok && e.unrelated:
+		return Merge{}, true, &Error{Code: Failed, Op: "git merge-tree", Err: ErrUnrelatedHistories}
+	case ok:
+		return e.m, true, nil
+	}
+	m, err = predict()
+	switch {
+	case errors.Is(err, ErrUnrelatedHistories):
+		c.put(k, cachedMerge{unrelated: true})
+	case err == nil:
+		c.put(k, cachedMerge{m: m})
+	}
+	return m, false, err
 }
 
 // mergeKey orders the pair: a merge's conflicts do not depend on which
@@ -99,17 +150,8 @@ func mergeKey(a, b string) [2]string {
 	return [2]string{a, b}
 }
 
-// Get returns the prediction for the two commits, if kept.
-func (c *MergeCache) Get(a, b string) (Merge, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	m, ok := c.byKey[mergeKey(a, b)]
-	return m, ok
-}
-
-// Put keeps a prediction, dropping the oldest past the cache's size.
-func (c *MergeCache) Put(a, b string, m Merge) {
-	k := mergeKey(a, b)
+// put keeps an answer, dropping the oldest past the cache's size.
+func (c *MergeCache) put(k [2]string, m cachedMerge) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if _, ok := c.byKey[k]; ok {

@@ -208,23 +208,24 @@ func (s *Scanner) MergePeer(ctx context.Context, local Snapshot, peer PeerConten
 		return Merge{}, err
 	}
 	far := Snapshot{Head: peer.Head, Tree: tree, Commit: commit, Top: local.Top, GitDir: local.GitDir}
-	if m, ok := s.read.cache.Get(local.Commit, far.Commit); ok {
+	m, hit, err := s.read.cache.Predict(local.Commit, far.Commit, func() (Merge, error) {
+		var m Merge
+		var err error
+		if store != nil {
+			m, err = r.PredictRemoteMerge(ctx, store.Dir, s.read.scratch.Objects(local.GitDir), local.Commit, far.Commit, store.Auth)
+		} else {
+			m, err = r.PredictMerge(ctx, s.read.scratch, local, far)
+		}
+		s.read.n.merges.Add(1)
+		if err != nil {
+			s.read.n.mergeFail.Add(1)
+		}
+		return m, err
+	})
+	if hit {
 		s.read.n.mergeHits.Add(1)
-		return m, nil
 	}
-	var m Merge
-	if store != nil {
-		m, err = r.PredictRemoteMerge(ctx, store.Dir, s.read.scratch.Objects(local.GitDir), local.Commit, far.Commit, store.Auth)
-	} else {
-		m, err = r.PredictMerge(ctx, s.read.scratch, local, far)
-	}
-	s.read.n.merges.Add(1)
-	if err != nil {
-		s.read.n.mergeFail.Add(1)
-		return Merge{}, err
-	}
-	s.read.cache.Put(local.Commit, far.Commit, m)
-	return m, nil
+	return m, err
 }
 
 // IsObjectID reports whether s is a full object id (SHA-1 or SHA-256),

@@ -133,7 +133,7 @@ func (r *Runner) PredictRemoteMerge(ctx context.Context, store string, alternate
 	}
 	out, err := r.RunRemote(ctx, c, auth)
 	if err != nil {
-		return Merge{}, err
+		return Merge{}, refusal(err)
 	}
 	return readMerge(out)
 }

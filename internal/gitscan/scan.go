@@ -107,25 +107,26 @@ func (r *reader) keep(ctx context.Context, snap Snapshot) {
 }
 
 // merge predicts the merge of two snapshots, from the cache when they
-// were merged before; false when git failed.
+// were merged before; false when git failed or refused (unrelated
+// histories, asked once).
 func (r *reader) merge(ctx context.Context, sa, sb Snapshot) (Merge, bool) {
-	if m, ok := r.cache.Get(sa.Commit, sb.Commit); ok {
-		r.n.mergeHits.Add(1)
-		return m, true
-	}
-	start := time.Now()
-	m, err := r.runner.PredictMerge(ctx, r.scratch, sa, sb)
-	r.n.mergeNanos.Add(int64(time.Since(start)))
-	r.n.merges.Add(1)
-	if err != nil {
-		r.n.mergeFail.Add(1)
-		if CodeOf(err) == Timeout {
-			r.n.timeouts.Add(1)
+	m, hit, err := r.cache.Predict(sa.Commit, sb.Commit, func() (Merge, error) {
+		start := time.Now()
+		m, err := r.runner.PredictMerge(ctx, r.scratch, sa, sb)
+		r.n.mergeNanos.Add(int64(time.Since(start)))
+		r.n.merges.Add(1)
+		if err != nil {
+			r.n.mergeFail.Add(1)
+			if CodeOf(err) == Timeout {
+				r.n.timeouts.Add(1)
+			}
 		}
-		return Merge{}, false
+		return m, err
+	})
+	if hit {
+		r.n.mergeHits.Add(1)
 	}
-	r.cache.Put(sa.Commit, sb.Commit, m)
-	return m, true
+	return m, err == nil
 }
 
 // scan asks git for the side's changes, then predicts the merges of the

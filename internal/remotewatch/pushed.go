@@ -2,6 +2,7 @@ package remotewatch
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"slices"
 	"time"
@@ -181,18 +182,16 @@ func (w *Watcher) predict(ctx context.Context, wt string, res gitscan.Result, st
 	if !ok {
 		return gitscan.Merge{}, false
 	}
-	if m, ok := w.preds.Get(snap.Commit, tipID); ok {
-		return m, true
-	}
-	m, err := w.cfg.Runner.PredictRemoteMerge(ctx, st.dir, w.scratch.Objects(snap.GitDir), snap.Commit, tipID, st.auth)
-	if err != nil {
-		w.mu.Lock()
-		delete(w.snaps, wt) // its objects may be gone with a scratch generation
-		w.mu.Unlock()
-		return gitscan.Merge{}, false
-	}
-	w.preds.Put(snap.Commit, tipID, m)
-	return m, true
+	m, _, err := w.preds.Predict(snap.Commit, tipID, func() (gitscan.Merge, error) {
+		m, err := w.cfg.Runner.PredictRemoteMerge(ctx, st.dir, w.scratch.Objects(snap.GitDir), snap.Commit, tipID, st.auth)
+		if err != nil && !errors.Is(err, gitscan.ErrUnrelatedHistories) {
+			w.mu.Lock()
+			delete(w.snaps, wt) // its objects may be gone with a scratch generation
+			w.mu.Unlock()
+		}
+		return m, err
+	})
+	return m, err == nil
 }
 
 // snapshot is the worktree's snapshot for its latest scan, taken once per

@@ -32,11 +32,15 @@ const MaxSharedHeads = 2000
 // another Hall takes it.
 const lapses = 3
 
+// releaseWait bounds the writes that release a stopping Hall's leases.
+const releaseWait = 2 * time.Second
+
 // lease is a shared watch's entry in the board: who holds it, how often it
 // promises to write it again, and its last look's answer. The holder
 // writes it again at each look and at each renewal; a reader judges it
 // lapsed by its revision standing still on the reader's own clock (no
-// two hosts' clocks compared).
+// two hosts' clocks compared). An entry that parses with no holder was
+// released by a Hall that stopped: the next Hall to look takes it.
 type lease struct {
 	Holder  string `json:"holder"`   // the holding Hall's host name and a word of its own
 	Host    string `json:"host"`     // the holding Hall's host name
@@ -119,8 +123,9 @@ func (w *Watcher) shared(ctx context.Context, wa *watch, clock time.Time) (lease
 		return lease{}, lookSelf
 	}
 	var l lease
-	if ok && json.Unmarshal(val, &l) != nil {
-		l = lease{} // unreadable: nobody's, taken when it lapses
+	unreadable := ok && json.Unmarshal(val, &l) != nil
+	if unreadable {
+		l = lease{} // nobody's, taken when it lapses
 	}
 	w.mu.Lock()
 	sh := wa.share
@@ -128,6 +133,8 @@ func (w *Watcher) shared(ctx context.Context, wa *watch, clock time.Time) (lease
 	switch {
 	case !ok:
 		return lease{}, w.take(ctx, wa, key, 0, clock)
+	case l.Holder == "" && !unreadable: // released by its holder's stop
+		return lease{}, w.take(ctx, wa, key, rev, clock)
 	case l.Holder == w.holder:
 		sh.holding, sh.rev, sh.sharedBy = true, rev, ""
 		w.setShare(wa, sh)
@@ -253,6 +260,45 @@ func (w *Watcher) write(ctx context.Context, wa *watch, l lease, rev uint64, clo
 		return
 	}
 	w.setShare(wa, shareState{holding: true, rev: next, renewAt: clock.Add(w.renewEvery()), last: l})
+}
+
+// release gives up the leases this Hall holds, at its stop: each entry
+// is written again with no holder (at the revision this Hall wrote, so a
+// lease another Hall took meanwhile stays that Hall's), and the next Hall
+// to look takes it at once instead of waiting for it to lapse. Bounded by
+// releaseWait whatever ctx says; a board that does not answer leaves the
+// leases to lapse.
+func (w *Watcher) release(ctx context.Context) {
+	if w.cfg.Board == nil {
+		return
+	}
+	type held struct {
+		key string
+		rev uint64
+	}
+	var todo []held
+	w.mu.Lock()
+	for _, wa := range w.watches {
+		if wa.share.holding {
+			todo = append(todo, held{boardKey(w.cfg.Host, wa.identity), wa.share.rev})
+			wa.share = shareState{}
+		}
+	}
+	w.mu.Unlock()
+	if len(todo) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseWait)
+	defer cancel()
+	b, err := json.Marshal(lease{Host: w.cfg.Host})
+	if err != nil {
+		return
+	}
+	for _, h := range todo {
+		if _, _, err := w.cfg.Board.Swap(ctx, h.key, b, h.rev); err != nil {
+			return // the board not answering: the rest lapse too
+		}
+	}
 }
 
 // nextRenewal is the earliest renewal due among the leases held (zero:

@@ -100,3 +100,51 @@ func TestSharedRoles(t *testing.T) {
 		t.Errorf("the first Hall after the second took the lease: role %d, want it to follow or wait", r)
 	}
 }
+
+// A Hall that stops releases the leases it holds: the next Hall to look
+// takes one at once, with no lapse to wait out. A release never takes a
+// lease back from a Hall that took it meanwhile.
+func TestReleasedLeaseIsTakenAtOnce(t *testing.T) {
+	ctx := context.Background()
+	srv := natstest.RunServer(t, 0)
+	board := func() *natsstore.Board {
+		s, err := natsstore.Open(natsstore.Options{URLs: srv.URL(), Bucket: "release"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s.Board("release-board", 0, 0)
+	}
+	clock := clockwork.NewFakeClock()
+	a := New(Config{Board: board(), Host: "h", Interval: time.Minute, Clock: clock})
+	b := New(Config{Board: board(), Host: "h", Interval: time.Minute, Clock: clock})
+	c := New(Config{Board: board(), Host: "h", Interval: time.Minute, Clock: clock})
+	wa, wb, wc := &watch{identity: "github.com/o/r"}, &watch{identity: "github.com/o/r"}, &watch{identity: "github.com/o/r"}
+	a.watches, b.watches = map[string]*watch{wa.identity: wa}, map[string]*watch{wb.identity: wb}
+
+	if _, r := a.shared(ctx, wa, clock.Now()); r != lookSelf || !wa.share.holding {
+		t.Fatalf("the first Hall: role %d holding %v, want lookSelf and the lease", r, wa.share.holding)
+	}
+	if _, r := b.shared(ctx, wb, clock.Now()); r != wait {
+		t.Fatalf("the second Hall: role %d, want wait", r)
+	}
+	a.release(ctx)
+	if wa.share.holding {
+		t.Error("the first Hall still holds the lease it released")
+	}
+	if _, r := b.shared(ctx, wb, clock.Now()); r != lookSelf || !wb.share.holding {
+		t.Fatalf("the second Hall after the release, on the same clock: role %d holding %v, want lookSelf and the lease", r, wb.share.holding)
+	}
+
+	// The second Hall's lease, then a stale release from a Hall that
+	// thinks it still holds it at an older revision: the lease stays.
+	stale := &watch{identity: wa.identity, share: shareState{holding: true, rev: 1}}
+	a.watches = map[string]*watch{stale.identity: stale}
+	a.release(ctx)
+	if _, r := c.shared(ctx, wc, clock.Now()); r != wait {
+		t.Errorf("a third Hall after a stale release: role %d, want wait (the second Hall holds the lease)", r)
+	}
+	if _, r := b.shared(ctx, wb, clock.Now()); r != lookSelf || !wb.share.holding {
+		t.Errorf("the second Hall after a stale release: role %d holding %v, want it still holds the lease", r, wb.share.holding)
+	}
+}

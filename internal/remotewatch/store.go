@@ -5,13 +5,16 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
+	"github.com/hall-dev/hall/internal/atomicfile"
 	"github.com/hall-dev/hall/internal/gitscan"
+	"github.com/hall-dev/hall/internal/safefile"
 )
 
 // store is the Hall's own copy of one remote's branches: a bare partial
@@ -213,4 +216,44 @@ func (s *store) changed(ctx context.Context, from, tipID string, max int, altern
 func (s *store) prune(ctx context.Context) error {
 	_, err := s.run.Run(ctx, gitscan.Cmd{Dir: s.dir, Args: []string{"prune", "--expire=1.hour.ago"}})
 	return err
+}
+
+// seenFile, in the store's directory (a file git ignores there), keeps
+// when each tip of the store was first seen across the Hall's restarts:
+// a tip's object id → milliseconds.
+const seenFile = "hall-seen.json"
+
+// maxSeenBytes bounds the read of seenFile: an object id and a time are
+// under 100 bytes, and a store holds far fewer than 40,000 tips.
+const maxSeenBytes = 4 << 20
+
+// loadSeen reads when the store's tips were first seen, as saveSeen left
+// it; empty when there is no file or it cannot be read (the tips are
+// then first seen at this look, as before the file existed). Entries
+// that are no object id, or no time, are left out.
+func (s *store) loadSeen() map[string]int64 {
+	seen := map[string]int64{}
+	b, err := safefile.ReadFile(filepath.Join(s.dir, seenFile), maxSeenBytes, safefile.NoFollow)
+	if err != nil || json.Unmarshal(b, &seen) != nil {
+		return map[string]int64{}
+	}
+	for id, ms := range seen {
+		if !objectID(id) || ms <= 0 {
+			delete(seen, id)
+		}
+	}
+	return seen
+}
+
+// saveSeen keeps seen for loadSeen, replacing the file whole (no sync:
+// a power loss at worst takes the times back to an older look's).
+func (s *store) saveSeen(seen map[string]int64) error {
+	b, err := json.Marshal(seen)
+	if err != nil {
+		return fmt.Errorf("the watch store: first seen: %w", err)
+	}
+	if err := atomicfile.WriteFile(filepath.Join(s.dir, seenFile), b, atomicfile.Options{Perm: 0o600, NoSync: true}); err != nil {
+		return fmt.Errorf("the watch store: first seen: %w", err)
+	}
+	return nil
 }

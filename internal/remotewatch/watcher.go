@@ -3,6 +3,7 @@ package remotewatch
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"maps"
 	"regexp"
 	"slices"
@@ -68,6 +69,8 @@ type Config struct {
 	// Host is this Hall's host name (--host-name): it names the lease's
 	// holder, and keys a local path's watch apart from another host's.
 	Host string
+	// Logger says what the watch could not keep (default: discarded).
+	Logger *slog.Logger
 }
 
 // Branch is one active branch of a remote.
@@ -192,6 +195,9 @@ func New(cfg Config) *Watcher {
 	if cfg.Clock == nil {
 		cfg.Clock = clockwork.NewRealClock()
 	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
 	return &Watcher{
 		cfg: cfg, wake: make(chan struct{}, 1), holder: newHolder(cfg.Host),
 		tracked: map[string]bool{}, origins: map[string]*resolved{}, watches: map[string]*watch{},
@@ -241,13 +247,15 @@ func (w *Watcher) poke() {
 }
 
 // Run looks at each remote at its interval, and at the worktrees whose
-// changes moved as soon as told, until ctx ends.
+// changes moved as soon as told, until ctx ends; then it releases the
+// leases it holds on a shared board, for another Hall to take at once.
 func (w *Watcher) Run(ctx context.Context) error {
 	timer := w.cfg.Clock.NewTimer(0)
 	defer timer.Stop()
 	for {
 		select {
 		case <-ctx.Done():
+			w.release(ctx)
 			return nil
 		case <-timer.Chan():
 		case <-w.wake:
@@ -419,8 +427,9 @@ func (w *Watcher) look(ctx context.Context, wa *watch) bool {
 		if err != nil {
 			return fail(err)
 		}
+		seen := st.loadSeen()
 		w.mu.Lock()
-		wa.heads, wa.opened = heads, true
+		wa.heads, wa.opened, wa.seen = heads, true, seen
 		w.mu.Unlock()
 	}
 	ans, r := w.shared(ctx, wa, clock)
@@ -496,7 +505,11 @@ func (w *Watcher) look(ctx context.Context, wa *watch) bool {
 		wa.heads = heads
 		w.mu.Unlock()
 	}
-	w.markSeen(wa, clock, ans.SeenMs)
+	if seen, ok := w.markSeen(wa, clock, ans.SeenMs); ok {
+		if err := st.saveSeen(seen); err != nil {
+			w.cfg.Logger.Warn("the watch store: first-seen times not kept; a restart sees its tips anew", "err", err)
+		}
+	}
 	var branches []Branch
 	var defTip Branch
 	omitted := 0
@@ -547,8 +560,9 @@ func (w *Watcher) look(ctx context.Context, wa *watch) bool {
 
 // markSeen keeps when each tip of the store was first seen: now for a tip
 // new to this Hall, or earlier when the sharing Hall saw it first
-// (shared, by commit). Tips no longer there are forgotten.
-func (w *Watcher) markSeen(wa *watch, now time.Time, shared map[string]int64) {
+// (shared, by commit). Tips no longer there are forgotten. It answers
+// the times, and whether they changed (for the store's seenFile).
+func (w *Watcher) markSeen(wa *watch, now time.Time, shared map[string]int64) (map[string]int64, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	seen := make(map[string]int64, len(wa.heads))
@@ -562,6 +576,7 @@ func (w *Watcher) markSeen(wa *watch, now time.Time, shared map[string]int64) {
 		}
 		seen[id] = ms
 	}
+	changed := !maps.Equal(seen, wa.seen)
 	wa.seen = seen
 	for i := range wa.branches {
 		wa.branches[i].SeenMs = seen[wa.branches[i].Commit]
@@ -569,6 +584,7 @@ func (w *Watcher) markSeen(wa *watch, now time.Time, shared map[string]int64) {
 	if wa.defTip.Commit != "" {
 		wa.defTip.SeenMs = seen[wa.defTip.Commit]
 	}
+	return maps.Clone(seen), changed
 }
 
 // seenOf is when a tip was first seen (0: unknown).

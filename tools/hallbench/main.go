@@ -79,6 +79,14 @@ type options struct {
 	rounds                  int
 	stagger                 time.Duration
 	gitPriority             string
+	// The pushed scenario's (issue #44): its short --remote-interval and
+	// rounds there, its rounds at the default interval, the idle watch's
+	// window and the active branches of the store figure.
+	pushedInterval      time.Duration
+	pushedRounds        int
+	pushedDefaultRounds int
+	pushedIdle          time.Duration
+	pushedBranches      int
 }
 
 // run parses the flags and runs the role. Asked for help, it prints the
@@ -111,6 +119,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&o.rounds, "rounds", 3, "overlaps: rounds of each side, git on and git off by turns (more: a steadier p99)")
 	fs.StringVar(&o.gitPriority, "git-priority", "", "overlaps: the git-on Hall's --git-priority (empty: the Hall's default)")
 	fs.DurationVar(&o.stagger, "stagger", 6*time.Second, "overlaps: the probe cycle's pairs start over this long (shorter: more overlaps opening at once)")
+	fs.DurationVar(&o.pushedInterval, "pushed-interval", 5*time.Second, "pushed: the Hall's --remote-interval for the many rounds")
+	fs.IntVar(&o.pushedRounds, "pushed-rounds", 60, "pushed: rounds at -pushed-interval, each pushing a new branch at a random phase")
+	fs.IntVar(&o.pushedDefaultRounds, "pushed-default-rounds", 3, "pushed: rounds at the default --remote-interval (1m), after the idle figure")
+	fs.DurationVar(&o.pushedIdle, "pushed-idle", 10*time.Minute, "pushed: how long the idle watch's git processes are counted")
+	fs.IntVar(&o.pushedBranches, "pushed-branches", 200, "pushed: active branches of the store figure")
 	fs.SetOutput(io.Discard) // the flag package's own messages: ours follow
 	if err := fs.Parse(args); err != nil {
 		w := stderr

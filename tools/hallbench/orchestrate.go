@@ -77,6 +77,7 @@ func orchestrate(ctx context.Context, o options) error {
 		{"clones", b.overlapsClones, true},
 		{"machines", b.machines, true},
 		{"snapshot", b.snapshot, true},
+		{"pushed", b.pushed, true},
 	}
 	for _, s := range scenarios {
 		if (o.only != "" && !strings.Contains(s.name, o.only)) || (s.own && o.only == "") {

@@ -361,15 +361,15 @@ func gitMetrics(url string) (map[string]float64, error) {
 	return hallMetrics(url, "gitscan")
 }
 
-// hallMetrics reads the Hall's hall_<area>_* metrics, by name without
-// the prefix.
-func hallMetrics(url, area string) (map[string]float64, error) {
+// hallMetrics reads the Hall's metrics of one family (hall_<family>_*),
+// by name without the prefix.
+func hallMetrics(url, family string) (map[string]float64, error) {
 	resp, err := http.Get(url + "/metrics")
 	if err != nil {
 		return nil, err
 	}
 	defer resp.Body.Close()
-	prefix := metrics.Namespace + "_" + area + "_"
+	prefix := metrics.Namespace + "_" + family + "_"
 	out := map[string]float64{}
 	sc := bufio.NewScanner(resp.Body)
 	for sc.Scan() {

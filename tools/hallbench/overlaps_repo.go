@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -44,12 +46,22 @@ func fileContent(i int, edits map[int]string) []byte {
 
 // git runs git in dir with a fixed identity, as the bench's own hand.
 func git(ctx context.Context, dir string, args ...string) error {
+	_, err := gitOut(ctx, dir, nil, args...)
+	return err
+}
+
+// gitOut is git with stdin (nil: none), answering its standard output
+// with the last newline trimmed.
+func gitOut(ctx context.Context, dir string, stdin io.Reader, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, "git", append([]string{"-c", "user.name=hallbench", "-c", "user.email=bench@localhost", "-c", "commit.gpgSign=false"}, args...)...)
 	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("git %s in %s: %v\n%s", strings.Join(args, " "), dir, err, out)
+	cmd.Stdin = stdin
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("git %s in %s: %v\n%s%s", strings.Join(args, " "), dir, err, out.Bytes(), errOut.Bytes())
 	}
-	return nil
+	return strings.TrimSuffix(out.String(), "\n"), nil
 }
 
 // makeRepo writes files generated files into dir, a new repository on
