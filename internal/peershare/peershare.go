@@ -152,6 +152,13 @@ type Config struct {
 	// Refresh is how often an unchanged entry is published again, so it
 	// outlives the bucket's TTL while its overlap stands (20 s).
 	Refresh time.Duration
+	// Hold is how long a pair's last verdict (clean or conflict) stands
+	// while the predicting Hall has not answered for the sides' new
+	// states yet (5 intervals), as the scanner keeps a pair of
+	// worktrees' last prediction while it predicts the new one; past
+	// it, the pair says peer_verdict_pending. So an edit elsewhere in
+	// either clone does not flip a conflict to pending and back.
+	Hold time.Duration
 	// Notify is called when a verdict changed: the roster derives again.
 	Notify func()
 	Log    *slog.Logger
@@ -183,6 +190,9 @@ type Sharer struct {
 	// key), so an unchanged side (one state, one set of files) runs no
 	// git to ship it again.
 	shipped map[string]shippedSide
+	// waiting is when each pair began waiting for the predictor's
+	// verdict on its sides' new states, its last verdict held (Hold).
+	waiting map[pairKey]time.Time
 
 	n struct {
 		bytes, blobs, shared, read, pairsOut, filesOut, fails, preds, baseNotHere atomic.Int64
@@ -210,6 +220,9 @@ func New(cfg Config) *Sharer {
 	if cfg.Refresh <= 0 {
 		cfg.Refresh = 20 * time.Second
 	}
+	if cfg.Hold <= 0 {
+		cfg.Hold = 5 * cfg.Interval
+	}
 	if cfg.BaseRetry <= 0 {
 		cfg.BaseRetry = time.Minute
 	}
@@ -218,7 +231,8 @@ func New(cfg Config) *Sharer {
 	}
 	cfg.Bounds = cfg.Bounds.withDefaults()
 	return &Sharer{cfg: cfg, wake: make(chan struct{}, 1), verdicts: map[pairKey]hall.PeerVerdict{},
-		published: map[string]published{}, computed: map[string]verdictEntry{}, shipped: map[string]shippedSide{}}
+		published: map[string]published{}, computed: map[string]verdictEntry{}, shipped: map[string]shippedSide{},
+		waiting: map[pairKey]time.Time{}}
 }
 
 // Mode is what the sharer shares.
@@ -371,12 +385,28 @@ func (s *Sharer) round(ctx context.Context) {
 	}
 	b := budget{total: s.cfg.Bounds.MaxTotalBytes, repo: map[string]int64{}}
 	next := make(map[pairKey]hall.PeerVerdict, len(want))
+	s.mu.Lock()
+	last := s.verdicts
+	s.mu.Unlock()
+	waiting := make(map[pairKey]time.Time, len(s.waiting))
 	for _, p := range want {
 		if ctx.Err() != nil {
 			return
 		}
-		next[pairKey{p.Local.Worktree, p.Peer.Host, p.Peer.Worktree}] = s.work(ctx, p, &b)
+		k := pairKey{p.Local.Worktree, p.Peer.Host, p.Peer.Worktree}
+		v := s.work(ctx, p, &b)
+		if prev, ok := last[k]; ok && v.Reason == contract.MergeReasonPeerWaiting && prev.Merge != contract.MergeUnknown {
+			since, ok := s.waiting[k]
+			if !ok {
+				since = time.Now()
+			}
+			if time.Since(since) < s.cfg.Hold {
+				v, waiting[k] = prev, since
+			}
+		}
+		next[k] = v
 	}
+	s.waiting = waiting
 	s.mu.Lock()
 	changed := !mapsEqual(s.verdicts, next)
 	s.verdicts = next

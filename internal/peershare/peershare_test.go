@@ -150,6 +150,66 @@ func TestSharerChangedStartsARound(t *testing.T) {
 	eventually.True(t, within, "bravo's round on its own side's news", func() bool { return b.sharer.Stats().VerdictsRead > before })
 }
 
+// TestSharerHoldsTheLastVerdict: alpha, which predicts, rounds only
+// when told; bravo rounds every 50 ms. Both agree on a conflict; then
+// bob edits a.txt again (still a conflict): bravo ships his new state,
+// and alpha has not predicted it. Within Hold, bravo keeps saying the
+// conflict it last knew rather than flipping to peer_verdict_pending
+// and back (it flipped at every edit, up to two seconds each); past
+// Hold, it says it waits. When alpha predicts the new states, bravo
+// reads the new verdict.
+func TestSharerHoldsTheLastVerdict(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		hold time.Duration
+		want func(hall.PeerVerdict) bool
+	}{
+		{"within hold", time.Hour, func(v hall.PeerVerdict) bool { return v.Merge == contract.MergeConflict }},
+		{"past hold", 250 * time.Millisecond, func(v hall.PeerVerdict) bool {
+			return v.Merge == contract.MergeUnknown && v.Reason == contract.MergeReasonPeerWaiting
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a, b := twoHostsWith(t, peershare.Bounds{}, func(host, _, _ string, cfg *peershare.Config) {
+				if host == "alpha" {
+					cfg.Interval = time.Hour
+				}
+				cfg.Hold = tc.hold
+			})
+			aa, bb := want(a, b)
+			eventually.True(t, within, "a conflict on both", func() bool {
+				a.sharer.Changed(a.clone)
+				va, oka := a.sharer.Verdict(aa, bb)
+				vb, okb := b.sharer.Verdict(bb, aa)
+				return oka && okb && va.Merge == contract.MergeConflict && vb.Merge == contract.MergeConflict
+			})
+			shipped := b.sharer.Stats().BytesShipped
+			// As the Hall's overlap finder does: the files another host's
+			// change meets, so an edit of one is scanned at once.
+			b.scan.AcrossHosts(map[string][]string{b.clone: {"a.txt", "big.txt"}})
+			gittest.WriteFile(t, filepath.Join(b.clone, "a.txt"), "one\nbravo's two, again\nthree\n")
+			b.scan.Mutated(b.clone, filepath.Join(b.clone, "a.txt"))
+			eventually.True(t, within, "bravo ships its new state", func() bool { return b.sharer.Stats().BytesShipped > shipped })
+			time.Sleep(300 * time.Millisecond) // bravo's rounds go on; alpha's do not
+			eventually.True(t, within, tc.name, func() bool {
+				v, ok := b.sharer.Verdict(bb, aa)
+				return ok && tc.want(v)
+			})
+			if tc.hold == time.Hour {
+				if v, _ := b.sharer.Verdict(bb, aa); v.By != "alpha" || v.ConflictsTotal != 2 {
+					t.Errorf("the verdict held: %+v, want alpha's conflict in both files", v)
+				}
+			}
+			read := b.sharer.Stats().VerdictsRead
+			a.sharer.Changed(a.clone)
+			eventually.True(t, within, "alpha's verdict on the new states read by bravo", func() bool {
+				v, ok := b.sharer.Verdict(bb, aa)
+				return ok && v.Merge == contract.MergeConflict && b.sharer.Stats().VerdictsRead > read
+			})
+		})
+	}
+}
+
 // TestSharerBoundsSayWhatTheyLeftOut: bravo may ship 100 bytes for an
 // overlap: big.txt is left out and counted, and alpha, seeing the side
 // cut, predicts nothing (content_cut) rather than merge half a side.
