@@ -139,10 +139,10 @@ func (b *bench) startPushedHall(ctx context.Context, w *pushedWorld, name string
 }
 
 // work is the agent at work: one Edit of the target file, its own
-// change kept and another line of it changed (the k-th time). A
-// presence is a side of an overlap, pushed or not, while its last
-// observed change is within its TTL (2 minutes): without one the watch
-// stops with it.
+// change kept and another line of it changed (the k-th time), as in
+// steady work. (A live presence that changed a file once stays a side
+// while it beats, reading or not: the watch lives while such a
+// presence is in a worktree it serves.)
 func (p *pushedHall) work(ctx context.Context, w *pushedWorld, k int) error {
 	return p.agent.edit(ctx, repoFileRel(w.target), fileContent(w.target, map[int]string{5: agentLine, 10: fmt.Sprintf("// the agent's edit %d", k)}), nil)
 }
