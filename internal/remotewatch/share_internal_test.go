@@ -59,14 +59,7 @@ func TestSharedAnswerValid(t *testing.T) {
 func TestSharedRoles(t *testing.T) {
 	ctx := context.Background()
 	srv := natstest.RunServer(t, 0)
-	board := func() *natsstore.Board {
-		s, err := natsstore.Open(natsstore.Options{URLs: srv.URL(), Bucket: "roles"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { s.Close() })
-		return s.Board("roles-board", 0, 0)
-	}
+	board := func() *natsstore.Board { return testBoard(t, srv, "roles") }
 	clock := clockwork.NewFakeClock()
 	a := New(Config{Board: board(), Host: "h", Interval: time.Minute, Clock: clock})
 	b := New(Config{Board: board(), Host: "h", Interval: time.Minute, Clock: clock})
@@ -107,14 +100,7 @@ func TestSharedRoles(t *testing.T) {
 func TestReleasedLeaseIsTakenAtOnce(t *testing.T) {
 	ctx := context.Background()
 	srv := natstest.RunServer(t, 0)
-	board := func() *natsstore.Board {
-		s, err := natsstore.Open(natsstore.Options{URLs: srv.URL(), Bucket: "release"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { s.Close() })
-		return s.Board("release-board", 0, 0)
-	}
+	board := func() *natsstore.Board { return testBoard(t, srv, "release") }
 	clock := clockwork.NewFakeClock()
 	a := New(Config{Board: board(), Host: "h", Interval: time.Minute, Clock: clock})
 	b := New(Config{Board: board(), Host: "h", Interval: time.Minute, Clock: clock})
@@ -147,4 +133,16 @@ func TestReleasedLeaseIsTakenAtOnce(t *testing.T) {
 	if _, r := b.shared(ctx, wb, clock.Now()); r != lookSelf || !wb.share.holding {
 		t.Errorf("the second Hall after a stale release: role %d holding %v, want it still holds the lease", r, wb.share.holding)
 	}
+}
+
+// testBoard opens a store of its own on srv, as one Hall does, and its
+// board named after bucket.
+func testBoard(t *testing.T, srv *natstest.Server, bucket string) *natsstore.Board {
+	t.Helper()
+	s, err := natsstore.Open(natsstore.Options{URLs: srv.URL(), Bucket: bucket})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s.Board(bucket+"-board", 0, 0)
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"path/filepath"
 	"sync"
 	"time"
 
@@ -55,17 +54,9 @@ type frozenNATS struct {
 
 // startFrozenNATS starts the server, the proxy and the Hall on them.
 func (b *bench) startFrozenNATS(ctx context.Context) (*frozenNATS, error) {
-	ns, err := natsserver.NewServer(&natsserver.Options{
-		Host: "127.0.0.1", Port: -1, JetStream: true,
-		StoreDir: filepath.Join(b.tmp, "nats-frozen"), NoLog: true, NoSigs: true,
-	})
+	ns, err := b.startNATS("nats-frozen")
 	if err != nil {
-		return nil, fmt.Errorf("nats server: %w", err)
-	}
-	go ns.Start()
-	if !ns.ReadyForConnections(10 * time.Second) {
-		ns.Shutdown()
-		return nil, fmt.Errorf("nats server not ready in 10 s")
+		return nil, err
 	}
 	proxy, err := natstest.StartProxy(ns.Addr().(*net.TCPAddr).String())
 	if err != nil {
