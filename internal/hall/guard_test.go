@@ -9,6 +9,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/jonboulle/clockwork"
 
 	"github.com/hall-dev/hall/internal/agentid"
 	"github.com/hall-dev/hall/internal/contract"
@@ -36,6 +39,23 @@ func newShop(t *testing.T) shop {
 	gittest.CommitAll(t, s.main, "init")
 	gittest.Worktree(t, s.main, s.wt2, "wt2", "main")
 	return s
+}
+
+// quietScanner is a real scanner that scans only when told (Track,
+// Mutated, ShellRan): its interval and slow rescan an hour away on a
+// clock that never moves. It stops with the test.
+func quietScanner(t *testing.T) *gitscan.Scanner {
+	t.Helper()
+	runner, err := gitscan.NewRunner(t.Context(), gitscan.RunnerConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := gitscan.NewScanner(gitscan.ScannerConfig{Runner: runner, Interval: time.Hour, Slow: time.Hour, Clock: clockwork.NewFakeClock()})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = sc.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return sc
 }
 
 // gitCache is git's answer for each worktree as the background scanner

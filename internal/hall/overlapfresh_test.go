@@ -1,16 +1,12 @@
 package hall_test
 
 import (
-	"context"
 	"path/filepath"
 	"slices"
 	"testing"
 	"time"
 
-	"github.com/jonboulle/clockwork"
-
 	"github.com/hall-dev/hall/internal/eventually"
-	"github.com/hall-dev/hall/internal/gitscan"
 	"github.com/hall-dev/hall/internal/gittest"
 	"github.com/hall-dev/hall/internal/hall"
 	"github.com/hall-dev/hall/internal/presence"
@@ -33,15 +29,7 @@ import (
 // the beat).
 func TestOverlapSeenBeforeTheNextScan(t *testing.T) {
 	s := newShop(t)
-	runner, err := gitscan.NewRunner(t.Context(), gitscan.RunnerConfig{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc := gitscan.NewScanner(gitscan.ScannerConfig{Runner: runner, Interval: time.Hour, Slow: time.Hour, Clock: clockwork.NewFakeClock()})
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); _ = sc.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
+	sc := quietScanner(t)
 	wts := []string{s.main, s.wt2}
 	sc.Track(wts)
 	var scanned time.Time

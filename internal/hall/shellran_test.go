@@ -1,17 +1,13 @@
 package hall_test
 
 import (
-	"context"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/jonboulle/clockwork"
-
 	"github.com/hall-dev/hall/internal/eventually"
-	"github.com/hall-dev/hall/internal/gitscan"
 	"github.com/hall-dev/hall/internal/gittest"
 	"github.com/hall-dev/hall/internal/hall"
 )
@@ -27,15 +23,7 @@ func TestShellRunRescansTheWorktree(t *testing.T) {
 		t.Run(agent, func(t *testing.T) {
 			h, _, _ := newHall(t)
 			s := newShop(t)
-			runner, err := gitscan.NewRunner(t.Context(), gitscan.RunnerConfig{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			sc := gitscan.NewScanner(gitscan.ScannerConfig{Runner: runner, Interval: time.Hour, Slow: time.Hour, Clock: clockwork.NewFakeClock()})
-			ctx, cancel := context.WithCancel(context.Background())
-			done := make(chan struct{})
-			go func() { defer close(done); _ = sc.Run(ctx) }()
-			t.Cleanup(func() { cancel(); <-done })
+			sc := quietScanner(t)
 			h.Git = sc
 			hook := func(payload []byte) string {
 				t.Helper()
