@@ -97,14 +97,26 @@ func TestOverlapsHeardByEveryAgent(t *testing.T) {
 				// write_file of decimal.go, in both worktrees, a file the
 				// test never changes) counts as observed until git's scan
 				// after it, which does not list it: the overlap is
-				// cart.go alone again before A's next event.
-				eventually.True(t, overlapWithin, "the overlap on cart.go alone once git scanned", func() bool {
-					r := rosterOverlaps(t, set, m)
-					return len(r.Overlaps) == 1 && len(r.Overlaps[0].Files) == 1
-				})
-				// Told once: the next heard event says nothing more of it.
-				if text, _ := told(t, s.agent, path.call(t, m, s.agent, a(s.next), "warn")); strings.Contains(text, s.bID) {
-					t.Errorf("A heard the overlap again: %q", text)
+				// cart.go alone again once both scanned. Told once: A's
+				// next event says nothing more of it. Should B's write of
+				// decimal.go still wait for its scan when A writes it
+				// again, the two writes meet: the overlap grows by
+				// decimal.go and A is told that, rightly (CI caught that
+				// order once); then the same again, until B's scan
+				// dropped it.
+				for try := 1; ; try++ {
+					eventually.True(t, overlapWithin, "the overlap on cart.go alone once git scanned", func() bool {
+						r := rosterOverlaps(t, set, m)
+						return len(r.Overlaps) == 1 && len(r.Overlaps[0].Files) == 1
+					})
+					text, _ := told(t, s.agent, path.call(t, m, s.agent, a(s.next), "warn"))
+					if !strings.Contains(text, s.bID) {
+						break
+					}
+					if !strings.Contains(text, "decimal.go") || try == 5 {
+						t.Errorf("A heard the overlap again (try %d): %q", try, text)
+						break
+					}
 				}
 
 				// B's session ends: the overlap closes, though both files
