@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -31,15 +30,8 @@ import (
 // board_unreachable.
 func TestOverlapAcrossHostsBoardGone(t *testing.T) {
 	srv := natstest.RunServer(t, 0)
-	ana, bob := teamClones(t)
-	anaCart, bobCart := filepath.Join(ana, "src", "checkout", "cart.go"), filepath.Join(bob, "src", "checkout", "cart.go")
-	gittest.WriteFile(t, anaCart, cart(map[int]string{5: "// ana's line 5"}))
-	gittest.WriteFile(t, bobCart, cart(map[int]string{5: "// bob's line 5"}))
-	alpha, bravo := hostHall(t, srv.URL(), "alpha", "content"), hostHall(t, srv.URL(), "bravo", "content")
-	beats := func() {
-		beatHall(t, alpha.URL(), editBeat("claude-ana", ana))
-		beatHall(t, bravo.URL(), editBeat("claude-bob", bob))
-	}
+	h := hostsInConflict(t, srv.URL())
+	ana, bob, bobCart, alpha, beats := h.ana, h.bob, h.bobCart, h.alpha, h.beats
 	overlapAt(t, alpha, beats, "a conflict predicted across hosts", func(o contract.Overlap) bool { return o.Merge == contract.MergeConflict })
 
 	// The board's bucket goes; the registry's stays.

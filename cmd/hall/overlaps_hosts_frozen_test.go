@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -29,16 +28,8 @@ import (
 func TestOverlapAcrossHostsFrozenServer(t *testing.T) {
 	srv := natstest.RunServer(t, 0)
 	proxy := natstest.NewProxy(t, fmt.Sprintf("127.0.0.1:%d", srv.Port))
-	ana, bob := teamClones(t)
-	anaCart, bobCart := filepath.Join(ana, "src", "checkout", "cart.go"), filepath.Join(bob, "src", "checkout", "cart.go")
-	gittest.WriteFile(t, anaCart, cart(map[int]string{5: "// ana's line 5"}))
-	gittest.WriteFile(t, bobCart, cart(map[int]string{5: "// bob's line 5"}))
-	anaBefore := cloneFingerprint(t, ana)
-	alpha, bravo := hostHall(t, proxy.URL(), "alpha", "content"), hostHall(t, proxy.URL(), "bravo", "content")
-	beats := func() {
-		beatHall(t, alpha.URL(), editBeat("claude-ana", ana))
-		beatHall(t, bravo.URL(), editBeat("claude-bob", bob))
-	}
+	h := hostsInConflict(t, proxy.URL())
+	ana, bob, bobCart, alpha, bravo, beats := h.ana, h.bob, h.bobCart, h.alpha, h.bravo, h.beats
 	merged := func(merge string) func(contract.Overlap) bool {
 		return func(o contract.Overlap) bool { return o.Merge == merge && o.MergeHost == "alpha" }
 	}
@@ -97,7 +88,7 @@ func TestOverlapAcrossHostsFrozenServer(t *testing.T) {
 			t.Errorf("at %s after the freeze: %+v; want a clean overlap across hosts, by git on alpha", m.Config.HostName, o)
 		}
 	}
-	if cloneFingerprint(t, ana) != anaBefore || cloneFingerprint(t, bob) != bobBefore {
+	if cloneFingerprint(t, ana) != h.anaBefore || cloneFingerprint(t, bob) != bobBefore {
 		t.Error("a clone changed under the Halls")
 	}
 }

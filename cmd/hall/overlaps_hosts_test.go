@@ -98,6 +98,33 @@ func hostHall(t *testing.T, url, host, share string) *Main {
 	return MustOpenHall(t, Config{Store: url, TTL: time.Minute, GitInterval: 10 * time.Millisecond, HostName: host, ShareChanges: share})
 }
 
+// hosts is two hosts' Halls in content mode over ana's and bob's clones
+// (teamClones), both of which changed line 5 of src/checkout/cart.go.
+type hosts struct {
+	ana, bob, bobCart string
+	anaBefore         string // ana's clone's fingerprint before the Halls started
+	alpha, bravo      *Main
+	beats             func() // each agent's Edit beat into its own Hall
+}
+
+// hostsInConflict starts alpha's and bravo's Halls on the NATS server at
+// url over two clones in conflict.
+func hostsInConflict(t *testing.T, url string) hosts {
+	t.Helper()
+	h := hosts{}
+	h.ana, h.bob = teamClones(t)
+	h.bobCart = filepath.Join(h.bob, "src", "checkout", "cart.go")
+	gittest.WriteFile(t, filepath.Join(h.ana, "src", "checkout", "cart.go"), cart(map[int]string{5: "// ana's line 5"}))
+	gittest.WriteFile(t, h.bobCart, cart(map[int]string{5: "// bob's line 5"}))
+	h.anaBefore = cloneFingerprint(t, h.ana)
+	h.alpha, h.bravo = hostHall(t, url, "alpha", "content"), hostHall(t, url, "bravo", "content")
+	h.beats = func() {
+		beatHall(t, h.alpha.URL(), editBeat("claude-ana", h.ana))
+		beatHall(t, h.bravo.URL(), editBeat("claude-bob", h.bob))
+	}
+	return h
+}
+
 // editBeat is the beat of an agent that edited src/checkout/cart.go in its clone,
 // its brain the clone (as a hook completes it): the two clones are one
 // repository by their remote (the repository identity).
@@ -255,16 +282,8 @@ func TestOverlapAcrossHostsPathsOnly(t *testing.T) {
 // changes.
 func TestOverlapAcrossHostsContent(t *testing.T) {
 	srv := natstest.RunServer(t, 0)
-	ana, bob := teamClones(t)
-	anaCart, bobCart := filepath.Join(ana, "src", "checkout", "cart.go"), filepath.Join(bob, "src", "checkout", "cart.go")
-	gittest.WriteFile(t, anaCart, cart(map[int]string{5: "// ana's line 5"}))
-	gittest.WriteFile(t, bobCart, cart(map[int]string{5: "// bob's line 5"}))
-	anaBefore := cloneFingerprint(t, ana)
-	alpha, bravo := hostHall(t, srv.URL(), "alpha", "content"), hostHall(t, srv.URL(), "bravo", "content")
-	beats := func() {
-		beatHall(t, alpha.URL(), editBeat("claude-ana", ana))
-		beatHall(t, bravo.URL(), editBeat("claude-bob", bob))
-	}
+	h := hostsInConflict(t, srv.URL())
+	ana, bob, bobCart, alpha, bravo, beats := h.ana, h.bob, h.bobCart, h.alpha, h.bravo, h.beats
 	merged := func(merge string) func(contract.Overlap) bool {
 		return func(o contract.Overlap) bool { return o.Merge == merge }
 	}
@@ -370,7 +389,7 @@ func TestOverlapAcrossHostsContent(t *testing.T) {
 	if far, _ := farSide(o); far.Host != "alpha" {
 		t.Errorf("far side %+v, want alpha's", far)
 	}
-	if cloneFingerprint(t, ana) != anaBefore {
+	if cloneFingerprint(t, ana) != h.anaBefore {
 		t.Error("ana's clone changed under the Halls")
 	}
 }
