@@ -561,7 +561,7 @@ func (w *Watcher) look(ctx context.Context, wa *watch) bool {
 // markSeen keeps when each tip of the store was first seen: now for a tip
 // new to this Hall, or earlier when the sharing Hall saw it first
 // (shared, by commit). Tips no longer there are forgotten. It answers
-// the times, and whether they changed (for the store's seenFile).
+// the times when they changed (for the store's seenFile), else false.
 func (w *Watcher) markSeen(wa *watch, now time.Time, shared map[string]int64) (map[string]int64, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -584,7 +584,10 @@ func (w *Watcher) markSeen(wa *watch, now time.Time, shared map[string]int64) (m
 	if wa.defTip.Commit != "" {
 		wa.defTip.SeenMs = seen[wa.defTip.Commit]
 	}
-	return maps.Clone(seen), changed
+	if !changed {
+		return nil, false
+	}
+	return maps.Clone(seen), true
 }
 
 // seenOf is when a tip was first seen (0: unknown).
